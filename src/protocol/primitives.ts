@@ -1,0 +1,266 @@
+/**
+ * Kafka protocol primitive types: fixed-width big-endian integers, unsigned varints,
+ * classic (int16/int32 length) and compact (uvarint length + 1) strings, bytes and arrays,
+ * and tagged-field blocks. Layouts follow Kafka's `protocol/types/Type.java` and KIP-482.
+ */
+
+/** The all-zero UUID (Kafka's `Uuid.ZERO_UUID`) in Kafka's base64url text form. */
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+export const EMPTY_BYTES: Buffer = Buffer.alloc(0);
+
+/** Thrown when a frame cannot be decoded; the connection that sent it is closed. */
+export class MalformedFrameError extends Error {}
+
+export function nonNull<T>(value: T | null, field: string): T {
+  if (value === null) throw new TypeError(`${field} must not be null at this version`);
+  return value;
+}
+
+export class Reader {
+  offset: number;
+  constructor(readonly buf: Buffer, offset = 0, readonly end = buf.length) {
+    this.offset = offset;
+  }
+
+  get remaining(): number {
+    return this.end - this.offset;
+  }
+
+  private take(n: number): number {
+    const at = this.offset;
+    if (n < 0 || at + n > this.end) throw new MalformedFrameError(`read of ${n} bytes at ${at} runs past end ${this.end}`);
+    this.offset = at + n;
+    return at;
+  }
+
+  int8(): number { return this.buf.readInt8(this.take(1)); }
+  bool(): boolean { return this.buf[this.take(1)] !== 0; }
+  int16(): number { return this.buf.readInt16BE(this.take(2)); }
+  uint16(): number { return this.buf.readUInt16BE(this.take(2)); }
+  int32(): number { return this.buf.readInt32BE(this.take(4)); }
+  uint32(): number { return this.buf.readUInt32BE(this.take(4)); }
+  int64(): bigint { return this.buf.readBigInt64BE(this.take(8)); }
+  float64(): number { return this.buf.readDoubleBE(this.take(8)); }
+
+  uuid(): string {
+    const at = this.take(16);
+    return this.buf.toString('base64url', at, at + 16);
+  }
+
+  uvarint(): number {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const b = this.buf[this.take(1)]!;
+      if (shift === 28 && b > 0x0f) throw new MalformedFrameError('varint is longer than 32 bits');
+      result |= (b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return result >>> 0;
+      shift += 7;
+    }
+  }
+
+  /** Zig-zag varint (RecordBatch records and headers), as Kafka's `ByteUtils.readVarint`. */
+  varint(): number {
+    const raw = this.uvarint();
+    return (raw >>> 1) ^ -(raw & 1);
+  }
+
+  /** Zig-zag varlong, as Kafka's `ByteUtils.readVarlong`. */
+  varlong(): bigint {
+    let result = 0n;
+    let shift = 0n;
+    for (;;) {
+      const b = this.buf[this.take(1)]!;
+      result |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7n;
+      if (shift > 63n) throw new MalformedFrameError('varlong is longer than 64 bits');
+    }
+    return (result >> 1n) ^ -(result & 1n);
+  }
+
+  private length(compact: boolean): number {
+    return compact ? this.uvarint() - 1 : -1;
+  }
+
+  nullableString(compact: boolean): string | null {
+    const n = compact ? this.length(true) : this.int16();
+    if (n < 0) return null;
+    const at = this.take(n);
+    return this.buf.toString('utf8', at, at + n);
+  }
+
+  string(compact: boolean): string {
+    const s = this.nullableString(compact);
+    if (s === null) throw new MalformedFrameError('non-nullable string is null');
+    return s;
+  }
+
+  nullableBytes(compact: boolean): Buffer | null {
+    const n = compact ? this.length(true) : this.int32();
+    if (n < 0) return null;
+    const at = this.take(n);
+    return this.buf.subarray(at, at + n);
+  }
+
+  bytes(compact: boolean): Buffer {
+    const b = this.nullableBytes(compact);
+    if (b === null) throw new MalformedFrameError('non-nullable bytes are null');
+    return b;
+  }
+
+  nullableArray<T>(compact: boolean, readOne: () => T): T[] | null {
+    const n = compact ? this.length(true) : this.int32();
+    if (n < 0) return null;
+    // Each element takes at least one byte: a count beyond the remaining bytes is malformed.
+    if (n > this.remaining) throw new MalformedFrameError(`array of ${n} elements exceeds the frame`);
+    const out: T[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = readOne();
+    return out;
+  }
+
+  array<T>(compact: boolean, readOne: () => T): T[] {
+    const a = this.nullableArray(compact, readOne);
+    if (a === null) throw new MalformedFrameError('non-nullable array is null');
+    return a;
+  }
+
+  /** Reads a tagged-field block; `onTag` returns false for tags it does not know, which are skipped. */
+  taggedFields(onTag: (tag: number) => boolean): void {
+    const count = this.uvarint();
+    for (let i = 0; i < count; i++) {
+      const tag = this.uvarint();
+      const size = this.uvarint();
+      const end = this.offset + size;
+      if (end > this.end) throw new MalformedFrameError(`tagged field ${tag} runs past the frame`);
+      if (!onTag(tag)) this.offset = end;
+      else if (this.offset !== end) throw new MalformedFrameError(`tagged field ${tag} has size ${size} but its value used ${this.offset - end + size}`);
+    }
+  }
+}
+
+export class Writer {
+  buf: Buffer;
+  offset = 0;
+  constructor(initialSize = 256) {
+    this.buf = Buffer.allocUnsafe(initialSize);
+  }
+
+  private room(n: number): number {
+    const at = this.offset;
+    if (at + n > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, at + n));
+      this.buf.copy(next, 0, 0, at);
+      this.buf = next;
+    }
+    this.offset = at + n;
+    return at;
+  }
+
+  /** The bytes written so far (a view, not a copy). */
+  finish(): Buffer {
+    return this.buf.subarray(0, this.offset);
+  }
+
+  int8(v: number): void { this.buf.writeInt8(v, this.room(1)); }
+  bool(v: boolean): void { this.buf[this.room(1)] = v ? 1 : 0; }
+  int16(v: number): void { this.buf.writeInt16BE(v, this.room(2)); }
+  uint16(v: number): void { this.buf.writeUInt16BE(v, this.room(2)); }
+  int32(v: number): void { this.buf.writeInt32BE(v, this.room(4)); }
+  uint32(v: number): void { this.buf.writeUInt32BE(v, this.room(4)); }
+  int64(v: bigint): void { this.buf.writeBigInt64BE(v, this.room(8)); }
+  float64(v: number): void { this.buf.writeDoubleBE(v, this.room(8)); }
+
+  uuid(v: string): void {
+    const bytes = Buffer.from(v, 'base64url');
+    if (bytes.length !== 16) throw new TypeError(`not a Kafka UUID: ${v}`);
+    bytes.copy(this.buf, this.room(16));
+  }
+
+  uvarint(v: number): void {
+    let x = v >>> 0;
+    while (x >= 0x80) {
+      this.buf[this.room(1)] = (x & 0x7f) | 0x80;
+      x >>>= 7;
+    }
+    this.buf[this.room(1)] = x;
+  }
+
+  varint(v: number): void {
+    this.uvarint((v << 1) ^ (v >> 31));
+  }
+
+  varlong(v: bigint): void {
+    let x = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
+    while (x >= 0x80n) {
+      this.buf[this.room(1)] = Number(x & 0x7fn) | 0x80;
+      x >>= 7n;
+    }
+    this.buf[this.room(1)] = Number(x);
+  }
+
+  raw(b: Buffer): void {
+    b.copy(this.buf, this.room(b.length));
+  }
+
+  nullableString(v: string | null, compact: boolean): void {
+    if (v === null) {
+      if (compact) this.uvarint(0);
+      else this.int16(-1);
+      return;
+    }
+    const n = Buffer.byteLength(v, 'utf8');
+    if (compact) this.uvarint(n + 1);
+    else {
+      if (n > 0x7fff) throw new RangeError(`string of ${n} bytes is too long for an int16 length`);
+      this.int16(n);
+    }
+    this.buf.write(v, this.room(n), n, 'utf8');
+  }
+
+  string(v: string, compact: boolean): void {
+    this.nullableString(v, compact);
+  }
+
+  nullableBytes(v: Buffer | null, compact: boolean): void {
+    if (v === null) {
+      if (compact) this.uvarint(0);
+      else this.int32(-1);
+      return;
+    }
+    if (compact) this.uvarint(v.length + 1);
+    else this.int32(v.length);
+    this.raw(v);
+  }
+
+  bytes(v: Buffer, compact: boolean): void {
+    this.nullableBytes(v, compact);
+  }
+
+  nullableArray<T>(v: readonly T[] | null, compact: boolean, writeOne: (e: T) => void): void {
+    if (v === null) {
+      if (compact) this.uvarint(0);
+      else this.int32(-1);
+      return;
+    }
+    if (compact) this.uvarint(v.length + 1);
+    else this.int32(v.length);
+    for (const e of v) writeOne(e);
+  }
+
+  array<T>(v: readonly T[], compact: boolean, writeOne: (e: T) => void): void {
+    this.nullableArray(v, compact, writeOne);
+  }
+
+  /** Writes a tagged-field block; `tags` must be in ascending tag order. */
+  taggedFields(tags: ReadonlyArray<readonly [number, (w: Writer) => void]>): void {
+    this.uvarint(tags.length);
+    for (const [tag, writeValue] of tags) {
+      const inner = new Writer(64);
+      writeValue(inner);
+      this.uvarint(tag);
+      this.uvarint(inner.offset);
+      this.raw(inner.finish());
+    }
+  }
+}
