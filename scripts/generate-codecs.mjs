@@ -77,6 +77,7 @@ class MessageGen {
     this.valid = parseRange(schema.validVersions);
     this.flexible = parseRange(schema.flexibleVersions);
     this.structs = new Map(); // name -> fields
+    this.defaultChecks = new Set(); // struct names needing an is<Struct>Default function
     this.order = [];
     for (const s of schema.commonStructs ?? []) this.collect(s.name, s.fields);
     this.collect(schema.name, schema.fields ?? []);
@@ -178,14 +179,34 @@ class MessageGen {
     return `if (${test}) ${wrap(nullable)} else ${nonNullChecked};`;
   }
 
-  /** Whether a tagged value differs from its default (only then is it written). */
+  /**
+   * Whether a tagged value differs from its default (only then is it written), as Kafka's
+   * MessageDataGenerator.generateNonDefaultValueCheck: a struct is compared field by field with
+   * its default (via a generated is<Struct>Default), and a nullable array/bytes whose default is
+   * empty counts null as non-default.
+   */
   nonDefaultTest(field, v) {
     const def = this.defaultExpr(field);
     if (def === 'null') return `${v} !== null`;
-    if (def === '[]') return `${v}.length > 0`;
-    if (def === 'EMPTY_BYTES') return `${v}.length > 0`;
-    if (def.startsWith('default')) return 'true';
-    return `${v} !== ${def}`;
+    let test;
+    if (def === '[]' || def === 'EMPTY_BYTES') test = `${v}.length > 0`;
+    else if (def.startsWith('default')) {
+      this.defaultChecks.add(field.type);
+      test = `!is${field.type}Default(${v})`;
+    } else return `${v} !== ${def}`;
+    return parseRange(field.nullableVersions) ? `(${v} === null || ${test})` : test;
+  }
+
+  /** is<Struct>Default(value): every field (at any version) equals its default. */
+  genIsDefault(name) {
+    const fields = this.structs.get(name);
+    const conds = fields.map((f) => this.nonDefaultTest(f, `value.${camel(f.name)}`));
+    const out = [];
+    out.push(`/** Whether every field of a ${name} holds its default value. */`);
+    out.push(`export function is${name}Default(value: ${name}): boolean {`);
+    out.push(conds.length === 0 ? '  return true;' : `  return !(${conds.join(' || ')});`);
+    out.push('}\n');
+    return out.join('\n');
   }
 
   genStruct(name, fields) {
@@ -272,6 +293,14 @@ class MessageGen {
     parts.push(`/** First flexible version, or -1 when no version is flexible. */`);
     parts.push(`export const FIRST_FLEXIBLE_VERSION = ${this.flexible ? this.flexible[0] : -1};\n`);
     for (const name of this.order) parts.push(this.genStruct(name, this.structs.get(name)));
+    // Structs used as tagged fields (and the structs nested in them) need a default check.
+    const checked = new Set();
+    for (;;) {
+      const next = [...this.defaultChecks].find((n) => !checked.has(n));
+      if (next === undefined) break;
+      checked.add(next);
+      parts.push(this.genIsDefault(next));
+    }
     parts.push(`/** Decodes a ${s.name} at \`version\` (${s.validVersions}). */`);
     parts.push(`export function decode(r: Reader, version: number): ${s.name} {`);
     parts.push(`  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(\`${s.name} v\${version} is not supported\`);`);

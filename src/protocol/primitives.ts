@@ -162,28 +162,31 @@ export class Writer {
     return this.buf.subarray(0, this.offset);
   }
 
-  int8(v: number): void { this.buf.writeInt8(v, this.room(1)); }
-  bool(v: boolean): void { this.buf[this.room(1)] = v ? 1 : 0; }
-  int16(v: number): void { this.buf.writeInt16BE(v, this.room(2)); }
-  uint16(v: number): void { this.buf.writeUInt16BE(v, this.room(2)); }
-  int32(v: number): void { this.buf.writeInt32BE(v, this.room(4)); }
-  uint32(v: number): void { this.buf.writeUInt32BE(v, this.room(4)); }
-  int64(v: bigint): void { this.buf.writeBigInt64BE(v, this.room(8)); }
-  float64(v: number): void { this.buf.writeDoubleBE(v, this.room(8)); }
+  int8(v: number): void { const at = this.room(1); this.buf.writeInt8(v, at); }
+  bool(v: boolean): void { const at = this.room(1); this.buf[at] = v ? 1 : 0; }
+  int16(v: number): void { const at = this.room(2); this.buf.writeInt16BE(v, at); }
+  uint16(v: number): void { const at = this.room(2); this.buf.writeUInt16BE(v, at); }
+  int32(v: number): void { const at = this.room(4); this.buf.writeInt32BE(v, at); }
+  uint32(v: number): void { const at = this.room(4); this.buf.writeUInt32BE(v, at); }
+  int64(v: bigint): void { const at = this.room(8); this.buf.writeBigInt64BE(v, at); }
+  float64(v: number): void { const at = this.room(8); this.buf.writeDoubleBE(v, at); }
 
   uuid(v: string): void {
     const bytes = Buffer.from(v, 'base64url');
     if (bytes.length !== 16) throw new TypeError(`not a Kafka UUID: ${v}`);
-    bytes.copy(this.buf, this.room(16));
+    const at = this.room(16);
+    bytes.copy(this.buf, at);
   }
 
   uvarint(v: number): void {
     let x = v >>> 0;
     while (x >= 0x80) {
-      this.buf[this.room(1)] = (x & 0x7f) | 0x80;
+      const at = this.room(1);
+      this.buf[at] = (x & 0x7f) | 0x80;
       x >>>= 7;
     }
-    this.buf[this.room(1)] = x;
+    const at = this.room(1);
+    this.buf[at] = x;
   }
 
   varint(v: number): void {
@@ -193,14 +196,17 @@ export class Writer {
   varlong(v: bigint): void {
     let x = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
     while (x >= 0x80n) {
-      this.buf[this.room(1)] = Number(x & 0x7fn) | 0x80;
+      const at = this.room(1);
+      this.buf[at] = Number(x & 0x7fn) | 0x80;
       x >>= 7n;
     }
-    this.buf[this.room(1)] = Number(x);
+    const at = this.room(1);
+    this.buf[at] = Number(x);
   }
 
   raw(b: Buffer): void {
-    b.copy(this.buf, this.room(b.length));
+    const at = this.room(b.length);
+    b.copy(this.buf, at);
   }
 
   nullableString(v: string | null, compact: boolean): void {
@@ -215,7 +221,8 @@ export class Writer {
       if (n > 0x7fff) throw new RangeError(`string of ${n} bytes is too long for an int16 length`);
       this.int16(n);
     }
-    this.buf.write(v, this.room(n), n, 'utf8');
+    const at = this.room(n);
+    this.buf.write(v, at, n, 'utf8');
   }
 
   string(v: string, compact: boolean): void {

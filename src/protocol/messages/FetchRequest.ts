@@ -69,7 +69,7 @@ export function writeFetchRequest(w: Writer, version: number, value: FetchReques
   if (flexible) {
     const tags: Array<[number, (w: Writer) => void]> = [];
     if (version >= 12 && value.clusterId !== null) tags.push([0, (w) => { w.nullableString(value.clusterId, true); }]);
-    if (version >= 15 && true) tags.push([1, (w) => { writeReplicaState(w, version, value.replicaState); }]);
+    if (version >= 15 && !isReplicaStateDefault(value.replicaState)) tags.push([1, (w) => { writeReplicaState(w, version, value.replicaState); }]);
     w.taggedFields(tags);
   }
 }
@@ -229,6 +229,11 @@ export function writeForgottenTopic(w: Writer, version: number, value: Forgotten
   if (flexible) {
     w.uvarint(0);
   }
+}
+
+/** Whether every field of a ReplicaState holds its default value. */
+export function isReplicaStateDefault(value: ReplicaState): boolean {
+  return !(value.replicaId !== -1 || value.replicaEpoch !== -1n);
 }
 
 /** Decodes a FetchRequest at `version` (4-18). */

@@ -143,9 +143,9 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
   w.nullableBytes(value.records, flexible);
   if (flexible) {
     const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 12 && true) tags.push([0, (w) => { writeEpochEndOffset(w, version, value.divergingEpoch); }]);
-    if (version >= 12 && true) tags.push([1, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
-    if (version >= 12 && true) tags.push([2, (w) => { writeSnapshotId(w, version, value.snapshotId); }]);
+    if (version >= 12 && !isEpochEndOffsetDefault(value.divergingEpoch)) tags.push([0, (w) => { writeEpochEndOffset(w, version, value.divergingEpoch); }]);
+    if (version >= 12 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([1, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
+    if (version >= 12 && !isSnapshotIdDefault(value.snapshotId)) tags.push([2, (w) => { writeSnapshotId(w, version, value.snapshotId); }]);
     w.taggedFields(tags);
   }
 }
@@ -319,6 +319,21 @@ export function writeNodeEndpoint(w: Writer, version: number, value: NodeEndpoin
   if (flexible) {
     w.uvarint(0);
   }
+}
+
+/** Whether every field of a EpochEndOffset holds its default value. */
+export function isEpochEndOffsetDefault(value: EpochEndOffset): boolean {
+  return !(value.epoch !== -1 || value.endOffset !== -1n);
+}
+
+/** Whether every field of a LeaderIdAndEpoch holds its default value. */
+export function isLeaderIdAndEpochDefault(value: LeaderIdAndEpoch): boolean {
+  return !(value.leaderId !== -1 || value.leaderEpoch !== -1);
+}
+
+/** Whether every field of a SnapshotId holds its default value. */
+export function isSnapshotIdDefault(value: SnapshotId): boolean {
+  return !(value.endOffset !== -1n || value.epoch !== -1);
 }
 
 /** Decodes a FetchResponse at `version` (4-18). */

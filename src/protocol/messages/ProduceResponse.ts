@@ -130,7 +130,7 @@ export function writePartitionProduceResponse(w: Writer, version: number, value:
   if (version >= 8) { w.nullableString(value.errorMessage, flexible); }
   if (flexible) {
     const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 10 && true) tags.push([0, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
+    if (version >= 10 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([0, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
     w.taggedFields(tags);
   }
 }
@@ -238,6 +238,11 @@ export function writeNodeEndpoint(w: Writer, version: number, value: NodeEndpoin
   if (flexible) {
     w.uvarint(0);
   }
+}
+
+/** Whether every field of a LeaderIdAndEpoch holds its default value. */
+export function isLeaderIdAndEpochDefault(value: LeaderIdAndEpoch): boolean {
+  return !(value.leaderId !== -1 || value.leaderEpoch !== -1);
 }
 
 /** Decodes a ProduceResponse at `version` (3-13). */

@@ -1,0 +1,76 @@
+import type { ProduceRequest } from '../protocol/messages/ProduceRequest.js';
+import {
+  defaultPartitionProduceResponse,
+  type PartitionProduceResponse,
+  type ProduceResponse,
+  type TopicProduceResponse,
+} from '../protocol/messages/ProduceResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { validateProducedRecords } from '../topics/produce-validation.js';
+import { NO_RESPONSE, type ApiDefinition } from './types.js';
+
+/**
+ * Produce (key 0). Served v3-13, advertised from v0 as Kafka 4.x does (librdkafka up to
+ * 2.10 disables compression unless v0 is advertised); v0-2 requests close the connection.
+ * Per partition, in Kafka's order (`KafkaApis.handleProduceRequest`, `UnifiedLog.append`):
+ * acks other than -1/0/1 -> INVALID_REQUIRED_ACKS; unknown topic -> UNKNOWN_TOPIC_OR_PARTITION
+ * (v13 addresses topics by id: UNKNOWN_TOPIC_ID); partition out of range ->
+ * UNKNOWN_TOPIC_OR_PARTITION; records checks (see produce-validation.ts); idempotence
+ * checks (duplicate -> NONE with the original base offset; 45, 47). Accepted batches are
+ * stored as sent, with base offset and leader epoch restamped.
+ * acks=0 answers nothing; acks=1/-1 answer once the appends are durable per
+ * `mock.flush.policy`; a failed write answers KAFKA_STORAGE_ERROR.
+ */
+export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
+  apiKey: 0,
+  name: 'Produce',
+  advertisedMinVersion: 0,
+  minVersion: 3,
+  maxVersion: 13,
+  async handle(req, ctx) {
+    const { broker } = ctx;
+    const version = ctx.apiVersion;
+    const byId = version >= 13;
+    const acksValid = req.acks === -1 || req.acks === 0 || req.acks === 1;
+    const maxMessageBytes = broker.config.int('message.max.bytes');
+    const pending: Promise<void>[] = [];
+
+    const responses: TopicProduceResponse[] = req.topicData.map((t) => {
+      const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.name);
+      const partitionResponses = t.partitionData.map((p): PartitionProduceResponse => {
+        const res = defaultPartitionProduceResponse();
+        res.index = p.index;
+        const fail = (errorCode: number, message: string | null = null): PartitionProduceResponse => {
+          res.errorCode = errorCode;
+          res.errorMessage = message;
+          res.baseOffset = -1n;
+          res.logStartOffset = -1n;
+          return res;
+        };
+        if (!acksValid) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
+        if (!topic) return fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        const partition = topic.partition(p.index);
+        if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        const check = validateProducedRecords(p.records, version, maxMessageBytes);
+        if (!check.ok) return fail(check.errorCode, check.message);
+        let outcome;
+        try {
+          outcome = partition.appendProduced(check.batch);
+        } catch (err) {
+          ctx.log.error({ err, partition: partition.name }, 'produce append failed');
+          return fail(ErrorCode.KAFKA_STORAGE_ERROR, (err as Error).message);
+        }
+        if (!('baseOffset' in outcome)) return fail(outcome.errorCode, outcome.errorMessage);
+        res.baseOffset = outcome.baseOffset;
+        res.logStartOffset = partition.logStartOffset;
+        pending.push(outcome.durable.catch((err: Error) => void fail(ErrorCode.KAFKA_STORAGE_ERROR, err.message)));
+        return res;
+      });
+      return { name: byId ? '' : t.name, topicId: byId ? t.topicId : topic?.id ?? t.topicId, partitionResponses };
+    });
+
+    if (req.acks === 0) return NO_RESPONSE;
+    if (pending.length > 0) await Promise.all(pending);
+    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+  },
+};

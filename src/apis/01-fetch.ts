@@ -1,0 +1,116 @@
+import type { FetchRequest } from '../protocol/messages/FetchRequest.js';
+import {
+  defaultPartitionData,
+  type FetchResponse,
+  type FetchableTopicResponse,
+  type PartitionData,
+} from '../protocol/messages/FetchResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { EMPTY_BYTES } from '../protocol/primitives.js';
+import type { Broker } from '../broker.js';
+import type { Partition } from '../topics/partition.js';
+import type { ApiDefinition } from './types.js';
+
+/** Fetch session epochs that mean "no incremental session" (Kafka's `FetchMetadata`). */
+const INITIAL_EPOCH = 0;
+const FINAL_EPOCH = -1;
+const READ_COMMITTED = 1;
+
+/**
+ * Fetch (key 1, v4-18), for consumers, as Kafka's `ReplicaManager.fetchMessages` on a single
+ * replica: per partition the high watermark and last stable offset are the log-end offset,
+ * plus the log start offset, no aborted transactions (null for read_uncommitted, [] for
+ * read_committed) and preferred read replica -1. Whole batches are returned from the one
+ * holding the fetch offset (which may start before it), within `partition_max_bytes` and
+ * the response's `max_bytes`, except that the first partition with data always gets at
+ * least one batch (KIP-74). Errors: unknown topic -> UNKNOWN_TOPIC_OR_PARTITION (v13+ by id:
+ * UNKNOWN_TOPIC_ID), fetch offset outside [log start, log end] -> OFFSET_OUT_OF_RANGE,
+ * current leader epoch > 0 -> UNKNOWN_LEADER_EPOCH; an errored partition has watermarks -1.
+ * Long poll: with fewer than `min_bytes` and no error, the response waits up to
+ * `max_wait_ms` for an append to any fetched partition. Fetch sessions (KIP-227) are not
+ * kept: session id 0 is answered; an incremental request gets FETCH_SESSION_ID_NOT_FOUND.
+ */
+export const api: ApiDefinition<FetchRequest, FetchResponse> = {
+  apiKey: 1,
+  name: 'Fetch',
+  minVersion: 4,
+  maxVersion: 18,
+  async handle(req, ctx) {
+    const { broker } = ctx;
+    if (ctx.apiVersion >= 7 && req.sessionEpoch !== INITIAL_EPOCH && req.sessionEpoch !== FINAL_EPOCH) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [], nodeEndpoints: [] };
+    }
+    const deadline = broker.time.now() + Math.max(0, req.maxWaitMs);
+    for (;;) {
+      const built = buildResponse(broker, req, ctx.apiVersion);
+      if (built.bytes >= req.minBytes || built.hasError || built.partitions.length === 0) return built.response;
+      const remaining = deadline - broker.time.now();
+      if (remaining <= 0) return built.response;
+      const woken = await broker.topics.waitForAppend(built.partitions, remaining);
+      if (!woken) return buildResponse(broker, req, ctx.apiVersion).response;
+    }
+  },
+};
+
+interface BuiltResponse {
+  response: FetchResponse;
+  /** Record bytes in the response. */
+  bytes: number;
+  hasError: boolean;
+  /** Partitions fetched without error (what a long poll waits on). */
+  partitions: Partition[];
+}
+
+function buildResponse(broker: Broker, req: FetchRequest, version: number): BuiltResponse {
+  const byId = version >= 13;
+  const readCommitted = req.isolationLevel === READ_COMMITTED;
+  let remaining = req.maxBytes;
+  let bytes = 0;
+  let hasError = false;
+  const partitions: Partition[] = [];
+
+  const responses: FetchableTopicResponse[] = req.topics.map((t) => {
+    const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic);
+    const parts = t.partitions.map((p): PartitionData => {
+      const res = defaultPartitionData();
+      res.partitionIndex = p.partition;
+      res.preferredReadReplica = -1;
+      const fail = (errorCode: number): PartitionData => {
+        hasError = true;
+        res.errorCode = errorCode;
+        res.highWatermark = -1n;
+        res.lastStableOffset = -1n;
+        res.logStartOffset = -1n;
+        res.abortedTransactions = null;
+        res.records = EMPTY_BYTES;
+        return res;
+      };
+      if (!topic) return fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      const partition = topic.partition(p.partition);
+      if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      if (version >= 9 && p.currentLeaderEpoch > partition.leaderEpoch) return fail(ErrorCode.UNKNOWN_LEADER_EPOCH);
+      const logStart = partition.logStartOffset;
+      const logEnd = partition.logEndOffset;
+      if (p.fetchOffset < logStart || p.fetchOffset > logEnd) return fail(ErrorCode.OFFSET_OUT_OF_RANGE);
+      res.highWatermark = partition.highWatermark;
+      res.lastStableOffset = partition.lastStableOffset;
+      res.logStartOffset = logStart;
+      res.abortedTransactions = readCommitted ? [] : null;
+      partitions.push(partition);
+      const limit = Math.max(0, Math.min(p.partitionMaxBytes, remaining));
+      const batches = partition.log.read(p.fetchOffset, limit, bytes === 0);
+      res.records = batches.length === 0 ? EMPTY_BYTES : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+      bytes += res.records.length;
+      remaining -= res.records.length;
+      return res;
+    });
+    return { topic: byId ? '' : t.topic, topicId: byId ? t.topicId : topic?.id ?? t.topicId, partitions: parts };
+  });
+
+  return {
+    response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: [] },
+    bytes,
+    hasError,
+    partitions,
+  };
+}

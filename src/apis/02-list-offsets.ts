@@ -1,0 +1,77 @@
+import type { ListOffsetsRequest } from '../protocol/messages/ListOffsetsRequest.js';
+import {
+  defaultListOffsetsPartitionResponse,
+  type ListOffsetsPartitionResponse,
+  type ListOffsetsResponse,
+} from '../protocol/messages/ListOffsetsResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { Partition } from '../topics/partition.js';
+import type { ApiDefinition } from './types.js';
+
+/** Special timestamps of ListOffsets (Kafka's `ListOffsetsRequest`). */
+export const LATEST_TIMESTAMP = -1n;
+export const EARLIEST_TIMESTAMP = -2n;
+export const MAX_TIMESTAMP = -3n;
+export const EARLIEST_LOCAL_TIMESTAMP = -4n;
+export const LATEST_TIERED_TIMESTAMP = -5n;
+export const EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6n;
+
+/**
+ * ListOffsets (key 2, v1-11), as Kafka's `UnifiedLog.fetchOffsetByTimestamp` on a log
+ * without tiered storage: -2 earliest / -4 earliest local -> log start offset; -1 latest ->
+ * log-end offset (= high watermark = last stable offset here); -3 -> the first record
+ * holding the largest timestamp; -5/-6 (tiered) -> offset -1; any other T -> the first
+ * offset whose record timestamp >= T, with that timestamp. Not found: offset -1,
+ * timestamp -1, no error. Special timestamps answer timestamp -1. Unknown topic or
+ * partition -> UNKNOWN_TOPIC_OR_PARTITION; current leader epoch > 0 -> UNKNOWN_LEADER_EPOCH.
+ */
+export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
+  apiKey: 2,
+  name: 'ListOffsets',
+  minVersion: 1,
+  maxVersion: 11,
+  handle(req, ctx) {
+    const { broker } = ctx;
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => {
+        const topic = broker.topics.get(t.name);
+        return {
+          name: t.name,
+          partitions: t.partitions.map((p): ListOffsetsPartitionResponse => {
+            const res = defaultListOffsetsPartitionResponse();
+            res.partitionIndex = p.partitionIndex;
+            const partition = topic?.partition(p.partitionIndex);
+            if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+            else if (ctx.apiVersion >= 4 && p.currentLeaderEpoch > partition.leaderEpoch) res.errorCode = ErrorCode.UNKNOWN_LEADER_EPOCH;
+            else Object.assign(res, lookup(partition, p.timestamp));
+            return res;
+          }),
+        };
+      }),
+    };
+  },
+};
+
+function lookup(partition: Partition, timestamp: bigint): { offset: bigint; timestamp: bigint; leaderEpoch: number } {
+  const found = (offset: bigint, ts = -1n) => ({ offset, timestamp: ts, leaderEpoch: partition.leaderEpoch });
+  const none = { offset: -1n, timestamp: -1n, leaderEpoch: -1 };
+  switch (timestamp) {
+    case EARLIEST_TIMESTAMP:
+    case EARLIEST_LOCAL_TIMESTAMP:
+      return found(partition.logStartOffset);
+    case LATEST_TIMESTAMP:
+      return found(partition.lastStableOffset);
+    case LATEST_TIERED_TIMESTAMP:
+    case EARLIEST_PENDING_UPLOAD_TIMESTAMP:
+      return none;
+    case MAX_TIMESTAMP: {
+      const max = partition.log.maxTimestamp();
+      return max ? found(max.offset, max.timestamp) : none;
+    }
+    default: {
+      const hit = partition.log.offsetForTimestamp(timestamp);
+      return hit ? found(hit.offset, hit.timestamp) : none;
+    }
+  }
+}

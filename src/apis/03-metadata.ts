@@ -1,0 +1,131 @@
+import type { MetadataRequest } from '../protocol/messages/MetadataRequest.js';
+import {
+  defaultMetadataResponseTopic,
+  type MetadataResponse,
+  type MetadataResponsePartition,
+  type MetadataResponseTopic,
+} from '../protocol/messages/MetadataResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { ZERO_UUID } from '../protocol/primitives.js';
+import type { Broker } from '../broker.js';
+import type { Topic } from '../topics/topic.js';
+import { TopicError } from '../topics/topic-error.js';
+import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
+import type { ApiDefinition } from './types.js';
+
+/** Kafka's "authorized operations not requested" sentinel. */
+const OPERATIONS_OMITTED = -2147483648;
+/** With no authorizer every operation is allowed: READ..DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS bits (`AclOperation` codes). */
+const ALL_TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0);
+const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
+
+/**
+ * Metadata (key 3, v0-13), as Kafka's `KafkaApis.handleTopicMetadataRequest` for one node:
+ * that node is the only broker and the controller, and leads every partition (replicas and
+ * ISR [nodeId], leader epoch 0). Topics: v0 empty list or v1+ null = all topics (internal
+ * ones left out); names absent are auto-created with `num.partitions` when
+ * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
+ * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
+ * (name null) answers UNKNOWN_TOPIC_ID for unknown ids. Topic ids from v10.
+ * `__consumer_offsets` is described when asked for by name, as internal.
+ */
+export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
+  apiKey: 3,
+  name: 'Metadata',
+  minVersion: 0,
+  maxVersion: 13,
+  handle(req, ctx) {
+    const { broker } = ctx;
+    const version = ctx.apiVersion;
+    const allTopics = req.topics === null || (version === 0 && req.topics.length === 0);
+    const allowAutoCreation = version < 4 || req.allowAutoTopicCreation;
+    const withTopicOps = version >= 8 && version <= 10 && req.includeTopicAuthorizedOperations;
+    const withClusterOps = version >= 8 && version <= 10 && req.includeClusterAuthorizedOperations;
+
+    let topics: MetadataResponseTopic[];
+    if (allTopics) {
+      topics = broker.topics.list().map((t) => describeTopic(broker, t));
+    } else {
+      const seen = new Set<string>();
+      topics = [];
+      for (const requested of req.topics!) {
+        const key = requested.name ?? `id:${requested.topicId}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        topics.push(lookupTopic(broker, requested.name, requested.topicId, allowAutoCreation));
+      }
+    }
+    if (withTopicOps) for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = ALL_TOPIC_OPERATIONS;
+
+    return {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId: broker.nodeId, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      clusterId: broker.clusterId,
+      controllerId: broker.nodeId,
+      topics,
+      clusterAuthorizedOperations: withClusterOps ? ALL_CLUSTER_OPERATIONS : OPERATIONS_OMITTED,
+      errorCode: ErrorCode.NONE,
+    };
+  },
+};
+
+function lookupTopic(broker: Broker, name: string | null, topicId: string, allowAutoCreation: boolean): MetadataResponseTopic {
+  const res = defaultMetadataResponseTopic();
+  if (name === null) {
+    const topic = broker.topics.getById(topicId);
+    if (topic) return describeTopic(broker, topic);
+    res.name = null;
+    res.topicId = topicId;
+    res.errorCode = ErrorCode.UNKNOWN_TOPIC_ID;
+    return res;
+  }
+  res.name = name;
+  if (name === GROUP_METADATA_TOPIC_NAME) return describeInternal(broker, name, broker.groupLog.partitionCount);
+  try {
+    const topic = broker.topics.getOrAutoCreate(name, allowAutoCreation);
+    if (topic) return describeTopic(broker, topic);
+    res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  } catch (err) {
+    if (!(err instanceof TopicError)) throw err;
+    res.errorCode = err.errorCode;
+  }
+  return res;
+}
+
+function describeTopic(broker: Broker, topic: Topic): MetadataResponseTopic {
+  return {
+    errorCode: ErrorCode.NONE,
+    name: topic.name,
+    topicId: topic.id,
+    isInternal: false,
+    partitions: partitionsOf(broker, topic.partitions.length),
+    topicAuthorizedOperations: OPERATIONS_OMITTED,
+  };
+}
+
+function describeInternal(broker: Broker, name: string, partitionCount: number): MetadataResponseTopic {
+  return {
+    errorCode: ErrorCode.NONE,
+    name,
+    topicId: ZERO_UUID,
+    isInternal: true,
+    partitions: partitionsOf(broker, partitionCount),
+    topicAuthorizedOperations: OPERATIONS_OMITTED,
+  };
+}
+
+function partitionsOf(broker: Broker, count: number): MetadataResponsePartition[] {
+  const out: MetadataResponsePartition[] = new Array(count);
+  for (let p = 0; p < count; p++) {
+    out[p] = {
+      errorCode: ErrorCode.NONE,
+      partitionIndex: p,
+      leaderId: broker.nodeId,
+      leaderEpoch: 0,
+      replicaNodes: [broker.nodeId],
+      isrNodes: [broker.nodeId],
+      offlineReplicas: [],
+    };
+  }
+  return out;
+}

@@ -1,0 +1,61 @@
+import type { OffsetCommitRequest } from '../protocol/messages/OffsetCommitRequest.js';
+import type { OffsetCommitResponse, OffsetCommitResponseTopic } from '../protocol/messages/OffsetCommitResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDefinition } from './types.js';
+import type { OffsetToCommit } from '../coordinator/offsets/offset-store.js';
+import { validateClassicOffsetCommit } from '../coordinator/offsets/commit-validation.js';
+
+/**
+ * OffsetCommit (key 8, v2-10). Order as Kafka 4.3: group id check (INVALID_GROUP_ID), per
+ * partition topic existence (UNKNOWN_TOPIC_OR_PARTITION; v10 by topic id: UNKNOWN_TOPIC_ID),
+ * then group validation (`OffsetMetadataManager.validateOffsetCommit` /
+ * `ClassicGroup.validateOffsetCommit`) whose error goes on every remaining partition, then
+ * per partition OFFSET_METADATA_TOO_LARGE when the metadata is longer than
+ * `offset.metadata.max.bytes` in UTF-16 code units (Java's `String.length()`).
+ * Accepted offsets are appended to `__consumer_offsets` and durable before the response.
+ */
+export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
+  apiKey: 8,
+  name: 'OffsetCommit',
+  minVersion: 2,
+  maxVersion: 10,
+  async handle(req, ctx) {
+    const byId = ctx.apiVersion >= 10;
+    const { broker } = ctx;
+    const groupError = req.groupId === ''
+      ? ErrorCode.INVALID_GROUP_ID
+      : validateClassicOffsetCommit(broker, req, ctx.apiVersion);
+    const maxMetadata = broker.config.int('offset.metadata.max.bytes');
+    const now = BigInt(broker.time.now());
+    const toCommit: OffsetToCommit[] = [];
+    const topics: OffsetCommitResponseTopic[] = req.topics.map((t) => {
+      const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.name);
+      return {
+        name: byId ? '' : t.name,
+        topicId: byId ? t.topicId : '',
+        partitions: t.partitions.map((p) => {
+          let errorCode: number = ErrorCode.NONE;
+          if (!topic) errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          else if (p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          else if (groupError !== ErrorCode.NONE) errorCode = groupError;
+          else if ((p.committedMetadata?.length ?? 0) > maxMetadata) errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
+          else {
+            toCommit.push({
+              topic: topic.name,
+              partition: p.partitionIndex,
+              offset: p.committedOffset,
+              leaderEpoch: p.committedLeaderEpoch,
+              metadata: p.committedMetadata ?? '',
+              topicId: topic.topicId,
+              expireTimestamp: req.retentionTimeMs === -1n ? -1n : now + req.retentionTimeMs,
+            });
+          }
+          return { partitionIndex: p.partitionIndex, errorCode };
+        }),
+      };
+    });
+    if (toCommit.length > 0) await broker.offsets.commit(req.groupId, toCommit);
+    return { throttleTimeMs: 0, topics };
+  },
+};
+

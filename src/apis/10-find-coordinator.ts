@@ -1,0 +1,42 @@
+import type { FindCoordinatorRequest } from '../protocol/messages/FindCoordinatorRequest.js';
+import type { FindCoordinatorResponse, Coordinator } from '../protocol/messages/FindCoordinatorResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { Broker } from '../broker.js';
+import type { ApiDefinition } from './types.js';
+
+const KEY_TYPE_GROUP = 0;
+const KEY_TYPE_TRANSACTION = 1;
+
+/**
+ * FindCoordinator (key 10, v0-6). v0-3 carry one key, v4+ a batch (`CoordinatorKeys`).
+ * This single node leads every `__consumer_offsets` partition, so it coordinates every group.
+ * An empty group id answers INVALID_REQUEST; key types other than group (0) and transaction (1)
+ * answer INVALID_REQUEST, as Kafka's `KafkaApis.handleFindCoordinatorRequest`.
+ */
+export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse> = {
+  apiKey: 10,
+  name: 'FindCoordinator',
+  minVersion: 0,
+  maxVersion: 6,
+  handle(req, ctx) {
+    const keyType = ctx.apiVersion >= 1 ? req.keyType : KEY_TYPE_GROUP;
+    if (ctx.apiVersion >= 4) {
+      return {
+        throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: 0, host: '', port: 0,
+        coordinators: req.coordinatorKeys.map((key) => lookup(ctx.broker, key, keyType)),
+      };
+    }
+    const c = lookup(ctx.broker, req.key, keyType);
+    return {
+      throttleTimeMs: 0, errorCode: c.errorCode, errorMessage: c.errorMessage,
+      nodeId: c.nodeId, host: c.host, port: c.port, coordinators: [],
+    };
+  },
+};
+
+function lookup(broker: Broker, key: string, keyType: number): Coordinator {
+  if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
+    return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
+  }
+  return { key, nodeId: broker.nodeId, host: broker.advertised.host, port: broker.advertised.port, errorCode: ErrorCode.NONE, errorMessage: null };
+}

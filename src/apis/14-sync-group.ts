@@ -1,0 +1,19 @@
+import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js';
+import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
+import type { ApiDefinition } from './types.js';
+
+/**
+ * SyncGroup (key 14, v0-5), served by `ClassicGroupCoordinator.syncGroup`: INVALID_GROUP_ID,
+ * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL (v5+
+ * without protocol type/name, or a mismatch), REBALANCE_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
+ * Followers' answers wait for the leader's assignment to be durable.
+ */
+export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
+  apiKey: 14,
+  name: 'SyncGroup',
+  minVersion: 0,
+  maxVersion: 5,
+  handle(req, ctx) {
+    return ctx.broker.classic.syncGroup(req, ctx);
+  },
+};

@@ -1,0 +1,21 @@
+import { ErrorCode } from '../protocol/errors.js';
+import type { ListGroupsRequest } from '../protocol/messages/ListGroupsRequest.js';
+import type { ListGroupsResponse } from '../protocol/messages/ListGroupsResponse.js';
+import type { ApiDefinition } from './types.js';
+
+/**
+ * ListGroups (key 16, v0-5), served by `ClassicGroupCoordinator.listGroups`: every group this
+ * broker coordinates, filtered by state (v4+, case-insensitive) and type (v5+; all ours are
+ * "classic"). Older versions carry no filters, so none apply.
+ */
+export const api: ApiDefinition<ListGroupsRequest, ListGroupsResponse> = {
+  apiKey: 16,
+  name: 'ListGroups',
+  minVersion: 0,
+  maxVersion: 5,
+  handle(req, ctx) {
+    const states = ctx.apiVersion >= 4 ? req.statesFilter : [];
+    const types = ctx.apiVersion >= 5 ? req.typesFilter : [];
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: ctx.broker.classic.listGroups(states, types) };
+  },
+};

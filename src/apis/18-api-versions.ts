@@ -1,0 +1,41 @@
+import type { ApiVersionsRequest } from '../protocol/messages/ApiVersionsRequest.js';
+import type { ApiVersionsResponse } from '../protocol/messages/ApiVersionsResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDefinition } from './types.js';
+import { API_HANDLERS } from './registry.js';
+
+/** Kafka's `ApiVersionsRequest.isValid` pattern for client software name and version (KIP-511). */
+const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+
+/**
+ * ApiVersions (key 18, v0-4): the ranges of every API this broker serves (see `registry.ts`),
+ * with Kafka 4.3's advertised minimums (Produce from v0). v3+ with an invalid client software
+ * name or version answers INVALID_REQUEST. A version newer than v4 never reaches this handler:
+ * the connection answers it with the v0 body and UNSUPPORTED_VERSION (see server/api-versions-fallback.ts).
+ */
+export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
+  apiKey: 18,
+  name: 'ApiVersions',
+  minVersion: 0,
+  maxVersion: 4,
+  handle(req, ctx) {
+    const invalid = ctx.apiVersion >= 3
+      && (!SOFTWARE_PATTERN.test(req.clientSoftwareName) || !SOFTWARE_PATTERN.test(req.clientSoftwareVersion));
+    // Kafka's error response for an invalid request carries no API ranges.
+    return {
+      errorCode: invalid ? ErrorCode.INVALID_REQUEST : ErrorCode.NONE,
+      apiKeys: invalid ? [] : advertisedApiKeys(),
+      throttleTimeMs: 0,
+      supportedFeatures: [],
+      finalizedFeaturesEpoch: -1n,
+      finalizedFeatures: [],
+      zkMigrationReady: false,
+    };
+  },
+};
+
+export function advertisedApiKeys(): ApiVersionsResponse['apiKeys'] {
+  return [...API_HANDLERS.values()]
+    .sort((a, b) => a.apiKey - b.apiKey)
+    .map((a) => ({ apiKey: a.apiKey, minVersion: a.advertisedMinVersion ?? a.minVersion, maxVersion: a.maxVersion }));
+}

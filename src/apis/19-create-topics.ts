@@ -1,0 +1,108 @@
+import type { CreatableTopic, CreateTopicsRequest } from '../protocol/messages/CreateTopicsRequest.js';
+import {
+  defaultCreatableTopicResult,
+  type CreatableTopicResult,
+  type CreateTopicsResponse,
+} from '../protocol/messages/CreateTopicsResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { Broker } from '../broker.js';
+import { TopicError } from '../topics/topic-error.js';
+import type { ApiDefinition } from './types.js';
+
+/**
+ * CreateTopics (key 19, v2-7), as Kafka's `ControllerApis.createTopics` and
+ * `ReplicationControlManager.createTopic` on a one-node cluster. Per topic:
+ * a name given twice -> INVALID_REQUEST ("Duplicate topic name."); illegal or colliding
+ * name -> INVALID_TOPIC_EXCEPTION; existing -> TOPIC_ALREADY_EXISTS; partitions 0 or
+ * < -1 -> INVALID_PARTITIONS (-1 = `num.partitions`); replication factor 0 or < -1, or
+ * above 1 (one broker) -> INVALID_REPLICATION_FACTOR; manual assignments must list
+ * partitions 0..n-1 on this node only (INVALID_REPLICA_ASSIGNMENT) with partitions and
+ * replication factor -1 (INVALID_REQUEST). Topic configs are accepted and ignored.
+ * `validateOnly` runs every check without creating. Success answers (v5+) the partition
+ * count and replication factor and (v7+) the new topic id.
+ */
+export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
+  apiKey: 19,
+  name: 'CreateTopics',
+  minVersion: 2,
+  maxVersion: 7,
+  handle(req, ctx) {
+    const counts = new Map<string, number>();
+    for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const answered = new Set<string>();
+    const topics: CreatableTopicResult[] = [];
+    for (const t of req.topics) {
+      if (answered.has(t.name)) continue;
+      answered.add(t.name);
+      if (counts.get(t.name)! > 1) {
+        topics.push(result(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+        continue;
+      }
+      topics.push(createOne(ctx.broker, t, req.validateOnly));
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+};
+
+function result(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
+  const res = defaultCreatableTopicResult();
+  res.name = name;
+  res.errorCode = errorCode;
+  res.errorMessage = errorMessage;
+  return res;
+}
+
+function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
+  try {
+    const partitions = partitionCount(broker, t);
+    broker.topics.checkCreate(t.name, partitions);
+    checkReplicationFactor(t.assignments.length > 0 ? 1 : t.replicationFactor);
+    const res = result(t.name, ErrorCode.NONE, null);
+    res.numPartitions = partitions;
+    res.replicationFactor = 1;
+    if (!validateOnly) res.topicId = broker.topics.create(t.name, partitions).id;
+    return res;
+  } catch (err) {
+    if (!(err instanceof TopicError)) throw err;
+    return result(t.name, err.errorCode, err.message);
+  }
+}
+
+/** The partition count asked for, from numPartitions or the manual assignments. */
+function partitionCount(broker: Broker, t: CreatableTopic): number {
+  if (t.assignments.length === 0) {
+    if (t.numPartitions === -1) return broker.topics.defaultPartitions;
+    if (t.numPartitions <= 0) throw new TopicError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
+    return t.numPartitions;
+  }
+  if (t.numPartitions !== -1) {
+    throw new TopicError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
+  }
+  if (t.replicationFactor !== -1) {
+    throw new TopicError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replicationFactor was not set to -1.');
+  }
+  const indexes = t.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
+  indexes.forEach((index, i) => {
+    if (index !== i) throw new TopicError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Partitions should be a consecutive 0-based integer sequence, but were ${indexes.join(', ')}.`);
+  });
+  for (const a of t.assignments) {
+    if (a.brokerIds.length !== 1 || a.brokerIds[0] !== broker.nodeId) {
+      throw new TopicError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `The manual partition assignment includes broker(s) [${a.brokerIds.join(', ')}]; only broker ${broker.nodeId} is registered.`,
+      );
+    }
+  }
+  return t.assignments.length;
+}
+
+function checkReplicationFactor(replicationFactor: number): void {
+  if (replicationFactor === -1 || replicationFactor === 1) return;
+  if (replicationFactor <= 0) {
+    throw new TopicError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+  }
+  throw new TopicError(
+    ErrorCode.INVALID_REPLICATION_FACTOR,
+    `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`,
+  );
+}

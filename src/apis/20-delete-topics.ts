@@ -1,0 +1,61 @@
+import type { DeleteTopicsRequest } from '../protocol/messages/DeleteTopicsRequest.js';
+import type { DeletableTopicResult, DeleteTopicsResponse } from '../protocol/messages/DeleteTopicsResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { ZERO_UUID } from '../protocol/primitives.js';
+import type { Broker } from '../broker.js';
+import { TopicError } from '../topics/topic-error.js';
+import { isInternalTopic } from '../topics/topic-name.js';
+import type { ApiDefinition } from './types.js';
+
+/**
+ * DeleteTopics (key 20, v1-6), as Kafka's `ControllerApis.deleteTopics`: v1-5 by name
+ * (`topic_names`), v6 by name or id (`topics`). Per topic: both or neither of name and id,
+ * or an entry given twice -> INVALID_REQUEST; unknown name -> UNKNOWN_TOPIC_OR_PARTITION;
+ * unknown id -> UNKNOWN_TOPIC_ID; `delete.topic.enable=false` -> TOPIC_DELETION_DISABLED
+ * (INVALID_REQUEST below v3); internal topics are refused with INVALID_REQUEST. Files are
+ * removed before the response.
+ */
+export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
+  apiKey: 20,
+  name: 'DeleteTopics',
+  minVersion: 1,
+  maxVersion: 6,
+  handle(req, ctx) {
+    const v = ctx.apiVersion;
+    const entries = v >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
+    const keys = entries.map((e) => (e.name !== null ? `name:${e.name}` : `id:${e.topicId}`));
+    const counts = new Map<string, number>();
+    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+    const responses = entries.map((e, i): DeletableTopicResult => {
+      const res: DeletableTopicResult = { name: e.name, topicId: e.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
+      try {
+        if (counts.get(keys[i]!)! > 1) throw new TopicError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name or id.');
+        const name = resolveName(ctx.broker, e.name, e.topicId);
+        res.name = name;
+        if (!ctx.broker.config.bool('delete.topic.enable')) {
+          throw new TopicError(v < 3 ? ErrorCode.INVALID_REQUEST : ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
+        }
+        res.topicId = ctx.broker.topics.delete(name).id;
+      } catch (err) {
+        if (!(err instanceof TopicError)) throw err;
+        res.errorCode = err.errorCode;
+        res.errorMessage = err.message;
+      }
+      return res;
+    });
+    return { throttleTimeMs: 0, responses };
+  },
+};
+
+function resolveName(broker: Broker, name: string | null, topicId: string): string {
+  if (name !== null && topicId !== ZERO_UUID) throw new TopicError(ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.');
+  if (name === null) {
+    if (topicId === ZERO_UUID) throw new TopicError(ErrorCode.INVALID_REQUEST, 'Neither topic name nor id were specified.');
+    const topic = broker.topics.getById(topicId);
+    if (!topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_ID, 'This server does not host this topic ID.');
+    return topic.name;
+  }
+  if (isInternalTopic(name)) throw new TopicError(ErrorCode.INVALID_REQUEST, `Deleting the internal topic ${name} is not supported.`);
+  if (!broker.topics.get(name)) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
+  return name;
+}

@@ -1,0 +1,28 @@
+import type { ApiDefinition } from './types.js';
+import { api as produce } from './00-produce.js';
+import { api as fetch } from './01-fetch.js';
+import { api as listOffsets } from './02-list-offsets.js';
+import { api as metadata } from './03-metadata.js';
+import { api as offsetCommit } from './08-offset-commit.js';
+import { api as offsetFetch } from './09-offset-fetch.js';
+import { api as findCoordinator } from './10-find-coordinator.js';
+import { api as joinGroup } from './11-join-group.js';
+import { api as heartbeat } from './12-heartbeat.js';
+import { api as leaveGroup } from './13-leave-group.js';
+import { api as syncGroup } from './14-sync-group.js';
+import { api as describeGroups } from './15-describe-groups.js';
+import { api as listGroups } from './16-list-groups.js';
+import { api as apiVersions } from './18-api-versions.js';
+import { api as createTopics } from './19-create-topics.js';
+import { api as deleteTopics } from './20-delete-topics.js';
+import { api as initProducerId } from './22-init-producer-id.js';
+import { api as deleteGroups } from './42-delete-groups.js';
+
+const ALL: ApiDefinition[] = [
+  produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
+  joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
+  createTopics, deleteTopics, initProducerId, deleteGroups,
+];
+
+/** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */
+export const API_HANDLERS: ReadonlyMap<number, ApiDefinition> = new Map(ALL.map((a) => [a.apiKey, a]));

@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import type { BrokerConfig } from './config.js';
+import type { Time } from './util/time.js';
+import { TopicStore } from './topics/topic-store.js';
+import { GroupLog } from './coordinator/group-log.js';
+import { ClassicGroupCoordinator } from './coordinator/classic/classic-coordinator.js';
+import { OffsetStore } from './coordinator/offsets/offset-store.js';
+
+/** Where clients reach this broker (what Metadata and FindCoordinator answer). */
+export interface AdvertisedEndpoint {
+  host: string;
+  port: number;
+}
+
+export interface BrokerOptions {
+  config: BrokerConfig;
+  log: Logger;
+  time: Time;
+  /** Data directory, or null for --in-memory. */
+  dataDir: string | null;
+  clusterId: string;
+}
+
+/**
+ * The state one broker serves: user topics, the offsets log and the group coordinator.
+ * Handlers in `apis/` reach everything through this object.
+ */
+export class Broker {
+  readonly config: BrokerConfig;
+  readonly log: Logger;
+  readonly time: Time;
+  readonly nodeId: number;
+  readonly clusterId: string;
+  readonly dataDir: string | null;
+  /** Set by the server once its listener is bound (port 0 resolves then). */
+  advertised: AdvertisedEndpoint = { host: 'localhost', port: 9092 };
+  readonly topics: TopicStore;
+  readonly groupLog: GroupLog;
+  readonly offsets: OffsetStore;
+  readonly classic: ClassicGroupCoordinator;
+
+  private constructor(options: BrokerOptions) {
+    this.config = options.config;
+    this.log = options.log;
+    this.time = options.time;
+    this.nodeId = options.config.int('node.id');
+    this.clusterId = options.clusterId;
+    this.dataDir = options.dataDir;
+    this.topics = TopicStore.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
+    this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
+    this.offsets = new OffsetStore({ groupLog: this.groupLog, config: options.config, time: options.time });
+    this.classic = new ClassicGroupCoordinator({
+      config: options.config,
+      log: options.log,
+      time: options.time,
+      groupLog: this.groupLog,
+      offsets: this.offsets,
+    });
+    // Kafka 4.x deletes the committed offsets of a deleted topic (GroupCoordinator.onPartitionsDeleted).
+    this.topics.onTopicDeleted((topic) => {
+      void this.offsets.deleteTopicOffsets(topic.name).catch((err: unknown) => this.log.error({ err, topic: topic.name }, 'could not delete offsets of a deleted topic'));
+    });
+    this.groupLog.replay((record) => {
+      if (record.kind === 'offset-commit') this.offsets.replay(record);
+      else if (record.kind === 'group-metadata') this.classic.replayGroupMetadata(record.groupId, record.value);
+    });
+  }
+
+  static open(options: BrokerOptions): Broker {
+    return new Broker(options);
+  }
+
+  /** Stops timers and waits until every appended record is durable. */
+  async close(): Promise<void> {
+    this.classic.shutdown();
+    await this.groupLog.close();
+    await this.topics.close();
+  }
+}

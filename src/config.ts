@@ -1,0 +1,182 @@
+/**
+ * Broker configuration: Kafka's config keys with Kafka 4.3's defaults (from `KafkaConfig`,
+ * `GroupCoordinatorConfig`, `ServerLogConfigs`), plus settings of our own under `mock.*`.
+ * Values arrive as strings (flags, `KAFKA_*` environment, files) and are validated here;
+ * an invalid value throws a ConfigError naming the key.
+ */
+
+export class ConfigError extends Error {
+  constructor(readonly key: string, message: string) {
+    super(`invalid config ${key}: ${message}`);
+  }
+}
+
+type Kind = 'int' | 'long' | 'bool' | 'string' | 'enum';
+
+interface Spec {
+  kind: Kind;
+  default: string;
+  min?: number;
+  max?: number;
+  values?: readonly string[];
+  /** Where we differ from Kafka's default on purpose (see README "Design notes"). */
+  kafkaDefault?: string;
+}
+
+const INT_MAX = 2147483647;
+
+/** Every key we honour. Keys not listed are accepted with a warning, as Kafka does for unknown keys. */
+export const CONFIG_SPECS = {
+  'node.id': { kind: 'int', default: '1', min: 0 },
+  'listeners': { kind: 'string', default: 'PLAINTEXT://:9092' },
+  'advertised.listeners': { kind: 'string', default: '' },
+  'log.dirs': { kind: 'string', default: './data' },
+  'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1 },
+  'message.max.bytes': { kind: 'int', default: '1048588', min: 0 },
+  'auto.create.topics.enable': { kind: 'bool', default: 'true' },
+  'num.partitions': { kind: 'int', default: '1', min: 1 },
+  'delete.topic.enable': { kind: 'bool', default: 'true' },
+  'log.segment.bytes': { kind: 'int', default: '1073741824', min: 1 },
+  'log.roll.hours': { kind: 'int', default: '168', min: 1 },
+  'log.flush.interval.messages': { kind: 'long', default: '9223372036854775807', min: 1 },
+  'log.flush.interval.ms': { kind: 'long', default: '-1' },
+  'offsets.topic.num.partitions': { kind: 'int', default: '50', min: 1 },
+  'offsets.topic.segment.bytes': { kind: 'int', default: '104857600', min: 1 },
+  'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1 },
+  'offsets.retention.check.interval.ms': { kind: 'long', default: '600000', min: 1 },
+  'offset.metadata.max.bytes': { kind: 'int', default: '4096', min: 0 },
+  'group.initial.rebalance.delay.ms': { kind: 'int', default: '0', min: 0, kafkaDefault: '3000' },
+  'group.min.session.timeout.ms': { kind: 'int', default: '6000', min: 0 },
+  'group.max.session.timeout.ms': { kind: 'int', default: '1800000', min: 0 },
+  'group.max.size': { kind: 'int', default: String(INT_MAX), min: 1 },
+  'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
+  'mock.cluster.id': { kind: 'string', default: '' },
+} satisfies Record<string, Spec>;
+
+export type ConfigKey = keyof typeof CONFIG_SPECS;
+
+const SPECS: Record<string, Spec> = CONFIG_SPECS;
+
+export function isKnownConfig(key: string): key is ConfigKey {
+  return Object.hasOwn(SPECS, key);
+}
+
+function checkValue(key: string, spec: Spec, raw: string): void {
+  const text = raw.trim();
+  switch (spec.kind) {
+    case 'bool':
+      if (text !== 'true' && text !== 'false') throw new ConfigError(key, `expected true or false, got "${raw}"`);
+      return;
+    case 'int':
+    case 'long': {
+      if (!/^-?\d+$/.test(text)) throw new ConfigError(key, `expected an integer, got "${raw}"`);
+      const n = BigInt(text);
+      const hi = spec.kind === 'int' ? BigInt(INT_MAX) : 9223372036854775807n;
+      if (n > hi || n < -hi - 1n) throw new ConfigError(key, `"${raw}" is out of range`);
+      if (spec.min !== undefined && n < BigInt(spec.min)) throw new ConfigError(key, `must be at least ${spec.min}, got ${raw}`);
+      if (spec.max !== undefined && n > BigInt(spec.max)) throw new ConfigError(key, `must be at most ${spec.max}, got ${raw}`);
+      return;
+    }
+    case 'enum':
+      if (!spec.values!.includes(text)) throw new ConfigError(key, `expected one of ${spec.values!.join(', ')}, got "${raw}"`);
+      return;
+    case 'string':
+      return;
+  }
+}
+
+/** A validated, immutable set of config values. */
+export class BrokerConfig {
+  private readonly values: Map<string, string>;
+  /** Keys given that we do not know (accepted and ignored, as Kafka warns and ignores them). */
+  readonly unknownKeys: readonly string[];
+
+  constructor(overrides: Readonly<Record<string, string | number | boolean>> = {}) {
+    this.values = new Map();
+    const unknown: string[] = [];
+    for (const [key, value] of Object.entries(overrides)) {
+      const text = String(value);
+      const spec = SPECS[key];
+      if (!spec) {
+        unknown.push(key);
+        continue;
+      }
+      checkValue(key, spec, text);
+      this.values.set(key, text.trim());
+    }
+    this.unknownKeys = unknown;
+    const minSession = this.int('group.min.session.timeout.ms');
+    const maxSession = this.int('group.max.session.timeout.ms');
+    if (maxSession < minSession) {
+      throw new ConfigError('group.max.session.timeout.ms', `must be at least group.min.session.timeout.ms (${minSession})`);
+    }
+    parseListener('listeners', this.string('listeners'));
+    if (this.string('advertised.listeners') !== '') parseListener('advertised.listeners', this.string('advertised.listeners'));
+  }
+
+  raw(key: ConfigKey): string {
+    return this.values.get(key) ?? SPECS[key]!.default;
+  }
+
+  int(key: ConfigKey): number {
+    return Number(this.raw(key));
+  }
+
+  long(key: ConfigKey): bigint {
+    return BigInt(this.raw(key));
+  }
+
+  bool(key: ConfigKey): boolean {
+    return this.raw(key) === 'true';
+  }
+
+  string(key: ConfigKey): string {
+    return this.raw(key);
+  }
+
+  /** Every known key with its effective value (for DescribeConfigs and logs). */
+  entries(): Array<[ConfigKey, string, boolean]> {
+    return (Object.keys(SPECS) as ConfigKey[]).map((k) => [k, this.raw(k), !this.values.has(k)]);
+  }
+}
+
+export interface Listener {
+  name: string;
+  host: string;
+  port: number;
+}
+
+/**
+ * Parses a Kafka listener list (`PLAINTEXT://host:port[,NAME://host:port]`); only the first
+ * entry is used. An empty host means all interfaces when binding.
+ */
+export function parseListener(key: string, text: string): Listener {
+  const first = text.split(',')[0]!.trim();
+  const m = /^([A-Za-z_][A-Za-z0-9_]*):\/\/(\[[^\]]*\]|[^:]*):(\d+)$/.exec(first);
+  if (!m) throw new ConfigError(key, `expected NAME://host:port, got "${text}"`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
+  return { name: m[1]!, host: m[2]!.replace(/^\[|\]$/g, ''), port };
+}
+
+/**
+ * Maps the official apache/kafka image's environment spelling to config keys:
+ * `KAFKA_OFFSETS_RETENTION_MINUTES` -> `offsets.retention.minutes` (`___` is `-`, `__` is `_`).
+ * Only known keys are taken, so unrelated `KAFKA_*` variables (KAFKA_HEAP_OPTS) do not warn.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('KAFKA_') || value === undefined) continue;
+    const key = name
+      .slice('KAFKA_'.length)
+      .toLowerCase()
+      .replace(/___/g, '\u0000')
+      .replace(/__/g, '\u0001')
+      .replace(/_/g, '.')
+      .replace(/\u0000/g, '-')
+      .replace(/\u0001/g, '_');
+    if (isKnownConfig(key)) out[key] = value;
+  }
+  return out;
+}

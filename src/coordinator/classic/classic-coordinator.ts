@@ -1,0 +1,266 @@
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../../config.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { JoinGroupRequest } from '../../protocol/messages/JoinGroupRequest.js';
+import type { JoinGroupResponse } from '../../protocol/messages/JoinGroupResponse.js';
+import type { SyncGroupRequest } from '../../protocol/messages/SyncGroupRequest.js';
+import type { SyncGroupResponse } from '../../protocol/messages/SyncGroupResponse.js';
+import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.js';
+import type { HeartbeatResponse } from '../../protocol/messages/HeartbeatResponse.js';
+import type { LeaveGroupRequest, MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
+import type { LeaveGroupResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import type { DescribedGroup } from '../../protocol/messages/DescribeGroupsResponse.js';
+import type { ListedGroup } from '../../protocol/messages/ListGroupsResponse.js';
+import type { DeletableGroupResult } from '../../protocol/messages/DeleteGroupsResponse.js';
+import type { GroupMetadataValue } from '../../records/schemas/GroupMetadataValue.js';
+import type { Time } from '../../util/time.js';
+import type { GroupLog } from '../group-log.js';
+import type { OffsetStore } from '../offsets/offset-store.js';
+import { ClassicGroup, errorJoin, errorSync, type ClassicGroupEnv } from './classic-group.js';
+import type { ClassicContext, ClassicSettings } from './context.js';
+import { ClassicGroupState } from './group-state.js';
+import { groupTombstoneRecord, membersFromValue, snapshotFromValue } from './group-metadata.js';
+import { KeyedTimers, groupTimersPrefix } from './keyed-timers.js';
+import { RecordWriter } from './record-writer.js';
+import { Rebalancer } from './rebalancer.js';
+import { joinClassicGroup } from './join-group.js';
+import { syncClassicGroup } from './sync-group.js';
+import { heartbeatClassicGroup } from './heartbeat.js';
+import { leaveClassicGroup } from './leave-group.js';
+import { deleteGroupError, describeGroup, listedGroup, matchesListFilters } from './admin.js';
+
+/** Kafka's `classicGroupNewMemberJoinTimeoutMs`: 5 minutes, fixed (not a broker config). */
+const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** The offsets the coordinator consults: which groups hold offsets, and deleting them with a group. */
+export type ClassicOffsets = Pick<OffsetStore, 'hasOffsets' | 'deleteGroupOffsets'> & { groupIds?(): Iterable<string> };
+
+export interface ClassicGroupCoordinatorOptions {
+  config: BrokerConfig;
+  log: Logger;
+  time: Time;
+  groupLog: Pick<GroupLog, 'append'>;
+  offsets: ClassicOffsets;
+}
+
+/** The parts of a request context the coordinator uses (a full `RequestContext` fits). */
+export interface ClassicRequestContext {
+  readonly apiVersion: number;
+  readonly clientId: string;
+  readonly clientHost: string;
+}
+
+/**
+ * The classic group coordinator (the classic-protocol half of Kafka's `GroupCoordinatorService`
+ * and `GroupMetadataManager`): JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups,
+ * ListGroups and DeleteGroups, plus what OffsetCommit/OffsetFetch need. This broker coordinates
+ * every group, so there is no NOT_COORDINATOR routing. Request-level checks that Kafka's service
+ * layer makes (group id, session timeout bounds) are made here; the group logic lives in the
+ * per-API modules next to this file.
+ */
+export class ClassicGroupCoordinator {
+  private readonly ctx: ClassicContext;
+  private readonly offsets: ClassicOffsets;
+
+  constructor(options: ClassicGroupCoordinatorOptions) {
+    const { config, log, time } = options;
+    const settings: ClassicSettings = {
+      initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),
+      minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
+      maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
+      maxSize: config.int('group.max.size'),
+      newMemberJoinTimeoutMs: NEW_MEMBER_JOIN_TIMEOUT_MS,
+    };
+    const groups = new Map<string, ClassicGroup>();
+    const timers = new KeyedTimers(time);
+    const writer = new RecordWriter(options.groupLog, log);
+    let rebalancer!: Rebalancer;
+    const groupEnv: ClassicGroupEnv = {
+      time,
+      log,
+      onMemberActivity: (group, member) => rebalancer.rescheduleHeartbeat(group, member),
+    };
+    this.ctx = {
+      settings,
+      time,
+      log,
+      groups,
+      timers,
+      writer,
+      groupEnv,
+      get rebalancer() {
+        return rebalancer;
+      },
+    };
+    rebalancer = new Rebalancer(this.ctx);
+    this.offsets = options.offsets;
+  }
+
+  // ---- group APIs -------------------------------------------------------------------------
+
+  /**
+   * JoinGroup (v0-9). INVALID_GROUP_ID for an empty group id; INVALID_SESSION_TIMEOUT outside
+   * `group.min.session.timeout.ms`..`group.max.session.timeout.ms`; then `joinClassicGroup`.
+   * v0 has no rebalance timeout, so the session timeout stands in (`JoinGroupRequest`).
+   */
+  async joinGroup(req: JoinGroupRequest, ctx: ClassicRequestContext): Promise<JoinGroupResponse> {
+    if (req.groupId === '') return errorJoin(ErrorCode.INVALID_GROUP_ID, req.memberId);
+    const { minSessionTimeoutMs, maxSessionTimeoutMs } = this.ctx.settings;
+    if (req.sessionTimeoutMs < minSessionTimeoutMs || req.sessionTimeoutMs > maxSessionTimeoutMs) {
+      return errorJoin(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId);
+    }
+    const request = ctx.apiVersion === 0 ? { ...req, rebalanceTimeoutMs: req.sessionTimeoutMs } : req;
+    this.group(req.groupId); // materialises an offsets-only group, as Kafka holds one after load
+    return joinClassicGroup(this.ctx, request, ctx);
+  }
+
+  /**
+   * SyncGroup (v0-5). INVALID_GROUP_ID for an empty group id; v5+ requests must name the protocol
+   * type and name (INCONSISTENT_GROUP_PROTOCOL, as `KafkaApis.handleSyncGroupRequest`); then
+   * `syncClassicGroup`.
+   */
+  async syncGroup(req: SyncGroupRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<SyncGroupResponse> {
+    if (req.groupId === '') return errorSync(ErrorCode.INVALID_GROUP_ID);
+    if (ctx.apiVersion >= 5 && (req.protocolType === null || req.protocolName === null)) {
+      return errorSync(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    }
+    return syncClassicGroup(this.ctx, req);
+  }
+
+  /** Heartbeat (v0-4): INVALID_GROUP_ID for an empty group id, then `heartbeatClassicGroup`. */
+  async heartbeat(req: HeartbeatRequest, ctx?: Pick<ClassicRequestContext, 'apiVersion'>): Promise<HeartbeatResponse> {
+    void ctx;
+    const errorCode = req.groupId === '' ? ErrorCode.INVALID_GROUP_ID : heartbeatClassicGroup(this.ctx, req);
+    return { throttleTimeMs: 0, errorCode };
+  }
+
+  /**
+   * LeaveGroup (v0-5). v0-2 carry one `memberId` and get its result as the top-level error
+   * (`LeaveGroupResponse` for old versions); v3+ carry `members` and get per-member errors.
+   * INVALID_GROUP_ID (top level) for an empty group id.
+   */
+  async leaveGroup(req: LeaveGroupRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<LeaveGroupResponse> {
+    const batched = ctx.apiVersion >= 3;
+    if (req.groupId === '') return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
+    const members: MemberIdentity[] = batched ? req.members : [{ memberId: req.memberId, groupInstanceId: null, reason: null }];
+    const result = await leaveClassicGroup(this.ctx, req.groupId, members);
+    if (batched) return { throttleTimeMs: 0, errorCode: result.errorCode, members: result.members };
+    const errorCode = result.errorCode !== ErrorCode.NONE ? result.errorCode : (result.members[0]?.errorCode ?? ErrorCode.NONE);
+    return { throttleTimeMs: 0, errorCode, members: [] };
+  }
+
+  /** DescribeGroups (v0-6), one entry per requested id in request order; see `describeGroup`. */
+  describeGroups(groupIds: readonly string[], version: number): DescribedGroup[] {
+    return groupIds.map((id) => describeGroup(id, this.group(id), version));
+  }
+
+  /** ListGroups (v0-5): every group (offsets-only groups included) passing the state and type filters. */
+  listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): ListedGroup[] {
+    for (const id of this.offsets.groupIds?.() ?? []) this.group(id);
+    return [...this.ctx.groups.values()].filter((g) => matchesListFilters(g, statesFilter, typesFilter)).map(listedGroup);
+  }
+
+  /**
+   * DeleteGroups (v0-2), as `GroupCoordinatorShard.deleteGroups`: GROUP_ID_NOT_FOUND for unknown or
+   * Dead groups, NON_EMPTY_GROUP for groups with members; otherwise every offset of the group and
+   * the group itself are tombstoned, and the result waits until that is durable.
+   */
+  async deleteGroups(groupIds: readonly string[]): Promise<DeletableGroupResult[]> {
+    const results: DeletableGroupResult[] = [];
+    const writes: Promise<void>[] = [];
+    const deleted: string[] = [];
+    for (const groupId of groupIds) {
+      const group = this.group(groupId);
+      const errorCode = deleteGroupError(group);
+      results.push({ groupId, errorCode });
+      if (errorCode !== ErrorCode.NONE || !group) continue;
+      writes.push(this.offsets.deleteGroupOffsets(groupId));
+      writes.push(this.ctx.writer.append([groupTombstoneRecord(groupId)]));
+      this.removeGroup(group);
+      deleted.push(groupId);
+    }
+    try {
+      await Promise.all(writes);
+    } catch (err) {
+      this.ctx.log.error({ err, groupIds: deleted }, 'failed to write group deletion');
+      for (const r of results) if (deleted.includes(r.groupId)) r.errorCode = ErrorCode.NOT_COORDINATOR;
+    }
+    if (deleted.length > 0) this.ctx.log.info({ groupIds: deleted }, 'classic groups deleted');
+    return results;
+  }
+
+  // ---- for OffsetCommit / OffsetFetch -----------------------------------------------------
+
+  /**
+   * The group, if known. A group that only has committed offsets (after a restart, nothing else
+   * records it) is materialised as a simple group, as Kafka creates one while replaying offsets.
+   */
+  group(groupId: string): ClassicGroup | undefined {
+    const group = this.ctx.groups.get(groupId);
+    if (group) return group;
+    return this.offsets.hasOffsets(groupId) ? this.getOrCreateSimpleGroup(groupId) : undefined;
+  }
+
+  /**
+   * The group, created if missing as a "simple" group (Empty, no protocol type, not persisted):
+   * what Kafka creates for standalone commits (generation -1) and when replaying offsets.
+   */
+  getOrCreateSimpleGroup(groupId: string): ClassicGroup {
+    let group = this.ctx.groups.get(groupId);
+    if (!group) {
+      group = new ClassicGroup(groupId, this.ctx.groupEnv);
+      this.ctx.groups.set(groupId, group);
+    }
+    return group;
+  }
+
+  /** Every group held, in creation order. */
+  allGroups(): ClassicGroup[] {
+    return [...this.ctx.groups.values()];
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------
+
+  /**
+   * Applies a GroupMetadata record read from the log at start (`GroupMetadataManager.replay` plus
+   * `onLoaded`): a group with members is Stable with the stored generation and assignments and
+   * every member's session timer starts now; without members it is Empty; a tombstone removes the
+   * group. A later record of the same group replaces the earlier one. A loaded group above
+   * `group.max.size` rebalances, as Kafka does on load.
+   */
+  replayGroupMetadata(groupId: string, value: GroupMetadataValue | null): void {
+    this.ctx.timers.cancelPrefix(groupTimersPrefix(groupId));
+    if (value === null) {
+      this.ctx.groups.delete(groupId);
+      return;
+    }
+    const group = new ClassicGroup(groupId, this.ctx.groupEnv, snapshotFromValue(value));
+    for (const member of membersFromValue(value)) group.add(member);
+    group.subscribedTopics = group.computeSubscribedTopics();
+    this.ctx.groups.set(groupId, group);
+    for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member);
+    if (group.numMembers > this.ctx.settings.maxSize) {
+      this.ctx.rebalancer.prepareRebalance(group, `loaded group is over capacity ${this.ctx.settings.maxSize}`);
+    }
+  }
+
+  /**
+   * Stops every timer and answers parked JoinGroup/SyncGroup requests with NOT_COORDINATOR, the
+   * answer Kafka gives them when it unloads a coordinator partition (`GroupMetadataManager.onUnloaded`),
+   * so connections can drain. Group states are left as they are: the process is stopping.
+   */
+  shutdown(): void {
+    this.ctx.timers.cancelAll();
+    for (const group of this.ctx.groups.values()) {
+      group.completeAllJoins(ErrorCode.NOT_COORDINATOR);
+      group.completeAllSyncs(ErrorCode.NOT_COORDINATOR);
+    }
+  }
+
+  /** Marks a deleted group Dead (references still held by parked work see it) and forgets it. */
+  private removeGroup(group: ClassicGroup): void {
+    group.transitionTo(ClassicGroupState.DEAD);
+    this.ctx.timers.cancelPrefix(groupTimersPrefix(group.groupId));
+    this.ctx.groups.delete(group.groupId);
+  }
+}

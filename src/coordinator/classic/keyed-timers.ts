@@ -1,0 +1,51 @@
+import type { Time, Timer } from '../../util/time.js';
+
+/**
+ * Timers addressed by name, as Kafka's `CoordinatorTimer` keys them (one heartbeat timer per
+ * member, one join and one sync timer per group): scheduling a key replaces its previous timer, so rescheduling
+ * a session is one call and a stale timer can never fire next to its replacement.
+ */
+export class KeyedTimers {
+  private readonly timers = new Map<string, Timer>();
+
+  constructor(private readonly time: Time) {}
+
+  schedule(key: string, delayMs: number, fn: () => void): void {
+    this.cancel(key);
+    const timer = this.time.schedule(delayMs, () => {
+      // Only forget the key if it still maps to this timer (fn may have rescheduled it).
+      if (this.timers.get(key) === timer) this.timers.delete(key);
+      fn();
+    });
+    this.timers.set(key, timer);
+  }
+
+  cancel(key: string): void {
+    const timer = this.timers.get(key);
+    if (timer) {
+      timer.cancel();
+      this.timers.delete(key);
+    }
+  }
+
+  has(key: string): boolean {
+    return this.timers.has(key);
+  }
+
+  /** Cancels every timer whose key starts with `prefix`. */
+  cancelPrefix(prefix: string): void {
+    for (const key of [...this.timers.keys()]) if (key.startsWith(prefix)) this.cancel(key);
+  }
+
+  cancelAll(): void {
+    for (const timer of this.timers.values()) timer.cancel();
+    this.timers.clear();
+  }
+}
+
+// Keys start with the group id and a NUL separator (never part of a group id sent by clients in
+// practice), so `cancelPrefix(groupTimersPrefix(id))` drops exactly one group's timers.
+export const groupTimersPrefix = (groupId: string): string => `${groupId}\u0000`;
+export const heartbeatKey = (groupId: string, memberId: string): string => `${groupId}\u0000heartbeat\u0000${memberId}`;
+export const joinKey = (groupId: string): string => `${groupId}\u0000join`;
+export const syncKey = (groupId: string): string => `${groupId}\u0000sync`;

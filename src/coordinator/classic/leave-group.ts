@@ -1,0 +1,79 @@
+import { ErrorCode } from '../../protocol/errors.js';
+import type { MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
+import type { MemberResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import { errorJoin, type ClassicGroup } from './classic-group.js';
+import type { ClassicContext } from './context.js';
+import { ClassicGroupState } from './group-state.js';
+
+/** The coordinator's LeaveGroup answer before version shaping: a group error or per-member results. */
+export interface LeaveGroupResult {
+  errorCode: number;
+  members: MemberResponse[];
+}
+
+/**
+ * LeaveGroup for a classic group (Kafka's `classicGroupLeaveToClassicGroup`), for the batch form
+ * (v3+; v0-2 requests are one member without an instance id). Per member: member id "" with an
+ * instance id removes that static member (unknown instance -> UNKNOWN_MEMBER_ID); a pending
+ * member is dropped; otherwise FENCED_INSTANCE_ID / UNKNOWN_MEMBER_ID from member validation.
+ * An unknown group answers UNKNOWN_MEMBER_ID for every member; a Dead group
+ * COORDINATOR_NOT_AVAILABLE at the top level. When anyone left, a Stable or CompletingRebalance
+ * group rebalances and a PreparingRebalance group may complete its join phase.
+ */
+export async function leaveClassicGroup(ctx: ClassicContext, groupId: string, members: readonly MemberIdentity[]): Promise<LeaveGroupResult> {
+  const group = ctx.groups.get(groupId);
+  const answer = (m: MemberIdentity, errorCode: number): MemberResponse => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode });
+  if (!group) return { errorCode: ErrorCode.NONE, members: members.map((m) => answer(m, ErrorCode.UNKNOWN_MEMBER_ID)) };
+  if (group.isInState(ClassicGroupState.DEAD)) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+
+  const responses: MemberResponse[] = [];
+  const left: string[] = [];
+  for (const m of members) {
+    const reason = m.reason ?? 'not provided';
+    if (m.memberId === '') {
+      // Administrative removal by group instance id (kafka-consumer-groups --delete-members style).
+      const staticMemberId = m.groupInstanceId === null ? undefined : group.staticMemberId(m.groupInstanceId);
+      if (staticMemberId === undefined) {
+        responses.push(answer(m, ErrorCode.UNKNOWN_MEMBER_ID));
+        continue;
+      }
+      removeCurrentMember(ctx, group, staticMemberId, reason);
+    } else if (group.isPendingMember(m.memberId)) {
+      group.remove(m.memberId);
+      ctx.rebalancer.cancelHeartbeat(group, m.memberId);
+      ctx.log.info({ groupId, memberId: m.memberId, reason }, 'pending classic group member left');
+    } else {
+      const error = group.validateMember(m.memberId, m.groupInstanceId);
+      if (error !== ErrorCode.NONE) {
+        responses.push(answer(m, error));
+        continue;
+      }
+      removeCurrentMember(ctx, group, m.memberId, reason);
+    }
+    responses.push(answer(m, ErrorCode.NONE));
+    left.push(m.memberId);
+  }
+
+  if (left.length > 0) {
+    const why = `explicit LeaveGroup request for (${left.join(', ')}) members`;
+    if (group.isInState(ClassicGroupState.STABLE) || group.isInState(ClassicGroupState.COMPLETING_REBALANCE)) {
+      ctx.rebalancer.maybePrepareRebalanceOrCompleteJoin(group, why);
+    } else if (group.isInState(ClassicGroupState.PREPARING_REBALANCE)) {
+      ctx.rebalancer.maybeCompleteJoinPhase(group);
+    }
+  }
+  await ctx.writer.flush();
+  return { errorCode: ErrorCode.NONE, members: responses };
+}
+
+/**
+ * `removeCurrentMemberFromClassicGroup`: its parked JoinGroup (if any) gets UNKNOWN_MEMBER_ID
+ * before removal, so a client still alive starts over.
+ */
+function removeCurrentMember(ctx: ClassicContext, group: ClassicGroup, memberId: string, reason: string): void {
+  const member = group.member(memberId)!;
+  ctx.rebalancer.cancelHeartbeat(group, memberId);
+  ctx.log.info({ groupId: group.groupId, memberId, reason }, 'classic group member left');
+  group.completeJoin(member, errorJoin(ErrorCode.UNKNOWN_MEMBER_ID));
+  group.remove(memberId);
+}

@@ -1,0 +1,13 @@
+/**
+ * CRC-32C (Castagnoli), the checksum of RecordBatch v2 (Kafka's `Crc32C`), computed by
+ * the native `@node-rs/crc32` binding. Results are unsigned 32-bit numbers.
+ */
+import { crc32c as nativeCrc32c } from '@node-rs/crc32';
+
+/**
+ * CRC-32C of `data`, continuing from `initial` (the result of a previous call over the bytes
+ * before `data`; 0 to start). Returns an unsigned int in [0, 2^32).
+ */
+export function crc32c(data: Uint8Array, initial = 0): number {
+  return nativeCrc32c(data, initial) >>> 0;
+}

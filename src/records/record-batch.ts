@@ -1,0 +1,270 @@
+/**
+ * RecordBatch v2 (magic 2): header access, validation, base-offset restamping, and the
+ * encoding/decoding of uncompressed records. Follows Kafka's `DefaultRecordBatch` and
+ * `DefaultRecord` (`clients/.../common/record/`).
+ *
+ * Batch layout (byte offset: field):
+ *   0 baseOffset int64 | 8 batchLength int32 (= total size - 12) | 12 partitionLeaderEpoch int32
+ *   16 magic int8 (2) | 17 crc uint32 (CRC-32C of bytes 21..end) | 21 attributes int16
+ *   23 lastOffsetDelta int32 | 27 baseTimestamp int64 | 35 maxTimestamp int64
+ *   43 producerId int64 | 51 producerEpoch int16 | 53 baseSequence int32 | 57 recordCount int32
+ *   61 records
+ * baseOffset and partitionLeaderEpoch lie outside the CRC, so a log can restamp them in place.
+ */
+import { gunzipSync } from 'node:zlib';
+import { crc32c } from './crc32c.js';
+import {
+  readRecords,
+  writeRecords,
+  encodedRecordsSize,
+  recordTimestamps,
+  CorruptRecordError,
+  type RecordInput,
+  type DecodedRecord,
+} from './record-codec.js';
+
+export { CorruptRecordError } from './record-codec.js';
+export type { RecordInput, RecordHeader, DecodedRecord } from './record-codec.js';
+
+/** Bytes before `batchLength`'s payload: baseOffset (8) + batchLength (4). Kafka's `LOG_OVERHEAD`. */
+export const LOG_OVERHEAD = 12;
+/** Size of the fixed v2 header; the first record starts here. Kafka's `RECORD_BATCH_OVERHEAD`. */
+export const RECORD_BATCH_OVERHEAD = 61;
+export const MAGIC_V2 = 2;
+
+export const BASE_OFFSET_OFFSET = 0;
+export const BATCH_LENGTH_OFFSET = 8;
+export const PARTITION_LEADER_EPOCH_OFFSET = 12;
+export const MAGIC_OFFSET = 16;
+export const CRC_OFFSET = 17;
+export const ATTRIBUTES_OFFSET = 21;
+export const LAST_OFFSET_DELTA_OFFSET = 23;
+export const BASE_TIMESTAMP_OFFSET = 27;
+export const MAX_TIMESTAMP_OFFSET = 35;
+export const PRODUCER_ID_OFFSET = 43;
+export const PRODUCER_EPOCH_OFFSET = 51;
+export const BASE_SEQUENCE_OFFSET = 53;
+export const RECORD_COUNT_OFFSET = 57;
+
+/** Attribute bits (Kafka's `DefaultRecordBatch` masks). */
+export const COMPRESSION_CODEC_MASK = 0x07;
+export const TIMESTAMP_TYPE_MASK = 0x08;
+export const TRANSACTIONAL_FLAG_MASK = 0x10;
+export const CONTROL_FLAG_MASK = 0x20;
+export const DELETE_HORIZON_FLAG_MASK = 0x40;
+
+/** Compression codecs by attribute value (Kafka's `CompressionType` ids). */
+export const CompressionCodec = { NONE: 0, GZIP: 1, SNAPPY: 2, LZ4: 3, ZSTD: 4 } as const;
+
+/** Every field of a v2 batch header. int64 fields are bigint; `crc` is unsigned. */
+export interface RecordBatchHeader {
+  baseOffset: bigint;
+  /** Size of the batch minus LOG_OVERHEAD (12) bytes. */
+  batchLength: number;
+  partitionLeaderEpoch: number;
+  magic: number;
+  crc: number;
+  attributes: number;
+  lastOffsetDelta: number;
+  /** Milliseconds since the epoch (CreateTime or LogAppendTime, see attributes bit 3). */
+  baseTimestamp: bigint;
+  maxTimestamp: bigint;
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  recordCount: number;
+}
+
+/**
+ * Reads the fixed header of the batch starting at `offset`. Does not check magic or CRC
+ * (see validateBatch); throws RangeError if fewer than 61 bytes remain.
+ */
+export function readBatchHeader(buf: Buffer, offset = 0): RecordBatchHeader {
+  if (offset + RECORD_BATCH_OVERHEAD > buf.length) {
+    throw new RangeError(`record batch header needs ${RECORD_BATCH_OVERHEAD} bytes at ${offset}, have ${buf.length - offset}`);
+  }
+  return {
+    baseOffset: buf.readBigInt64BE(offset + BASE_OFFSET_OFFSET),
+    batchLength: buf.readInt32BE(offset + BATCH_LENGTH_OFFSET),
+    partitionLeaderEpoch: buf.readInt32BE(offset + PARTITION_LEADER_EPOCH_OFFSET),
+    magic: buf.readInt8(offset + MAGIC_OFFSET),
+    crc: buf.readUInt32BE(offset + CRC_OFFSET),
+    attributes: buf.readInt16BE(offset + ATTRIBUTES_OFFSET),
+    lastOffsetDelta: buf.readInt32BE(offset + LAST_OFFSET_DELTA_OFFSET),
+    baseTimestamp: buf.readBigInt64BE(offset + BASE_TIMESTAMP_OFFSET),
+    maxTimestamp: buf.readBigInt64BE(offset + MAX_TIMESTAMP_OFFSET),
+    producerId: buf.readBigInt64BE(offset + PRODUCER_ID_OFFSET),
+    producerEpoch: buf.readInt16BE(offset + PRODUCER_EPOCH_OFFSET),
+    baseSequence: buf.readInt32BE(offset + BASE_SEQUENCE_OFFSET),
+    recordCount: buf.readInt32BE(offset + RECORD_COUNT_OFFSET),
+  };
+}
+
+/** Why a batch was refused by validateBatch. */
+export type BatchProblem = 'truncated' | 'invalid-length' | 'invalid-magic' | 'crc-mismatch';
+
+export type BatchValidation =
+  | { ok: true; /** Total bytes of the batch (batchLength + 12). */ size: number }
+  | { ok: false; problem: BatchProblem; message: string };
+
+/**
+ * Checks the batch starting at `offset` (and ending at or before `end`): enough bytes for
+ * its declared size, a batchLength covering at least the v2 header, magic 2, and the
+ * CRC-32C over bytes 21..end of the batch. As Kafka's `DefaultRecordBatch.ensureValid`.
+ */
+export function validateBatch(buf: Buffer, offset = 0, end = buf.length): BatchValidation {
+  const available = end - offset;
+  if (available < LOG_OVERHEAD) {
+    return { ok: false, problem: 'truncated', message: `only ${available} bytes left, a batch needs at least ${RECORD_BATCH_OVERHEAD}` };
+  }
+  const batchLength = buf.readInt32BE(offset + BATCH_LENGTH_OFFSET);
+  if (batchLength < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) {
+    return { ok: false, problem: 'invalid-length', message: `batch length ${batchLength} is smaller than the v2 header` };
+  }
+  const size = batchLength + LOG_OVERHEAD;
+  if (available < RECORD_BATCH_OVERHEAD || size > available) {
+    return { ok: false, problem: 'truncated', message: `batch of ${size} bytes but only ${available} bytes left` };
+  }
+  const magic = buf.readInt8(offset + MAGIC_OFFSET);
+  if (magic !== MAGIC_V2) {
+    return { ok: false, problem: 'invalid-magic', message: `magic ${magic}, expected ${MAGIC_V2}` };
+  }
+  const stored = buf.readUInt32BE(offset + CRC_OFFSET);
+  const computed = crc32c(buf.subarray(offset + ATTRIBUTES_OFFSET, offset + size));
+  if (stored !== computed) {
+    return { ok: false, problem: 'crc-mismatch', message: `stored CRC ${hex(stored)} but computed ${hex(computed)}` };
+  }
+  return { ok: true, size };
+}
+
+function hex(n: number): string {
+  return `0x${n.toString(16).padStart(8, '0')}`;
+}
+
+/** Total size in bytes of the batch at `offset` (batchLength + 12), without validation. */
+export function batchSize(buf: Buffer, offset = 0): number {
+  return buf.readInt32BE(offset + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+}
+
+/** The batch's base offset. */
+export function batchBaseOffset(buf: Buffer, offset = 0): bigint {
+  return buf.readBigInt64BE(offset + BASE_OFFSET_OFFSET);
+}
+
+/** The offset of the batch's last record: baseOffset + lastOffsetDelta. */
+export function batchLastOffset(buf: Buffer, offset = 0): bigint {
+  return buf.readBigInt64BE(offset + BASE_OFFSET_OFFSET) + BigInt(buf.readInt32BE(offset + LAST_OFFSET_DELTA_OFFSET));
+}
+
+/** Overwrites the base offset in place (outside the CRC, so the batch stays valid). */
+export function restampBaseOffset(buf: Buffer, baseOffset: bigint, offset = 0): void {
+  buf.writeBigInt64BE(baseOffset, offset + BASE_OFFSET_OFFSET);
+}
+
+/** Overwrites the partition leader epoch in place (outside the CRC). */
+export function setPartitionLeaderEpoch(buf: Buffer, epoch: number, offset = 0): void {
+  buf.writeInt32BE(epoch, offset + PARTITION_LEADER_EPOCH_OFFSET);
+}
+
+/** The compression codec id of an attributes value (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd). */
+export function compressionCodec(attributes: number): number {
+  return attributes & COMPRESSION_CODEC_MASK;
+}
+
+export interface EncodeBatchOptions {
+  baseOffset: bigint;
+  /** Timestamp (ms) of every record that does not carry its own; the batch's base timestamp. */
+  timestamp: bigint;
+  records: readonly RecordInput[];
+  producerId?: bigint;
+  producerEpoch?: number;
+  baseSequence?: number;
+  /** Batch attributes without compression bits (timestamp type, transactional, control). */
+  attributes?: number;
+  partitionLeaderEpoch?: number;
+}
+
+/**
+ * Encodes an uncompressed v2 batch (as Kafka's `MemoryRecordsBuilder` with
+ * `CompressionType.NONE`): offset deltas 0..n-1, timestamp deltas against `timestamp`,
+ * maxTimestamp the largest record timestamp, CRC-32C filled in. Throws RangeError for an
+ * empty record list or compression bits in `attributes`.
+ */
+export function encodeRecordBatch(options: EncodeBatchOptions): Buffer {
+  const { baseOffset, timestamp, records } = options;
+  const attributes = options.attributes ?? 0;
+  if (records.length === 0) throw new RangeError('a record batch needs at least one record');
+  if ((attributes & COMPRESSION_CODEC_MASK) !== 0) throw new RangeError('encodeRecordBatch writes uncompressed batches only');
+  let maxTimestamp = timestamp;
+  for (const r of records) if (r.timestamp !== undefined && r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
+  const recordsSize = encodedRecordsSize(records, timestamp);
+  const size = RECORD_BATCH_OVERHEAD + recordsSize;
+  const buf = Buffer.allocUnsafe(size);
+  buf.writeBigInt64BE(baseOffset, BASE_OFFSET_OFFSET);
+  buf.writeInt32BE(size - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
+  buf.writeInt32BE(options.partitionLeaderEpoch ?? -1, PARTITION_LEADER_EPOCH_OFFSET);
+  buf.writeInt8(MAGIC_V2, MAGIC_OFFSET);
+  buf.writeInt16BE(attributes, ATTRIBUTES_OFFSET);
+  buf.writeInt32BE(records.length - 1, LAST_OFFSET_DELTA_OFFSET);
+  buf.writeBigInt64BE(timestamp, BASE_TIMESTAMP_OFFSET);
+  buf.writeBigInt64BE(maxTimestamp, MAX_TIMESTAMP_OFFSET);
+  buf.writeBigInt64BE(options.producerId ?? -1n, PRODUCER_ID_OFFSET);
+  buf.writeInt16BE(options.producerEpoch ?? -1, PRODUCER_EPOCH_OFFSET);
+  buf.writeInt32BE(options.baseSequence ?? -1, BASE_SEQUENCE_OFFSET);
+  buf.writeInt32BE(records.length, RECORD_COUNT_OFFSET);
+  const end = writeRecords(buf, RECORD_BATCH_OVERHEAD, records, timestamp);
+  if (end !== size) throw new Error(`record batch encoder wrote ${end} bytes, expected ${size}`);
+  buf.writeUInt32BE(crc32c(buf.subarray(ATTRIBUTES_OFFSET)), CRC_OFFSET);
+  return buf;
+}
+
+/**
+ * Decodes the records of an uncompressed v2 batch (the first batch in `batch`). Keys,
+ * values and header values are views into `batch`, not copies. Offsets are absolute
+ * (baseOffset + offsetDelta); timestamps are absolute, and for a LogAppendTime batch
+ * every record gets the batch's maxTimestamp. Throws CorruptRecordError for a
+ * compressed batch or records that do not parse.
+ */
+export function decodeRecords(batch: Buffer): DecodedRecord[] {
+  const header = readBatchHeader(batch);
+  const codec = compressionCodec(header.attributes);
+  if (codec !== CompressionCodec.NONE) {
+    throw new CorruptRecordError(`decodeRecords reads uncompressed batches only; this batch uses compression codec ${codec}`);
+  }
+  const end = header.batchLength + LOG_OVERHEAD;
+  if (end > batch.length) throw new CorruptRecordError(`batch of ${end} bytes is cut short at ${batch.length}`);
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? header.maxTimestamp : null;
+  try {
+    return readRecords(batch, RECORD_BATCH_OVERHEAD, end, header.recordCount, header.baseOffset, header.baseTimestamp, logAppendTime);
+  } catch (err) {
+    if (err instanceof CorruptRecordError) throw err;
+    throw new CorruptRecordError(`records of batch at offset ${header.baseOffset} do not parse: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Offset and timestamp (ms) of every record of the batch, in order, without decoding keys
+ * and values. Handles uncompressed and gzip batches (node:zlib); returns null for snappy,
+ * lz4 and zstd batches, whose records this server does not decompress.
+ */
+export function recordOffsetsAndTimestamps(batch: Buffer): Array<{ offset: bigint; timestamp: bigint }> | null {
+  const header = readBatchHeader(batch);
+  const end = header.batchLength + LOG_OVERHEAD;
+  let body: Buffer;
+  switch (compressionCodec(header.attributes)) {
+    case CompressionCodec.NONE:
+      body = batch.subarray(RECORD_BATCH_OVERHEAD, end);
+      break;
+    case CompressionCodec.GZIP:
+      body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end));
+      break;
+    default:
+      return null;
+  }
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
+  const out: Array<{ offset: bigint; timestamp: bigint }> = [];
+  for (const r of recordTimestamps(body, 0, body.length, header.recordCount, header.baseOffset, header.baseTimestamp)) {
+    out.push(logAppendTime ? { offset: r.offset, timestamp: header.maxTimestamp } : r);
+  }
+  return out;
+}

@@ -1,0 +1,272 @@
+/**
+ * Records inside an uncompressed RecordBatch v2, as Kafka's `DefaultRecord`:
+ *   length varint | attributes int8 | timestampDelta varlong | offsetDelta varint
+ *   keyLength varint (-1 = null) | key | valueLength varint (-1 = null, a tombstone) | value
+ *   headerCount varint | per header: keyLength varint, key (UTF-8), valueLength varint, value
+ * All varints here are zig-zag (Kafka's `ByteUtils.writeVarint`), unlike the protocol's
+ * unsigned ones. Encoding works on numbers for speed; timestamps deltas fall back to bigint
+ * only when they do not fit in a safe integer.
+ */
+
+/** Thrown for record bytes that cannot be what they claim (bad varints, lengths, counts). */
+export class CorruptRecordError extends Error {}
+
+export interface RecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+/** A record to encode. `timestamp` (ms) defaults to the batch timestamp. */
+export interface RecordInput {
+  key: Buffer | null;
+  value: Buffer | null;
+  headers?: readonly RecordHeader[];
+  timestamp?: bigint;
+}
+
+/** A decoded record: absolute offset and timestamp (ms); buffers are views into the batch. */
+export interface DecodedRecord {
+  offset: bigint;
+  timestamp: bigint;
+  attributes: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Bytes of the unsigned varint `u` (u >= 0, a safe integer). */
+function uvarintSize(u: number): number {
+  let n = 1;
+  while (u >= 0x80) {
+    u = Math.floor(u / 128);
+    n++;
+  }
+  return n;
+}
+
+/** Zig-zag of a safe integer, as a non-negative safe integer (for |v| < 2^52). */
+function zigzag(v: number): number {
+  return v >= 0 ? v * 2 : -v * 2 - 1;
+}
+
+function varintSize(v: number): number {
+  return uvarintSize(zigzag(v));
+}
+
+function writeUvarint(buf: Buffer, at: number, u: number): number {
+  while (u >= 0x80) {
+    buf[at++] = (u % 128) | 0x80;
+    u = Math.floor(u / 128);
+  }
+  buf[at++] = u;
+  return at;
+}
+
+function writeVarint(buf: Buffer, at: number, v: number): number {
+  return writeUvarint(buf, at, zigzag(v));
+}
+
+function bigZigzag(v: bigint): bigint {
+  return BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
+}
+
+function varlongSize(v: bigint): number {
+  if (v > -MAX_SAFE / 2n && v < MAX_SAFE / 2n) return varintSize(Number(v));
+  let u = bigZigzag(v);
+  let n = 1;
+  while (u >= 0x80n) {
+    u >>= 7n;
+    n++;
+  }
+  return n;
+}
+
+function writeVarlong(buf: Buffer, at: number, v: bigint): number {
+  if (v > -MAX_SAFE / 2n && v < MAX_SAFE / 2n) return writeVarint(buf, at, Number(v));
+  let u = bigZigzag(v);
+  while (u >= 0x80n) {
+    buf[at++] = Number(u & 0x7fn) | 0x80;
+    u >>= 7n;
+  }
+  buf[at++] = Number(u);
+  return at;
+}
+
+function bytesFieldSize(b: Buffer | null): number {
+  return b === null ? 1 : varintSize(b.length) + b.length;
+}
+
+/** Size of one record's body (everything after its length varint). */
+function recordBodySize(r: RecordInput, offsetDelta: number, timestampDelta: bigint): number {
+  let size = 1 + varlongSize(timestampDelta) + varintSize(offsetDelta) + bytesFieldSize(r.key) + bytesFieldSize(r.value);
+  const headers = r.headers ?? [];
+  size += varintSize(headers.length);
+  for (const h of headers) {
+    const keyLen = Buffer.byteLength(h.key, 'utf8');
+    size += varintSize(keyLen) + keyLen + bytesFieldSize(h.value);
+  }
+  return size;
+}
+
+/** Bytes `records` take when encoded against `baseTimestamp`. */
+export function encodedRecordsSize(records: readonly RecordInput[], baseTimestamp: bigint): number {
+  let total = 0;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const body = recordBodySize(r, i, (r.timestamp ?? baseTimestamp) - baseTimestamp);
+    total += varintSize(body) + body;
+  }
+  return total;
+}
+
+function writeBytesField(buf: Buffer, at: number, b: Buffer | null): number {
+  if (b === null) return writeVarint(buf, at, -1);
+  at = writeVarint(buf, at, b.length);
+  b.copy(buf, at);
+  return at + b.length;
+}
+
+/** Writes `records` at `at`; returns the position after the last record. */
+export function writeRecords(buf: Buffer, at: number, records: readonly RecordInput[], baseTimestamp: bigint): number {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const timestampDelta = (r.timestamp ?? baseTimestamp) - baseTimestamp;
+    at = writeVarint(buf, at, recordBodySize(r, i, timestampDelta));
+    buf[at++] = 0; // record attributes: unused
+    at = writeVarlong(buf, at, timestampDelta);
+    at = writeVarint(buf, at, i);
+    at = writeBytesField(buf, at, r.key);
+    at = writeBytesField(buf, at, r.value);
+    const headers = r.headers ?? [];
+    at = writeVarint(buf, at, headers.length);
+    for (const h of headers) {
+      at = writeVarint(buf, at, Buffer.byteLength(h.key, 'utf8'));
+      at += buf.write(h.key, at, 'utf8');
+      at = writeBytesField(buf, at, h.value);
+    }
+  }
+  return at;
+}
+
+/** Sequential reader of zig-zag varints over [pos, end). */
+class RecordCursor {
+  constructor(readonly buf: Buffer, public pos: number, readonly end: number) {}
+
+  byte(): number {
+    if (this.pos >= this.end) throw new CorruptRecordError(`record runs past the batch end at ${this.end}`);
+    return this.buf[this.pos++]!;
+  }
+
+  varint(): number {
+    let u = 0;
+    let mul = 1;
+    for (let i = 0; ; i++) {
+      const b = this.byte();
+      u += (b & 0x7f) * mul;
+      if ((b & 0x80) === 0) break;
+      if (i === 4) throw new CorruptRecordError('varint is longer than 5 bytes');
+      mul *= 128;
+    }
+    if (u > 0xffffffff) throw new CorruptRecordError('varint overflows 32 bits');
+    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  }
+
+  varlong(): bigint {
+    let u = 0n;
+    let shift = 0n;
+    for (;;) {
+      const b = this.byte();
+      u |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7n;
+      if (shift > 63n) throw new CorruptRecordError('varlong is longer than 10 bytes');
+    }
+    return (u >> 1n) ^ -(u & 1n);
+  }
+
+  /** A nullable length-prefixed field, as a view. */
+  bytes(): Buffer | null {
+    const n = this.varint();
+    if (n < 0) return null;
+    if (this.pos + n > this.end) throw new CorruptRecordError(`field of ${n} bytes runs past the record end`);
+    const out = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+}
+
+/**
+ * Reads `count` records from [start, end). `logAppendTime`, when not null, replaces every
+ * record's timestamp (a LogAppendTime batch). Throws CorruptRecordError on bad bytes, a
+ * record whose length disagrees with its fields, or a count that disagrees with the bytes.
+ */
+export function readRecords(
+  buf: Buffer,
+  start: number,
+  end: number,
+  count: number,
+  baseOffset: bigint,
+  baseTimestamp: bigint,
+  logAppendTime: bigint | null,
+): DecodedRecord[] {
+  if (count < 0) throw new CorruptRecordError(`negative record count ${count}`);
+  const out: DecodedRecord[] = new Array(count);
+  const cur = new RecordCursor(buf, start, end);
+  for (let i = 0; i < count; i++) {
+    const length = cur.varint();
+    const recordEnd = cur.pos + length;
+    if (length < 0 || recordEnd > end) throw new CorruptRecordError(`record ${i} declares ${length} bytes past the batch end`);
+    const rc = new RecordCursor(buf, cur.pos, recordEnd);
+    const attributes = rc.byte();
+    const timestampDelta = rc.varlong();
+    const offsetDelta = rc.varint();
+    const key = rc.bytes();
+    const value = rc.bytes();
+    const headerCount = rc.varint();
+    if (headerCount < 0) throw new CorruptRecordError(`record ${i} has ${headerCount} headers`);
+    const headers: RecordHeader[] = [];
+    for (let h = 0; h < headerCount; h++) {
+      const hk = rc.bytes();
+      if (hk === null) throw new CorruptRecordError(`record ${i} has a header with a null key`);
+      headers.push({ key: hk.toString('utf8'), value: rc.bytes() });
+    }
+    if (rc.pos !== recordEnd) throw new CorruptRecordError(`record ${i} declares ${length} bytes but its fields use ${rc.pos - cur.pos}`);
+    cur.pos = recordEnd;
+    out[i] = {
+      offset: baseOffset + BigInt(offsetDelta),
+      timestamp: logAppendTime ?? baseTimestamp + timestampDelta,
+      attributes,
+      key,
+      value,
+      headers,
+    };
+  }
+  if (cur.pos !== end) throw new CorruptRecordError(`${end - cur.pos} bytes follow the last of ${count} records`);
+  return out;
+}
+
+/**
+ * Offsets and timestamps (ms) of the records in [start, end), skipping keys, values and
+ * headers; used for timestamp lookups without materialising records.
+ */
+export function* recordTimestamps(
+  buf: Buffer,
+  start: number,
+  end: number,
+  count: number,
+  baseOffset: bigint,
+  baseTimestamp: bigint,
+): Generator<{ offset: bigint; timestamp: bigint }> {
+  const cur = new RecordCursor(buf, start, end);
+  for (let i = 0; i < count && cur.pos < end; i++) {
+    const length = cur.varint();
+    const next = cur.pos + length;
+    cur.byte();
+    const timestampDelta = cur.varlong();
+    const offsetDelta = cur.varint();
+    yield { offset: baseOffset + BigInt(offsetDelta), timestamp: baseTimestamp + timestampDelta };
+    cur.pos = next;
+  }
+}

@@ -1,0 +1,133 @@
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { Broker } from '../broker.js';
+import { NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { FrameReader } from './frame-reader.js';
+import { decodeRequest, encodeApiVersionsFallback, encodeResponse } from './request-codec.js';
+import { errorName } from '../protocol/errors.js';
+
+let nextConnectionId = 0;
+
+/**
+ * One client connection. Requests are handled one at a time in arrival order, as Kafka mutes
+ * a channel while its request is in flight, so responses leave in request order. A malformed
+ * frame, an unknown API key or an unsupported version closes this connection with one warn
+ * line; other connections are unaffected.
+ */
+export class Connection {
+  readonly id: string;
+  private readonly frames: FrameReader;
+  private readonly log: Logger;
+  private readonly clientHost: string;
+  private busy = false;
+  private closed = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly broker: Broker,
+    private readonly handlers: ReadonlyMap<number, ApiDefinition>,
+    private readonly onClose: (c: Connection) => void,
+  ) {
+    this.id = `c${++nextConnectionId}`;
+    this.clientHost = `/${socket.remoteAddress ?? 'unknown'}`;
+    this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}` });
+    this.frames = new FrameReader(broker.config.int('socket.request.max.bytes'));
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => {
+      this.frames.push(chunk);
+      this.pump();
+    });
+    socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
+    socket.on('close', () => {
+      this.closed = true;
+      this.log.info('connection closed');
+      this.onClose(this);
+    });
+    this.log.info('connection opened');
+  }
+
+  /** Closes the connection (server shutdown). */
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private pump(): void {
+    while (!this.busy && !this.closed) {
+      let frame: Buffer | null;
+      try {
+        frame = this.frames.next();
+      } catch (err) {
+        this.refuse(null, (err as Error).message);
+        return;
+      }
+      if (frame === null) return;
+      const done = this.handleFrame(frame);
+      if (done) {
+        this.busy = true;
+        done.then(
+          () => {
+            this.busy = false;
+            this.pump();
+          },
+          (err: unknown) => {
+            this.log.error({ err }, 'request handler failed; closing the connection');
+            this.socket.destroy();
+          },
+        );
+      }
+    }
+  }
+
+  /** Handles one frame; returns a promise while the response is pending, or null if done synchronously. */
+  private handleFrame(frame: Buffer): Promise<void> | null {
+    let decoded;
+    try {
+      decoded = decodeRequest(frame, this.handlers);
+    } catch (err) {
+      this.refuse(null, `malformed request: ${(err as Error).message}`);
+      return null;
+    }
+    if (decoded.kind === 'refused') {
+      this.refuse(decoded.header, decoded.reason);
+      return null;
+    }
+    const { header } = decoded;
+    if (decoded.kind === 'api-versions-too-new') {
+      this.log.debug({ api: 'ApiVersions', version: header.apiVersion, clientId: header.clientId }, 'too-new ApiVersions: answering UNSUPPORTED_VERSION');
+      this.socket.write(encodeApiVersionsFallback(header, this.handlers.get(18)!));
+      return null;
+    }
+    const ctx: RequestContext = {
+      apiKey: header.apiKey,
+      apiVersion: header.apiVersion,
+      correlationId: header.correlationId,
+      clientId: header.clientId,
+      clientHost: this.clientHost,
+      connectionId: this.id,
+      broker: this.broker,
+      log: this.log,
+    };
+    const result = decoded.api.handle(decoded.body, ctx);
+    const send = (response: unknown): void => {
+      if (response === NO_RESPONSE || this.closed) return;
+      if (this.log.isLevelEnabled('debug')) {
+        this.log.debug({ api: decoded.api.name, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
+      }
+      this.socket.write(encodeResponse(header, response));
+    };
+    if (result instanceof Promise) return result.then(send);
+    send(result);
+    return null;
+  }
+
+  private refuse(header: { apiKey: number; apiVersion: number; clientId: string } | null, reason: string): void {
+    this.log.warn({ apiKey: header?.apiKey, apiVersion: header?.apiVersion, clientId: header?.clientId }, `closing connection: ${reason}`);
+    this.closed = true;
+    this.socket.destroy();
+  }
+}
+
+function topError(response: unknown): string | undefined {
+  const code = (response as { errorCode?: unknown }).errorCode;
+  return typeof code === 'number' && code !== 0 ? errorName(code) : undefined;
+}

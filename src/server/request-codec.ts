@@ -1,0 +1,89 @@
+import { Reader, Writer } from '../protocol/primitives.js';
+import { API_CODECS, type ApiKeyWithCodec } from '../protocol/messages/index.js';
+import * as ApiVersionsResponse from '../protocol/messages/ApiVersionsResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDefinition } from '../apis/types.js';
+
+const API_VERSIONS_KEY = 18;
+
+export interface RequestHeader {
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  clientId: string;
+}
+
+export type DecodedRequest =
+  | { kind: 'request'; header: RequestHeader; body: unknown; api: ApiDefinition; flexible: boolean }
+  /** ApiVersions at a version newer than ours: answered with the v0 body and UNSUPPORTED_VERSION. */
+  | { kind: 'api-versions-too-new'; header: RequestHeader }
+  | { kind: 'refused'; header: RequestHeader | null; reason: string };
+
+function firstFlexible(apiKey: number): number {
+  const codec = API_CODECS[apiKey as ApiKeyWithCodec];
+  return codec ? codec.request.FIRST_FLEXIBLE_VERSION : -1;
+}
+
+function isFlexible(apiKey: number, version: number): boolean {
+  const first = firstFlexible(apiKey);
+  return first >= 0 && version >= first;
+}
+
+/**
+ * Decodes request header v1/v2 and the body. Header v2 (flexible) adds a tagged block after
+ * the client id, which keeps its int16 length (Kafka's RequestHeader.json). An unknown API key or
+ * a version we do not serve is `refused` (the caller closes the connection, as Kafka does);
+ * ApiVersions is the exception (Kafka's `ApiVersionsRequest` fallback, KIP-511).
+ */
+export function decodeRequest(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): DecodedRequest {
+  const r = new Reader(frame);
+  const apiKey = r.int16();
+  const apiVersion = r.int16();
+  const correlationId = r.int32();
+  const clientId = r.nullableString(false) ?? '';
+  const header: RequestHeader = { apiKey, apiVersion, correlationId, clientId };
+  const api = handlers.get(apiKey);
+  if (!api) return { kind: 'refused', header, reason: `unknown API key ${apiKey}` };
+  if (apiKey === API_VERSIONS_KEY && apiVersion > api.maxVersion) return { kind: 'api-versions-too-new', header };
+  if (apiVersion < api.minVersion || apiVersion > api.maxVersion) {
+    return { kind: 'refused', header, reason: `unsupported version ${apiVersion} of ${api.name} (serving ${api.minVersion}-${api.maxVersion})` };
+  }
+  const flexible = isFlexible(apiKey, apiVersion);
+  if (flexible) r.taggedFields(() => false);
+  const codec = API_CODECS[apiKey as ApiKeyWithCodec];
+  // Trailing bytes are ignored, as Kafka's request parsing does.
+  const body = codec.request.decode(r, apiVersion);
+  return { kind: 'request', header, body, api, flexible };
+}
+
+/** Encodes a response frame (size prefix included): header v1 for flexible responses, v0 otherwise and always for ApiVersions. */
+export function encodeResponse(header: RequestHeader, body: unknown): Buffer {
+  const w = new Writer(256);
+  w.int32(0); // size, patched below
+  w.int32(header.correlationId);
+  if (header.apiKey !== API_VERSIONS_KEY && isFlexible(header.apiKey, header.apiVersion)) w.uvarint(0);
+  const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
+  (codec.response.encode as (w: Writer, v: number, b: unknown) => void)(w, header.apiVersion, body);
+  const out = w.finish();
+  out.writeInt32BE(out.length - 4, 0);
+  return out;
+}
+
+/** The v0 ApiVersions body Kafka sends to a too-new ApiVersions request: UNSUPPORTED_VERSION plus our range for key 18. */
+export function encodeApiVersionsFallback(header: RequestHeader, api: ApiDefinition): Buffer {
+  const w = new Writer(32);
+  w.int32(0);
+  w.int32(header.correlationId);
+  ApiVersionsResponse.encode(w, 0, {
+    errorCode: ErrorCode.UNSUPPORTED_VERSION,
+    apiKeys: [{ apiKey: API_VERSIONS_KEY, minVersion: api.minVersion, maxVersion: api.maxVersion }],
+    throttleTimeMs: 0,
+    supportedFeatures: [],
+    finalizedFeaturesEpoch: -1n,
+    finalizedFeatures: [],
+    zkMigrationReady: false,
+  });
+  const out = w.finish();
+  out.writeInt32BE(out.length - 4, 0);
+  return out;
+}

@@ -1,0 +1,37 @@
+import { createServer, type Server, type AddressInfo } from 'node:net';
+import type { Broker } from '../broker.js';
+import type { ApiDefinition } from '../apis/types.js';
+import { Connection } from './connection.js';
+
+/**
+ * The Kafka listener: accepts connections and hands each to a Connection. `close()` stops
+ * accepting, drops open connections, and resolves once the listener is closed.
+ */
+export class KafkaListener {
+  private readonly server: Server;
+  private readonly connections = new Set<Connection>();
+
+  constructor(private readonly broker: Broker, private readonly handlers: ReadonlyMap<number, ApiDefinition>) {
+    this.server = createServer((socket) => {
+      const connection = new Connection(socket, this.broker, this.handlers, (c) => this.connections.delete(c));
+      this.connections.add(connection);
+    });
+  }
+
+  listen(host: string, port: number): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host: host === '' ? undefined : host, port }, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      for (const c of this.connections) c.destroy();
+    });
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Small promise wrappers over node:fs calls on numeric file descriptors, used by the
+ * log's write path (positional writes, so no shared file cursor is involved).
+ */
+import * as fs from 'node:fs';
+
+/** Writes all of `buffers` at `position`, retrying short writes. */
+export async function writeFully(fd: number, buffers: Buffer[], position: number): Promise<void> {
+  let pending = buffers;
+  let at = position;
+  while (pending.length > 0) {
+    const written = await new Promise<number>((resolve, reject) => {
+      fs.writev(fd, pending, at, (err, n) => (err ? reject(err) : resolve(n)));
+    });
+    at += written;
+    pending = dropBytes(pending, written);
+  }
+}
+
+function dropBytes(buffers: Buffer[], n: number): Buffer[] {
+  let i = 0;
+  while (i < buffers.length && n >= buffers[i]!.length) n -= buffers[i++]!.length;
+  const rest = buffers.slice(i);
+  if (n > 0 && rest.length > 0) rest[0] = rest[0]!.subarray(n);
+  return rest;
+}
+
+/** fdatasync(2): the file's data (and the metadata needed to read it) reaches the disk. */
+export function fdatasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+/** fsync of a directory, so a newly created file's name is durable. */
+export function fsyncDirectory(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fs.open(dir, 'r', (err, fd) => {
+      if (err) return reject(err);
+      fs.fsync(fd, (syncErr) => {
+        fs.close(fd, () => (syncErr ? reject(syncErr) : resolve()));
+      });
+    });
+  });
+}
+
+/** Reads exactly `length` bytes at `position` into a new buffer; throws if the file is shorter. */
+export function readExactlySync(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = fs.readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) throw new Error(`unexpected end of file reading ${length} bytes at ${position}`);
+    done += n;
+  }
+  return buf;
+}

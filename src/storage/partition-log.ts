@@ -1,0 +1,416 @@
+/**
+ * A partition's segmented, append-only log of RecordBatch v2 in Kafka's on-disk layout
+ * (`<dir>/<20-digit base offset>.log`), as Kafka's `UnifiedLog`/`LocalLog` minus
+ * replication, retention and index files.
+ *
+ * Offsets: `logStartOffset` is the first offset held, `logEndOffset` (LEO) the offset the
+ * next appended record gets. With one replica the high watermark equals the LEO.
+ *
+ * Durability (group commit): appends made during one event-loop turn are written with one
+ * positional writev per segment in a setImmediate, then, per `flushPolicy`:
+ *   - 'always':   one fdatasync per segment written; `durable` resolves after it.
+ *   - 'interval': fdatasync every `flushIntervalMs` (ms); `durable` resolves at that sync.
+ *                 A non-positive interval behaves as 'always'.
+ *   - 'never':    `durable` resolves at once; the OS decides when bytes reach the disk.
+ * `close()` always writes and syncs what is queued.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Logger } from 'pino';
+import type { Time, Timer } from '../util/time.js';
+import {
+  batchSize,
+  restampBaseOffset,
+  LAST_OFFSET_DELTA_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  recordOffsetsAndTimestamps,
+} from '../records/record-batch.js';
+import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, type PendingWrite } from './segment.js';
+import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
+import { deferred, type Deferred } from './deferred.js';
+import { writeFully, fdatasync, fsyncDirectory } from './file-io.js';
+
+export type FlushPolicy = 'always' | 'interval' | 'never';
+
+export interface PartitionLogOptions {
+  /** Directory of the partition's segments; null keeps everything in memory. */
+  dir: string | null;
+  /** Roll to a new segment before a batch would grow the active one past this (bytes). */
+  segmentBytes: number;
+  /** Roll to a new segment once the active one is this old (ms). */
+  rollMs: number;
+  flushPolicy: FlushPolicy;
+  /** Period (ms) of fdatasync under the 'interval' policy. */
+  flushIntervalMs: number;
+  log: Logger;
+  time: Time;
+  /** Called for every valid batch found while recovering existing segments (a transient view). */
+  onRecoveredBatch?: RecoveredBatchListener;
+}
+
+/** Result of an append: the first offset given, and when the bytes are durable. */
+export interface AppendResult {
+  baseOffset: bigint;
+  /** Resolves per the flush policy; rejects if the write or sync failed. */
+  durable: Promise<void>;
+}
+
+/** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
+const MAX_RELATIVE_OFFSET = 2147483647n;
+
+export class PartitionLog {
+  private readonly segments: LogSegment[];
+  private nextOffset: bigint;
+  /** Waiters for the current turn's write (+ sync under 'always'). */
+  private turnWaiter: Deferred | null = null;
+  private turnScheduled = false;
+  /** Waiters for the next interval sync ('interval' policy). */
+  private syncWaiter: Deferred | null = null;
+  private syncTimer: Timer | null = null;
+  /** All file I/O runs in this chain, one step after another. */
+  private ioChain: Promise<void> = Promise.resolve();
+  private directoryDirty = false;
+  private failure: Error | null = null;
+  private closing: Promise<void> | null = null;
+  private readonly policy: FlushPolicy;
+  /** Counters for tests and metrics: positional writes and fdatasync calls made. */
+  readonly stats = { writes: 0, syncs: 0 };
+
+  private constructor(private readonly options: PartitionLogOptions, segments: LogSegment[]) {
+    this.segments = segments;
+    const last = segments[segments.length - 1]!;
+    this.nextOffset = last.nextOffset ?? last.baseOffset;
+    this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
+  }
+
+  /**
+   * Opens (creating `dir` if needed) and recovers the log. Throws CorruptLogError when a
+   * segment other than the last holds a bad batch; a bad tail of the last is truncated.
+   */
+  static open(options: PartitionLogOptions): PartitionLog {
+    const now = options.time.now();
+    if (options.dir === null) return new PartitionLog(options, [LogSegment.inMemory(0n, now)]);
+    fs.mkdirSync(options.dir, { recursive: true });
+    const bases = fs
+      .readdirSync(options.dir)
+      .map(parseSegmentFileName)
+      .filter((b): b is bigint => b !== null)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (bases.length === 0) return new PartitionLog(options, [LogSegment.create(options.dir, 0n, now)]);
+    const segments: LogSegment[] = [];
+    try {
+      let afterOffset = -1n;
+      bases.forEach((base, i) => {
+        const file = path.join(options.dir!, segmentFileName(base));
+        const segment = LogSegment.openExisting(file, base, now);
+        segments.push(segment);
+        recoverSegment(segment, afterOffset, i === bases.length - 1, options.log, options.onRecoveredBatch);
+        afterOffset = segment.nextOffset !== null ? segment.nextOffset - 1n : afterOffset;
+      });
+    } catch (err) {
+      for (const s of segments) s.closeSync();
+      throw err;
+    }
+    return new PartitionLog(options, segments);
+  }
+
+  get dir(): string | null {
+    return this.options.dir;
+  }
+
+  /** First offset held by the log. */
+  get logStartOffset(): bigint {
+    const first = this.segments[0]!;
+    return first.entries[0]?.baseOffset ?? first.baseOffset;
+  }
+
+  /** Log-end offset (LEO): the offset the next appended record gets. */
+  get logEndOffset(): bigint {
+    return this.nextOffset;
+  }
+
+  /** Total bytes of all segments (written or queued). */
+  get sizeInBytes(): number {
+    return this.segments.reduce((n, s) => n + s.size, 0);
+  }
+
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
+  /**
+   * Appends whole v2 batches (validated by the caller), restamping each base offset in
+   * place to consecutive offsets. Batches are held (not copied) until written, except in
+   * in-memory mode where a batch that is a view into a larger buffer is copied. Throws if
+   * the log is closed or a previous write failed.
+   */
+  append(batches: Buffer[]): AppendResult {
+    if (this.closing) throw new Error(`log ${this.describe()} is closed`);
+    if (this.failure) throw this.failure;
+    const baseOffset = this.nextOffset;
+    for (let batch of batches) {
+      const size = batchSize(batch);
+      if (size !== batch.length) throw new RangeError(`batch declares ${size} bytes but holds ${batch.length}`);
+      const lastDelta = batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET);
+      if (lastDelta < 0) throw new RangeError(`batch has a negative last offset delta ${lastDelta}`);
+      const first = this.nextOffset;
+      const last = first + BigInt(lastDelta);
+      restampBaseOffset(batch, first);
+      this.maybeRoll(size, last);
+      if (this.options.dir === null && (batch.byteOffset !== 0 || batch.buffer.byteLength !== batch.length)) {
+        batch = Buffer.from(batch);
+      }
+      this.active.append(batch, first, last, batch.readBigInt64BE(MAX_TIMESTAMP_OFFSET));
+      this.nextOffset = last + 1n;
+    }
+    return { baseOffset, durable: this.durability() };
+  }
+
+  /**
+   * Whole batches whose lastOffset >= fromOffset, starting with the batch holding
+   * fromOffset (which may start before it), while their total stays within maxBytes;
+   * with `minOneBatch` the first batch is returned even if larger. Empty when fromOffset
+   * is outside [logStartOffset, logEndOffset).
+   */
+  read(fromOffset: bigint, maxBytes: number, minOneBatch = true): Buffer[] {
+    if (fromOffset >= this.nextOffset || fromOffset < this.logStartOffset) return [];
+    const out: Buffer[] = [];
+    let total = 0;
+    for (let s = this.segmentIndexFor(fromOffset); s < this.segments.length; s++) {
+      const segment = this.segments[s]!;
+      const from = segment.indexOf(fromOffset);
+      let to = from;
+      while (to < segment.entries.length) {
+        const size = segment.entries[to]!.size;
+        if (total + size > maxBytes && !(minOneBatch && out.length === 0 && to === from)) break;
+        total += size;
+        to++;
+      }
+      if (to > from) out.push(...segment.read(from, to));
+      if (to < segment.entries.length) break;
+    }
+    return out;
+  }
+
+  /** Every batch in offset order (reads each segment in large sequential chunks). */
+  *batches(): Iterable<Buffer> {
+    const CHUNK = 4 << 20;
+    for (const segment of this.segments) {
+      let i = 0;
+      while (i < segment.entries.length) {
+        let j = i;
+        let bytes = 0;
+        while (j < segment.entries.length && (j === i || bytes + segment.entries[j]!.size <= CHUNK)) bytes += segment.entries[j++]!.size;
+        yield* segment.read(i, j);
+        i = j;
+      }
+    }
+  }
+
+  /**
+   * ListOffsets by timestamp (Kafka's `fetchOffsetByTimestamp`): the first offset in log
+   * order whose record timestamp >= ts (ms), with that timestamp; null if there is none.
+   * For snappy/lz4/zstd batches (not decompressed here) the batch's base offset and max
+   * timestamp are answered.
+   */
+  offsetForTimestamp(ts: bigint): { offset: bigint; timestamp: bigint } | null {
+    for (const segment of this.segments) {
+      if (segment.maxTimestamp < ts) continue;
+      for (let i = 0; i < segment.entries.length; i++) {
+        const entry = segment.entries[i]!;
+        if (entry.maxTimestamp < ts) continue;
+        const found = this.findInBatch(segment, i, (t) => t >= ts);
+        if (found) return found;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * ListOffsets MAX_TIMESTAMP (-3): the first record carrying the largest timestamp in the
+   * log, with that timestamp; null for an empty log.
+   */
+  maxTimestamp(): { offset: bigint; timestamp: bigint } | null {
+    let bestSegment: LogSegment | null = null;
+    let bestIndex = -1;
+    let bestTimestamp = 0n;
+    for (const segment of this.segments) {
+      if (bestSegment !== null && segment.maxTimestamp <= bestTimestamp) continue;
+      const entries = segment.entries;
+      for (let i = 0; i < entries.length; i++) {
+        const ts = entries[i]!.maxTimestamp;
+        if (bestSegment === null || ts > bestTimestamp) {
+          bestSegment = segment;
+          bestIndex = i;
+          bestTimestamp = ts;
+        }
+      }
+    }
+    if (bestSegment === null) return null;
+    const entry: BatchEntry = bestSegment.entries[bestIndex]!;
+    return this.findInBatch(bestSegment, bestIndex, (t) => t === bestTimestamp) ?? { offset: entry.baseOffset, timestamp: entry.maxTimestamp };
+  }
+
+  /** Writes and syncs everything queued, then closes the segment files. Idempotent. */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.syncTimer?.cancel();
+    this.syncTimer = null;
+    this.flushTurn();
+    const waiter = this.syncWaiter;
+    this.syncWaiter = null;
+    this.closing = this.chain(() => this.syncDirty(), waiter).then(() => {
+      for (const s of this.segments) s.closeSync();
+    });
+    return this.closing;
+  }
+
+  /**
+   * Deletes the log's directory at once. Queued bytes are dropped, waiters resolve, and
+   * the files are closed once in-flight I/O ends. The log cannot be used afterwards.
+   */
+  deleteFiles(): void {
+    this.syncTimer?.cancel();
+    this.syncTimer = null;
+    for (const s of this.segments) s.discardPending();
+    this.turnWaiter?.resolve();
+    this.syncWaiter?.resolve();
+    this.turnWaiter = this.syncWaiter = null;
+    const closeAll = (): void => {
+      for (const s of this.segments) s.closeSync();
+    };
+    this.closing = this.ioChain.then(closeAll, closeAll);
+    if (this.options.dir !== null) fs.rmSync(this.options.dir, { recursive: true, force: true });
+  }
+
+  private get active(): LogSegment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  private describe(): string {
+    return this.options.dir ?? '(in memory)';
+  }
+
+  /** Starts a new segment at the LEO if the active one is full, old, or out of offset range. */
+  private maybeRoll(batchBytes: number, lastOffset: bigint): void {
+    const active = this.active;
+    if (active.isEmpty) return;
+    const full = active.size + batchBytes > this.options.segmentBytes;
+    const old = this.options.time.now() - active.createdMs >= this.options.rollMs;
+    const offsetsOverflow = lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET;
+    if (!full && !old && !offsetsOverflow) return;
+    const now = this.options.time.now();
+    if (this.options.dir === null) {
+      this.segments.push(LogSegment.inMemory(this.nextOffset, now));
+      return;
+    }
+    this.segments.push(LogSegment.create(this.options.dir, this.nextOffset, now));
+    this.directoryDirty = true;
+    this.options.log.debug({ dir: this.options.dir, baseOffset: String(this.nextOffset) }, 'rolled log segment');
+  }
+
+  /** Index of the last segment whose base offset <= offset. */
+  private segmentIndexFor(offset: bigint): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.segments[mid]!.baseOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private findInBatch(segment: LogSegment, index: number, match: (timestamp: bigint) => boolean): { offset: bigint; timestamp: bigint } | null {
+    const entry = segment.entries[index]!;
+    const [batch] = segment.read(index, index + 1);
+    const records = recordOffsetsAndTimestamps(batch!);
+    if (records === null) return { offset: entry.baseOffset, timestamp: entry.maxTimestamp };
+    for (const r of records) if (match(r.timestamp)) return r;
+    return null;
+  }
+
+  /** The promise an append made now gets, arranging the write (and sync) it waits for. */
+  private durability(): Promise<void> {
+    if (this.options.dir === null) return Promise.resolve();
+    if (!this.turnScheduled) {
+      this.turnScheduled = true;
+      setImmediate(() => this.flushTurn());
+    }
+    switch (this.policy) {
+      case 'never':
+        return Promise.resolve();
+      case 'always':
+        this.turnWaiter ??= deferred();
+        return this.turnWaiter.promise;
+      case 'interval':
+        this.syncWaiter ??= deferred();
+        this.syncTimer ??= this.options.time.schedule(this.options.flushIntervalMs, () => this.syncTick());
+        return this.syncWaiter.promise;
+    }
+  }
+
+  /** Queues one write per segment of this turn's appends (plus a sync under 'always'). */
+  private flushTurn(): void {
+    this.turnScheduled = false;
+    const writes = this.segments.map((s) => s.takePending()).filter((w): w is PendingWrite => w !== null);
+    const waiter = this.turnWaiter;
+    this.turnWaiter = null;
+    if (writes.length === 0 && waiter === null) return;
+    const sync = this.policy === 'always';
+    this.chain(async () => {
+      for (const w of writes) await this.write(w);
+      if (sync) await this.syncDirty();
+    }, waiter);
+  }
+
+  /** The 'interval' timer: syncs everything written so far, including this turn's appends. */
+  private syncTick(): void {
+    this.syncTimer = null;
+    this.flushTurn();
+    const waiter = this.syncWaiter;
+    this.syncWaiter = null;
+    this.chain(() => this.syncDirty(), waiter);
+  }
+
+  /** Runs `step` after all earlier I/O; settles `waiter` with its outcome. Never rejects. */
+  private chain(step: () => Promise<void>, waiter: Deferred | null): Promise<void> {
+    this.ioChain = this.ioChain.then(async () => {
+      try {
+        if (this.failure) throw this.failure;
+        await step();
+        waiter?.resolve();
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        if (!this.failure) {
+          this.failure = error;
+          this.options.log.error({ err: error, dir: this.options.dir }, 'log write failed; the partition refuses further appends');
+        }
+        waiter?.reject(error);
+      }
+    });
+    return this.ioChain;
+  }
+
+  private async write(w: PendingWrite): Promise<void> {
+    const fd = w.segment.fd;
+    if (fd === null) return; // deleted meanwhile
+    await writeFully(fd, w.buffers, w.position);
+    this.stats.writes++;
+    w.segment.dirty = true;
+    for (const e of w.entries) e.data = null;
+  }
+
+  private async syncDirty(): Promise<void> {
+    if (this.directoryDirty && this.options.dir !== null) {
+      this.directoryDirty = false;
+      await fsyncDirectory(this.options.dir);
+    }
+    for (const s of this.segments) {
+      if (!s.dirty || s.fd === null) continue;
+      s.dirty = false;
+      await fdatasync(s.fd);
+      this.stats.syncs++;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Recovery of segment files on open (Kafka's `LogLoader` / `LogSegment.recover`): every
+ * batch is checked (size, magic 2, CRC-32C, offsets increasing) and indexed. A bad tail of
+ * the last segment is a write torn by a crash and is truncated with one warning; a bad
+ * batch anywhere else means the log is damaged, and opening it fails.
+ */
+import * as fs from 'node:fs';
+import type { Logger } from 'pino';
+import {
+  LOG_OVERHEAD,
+  BATCH_LENGTH_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  validateBatch,
+} from '../records/record-batch.js';
+import type { LogSegment } from './segment.js';
+
+/** Reads segment files in chunks of this many bytes (a larger batch gets its own read). */
+const CHUNK_BYTES = 1 << 20;
+
+/** A segment file that cannot be recovered (a bad batch before the last segment's tail). */
+export class CorruptLogError extends Error {
+  constructor(readonly file: string, readonly position: number, reason: string) {
+    super(`corrupt log segment ${file} at byte ${position}: ${reason}`);
+  }
+}
+
+/** Called with each valid batch found; `batch` is a view valid only during the call. */
+export type RecoveredBatchListener = (batch: Buffer) => void;
+
+interface Problem {
+  position: number;
+  reason: string;
+}
+
+/**
+ * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
+ * previous segment (-1 for the first): batches must start after it and after the
+ * segment's base offset. On a bad batch: `isLast` -> truncate the file there and warn;
+ * otherwise throw CorruptLogError naming the file.
+ */
+export function recoverSegment(
+  segment: LogSegment,
+  afterOffset: bigint,
+  isLast: boolean,
+  log: Logger,
+  onBatch?: RecoveredBatchListener,
+): void {
+  const file = segment.file!;
+  const fd = segment.fd!;
+  const fileBytes = fs.fstatSync(fd).size;
+  let lastOffset = afterOffset < segment.baseOffset - 1n ? segment.baseOffset - 1n : afterOffset;
+  let chunk = Buffer.alloc(0);
+  let chunkStart = 0;
+  let position = 0;
+  let problem: Problem | null = null;
+
+  /** Makes [position, position + n) available in `chunk`; false if the file is shorter. */
+  const ensure = (n: number): boolean => {
+    if (position + n > fileBytes) return false;
+    if (position >= chunkStart && position + n <= chunkStart + chunk.length) return true;
+    const want = Math.min(Math.max(n, CHUNK_BYTES), fileBytes - position);
+    chunk = Buffer.allocUnsafe(want);
+    let done = 0;
+    while (done < want) {
+      const read = fs.readSync(fd, chunk, done, want - done, position + done);
+      if (read === 0) break;
+      done += read;
+    }
+    chunk = chunk.subarray(0, done);
+    chunkStart = position;
+    return done >= n;
+  };
+
+  while (position < fileBytes) {
+    if (!ensure(LOG_OVERHEAD)) {
+      problem = { position, reason: `${fileBytes - position} trailing bytes are too few for a batch` };
+      break;
+    }
+    const at = position - chunkStart;
+    const size = chunk.readInt32BE(at + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+    if (size > LOG_OVERHEAD && !ensure(size)) {
+      problem = { position, reason: `batch of ${size} bytes runs past the end of the file (${fileBytes - position} bytes left)` };
+      break;
+    }
+    const start = position - chunkStart;
+    const check = validateBatch(chunk, start, Math.min(chunk.length, start + Math.max(size, LOG_OVERHEAD)));
+    if (!check.ok) {
+      problem = { position, reason: check.message };
+      break;
+    }
+    const baseOffset = chunk.readBigInt64BE(start);
+    const lastDelta = chunk.readInt32BE(start + LAST_OFFSET_DELTA_OFFSET);
+    if (baseOffset <= lastOffset || lastDelta < 0) {
+      problem = { position, reason: `batch offsets ${baseOffset}..${baseOffset + BigInt(lastDelta)} do not follow offset ${lastOffset}` };
+      break;
+    }
+    const batch = chunk.subarray(start, start + check.size);
+    segment.restore(baseOffset, baseOffset + BigInt(lastDelta), position, check.size, batch.readBigInt64BE(MAX_TIMESTAMP_OFFSET));
+    onBatch?.(batch);
+    lastOffset = baseOffset + BigInt(lastDelta);
+    position += check.size;
+  }
+
+  if (problem === null) return;
+  if (!isLast) throw new CorruptLogError(file, problem.position, problem.reason);
+  segment.truncateFile(problem.position);
+  log.warn(
+    { file, position: problem.position, offset: String(lastOffset + 1n), bytesDropped: fileBytes - problem.position, reason: problem.reason },
+    `truncated torn tail of log segment ${file}: dropped ${fileBytes - problem.position} bytes from byte ${problem.position} (offset ${lastOffset + 1n})`,
+  );
+}

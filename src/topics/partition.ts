@@ -1,0 +1,68 @@
+/**
+ * One partition of a user topic on this (only) broker: its log, its idempotent producer
+ * state and its leader epoch (always 0: this node has led it since creation). The high
+ * watermark and last stable offset equal the log-end offset (one replica, no transactions).
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { readBatchHeader, setPartitionLeaderEpoch } from '../records/record-batch.js';
+import type { PartitionLog } from '../storage/partition-log.js';
+import { ProducerStateTable } from './producer-state.js';
+
+/** Outcome of a produce to one partition. */
+export type PartitionAppendResult =
+  | { errorCode: typeof ErrorCode.NONE; baseOffset: bigint; durable: Promise<void>; duplicate: boolean }
+  | { errorCode: number; errorMessage: string };
+
+export class Partition {
+  /** Leader epoch of this node's leadership; Kafka starts at 0 on creation. */
+  readonly leaderEpoch = 0;
+  readonly producers = new ProducerStateTable();
+
+  constructor(
+    readonly topicName: string,
+    readonly index: number,
+    readonly log: PartitionLog,
+    private readonly onAppend: (partition: Partition) => void,
+  ) {}
+
+  get logStartOffset(): bigint {
+    return this.log.logStartOffset;
+  }
+
+  get logEndOffset(): bigint {
+    return this.log.logEndOffset;
+  }
+
+  /** With one replica, every appended record is replicated: high watermark = LEO. */
+  get highWatermark(): bigint {
+    return this.log.logEndOffset;
+  }
+
+  /** No transactions are kept open: last stable offset = high watermark. */
+  get lastStableOffset(): bigint {
+    return this.log.logEndOffset;
+  }
+
+  get name(): string {
+    return `${this.topicName}-${this.index}`;
+  }
+
+  /**
+   * Appends one produced batch (already validated: magic 2, CRC, size) after the
+   * idempotence checks, stamping this node's leader epoch and the next offset into it.
+   * A duplicate of a recent batch is not appended and answers its original base offset.
+   */
+  appendProduced(batch: Buffer): PartitionAppendResult {
+    const header = readBatchHeader(batch);
+    const check = this.producers.check(header, `partition ${this.name}`);
+    if (check.kind === 'error') return { errorCode: check.errorCode, errorMessage: check.message };
+    if (check.kind === 'duplicate') {
+      return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: Promise.resolve(), duplicate: true };
+    }
+    setPartitionLeaderEpoch(batch, this.leaderEpoch);
+    const { baseOffset, durable } = this.log.append([batch]);
+    this.producers.update(header, baseOffset);
+    this.onAppend(this);
+    return { errorCode: ErrorCode.NONE, baseOffset, durable, duplicate: false };
+  }
+}

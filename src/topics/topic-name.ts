@@ -1,0 +1,47 @@
+/**
+ * Topic name rules, as Kafka's `org.apache.kafka.common.internals.Topic`.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { TopicError } from './topic-error.js';
+
+/** Kafka's `Topic.MAX_NAME_LENGTH`. */
+export const MAX_TOPIC_NAME_LENGTH = 249;
+
+/** The group coordinator's internal topic (owned by the coordinator, not the TopicStore). */
+export const GROUP_METADATA_TOPIC_NAME = '__consumer_offsets';
+/** The transaction coordinator's internal topic (not served here). */
+export const TRANSACTION_STATE_TOPIC_NAME = '__transaction_state';
+
+const LEGAL = /^[a-zA-Z0-9._-]+$/;
+
+/** Throws TopicError(INVALID_TOPIC_EXCEPTION) unless `name` is a legal topic name. */
+export function validateTopicName(name: string): void {
+  const invalid = (why: string): TopicError => new TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, why);
+  if (name.length === 0) throw invalid('Topic name is illegal, it can\'t be empty');
+  if (name === '.' || name === '..') throw invalid('Topic name cannot be "." or ".."');
+  if (name.length > MAX_TOPIC_NAME_LENGTH) {
+    throw invalid(`Topic name is illegal, it can't be longer than ${MAX_TOPIC_NAME_LENGTH} characters, topic name: ${name}`);
+  }
+  if (!LEGAL.test(name)) {
+    throw invalid(`Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`);
+  }
+}
+
+export function isValidTopicName(name: string): boolean {
+  try {
+    validateTopicName(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Kafka's `Topic.isInternal`. */
+export function isInternalTopic(name: string): boolean {
+  return name === GROUP_METADATA_TOPIC_NAME || name === TRANSACTION_STATE_TOPIC_NAME;
+}
+
+/** Names that collide in metric names: equal once '.' is replaced by '_' (Kafka's `Topic.hasCollision`). */
+export function topicNamesCollide(a: string, b: string): boolean {
+  return a.replace(/\./g, '_') === b.replace(/\./g, '_');
+}

@@ -1,0 +1,241 @@
+/**
+ * The user topics this broker leads (Kafka's `ReplicaManager` + the controller's topic
+ * bookkeeping, for one node): create, look up by name or id, delete, auto-create,
+ * long-poll for Fetch, and producer ids for InitProducerId.
+ *
+ * On disk each partition is `<dataDir>/<topic>-<partition>/` holding segment files and
+ * Kafka's `partition.metadata` (the topic id). On open, topics are rediscovered from those
+ * directories; `__consumer_offsets-*` belongs to the group coordinator and is skipped.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../config.js';
+import type { Time } from '../util/time.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { RECORD_BATCH_OVERHEAD, readBatchHeader } from '../records/record-batch.js';
+import { PartitionLog, type FlushPolicy, type PartitionLogOptions } from '../storage/partition-log.js';
+import { AppendWaiters } from './append-waiters.js';
+import { Partition } from './partition.js';
+import { ProducerIdManager } from './producer-ids.js';
+import { isIdempotent } from './producer-state.js';
+import { Topic } from './topic.js';
+import { TopicError } from './topic-error.js';
+import { newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
+import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
+
+export interface TopicStoreOptions {
+  /** Root data directory, or null to keep every topic in memory. */
+  dataDir: string | null;
+  config: BrokerConfig;
+  log: Logger;
+  time: Time;
+}
+
+/** A partition directory name: `<topic>-<partition>` (Kafka's `UnifiedLog.parseTopicPartitionName`). */
+const PARTITION_DIR = /^(.+)-(\d+)$/;
+
+export class TopicStore {
+  readonly producerIds = new ProducerIdManager();
+  private readonly byName = new Map<string, Topic>();
+  private readonly byId = new Map<string, Topic>();
+  private readonly waiters: AppendWaiters;
+  private readonly deletedListeners: Array<(topic: Topic) => void> = [];
+
+  private constructor(private readonly options: TopicStoreOptions) {
+    this.waiters = new AppendWaiters(options.time);
+  }
+
+  /** Opens the store, recovering every topic found under `dataDir`. Synchronous. */
+  static open(options: TopicStoreOptions): TopicStore {
+    const store = new TopicStore(options);
+    if (options.dataDir !== null) {
+      fs.mkdirSync(options.dataDir, { recursive: true });
+      store.recover(options.dataDir);
+    }
+    return store;
+  }
+
+  get(name: string): Topic | undefined {
+    return this.byName.get(name);
+  }
+
+  getById(topicId: string): Topic | undefined {
+    return this.byId.get(topicId);
+  }
+
+  /** All topics, sorted by name. */
+  list(): Topic[] {
+    return [...this.byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** `num.partitions`: partitions of a topic created without a count. */
+  get defaultPartitions(): number {
+    return this.options.config.int('num.partitions');
+  }
+
+  /**
+   * Throws the TopicError a CreateTopics of `name` with `partitions` partitions would get:
+   * INVALID_TOPIC_EXCEPTION (bad name, or colliding with an existing name once '.' = '_'),
+   * TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS (< 1).
+   */
+  checkCreate(name: string, partitions: number): void {
+    validateTopicName(name);
+    if (this.byName.has(name) || name === GROUP_METADATA_TOPIC_NAME) {
+      throw new TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    }
+    for (const existing of this.byName.keys()) {
+      if (topicNamesCollide(existing, name)) {
+        throw new TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${existing}`);
+      }
+    }
+    if (!Number.isInteger(partitions) || partitions < 1) {
+      throw new TopicError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
+    }
+  }
+
+  /** Creates a topic with a new topic id (see checkCreate for the errors thrown). */
+  create(name: string, partitions: number): Topic {
+    this.checkCreate(name, partitions);
+    let id = newTopicId();
+    while (this.byId.has(id)) id = newTopicId();
+    const parts: Partition[] = [];
+    try {
+      for (let p = 0; p < partitions; p++) parts.push(this.openPartition(name, p, id, true));
+    } catch (err) {
+      for (const part of parts) part.log.deleteFiles();
+      throw err;
+    }
+    const topic = new Topic(name, id, parts);
+    this.add(topic);
+    this.options.log.info({ topic: name, topicId: id, partitions }, 'created topic');
+    return topic;
+  }
+
+  /**
+   * For Metadata: the topic, auto-created with `num.partitions` when absent and
+   * `auto.create.topics.enable` is true (and the request allows it). Returns undefined if
+   * absent and not created; throws TopicError(INVALID_TOPIC_EXCEPTION) for a bad name.
+   */
+  getOrAutoCreate(name: string, allowAutoCreation = true): Topic | undefined {
+    const existing = this.byName.get(name);
+    if (existing || !allowAutoCreation || !this.options.config.bool('auto.create.topics.enable')) return existing;
+    if (isInternalTopic(name)) return undefined;
+    return this.create(name, this.defaultPartitions);
+  }
+
+  /**
+   * Deletes a topic and its files; fetches waiting on it wake up. Throws
+   * TopicError(UNKNOWN_TOPIC_OR_PARTITION) if absent, TOPIC_DELETION_DISABLED when
+   * `delete.topic.enable` is false.
+   */
+  delete(name: string): Topic {
+    if (!this.options.config.bool('delete.topic.enable')) {
+      throw new TopicError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
+    }
+    const topic = this.byName.get(name);
+    if (!topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
+    this.byName.delete(name);
+    this.byId.delete(topic.id);
+    for (const p of topic.partitions) {
+      p.log.deleteFiles();
+      this.waiters.notify(p);
+    }
+    this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
+    for (const listener of this.deletedListeners) listener(topic);
+    return topic;
+  }
+
+  /** Registers a callback run after a topic is deleted (e.g. to drop its committed offsets). */
+  onTopicDeleted(listener: (topic: Topic) => void): void {
+    this.deletedListeners.push(listener);
+  }
+
+  /**
+   * Fetch long-poll: resolves when any of `partitions` gets an append (or is deleted), or
+   * after `timeoutMs` (ms): true when woken by an append, false on timeout. The caller
+   * rebuilds its response and decides whether to wait again.
+   */
+  waitForAppend(partitions: readonly Partition[], timeoutMs: number): Promise<boolean> {
+    return this.waiters.wait(partitions, timeoutMs);
+  }
+
+  /** Wakes waiting fetches, then waits until every partition's appends are durable and closes the logs. */
+  async close(): Promise<void> {
+    this.waiters.notifyAll();
+    await Promise.all([...this.byName.values()].flatMap((t) => t.partitions.map((p) => p.log.close())));
+  }
+
+  private add(topic: Topic): void {
+    this.byName.set(topic.name, topic);
+    this.byId.set(topic.id, topic);
+  }
+
+  private logOptions(dir: string | null): PartitionLogOptions {
+    const config = this.options.config;
+    return {
+      dir,
+      segmentBytes: config.int('log.segment.bytes'),
+      rollMs: config.int('log.roll.hours') * 3_600_000,
+      flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
+      flushIntervalMs: Number(config.long('log.flush.interval.ms')),
+      log: this.options.log,
+      time: this.options.time,
+    };
+  }
+
+  /** Opens (or creates) one partition; its producer state is rebuilt from the recovered batches. */
+  private openPartition(topic: string, index: number, topicId: string, fresh: boolean): Partition {
+    const dataDir = this.options.dataDir;
+    const dir = dataDir === null ? null : path.join(dataDir, `${topic}-${index}`);
+    if (dir !== null && fresh && fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
+    const recovered: Buffer[] = [];
+    const log = PartitionLog.open({
+      ...this.logOptions(dir),
+      onRecoveredBatch: (batch) => {
+        const header = readBatchHeader(batch);
+        if (!isIdempotent(header)) return;
+        this.producerIds.observe(header.producerId);
+        recovered.push(Buffer.from(batch.subarray(0, RECORD_BATCH_OVERHEAD)));
+      },
+    });
+    if (dir !== null) writePartitionMetadata(dir, topicId);
+    const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p));
+    for (const header of recovered) {
+      const h = readBatchHeader(header);
+      partition.producers.update(h, h.baseOffset);
+    }
+    return partition;
+  }
+
+  /** Rediscovers topics from `<dataDir>/<topic>-<p>/` directories. */
+  private recover(dataDir: string): void {
+    const found = new Map<string, { partitions: Set<number>; ids: Map<number, string | null> }>();
+    for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const m = PARTITION_DIR.exec(entry.name);
+      if (!m) continue;
+      const topic = m[1]!;
+      const index = Number(m[2]);
+      if (topic === GROUP_METADATA_TOPIC_NAME || !isValidTopicName(topic)) continue;
+      let t = found.get(topic);
+      if (!t) found.set(topic, (t = { partitions: new Set(), ids: new Map() }));
+      t.partitions.add(index);
+      t.ids.set(index, readPartitionMetadata(path.join(dataDir, entry.name)));
+    }
+    for (const [name, t] of found) {
+      const ids = [...new Set([...t.ids.values()].filter((id): id is string => id !== null))];
+      let id = ids[0] ?? newTopicId();
+      if (ids.length > 1) this.options.log.warn({ topic: name, topicIds: ids }, `partitions of topic ${name} disagree on the topic id; using ${id}`);
+      while (this.byId.has(id)) id = newTopicId();
+      const count = Math.max(...t.partitions) + 1;
+      if (t.partitions.size !== count) {
+        this.options.log.warn({ topic: name, found: [...t.partitions].sort((a, b) => a - b) }, `topic ${name} is missing partition directories; recreating them empty`);
+      }
+      const parts: Partition[] = [];
+      for (let p = 0; p < count; p++) parts.push(this.openPartition(name, p, id, false));
+      this.add(new Topic(name, id, parts));
+      this.options.log.info({ topic: name, topicId: id, partitions: count }, 'loaded topic');
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { describe, it, expect } from 'vitest';
+import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from '../../../src/coordinator/records.js';
+
+describe('__consumer_offsets records', () => {
+  it('writes an OffsetCommit key as type 1 + {group, topic, partition}', () => {
+    const rec: CoordinatorRecord = { kind: 'offset-commit', groupId: 'g', topic: 't', partition: 2, value: null };
+    expect(encodeKey(rec).toString('hex')).toBe('0001' + '0001' + '67' + '0001' + '74' + '00000002');
+    expect(encodeValue(rec)).toBeNull();
+  });
+
+  it('writes OffsetCommitValue v4 with the tagged topic id, v1 when an expire timestamp is set', () => {
+    const topicId = Buffer.alloc(16, 7).toString('base64url');
+    const base = { offset: 12n, leaderEpoch: 0, metadata: '', commitTimestamp: 1793247619231n, expireTimestamp: -1n, topicId };
+    const v4 = encodeValue({ kind: 'offset-commit', groupId: 'g', topic: 't', partition: 1, value: base })!;
+    expect(v4.readInt16BE(0)).toBe(4);
+    // offset, leaderEpoch, compact metadata "", commitTimestamp, then 1 tagged field: tag 0, size 16, the uuid.
+    expect(v4.subarray(2).toString('hex')).toBe(
+      '000000000000000c' + '00000000' + '01' + '000001a185e3289f' + '01' + '00' + '10' + '07'.repeat(16),
+    );
+    const v1 = encodeValue({ kind: 'offset-commit', groupId: 'g', topic: 't', partition: 1, value: { ...base, expireTimestamp: 99n } })!;
+    expect(v1.readInt16BE(0)).toBe(1);
+    const back = decodeRecord(encodeKey({ kind: 'offset-commit', groupId: 'g', topic: 't', partition: 1, value: null }), v1);
+    expect(back).toMatchObject({ kind: 'offset-commit', groupId: 'g', topic: 't', partition: 1, value: { offset: 12n, expireTimestamp: 99n } });
+  });
+
+  it('writes GroupMetadataValue v3 and skips record types it does not serve', () => {
+    const value = { protocolType: 'consumer', generation: 2, protocol: 'range', leader: 'm1', currentStateTimestamp: 5n, members: [] };
+    const bytes = encodeValue({ kind: 'group-metadata', groupId: 'g', value })!;
+    expect(bytes.readInt16BE(0)).toBe(3);
+    const back = decodeRecord(encodeKey({ kind: 'group-metadata', groupId: 'g', value: null }), bytes);
+    expect(back).toEqual({ kind: 'group-metadata', groupId: 'g', value });
+    expect(decodeRecord(Buffer.from([0, 11, 0, 1, 0x67]), null)).toEqual({ kind: 'unknown', type: 11 });
+  });
+});

@@ -1,0 +1,201 @@
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { crc32c } from '../../src/records/crc32c.js';
+import {
+  CorruptRecordError,
+  RECORD_BATCH_OVERHEAD,
+  batchLastOffset,
+  decodeRecords,
+  encodeRecordBatch,
+  readBatchHeader,
+  recordOffsetsAndTimestamps,
+  restampBaseOffset,
+  setPartitionLeaderEpoch,
+  validateBatch,
+} from '../../src/records/record-batch.js';
+
+const require = createRequire(import.meta.url);
+
+describe('crc32c', () => {
+  it('matches the CRC-32C check value of "123456789"', () => {
+    expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
+  });
+
+  it('continues from an initial value', () => {
+    expect(crc32c(Buffer.from('6789'), crc32c(Buffer.from('12345')))).toBe(0xe3069283);
+  });
+
+  it('is unsigned', () => {
+    expect(crc32c(Buffer.from('a'))).toBe(0xc1d04330);
+  });
+});
+
+describe('encodeRecordBatch', () => {
+  it('writes the exact v2 bytes for one record with a null key', () => {
+    const batch = encodeRecordBatch({ baseOffset: 5n, timestamp: 1000n, records: [{ key: null, value: Buffer.from('v') }] });
+    expect(batch.length).toBe(RECORD_BATCH_OVERHEAD + 8);
+    // record: length 7 (zig-zag 0x0e), attributes 0, tsDelta 0, offsetDelta 0, key -1 (0x01), value len 1 (0x02) 'v', 0 headers
+    expect(batch.subarray(RECORD_BATCH_OVERHEAD).toString('hex')).toBe('0e00000001027600');
+    const h = readBatchHeader(batch);
+    expect(h).toEqual({
+      baseOffset: 5n,
+      batchLength: batch.length - 12,
+      partitionLeaderEpoch: -1,
+      magic: 2,
+      crc: crc32c(batch.subarray(21)),
+      attributes: 0,
+      lastOffsetDelta: 0,
+      baseTimestamp: 1000n,
+      maxTimestamp: 1000n,
+      producerId: -1n,
+      producerEpoch: -1,
+      baseSequence: -1,
+      recordCount: 1,
+    });
+  });
+
+  it('produces the same bytes as kafkajs 2.2.4 for the same records', async () => {
+    const KafkajsBatch = require('kafkajs/src/protocol/recordBatch/v0/index.js').RecordBatch;
+    const KafkajsRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js');
+    const Long = require('kafkajs/src/utils/long.js');
+    const records = [
+      { key: Buffer.from('k1'), value: Buffer.from('hello'), headers: { h: Buffer.from('x') }, offsetDelta: 0, timestampDelta: 0 },
+      { key: null, value: Buffer.alloc(300, 7), headers: {}, offsetDelta: 1, timestampDelta: 70 },
+    ];
+    const theirs = await KafkajsBatch({
+      firstOffset: Long.fromInt(0),
+      firstTimestamp: 1700000000000,
+      maxTimestamp: 1700000000070,
+      partitionLeaderEpoch: -1,
+      lastOffsetDelta: 1,
+      producerId: Long.fromValue(42),
+      producerEpoch: 3,
+      firstSequence: 10,
+      records: records.map(KafkajsRecord),
+    });
+    const ours = encodeRecordBatch({
+      baseOffset: 0n,
+      timestamp: 1700000000000n,
+      producerId: 42n,
+      producerEpoch: 3,
+      baseSequence: 10,
+      records: [
+        { key: Buffer.from('k1'), value: Buffer.from('hello'), headers: [{ key: 'h', value: Buffer.from('x') }] },
+        { key: null, value: Buffer.alloc(300, 7), timestamp: 1700000000070n },
+      ],
+    });
+    expect(ours.toString('hex')).toBe(theirs.buffer.toString('hex'));
+  });
+
+  it('refuses empty batches and compression bits', () => {
+    expect(() => encodeRecordBatch({ baseOffset: 0n, timestamp: 0n, records: [] })).toThrow(RangeError);
+    expect(() => encodeRecordBatch({ baseOffset: 0n, timestamp: 0n, records: [{ key: null, value: null }], attributes: 1 })).toThrow(RangeError);
+  });
+});
+
+describe('decodeRecords', () => {
+  it('round-trips keys, values, tombstones, headers, offsets and timestamps', () => {
+    const batch = encodeRecordBatch({
+      baseOffset: 100n,
+      timestamp: 5000n,
+      records: [
+        { key: Buffer.from('a'), value: Buffer.from('1'), headers: [{ key: 'trace', value: Buffer.from('t') }, { key: 'n', value: null }] },
+        { key: Buffer.from('b'), value: null },
+        { key: null, value: Buffer.from('3'), timestamp: 4000n },
+        { key: Buffer.alloc(0), value: Buffer.alloc(200, 1), timestamp: 123456789012n },
+      ],
+    });
+    const records = decodeRecords(batch);
+    expect(records.map((r) => r.offset)).toEqual([100n, 101n, 102n, 103n]);
+    expect(records.map((r) => r.timestamp)).toEqual([5000n, 5000n, 4000n, 123456789012n]);
+    expect(records[0]!.key!.toString()).toBe('a');
+    expect(records[0]!.headers).toEqual([{ key: 'trace', value: Buffer.from('t') }, { key: 'n', value: null }]);
+    expect(records[1]!.value).toBeNull();
+    expect(records[2]!.key).toBeNull();
+    expect(records[3]!.key!.length).toBe(0);
+    expect(records[3]!.value!.equals(Buffer.alloc(200, 1))).toBe(true);
+    expect(readBatchHeader(batch).maxTimestamp).toBe(123456789012n);
+    expect(batchLastOffset(batch)).toBe(103n);
+  });
+
+  it('throws a clear error for compressed batches', () => {
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: 0n, records: [{ key: null, value: Buffer.from('x') }] });
+    batch.writeInt16BE(1, 21); // gzip
+    expect(() => decodeRecords(batch)).toThrow(/compression codec 1/);
+  });
+
+  it('throws CorruptRecordError when the record bytes lie', () => {
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: 0n, records: [{ key: null, value: Buffer.from('x') }] });
+    batch[RECORD_BATCH_OVERHEAD] = 0x20; // record length 16: runs past the batch
+    expect(() => decodeRecords(batch)).toThrow(CorruptRecordError);
+  });
+
+  it('gives every record the max timestamp in a LogAppendTime batch', () => {
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: 10n, attributes: 0x08, records: [{ key: null, value: null }, { key: null, value: null, timestamp: 20n }] });
+    expect(decodeRecords(batch).map((r) => r.timestamp)).toEqual([20n, 20n]);
+  });
+});
+
+describe('validateBatch and restamping', () => {
+  const batch = (): Buffer => encodeRecordBatch({ baseOffset: 0n, timestamp: 1n, records: [{ key: null, value: Buffer.from('payload') }] });
+
+  it('accepts a valid batch and reports its size', () => {
+    const b = batch();
+    expect(validateBatch(b)).toEqual({ ok: true, size: b.length });
+  });
+
+  it('keeps the CRC valid after restamping base offset and leader epoch', () => {
+    const b = batch();
+    restampBaseOffset(b, 9876543210n);
+    setPartitionLeaderEpoch(b, 7);
+    expect(validateBatch(b).ok).toBe(true);
+    expect(readBatchHeader(b).baseOffset).toBe(9876543210n);
+    expect(readBatchHeader(b).partitionLeaderEpoch).toBe(7);
+    expect(decodeRecords(b)[0]!.offset).toBe(9876543210n);
+  });
+
+  it('detects a flipped payload byte as a CRC mismatch', () => {
+    const b = batch();
+    b[b.length - 2] = b[b.length - 2]! ^ 0xff;
+    const r = validateBatch(b);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problem).toBe('crc-mismatch');
+  });
+
+  it('detects a wrong magic, a short buffer and a bad length', () => {
+    const b = batch();
+    b[16] = 1;
+    expect(validateBatch(b)).toMatchObject({ ok: false, problem: 'invalid-magic' });
+    expect(validateBatch(batch().subarray(0, 40))).toMatchObject({ ok: false, problem: 'truncated' });
+    const c = batch();
+    c.writeInt32BE(10, 8);
+    expect(validateBatch(c)).toMatchObject({ ok: false, problem: 'invalid-length' });
+  });
+
+  it('validates a batch at an offset inside a larger buffer', () => {
+    const b = batch();
+    const both = Buffer.concat([b, b]);
+    expect(validateBatch(both, b.length)).toEqual({ ok: true, size: b.length });
+  });
+});
+
+describe('recordOffsetsAndTimestamps', () => {
+  it('lists record offsets and timestamps of plain and gzip batches', () => {
+    const plain = encodeRecordBatch({ baseOffset: 3n, timestamp: 100n, records: [{ key: null, value: null }, { key: null, value: null, timestamp: 150n }] });
+    expect(recordOffsetsAndTimestamps(plain)).toEqual([
+      { offset: 3n, timestamp: 100n },
+      { offset: 4n, timestamp: 150n },
+    ]);
+    const body = gzipSync(plain.subarray(RECORD_BATCH_OVERHEAD));
+    const gz = Buffer.concat([plain.subarray(0, RECORD_BATCH_OVERHEAD), body]);
+    gz.writeInt32BE(gz.length - 12, 8);
+    gz.writeInt16BE(1, 21);
+    expect(recordOffsetsAndTimestamps(gz)).toEqual([
+      { offset: 3n, timestamp: 100n },
+      { offset: 4n, timestamp: 150n },
+    ]);
+    gz.writeInt16BE(4, 21);
+    expect(recordOffsetsAndTimestamps(gz)).toBeNull();
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, it, expect } from 'vitest';
+import { BrokerConfig, ConfigError, configFromEnv } from '../../src/config.js';
+
+describe('BrokerConfig', () => {
+  it('has Kafka defaults, except group.initial.rebalance.delay.ms', () => {
+    const c = new BrokerConfig();
+    expect(c.int('offsets.retention.minutes')).toBe(10080);
+    expect(c.int('offsets.topic.num.partitions')).toBe(50);
+    expect(c.int('offset.metadata.max.bytes')).toBe(4096);
+    expect(c.int('group.initial.rebalance.delay.ms')).toBe(0);
+    expect(c.string('mock.flush.policy')).toBe('always');
+  });
+
+  it('rejects an invalid value naming the key', () => {
+    expect(() => new BrokerConfig({ 'num.partitions': 'many' })).toThrow(ConfigError);
+    expect(() => new BrokerConfig({ 'num.partitions': 0 })).toThrow(/num\.partitions/);
+    expect(() => new BrokerConfig({ 'mock.flush.policy': 'sometimes' })).toThrow(/mock\.flush\.policy/);
+    expect(() => new BrokerConfig({ 'group.min.session.timeout.ms': 10, 'group.max.session.timeout.ms': 5 })).toThrow(/group\.max\.session\.timeout\.ms/);
+  });
+
+  it('accepts unknown keys and lists them', () => {
+    expect(new BrokerConfig({ 'log.retention.hours': 1 }).unknownKeys).toEqual(['log.retention.hours']);
+  });
+
+  it('maps KAFKA_* environment variables as the apache/kafka image does', () => {
+    expect(configFromEnv({ KAFKA_OFFSETS_RETENTION_MINUTES: '5', KAFKA_HEAP_OPTS: '-Xmx1g', KAFKA_NUM_PARTITIONS: '3', PATH: '/bin' }))
+      .toEqual({ 'offsets.retention.minutes': '5', 'num.partitions': '3' });
+  });
+});

@@ -1,0 +1,261 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
+import { CorruptLogError } from '../../src/storage/recovery.js';
+import { encodeRecordBatch, readBatchHeader, validateBatch } from '../../src/records/record-batch.js';
+import { ManualTime, batchOf, captureLog, removeTempDirs, settle, tempDir } from './helpers.js';
+
+const opened: PartitionLog[] = [];
+
+function openLog(overrides: Partial<PartitionLogOptions> = {}): PartitionLog {
+  const log = PartitionLog.open({
+    dir: tempDir(),
+    segmentBytes: 1 << 20,
+    rollMs: 7 * 24 * 3600 * 1000,
+    flushPolicy: 'always',
+    flushIntervalMs: 1000,
+    log: captureLog().log,
+    time: new ManualTime(),
+    ...overrides,
+  });
+  opened.push(log);
+  return log;
+}
+
+function segmentFiles(dir: string): string[] {
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
+}
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((l) => l.close()));
+  removeTempDirs();
+});
+
+describe('PartitionLog append and read', () => {
+  it('assigns consecutive offsets, restamps base offsets and reads whole batches back', async () => {
+    const log = openLog();
+    expect(log.logStartOffset).toBe(0n);
+    expect(log.logEndOffset).toBe(0n);
+    const a = batchOf(3);
+    const b = batchOf(2);
+    const r1 = log.append([a]);
+    const r2 = log.append([b]);
+    expect(r1.baseOffset).toBe(0n);
+    expect(r2.baseOffset).toBe(3n);
+    expect(readBatchHeader(b).baseOffset).toBe(3n); // restamped in place
+    expect(log.logEndOffset).toBe(5n);
+    // readable before the write reaches the file
+    expect(log.read(4n, 1 << 20).map((x) => readBatchHeader(x).baseOffset)).toEqual([3n]);
+    await r2.durable;
+    const all = log.read(0n, 1 << 20);
+    expect(all.map((x) => readBatchHeader(x).baseOffset)).toEqual([0n, 3n]);
+    expect(all.every((x) => validateBatch(x).ok)).toBe(true);
+    // the batch holding offset 1 starts before it
+    expect(log.read(1n, 1 << 20).map((x) => readBatchHeader(x).baseOffset)).toEqual([0n, 3n]);
+    expect(log.read(5n, 1 << 20)).toEqual([]);
+    expect(fs.readFileSync(path.join(log.dir!, '00000000000000000000.log')).equals(Buffer.concat([a, b]))).toBe(true);
+  });
+
+  it('stops at maxBytes but always returns the first batch', async () => {
+    const log = openLog();
+    const sizes = [batchOf(1), batchOf(1), batchOf(1)].map((b) => {
+      log.append([b]);
+      return b.length;
+    });
+    expect(log.read(0n, sizes[0]! * 2).length).toBe(2);
+    expect(log.read(0n, 1).length).toBe(1);
+    expect(log.read(0n, 1, false).length).toBe(0);
+  });
+
+  it('keeps everything in memory when dir is null', async () => {
+    const log = openLog({ dir: null });
+    const r = log.append([batchOf(2), batchOf(1)]);
+    await r.durable;
+    expect(r.baseOffset).toBe(0n);
+    expect(log.logEndOffset).toBe(3n);
+    expect([...log.batches()].map((b) => readBatchHeader(b).baseOffset)).toEqual([0n, 2n]);
+  });
+});
+
+describe('PartitionLog segments', () => {
+  it('rolls to a new segment at segmentBytes and reads across segments', async () => {
+    const one = batchOf(1).length;
+    const log = openLog({ segmentBytes: one * 2 });
+    for (let i = 0; i < 5; i++) log.append([batchOf(1)]);
+    await log.close();
+    expect(segmentFiles(log.dir!)).toEqual([
+      '00000000000000000000.log',
+      '00000000000000000002.log',
+      '00000000000000000004.log',
+    ]);
+    const reopened = openLog({ dir: log.dir, segmentBytes: one * 2 });
+    expect(reopened.logEndOffset).toBe(5n);
+    expect(reopened.segmentCount).toBe(3);
+    expect(reopened.read(1n, 1 << 20).map((b) => readBatchHeader(b).baseOffset)).toEqual([1n, 2n, 3n, 4n]);
+    expect([...reopened.batches()].length).toBe(5);
+  });
+
+  it('rolls when the active segment is older than rollMs', async () => {
+    const time = new ManualTime();
+    const log = openLog({ time, rollMs: 1000 });
+    log.append([batchOf(1)]);
+    time.advance(999);
+    log.append([batchOf(1)]);
+    time.advance(1);
+    log.append([batchOf(1)]);
+    await log.close();
+    expect(segmentFiles(log.dir!)).toEqual(['00000000000000000000.log', '00000000000000000002.log']);
+  });
+});
+
+describe('PartitionLog durability', () => {
+  it('group-commits all appends of one turn with one write and one fdatasync', async () => {
+    const log = openLog({ flushPolicy: 'always' });
+    const results = Array.from({ length: 50 }, () => log.append([batchOf(1)]));
+    const settled: number[] = [];
+    results.forEach((r, i) => void r.durable.then(() => settled.push(i)));
+    expect(log.stats).toEqual({ writes: 0, syncs: 0 });
+    await Promise.all(results.map((r) => r.durable));
+    expect(settled.length).toBe(50);
+    expect(log.stats).toEqual({ writes: 1, syncs: 1 });
+    expect(new Set(results.map((r) => r.durable)).size).toBe(1);
+    log.append([batchOf(1)]);
+    await log.append([batchOf(1)]).durable;
+    expect(log.stats).toEqual({ writes: 2, syncs: 2 });
+  });
+
+  it("resolves 'never' at once and still writes the bytes", async () => {
+    const log = openLog({ flushPolicy: 'never' });
+    let done = false;
+    void log.append([batchOf(1)]).durable.then(() => (done = true));
+    await Promise.resolve();
+    expect(done).toBe(true);
+    await settle();
+    expect(log.stats).toEqual({ writes: 1, syncs: 0 });
+    expect(fs.statSync(path.join(log.dir!, '00000000000000000000.log')).size).toBe(batchOf(1).length);
+  });
+
+  it("syncs on the interval timer under 'interval'", async () => {
+    const time = new ManualTime();
+    const log = openLog({ flushPolicy: 'interval', flushIntervalMs: 500, time });
+    let done = false;
+    const r = log.append([batchOf(1)]);
+    void r.durable.then(() => (done = true));
+    await settle();
+    expect(done).toBe(false);
+    expect(log.stats).toEqual({ writes: 1, syncs: 0 });
+    time.advance(500);
+    await r.durable;
+    expect(log.stats).toEqual({ writes: 1, syncs: 1 });
+  });
+});
+
+describe('PartitionLog recovery', () => {
+  it('truncates a torn tail of the last segment with one warning', async () => {
+    const first = openLog();
+    first.append([batchOf(2)]);
+    first.append([batchOf(3)]);
+    await first.close();
+    const file = path.join(first.dir!, '00000000000000000000.log');
+    const good = fs.statSync(file).size;
+    const torn = batchOf(4).subarray(0, 30);
+    fs.appendFileSync(file, torn);
+    const captured = captureLog();
+    const log = openLog({ dir: first.dir, log: captured.log });
+    expect(log.logEndOffset).toBe(5n);
+    expect(fs.statSync(file).size).toBe(good);
+    const warnings = captured.warnings();
+    expect(warnings.length).toBe(1);
+    expect(warnings[0]).toMatchObject({ file, position: good, offset: '5', bytesDropped: 30 });
+    expect(log.append([batchOf(1)]).baseOffset).toBe(5n);
+  });
+
+  it('truncates a last batch whose CRC does not match', async () => {
+    const first = openLog();
+    first.append([batchOf(1)]);
+    first.append([batchOf(1)]);
+    await first.close();
+    const file = path.join(first.dir!, '00000000000000000000.log');
+    const bytes = fs.readFileSync(file);
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0x55;
+    fs.writeFileSync(file, bytes);
+    const captured = captureLog();
+    const log = openLog({ dir: first.dir, log: captured.log });
+    expect(log.logEndOffset).toBe(1n);
+    expect(captured.warnings()[0]).toMatchObject({ bytesDropped: bytes.length / 2, offset: '1' });
+  });
+
+  it('refuses to open when an earlier segment is corrupt, naming the file', async () => {
+    const one = batchOf(1).length;
+    const first = openLog({ segmentBytes: one });
+    for (let i = 0; i < 3; i++) first.append([batchOf(1)]);
+    await first.close();
+    const middle = path.join(first.dir!, '00000000000000000001.log');
+    const bytes = fs.readFileSync(middle);
+    bytes[40] = bytes[40]! ^ 0xff;
+    fs.writeFileSync(middle, bytes);
+    expect(() => openLog({ dir: first.dir })).toThrow(CorruptLogError);
+    expect(() => openLog({ dir: first.dir })).toThrow(middle);
+  });
+
+  it('reports each recovered batch to onRecoveredBatch', async () => {
+    const first = openLog();
+    first.append([batchOf(2), batchOf(1)]);
+    await first.close();
+    const seen: bigint[] = [];
+    openLog({ dir: first.dir, onRecoveredBatch: (b) => seen.push(readBatchHeader(b).baseOffset) });
+    expect(seen).toEqual([0n, 2n]);
+  });
+});
+
+describe('PartitionLog timestamps', () => {
+  function batchAt(timestamps: bigint[]): Buffer {
+    return encodeRecordBatch({
+      baseOffset: 0n,
+      timestamp: timestamps[0]!,
+      records: timestamps.map((timestamp) => ({ key: null, value: Buffer.from('x'), timestamp })),
+    });
+  }
+
+  it('finds the first offset whose timestamp is at or after the target', async () => {
+    const log = openLog();
+    log.append([batchAt([100n, 200n, 300n])]); // offsets 0-2
+    log.append([batchAt([400n, 350n])]); // offsets 3-4
+    await log.append([batchAt([500n])]).durable; // offset 5
+    expect(log.offsetForTimestamp(0n)).toEqual({ offset: 0n, timestamp: 100n });
+    expect(log.offsetForTimestamp(150n)).toEqual({ offset: 1n, timestamp: 200n });
+    expect(log.offsetForTimestamp(300n)).toEqual({ offset: 2n, timestamp: 300n });
+    expect(log.offsetForTimestamp(320n)).toEqual({ offset: 3n, timestamp: 400n });
+    expect(log.offsetForTimestamp(450n)).toEqual({ offset: 5n, timestamp: 500n });
+    expect(log.offsetForTimestamp(501n)).toBeNull();
+    expect(log.maxTimestamp()).toEqual({ offset: 5n, timestamp: 500n });
+  });
+
+  it('answers the first record holding the max timestamp', () => {
+    const log = openLog({ dir: null });
+    log.append([batchAt([10n, 90n, 90n])]);
+    log.append([batchAt([90n])]);
+    expect(log.maxTimestamp()).toEqual({ offset: 1n, timestamp: 90n });
+    expect(openLog({ dir: null }).maxTimestamp()).toBeNull();
+  });
+});
+
+describe('PartitionLog deleteFiles', () => {
+  it('removes the directory', async () => {
+    const log = PartitionLog.open({
+      dir: tempDir(),
+      segmentBytes: 1 << 20,
+      rollMs: 1e9,
+      flushPolicy: 'always',
+      flushIntervalMs: 0,
+      log: captureLog().log,
+      time: new ManualTime(),
+    });
+    const r = log.append([batchOf(1)]);
+    log.deleteFiles();
+    await r.durable;
+    expect(fs.existsSync(log.dir!)).toBe(false);
+    expect(() => log.append([batchOf(1)])).toThrow(/closed/);
+  });
+});

@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+export interface CliServer {
+  process: ChildProcess;
+  bootstrap: string;
+  port: number;
+  /** Every stdout line so far. */
+  lines: string[];
+}
+
+/** Starts the built command line (`dist/cli.js`) and resolves at its ready line. */
+export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliServer> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 15000);
+    child.on('exit', (code) => reject(new Error(`exited with ${code} before ready; stderr: ${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      const match = /ready on ([^"\s]+):(\d+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ process: child, bootstrap: `${match[1]}:${match[2]}`, port: Number(match[2]), lines });
+      }
+    });
+  });
+}
+
+export async function kill(server: CliServer, signal: NodeJS.Signals): Promise<number | null> {
+  if (server.process.exitCode !== null || server.process.signalCode !== null) return server.process.exitCode;
+  server.process.kill(signal);
+  const [code] = await once(server.process, 'exit');
+  return code as number | null;
+}

@@ -1,0 +1,119 @@
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { Reader, Writer } from '../../src/protocol/primitives.js';
+import { API_CODECS, type ApiKeyWithCodec } from '../../src/protocol/messages/index.js';
+
+/**
+ * A minimal Kafka client for tests built on our generated codecs (the reverse direction:
+ * encode requests, decode responses). One request at a time.
+ */
+export class RawClient {
+  private buffered = Buffer.alloc(0);
+  private waiting: ((frame: Buffer) => void) | null = null;
+  private correlationId = 0;
+  closed = false;
+
+  private constructor(readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      this.drain();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  static async connect(port: number, host = '127.0.0.1'): Promise<RawClient> {
+    const socket = connect({ port, host });
+    await once(socket, 'connect');
+    return new RawClient(socket);
+  }
+
+  private drain(): void {
+    if (!this.waiting || this.buffered.length < 4) return;
+    const size = this.buffered.readInt32BE(0);
+    if (this.buffered.length < 4 + size) return;
+    const frame = this.buffered.subarray(4, 4 + size);
+    this.buffered = this.buffered.subarray(4 + size);
+    const w = this.waiting;
+    this.waiting = null;
+    w(frame);
+  }
+
+  /** Sends raw bytes (already framed or not: the caller decides). */
+  writeRaw(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  /** Resolves when the server closes the connection (or rejects after `ms`). */
+  async waitClosed(ms = 5000): Promise<void> {
+    if (this.closed) return;
+    await Promise.race([
+      once(this.socket, 'close'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('connection was not closed')), ms)),
+    ]);
+  }
+
+  private nextFrame(ms = 15000): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no response')), ms);
+      const onClose = (): void => reject(new Error('connection closed before a response'));
+      this.socket.once('close', onClose);
+      this.waiting = (frame) => {
+        clearTimeout(timer);
+        this.socket.off('close', onClose);
+        resolve(frame);
+      };
+      this.drain();
+    });
+  }
+
+  /** Sends a request at `version` and decodes the response at the same version. */
+  async send<K extends ApiKeyWithCodec>(
+    apiKey: K,
+    version: number,
+    body: Parameters<(typeof API_CODECS)[K]['request']['encode']>[2],
+    clientId = 'raw-test',
+  ): Promise<ReturnType<(typeof API_CODECS)[K]['response']['decode']>> {
+    const codec = API_CODECS[apiKey];
+    const flexible = codec.request.FIRST_FLEXIBLE_VERSION >= 0 && version >= codec.request.FIRST_FLEXIBLE_VERSION;
+    const w = new Writer();
+    w.int32(0);
+    w.int16(apiKey);
+    w.int16(version);
+    const correlationId = ++this.correlationId;
+    w.int32(correlationId);
+    w.nullableString(clientId, false);
+    if (flexible) w.uvarint(0);
+    (codec.request.encode as (w: Writer, v: number, b: unknown) => void)(w, version, body);
+    const out = w.finish();
+    out.writeInt32BE(out.length - 4, 0);
+    this.socket.write(Buffer.from(out));
+    const frame = await this.nextFrame();
+    const r = new Reader(frame);
+    const got = r.int32();
+    if (got !== correlationId) throw new Error(`correlation id ${got}, expected ${correlationId}`);
+    if (flexible && apiKey !== 18) r.taggedFields(() => false);
+    return (codec.response.decode as (r: Reader, v: number) => any)(r, version);
+  }
+
+  /** Sends a request frame and returns the raw response body bytes after the correlation id. */
+  async sendRawRequest(apiKey: number, version: number, body: Buffer): Promise<Buffer> {
+    const w = new Writer();
+    w.int32(0);
+    w.int16(apiKey);
+    w.int16(version);
+    w.int32(++this.correlationId);
+    w.nullableString('raw-test', false);
+    w.raw(body);
+    const out = w.finish();
+    out.writeInt32BE(out.length - 4, 0);
+    this.socket.write(Buffer.from(out));
+    const frame = await this.nextFrame();
+    return frame.subarray(4);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}

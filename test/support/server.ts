@@ -1,0 +1,23 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type StartServerOptions, type ServerHandle } from '../../src/index.js';
+
+/** A fresh temp data directory; removed by the returned cleanup. */
+export function tempDataDir(prefix = 'kmc-'): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Starts a real server on a free port with its own temp data directory. */
+export async function startTestServer(options: StartServerOptions = {}): Promise<ServerHandle & { dataDir: string; stop: () => Promise<void> }> {
+  const data = tempDataDir();
+  const server = await startServer({ port: 0, dataDir: data.dir, ...options });
+  return Object.assign(server, {
+    dataDir: data.dir,
+    async stop() {
+      await server.close();
+      data.remove();
+    },
+  });
+}

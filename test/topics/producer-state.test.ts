@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ProducerStateTable, incrementSequence } from '../../src/topics/producer-state.js';
+import { ProducerIdManager } from '../../src/topics/producer-ids.js';
+
+const batch = (producerEpoch: number, baseSequence: number, records = 1) => ({ producerId: 7n, producerEpoch, baseSequence, lastOffsetDelta: records - 1 });
+
+describe('ProducerStateTable', () => {
+  it('accepts in-order batches and answers a retry of one of the last 5 with its offset', () => {
+    const t = new ProducerStateTable();
+    let offset = 0n;
+    for (let seq = 0; seq < 12; seq += 2) {
+      expect(t.check(batch(0, seq, 2), 'p')).toEqual({ kind: 'append' });
+      t.update(batch(0, seq, 2), offset);
+      offset += 2n;
+    }
+    // batches kept: seq 2-3 .. 10-11 (the last 5)
+    expect(t.check(batch(0, 10, 2), 'p')).toEqual({ kind: 'duplicate', batch: { firstSeq: 10, lastSeq: 11, baseOffset: 10n, lastOffset: 11n } });
+    expect(t.check(batch(0, 2, 2), 'p')).toMatchObject({ kind: 'duplicate', batch: { baseOffset: 2n } });
+    expect(t.check(batch(0, 0, 2), 'p')).toMatchObject({ kind: 'error', errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER });
+  });
+
+  it('refuses a gap with OUT_OF_ORDER_SEQUENCE_NUMBER and an old epoch with INVALID_PRODUCER_EPOCH', () => {
+    const t = new ProducerStateTable();
+    t.update(batch(1, 0, 3), 0n);
+    expect(t.check(batch(1, 4), 'p')).toMatchObject({ kind: 'error', errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER });
+    expect(t.check(batch(0, 3), 'p')).toMatchObject({ kind: 'error', errorCode: ErrorCode.INVALID_PRODUCER_EPOCH });
+    expect(t.check(batch(1, 3), 'p')).toEqual({ kind: 'append' });
+  });
+
+  it('requires sequence 0 for a new epoch and accepts any sequence from an unknown producer', () => {
+    const t = new ProducerStateTable();
+    expect(t.check(batch(0, 17), 'p')).toEqual({ kind: 'append' });
+    t.update(batch(0, 17), 0n);
+    expect(t.check(batch(1, 5), 'p')).toMatchObject({ kind: 'error', errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER });
+    expect(t.check(batch(1, 0), 'p')).toEqual({ kind: 'append' });
+    t.update(batch(1, 0), 1n);
+    expect(t.epochOf(7n)).toBe(1);
+  });
+
+  it('ignores batches without a producer id', () => {
+    const t = new ProducerStateTable();
+    const plain = { producerId: -1n, producerEpoch: -1, baseSequence: -1, lastOffsetDelta: 0 };
+    t.update(plain, 0n);
+    expect(t.check(plain, 'p')).toEqual({ kind: 'append' });
+    expect(t.maxProducerId()).toBe(-1n);
+  });
+
+  it('wraps sequences at INT32_MAX as Kafka does', () => {
+    expect(incrementSequence(2147483646, 1)).toBe(2147483647);
+    expect(incrementSequence(2147483647, 1)).toBe(0);
+    expect(incrementSequence(2147483640, 10)).toBe(2);
+    const t = new ProducerStateTable();
+    t.update(batch(0, 2147483647), 0n);
+    expect(t.check(batch(0, 0), 'p')).toEqual({ kind: 'append' });
+  });
+});
+
+describe('ProducerIdManager', () => {
+  it('gives idempotent producers a new id with epoch 0 on every init', () => {
+    const m = new ProducerIdManager();
+    expect(m.initProducerId(null)).toEqual({ errorCode: 0, producerId: 0n, producerEpoch: 0 });
+    expect(m.initProducerId(null, 0n, 0)).toEqual({ errorCode: 0, producerId: 1n, producerEpoch: 0 });
+  });
+
+  it('keeps a transactional id on one producer id and bumps its epoch', () => {
+    const m = new ProducerIdManager();
+    m.observe(99n);
+    expect(m.initProducerId('tx')).toEqual({ errorCode: 0, producerId: 100n, producerEpoch: 0 });
+    expect(m.initProducerId('tx')).toEqual({ errorCode: 0, producerId: 100n, producerEpoch: 1 });
+    expect(m.initProducerId('tx', 100n, 0).errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+    expect(m.initProducerId('tx', 100n, 1)).toEqual({ errorCode: 0, producerId: 100n, producerEpoch: 2 });
+    expect(m.initProducerId('').errorCode).toBe(ErrorCode.INVALID_REQUEST);
+  });
+});
