@@ -26,8 +26,22 @@ describe('restart (test 3)', () => {
       await producer.send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ partition, value: `p${partition}-m${i}` })) });
     }
     await producer.disconnect();
-    // A standalone commit (generation -1) of offsets 4 and 7: acknowledged, so it must survive.
-    await admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '4' }, { partition: 1, offset: '7' }] });
+    // A group member commits positions 4 (partition 0) and 7 (partition 1), then leaves.
+    const committer = groupConsumer(kafka, groupId);
+    await committer.connect();
+    await committer.subscribe({ topic, fromBeginning: true });
+    const target = new Map([[0, '3'], [1, '6']]);
+    let commits = 0;
+    await committer.run({
+      autoCommit: false,
+      eachMessage: async ({ partition, message }) => {
+        if (target.get(partition) !== message.offset) return;
+        await committer.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
+        commits++;
+      },
+    });
+    await waitFor(() => commits === 2, 20000, 'two group commits');
+    await committer.disconnect();
     await admin.disconnect();
 
     expect(await kill(first, 'SIGKILL')).toBe(null);

@@ -1,0 +1,43 @@
+import { describe, it, expect } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startCli, kill } from '../support/cli-process.js';
+import { tempDataDir } from '../support/server.js';
+import { RawClient } from '../support/raw-client.js';
+import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+describe('command line', () => {
+  it.each([
+    [['--config', 'num.partitions=many'], {}, /invalid config num\.partitions/],
+    [['--config', 'mock.flush.policy=sometimes'], {}, /invalid config mock\.flush\.policy/],
+    [[], { KAFKA_OFFSETS_RETENTION_MINUTES: 'soon' }, /invalid config offsets\.retention\.minutes/],
+    [['--port', 'abc'], {}, /--port/],
+  ])('exits 2 naming the key for %j %j', (args, env, message) => {
+    const res = spawnSync(process.execPath, [CLI, '--in-memory', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10000 });
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('takes KAFKA_* environment variables and --config, --config winning', async () => {
+    const data = tempDataDir();
+    const server = await startCli(['--port', '0', '--data-dir', data.dir, '--config', 'num.partitions=4'], { KAFKA_NUM_PARTITIONS: '2', KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false' });
+    try {
+      const client = await RawClient.connect(server.port);
+      const created = await client.send(19, 4, {
+        ...defaultCreateTopicsRequest(), timeoutMs: 5000,
+        topics: [{ ...defaultCreatableTopic(), name: 'defaults', numPartitions: -1, replicationFactor: -1 }],
+      });
+      expect(created.topics[0]!.errorCode).toBe(0);
+      const meta = await client.send(3, 9, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'defaults' }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'not-created' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      expect(meta.topics.find((t) => t.name === 'defaults')!.partitions.length).toBe(4);
+      expect(meta.topics.find((t) => t.name === 'not-created')!.errorCode).toBe(3); // auto-creation disabled by KAFKA_AUTO_CREATE_TOPICS_ENABLE
+      client.close();
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+    } finally {
+      await kill(server, 'SIGKILL');
+      data.remove();
+    }
+  });
+});
