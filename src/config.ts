@@ -11,7 +11,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = 'int' | 'long' | 'bool' | 'string' | 'enum';
+type Kind = 'int' | 'long' | 'double' | 'bool' | 'string' | 'enum';
 
 interface Spec {
   kind: Kind;
@@ -38,6 +38,11 @@ export const CONFIG_SPECS = {
   'delete.topic.enable': { kind: 'bool', default: 'true' },
   'log.segment.bytes': { kind: 'int', default: '1073741824', min: 1 },
   'log.roll.hours': { kind: 'int', default: '168', min: 1 },
+  'log.roll.ms': { kind: 'long', default: '-1' },
+  'log.cleaner.enable': { kind: 'bool', default: 'true' },
+  'log.cleaner.delete.retention.ms': { kind: 'long', default: '86400000', min: 0 },
+  'log.cleaner.min.cleanable.ratio': { kind: 'double', default: '0.5', min: 0, max: 1 },
+  'log.cleaner.backoff.ms': { kind: 'long', default: '15000', min: 0 },
   'log.flush.interval.messages': { kind: 'long', default: '9223372036854775807', min: 1 },
   'log.flush.interval.ms': { kind: 'long', default: '-1' },
   'offsets.topic.num.partitions': { kind: 'int', default: '50', min: 1 },
@@ -75,6 +80,13 @@ function checkValue(key: string, spec: Spec, raw: string): void {
       if (n > hi || n < -hi - 1n) throw new ConfigError(key, `"${raw}" is out of range`);
       if (spec.min !== undefined && n < BigInt(spec.min)) throw new ConfigError(key, `must be at least ${spec.min}, got ${raw}`);
       if (spec.max !== undefined && n > BigInt(spec.max)) throw new ConfigError(key, `must be at most ${spec.max}, got ${raw}`);
+      return;
+    }
+    case 'double': {
+      const n = Number(text);
+      if (text === '' || !Number.isFinite(n)) throw new ConfigError(key, `expected a number, got "${raw}"`);
+      if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, `must be at least ${spec.min}, got ${raw}`);
+      if (spec.max !== undefined && n > spec.max) throw new ConfigError(key, `must be at most ${spec.max}, got ${raw}`);
       return;
     }
     case 'enum':
@@ -116,6 +128,16 @@ export class BrokerConfig {
 
   raw(key: ConfigKey): string {
     return this.values.get(key) ?? SPECS[key]!.default;
+  }
+
+  double(key: ConfigKey): number {
+    return Number(this.raw(key));
+  }
+
+  /** `log.roll.ms` when set, else `log.roll.hours` (Kafka's `LogConfig` precedence), in ms. */
+  logRollMs(): number {
+    const ms = this.long('log.roll.ms');
+    return ms > 0n ? Number(ms) : this.int('log.roll.hours') * 3_600_000;
   }
 
   int(key: ConfigKey): number {

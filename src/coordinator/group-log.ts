@@ -38,7 +38,7 @@ export class GroupLog {
         PartitionLog.open({
           dir: dataDir === null ? null : join(dataDir, `${OFFSETS_TOPIC}-${p}`),
           segmentBytes: config.int('offsets.topic.segment.bytes'),
-          rollMs: config.int('log.roll.hours') * 3_600_000,
+          rollMs: config.logRollMs(),
           flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
           flushIntervalMs: Number(config.long('log.flush.interval.ms')),
           log: options.log,

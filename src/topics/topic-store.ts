@@ -176,7 +176,7 @@ export class TopicStore {
     return {
       dir,
       segmentBytes: config.int('log.segment.bytes'),
-      rollMs: config.int('log.roll.hours') * 3_600_000,
+      rollMs: config.logRollMs(),
       flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
       flushIntervalMs: Number(config.long('log.flush.interval.ms')),
       log: this.options.log,
