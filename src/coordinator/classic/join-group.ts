@@ -7,6 +7,7 @@ import type { ClassicContext } from './context.js';
 import { ClassicGroupState } from './group-state.js';
 import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from './group-metadata.js';
 import { APPEND_FAILED_ERROR } from './record-writer.js';
+import { currentGenerationJoin } from './rebalancer.js';
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
@@ -160,17 +161,7 @@ function joinExistingMember(join: Join): void {
     return;
   }
   const member = group.member(memberId)!;
-  const currentGeneration = (members: JoinGroupResponse['members']): JoinGroupResponse => ({
-    throttleTimeMs: 0,
-    errorCode: ErrorCode.NONE,
-    generationId: group.generationId,
-    protocolType: group.protocolType,
-    protocolName: group.protocolName,
-    leader: group.leaderId ?? '',
-    skipAssignment: false,
-    memberId,
-    members,
-  });
+  const currentGeneration = (members: JoinGroupResponse['members']): JoinGroupResponse => currentGenerationJoin(group, memberId, members);
   switch (group.state) {
     case PREPARING_REBALANCE:
       updateMemberThenRebalanceOrCompleteJoin(join, member.memberId, `member ${memberId} joining during PreparingRebalance`);

@@ -177,17 +177,7 @@ export class Rebalancer {
       return;
     }
     for (const member of group.allMembers()) {
-      const response: JoinGroupResponse = {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode.NONE,
-        generationId: group.generationId,
-        protocolType: group.protocolType,
-        protocolName: group.protocolName,
-        leader: group.leaderId ?? '',
-        skipAssignment: false,
-        memberId: member.memberId,
-        members: group.isLeader(member.memberId) ? group.currentMembersForJoin() : [],
-      };
+      const response = currentGenerationJoin(group, member.memberId, group.isLeader(member.memberId) ? group.currentMembersForJoin() : []);
       group.completeJoin(member, response);
       this.rescheduleHeartbeat(group, member);
       member.isNew = false;
@@ -262,4 +252,19 @@ export class Rebalancer {
       if (answered) this.rescheduleHeartbeat(group, member);
     }
   }
+}
+
+/** A successful JoinGroup answer carrying the group's current generation; only the leader gets `members`. */
+export function currentGenerationJoin(group: ClassicGroup, memberId: string, members: JoinGroupResponse['members']): JoinGroupResponse {
+  return {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    generationId: group.generationId,
+    protocolType: group.protocolType,
+    protocolName: group.protocolName,
+    leader: group.leaderId ?? '',
+    skipAssignment: false,
+    memberId,
+    members,
+  };
 }
