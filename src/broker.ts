@@ -5,6 +5,7 @@ import { TopicStore } from './topics/topic-store.js';
 import { GroupLog } from './coordinator/group-log.js';
 import { ClassicGroupCoordinator } from './coordinator/classic/classic-coordinator.js';
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
+import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -38,6 +39,8 @@ export class Broker {
   readonly groupLog: GroupLog;
   readonly offsets: OffsetStore;
   readonly classic: ClassicGroupCoordinator;
+  /** The offsets retention sweep (`offsets.retention.minutes`, `offsets.retention.check.interval.ms`). */
+  readonly retention: OffsetRetention;
 
   private constructor(options: BrokerOptions) {
     this.config = options.config;
@@ -64,14 +67,33 @@ export class Broker {
       if (record.kind === 'offset-commit') this.offsets.replay(record);
       else if (record.kind === 'group-metadata') this.classic.replayGroupMetadata(record.groupId, record.value);
     });
+    this.retention = new OffsetRetention({
+      config: options.config,
+      log: options.log,
+      time: options.time,
+      offsets: this.offsets,
+      sources: [classicRetentionSource(this.classic)],
+    });
+    // Kafka schedules the first cleanup when a coordinator partition is loaded.
+    this.retention.start();
   }
 
   static open(options: BrokerOptions): Broker {
     return new Broker(options);
   }
 
+  /**
+   * Runs the offsets retention sweep now (it also runs every `offsets.retention.check.interval.ms`):
+   * expired offsets are tombstoned and groups left with no members and no offsets are deleted.
+   * The changes are visible as soon as this is called; it resolves once they are durable.
+   */
+  sweepExpiredOffsets(): Promise<SweepResult> {
+    return this.retention.sweep();
+  }
+
   /** Stops timers and waits until every appended record is durable. */
   async close(): Promise<void> {
+    this.retention.stop();
     this.classic.shutdown();
     await this.groupLog.close();
     await this.topics.close();

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { Broker } from './broker.js';
+import type { SweepResult } from './coordinator/offsets/retention.js';
 import { BrokerConfig, parseListener } from './config.js';
 import { systemTime, type Time } from './util/time.js';
 import { KafkaListener } from './server/server.js';
@@ -8,6 +9,7 @@ import { API_HANDLERS } from './apis/registry.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
+export type { SweepResult } from './coordinator/offsets/retention.js';
 
 export interface StartServerOptions {
   /** Bind address; default all interfaces. */
@@ -36,6 +38,15 @@ export interface ServerHandle {
   /** `host:port` for `bootstrap.servers`. */
   readonly bootstrap: string;
   readonly broker: Broker;
+  /**
+   * Runs the offsets retention sweep now instead of waiting for the next
+   * `offsets.retention.check.interval.ms` tick (as Kafka 4.3's `cleanupGroupMetadata`): offsets
+   * past `offsets.retention.minutes` (or their commit's own retention) are tombstoned, and groups
+   * left with no members and no offsets are deleted. Resolves with the number of offsets expired
+   * and the ids of the groups deleted, once the tombstones are durable. Pair it with an injected
+   * `time` to test retention without waiting.
+   */
+  sweepExpiredOffsets(): Promise<SweepResult>;
   /** Stops listening, drops connections, and waits until every acknowledged append is durable. */
   close(): Promise<void>;
 }
@@ -82,6 +93,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     port: address.port,
     bootstrap: `${advertised.host}:${advertised.port}`,
     broker,
+    sweepExpiredOffsets: () => broker.sweepExpiredOffsets(),
     close() {
       closing ??= (async () => {
         await listener.close();

@@ -189,6 +189,21 @@ export class ClassicGroupCoordinator {
     return results;
   }
 
+  /**
+   * Deletes a group the offsets retention sweep found with nothing left (Kafka's
+   * `GroupMetadataManager.maybeDeleteGroup`): only an Empty group holding no committed offsets
+   * goes. It is forgotten at once (a later JoinGroup or commit starts a new group) and its
+   * GroupMetadata tombstone is appended, as Kafka writes one for every deleted classic group.
+   * Returns the durability promise of that tombstone, or null when the group was not deleted.
+   */
+  deleteGroupIfEmpty(groupId: string): Promise<void> | null {
+    const group = this.ctx.groups.get(groupId);
+    if (!group || !group.isEmpty() || this.offsets.hasOffsets(groupId)) return null;
+    const written = this.ctx.writer.append([groupTombstoneRecord(groupId)]);
+    this.removeGroup(group);
+    return written;
+  }
+
   // ---- for OffsetCommit / OffsetFetch -----------------------------------------------------
 
   /**

@@ -7,6 +7,7 @@ import type { Time } from '../../util/time.js';
 import { ClassicGroupMember, type MemberProtocol } from './classic-member.js';
 import { ClassicGroupState, VALID_PREVIOUS_STATES } from './group-state.js';
 import { subscribedTopicsOf } from './consumer-protocol.js';
+import { COMMIT_TIMESTAMP_EXPIRATION, expirationFrom, type OffsetExpirationCondition } from '../offsets/expiration-condition.js';
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
@@ -456,6 +457,30 @@ export class ClassicGroup {
     void memberEpoch;
     void lastCommittedOffset;
     return this.isInState(DEAD) ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NONE;
+  }
+
+  /**
+   * Which of the group's offsets may expire (`ClassicGroup.offsetExpirationCondition`); the
+   * retention sweep also skips topics the group is subscribed to (`isSubscribedToTopic`):
+   * - no protocol type (a simple group): retention from each offset's commit time;
+   * - Empty with a protocol type: from when the group became Empty (`currentStateTimestamp`), or
+   *   from the commit time when that is unknown (loaded from a GroupMetadata record before v2);
+   * - Stable, protocol type "consumer", subscriptions known: from the commit time (so only
+   *   offsets of topics no member subscribes to can expire);
+   * - otherwise (rebalancing, another protocol type, unknown subscriptions): null, nothing expires.
+   */
+  offsetExpirationCondition(): OffsetExpirationCondition | null {
+    if (this.protocolType === null) return COMMIT_TIMESTAMP_EXPIRATION;
+    if (this.isInState(EMPTY)) {
+      return this.currentStateTimestamp === null ? COMMIT_TIMESTAMP_EXPIRATION : expirationFrom(this.currentStateTimestamp);
+    }
+    if (this.usesConsumerProtocol() && this.subscribedTopics !== null && this.isInState(STABLE)) return COMMIT_TIMESTAMP_EXPIRATION;
+    return null;
+  }
+
+  /** Whether the group has no members (`ClassicGroup.isEmpty`: the Empty state); an empty group may be deleted. */
+  isEmpty(): boolean {
+    return this.isInState(EMPTY);
   }
 
   /**

@@ -1,0 +1,196 @@
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../../config.js';
+import type { Time, Timer } from '../../util/time.js';
+import type { ClassicGroupCoordinator } from '../classic/classic-coordinator.js';
+import { isOffsetExpired, type OffsetExpirationCondition } from './expiration-condition.js';
+import type { OffsetStore } from './offset-store.js';
+
+/** A group as the retention sweep sees it (what Kafka's `Group` offers `cleanupExpiredOffsets`). */
+export interface RetentionGroup {
+  /** Which offsets may expire now; null when none may (see `ClassicGroup.offsetExpirationCondition`). */
+  offsetExpirationCondition(): OffsetExpirationCondition | null;
+  /** Offsets of subscribed topics never expire. */
+  isSubscribedToTopic(topic: string): boolean;
+}
+
+/**
+ * One kind of group coordinator, as the sweep reaches it. The classic coordinator is one
+ * (`classicRetentionSource`); the KIP-848 consumer coordinator, when it exists, adds another
+ * whose groups answer `offsetExpirationCondition()` with `COMMIT_TIMESTAMP_EXPIRATION` in every
+ * state and whose `deleteGroupIfEmpty` writes the consumer-group tombstones
+ * (`ConsumerGroup.createGroupTombstoneRecords`).
+ */
+export interface RetentionGroupSource {
+  /** Ids of the groups this coordinator holds (groups without offsets included). */
+  groupIds(): Iterable<string>;
+  /** The group if this coordinator owns it; undefined otherwise. */
+  group(groupId: string): RetentionGroup | undefined;
+  /**
+   * Deletes the group if it has no members and no offsets (Kafka's `maybeDeleteGroup`), applying
+   * the change at once; returns the durability promise of its tombstones, or null if it stays.
+   */
+  deleteGroupIfEmpty(groupId: string): Promise<void> | null;
+}
+
+/** Classic groups, offsets-only ("simple") groups included: `group(id)` materialises those. */
+export function classicRetentionSource(classic: ClassicGroupCoordinator): RetentionGroupSource {
+  return {
+    groupIds: () => classic.allGroups().map((g) => g.groupId),
+    group: (groupId) => classic.group(groupId),
+    deleteGroupIfEmpty: (groupId) => classic.deleteGroupIfEmpty(groupId),
+  };
+}
+
+export interface SweepResult {
+  /** Offsets tombstoned by this sweep. */
+  expiredOffsets: number;
+  /** Groups deleted by this sweep, in sweep order. */
+  deletedGroups: string[];
+}
+
+export interface OffsetRetentionOptions {
+  config: BrokerConfig;
+  log: Logger;
+  time: Time;
+  offsets: Pick<OffsetStore, 'groupIds' | 'offsetsOf' | 'deleteOffsets'>;
+  /** Group coordinators, asked in order for each group id. */
+  sources: readonly RetentionGroupSource[];
+}
+
+/**
+ * The offsets retention sweep (KIP-211; Kafka 4.3's `GroupCoordinatorShard.cleanupGroupMetadata`
+ * with `OffsetMetadataManager.cleanupExpiredOffsets` and `GroupMetadataManager.maybeDeleteGroup`).
+ * For every group: each offset of a topic the group is not subscribed to that has expired under
+ * the group's condition is tombstoned; if the group then has no offsets left, it is deleted when
+ * it has no members. Runs every `offsets.retention.check.interval.ms` on the injected clock once
+ * `start()`ed, and on demand (`sweep()`).
+ *
+ * All changes are applied synchronously when the sweep runs (as Kafka applies a shard's records
+ * before they are committed), so a request handled after a sweep never sees an expired offset;
+ * the returned promise resolves once the tombstones are durable.
+ *
+ * Not modelled: pending transactional offsets (this broker serves no TxnOffsetCommit), which
+ * Kafka never expires and which keep a group from being deleted.
+ */
+export class OffsetRetention {
+  readonly retentionMs: number;
+  readonly checkIntervalMs: number;
+  private readonly log: Logger;
+  private readonly time: Time;
+  private readonly offsets: OffsetRetentionOptions['offsets'];
+  private readonly sources: readonly RetentionGroupSource[];
+  private timer: Timer | null = null;
+  private running = false;
+
+  constructor(options: OffsetRetentionOptions) {
+    this.retentionMs = options.config.int('offsets.retention.minutes') * 60_000;
+    this.checkIntervalMs = Number(options.config.long('offsets.retention.check.interval.ms'));
+    this.log = options.log;
+    this.time = options.time;
+    this.offsets = options.offsets;
+    this.sources = options.sources;
+  }
+
+  /** Schedules the periodic sweep (first run one interval from now); idempotent. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.scheduleNext();
+  }
+
+  /** Cancels the periodic sweep. A sweep already started still completes its writes. */
+  stop(): void {
+    this.running = false;
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  /**
+   * Runs one sweep now. State changes are applied before this returns; the promise resolves when
+   * every tombstone is durable (rejects if an append failed; what was applied stays applied, as
+   * with any other failed coordinator write here).
+   */
+  sweep(): Promise<SweepResult> {
+    const nowMs = this.time.now();
+    const writes: Promise<void>[] = [];
+    const expiredByGroup: Record<string, number> = {};
+    let expiredOffsets = 0;
+    const deletedGroups: string[] = [];
+
+    for (const groupId of this.candidateGroupIds()) {
+      const owner = this.ownerOf(groupId);
+      if (!owner) continue;
+      const { source, group } = owner;
+      const { expired, allExpired } = this.expiredOffsetsOf(groupId, group, nowMs);
+      if (expired.length > 0) {
+        writes.push(this.offsets.deleteOffsets(groupId, expired));
+        expiredByGroup[groupId] = expired.length;
+        expiredOffsets += expired.length;
+      }
+      if (!allExpired) continue;
+      const deleted = source.deleteGroupIfEmpty(groupId);
+      if (deleted) {
+        writes.push(deleted);
+        deletedGroups.push(groupId);
+      }
+    }
+
+    if (expiredOffsets > 0 || deletedGroups.length > 0) {
+      this.log.info({ expiredOffsets, groups: expiredByGroup, deletedGroups }, 'offsets retention sweep removed expired offsets');
+    }
+    const result: SweepResult = { expiredOffsets, deletedGroups };
+    return Promise.all(writes).then(() => result);
+  }
+
+  /**
+   * The group's expired offsets (`OffsetMetadataManager.cleanupExpiredOffsets`), and whether it
+   * has none left afterwards (true too when it had none to begin with).
+   */
+  private expiredOffsetsOf(
+    groupId: string,
+    group: RetentionGroup,
+    nowMs: number,
+  ): { expired: Array<{ topic: string; partition: number }>; allExpired: boolean } {
+    const offsets = this.offsets.offsetsOf(groupId);
+    if (offsets.length === 0) return { expired: [], allExpired: true };
+    const condition = group.offsetExpirationCondition();
+    if (condition === null) return { expired: [], allExpired: false };
+    const expired: Array<{ topic: string; partition: number }> = [];
+    for (const { topic, partition, offset } of offsets) {
+      if (!group.isSubscribedToTopic(topic) && isOffsetExpired(condition, offset, nowMs, this.retentionMs)) {
+        expired.push({ topic, partition });
+      }
+    }
+    return { expired, allExpired: expired.length === offsets.length };
+  }
+
+  /** Every group any coordinator holds plus every group with offsets, each once. */
+  private candidateGroupIds(): string[] {
+    const ids = new Set<string>();
+    for (const source of this.sources) for (const id of source.groupIds()) ids.add(id);
+    for (const id of this.offsets.groupIds()) ids.add(id);
+    return [...ids];
+  }
+
+  private ownerOf(groupId: string): { source: RetentionGroupSource; group: RetentionGroup } | undefined {
+    for (const source of this.sources) {
+      const group = source.group(groupId);
+      if (group) return { source, group };
+    }
+    return undefined;
+  }
+
+  private scheduleNext(): void {
+    this.timer = this.time.schedule(this.checkIntervalMs, () => {
+      this.timer = null;
+      if (!this.running) return;
+      try {
+        this.sweep().catch((err: unknown) => this.log.error({ err }, 'offsets retention sweep: could not write tombstones'));
+      } catch (err) {
+        this.log.error({ err }, 'offsets retention sweep failed');
+      }
+      // Kafka reschedules after each run (`scheduleGroupMetadataExpiration`).
+      if (this.running) this.scheduleNext();
+    });
+  }
+}
