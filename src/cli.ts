@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import pino from 'pino';
 import { startServer } from './index.js';
 import { ConfigError, configFromEnv } from './config.js';
@@ -8,17 +8,22 @@ const program = new Command()
   .name('kafka-mock-coordinator')
   .description('A Kafka-protocol broker and group coordinator for tests and local development')
   .option('--host <host>', 'address to bind (default: all interfaces)')
-  .addOption(new Option('--port <port>', 'Kafka port (0 picks a free one)').default('9092'))
+  .option('--port <port>', 'Kafka port, 0 picks a free one (default: 9092, or the port of listeners)')
   .option('--advertised-listener <host:port>', 'address clients are told to connect to')
-  .option('--data-dir <dir>', 'data directory (Kafka log.dirs)', './data')
+  .option('--data-dir <dir>', 'data directory (default: ./data, or log.dirs)')
   .option('--in-memory', 'keep everything in memory, write no files')
   .option('--config <key=value>', 'a Kafka broker config by its Kafka name (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
   .option('--log-level <level>', 'pino log level', process.env['LOG_LEVEL'] ?? 'info');
 
 program.parse();
 const opts = program.opts<{
-  host?: string; port: string; advertisedListener?: string; dataDir: string; inMemory?: boolean; config: string[]; logLevel: string;
+  host?: string; port?: string; advertisedListener?: string; dataDir?: string; inMemory?: boolean; config: string[]; logLevel: string;
 }>();
+
+if (!Object.hasOwn(pino.levels.values, opts.logLevel) && opts.logLevel !== 'silent') {
+  process.stderr.write(`kafka-mock-coordinator: invalid --log-level "${opts.logLevel}" (one of ${Object.keys(pino.levels.values).join(', ')}, silent)\n`);
+  process.exit(2);
+}
 
 const log = pino({
   level: opts.logLevel,
@@ -36,19 +41,19 @@ for (const entry of opts.config) {
   if (eq <= 0) fail(`--config expects key=value, got "${entry}"`);
   config[entry.slice(0, eq).trim()] = entry.slice(eq + 1);
 }
-if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) fail(`invalid --port "${opts.port}"`);
+if (opts.port !== undefined && (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)) fail(`invalid --port "${opts.port}"`);
 
 try {
   const server = await startServer({
     host: opts.host,
-    port: Number(opts.port),
+    port: opts.port === undefined ? undefined : Number(opts.port),
     advertisedListener: opts.advertisedListener,
     dataDir: opts.dataDir,
     inMemory: opts.inMemory,
     config,
     logger: log,
   });
-  log.info({ bootstrap: server.bootstrap, dataDir: opts.inMemory ? null : opts.dataDir }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
+  log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
