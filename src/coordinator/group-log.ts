@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config.js';
-import type { Time } from '../util/time.js';
+import type { Time, Timer } from '../util/time.js';
 import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
+import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
 import { encodeRecordBatch, decodeRecords } from '../records/record-batch.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
@@ -14,6 +15,18 @@ export interface GroupLogOptions {
   config: BrokerConfig;
   log: Logger;
   time: Time;
+  /** Test hook passed to the log cleaner (see `LogCleanerOptions.onStep`). */
+  onCleanerStep?: (step: CleanerStep, file: string) => void;
+}
+
+/** What `GroupLog.compact()` did, summed over the partitions. */
+export interface CompactionSummary {
+  /** Partitions that had closed segments and were cleaned. */
+  partitionsCleaned: number;
+  /** Records in the closed segments before cleaning. */
+  recordsBefore: number;
+  /** Records left in them after cleaning. */
+  recordsAfter: number;
 }
 
 /**
@@ -27,10 +40,30 @@ export class GroupLog {
   readonly partitionCount: number;
   private readonly partitions: PartitionLog[];
   private readonly time: Time;
+  private readonly log: Logger;
+  /** The log cleaner of the topic (`cleanup.policy=compact`). */
+  readonly cleaner: LogCleaner;
+  private readonly cleanerEnabled: boolean;
+  private readonly cleanerBackoffMs: number;
+  private cleanerTimer: Timer | null = null;
+  /** The background pass in progress, if any. */
+  private cleanerPass: Promise<void> | null = null;
+  private closed = false;
 
   private constructor(options: GroupLogOptions) {
     const { config, dataDir } = options;
     this.time = options.time;
+    this.log = options.log;
+    this.cleaner = new LogCleaner({
+      time: options.time,
+      log: options.log,
+      deleteRetentionMs: Number(config.long('log.cleaner.delete.retention.ms')),
+      minCleanableRatio: config.double('log.cleaner.min.cleanable.ratio'),
+      maxSegmentBytes: config.int('offsets.topic.segment.bytes'),
+      ...(options.onCleanerStep ? { onStep: options.onCleanerStep } : {}),
+    });
+    this.cleanerEnabled = config.bool('log.cleaner.enable');
+    this.cleanerBackoffMs = Number(config.long('log.cleaner.backoff.ms'));
     this.partitionCount = config.int('offsets.topic.num.partitions');
     this.partitions = [];
     for (let p = 0; p < this.partitionCount; p++) {
@@ -48,8 +81,69 @@ export class GroupLog {
     }
   }
 
+  /** Opens the partitions; with `log.cleaner.enable` the background cleaner is scheduled. */
   static open(options: GroupLogOptions): GroupLog {
-    return new GroupLog(options);
+    const groupLog = new GroupLog(options);
+    groupLog.scheduleCleaner();
+    return groupLog;
+  }
+
+  /** The partition logs (index = partition), for tests and admin views. */
+  partitionLogs(): readonly PartitionLog[] {
+    return this.partitions;
+  }
+
+  /**
+   * Compacts every partition now, whatever its dirty ratio (closed segments only; the
+   * active segment is never cleaned). Partitions are cleaned one after another, each in
+   * chunks that yield to the event loop, so requests are served meanwhile.
+   */
+  async compact(): Promise<CompactionSummary> {
+    const summary: CompactionSummary = { partitionsCleaned: 0, recordsBefore: 0, recordsAfter: 0 };
+    for (const partition of this.partitions) {
+      const result = await this.cleaner.clean(partition);
+      if (result === null) continue;
+      summary.partitionsCleaned++;
+      summary.recordsBefore += result.recordsBefore;
+      summary.recordsAfter += result.recordsAfter;
+    }
+    return summary;
+  }
+
+  /**
+   * One background pass (as a Kafka cleaner thread's `tryCleanFilthiestLog`, every
+   * `log.cleaner.backoff.ms`): cleans, dirtiest first, the partitions whose dirty ratio
+   * is >= `log.cleaner.min.cleanable.ratio` or whose tombstone delete horizon has passed.
+   * Resolves when done; failures are logged (the partition is marked uncleanable).
+   */
+  async runCleanerPass(): Promise<number> {
+    const due = this.partitions
+      .filter((p) => this.cleaner.needsCleaning(p))
+      .sort((a, b) => this.cleaner.dirtyRatio(b) - this.cleaner.dirtyRatio(a));
+    let cleaned = 0;
+    for (const partition of due) {
+      if (this.closed) break;
+      try {
+        if ((await this.cleaner.clean(partition)) !== null) cleaned++;
+      } catch (err) {
+        if (err instanceof CleanerAbortedError) break;
+        // already logged by the cleaner
+      }
+    }
+    return cleaned;
+  }
+
+  private scheduleCleaner(): void {
+    if (!this.cleanerEnabled || this.closed) return;
+    this.cleanerTimer = this.time.schedule(this.cleanerBackoffMs, () => {
+      this.cleanerTimer = null;
+      this.cleanerPass = this.runCleanerPass()
+        .catch((err: unknown) => this.log.error({ err }, 'log cleaner pass failed'))
+        .then(() => {
+          this.cleanerPass = null;
+          this.scheduleCleaner();
+        });
+    });
   }
 
   partitionFor(groupId: string): number {
@@ -93,6 +187,11 @@ export class GroupLog {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.cleanerTimer?.cancel();
+    this.cleanerTimer = null;
+    this.cleaner.shutdown();
+    await this.cleanerPass;
     await Promise.all(this.partitions.map((p) => p.close()));
   }
 }

@@ -9,9 +9,9 @@
  * Durability (group commit): appends made during one event-loop turn are written with one
  * positional writev per segment in a setImmediate, then, per `flushPolicy`:
  *   - 'always':   one fdatasync per segment written; `durable` resolves after it.
- *   - 'interval': fdatasync every `flushIntervalMs` (ms); `durable` resolves at that sync.
+ *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms).
  *                 A non-positive interval behaves as 'always'.
- *   - 'never':    `durable` resolves at once; the OS decides when bytes reach the disk.
+ *   - 'never':    `durable` resolves once written; the OS decides when bytes reach the disk.
  * `close()` always writes and syncs what is queued.
  */
 import * as fs from 'node:fs';
@@ -29,6 +29,7 @@ import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, typ
 import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
 import { writeFully, fdatasync, fsyncDirectory } from './file-io.js';
+import { completeInterruptedCleaning } from './cleaner-files.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
 
@@ -64,8 +65,6 @@ export class PartitionLog {
   /** Waiters for the current turn's write (+ sync under 'always'). */
   private turnWaiter: Deferred | null = null;
   private turnScheduled = false;
-  /** Waiters for the next interval sync ('interval' policy). */
-  private syncWaiter: Deferred | null = null;
   private syncTimer: Timer | null = null;
   /** All file I/O runs in this chain, one step after another. */
   private ioChain: Promise<void> = Promise.resolve();
@@ -91,6 +90,7 @@ export class PartitionLog {
     const now = options.time.now();
     if (options.dir === null) return new PartitionLog(options, [LogSegment.inMemory(0n, now)]);
     fs.mkdirSync(options.dir, { recursive: true });
+    completeInterruptedCleaning(options.dir, options.log);
     const bases = fs
       .readdirSync(options.dir)
       .map(parseSegmentFileName)
@@ -257,9 +257,7 @@ export class PartitionLog {
     this.syncTimer?.cancel();
     this.syncTimer = null;
     this.flushTurn();
-    const waiter = this.syncWaiter;
-    this.syncWaiter = null;
-    this.closing = this.chain(() => this.syncDirty(), waiter).then(() => {
+    this.closing = this.chain(() => this.syncDirty(), null).then(() => {
       for (const s of this.segments) s.closeSync();
     });
     return this.closing;
@@ -274,13 +272,58 @@ export class PartitionLog {
     this.syncTimer = null;
     for (const s of this.segments) s.discardPending();
     this.turnWaiter?.resolve();
-    this.syncWaiter?.resolve();
-    this.turnWaiter = this.syncWaiter = null;
+    this.turnWaiter = null;
     const closeAll = (): void => {
       for (const s of this.segments) s.closeSync();
     };
     this.closing = this.ioChain.then(closeAll, closeAll);
     if (this.options.dir !== null) fs.rmSync(this.options.dir, { recursive: true, force: true });
+  }
+
+  /** True once `close()` or `deleteFiles()` was called. */
+  get isClosed(): boolean {
+    return this.closing !== null;
+  }
+
+  /** Log cleaner support: the closed segments (every segment but the active one), oldest first. */
+  closedSegments(): readonly LogSegment[] {
+    return this.segments.slice(0, -1);
+  }
+
+  /** Base offset of the active segment: the cleaner's first uncleanable offset. */
+  get activeSegmentBaseOffset(): bigint {
+    return this.active.baseOffset;
+  }
+
+  /**
+   * Log cleaner support (Kafka's `LocalLog.replaceSegments`): after all I/O queued so far,
+   * checks that `old` are still consecutive closed segments of this log, runs `install`
+   * (which swaps the files on disk and returns the segment holding the cleaned batches) and
+   * puts that segment in their place in one synchronous step, then closes the old ones.
+   * Readers see either the old segments or the new one. A failure rejects the returned
+   * promise but does not fail the log (appends go on; the old segments stay in use).
+   */
+  replaceSegments(old: readonly LogSegment[], install: () => Promise<LogSegment>): Promise<void> {
+    const run = this.ioChain.then(async () => {
+      if (this.closing) throw new Error(`log ${this.describe()} is closed`);
+      if (this.failure) throw this.failure;
+      const check = (): number => {
+        const start = this.segments.indexOf(old[0]!);
+        const ok =
+          old.length > 0 && start >= 0 && start + old.length < this.segments.length && old.every((s, i) => this.segments[start + i] === s);
+        if (!ok) throw new Error(`segments to replace in ${this.describe()} are no longer closed segments of the log`);
+        return start;
+      };
+      check();
+      const replacement = await install();
+      this.segments.splice(check(), old.length, replacement);
+      for (const s of old) {
+        s.discardPending();
+        s.closeSync();
+      }
+    });
+    this.ioChain = run.catch(() => {});
+    return run;
   }
 
   private get active(): LogSegment {
@@ -337,17 +380,11 @@ export class PartitionLog {
       this.turnScheduled = true;
       setImmediate(() => this.flushTurn());
     }
-    switch (this.policy) {
-      case 'never':
-        return Promise.resolve();
-      case 'always':
-        this.turnWaiter ??= deferred();
-        return this.turnWaiter.promise;
-      case 'interval':
-        this.syncWaiter ??= deferred();
-        this.syncTimer ??= this.options.time.schedule(this.options.flushIntervalMs, () => this.syncTick());
-        return this.syncWaiter.promise;
-    }
+    // Every policy acknowledges only once the bytes are written to the file (so a process crash
+    // loses nothing acknowledged); 'always' also waits for their fdatasync.
+    if (this.policy === 'interval') this.syncTimer ??= this.options.time.schedule(this.options.flushIntervalMs, () => this.syncTick());
+    this.turnWaiter ??= deferred();
+    return this.turnWaiter.promise;
   }
 
   /** Queues one write per segment of this turn's appends (plus a sync under 'always'). */
@@ -364,13 +401,10 @@ export class PartitionLog {
     }, waiter);
   }
 
-  /** The 'interval' timer: syncs everything written so far, including this turn's appends. */
+  /** The 'interval' timer: syncs everything written so far, independently of acknowledgements. */
   private syncTick(): void {
     this.syncTimer = null;
-    this.flushTurn();
-    const waiter = this.syncWaiter;
-    this.syncWaiter = null;
-    this.chain(() => this.syncDirty(), waiter);
+    void this.chain(() => this.syncDirty(), null);
   }
 
   /** Runs `step` after all earlier I/O; settles `waiter` with its outcome. Never rejects. */

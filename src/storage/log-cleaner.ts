@@ -1,0 +1,427 @@
+/**
+ * Log compaction for `cleanup.policy=compact` logs, as Kafka's `LogCleaner` / `Cleaner`
+ * (storage/src/main/java/org/apache/kafka/storage/internals/log/Cleaner.java) and
+ * `LogCleanerManager` (dirty ratio, uncleanable partitions):
+ *
+ *   - Only closed segments are cleaned: the cleanable range ends at the active segment's
+ *     base offset (the first uncleanable offset); the active segment is never touched.
+ *   - An offset map (full key bytes -> latest offset) is built over the dirty range
+ *     [firstDirtyOffset, firstUncleanableOffset) (`Cleaner.buildOffsetMap`). Unlike Kafka's
+ *     fixed-size dedupe buffer it is unbounded, so one pass always covers the whole range.
+ *   - Every closed segment (already-clean ones too) is then rewritten keeping a record when
+ *     its offset >= the map's offset for its key (or its key is not in the map) and it has a
+ *     value, or it is a tombstone whose batch has no delete horizon yet or one not yet passed
+ *     (`Cleaner.shouldRetainRecord`). Records without a key are dropped. Records keep their
+ *     offsets; batches are rewritten by `cleaner-batch.ts` (`MemoryRecords.filterTo`).
+ *   - Closed segments are grouped up to `maxSegmentBytes` (and an int32 offset span) and
+ *     each group is cleaned into one segment (`Cleaner.groupSegmentsBySize`), swapped in
+ *     crash-safely (`cleaner-files.ts`, `LocalLog.replaceSegments`). The last batch of each
+ *     group is kept, empty if need be (`BatchRetention.RETAIN_EMPTY`), so a cleaned segment
+ *     covers exactly its group's offset range.
+ *   - Work is chunked: the cleaner yields to the event loop after every chunk of batches,
+ *     so appends and reads go on; appends only touch the active segment, and a segment
+ *     rolled during a clean is simply not part of it.
+ *
+ * Not done (the coordinator never writes them): transactional and control batches, and
+ * compressed batches, make a partition uncleanable (logged), as Kafka marks a partition
+ * uncleanable when cleaning it fails. The firstDirtyOffset is kept in memory only (Kafka's
+ * `cleaner-offset-checkpoint`): after a restart the whole log counts as dirty once.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Logger } from 'pino';
+import type { Time } from '../util/time.js';
+import {
+  decodeRecords,
+  ATTRIBUTES_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  TRANSACTIONAL_FLAG_MASK,
+  CONTROL_FLAG_MASK,
+  type DecodedRecord,
+} from '../records/record-batch.js';
+import { LogSegment, segmentFileName } from './segment.js';
+import type { PartitionLog } from './partition-log.js';
+import { writeFully, fdatasync, fsyncDirectory } from './file-io.js';
+import { batchDeleteHorizon, emptyBatchLike, rebuildBatch } from './cleaner-batch.js';
+import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, SWAP_FILE_SUFFIX, cleanerFile } from './cleaner-files.js';
+
+/** Steps of a group's swap, reported to `onStep` (tests throw there to simulate a crash). */
+export type CleanerStep =
+  /** Part of `<base>.log.cleaned` written (after its first chunk). */
+  | 'cleaned-partial'
+  /** `.cleaned` complete and synced; nothing renamed yet. */
+  | 'cleaned-written'
+  /** `.cleaned` renamed to `.swap`; originals untouched. */
+  | 'swap-renamed'
+  /** The first original segment renamed to `.deleted` (others may not be yet). */
+  | 'old-renamed'
+  /** `.swap` renamed to `.log`; `.deleted` files not yet removed. */
+  | 'swap-installed';
+
+export interface LogCleanerOptions {
+  time: Time;
+  log: Logger;
+  /** `log.cleaner.delete.retention.ms`: how long a cleaned tombstone is kept (ms). */
+  deleteRetentionMs: number;
+  /** `log.cleaner.min.cleanable.ratio`. */
+  minCleanableRatio: number;
+  /** Largest segment made by merging closed segments (the log's segment.bytes). */
+  maxSegmentBytes: number;
+  /** Test hook, called at each swap step with the file concerned. */
+  onStep?: (step: CleanerStep, file: string) => void;
+}
+
+export interface CleanResult {
+  /** Closed segments read and replaced. */
+  segmentsCleaned: number;
+  /** Segments they were replaced by. */
+  segmentsWritten: number;
+  recordsBefore: number;
+  recordsAfter: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Where the dirty range now starts (the active segment's base offset at the clean). */
+  firstDirtyOffset: bigint;
+}
+
+/** Thrown when a clean stops because the cleaner is shut down or the log closed. */
+export class CleanerAbortedError extends Error {}
+
+/** A batch kind or encoding this cleaner does not rewrite. */
+export class UncleanableLogError extends Error {}
+
+interface LogCleanState {
+  firstDirtyOffset: bigint;
+  /** Earliest delete horizon stamped on a kept tombstone batch (ms), or null. */
+  minDeleteHorizon: bigint | null;
+  uncleanable: boolean;
+  running: Promise<unknown>;
+}
+
+/** Bytes of batches read from a segment per chunk, between yields to the event loop. */
+const CHUNK_BYTES = 256 << 10;
+const MAX_RELATIVE_OFFSET = 2147483647n;
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+export class LogCleaner {
+  private readonly states = new WeakMap<PartitionLog, LogCleanState>();
+  private stopped = false;
+
+  constructor(private readonly options: LogCleanerOptions) {}
+
+  /** Stops running cleans at their next yield (their `.cleaned` files are removed). */
+  shutdown(): void {
+    this.stopped = true;
+  }
+
+  /** Where the dirty range of `log` starts (its log start offset until first cleaned). */
+  firstDirtyOffset(log: PartitionLog): bigint {
+    return this.state(log).firstDirtyOffset;
+  }
+
+  /** Whether cleaning `log` failed and it is skipped from now on (`LogCleanerManager` uncleanable). */
+  isUncleanable(log: PartitionLog): boolean {
+    return this.state(log).uncleanable;
+  }
+
+  /**
+   * Dirty bytes / (clean + dirty bytes) of the closed segments (`LogToClean.cleanableRatio`);
+   * 0 when there is no closed segment.
+   */
+  dirtyRatio(log: PartitionLog): number {
+    const { clean, dirty } = this.byteCounts(log);
+    return clean + dirty === 0 ? 0 : dirty / (clean + dirty);
+  }
+
+  /**
+   * Whether the background cleaner should clean `log` now: it has dirty closed bytes and a
+   * dirty ratio >= min.cleanable.ratio, or a tombstone's delete horizon has passed.
+   */
+  needsCleaning(log: PartitionLog): boolean {
+    const st = this.state(log);
+    if (st.uncleanable || log.isClosed) return false;
+    const { clean, dirty } = this.byteCounts(log);
+    if (dirty > 0 && dirty / (clean + dirty) >= this.options.minCleanableRatio) return true;
+    return st.minDeleteHorizon !== null && BigInt(this.options.time.now()) >= st.minDeleteHorizon && clean + dirty > 0;
+  }
+
+  /**
+   * Cleans every closed segment of `log` (whatever its dirty ratio), one clean at a time per
+   * log. Resolves null when there is no closed segment or the log is uncleanable. Rejects
+   * with CleanerAbortedError on shutdown, or with the failure (the log is then marked
+   * uncleanable and any files already renamed are left for recovery to complete).
+   */
+  clean(log: PartitionLog): Promise<CleanResult | null> {
+    const st = this.state(log);
+    const run = st.running.then(() => this.doClean(log, st));
+    st.running = run.catch(() => {});
+    return run;
+  }
+
+  private state(log: PartitionLog): LogCleanState {
+    let st = this.states.get(log);
+    if (!st) {
+      st = { firstDirtyOffset: log.logStartOffset, minDeleteHorizon: null, uncleanable: false, running: Promise.resolve() };
+      this.states.set(log, st);
+    }
+    return st;
+  }
+
+  private byteCounts(log: PartitionLog): { clean: number; dirty: number } {
+    const firstDirty = this.state(log).firstDirtyOffset;
+    let clean = 0;
+    let dirty = 0;
+    for (const s of log.closedSegments()) {
+      if ((s.nextOffset ?? s.baseOffset) <= firstDirty) clean += s.size;
+      else dirty += s.size;
+    }
+    return { clean, dirty };
+  }
+
+  private checkRunning(log: PartitionLog): void {
+    if (this.stopped || log.isClosed) throw new CleanerAbortedError(`cleaning of ${log.dir ?? '(in memory)'} aborted`);
+  }
+
+  private async doClean(log: PartitionLog, st: LogCleanState): Promise<CleanResult | null> {
+    if (st.uncleanable) return null;
+    const closed = [...log.closedSegments()];
+    if (closed.length === 0) return null;
+    const now = BigInt(this.options.time.now());
+    const firstUncleanable = log.activeSegmentBaseOffset;
+    const firstDirty = st.firstDirtyOffset;
+    const result: CleanResult = {
+      segmentsCleaned: 0,
+      segmentsWritten: 0,
+      recordsBefore: 0,
+      recordsAfter: 0,
+      bytesBefore: 0,
+      bytesAfter: 0,
+      firstDirtyOffset: firstUncleanable,
+    };
+    const startedMs = Date.now();
+    try {
+      const map = await this.buildOffsetMap(log, closed, firstDirty);
+      let minHorizon: bigint | null = null;
+      for (const group of this.groupSegments(closed)) {
+        const horizon = await this.cleanGroup(log, group, map, now, result);
+        if (horizon !== null && (minHorizon === null || horizon < minHorizon)) minHorizon = horizon;
+      }
+      st.firstDirtyOffset = firstUncleanable;
+      st.minDeleteHorizon = minHorizon;
+    } catch (err) {
+      if (!(err instanceof CleanerAbortedError) && !this.stopped && !log.isClosed) {
+        st.uncleanable = true;
+        this.options.log.error({ err, dir: log.dir }, 'log cleaning failed; the partition is not cleaned again until restart');
+      }
+      throw err;
+    }
+    this.options.log.info(
+      {
+        dir: log.dir,
+        segments: result.segmentsCleaned,
+        recordsBefore: result.recordsBefore,
+        recordsAfter: result.recordsAfter,
+        bytesBefore: result.bytesBefore,
+        bytesAfter: result.bytesAfter,
+        ms: Date.now() - startedMs,
+      },
+      'cleaned log',
+    );
+    return result;
+  }
+
+  /** Batches of `segment` in chunks of about CHUNK_BYTES, yielding to the event loop between chunks. */
+  private async *chunks(log: PartitionLog, segment: LogSegment): AsyncGenerator<Buffer[]> {
+    const entries = segment.entries;
+    let i = 0;
+    while (i < entries.length) {
+      this.checkRunning(log);
+      let j = i;
+      let bytes = 0;
+      while (j < entries.length && (j === i || bytes + entries[j]!.size <= CHUNK_BYTES)) bytes += entries[j++]!.size;
+      yield segment.read(i, j);
+      i = j;
+      await yieldToEventLoop();
+    }
+  }
+
+  private decode(batch: Buffer): DecodedRecord[] {
+    const attributes = batch.readInt16BE(ATTRIBUTES_OFFSET);
+    if ((attributes & (TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK)) !== 0) {
+      throw new UncleanableLogError('transactional and control batches are not cleaned by this server');
+    }
+    return decodeRecords(batch); // throws for compressed batches
+  }
+
+  /** Key bytes (as a latin1 string, one char per byte) -> latest offset in the dirty range. */
+  private async buildOffsetMap(log: PartitionLog, closed: LogSegment[], firstDirty: bigint): Promise<Map<string, bigint>> {
+    const map = new Map<string, bigint>();
+    for (const segment of closed) {
+      if ((segment.nextOffset ?? segment.baseOffset) <= firstDirty) continue;
+      for await (const batches of this.chunks(log, segment)) {
+        for (const batch of batches) {
+          for (const r of this.decode(batch)) {
+            if (r.key !== null && r.offset >= firstDirty) map.set(r.key.toString('latin1'), r.offset);
+          }
+        }
+      }
+    }
+    return map;
+  }
+
+  /** Consecutive segments up to maxSegmentBytes and an int32 offset span (`Cleaner.groupSegmentsBySize`). */
+  private groupSegments(closed: LogSegment[]): LogSegment[][] {
+    const groups: LogSegment[][] = [];
+    let i = 0;
+    while (i < closed.length) {
+      const group = [closed[i]!];
+      let size = closed[i]!.size;
+      i++;
+      while (i < closed.length) {
+        const next = closed[i]!;
+        const lastOffset = (next.nextOffset ?? next.baseOffset + 1n) - 1n;
+        if (size + next.size > this.options.maxSegmentBytes || lastOffset - group[0]!.baseOffset > MAX_RELATIVE_OFFSET) break;
+        group.push(next);
+        size += next.size;
+        i++;
+      }
+      groups.push(group);
+    }
+    return groups;
+  }
+
+  /**
+   * Cleans `group` into one segment and swaps it in. Returns the earliest delete horizon of
+   * the tombstone batches kept, or null.
+   */
+  private async cleanGroup(
+    log: PartitionLog,
+    group: LogSegment[],
+    map: Map<string, bigint>,
+    now: bigint,
+    result: CleanResult,
+  ): Promise<bigint | null> {
+    // The group's last batch is kept (empty if need be) so the cleaned segment ends where the group did.
+    const lastSegment = [...group].reverse().find((s) => !s.isEmpty);
+    if (lastSegment === undefined) return null;
+    const lastBatchOffset = lastSegment.entries[lastSegment.entries.length - 1]!.baseOffset;
+    const base = group[0]!.baseOffset;
+    const dir = log.dir;
+    const retentionMs = BigInt(this.options.deleteRetentionMs);
+    const entries: Array<{ baseOffset: bigint; lastOffset: bigint; position: number; size: number; maxTimestamp: bigint }> = [];
+    const kept: Buffer[] = []; // in-memory logs only
+    let minHorizon: bigint | null = null;
+    let position = 0;
+    let fd: number | null = null;
+    const cleanedPath = dir === null ? null : cleanerFile(dir, base, CLEANED_FILE_SUFFIX);
+    if (cleanedPath !== null) fd = fs.openSync(cleanedPath, 'w+');
+    try {
+      let wroteChunk = false;
+      for (const segment of group) {
+        for await (const batches of this.chunks(log, segment)) {
+          const out: Buffer[] = [];
+          for (const batch of batches) {
+            const records = this.decode(batch);
+            const batchBase = batch.readBigInt64BE(0);
+            const isLastOfGroup = segment === lastSegment && batchBase === lastBatchOffset;
+            const horizon = batchDeleteHorizon(batch);
+            const retained = records.filter((r) => {
+              if (r.key === null) return false;
+              const latest = map.get(r.key.toString('latin1'));
+              if (latest !== undefined && r.offset < latest) return false;
+              return r.value !== null || horizon === null || now < horizon;
+            });
+            const hasTombstones = retained.some((r) => r.value === null);
+            const stampHorizon = hasTombstones && horizon === null;
+            let cleaned: Buffer | null;
+            if (retained.length === records.length && !stampHorizon) cleaned = records.length > 0 || isLastOfGroup ? batch : null;
+            else if (retained.length > 0) cleaned = rebuildBatch(batch, retained, stampHorizon ? now + retentionMs : horizon);
+            else cleaned = isLastOfGroup ? emptyBatchLike(batch) : null;
+            result.recordsBefore += records.length;
+            result.bytesBefore += batch.length;
+            if (cleaned === null) continue;
+            if (hasTombstones) {
+              const h = stampHorizon ? now + retentionMs : horizon!;
+              if (minHorizon === null || h < minHorizon) minHorizon = h;
+            }
+            result.recordsAfter += retained.length;
+            result.bytesAfter += cleaned.length;
+            const batchLast = batchBase + BigInt(cleaned.readInt32BE(LAST_OFFSET_DELTA_OFFSET));
+            entries.push({ baseOffset: batchBase, lastOffset: batchLast, position, size: cleaned.length, maxTimestamp: cleaned.readBigInt64BE(MAX_TIMESTAMP_OFFSET) });
+            position += cleaned.length;
+            out.push(fd === null ? Buffer.from(cleaned) : cleaned);
+          }
+          if (fd === null) kept.push(...out);
+          else if (out.length > 0) {
+            await writeFully(fd, out, entries[entries.length - out.length]!.position);
+            if (!wroteChunk) {
+              wroteChunk = true;
+              this.step('cleaned-partial', cleanedPath!);
+            }
+          }
+        }
+      }
+      this.checkRunning(log);
+      if (fd !== null) {
+        await fdatasync(fd);
+        fs.closeSync(fd);
+        fd = null;
+        this.step('cleaned-written', cleanedPath!);
+      }
+    } catch (err) {
+      if (fd !== null) fs.closeSync(fd);
+      // An abort or a failure removes the partial file; a simulated crash (onStep) leaves it.
+      if (cleanedPath !== null && !this.hookErrors.has(err as object)) fs.rmSync(cleanedPath, { force: true });
+      throw err;
+    }
+
+    const now2 = this.options.time.now();
+    let deletedFiles: string[] = [];
+    await log.replaceSegments(group, async () => {
+      if (dir === null) {
+        const segment = LogSegment.inMemory(base, now2);
+        kept.forEach((b, i) => segment.append(b, entries[i]!.baseOffset, entries[i]!.lastOffset, entries[i]!.maxTimestamp));
+        return segment;
+      }
+      const swapPath = cleanerFile(dir, base, SWAP_FILE_SUFFIX);
+      const finalPath = path.join(dir, segmentFileName(base));
+      await fs.promises.rename(cleanedPath!, swapPath);
+      await fsyncDirectory(dir);
+      this.step('swap-renamed', swapPath);
+      deletedFiles = [];
+      for (const old of group) {
+        const deleted = old.file! + DELETED_FILE_SUFFIX;
+        await fs.promises.rename(old.file!, deleted);
+        deletedFiles.push(deleted);
+        if (deletedFiles.length === 1) this.step('old-renamed', deleted);
+      }
+      await fsyncDirectory(dir);
+      await fs.promises.rename(swapPath, finalPath);
+      await fsyncDirectory(dir);
+      this.step('swap-installed', finalPath);
+      const segment = LogSegment.openExisting(finalPath, base, now2);
+      for (const e of entries) segment.restore(e.baseOffset, e.lastOffset, e.position, e.size, e.maxTimestamp);
+      return segment;
+    });
+    for (const f of deletedFiles) await fs.promises.rm(f, { force: true });
+    result.segmentsCleaned += group.length;
+    result.segmentsWritten += 1;
+    return minHorizon;
+  }
+
+  /** Errors thrown by the onStep hook: simulated crashes, after which files are left as they are. */
+  private readonly hookErrors = new WeakSet<object>();
+
+  private step(step: CleanerStep, file: string): void {
+    try {
+      this.options.onStep?.(step, file);
+    } catch (err) {
+      if (typeof err === 'object' && err !== null) this.hookErrors.add(err);
+      throw err;
+    }
+  }
+}
