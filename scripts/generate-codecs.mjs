@@ -115,7 +115,8 @@ class MessageGen {
     const lit = defaultLiteral(field, field.type);
     if (lit !== undefined) return lit;
     // struct
-    if (nullDefault || parseRange(field.nullableVersions)) return 'null';
+    // Kafka's generator starts a struct field as an empty struct unless its default is "null".
+    if (nullDefault) return 'null';
     return `default${field.type}()`;
   }
 
@@ -133,6 +134,9 @@ class MessageGen {
     if (type === 'string') return `r.nullableString(${compactFlex})`;
     if (type === 'bytes' || type === 'records') return `r.nullableBytes(${compactFlex})`;
     if (type.startsWith('[]')) return `r.nullableArray(${compactFlex}, () => ${this.readOne(type.slice(2), field, flexVar)})`;
+    // Kafka marks a nullable struct's presence with an int8 inline, but with an unsigned varint
+    // inside a tagged field (0 = null).
+    if (parseRange(field.taggedVersions)) return `(r.uvarint() === 0 ? null : read${type}(r, version))`;
     return `(r.int8() < 0 ? null : read${type}(r, version))`;
   }
 
@@ -170,6 +174,7 @@ class MessageGen {
     if (isArray) nullable = `w.nullableArray(${v}, ${compactFlex}, (e) => ${this.writeOne(elem, field, flexVar, 'e')})`;
     else if (elem === 'string') nullable = `w.nullableString(${v}, ${compactFlex})`;
     else if (elem === 'bytes' || elem === 'records') nullable = `w.nullableBytes(${v}, ${compactFlex})`;
+    else if (parseRange(field.taggedVersions)) nullable = `if (${v} === null) w.uvarint(0); else { w.uvarint(1); write${elem}(w, version, ${v}); }`;
     else nullable = `if (${v} === null) w.int8(-1); else { w.int8(1); write${elem}(w, version, ${v}); }`;
     const nonNullChecked = nonNullWrite(`nonNull(${v}, ${JSON.stringify(field.name)})`);
     const test = rangeTestWithin(nullableRange, parseRange(field.versions), this.valid);

@@ -1,8 +1,82 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import pino from 'pino';
 import { startServer } from './index.js';
 import { ConfigError, configFromEnv } from './config.js';
+import { dumpLogFiles } from './tools/dump-log.js';
+import { describeGroups, listGroups, type CommandOutput } from './tools/consumer-groups.js';
+
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  advertisedListener?: string;
+  dataDir?: string;
+  inMemory?: boolean;
+  config: string[];
+  logLevel: string;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`kafka-mock-coordinator: ${message}\n`);
+  process.exit(2);
+}
+
+async function serve(opts: ServeOptions): Promise<void> {
+  if (!Object.hasOwn(pino.levels.values, opts.logLevel) && opts.logLevel !== 'silent') {
+    fail(`invalid --log-level "${opts.logLevel}" (one of ${Object.keys(pino.levels.values).join(', ')}, silent)`);
+  }
+  const log = pino({
+    level: opts.logLevel,
+    ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
+  });
+
+  const config: Record<string, string> = configFromEnv(process.env);
+  for (const entry of opts.config) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) fail(`--config expects key=value, got "${entry}"`);
+    config[entry.slice(0, eq).trim()] = entry.slice(eq + 1);
+  }
+  if (opts.port !== undefined && (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)) fail(`invalid --port "${opts.port}"`);
+
+  try {
+    const server = await startServer({
+      host: opts.host,
+      // Only flags given on the command line override `listeners` / `log.dirs` from --config or KAFKA_*.
+      port: opts.port === undefined ? undefined : Number(opts.port),
+      advertisedListener: opts.advertisedListener,
+      dataDir: opts.dataDir,
+      inMemory: opts.inMemory,
+      config,
+      logger: log,
+    });
+    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      server.close().then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    fail((err as Error).message);
+  }
+}
+
+/** Writes a tool's output (stderr first, as the remarks come before the tables) and sets the exit code. */
+function emit(result: CommandOutput): void {
+  if (result.stderr) process.stderr.write(result.stderr);
+  if (result.stdout) process.stdout.write(result.stdout);
+  process.exitCode = result.exitCode;
+}
 
 const program = new Command()
   .name('kafka-mock-coordinator')
@@ -13,63 +87,47 @@ const program = new Command()
   .option('--data-dir <dir>', 'data directory (default: ./data, or log.dirs)')
   .option('--in-memory', 'keep everything in memory, write no files')
   .option('--config <key=value>', 'a Kafka broker config by its Kafka name (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-  .option('--log-level <level>', 'pino log level', process.env['LOG_LEVEL'] ?? 'info');
-
-program.parse();
-const opts = program.opts<{
-  host?: string; port?: string; advertisedListener?: string; dataDir?: string; inMemory?: boolean; config: string[]; logLevel: string;
-}>();
-
-if (!Object.hasOwn(pino.levels.values, opts.logLevel) && opts.logLevel !== 'silent') {
-  process.stderr.write(`kafka-mock-coordinator: invalid --log-level "${opts.logLevel}" (one of ${Object.keys(pino.levels.values).join(', ')}, silent)\n`);
-  process.exit(2);
-}
-
-const log = pino({
-  level: opts.logLevel,
-  ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
-});
-
-function fail(message: string): never {
-  process.stderr.write(`kafka-mock-coordinator: ${message}\n`);
-  process.exit(2);
-}
-
-const config: Record<string, string> = configFromEnv(process.env);
-for (const entry of opts.config) {
-  const eq = entry.indexOf('=');
-  if (eq <= 0) fail(`--config expects key=value, got "${entry}"`);
-  config[entry.slice(0, eq).trim()] = entry.slice(eq + 1);
-}
-if (opts.port !== undefined && (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)) fail(`invalid --port "${opts.port}"`);
-
-try {
-  const server = await startServer({
-    host: opts.host,
-    port: opts.port === undefined ? undefined : Number(opts.port),
-    advertisedListener: opts.advertisedListener,
-    dataDir: opts.dataDir,
-    inMemory: opts.inMemory,
-    config,
-    logger: log,
+  .option('--log-level <level>', 'pino log level', process.env['LOG_LEVEL'] ?? 'info')
+  .action(async (opts: ServeOptions) => {
+    await serve(opts);
   });
-  log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    server.close().then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
+
+program
+  .command('dump-log')
+  .description("print __consumer_offsets segments like Kafka's kafka-dump-log.sh --offsets-decoder --print-data-log")
+  .argument('<segment...>', 'segment files (<base offset>.log)')
+  .action((files: string[]) => {
+    process.exitCode = dumpLogFiles(
+      files,
+      (line) => process.stdout.write(line + '\n'),
+      (line) => process.stderr.write(line + '\n'),
     );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-} catch (err) {
-  if (err instanceof ConfigError) fail(err.message);
-  fail((err as Error).message);
-}
+  });
+
+program
+  .command('groups')
+  .description("describe or list consumer groups of a running server, like Kafka's kafka-consumer-groups.sh")
+  .requiredOption('--bootstrap-server <host:port>', 'server to connect to')
+  .option('--list', 'list the consumer groups')
+  .option('--describe', 'describe consumer groups: offsets and lag (default), --members or --state')
+  .option('--group <group>', 'group to describe (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+  .option('--members', 'with --describe: the members of the group')
+  .option('--state', 'with --describe: the state of the group')
+  .option('--offsets', 'with --describe: committed offsets and lag (the default)')
+  .option('--verbose', 'with --describe: more columns')
+  .option('--timeout <ms>', 'request timeout in milliseconds', '30000')
+  .action(async (opts: { bootstrapServer: string; list?: boolean; describe?: boolean; group: string[]; members?: boolean; state?: boolean; offsets?: boolean; verbose?: boolean; timeout: string }) => {
+    const timeoutMs = Number(opts.timeout);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) fail(`invalid --timeout "${opts.timeout}"`);
+    if (opts.list && opts.describe) fail('groups: give one of --list and --describe');
+    if (opts.list) {
+      emit(await listGroups({ bootstrapServer: opts.bootstrapServer, timeoutMs }));
+    } else if (opts.describe) {
+      if (opts.group.length === 0) fail('groups --describe needs --group <group>');
+      emit(await describeGroups({ bootstrapServer: opts.bootstrapServer, timeoutMs, groups: opts.group, members: opts.members, state: opts.state, offsets: opts.offsets, verbose: opts.verbose }));
+    } else {
+      fail('groups: give --list or --describe');
+    }
+  });
+
+await program.parseAsync();

@@ -14,6 +14,7 @@ describe('command line', () => {
     [['--config', 'mock.flush.policy=sometimes'], {}, /invalid config mock\.flush\.policy/],
     [[], { KAFKA_OFFSETS_RETENTION_MINUTES: 'soon' }, /invalid config offsets\.retention\.minutes/],
     [['--port', 'abc'], {}, /--port/],
+    [['--log-level', 'verbose'], {}, /--log-level/],
   ])('exits 2 naming the key for %j %j', (args, env, message) => {
     const res = spawnSync(process.execPath, [CLI, '--in-memory', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10000 });
     expect(res.status).toBe(2);
@@ -34,6 +35,20 @@ describe('command line', () => {
       expect(meta.topics.find((t) => t.name === 'defaults')!.partitions.length).toBe(4);
       expect(meta.topics.find((t) => t.name === 'not-created')!.errorCode).toBe(3); // auto-creation disabled by KAFKA_AUTO_CREATE_TOPICS_ENABLE
       client.close();
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+    } finally {
+      await kill(server, 'SIGKILL');
+      data.remove();
+    }
+  });
+
+  it('takes listeners and log.dirs from KAFKA_* when no flag overrides them', async () => {
+    const data = tempDataDir();
+    const server = await startCli([], { KAFKA_LISTENERS: 'PLAINTEXT://127.0.0.1:0', KAFKA_LOG_DIRS: data.dir });
+    try {
+      expect(server.bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(server.port).toBeGreaterThan(0);
+      expect(server.lines.join('\n')).toContain(JSON.stringify(data.dir));
       expect(await kill(server, 'SIGTERM')).toBe(0);
     } finally {
       await kill(server, 'SIGKILL');

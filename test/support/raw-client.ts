@@ -21,6 +21,8 @@ export class RawClient {
     socket.on('close', () => {
       this.closed = true;
     });
+    // A server that resets the connection (a test's SIGKILL, a refused frame) shows up as 'close'.
+    socket.on('error', () => {});
   }
 
   static async connect(port: number, host = '127.0.0.1'): Promise<RawClient> {

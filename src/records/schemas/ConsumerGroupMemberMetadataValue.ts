@@ -40,7 +40,7 @@ export function readConsumerGroupMemberMetadataValue(r: Reader, version: number)
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
-        case 0: if (true) { value.classicMemberMetadata = (r.int8() < 0 ? null : readClassicMemberMetadata(r, version)); return true; } return false;
+        case 0: if (true) { value.classicMemberMetadata = (r.uvarint() === 0 ? null : readClassicMemberMetadata(r, version)); return true; } return false;
         default: return false;
       }
     });
@@ -60,7 +60,7 @@ export function writeConsumerGroupMemberMetadataValue(w: Writer, version: number
   w.nullableString(value.serverAssignor, flexible);
   if (flexible) {
     const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.classicMemberMetadata !== null) tags.push([0, (w) => { { if (value.classicMemberMetadata === null) w.int8(-1); else { w.int8(1); writeClassicMemberMetadata(w, version, value.classicMemberMetadata); } } }]);
+    if (true && value.classicMemberMetadata !== null) tags.push([0, (w) => { { if (value.classicMemberMetadata === null) w.uvarint(0); else { w.uvarint(1); writeClassicMemberMetadata(w, version, value.classicMemberMetadata); } } }]);
     w.taggedFields(tags);
   }
 }

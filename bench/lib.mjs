@@ -1,0 +1,193 @@
+// Shared pieces of the benchmarks: a minimal Kafka client on our generated codecs (from the
+// build in dist/, so run `npm run build` first), a child server process, statistics and the
+// machine description. Plain ESM JavaScript so `node bench/run.mjs` needs no TypeScript loader.
+import { spawn, execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Reader, Writer } from '../dist/protocol/primitives.js';
+import { API_CODECS } from '../dist/protocol/messages/index.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+export function envInt(name, fallback) {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got "${v}"`);
+  return n;
+}
+
+export function envList(name, fallback) {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * One TCP connection speaking Kafka; one request in flight at a time (as a consumer's
+ * coordinator connection commits), responses decoded with our codecs.
+ */
+export class BenchClient {
+  #buffered = Buffer.alloc(0);
+  #waiting = null;
+  #correlationId = 0;
+
+  constructor(socket) {
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => {
+      this.#buffered = this.#buffered.length === 0 ? chunk : Buffer.concat([this.#buffered, chunk]);
+      this.#drain();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const w = this.#waiting;
+      this.#waiting = null;
+      w?.reject(new Error('connection closed'));
+    });
+  }
+
+  static async connect(port, host = '127.0.0.1') {
+    const socket = connect({ port, host });
+    await once(socket, 'connect');
+    return new BenchClient(socket);
+  }
+
+  #drain() {
+    if (!this.#waiting || this.#buffered.length < 4) return;
+    const size = this.#buffered.readInt32BE(0);
+    if (this.#buffered.length < 4 + size) return;
+    const frame = this.#buffered.subarray(4, 4 + size);
+    this.#buffered = this.#buffered.subarray(4 + size);
+    const w = this.#waiting;
+    this.#waiting = null;
+    w.resolve(frame);
+  }
+
+  /** Sends `body` as `apiKey` v`version`; resolves with the decoded response. */
+  send(apiKey, version, body) {
+    const codec = API_CODECS[apiKey];
+    const flexible = codec.request.FIRST_FLEXIBLE_VERSION >= 0 && version >= codec.request.FIRST_FLEXIBLE_VERSION;
+    const w = new Writer(256);
+    w.int32(0);
+    w.int16(apiKey);
+    w.int16(version);
+    const correlationId = ++this.#correlationId;
+    w.int32(correlationId);
+    w.nullableString('bench', false);
+    if (flexible) w.uvarint(0);
+    codec.request.encode(w, version, body);
+    const out = Buffer.from(w.finish());
+    out.writeInt32BE(out.length - 4, 0);
+    return new Promise((resolve, reject) => {
+      this.#waiting = {
+        resolve: (frame) => {
+          try {
+            const r = new Reader(frame);
+            const got = r.int32();
+            if (got !== correlationId) throw new Error(`correlation id ${got}, expected ${correlationId}`);
+            if (flexible && apiKey !== 18) r.taggedFields(() => false);
+            resolve(codec.response.decode(r, version));
+          } catch (err) {
+            reject(err);
+          }
+        },
+        reject,
+      };
+      this.socket.write(out);
+      this.#drain();
+    });
+  }
+
+  close() {
+    this.socket.destroy();
+  }
+}
+
+/** Starts `node dist/cli.js` with `args`; resolves at its ready line with { child, port, lines }. */
+export async function startCliServer(args, { timeoutMs = 120_000 } = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = [];
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), timeoutMs);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code} before ready; stderr: ${stderr}`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const m = /ready on ([^"\s]+):(\d+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[2]), lines });
+      }
+    });
+  });
+}
+
+export async function stopChild(child, signal = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  child.kill(signal);
+  const [code] = await once(child, 'exit');
+  return code;
+}
+
+/** utime + stime of a process in ms (Linux /proc), or null elsewhere. */
+export function processCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+/** Percentile (0-100) of a sorted array of numbers (nearest rank). */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+export function fmt(n, digits = 2) {
+  if (n === null || n === undefined || Number.isNaN(n)) return 'n/a';
+  if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
+  return n.toFixed(digits);
+}
+
+function sh(cmd, args) {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** nproc, CPU model, memory, Node version, and the device/filesystem holding `dir`. */
+export function machineDescription(dir) {
+  const model = (readFileSafe('/proc/cpuinfo').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? cpus()[0]?.model ?? 'unknown').trim();
+  const memKb = Number(readFileSafe('/proc/meminfo').match(/^MemTotal:\s*(\d+)/m)?.[1] ?? 0);
+  const df = sh('df', ['-T', dir]).split('\n')[1]?.split(/\s+/) ?? [];
+  return {
+    nproc: sh('nproc', []) || String(cpus().length),
+    cpu: model,
+    memory: memKb ? `${(memKb / 1024 / 1024).toFixed(1)} GiB` : 'unknown',
+    node: process.version,
+    kernel: sh('uname', ['-r']),
+    disk: df.length >= 2 ? `${df[0]} (${df[1]})` : 'unknown',
+  };
+}
+
+function readFileSafe(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}

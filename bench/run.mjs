@@ -1,0 +1,92 @@
+// Runs every benchmark and writes the results into README.md's "Benchmarks" section, between
+// the `bench:results` markers (the section is appended if README has none). `npm run bench`
+// builds first; `node bench/run.mjs --no-readme` only prints. Figures are for reading, never
+// asserted by tests.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, fmt, machineDescription } from './lib.mjs';
+import { commitBenchOptions, runCommitBench } from './commit-throughput.mjs';
+import { replayBenchOptions, runReplayBench } from './replay.mjs';
+
+const START = '<!-- bench:results:start (written by `npm run bench`; edit bench/run.mjs, not this block) -->';
+const END = '<!-- bench:results:end -->';
+
+const writeReadme = !process.argv.includes('--no-readme') && process.env.BENCH_WRITE_README !== '0';
+const commitOptions = commitBenchOptions();
+const replayOptions = replayBenchOptions();
+const machine = machineDescription(process.env.BENCH_DATA_DIR || tmpdir());
+
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
+const loadBefore = load();
+const t0 = Date.now();
+console.error(`machine: ${JSON.stringify(machine)}`);
+const commitRows = await runCommitBench(commitOptions);
+const replayRows = await runReplayBench(replayOptions);
+const totalSeconds = (Date.now() - t0) / 1000;
+const loadAfter = load();
+
+const mib = (b) => `${fmt(b / 1048576, 0)} MiB`;
+const ms = (v) => `${fmt(v, v < 10 ? 2 : v < 100 ? 1 : 0)}`;
+const pct = (v) => (v === null ? 'n/a' : `${fmt(v, 0)} %`);
+const count = (n) => n.toLocaleString('en-US');
+
+const lines = [];
+lines.push(START);
+lines.push('');
+lines.push(
+  `Measured ${new Date().toISOString().slice(0, 10)} on: **${machine.nproc} cores** (\`nproc\`), ${machine.cpu}, ${machine.memory} RAM, ` +
+    `Node ${machine.node}, Linux ${machine.kernel}; data directories on ${machine.disk} (the OS temp dir). ` +
+    `Whole run: ${fmt(totalSeconds, 0)} s; load average (1/5/15 min) ${loadBefore} before, ${loadAfter} after ` +
+    '(anything above 0 is other work sharing the cores and the disk, which these figures then include).',
+);
+lines.push('');
+lines.push(
+  `**OffsetCommit** (v8, simple group, one connection per client, one request in flight per connection, ` +
+    `${commitOptions.warmupSeconds} s warm-up then ${commitOptions.seconds} s measured; server in a child process, ` +
+    `the bench clients in one Node process, both on the same ${machine.nproc} cores; CPU columns are % of one core):`,
+);
+lines.push('');
+lines.push('| `mock.flush.policy` | clients | commits/s | p50 latency (ms) | p99 latency (ms) | server CPU | client CPU |');
+lines.push('|---|---:|---:|---:|---:|---:|---:|');
+for (const r of commitRows) {
+  const policy = r.policy === 'interval' ? `interval (\`log.flush.interval.ms=${commitOptions.flushIntervalMs}\`)` : r.policy;
+  lines.push(`| ${policy} | ${r.clients} | ${fmt(r.commitsPerSec, 0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${pct(r.serverCpuPct)} | ${pct(r.clientCpuPct)} |`);
+}
+lines.push('');
+lines.push(
+  `**Replay** (\`startServer\` -> ready on an existing data directory, fresh process each; offset records over ` +
+    `${count(replayOptions.groups)} groups x ${replayOptions.partitions} partitions, one RecordBatch of ${replayOptions.partitions} records per append, ` +
+    `\`offsets.topic.segment.bytes=${replayOptions.segmentBytes}\`; peak RSS is the process's \`maxRSS\`, Node itself included):`,
+);
+lines.push('');
+lines.push('| offset records | distinct keys | log on disk | startServer -> ready | peak RSS | heapUsed at ready | after compaction |');
+lines.push('|---:|---:|---:|---:|---:|---:|---|');
+for (const r of replayRows) {
+  const logText = r.records === 0 ? 'empty' : `${mib(r.log.bytes)}, ${r.log.segments} segments`;
+  let after = r.records === 0 ? '' : r.afterNote;
+  if (r.after) {
+    const c = r.compaction;
+    const kept = c && c.partitionsCleaned > 0 ? `closed segments ${count(c.recordsBefore)} -> ${count(c.recordsAfter)} records` : 'no closed segment to clean';
+    after = `${ms(r.after.startServerMs)} ms, peak RSS ${mib(r.after.peakRssBytes)}; ${mib(r.afterStats.bytes)}, ${r.afterStats.segments} segments (${kept}; \`compact()\` took ${ms(r.compactMs)} ms)`;
+  }
+  lines.push(
+    `| ${r.records === 0 ? '0 (baseline)' : count(r.records)} | ${count(r.keys)} | ${logText} | ${ms(r.before.startServerMs)} ms | ${mib(r.before.peakRssBytes)} | ${mib(r.before.heapUsedBytes)} | ${after} |`,
+  );
+}
+lines.push('');
+lines.push(END);
+const block = lines.join('\n');
+console.log(block);
+
+if (writeReadme) {
+  const file = join(ROOT, 'README.md');
+  const readme = readFileSync(file, 'utf8');
+  const s = readme.indexOf(START.slice(0, 26));
+  const e = readme.indexOf(END);
+  let next;
+  if (s >= 0 && e > s) next = readme.slice(0, s) + block + readme.slice(e + END.length);
+  else next = `${readme.replace(/\s*$/, '')}\n\n## Benchmarks\n\nRun \`npm run bench\`.\n\n${block}\n`;
+  writeFileSync(file, next);
+  console.error('README.md: Benchmarks results updated');
+}

@@ -1,0 +1,176 @@
+/**
+ * `kafka-mock-coordinator dump-log <segment.log>...`: prints a `__consumer_offsets` segment the
+ * way Kafka 4.3's `kafka-dump-log.sh --offsets-decoder --print-data-log --files <segment>` does
+ * (`org.apache.kafka.tools.DumpLogSegments`: `dumpLog`, `printBatchLevel`, `printRecordMetadata`,
+ * `OffsetsMessageParser`; batches iterated as `FileLogInputStream` does):
+ *
+ *   Dumping <file>
+ *   Log starting offset: <base offset from the file name>
+ *   baseOffset: 0 lastOffset: 1 count: 2 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1700000000000 size: 190 magic: 2 compresscodec: none crc: 123 isvalid: true
+ *   | offset: 0 CreateTime: 1700000000000 keySize: 30 valueSize: 40 sequence: -1 headerKeys: [] key: {...} payload: {...}
+ *   ...
+ *   Found N invalid bytes at the end of <file name>      (only when a partial batch follows)
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import {
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  TIMESTAMP_TYPE_MASK,
+  TRANSACTIONAL_FLAG_MASK,
+  CONTROL_FLAG_MASK,
+  DELETE_HORIZON_FLAG_MASK,
+  CompressionCodec,
+  compressionCodec,
+  readBatchHeader,
+  validateBatch,
+  type RecordBatchHeader,
+} from '../records/record-batch.js';
+import { readRecords, type DecodedRecord } from '../records/record-codec.js';
+import { formatOffsetsRecord } from './coordinator-json.js';
+
+/** Kafka's `DefaultRecordBatch` header bytes up to and including magic (`HEADER_SIZE_UP_TO_MAGIC`). */
+const HEADER_SIZE_UP_TO_MAGIC = MAGIC_OFFSET + 1;
+/** Kafka's `LegacyRecord.RECORD_OVERHEAD_V0`: smaller batch sizes are corrupt. */
+const RECORD_OVERHEAD_V0 = 14;
+const INT32_MAX = 0x7fffffff;
+
+const CODEC_NAMES: Record<number, string> = { 0: 'none', 1: 'gzip', 2: 'snappy', 3: 'lz4', 4: 'zstd' };
+
+export interface DumpLogResult {
+  /** Batches whose CRC did not match (printed with `isvalid: false`). */
+  invalidBatches: number;
+  /** Bytes after the last whole batch. */
+  trailingBytes: number;
+}
+
+/** Kafka's `DefaultRecordBatch.incrementSequence`: wraps at Integer.MAX_VALUE. */
+function incrementSequence(sequence: number, increment: number): number {
+  if (sequence > INT32_MAX - increment) return increment - (INT32_MAX - sequence) - 1;
+  return sequence + increment;
+}
+
+function timestampTypeName(attributes: number): string {
+  return (attributes & TIMESTAMP_TYPE_MASK) !== 0 ? 'LogAppendTime' : 'CreateTime';
+}
+
+/** The batch line (`printBatchLevel`). */
+export function formatBatchLine(h: RecordBatchHeader, position: number, size: number, valid: boolean): string {
+  const lastSequence = h.baseSequence === -1 ? -1 : incrementSequence(h.baseSequence, h.lastOffsetDelta);
+  const deleteHorizon = (h.attributes & DELETE_HORIZON_FLAG_MASK) !== 0 ? `OptionalLong[${h.baseTimestamp}]` : 'OptionalLong.empty';
+  return (
+    `baseOffset: ${h.baseOffset} lastOffset: ${h.baseOffset + BigInt(h.lastOffsetDelta)} count: ${h.recordCount}` +
+    ` baseSequence: ${h.baseSequence} lastSequence: ${lastSequence}` +
+    ` producerId: ${h.producerId} producerEpoch: ${h.producerEpoch}` +
+    ` partitionLeaderEpoch: ${h.partitionLeaderEpoch}` +
+    ` isTransactional: ${(h.attributes & TRANSACTIONAL_FLAG_MASK) !== 0}` +
+    ` isControl: ${(h.attributes & CONTROL_FLAG_MASK) !== 0}` +
+    ` deleteHorizonMs: ${deleteHorizon}` +
+    ` position: ${position} ${timestampTypeName(h.attributes)}: ${h.maxTimestamp}` +
+    ` size: ${size} magic: ${h.magic} compresscodec: ${CODEC_NAMES[compressionCodec(h.attributes)] ?? 'unknown'}` +
+    ` crc: ${h.crc} isvalid: ${valid}`
+  );
+}
+
+/** A record line (`printRecordMetadata` + `printRecordContents` with the offsets decoder). */
+export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord): string {
+  const offsetDelta = Number(r.offset - h.baseOffset);
+  const sequence = h.baseSequence === -1 ? -1 : incrementSequence(h.baseSequence, offsetDelta);
+  let line =
+    `| offset: ${r.offset} ${timestampTypeName(h.attributes)}: ${r.timestamp}` +
+    ` keySize: ${r.key === null ? -1 : r.key.length} valueSize: ${r.value === null ? -1 : r.value.length}` +
+    ` sequence: ${sequence} headerKeys: [${r.headers.map((x) => x.key).join(',')}]`;
+  if ((h.attributes & CONTROL_FLAG_MASK) !== 0) {
+    // Kafka decodes control records (transaction markers); we only say what type it is.
+    const controlType = r.key !== null && r.key.length >= 4 ? r.key.readInt16BE(2) : -1;
+    return line + ` controlType: ${controlType === 0 ? 'ABORT' : controlType === 1 ? 'COMMIT' : 'UNKNOWN'}(${controlType})`;
+  }
+  const f = formatOffsetsRecord(r.key, r.value, r.offset);
+  if (f.key !== undefined) line += ` key: ${f.key}`;
+  if (f.payload !== undefined) line += ` payload: ${f.payload}`;
+  return line;
+}
+
+function batchRecords(batch: Buffer, h: RecordBatchHeader): DecodedRecord[] {
+  const end = h.batchLength + LOG_OVERHEAD;
+  const logAppendTime = (h.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? h.maxTimestamp : null;
+  const codec = compressionCodec(h.attributes);
+  if (codec === CompressionCodec.NONE) {
+    return readRecords(batch, RECORD_BATCH_OVERHEAD, end, h.recordCount, h.baseOffset, h.baseTimestamp, logAppendTime);
+  }
+  if (codec === CompressionCodec.GZIP) {
+    const body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end));
+    return readRecords(body, 0, body.length, h.recordCount, h.baseOffset, h.baseTimestamp, logAppendTime);
+  }
+  throw new Error(`records compressed with ${CODEC_NAMES[codec] ?? codec} are not decoded by this tool`);
+}
+
+/**
+ * Dumps one segment file, calling `out` per stdout line and `err` per stderr line. Throws
+ * (like Kafka's tool) when a batch declares a size below the minimum record overhead.
+ */
+export function dumpLogFile(file: string, out: (line: string) => void, err: (line: string) => void = out): DumpLogResult {
+  out(`Dumping ${file}`);
+  const name = basename(file);
+  const dot = name.lastIndexOf('.');
+  const suffix = dot >= 0 ? name.slice(dot) : '';
+  if (suffix !== '.log') {
+    err(`Ignoring unknown file ${file}`);
+    return { invalidBatches: 0, trailingBytes: 0 };
+  }
+  const baseName = name.split('.')[0] ?? '';
+  if (!/^-?\d+$/.test(baseName)) throw new Error(`For input string: "${baseName}" (the segment file name must be its base offset)`);
+  out(`Log starting offset: ${BigInt(baseName)}`);
+
+  const buf = readFileSync(file);
+  let position = 0;
+  let invalidBatches = 0;
+  for (;;) {
+    if (position + HEADER_SIZE_UP_TO_MAGIC >= buf.length) break;
+    const batchLength = buf.readInt32BE(position + 8);
+    if (batchLength < RECORD_OVERHEAD_V0) {
+      throw new Error(`Found record size ${batchLength} smaller than minimum record overhead (${RECORD_OVERHEAD_V0}) in file ${file}.`);
+    }
+    const size = batchLength + LOG_OVERHEAD;
+    if (position + size > buf.length) break;
+    const magic = buf.readInt8(position + MAGIC_OFFSET);
+    if (magic !== 2 || size < RECORD_BATCH_OVERHEAD) {
+      out(`offset: ${buf.readBigInt64BE(position)} position: ${position} size: ${size} magic: ${magic} isvalid: false`);
+      err(`batch at position ${position} has magic ${magic}; only magic 2 batches are decoded`);
+      position += size;
+      continue;
+    }
+    const batch = buf.subarray(position, position + size);
+    const h = readBatchHeader(batch);
+    const valid = validateBatch(batch).ok;
+    if (!valid) invalidBatches++;
+    out(formatBatchLine(h, position, size, valid));
+    let records: DecodedRecord[] = [];
+    try {
+      records = batchRecords(batch, h);
+    } catch (e) {
+      err(`Could not read the records of the batch at position ${position}: ${(e as Error).message}`);
+    }
+    for (const r of records) out(formatRecordLine(h, r));
+    position += size;
+  }
+  const trailingBytes = buf.length - position;
+  if (trailingBytes > 0) out(`Found ${trailingBytes} invalid bytes at the end of ${name}`);
+  return { invalidBatches, trailingBytes };
+}
+
+/** Dumps every file in order; returns the process exit code (0, or 1 when a file could not be read). */
+export function dumpLogFiles(files: readonly string[], out: (line: string) => void, err: (line: string) => void): number {
+  let code = 0;
+  for (const file of files) {
+    try {
+      dumpLogFile(file, out, err);
+    } catch (e) {
+      err((e as Error).message);
+      code = 1;
+    }
+  }
+  return code;
+}

@@ -1,0 +1,190 @@
+/**
+ * Kafka 4.3's own log dumper (org.apache.kafka.tools.DumpLogSegments, what kafka-dump-log.sh
+ * runs) reads the __consumer_offsets segments our server writes: every batch passes its CRC
+ * check, every record decodes to what we meant to write, and our `dump-log` prints the same
+ * lines. Needs the Kafka jars from scripts/fetch-kafka.sh (run by .ci/run).
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, type ServerHandle } from '../../src/index.js';
+import { dumpLogFile } from '../../src/tools/dump-log.js';
+import { RawClient } from '../support/raw-client.js';
+import { kafkaClient, groupConsumer, waitFor } from '../support/kafkajs.js';
+import { fixtureSegment } from '../tools/offsets-fixtures.js';
+
+const KAFKA_VERSION = '4.3.1';
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const LIBS = join(REPO, '.kafka', KAFKA_VERSION, 'libs');
+const DUMPER_JAR = join(LIBS, `kafka-tools-${KAFKA_VERSION}.jar`);
+const run = promisify(execFile);
+
+async function kafkaDump(files: string[]): Promise<string[]> {
+  const { stdout } = await run(
+    'java',
+    ['-cp', `${LIBS}/*`, 'org.apache.kafka.tools.DumpLogSegments', '--offsets-decoder', '--print-data-log', '--files', files.join(',')],
+    { encoding: 'utf8', timeout: 120000, maxBuffer: 64 * 1024 * 1024 },
+  );
+  return stdout.split('\n').filter((l) => l !== '');
+}
+
+function ourDump(files: string[]): string[] {
+  const lines: string[] = [];
+  for (const f of files) dumpLogFile(f, (l) => lines.push(l), (l) => lines.push(`stderr: ${l}`));
+  return lines;
+}
+
+const normalize = (l: string): string => l.replace(/\s+/g, ' ').trim();
+
+interface DumpedRecord {
+  offset: number;
+  key: { type: string; data: Record<string, unknown> };
+  payload: { version: string; data: Record<string, any> } | '<DELETE>';
+}
+
+function records(lines: string[]): DumpedRecord[] {
+  return lines
+    .filter((l) => l.startsWith('| offset: '))
+    .map((l) => {
+      const m = /^\| offset: (\d+) .* key: (\{.*\}) payload: (.*)$/.exec(l);
+      if (!m) throw new Error(`record line without key/payload: ${l}`);
+      return { offset: Number(m[1]), key: JSON.parse(m[2]!), payload: m[3] === '<DELETE>' ? '<DELETE>' : JSON.parse(m[3]!) };
+    });
+}
+
+describe("Kafka 4.3's DumpLogSegments on our __consumer_offsets segments", () => {
+  beforeAll(() => {
+    if (!existsSync(DUMPER_JAR)) {
+      throw new Error(`Kafka ${KAFKA_VERSION} jars are missing (${DUMPER_JAR}): run scripts/fetch-kafka.sh first`);
+    }
+  });
+
+  let dataDir: string;
+  let server: ServerHandle | null = null;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'kmc-kafka-dump-'));
+  });
+  afterAll(async () => {
+    await server?.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('decodes the commits and the classic group we wrote, with valid CRCs, as our dump-log does', async () => {
+    server = await startServer({ port: 0, dataDir, config: { 'num.partitions': '3' } });
+    const kafka = kafkaClient(server.bootstrap, 'dump-e2e');
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'e2e.dump', numPartitions: 3 }] });
+    await admin.disconnect();
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: 'e2e.dump', messages: Array.from({ length: 9 }, (_, i) => ({ partition: i % 3, value: `v${i}` })) });
+    await producer.disconnect();
+
+    // A classic consumer-protocol group: join, consume, commit, leave.
+    const consumer = groupConsumer(kafka, 'e2e.dump.group');
+    let seen = 0;
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'e2e.dump', fromBeginning: true });
+    await consumer.run({ autoCommit: false, eachMessage: async () => { seen++; } });
+    await waitFor(() => seen >= 9, 30000, 'all messages');
+    await consumer.commitOffsets([
+      { topic: 'e2e.dump', partition: 0, offset: '3', metadata: 'meta "0"' } as never,
+      { topic: 'e2e.dump', partition: 1, offset: '2' },
+      { topic: 'e2e.dump', partition: 2, offset: '1' },
+    ]);
+    await consumer.disconnect();
+
+    // Standalone commits of a simple group, over the raw protocol.
+    const client = await RawClient.connect(server.port);
+    const committed = await client.send(8, 2, {
+      groupId: 'e2e.simple', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
+      topics: [{ name: 'e2e.dump', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [
+        { partitionIndex: 0, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' },
+        { partitionIndex: 2, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: 'x' },
+      ] }],
+    });
+    expect(committed.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([0, 0]);
+    client.close();
+    await server.close();
+    server = null;
+
+    const segments = readdirSync(dataDir)
+      .filter((d) => d.startsWith('__consumer_offsets-'))
+      .flatMap((d) => readdirSync(join(dataDir, d)).filter((f) => f.endsWith('.log')).map((f) => join(dataDir, d, f)))
+      .filter((f) => statSync(f).size > 0)
+      .sort();
+    expect(segments.length).toBeGreaterThan(0);
+
+    const kafkaLines = await kafkaDump(segments);
+    const ours = ourDump(segments);
+    expect(ours.map(normalize)).toEqual(kafkaLines.map(normalize));
+
+    const batchLines = kafkaLines.filter((l) => l.startsWith('baseOffset: '));
+    expect(batchLines.length).toBeGreaterThan(0);
+    for (const l of batchLines) expect(l).toMatch(/ magic: 2 compresscodec: none crc: \d+ isvalid: true$/);
+    expect(kafkaLines.some((l) => /Error at offset|Unknown record type|invalid bytes/.test(l))).toBe(false);
+
+    const recs = records(kafkaLines);
+    const commitsOf = (group: string, partition: number): DumpedRecord[] =>
+      recs.filter((r) => r.key.type === '1' && r.key.data['group'] === group && r.key.data['topic'] === 'e2e.dump' && r.key.data['partition'] === partition);
+    const lastCommit = (group: string, partition: number): Record<string, any> => {
+      const all = commitsOf(group, partition);
+      expect(all.length).toBeGreaterThan(0);
+      const last = all[all.length - 1]!;
+      expect(last.payload).not.toBe('<DELETE>');
+      const p = last.payload as { version: string; data: Record<string, any> };
+      expect(p.version).toBe('4');
+      return p.data;
+    };
+    for (const [group, partition, offset, metadata] of [
+      ['e2e.dump.group', 0, 3, 'meta "0"'],
+      ['e2e.dump.group', 1, 2, ''],
+      ['e2e.dump.group', 2, 1, ''],
+      ['e2e.simple', 0, 7, ''],
+      ['e2e.simple', 2, 5, 'x'],
+    ] as const) {
+      const data = lastCommit(group, partition);
+      expect(Object.keys(data).slice(0, 4)).toEqual(['offset', 'leaderEpoch', 'metadata', 'commitTimestamp']);
+      expect(data['offset']).toBe(offset);
+      expect(data['metadata']).toBe(metadata);
+      expect(typeof data['commitTimestamp']).toBe('number');
+    }
+
+    // The classic group: a Stable record with the member's decoded subscription and assignment,
+    // and, after it left, an Empty one.
+    const groupRecords = recs.filter((r) => r.key.type === '2' && r.key.data['group'] === 'e2e.dump.group');
+    const values = groupRecords.map((r) => r.payload).filter((p): p is { version: string; data: Record<string, any> } => p !== '<DELETE>');
+    expect(values.every((v) => v.version === '3')).toBe(true);
+    const withMember = values.find((v) => v.data['members'].length === 1)!;
+    expect(withMember).toBeDefined();
+    expect(withMember.data['protocolType']).toBe('consumer');
+    const member = withMember.data['members'][0];
+    expect(member.clientId).toBe('dump-e2e');
+    expect(member.subscription.topics).toEqual(['e2e.dump']);
+    expect(member.assignment.assignedPartitions).toEqual([{ topic: 'e2e.dump', partitions: [0, 1, 2] }]);
+    const last = values[values.length - 1]!;
+    expect(last.data['members']).toEqual([]);
+  });
+
+  it('decodes every record type we know exactly as we print it (synthetic segment)', async () => {
+    const { segment, records: expected } = fixtureSegment();
+    const dir = mkdtempSync(join(tmpdir(), 'kmc-kafka-fixture-'));
+    try {
+      const file = join(dir, '00000000000000000000.log');
+      writeFileSync(file, segment);
+      const kafkaLines = await kafkaDump([file]);
+      expect(ourDump([file])).toEqual(kafkaLines);
+      const recordLines = kafkaLines.filter((l) => l.startsWith('| '));
+      expect(recordLines.map((l) => l.slice(l.indexOf(' key: ') + 1))).toEqual(
+        expected.map((r) => `key: ${r.key}` + (r.payload !== undefined ? ` payload: ${r.payload}` : '')),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

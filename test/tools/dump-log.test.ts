@@ -1,0 +1,128 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dumpLogFile } from '../../src/tools/dump-log.js';
+import { formatOffsetsRecord, jacksonString } from '../../src/tools/coordinator-json.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
+import { fixtureSegment, fixtureRecords } from './offsets-fixtures.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kmc-dump-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function dump(file: string): { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  dumpLogFile(file, (l) => out.push(l), (l) => err.push(l));
+  return { out, err };
+}
+
+describe('dump-log', () => {
+  it('prints the file, batch and record lines as kafka-dump-log.sh --offsets-decoder', () => {
+    const { segment, records } = fixtureSegment(1793247619231n, 3);
+    const file = join(dir, '00000000000000000000.log');
+    writeFileSync(file, segment);
+    const { out, err } = dump(file);
+    expect(err).toEqual([]);
+    expect(out[0]).toBe(`Dumping ${file}`);
+    expect(out[1]).toBe('Log starting offset: 0');
+    expect(out[2]).toMatch(
+      /^baseOffset: 0 lastOffset: 2 count: 3 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong\.empty position: 0 CreateTime: 1793247619231 size: 537 magic: 2 compresscodec: none crc: \d+ isvalid: true$/,
+    );
+    expect(out[3]).toBe(
+      '| offset: 0 CreateTime: 1793247619231 keySize: 20 valueSize: 24 sequence: -1 headerKeys: [] key: {"type":"2","data":{"group":"b1.offsets.group"}} payload: {"version":"3","data":{"protocolType":"","generation":0,"protocol":null,"leader":null,"currentStateTimestamp":1793247616118,"members":[]}}',
+    );
+    // Every record line carries exactly the key/payload text Kafka prints for it.
+    const recordLines = out.filter((l) => l.startsWith('| '));
+    expect(recordLines).toHaveLength(records.length);
+    recordLines.forEach((line, i) => {
+      const r = records[i]!;
+      expect(line).toMatch(new RegExp(`^\\| offset: ${i} CreateTime: \\d+ keySize: \\d+ valueSize: -?\\d+ sequence: -1 headerKeys: \\[\\] key: `));
+      const expected = ` key: ${r.key}` + (r.payload !== undefined ? ` payload: ${r.payload}` : '');
+      expect(line.slice(line.indexOf(' key: '))).toBe(expected);
+    });
+    expect(out.filter((l) => l.startsWith('baseOffset: ')).every((l) => l.endsWith('isvalid: true'))).toBe(true);
+  });
+
+  it('prints offset commits, tombstones and KIP-848 records as in TOOL-OUTPUTS.md', () => {
+    const lines = fixtureRecords().map((r) => `key: ${r.key}` + (r.payload ? ` payload: ${r.payload}` : ''));
+    expect(lines).toContain(
+      'key: {"type":"1","data":{"group":"b1.offsets.group","topic":"b1.offsets.demo","partition":1}} payload: {"version":"4","data":{"offset":12,"leaderEpoch":0,"metadata":"","commitTimestamp":1793247619231,"topicId":"Rfl4WzuKSVOyZ2jXqNldDQ"}}',
+    );
+    expect(lines).toContain('key: {"type":"1","data":{"group":"simple","topic":"t","partition":4}} payload: <DELETE>');
+    expect(lines).toContain(
+      'key: {"type":"8","data":{"groupId":"b1.proto.consumer.group","memberId":"rG3L_GErSLKFp3Vdw9MvcQ"}} payload: {"version":"0","data":{"memberEpoch":2,"previousMemberEpoch":0,"state":0,"assignedPartitions":[{"topicId":"Rfl4WzuKSVOyZ2jXqNldDQ","partitions":[0,1,2],"assignmentEpochs":[2,2,2]}],"partitionsPendingRevocation":[{"topicId":"Rfl4WzuKSVOyZ2jXqNldDQ","partitions":[5]}]}}',
+    );
+    for (const r of fixtureRecords()) {
+      expect(formatOffsetsRecord(r.record.key, r.record.value, 0n)).toEqual({ key: r.key, ...(r.payload !== undefined ? { payload: r.payload } : {}) });
+    }
+  });
+
+  it('reports unknown record types and undecodable values without failing', () => {
+    const key = Buffer.from([0, 12, 0, 0]);
+    expect(formatOffsetsRecord(key, Buffer.from([0, 0]), 7n)).toEqual({ key: 'Unknown record type 12 at offset 7, skipping.' });
+    const ocKey = fixtureRecords().find((r) => r.key.startsWith('{"type":"1"'))!.record.key!;
+    const bad = formatOffsetsRecord(ocKey, Buffer.from([0, 4, 1]), 9n);
+    expect(bad.key).toMatch(/^Error at offset 9, skipping\. /);
+    expect(bad.payload).toBeUndefined();
+  });
+
+  it('escapes strings as Jackson does', () => {
+    expect(jacksonString('a"b\\c\n\t\r\b\f\u0001\u001f/é\u2028')).toBe('"a\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u001F/é\u2028"');
+  });
+
+  it('flags a bad CRC, notes a torn tail, and names the base offset from the file name', () => {
+    const { segment } = fixtureSegment(1000n, 1);
+    const corrupt = Buffer.from(segment);
+    corrupt[70] = corrupt[70]! ^ 0xff; // inside the first batch's records (CRC-covered)
+    const torn = Buffer.concat([corrupt, segment.subarray(0, 40)]);
+    const file = join(dir, '00000000000000000042.log');
+    writeFileSync(file, torn);
+    const { out } = dump(file);
+    expect(out[1]).toBe('Log starting offset: 42');
+    expect(out[2]).toMatch(/ isvalid: false$/);
+    expect(out.filter((l) => l.endsWith('isvalid: false'))).toHaveLength(1);
+    expect(out[out.length - 1]).toBe('Found 40 invalid bytes at the end of 00000000000000000042.log');
+  });
+
+  it('prints sequences, producer fields and headers of idempotent batches', () => {
+    const rec = fixtureRecords()[4]!.record;
+    const batch = encodeRecordBatch({
+      baseOffset: 5n, timestamp: 100n, producerId: 7n, producerEpoch: 1, baseSequence: 2147483647, partitionLeaderEpoch: 3,
+      records: [rec, { ...rec, headers: [{ key: 'h1', value: null }, { key: 'h2', value: Buffer.from('x') }] }],
+    });
+    const file = join(dir, '00000000000000000005.log');
+    writeFileSync(file, batch);
+    const { out } = dump(file);
+    expect(out[2]).toMatch(/^baseOffset: 5 lastOffset: 6 count: 2 baseSequence: 2147483647 lastSequence: 0 producerId: 7 producerEpoch: 1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 100 /);
+    expect(out[3]).toMatch(/^\| offset: 5 CreateTime: 100 keySize: \d+ valueSize: \d+ sequence: 2147483647 headerKeys: \[\] key: /);
+    expect(out[4]).toMatch(/^\| offset: 6 CreateTime: 100 keySize: \d+ valueSize: \d+ sequence: 0 headerKeys: \[h1,h2\] key: /);
+  });
+
+  it('runs as `kafka-mock-coordinator dump-log <file>...` from the built command line', () => {
+    const { segment } = fixtureSegment();
+    const a = join(dir, '00000000000000000000.log');
+    const b = join(dir, '00000000000000000100.log');
+    writeFileSync(a, segment);
+    writeFileSync(b, segment.subarray(0, 537));
+    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+    const res = spawnSync(process.execPath, [cli, 'dump-log', a, b], { encoding: 'utf8', timeout: 20000 });
+    expect(res.status).toBe(0);
+    expect(res.stderr).toBe('');
+    const lines = res.stdout.split('\n');
+    const expected: string[] = [];
+    dumpLogFile(a, (l) => expected.push(l));
+    dumpLogFile(b, (l) => expected.push(l));
+    expect(lines).toEqual([...expected, '']);
+    expect(lines.filter((l) => l.startsWith('Dumping '))).toEqual([`Dumping ${a}`, `Dumping ${b}`]);
+    expect(lines).toContain('Log starting offset: 100');
+    const missing = spawnSync(process.execPath, [cli, 'dump-log', join(dir, '00000000000000000999.log')], { encoding: 'utf8', timeout: 20000 });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/no such file/i);
+  });
+});
