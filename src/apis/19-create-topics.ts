@@ -63,8 +63,11 @@ function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean): Cr
     if (!validateOnly) res.topicId = broker.topics.create(t.name, partitions).id;
     return res;
   } catch (err) {
-    if (!(err instanceof TopicError)) throw err;
-    return result(t.name, err.errorCode, err.message);
+    if (err instanceof TopicError) return result(t.name, err.errorCode, err.message);
+    // An I/O failure (EMFILE, ENOSPC): the topic is rolled back and the client told, as Kafka
+    // answers an unexpected exception with UNKNOWN_SERVER_ERROR for that topic.
+    broker.log.error({ err, topic: t.name }, 'could not create topic');
+    return result(t.name, ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message);
   }
 }
 

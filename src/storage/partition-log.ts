@@ -99,14 +99,24 @@ export class PartitionLog {
     if (bases.length === 0) return new PartitionLog(options, [LogSegment.create(options.dir, 0n, now)]);
     const segments: LogSegment[] = [];
     try {
+      // The tail is the last segment holding bytes: a crash can leave a torn write in it even when
+      // a roll already created the (still empty) next segment file.
+      const files = bases.map((base) => path.join(options.dir!, segmentFileName(base)));
+      let tail = files.length - 1;
+      while (tail > 0 && fs.statSync(files[tail]!).size === 0) tail--;
       let afterOffset = -1n;
-      bases.forEach((base, i) => {
-        const file = path.join(options.dir!, segmentFileName(base));
-        const segment = LogSegment.openExisting(file, base, now);
+      for (let i = 0; i < files.length; i++) {
+        const segment = LogSegment.openExisting(files[i]!, bases[i]!, now);
         segments.push(segment);
-        recoverSegment(segment, afterOffset, i === bases.length - 1, options.log, options.onRecoveredBatch);
+        const truncated = recoverSegment(segment, afterOffset, i >= tail, options.log, options.onRecoveredBatch);
         afterOffset = segment.nextOffset !== null ? segment.nextOffset - 1n : afterOffset;
-      });
+        if (truncated && i < files.length - 1) {
+          // Empty segments after a truncated tail start past the new log end: drop them, as
+          // Kafka's LogLoader deletes the segments after the one it truncates.
+          for (const file of files.slice(i + 1)) fs.rmSync(file, { force: true });
+          break;
+        }
+      }
     } catch (err) {
       for (const s of segments) s.closeSync();
       throw err;
@@ -367,7 +377,12 @@ export class PartitionLog {
   private findInBatch(segment: LogSegment, index: number, match: (timestamp: bigint) => boolean): { offset: bigint; timestamp: bigint } | null {
     const entry = segment.entries[index]!;
     const [batch] = segment.read(index, index + 1);
-    const records = recordOffsetsAndTimestamps(batch!);
+    let records: Array<{ offset: bigint; timestamp: bigint }> | null;
+    try {
+      records = recordOffsetsAndTimestamps(batch!);
+    } catch {
+      records = null; // records we cannot read: answer at batch level, as for snappy/lz4/zstd
+    }
     if (records === null) return { offset: entry.baseOffset, timestamp: entry.maxTimestamp };
     for (const r of records) if (match(r.timestamp)) return r;
     return null;

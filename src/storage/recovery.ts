@@ -36,8 +36,9 @@ interface Problem {
 /**
  * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
  * previous segment (-1 for the first): batches must start after it and after the
- * segment's base offset. On a bad batch: `isLast` -> truncate the file there and warn;
- * otherwise throw CorruptLogError naming the file.
+ * segment's base offset. On a bad batch: `isLast` (the tail: no later segment holds bytes) ->
+ * truncate the file there and warn; otherwise throw CorruptLogError naming the file.
+ * Returns whether the file was truncated.
  */
 export function recoverSegment(
   segment: LogSegment,
@@ -45,7 +46,7 @@ export function recoverSegment(
   isLast: boolean,
   log: Logger,
   onBatch?: RecoveredBatchListener,
-): void {
+): boolean {
   const file = segment.file!;
   const fd = segment.fd!;
   const fileBytes = fs.fstatSync(fd).size;
@@ -102,11 +103,11 @@ export function recoverSegment(
     position += check.size;
   }
 
-  if (problem === null) return;
+  if (problem === null) return false;
   if (!isLast) throw new CorruptLogError(file, problem.position, problem.reason);
   segment.truncateFile(problem.position);
   log.warn(
     { file, position: problem.position, offset: String(lastOffset + 1n), bytesDropped: fileBytes - problem.position, reason: problem.reason },
     `truncated torn tail of log segment ${file}: dropped ${fileBytes - problem.position} bytes from byte ${problem.position} (offset ${lastOffset + 1n})`,
-  );
+  );  return true;
 }

@@ -6,7 +6,9 @@
  *   zstd below Produce v7                                                    -> UNSUPPORTED_COMPRESSION_TYPE (76)
  *   batch larger than message.max.bytes                                      -> MESSAGE_TOO_LARGE (10)
  *   bad batch length or CRC-32C mismatch                                     -> CORRUPT_MESSAGE (2)
- * Records inside the batch are not parsed one by one; the CRC covers them.
+ *   records that do not parse (uncompressed or gzip)                        -> CORRUPT_MESSAGE (2)
+ * Kafka's LogValidator walks every record; we do so where we can decompress (none, gzip), so
+ * nothing stored later fails to read. snappy, lz4 and zstd batches are stored as sent.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
@@ -19,6 +21,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   compressionCodec,
   readBatchHeader,
+  recordOffsetsAndTimestamps,
   validateBatch,
 } from '../records/record-batch.js';
 
@@ -60,6 +63,14 @@ export function validateProducedRecords(records: Buffer | null, apiVersion: numb
       ErrorCode.INVALID_RECORD,
       `Inconsistent batch offset range [0, ${header.lastOffsetDelta}] and count of records ${header.recordCount}`,
     );
+  }
+  try {
+    const parsed = recordOffsetsAndTimestamps(records);
+    if (parsed !== null && parsed.length !== header.recordCount) {
+      return refuse(ErrorCode.CORRUPT_MESSAGE, `Record batch declares ${header.recordCount} records but holds ${parsed.length}`);
+    }
+  } catch (err) {
+    return refuse(ErrorCode.CORRUPT_MESSAGE, `Record batch records are corrupt: ${(err as Error).message}`);
   }
   return { ok: true, batch: records };
 }

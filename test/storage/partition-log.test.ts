@@ -169,6 +169,24 @@ describe('PartitionLog recovery', () => {
     expect(log.append([batchOf(1)]).baseOffset).toBe(5n);
   });
 
+  it('truncates a torn tail of a segment followed only by an empty, just-rolled segment', async () => {
+    const first = openLog();
+    first.append([batchOf(2)]);
+    first.append([batchOf(3)]);
+    await first.close();
+    const file = path.join(first.dir!, '00000000000000000000.log');
+    const good = fs.statSync(file).size;
+    fs.appendFileSync(file, batchOf(4).subarray(0, 30)); // the torn write...
+    fs.writeFileSync(path.join(first.dir!, '00000000000000000009.log'), ''); // ...after the roll created the next file
+    const captured = captureLog();
+    const log = openLog({ dir: first.dir, log: captured.log });
+    expect(log.logEndOffset).toBe(5n);
+    expect(fs.statSync(file).size).toBe(good);
+    expect(segmentFiles(first.dir!)).toEqual(['00000000000000000000.log']);
+    expect(captured.warnings().length).toBe(1);
+    expect(log.append([batchOf(1)]).baseOffset).toBe(5n);
+  });
+
   it('truncates a last batch whose CRC does not match', async () => {
     const first = openLog();
     first.append([batchOf(1)]);

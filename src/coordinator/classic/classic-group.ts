@@ -517,8 +517,9 @@ export class ClassicGroup {
   }
 
   private countProtocols(member: ClassicGroupMember, delta: 1 | -1): void {
-    for (const p of member.supportedProtocols) {
-      this.protocolSupport.set(p.name, (this.protocolSupport.get(p.name) ?? 0) + delta);
+    // A name listed twice by one member still counts as one member supporting it.
+    for (const name of new Set(member.supportedProtocols.map((p) => p.name))) {
+      this.protocolSupport.set(name, (this.protocolSupport.get(name) ?? 0) + delta);
     }
   }
 }

@@ -151,7 +151,11 @@ function joinExistingMember(join: Join): void {
   }
   if (group.isPendingMember(memberId)) {
     // The second half of the two-phase join. Pending ids are only handed to dynamic members.
-    if (req.groupInstanceId !== null) throw new Error(`pending member ${memberId} rejoined with group instance id ${req.groupInstanceId}`);
+    // Kafka throws IllegalStateException here, which the client sees as UNKNOWN_SERVER_ERROR.
+    if (req.groupInstanceId !== null) {
+      respond(errorJoin(ErrorCode.UNKNOWN_SERVER_ERROR, memberId));
+      return;
+    }
     addMemberThenRebalanceOrCompleteJoin(join, memberId);
     return;
   }

@@ -147,9 +147,10 @@ export class OffsetStore {
   }
 
   private appendAndApply(records: OffsetCommitRecord[]): Promise<void> {
-    // Applied before the append resolves, as Kafka's coordinator applies records to its
-    // uncommitted state at once; the response waits for durability.
+    // Encoded and queued first (that may throw: then nothing changes), applied at once as Kafka's
+    // coordinator applies records to its uncommitted state; the response waits for durability.
+    const durable = this.groupLog.append(records);
     for (const r of records) this.replay(r);
-    return this.groupLog.append(records);
+    return durable;
   }
 }
