@@ -49,7 +49,6 @@ async function serve(opts: ServeOptions): Promise<void> {
       config,
       logger: log,
     });
-    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;
@@ -65,6 +64,9 @@ async function serve(opts: ServeOptions): Promise<void> {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    // Printed only once the signal handlers are in place: a supervisor that stops us as soon as it
+    // sees this line must reach them, not the default action.
+    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message);
     fail((err as Error).message);

@@ -47,7 +47,8 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
               leaderEpoch: p.committedLeaderEpoch,
               metadata: p.committedMetadata ?? '',
               topicId: topic.topicId,
-              expireTimestamp: req.retentionTimeMs === -1n ? -1n : now + req.retentionTimeMs,
+              // Java's long arithmetic wraps around; Kafka stores what it computes.
+              expireTimestamp: req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, now + req.retentionTimeMs),
             });
           }
           return { partitionIndex: p.partitionIndex, errorCode };

@@ -107,7 +107,6 @@ export class Connection {
       broker: this.broker,
       log: this.log,
     };
-    const result = decoded.api.handle(decoded.body, ctx);
     const send = (response: unknown): void => {
       if (response === NO_RESPONSE || this.closed) return;
       if (this.log.isLevelEnabled('debug')) {
@@ -115,8 +114,17 @@ export class Connection {
       }
       this.socket.write(encodeResponse(header, response));
     };
-    if (result instanceof Promise) return result.then(send);
-    send(result);
+    // A handler or encoder that throws (a value the response version cannot carry, a failed
+    // append) costs this connection only, never the process.
+    try {
+      const result = decoded.api.handle(decoded.body, ctx);
+      if (result instanceof Promise) return result.then(send);
+      send(result);
+    } catch (err) {
+      this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
+      this.closed = true;
+      this.socket.destroy();
+    }
     return null;
   }
 
