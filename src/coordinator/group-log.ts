@@ -74,6 +74,7 @@ export class GroupLog {
           rollMs: config.logRollMs(),
           flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
           flushIntervalMs: Number(config.long('log.flush.interval.ms')),
+      flushIntervalMessages: config.long('log.flush.interval.messages'),
           log: options.log,
           time: options.time,
         }),

@@ -9,7 +9,8 @@
  * Durability (group commit): appends made during one event-loop turn are written with one
  * positional writev per segment in a setImmediate, then, per `flushPolicy`:
  *   - 'always':   one fdatasync per segment written; `durable` resolves after it.
- *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms).
+ *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms),
+ *                 or as soon as `flushIntervalMessages` messages are waiting for one.
  *                 A non-positive interval behaves as 'always'.
  *   - 'never':    `durable` resolves once written; the OS decides when bytes reach the disk.
  * `close()` always writes and syncs what is queued.
@@ -43,6 +44,8 @@ export interface PartitionLogOptions {
   flushPolicy: FlushPolicy;
   /** Period (ms) of fdatasync under the 'interval' policy. */
   flushIntervalMs: number;
+  /** Under 'interval', also fdatasync once this many messages were appended since the last sync (Kafka's `log.flush.interval.messages`). */
+  flushIntervalMessages?: bigint;
   log: Logger;
   time: Time;
   /** Called for every valid batch found while recovering existing segments (a transient view). */
@@ -66,6 +69,8 @@ export class PartitionLog {
   private turnWaiter: Deferred | null = null;
   private turnScheduled = false;
   private syncTimer: Timer | null = null;
+  /** Messages appended since the last 'interval' sync was scheduled to run. */
+  private unflushedMessages = 0n;
   /** All file I/O runs in this chain, one step after another. */
   private ioChain: Promise<void> = Promise.resolve();
   private directoryDirty = false;
@@ -172,6 +177,7 @@ export class PartitionLog {
       }
       this.active.append(batch, first, last, batch.readBigInt64BE(MAX_TIMESTAMP_OFFSET));
       this.nextOffset = last + 1n;
+      this.unflushedMessages += BigInt(lastDelta) + 1n;
     }
     return { baseOffset, durable: this.durability() };
   }
@@ -397,7 +403,16 @@ export class PartitionLog {
     }
     // Every policy acknowledges only once the bytes are written to the file (so a process crash
     // loses nothing acknowledged); 'always' also waits for their fdatasync.
-    if (this.policy === 'interval') this.syncTimer ??= this.options.time.schedule(this.options.flushIntervalMs, () => this.syncTick());
+    if (this.policy === 'interval') {
+      const limit = this.options.flushIntervalMessages;
+      if (limit !== undefined && this.unflushedMessages >= limit) {
+        // Enough messages: sync right after this turn's write instead of waiting for the timer.
+        this.syncTimer?.cancel();
+        this.syncTimer = this.options.time.schedule(0, () => this.syncTick());
+      } else {
+        this.syncTimer ??= this.options.time.schedule(this.options.flushIntervalMs, () => this.syncTick());
+      }
+    }
     this.turnWaiter ??= deferred();
     return this.turnWaiter.promise;
   }
@@ -419,6 +434,7 @@ export class PartitionLog {
   /** The 'interval' timer: syncs everything written so far, independently of acknowledgements. */
   private syncTick(): void {
     this.syncTimer = null;
+    this.unflushedMessages = 0n;
     void this.chain(() => this.syncDirty(), null);
   }
 

@@ -149,6 +149,21 @@ describe('PartitionLog durability', () => {
   });
 });
 
+describe('PartitionLog log.flush.interval.messages', () => {
+  it("syncs under 'interval' once that many messages wait, before the timer", async () => {
+    const time = new ManualTime();
+    const log = openLog({ flushPolicy: 'interval', flushIntervalMs: 60_000, flushIntervalMessages: 5n, time });
+    await log.append([batchOf(3)]).durable;
+    time.advance(0);
+    await settle();
+    expect(log.stats).toEqual({ writes: 1, syncs: 0 });
+    await log.append([batchOf(2)]).durable; // 5 messages now
+    time.advance(0);
+    await settle();
+    expect(log.stats).toEqual({ writes: 2, syncs: 1 });
+  });
+});
+
 describe('PartitionLog recovery', () => {
   it('truncates a torn tail of the last segment with one warning', async () => {
     const first = openLog();
