@@ -4,6 +4,7 @@ import type { Time } from './util/time.js';
 import { TopicStore } from './topics/topic-store.js';
 import { GroupLog } from './coordinator/group-log.js';
 import { ClassicGroupCoordinator } from './coordinator/classic/classic-coordinator.js';
+import { ConsumerGroupCoordinator } from './coordinator/consumer/consumer-coordinator.js';
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 
@@ -17,6 +18,8 @@ export interface BrokerOptions {
   config: BrokerConfig;
   log: Logger;
   time: Time;
+  /** Clock for Fetch long-poll waits; default `time` (a manual clock passes the system clock here). */
+  pollTime?: Time;
   /** Data directory, or null for --in-memory. */
   dataDir: string | null;
   clusterId: string;
@@ -39,6 +42,8 @@ export class Broker {
   readonly groupLog: GroupLog;
   readonly offsets: OffsetStore;
   readonly classic: ClassicGroupCoordinator;
+  /** KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe). */
+  readonly consumer: ConsumerGroupCoordinator;
   /** The offsets retention sweep (`offsets.retention.minutes`, `offsets.retention.check.interval.ms`). */
   readonly retention: OffsetRetention;
 
@@ -49,7 +54,7 @@ export class Broker {
     this.nodeId = options.config.int('node.id');
     this.clusterId = options.clusterId;
     this.dataDir = options.dataDir;
-    this.topics = TopicStore.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
+    this.topics = TopicStore.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time, pollTime: options.pollTime });
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
     this.offsets = new OffsetStore({ groupLog: this.groupLog, config: options.config, time: options.time });
     this.classic = new ClassicGroupCoordinator({
@@ -58,6 +63,16 @@ export class Broker {
       time: options.time,
       groupLog: this.groupLog,
       offsets: this.offsets,
+      isForeignGroup: (groupId) => this.consumer.hasGroup(groupId),
+    });
+    this.consumer = new ConsumerGroupCoordinator({
+      config: options.config,
+      log: options.log,
+      time: options.time,
+      groupLog: this.groupLog,
+      topics: this.topics,
+      offsets: this.offsets,
+      classic: this.classic,
     });
     // Kafka 4.x deletes the committed offsets of a deleted topic (GroupCoordinator.onPartitionsDeleted).
     this.topics.onTopicDeleted((topic) => {
@@ -66,13 +81,15 @@ export class Broker {
     this.groupLog.replay((record) => {
       if (record.kind === 'offset-commit') this.offsets.replay(record);
       else if (record.kind === 'group-metadata') this.classic.replayGroupMetadata(record.groupId, record.value);
+      else this.consumer.apply(record);
     });
+    this.consumer.onLoaded();
     this.retention = new OffsetRetention({
       config: options.config,
       log: options.log,
       time: options.time,
       offsets: this.offsets,
-      sources: [classicRetentionSource(this.classic)],
+      sources: [classicRetentionSource(this.classic), this.consumer.retentionSource()],
     });
     // Kafka schedules the first cleanup when a coordinator partition is loaded.
     this.retention.start();
@@ -95,6 +112,7 @@ export class Broker {
   async close(): Promise<void> {
     this.retention.stop();
     this.classic.shutdown();
+    this.consumer.shutdown();
     await this.groupLog.close();
     await this.topics.close();
   }

@@ -54,6 +54,16 @@ export const CONFIG_SPECS = {
   'group.min.session.timeout.ms': { kind: 'int', default: '6000', min: 0 },
   'group.max.session.timeout.ms': { kind: 'int', default: '1800000', min: 0 },
   'group.max.size': { kind: 'int', default: String(INT_MAX), min: 1 },
+  'group.consumer.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },
+  'group.consumer.min.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },
+  'group.consumer.max.session.timeout.ms': { kind: 'int', default: '60000', min: 1 },
+  'group.consumer.heartbeat.interval.ms': { kind: 'int', default: '5000', min: 1 },
+  'group.consumer.min.heartbeat.interval.ms': { kind: 'int', default: '5000', min: 1 },
+  'group.consumer.max.heartbeat.interval.ms': { kind: 'int', default: '15000', min: 1 },
+  'group.consumer.assignors': { kind: 'string', default: 'uniform,range' },
+  'group.consumer.assignment.interval.ms': { kind: 'int', default: '1000', min: 0, max: 15000 },
+  'group.consumer.max.size': { kind: 'int', default: String(INT_MAX), min: 1 },
+  'group.consumer.migration.policy': { kind: 'enum', default: 'bidirectional', values: ['bidirectional', 'upgrade', 'downgrade', 'disabled'] },
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
   'mock.cluster.id': { kind: 'string', default: '' },
 } satisfies Record<string, Spec>;
@@ -122,8 +132,37 @@ export class BrokerConfig {
     if (maxSession < minSession) {
       throw new ConfigError('group.max.session.timeout.ms', `must be at least group.min.session.timeout.ms (${minSession})`);
     }
+    this.validateConsumerGroupConfig();
     parseListener('listeners', this.string('listeners'));
     if (this.string('advertised.listeners') !== '') parseListener('advertised.listeners', this.string('advertised.listeners'));
+  }
+
+  /**
+   * The KIP-848 timeouts and assignors, checked as Kafka's `GroupCoordinatorConfig` does: each max
+   * at least its min, the session timeout and heartbeat interval within their bounds, the
+   * heartbeat interval below the session timeout, and assignors Kafka ships (uniform, range).
+   */
+  private validateConsumerGroupConfig(): void {
+    const min = (k: ConfigKey, lo: ConfigKey) => {
+      if (this.int(k) < this.int(lo)) throw new ConfigError(k, `must be at least ${lo} (${this.int(lo)}), got ${this.int(k)}`);
+    };
+    const max = (k: ConfigKey, hi: ConfigKey) => {
+      if (this.int(k) > this.int(hi)) throw new ConfigError(k, `must be at most ${hi} (${this.int(hi)}), got ${this.int(k)}`);
+    };
+    min('group.consumer.max.session.timeout.ms', 'group.consumer.min.session.timeout.ms');
+    min('group.consumer.max.heartbeat.interval.ms', 'group.consumer.min.heartbeat.interval.ms');
+    min('group.consumer.session.timeout.ms', 'group.consumer.min.session.timeout.ms');
+    max('group.consumer.session.timeout.ms', 'group.consumer.max.session.timeout.ms');
+    min('group.consumer.heartbeat.interval.ms', 'group.consumer.min.heartbeat.interval.ms');
+    max('group.consumer.heartbeat.interval.ms', 'group.consumer.max.heartbeat.interval.ms');
+    if (this.int('group.consumer.heartbeat.interval.ms') >= this.int('group.consumer.session.timeout.ms')) {
+      throw new ConfigError('group.consumer.heartbeat.interval.ms', `must be less than group.consumer.session.timeout.ms (${this.int('group.consumer.session.timeout.ms')})`);
+    }
+    const assignors = this.string('group.consumer.assignors').split(',').map((a) => a.trim()).filter((a) => a !== '');
+    if (assignors.length === 0) throw new ConfigError('group.consumer.assignors', 'must name at least one assignor');
+    const known = ['uniform', 'range', 'org.apache.kafka.coordinator.group.assignor.UniformAssignor', 'org.apache.kafka.coordinator.group.assignor.RangeAssignor'];
+    for (const a of assignors) if (!known.includes(a)) throw new ConfigError('group.consumer.assignors', `unknown assignor "${a}" (known: uniform, range)`);
+    if (new Set(assignors).size !== assignors.length) throw new ConfigError('group.consumer.assignors', 'lists an assignor twice');
   }
 
   raw(key: ConfigKey): string {

@@ -3,7 +3,7 @@ import type { OffsetCommitResponse, OffsetCommitResponseTopic } from '../protoco
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
 import type { OffsetToCommit } from '../coordinator/offsets/offset-store.js';
-import { validateClassicOffsetCommit } from '../coordinator/offsets/commit-validation.js';
+import { validateOffsetCommit } from '../coordinator/offsets/commit-validation.js';
 
 /**
  * OffsetCommit (key 8, v2-10). Order as Kafka 4.3: group id check (INVALID_GROUP_ID), per
@@ -22,9 +22,10 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
   async handle(req, ctx) {
     const byId = ctx.apiVersion >= 10;
     const { broker } = ctx;
-    const groupError = req.groupId === ''
-      ? ErrorCode.INVALID_GROUP_ID
-      : validateClassicOffsetCommit(broker, req, ctx.apiVersion);
+    const validation = req.groupId === ''
+      ? { errorCode: ErrorCode.INVALID_GROUP_ID as number }
+      : validateOffsetCommit(broker, req, ctx.apiVersion);
+    const groupError = validation.errorCode;
     const maxMetadata = broker.config.int('offset.metadata.max.bytes');
     const now = BigInt(broker.time.now());
     const toCommit: OffsetToCommit[] = [];
@@ -38,6 +39,9 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
           if (!topic) errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           else if (p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           else if (groupError !== ErrorCode.NONE) errorCode = groupError;
+          else if (validation.partitionError && validation.partitionError(topic.topicId, p.partitionIndex) !== ErrorCode.NONE) {
+            errorCode = validation.partitionError(topic.topicId, p.partitionIndex);
+          }
           else if ((p.committedMetadata?.length ?? 0) > maxMetadata) errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
           else {
             toCommit.push({

@@ -38,6 +38,11 @@ export const api: ApiDefinition<OffsetFetchRequest, OffsetFetchResponse> = {
         errorCode: ErrorCode.NONE,
         groups: req.groups.map((g) => {
           if (g.groupId === '') return { groupId: g.groupId, topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
+          // v9+ (KIP-848): a consumer group checks the member id and epoch (`ConsumerGroup.validateOffsetFetch`).
+          if (v >= 9 && ctx.broker.consumer.hasGroup(g.groupId)) {
+            const errorCode = ctx.broker.consumer.validateOffsetFetch(g.groupId, g.memberId, g.memberEpoch);
+            if (errorCode !== ErrorCode.NONE) return { groupId: g.groupId, topics: [], errorCode };
+          }
           return { groupId: g.groupId, topics: fetchGroup(ctx.broker, g.groupId, g.topics, byId), errorCode: ErrorCode.NONE };
         }),
       };

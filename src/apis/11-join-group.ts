@@ -1,6 +1,7 @@
 import type { JoinGroupRequest } from '../protocol/messages/JoinGroupRequest.js';
 import type { JoinGroupResponse } from '../protocol/messages/JoinGroupResponse.js';
 import type { ApiDefinition } from './types.js';
+import { ErrorCode } from '../protocol/errors.js';
 
 /**
  * JoinGroup (key 11, v0-9), served by the classic group coordinator (`ClassicGroupCoordinator.joinGroup`):
@@ -16,6 +17,18 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
   minVersion: 0,
   maxVersion: 9,
   async handle(req, ctx) {
+    // An empty KIP-848 consumer group becomes a classic group whatever the migration policy; a
+    // non-empty one would need classic members inside a consumer group, which is not served here.
+    if (ctx.broker.consumer.hasGroup(req.groupId)) {
+      const converted = ctx.broker.consumer.removeEmptyGroupForClassicJoin(req.groupId);
+      if (converted === null) {
+        return {
+          throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, generationId: -1,
+          protocolType: null, protocolName: ctx.apiVersion < 7 ? '' : null, leader: '', skipAssignment: false, memberId: req.memberId, members: [],
+        };
+      }
+      await converted;
+    }
     const res = await ctx.broker.classic.joinGroup(req, ctx);
     const protocolName = ctx.apiVersion < 7 ? (res.protocolName ?? '') : res.protocolName === '' ? null : res.protocolName;
     return { ...res, protocolName };

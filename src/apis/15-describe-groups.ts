@@ -20,6 +20,10 @@ export const api: ApiDefinition<DescribeGroupsRequest, DescribeGroupsResponse> =
   maxVersion: 6,
   handle(req, ctx) {
     const groups = ctx.broker.classic.describeGroups(req.groups, ctx.apiVersion);
+    // A KIP-848 consumer group is not a classic group: "Dead" (v0-5), GROUP_ID_NOT_FOUND with a message (v6).
+    for (const g of groups) {
+      if (ctx.apiVersion >= 6 && ctx.broker.consumer.hasGroup(g.groupId)) g.errorMessage = `Group ${g.groupId} is not a classic group.`;
+    }
     if (ctx.apiVersion >= 3 && req.includeAuthorizedOperations) {
       for (const g of groups) if (g.errorCode === 0) g.authorizedOperations = GROUP_AUTHORIZED_OPERATIONS;
     }

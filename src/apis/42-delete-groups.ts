@@ -13,6 +13,14 @@ export const api: ApiDefinition<DeleteGroupsRequest, DeleteGroupsResponse> = {
   minVersion: 0,
   maxVersion: 2,
   async handle(req, ctx) {
-    return { throttleTimeMs: 0, results: await ctx.broker.classic.deleteGroups(req.groupsNames) };
+    const { classic, consumer } = ctx.broker;
+    const consumerIds = req.groupsNames.filter((id) => consumer.hasGroup(id));
+    const classicResults = await classic.deleteGroups(req.groupsNames.filter((id) => !consumerIds.includes(id)));
+    const consumerResults = new Map(await Promise.all(consumerIds.map(async (id) => [id, await consumer.deleteGroup(id)] as const)));
+    let next = 0;
+    const results = req.groupsNames.map((groupId) =>
+      consumerResults.has(groupId) ? { groupId, errorCode: consumerResults.get(groupId)! } : classicResults[next++]!,
+    );
+    return { throttleTimeMs: 0, results };
   },
 };

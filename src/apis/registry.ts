@@ -17,11 +17,14 @@ import { api as createTopics } from './19-create-topics.js';
 import { api as deleteTopics } from './20-delete-topics.js';
 import { api as initProducerId } from './22-init-producer-id.js';
 import { api as deleteGroups } from './42-delete-groups.js';
+import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
+import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
   createTopics, deleteTopics, initProducerId, deleteGroups,
+  consumerGroupHeartbeat, consumerGroupDescribe,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

@@ -30,6 +30,8 @@ export interface TopicStoreOptions {
   config: BrokerConfig;
   log: Logger;
   time: Time;
+  /** Clock for Fetch long-poll waits (`max_wait_ms`); default `time`. Real time under a manual clock, so polls still end. */
+  pollTime?: Time;
 }
 
 /** A partition directory name: `<topic>-<partition>` (Kafka's `UnifiedLog.parseTopicPartitionName`). */
@@ -43,7 +45,7 @@ export class TopicStore {
   private readonly deletedListeners: Array<(topic: Topic) => void> = [];
 
   private constructor(private readonly options: TopicStoreOptions) {
-    this.waiters = new AppendWaiters(options.time);
+    this.waiters = new AppendWaiters(options.pollTime ?? options.time);
   }
 
   /** Opens the store, recovering every topic found under `dataDir`. Synchronous. */
@@ -179,6 +181,7 @@ export class TopicStore {
       rollMs: config.logRollMs(),
       flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
       flushIntervalMs: Number(config.long('log.flush.interval.ms')),
+      flushIntervalMessages: config.long('log.flush.interval.messages'),
       log: this.options.log,
       time: this.options.time,
     };

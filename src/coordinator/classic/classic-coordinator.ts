@@ -15,6 +15,7 @@ import type { DeletableGroupResult } from '../../protocol/messages/DeleteGroupsR
 import type { GroupMetadataValue } from '../../records/schemas/GroupMetadataValue.js';
 import type { Time } from '../../util/time.js';
 import type { GroupLog } from '../group-log.js';
+import type { CoordinatorRecord } from '../records.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { ClassicGroup, errorJoin, errorSync, type ClassicGroupEnv } from './classic-group.js';
 import type { ClassicContext, ClassicSettings } from './context.js';
@@ -41,6 +42,8 @@ export interface ClassicGroupCoordinatorOptions {
   time: Time;
   groupLog: Pick<GroupLog, 'append'>;
   offsets: ClassicOffsets;
+  /** Group ids another coordinator (KIP-848 consumer groups) holds: never materialised here. */
+  isForeignGroup?: (groupId: string) => boolean;
 }
 
 /** The parts of a request context the coordinator uses (a full `RequestContext` fits). */
@@ -61,6 +64,7 @@ export interface ClassicRequestContext {
 export class ClassicGroupCoordinator {
   private readonly ctx: ClassicContext;
   private readonly offsets: ClassicOffsets;
+  private readonly isForeignGroup: (groupId: string) => boolean;
 
   constructor(options: ClassicGroupCoordinatorOptions) {
     const { config, log, time } = options;
@@ -94,6 +98,7 @@ export class ClassicGroupCoordinator {
     };
     rebalancer = new Rebalancer(this.ctx);
     this.offsets = options.offsets;
+    this.isForeignGroup = options.isForeignGroup ?? (() => false);
   }
 
   // ---- group APIs -------------------------------------------------------------------------
@@ -156,7 +161,7 @@ export class ClassicGroupCoordinator {
 
   /** ListGroups (v0-5): every group (offsets-only groups included) passing the state and type filters. */
   listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): ListedGroup[] {
-    for (const id of this.offsets.groupIds?.() ?? []) this.group(id);
+    for (const id of this.offsets.groupIds?.() ?? []) if (!this.isForeignGroup(id)) this.group(id);
     return [...this.ctx.groups.values()].filter((g) => matchesListFilters(g, statesFilter, typesFilter)).map(listedGroup);
   }
 
@@ -213,7 +218,29 @@ export class ClassicGroupCoordinator {
   group(groupId: string): ClassicGroup | undefined {
     const group = this.ctx.groups.get(groupId);
     if (group) return group;
-    return this.offsets.hasOffsets(groupId) ? this.getOrCreateSimpleGroup(groupId) : undefined;
+    return this.offsets.hasOffsets(groupId) && !this.isForeignGroup(groupId) ? this.getOrCreateSimpleGroup(groupId) : undefined;
+  }
+
+  /**
+   * For group type conversion (KIP-848): 'none' when no classic group holds the id, 'empty' when
+   * it is Empty (convertible whatever `group.consumer.migration.policy` says), else 'non-empty'.
+   */
+  classicGroupStatus(groupId: string): 'none' | 'empty' | 'non-empty' {
+    const group = this.group(groupId);
+    if (!group || group.isInState(ClassicGroupState.DEAD)) return 'none';
+    return group.isInState(ClassicGroupState.EMPTY) ? 'empty' : 'non-empty';
+  }
+
+  /**
+   * Forgets an Empty classic group that becomes a consumer group and returns its GroupMetadata
+   * tombstone (`ClassicGroup.createGroupTombstoneRecords`) for the caller to append with the
+   * consumer group's records. Committed offsets stay.
+   */
+  removeEmptyClassicGroup(groupId: string): CoordinatorRecord[] {
+    const group = this.ctx.groups.get(groupId);
+    if (!group) return [groupTombstoneRecord(groupId)];
+    this.removeGroup(group);
+    return [groupTombstoneRecord(groupId)];
   }
 
   /**

@@ -17,6 +17,27 @@ export interface OffsetCommitIdentity {
  * Returns an error code (ErrorCode.NONE when the commit may proceed).
  */
 export function validateClassicOffsetCommit(broker: Broker, req: OffsetCommitIdentity, apiVersion: number): number {
+  return validateOffsetCommit(broker, req, apiVersion).errorCode;
+}
+
+/**
+ * The group-level check of an OffsetCommit, for either group type: a KIP-848 consumer group is
+ * checked by `ConsumerGroupCoordinator.validateOffsetCommit` (UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION
+ * below v9, STALE_MEMBER_EPOCH; with an older epoch, `partitionError` checks each partition as
+ * KIP-1251 does); anything else by the classic rules below.
+ */
+export function validateOffsetCommit(
+  broker: Broker,
+  req: OffsetCommitIdentity,
+  apiVersion: number,
+): { errorCode: number; partitionError?: (topicId: string, partition: number) => number } {
+  if (broker.consumer.hasGroup(req.groupId)) {
+    return broker.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationIdOrMemberEpoch, apiVersion);
+  }
+  return { errorCode: validateClassicGroupCommit(broker, req, apiVersion) };
+}
+
+function validateClassicGroupCommit(broker: Broker, req: OffsetCommitIdentity, apiVersion: number): number {
   const group = broker.classic.group(req.groupId);
   if (!group) {
     if (req.generationIdOrMemberEpoch < 0) {

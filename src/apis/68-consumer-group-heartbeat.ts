@@ -1,0 +1,19 @@
+import type { ConsumerGroupHeartbeatRequest } from '../protocol/messages/ConsumerGroupHeartbeatRequest.js';
+import type { ConsumerGroupHeartbeatResponse } from '../protocol/messages/ConsumerGroupHeartbeatResponse.js';
+import type { ApiDefinition } from './types.js';
+
+/**
+ * ConsumerGroupHeartbeat (key 68, v0-1; KIP-848), served by `ConsumerGroupCoordinator.heartbeat`:
+ * join at epoch 0 (v1: the client supplies its own member id, KIP-1082; v0: "" gets a server id),
+ * heartbeat at the current epoch, leave with -1, static leave with -2. v1 adds SubscribedTopicRegex.
+ * The response is sent once the records the heartbeat produced are durable.
+ */
+export const api: ApiDefinition<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse> = {
+  apiKey: 68,
+  name: 'ConsumerGroupHeartbeat',
+  minVersion: 0,
+  maxVersion: 1,
+  handle(req, ctx) {
+    return ctx.broker.consumer.heartbeat(req, ctx);
+  },
+};

@@ -1,0 +1,40 @@
+import type { ConsumerGroupDescribeRequest } from '../protocol/messages/ConsumerGroupDescribeRequest.js';
+import type { ConsumerGroupDescribeResponse } from '../protocol/messages/ConsumerGroupDescribeResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDefinition } from './types.js';
+
+/** READ 3, DELETE 6, DESCRIBE 8 (as DescribeGroups answers with no authorizer). */
+const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+
+/**
+ * ConsumerGroupDescribe (key 69, v0-1): group state, epochs, assignor and members with their
+ * current and target assignments (`ConsumerGroup.asDescribedGroup`). An unknown group, or one that
+ * is not a consumer group, answers GROUP_ID_NOT_FOUND for that group; an empty id INVALID_GROUP_ID.
+ */
+export const api: ApiDefinition<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse> = {
+  apiKey: 69,
+  name: 'ConsumerGroupDescribe',
+  minVersion: 0,
+  maxVersion: 1,
+  handle(req, ctx) {
+    return {
+      throttleTimeMs: 0,
+      groups: req.groupIds.map((groupId) => {
+        if (groupId === '') {
+          return {
+            errorCode: ErrorCode.INVALID_GROUP_ID,
+            errorMessage: null,
+            groupId,
+            groupState: '',
+            groupEpoch: 0,
+            assignmentEpoch: 0,
+            assignorName: '',
+            members: [],
+            authorizedOperations: -2147483648,
+          };
+        }
+        return ctx.broker.consumer.describe(groupId, req.includeAuthorizedOperations, GROUP_AUTHORIZED_OPERATIONS);
+      }),
+    };
+  },
+};

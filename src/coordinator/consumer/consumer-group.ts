@@ -1,0 +1,125 @@
+/**
+ * A KIP-848 consumer group (Kafka's `modern/consumer/ConsumerGroup`): every field is rebuilt from
+ * records 3, 5, 6, 7, 8 and 16, and changes only by applying them (`ConsumerGroupCoordinator.apply`).
+ */
+import type { ConsumerGroupRegularExpressionValue } from '../../records/schemas/ConsumerGroupRegularExpressionValue.js';
+import type { Assignment } from './assignment.js';
+import { isReconciledTo, type ConsumerGroupMember } from './member.js';
+
+export const ConsumerGroupState = {
+  EMPTY: 'Empty',
+  ASSIGNING: 'Assigning',
+  RECONCILING: 'Reconciling',
+  STABLE: 'Stable',
+  DEAD: 'Dead',
+} as const;
+export type ConsumerGroupStateName = (typeof ConsumerGroupState)[keyof typeof ConsumerGroupState];
+
+/** The group type ListGroups reports (`GroupType.CONSUMER`). */
+export const CONSUMER_GROUP_TYPE = 'consumer';
+/** The protocol type of consumer groups (`ConsumerProtocol.PROTOCOL_TYPE`). */
+export const CONSUMER_PROTOCOL_TYPE = 'consumer';
+
+const key = (topicId: string, partition: number) => `${topicId}:${partition}`;
+
+export class ConsumerGroup {
+  groupEpoch = 0;
+  /** Hash of the subscribed topics' metadata (record 3 tag 0; 0 when nothing is subscribed). */
+  metadataHash = 0n;
+  assignmentEpoch = 0;
+  assignmentTimestamp = 0n;
+  readonly members = new Map<string, ConsumerGroupMember>();
+  readonly targetAssignment = new Map<string, Assignment>();
+  readonly staticMembers = new Map<string, string>();
+  readonly resolvedRegexes = new Map<string, ConsumerGroupRegularExpressionValue>();
+  /** A pre-4.1 type-4 record is in the log: tombstoned on the next heartbeat, as 4.1+ does. */
+  hasLegacyPartitionMetadata = false;
+  /** Owner epoch per partition (assigned or pending revocation): `currentPartitionEpoch`. */
+  private readonly partitionEpochs = new Map<string, number>();
+
+  constructor(readonly groupId: string) {}
+
+  get numMembers(): number {
+    return this.members.size;
+  }
+
+  isEmpty(): boolean {
+    return this.members.size === 0;
+  }
+
+  /** `ConsumerGroup.maybeUpdateGroupState`. */
+  get state(): ConsumerGroupStateName {
+    if (this.members.size === 0) return ConsumerGroupState.EMPTY;
+    if (this.groupEpoch > this.assignmentEpoch) return ConsumerGroupState.ASSIGNING;
+    for (const m of this.members.values()) if (!isReconciledTo(m, this.assignmentEpoch)) return ConsumerGroupState.RECONCILING;
+    return ConsumerGroupState.STABLE;
+  }
+
+  staticMember(instanceId: string): ConsumerGroupMember | undefined {
+    const id = this.staticMembers.get(instanceId);
+    return id === undefined ? undefined : this.members.get(id);
+  }
+
+  targetOf(memberId: string): Assignment {
+    return this.targetAssignment.get(memberId) ?? new Map();
+  }
+
+  /** -1 when no member holds the partition. */
+  currentPartitionEpoch(topicId: string, partition: number): number {
+    return this.partitionEpochs.get(key(topicId, partition)) ?? -1;
+  }
+
+  updateMember(member: ConsumerGroupMember): void {
+    const old = this.members.get(member.memberId);
+    if (old) this.releasePartitions(old);
+    this.members.set(member.memberId, member);
+    if (old?.instanceId && old.instanceId !== member.instanceId && this.staticMembers.get(old.instanceId) === member.memberId) {
+      this.staticMembers.delete(old.instanceId);
+    }
+    if (member.instanceId !== null) this.staticMembers.set(member.instanceId, member.memberId);
+    this.holdPartitions(member);
+  }
+
+  removeMember(memberId: string): void {
+    const old = this.members.get(memberId);
+    if (!old) return;
+    this.releasePartitions(old);
+    this.members.delete(memberId);
+    if (old.instanceId !== null && this.staticMembers.get(old.instanceId) === memberId) this.staticMembers.delete(old.instanceId);
+  }
+
+  private holdPartitions(m: ConsumerGroupMember): void {
+    for (const a of [m.assigned, m.pendingRevocation]) {
+      for (const [topicId, parts] of a) for (const p of parts.keys()) this.partitionEpochs.set(key(topicId, p), m.memberEpoch);
+    }
+  }
+
+  private releasePartitions(m: ConsumerGroupMember): void {
+    for (const a of [m.assigned, m.pendingRevocation]) {
+      for (const [topicId, parts] of a) {
+        for (const p of parts.keys()) {
+          const k = key(topicId, p);
+          if (this.partitionEpochs.get(k) === m.memberEpoch) this.partitionEpochs.delete(k);
+        }
+      }
+    }
+  }
+
+  /**
+   * The server assignor most members asked for (`preferredServerAssignor`), ties broken by name;
+   * null when none asked (the default assignor applies).
+   */
+  preferredServerAssignor(members: Iterable<ConsumerGroupMember> = this.members.values()): string | null {
+    const counts = new Map<string, number>();
+    for (const m of members) if (m.serverAssignor !== null) counts.set(m.serverAssignor, (counts.get(m.serverAssignor) ?? 0) + 1);
+    let best: string | null = null;
+    let bestCount = 0;
+    for (const [name, n] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      if (n > bestCount) {
+        best = name;
+        bestCount = n;
+      }
+    }
+    return best;
+  }
+}
