@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import pino from 'pino';
-import { startServer } from './index.js';
+import { startServer, type FaultRuleSpec } from './index.js';
 import { ConfigError, configFromEnv } from './config.js';
 import { dumpLogFiles } from './tools/dump-log.js';
 import { describeGroups, listGroups, type CommandOutput } from './tools/consumer-groups.js';
+import { DEFAULT_ADMIN_PORT, registerControlCommands } from './admin/cli-commands.js';
+import { loadStartupFaults } from './faults/startup.js';
 
 interface ServeOptions {
   host?: string;
@@ -14,6 +16,14 @@ interface ServeOptions {
   inMemory?: boolean;
   config: string[];
   logLevel: string;
+  /** false with --no-admin. */
+  admin: boolean;
+  adminPort: string;
+  adminHost?: string;
+  clock: string;
+  faults?: string;
+  /** Whether --admin-port (or KMC_ADMIN_PORT) was given: then a busy port is an error, not a warning. */
+  adminPortExplicit?: boolean;
 }
 
 function fail(message: string): never {
@@ -37,9 +47,17 @@ async function serve(opts: ServeOptions): Promise<void> {
     config[entry.slice(0, eq).trim()] = entry.slice(eq + 1);
   }
   if (opts.port !== undefined && (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)) fail(`invalid --port "${opts.port}"`);
+  if (!/^\d+$/.test(opts.adminPort) || Number(opts.adminPort) > 65535) fail(`invalid --admin-port "${opts.adminPort}"`);
+  if (opts.clock !== 'system' && opts.clock !== 'manual') fail(`invalid --clock "${opts.clock}" (system or manual)`);
+  let faults: unknown[];
+  try {
+    faults = loadStartupFaults(opts.faults, process.env['KMC_FAULTS']);
+  } catch (err) {
+    fail((err as Error).message);
+  }
 
   try {
-    const server = await startServer({
+    const start = (adminPort: number | undefined) => startServer({
       host: opts.host,
       // Only flags given on the command line override `listeners` / `log.dirs` from --config or KAFKA_*.
       port: opts.port === undefined ? undefined : Number(opts.port),
@@ -48,7 +66,22 @@ async function serve(opts: ServeOptions): Promise<void> {
       inMemory: opts.inMemory,
       config,
       logger: log,
+      clock: opts.clock as 'system' | 'manual',
+      faults: faults as FaultRuleSpec[], // validated by startServer (FaultRuleError names the bad rule)
+      adminPort,
+      adminHost: opts.adminHost,
     });
+    const adminPort = opts.admin ? Number(opts.adminPort) : undefined;
+    let server;
+    try {
+      server = await start(adminPort);
+    } catch (err) {
+      // The default admin port being busy (another instance) is not worth refusing to start.
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || adminPort === undefined || opts.adminPortExplicit) throw err;
+      log.warn(`admin API not started: port ${adminPort} is in use (pass --admin-port 0 for a free port, or --no-admin)`);
+      server = await start(undefined);
+    }
+    if (server.admin) log.info({ admin: server.admin.url }, `admin API on ${server.admin.url} (OpenAPI at ${server.admin.url}/openapi.json)`);
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;
@@ -66,7 +99,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     process.on('SIGINT', () => stop('SIGINT'));
     // Printed only once the signal handlers are in place: a supervisor that stops us as soon as it
     // sees this line must reach them, not the default action.
-    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
+    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message);
     fail((err as Error).message);
@@ -90,8 +123,13 @@ const program = new Command()
   .option('--in-memory', 'keep everything in memory, write no files')
   .option('--config <key=value>', 'a Kafka broker config by its Kafka name (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
   .option('--log-level <level>', 'pino log level', process.env['LOG_LEVEL'] ?? 'info')
+  .addOption(new Option('--admin-port <port>', 'HTTP admin API port, 0 picks a free one').env('KMC_ADMIN_PORT').default(String(DEFAULT_ADMIN_PORT)))
+  .option('--admin-host <host>', 'address the admin API binds (default: --host, all interfaces when unset)')
+  .option('--no-admin', 'do not start the admin API')
+  .addOption(new Option('--clock <mode>', 'server clock: system, or manual (moved only by `clock advance`)').choices(['system', 'manual']).default('system'))
+  .option('--faults <file>', 'fault rules to install at start (JSON array); also KMC_FAULTS (JSON or a path)')
   .action(async (opts: ServeOptions) => {
-    await serve(opts);
+    await serve({ ...opts, adminPortExplicit: program.getOptionValueSource('adminPort') !== 'default' });
   });
 
 program
@@ -131,5 +169,7 @@ program
       fail('groups: give --list or --describe');
     }
   });
+
+registerControlCommands(program);
 
 await program.parseAsync();

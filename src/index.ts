@@ -6,10 +6,17 @@ import { systemTime, type Time } from './util/time.js';
 import { KafkaListener } from './server/server.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
 import { API_HANDLERS } from './apis/registry.js';
+import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
+import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
+import { startAdminServer, type AdminServer } from './admin/server.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
 export type { SweepResult } from './coordinator/offsets/retention.js';
+export { FaultRegistry, FaultRuleError, FaultWaitTimeout } from './faults/index.js';
+export type { FaultHandle, FaultRuleInfo, FaultRuleSpec, FaultMatch, FaultAction, ErrorRef, RequestLogEntry, RequestLogFilter, WaitFiredOptions } from './faults/index.js';
+export { ManualTime, ClockNotManualError } from './util/manual-time.js';
+export type { ServerClock, AdvanceResult } from './util/manual-time.js';
 
 export interface StartServerOptions {
   /** Bind address; default all interfaces. */
@@ -28,8 +35,23 @@ export interface StartServerOptions {
   logLevel?: string;
   /** A logger to use instead of creating one. */
   logger?: Logger;
-  /** Injected time (tests); default the system clock. */
+  /** Injected time (tests); default the system clock. Not together with `clock`. */
   time?: Time;
+  /**
+   * `manual`: the server's clock stands still until `server.clock.advance(ms)` (or
+   * `POST /clock/advance`, `kafka-mock-coordinator clock advance`) moves it, firing session and
+   * rebalance timeouts, the initial rebalance delay, retention sweeps and the cleaner schedule in
+   * order. Fetch long-polls still end in real time. Default `system`.
+   */
+  clock?: 'system' | 'manual';
+  /** Start time of the manual clock (ms since the epoch); default the real time at start. */
+  clockStartMs?: number;
+  /** Fault rules to install before the listener opens (as `--faults rules.json`). */
+  faults?: readonly FaultRuleSpec[];
+  /** Start the HTTP admin API on this port (0: a free one); default: no admin API in-process. */
+  adminPort?: number;
+  /** Bind address of the admin API; default `host` (all interfaces when unset). */
+  adminHost?: string;
 }
 
 export interface ServerHandle {
@@ -38,6 +60,16 @@ export interface ServerHandle {
   /** `host:port` for `bootstrap.servers`. */
   readonly bootstrap: string;
   readonly broker: Broker;
+  /**
+   * Fault rules and the request log:
+   * `const rule = server.faults.add({ match: { api: 'OffsetCommit', group: 'g1' }, action: { type: 'error', error: 'REBALANCE_IN_PROGRESS' }, times: 3 })`,
+   * then `await rule.waitFired(3, { timeoutMs: 10_000 })`; `server.faults.requests({ api: 'OffsetCommit' })`.
+   */
+  readonly faults: FaultRegistry;
+  /** The server clock: `server.clock.advance(ms)` when started with `clock: 'manual'`. */
+  readonly clock: ServerClock;
+  /** The admin API (`url`, `port`), or null when not started. */
+  readonly admin: { readonly url: string; readonly port: number } | null;
   /**
    * Runs the offsets retention sweep now instead of waiting for the next
    * `offsets.retention.check.interval.ms` tick (as Kafka 4.3's `cleanupGroupMetadata`): offsets
@@ -71,10 +103,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
 
   const dataDir = options.inMemory ? null : config.string('log.dirs');
   const clusterId = config.string('mock.cluster.id') || (dataDir === null ? randomKafkaUuid() : loadOrCreateClusterId(dataDir, config.int('node.id')));
-  const broker = Broker.open({ config, log, time: options.time ?? systemTime, dataDir, clusterId });
+  if (options.clock !== undefined && options.time !== undefined) throw new Error('give either `time` or `clock`, not both');
+  if (options.clock !== undefined && options.clock !== 'system' && options.clock !== 'manual') throw new Error(`clock must be "system" or "manual", got "${String(options.clock)}"`);
+  const time: Time = options.clock === 'manual' ? new ManualTime(options.clockStartMs ?? Date.now()) : options.time ?? systemTime;
+  const clock = serverClock(time, time instanceof ManualTime ? 'manual' : options.time !== undefined ? 'custom' : 'system');
+  const faults = new FaultRegistry(log);
+  if (options.faults) faults.addAll(options.faults);
+  const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId });
 
   const bind = parseListener('listeners', config.string('listeners'));
-  const listener = new KafkaListener(broker, API_HANDLERS);
+  const listener = new KafkaListener(broker, API_HANDLERS, faults);
   let address;
   try {
     address = await listener.listen(bind.host, bind.port);
@@ -87,15 +125,39 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     ? parseListener('advertised.listeners', advertisedText)
     : { host: ANY_HOST.has(bind.host) ? 'localhost' : bind.host, port: address.port };
   broker.advertised = { host: advertised.host, port: advertised.port };
+  const bootstrap = `${advertised.host}:${advertised.port}`;
+
+  let admin: AdminServer | null = null;
+  if (options.adminPort !== undefined) {
+    try {
+      admin = await startAdminServer({
+        host: options.adminHost ?? options.host ?? '',
+        port: options.adminPort,
+        broker,
+        faults,
+        clock,
+        bootstrap: () => bootstrap,
+        sweep: () => broker.sweepExpiredOffsets(),
+      });
+    } catch (err) {
+      await listener.close();
+      await broker.close();
+      throw err;
+    }
+  }
 
   let closing: Promise<void> | null = null;
   return {
     port: address.port,
-    bootstrap: `${advertised.host}:${advertised.port}`,
+    bootstrap,
     broker,
+    faults,
+    clock,
+    admin: admin ? { url: admin.url, port: admin.port } : null,
     sweepExpiredOffsets: () => broker.sweepExpiredOffsets(),
     close() {
       closing ??= (async () => {
+        await admin?.close();
         await listener.close();
         await broker.close();
       })();

@@ -5,6 +5,7 @@ import { NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/ty
 import { FrameReader } from './frame-reader.js';
 import { decodeRequest, encodeApiVersionsFallback, encodeResponse } from './request-codec.js';
 import { errorName } from '../protocol/errors.js';
+import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
 
 let nextConnectionId = 0;
 
@@ -27,6 +28,8 @@ export class Connection {
     private readonly broker: Broker,
     private readonly handlers: ReadonlyMap<number, ApiDefinition>,
     private readonly onClose: (c: Connection) => void,
+    /** Fault rules and request log (faults/); every request goes through it when given. */
+    private readonly faults?: FaultRegistry,
   ) {
     this.id = `c${++nextConnectionId}`;
     this.clientHost = `/${socket.remoteAddress ?? 'unknown'}`;
@@ -117,6 +120,8 @@ export class Connection {
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.
     try {
+      // Fault rules may answer instead of the handler, around it, or not at all.
+      if (this.faults) return this.faults.dispatch(decoded.api, decoded.body, ctx, this.faultIO(send));
       const result = decoded.api.handle(decoded.body, ctx);
       if (result instanceof Promise) return result.then(send);
       send(result);
@@ -126,6 +131,18 @@ export class Connection {
       this.socket.destroy();
     }
     return null;
+  }
+
+  private faultIO(send: (response: unknown) => void): ConnectionIO {
+    return {
+      send,
+      close: () => {
+        this.closed = true;
+        this.socket.destroy();
+      },
+      isClosed: () => this.closed,
+      whenClosed: () => (this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()))),
+    };
   }
 
   private refuse(header: { apiKey: number; apiVersion: number; clientId: string } | null, reason: string): void {

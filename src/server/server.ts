@@ -2,6 +2,7 @@ import { createServer, type Server, type AddressInfo } from 'node:net';
 import type { Broker } from '../broker.js';
 import type { ApiDefinition } from '../apis/types.js';
 import { Connection } from './connection.js';
+import type { FaultRegistry } from '../faults/registry.js';
 
 /**
  * The Kafka listener: accepts connections and hands each to a Connection. `close()` stops
@@ -11,9 +12,13 @@ export class KafkaListener {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
 
-  constructor(private readonly broker: Broker, private readonly handlers: ReadonlyMap<number, ApiDefinition>) {
+  constructor(
+    private readonly broker: Broker,
+    private readonly handlers: ReadonlyMap<number, ApiDefinition>,
+    private readonly faults?: FaultRegistry,
+  ) {
     this.server = createServer((socket) => {
-      const connection = new Connection(socket, this.broker, this.handlers, (c) => this.connections.delete(c));
+      const connection = new Connection(socket, this.broker, this.handlers, (c) => this.connections.delete(c), this.faults);
       this.connections.add(connection);
     });
   }

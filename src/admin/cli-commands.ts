@@ -1,0 +1,226 @@
+import { Command, Option } from 'commander';
+
+/** Default admin API port of `kafka-mock-coordinator` (the command line; 0 picks a free one). */
+export const DEFAULT_ADMIN_PORT = 9644;
+
+const DEFAULT_ADMIN_URL = `http://127.0.0.1:${DEFAULT_ADMIN_PORT}`;
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+class CliError extends Error {}
+
+async function call(adminUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const url = new URL(path, adminUrl.endsWith('/') ? adminUrl : `${adminUrl}/`);
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new CliError(`cannot reach the admin API at ${adminUrl}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+  }
+  const text = await res.text();
+  const parsed: unknown = text === '' ? null : JSON.parse(text);
+  if (!res.ok) {
+    const message = (parsed as { message?: string } | null)?.message ?? res.statusText;
+    throw new CliError(`${method} ${url.pathname}: ${res.status} ${message}`);
+  }
+  return parsed;
+}
+
+function print(value: unknown): void {
+  if (value !== null && value !== undefined) process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+async function run(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!(err instanceof CliError) && !(err instanceof SyntaxError)) throw err;
+    process.stderr.write(`kafka-mock-coordinator: ${err.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+function int(value: string, name: string): number {
+  if (!/^\d+$/.test(value)) throw new CliError(`${name} expects a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+interface AddOptions {
+  admin: string;
+  json?: string;
+  id?: string;
+  description?: string;
+  api?: string;
+  minVersion?: string;
+  maxVersion?: string;
+  group?: string;
+  topic?: string;
+  partition: string[];
+  clientId?: string;
+  memberId?: string;
+  brokerId?: string;
+  nth?: string;
+  error?: string;
+  errors?: string;
+  delay?: string;
+  hang?: string | boolean;
+  close?: string;
+  throttle?: string;
+  times?: string;
+  duration?: string;
+}
+
+/** Builds a rule (the JSON `POST /faults` takes) from `faults add` flags. */
+export function ruleFromFlags(o: AddOptions): Record<string, unknown> {
+  if (o.json !== undefined) {
+    try {
+      return JSON.parse(o.json) as Record<string, unknown>;
+    } catch (err) {
+      throw new CliError(`--json: ${(err as Error).message}`);
+    }
+  }
+  const match: Record<string, unknown> = {};
+  if (o.api !== undefined) match['api'] = o.api;
+  if (o.minVersion !== undefined) match['minVersion'] = int(o.minVersion, '--min-version');
+  if (o.maxVersion !== undefined) match['maxVersion'] = int(o.maxVersion, '--max-version');
+  if (o.group !== undefined) match['group'] = o.group;
+  if (o.topic !== undefined) match['topic'] = o.topic;
+  const partitions = o.partition.flatMap((p) => p.split(',')).filter((p) => p !== '');
+  if (partitions.length > 0) match['partitions'] = partitions.map((p) => int(p, '--partition'));
+  if (o.clientId !== undefined) match['clientId'] = o.clientId;
+  if (o.memberId !== undefined) match['memberId'] = o.memberId;
+  if (o.brokerId !== undefined) match['brokerId'] = int(o.brokerId, '--broker-id');
+  if (o.nth !== undefined) match['nth'] = int(o.nth, '--nth');
+
+  const actions: Array<Record<string, unknown>> = [];
+  const delayMs = o.delay !== undefined ? int(o.delay, '--delay') : undefined;
+  if (o.error !== undefined) actions.push({ type: 'error', error: o.error, ...(delayMs !== undefined ? { delayMs } : {}) });
+  if (o.errors !== undefined) actions.push({ type: 'errors', errors: o.errors.split(',').map((e) => e.trim()).filter((e) => e !== ''), ...(delayMs !== undefined ? { delayMs } : {}) });
+  if (o.close !== undefined) actions.push({ type: 'close', when: o.close, ...(delayMs !== undefined ? { delayMs } : {}) });
+  if (o.hang !== undefined) actions.push(o.hang === true ? { type: 'hang' } : { type: 'hang', closeAfterMs: int(String(o.hang), '--hang') });
+  if (o.throttle !== undefined) actions.push({ type: 'throttle', ms: int(o.throttle, '--throttle') });
+  if (actions.length === 0 && delayMs !== undefined) actions.push({ type: 'delay', ms: delayMs });
+  if (actions.length !== 1) throw new CliError('give exactly one action: --error, --errors, --delay, --hang, --close or --throttle (--delay may accompany --error, --errors or --close)');
+
+  const rule: Record<string, unknown> = { match, action: actions[0] };
+  if (o.id !== undefined) rule['id'] = o.id;
+  if (o.description !== undefined) rule['description'] = o.description;
+  if (o.times !== undefined) rule['times'] = o.times === 'unlimited' ? 'unlimited' : int(o.times, '--times');
+  if (o.duration !== undefined) rule['durationMs'] = int(o.duration, '--duration');
+  return rule;
+}
+
+function adminOption(): Option {
+  return new Option('--admin <url>', 'admin API of the running server').env('KMC_ADMIN_URL').default(DEFAULT_ADMIN_URL);
+}
+
+/** Adds `faults ...`, `requests` and `clock ...`: control commands that talk to a running server's admin API. */
+export function registerControlCommands(program: Command): void {
+  const faults = program.command('faults').description('add, list, wait for and remove fault rules of a running server (admin API)');
+
+  faults
+    .command('add')
+    .description('add a fault rule; prints it as JSON (e.g. faults add --api OffsetCommit --group g1 --error REBALANCE_IN_PROGRESS --times 3)')
+    .addOption(adminOption())
+    .option('--json <rule>', 'the whole rule as JSON (instead of the flags below)')
+    .option('--id <id>', 'rule id (default: generated)')
+    .option('--description <text>', 'free text')
+    .option('--api <name|key>', 'match: API name (OffsetCommit) or key (8)')
+    .option('--min-version <v>', 'match: lowest request version')
+    .option('--max-version <v>', 'match: highest request version')
+    .option('--group <id>', 'match: group id')
+    .option('--topic <name>', 'match: topic (per-partition APIs fail only its partitions)')
+    .option('--partition <n>', 'match: partition (repeatable or comma-separated; per-partition APIs fail only these)', collect, [] as string[])
+    .option('--client-id <id>', 'match: client id')
+    .option('--member-id <id>', 'match: member id')
+    .option('--broker-id <id>', 'match: broker id')
+    .option('--nth <n>', 'match: fire from the Nth matching request on')
+    .option('--error <name|code>', 'action: answer with this error')
+    .option('--errors <e1,e2,...>', 'action: one error per matching request, in order')
+    .option('--delay <ms>', 'action: wait, then handle (or: wait before --error/--errors/--close)')
+    .option('--hang [closeAfterMs]', 'action: never answer (optionally close the connection after ms)')
+    .option('--close <before|after>', 'action: close the connection before (not applied) or after (applied, response lost) handling')
+    .option('--throttle <ms>', 'action: answer with throttle_time_ms')
+    .option('--times <n|unlimited>', 'lifetime: firings (default 1; --errors: list length)')
+    .option('--duration <ms>', 'lifetime: stop firing after ms')
+    .action((o: AddOptions) => run(async () => print(await call(o.admin, 'POST', 'faults', ruleFromFlags(o)))));
+
+  faults
+    .command('list')
+    .description('list fault rules with their firing counts (JSON)')
+    .addOption(adminOption())
+    .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', 'faults'))));
+
+  faults
+    .command('get')
+    .description('one fault rule (JSON)')
+    .argument('<id>')
+    .addOption(adminOption())
+    .action((id: string, o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', `faults/${encodeURIComponent(id)}`))));
+
+  faults
+    .command('remove')
+    .description('remove a fault rule')
+    .argument('<id>')
+    .addOption(adminOption())
+    .action((id: string, o: { admin: string }) => run(async () => void (await call(o.admin, 'DELETE', `faults/${encodeURIComponent(id)}`))));
+
+  faults
+    .command('clear')
+    .description('remove every fault rule')
+    .addOption(adminOption())
+    .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'DELETE', 'faults'))));
+
+  faults
+    .command('wait')
+    .description('wait until a rule has fired N times (exit 1 on timeout)')
+    .argument('<id>')
+    .requiredOption('--count <n>', 'total firings to wait for')
+    .option('--timeout <ms>', 'give up after ms', '30000')
+    .addOption(adminOption())
+    .action((id: string, o: { admin: string; count: string; timeout: string }) =>
+      run(async () => print(await call(o.admin, 'POST', `faults/${encodeURIComponent(id)}/wait`, { count: int(o.count, '--count'), timeoutMs: int(o.timeout, '--timeout') }))),
+    );
+
+  program
+    .command('requests')
+    .description('recent requests the server received (api, version, client id, group, error returned) as JSON')
+    .option('--api <name|key>', 'only this API')
+    .option('--group <id>', 'only requests naming this group')
+    .option('--client-id <id>', 'only this client id')
+    .option('--limit <n>', 'the newest N')
+    .addOption(adminOption())
+    .action((o: { admin: string; api?: string; group?: string; clientId?: string; limit?: string }) =>
+      run(async () => {
+        const q = new URLSearchParams();
+        if (o.api) q.set('api', o.api);
+        if (o.group !== undefined) q.set('group', o.group);
+        if (o.clientId !== undefined) q.set('clientId', o.clientId);
+        if (o.limit !== undefined) q.set('limit', String(int(o.limit, '--limit')));
+        print(await call(o.admin, 'GET', `requests${q.size > 0 ? `?${q}` : ''}`));
+      }),
+    );
+
+  const clock = program.command('clock').description("read or advance a running server's clock (admin API)");
+  clock
+    .command('now')
+    .description('the server clock (JSON)')
+    .addOption(adminOption())
+    .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', 'clock'))));
+  clock
+    .command('advance')
+    .description('advance a manual clock by ms, firing what falls due (the server must run with --clock manual)')
+    .argument('<ms>')
+    .addOption(adminOption())
+    .action((ms: string, o: { admin: string }) => run(async () => print(await call(o.admin, 'POST', 'clock/advance', { ms: int(ms, 'ms') }))));
+
+  program
+    .command('sweep-offsets')
+    .description('run the offsets retention sweep now (admin API); prints what expired')
+    .addOption(adminOption())
+    .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'POST', 'offsets/sweep'))));
+}

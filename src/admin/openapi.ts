@@ -1,0 +1,247 @@
+/**
+ * The OpenAPI 3.0 description of the admin API, served at `GET /openapi.json`. Written by hand
+ * next to the routes (src/admin/server.ts); test/faults/admin-openapi.test.ts validates it and
+ * checks that every route is described.
+ */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
+const errorResponse = (description: string) => json(ref('Error'), description);
+const int = (description: string, minimum?: number) => ({ type: 'integer', description, ...(minimum !== undefined ? { minimum } : {}) });
+const str = (description: string) => ({ type: 'string', description });
+const nullable = (schema: object) => ({ ...schema, nullable: true });
+const errorRef = { oneOf: [{ type: 'string', description: 'Kafka error name, e.g. REBALANCE_IN_PROGRESS' }, { type: 'integer', description: 'Kafka error code' }] };
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Fault rule id' };
+const groupParam = { name: 'groupId', in: 'path', required: true, schema: { type: 'string' }, description: 'Group id' };
+
+const faultMatch = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Which requests the rule applies to; every field given must match.',
+  properties: {
+    api: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'API name (OffsetCommit) or key (8)' },
+    minVersion: int('Lowest request version matched', 0),
+    maxVersion: int('Highest request version matched', 0),
+    group: str('Group id named by the request'),
+    topic: str('Topic named by the request; per-partition APIs fail only its partitions'),
+    partitions: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 1, description: 'Partitions named by the request; per-partition APIs fail only these' },
+    partition: int('Shorthand for partitions: [n]', 0),
+    clientId: str('Client id from the request header'),
+    memberId: str('Member id named by the request'),
+    brokerId: int('Broker (node.id) receiving the request', 0),
+    nth: int('Fire from the Nth matching request on (1-based)', 1),
+  },
+};
+
+const delayMs = int('Wait this long (real ms) first', 0);
+const faultAction = {
+  description: 'What the rule does when it fires.',
+  oneOf: [
+    { type: 'object', title: 'error', required: ['type', 'error'], additionalProperties: false, properties: { type: { type: 'string', enum: ['error'] }, error: errorRef, delayMs } },
+    { type: 'object', title: 'errors', required: ['type', 'errors'], additionalProperties: false, properties: { type: { type: 'string', enum: ['errors'] }, errors: { type: 'array', minItems: 1, items: errorRef }, delayMs } },
+    { type: 'object', title: 'delay', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['delay'] }, ms: int('Delay before handling and responding', 0) } },
+    { type: 'object', title: 'hang', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['hang'] }, closeAfterMs: int('Close the connection after this long (default: never)', 0) } },
+    { type: 'object', title: 'close', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['close'] }, when: { type: 'string', enum: ['before', 'after'], default: 'before', description: 'before: not applied; after: applied, response lost' }, delayMs } },
+    { type: 'object', title: 'throttle', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['throttle'] }, ms: int('throttle_time_ms to answer (and mute the connection for)', 0) } },
+  ],
+};
+
+const times = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['unlimited'] }], description: 'Firings (default 1; errors: list length; with durationMs: unlimited)' };
+
+export const OPENAPI_DOCUMENT = {
+  openapi: '3.0.3',
+  info: {
+    title: 'kafka-mock-coordinator admin API',
+    version: '1',
+    description:
+      'Control a running kafka-mock-coordinator: fault rules, the request log, the manual clock, the offsets retention sweep, and consumer groups (members, assignments, committed offsets, log-end offsets, lag). Errors are JSON: {statusCode, error, message}.',
+  },
+  paths: {
+    '/health': {
+      get: { operationId: 'health', summary: 'Liveness and basic facts', responses: { '200': json(ref('Health'), 'The server is up') } },
+    },
+    '/faults': {
+      get: { operationId: 'listFaults', summary: 'Every fault rule (exhausted and expired ones included until removed)', responses: { '200': json({ type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ref('FaultRule') } } }, 'Rules in the order added') } },
+      post: {
+        operationId: 'addFault',
+        summary: 'Add a fault rule',
+        requestBody: { required: true, content: { 'application/json': { schema: ref('FaultRuleSpec') } } },
+        responses: { '201': json(ref('FaultRule'), 'The rule as stored'), '400': errorResponse('Invalid rule'), '409': errorResponse('Duplicate id') },
+      },
+      delete: { operationId: 'clearFaults', summary: 'Remove every rule', responses: { '200': json({ type: 'object', required: ['removed'], properties: { removed: int('Rules removed') } }, 'Removed') } },
+    },
+    '/faults/{id}': {
+      parameters: [idParam],
+      get: { operationId: 'getFault', summary: 'One rule with its firing count', responses: { '200': json(ref('FaultRule'), 'The rule'), '404': errorResponse('No such rule') } },
+      delete: { operationId: 'removeFault', summary: 'Remove a rule', responses: { '204': { description: 'Removed' }, '404': errorResponse('No such rule') } },
+    },
+    '/faults/{id}/wait': {
+      parameters: [idParam],
+      post: {
+        operationId: 'waitFault',
+        summary: 'Wait until the rule has fired `count` times',
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['count'], additionalProperties: false, properties: { count: int('Total firings to wait for', 0), timeoutMs: int('Give up after this long (default 30000)', 0) } } } } },
+        responses: { '200': json(ref('FaultRule'), 'Reached'), '400': errorResponse('Invalid request'), '404': errorResponse('No such rule'), '408': errorResponse('Not reached within timeoutMs'), '410': errorResponse('Removed while waiting') },
+      },
+    },
+    '/requests': {
+      get: {
+        operationId: 'listRequests',
+        summary: 'Recent requests (the newest 1000 are kept), oldest first',
+        parameters: [
+          { name: 'api', in: 'query', schema: { type: 'string' }, description: 'API name or key' },
+          { name: 'group', in: 'query', schema: { type: 'string' } },
+          { name: 'clientId', in: 'query', schema: { type: 'string' } },
+          { name: 'sinceSeq', in: 'query', schema: { type: 'integer' }, description: 'Only entries with a greater seq' },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'The newest N' },
+        ],
+        responses: { '200': json({ type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('RequestLogEntry') } } }, 'Requests'), '400': errorResponse('Invalid query') },
+      },
+      delete: { operationId: 'clearRequests', summary: 'Empty the request log', responses: { '204': { description: 'Cleared' } } },
+    },
+    '/groups': {
+      get: { operationId: 'listGroups', summary: 'Every group', responses: { '200': json({ type: 'object', required: ['groups'], properties: { groups: { type: 'array', items: ref('GroupSummary') } } }, 'Groups by id') } },
+    },
+    '/groups/{groupId}': {
+      parameters: [groupParam],
+      get: { operationId: 'describeGroup', summary: 'Members, assignments, committed offsets, log-end offsets and lag', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
+    },
+    '/groups/{groupId}/offsets': {
+      parameters: [groupParam],
+      get: {
+        operationId: 'groupOffsets',
+        summary: 'Committed offsets, log-end offsets and lag of one group',
+        responses: { '200': json({ type: 'object', required: ['groupId', 'offsets', 'totalLag'], properties: { groupId: { type: 'string' }, offsets: { type: 'array', items: ref('GroupOffset') }, totalLag: { type: 'integer' } } }, 'Offsets'), '404': errorResponse('Unknown group') },
+      },
+    },
+    '/clock': {
+      get: { operationId: 'getClock', summary: 'The server clock', responses: { '200': json(ref('Clock'), 'Clock') } },
+    },
+    '/clock/advance': {
+      post: {
+        operationId: 'advanceClock',
+        summary: 'Advance the manual clock, firing what falls due in order',
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['ms'], additionalProperties: false, properties: { ms: int('Milliseconds to advance', 0) } } } } },
+        responses: { '200': json(ref('ClockAdvance'), 'Advanced'), '400': errorResponse('Invalid ms'), '409': errorResponse('The clock is not manual') },
+      },
+    },
+    '/offsets/sweep': {
+      post: { operationId: 'sweepOffsets', summary: 'Run the offsets retention sweep now', responses: { '200': json(ref('SweepResult'), 'What the sweep removed (durable)') } },
+    },
+  },
+  components: {
+    schemas: {
+      Error: { type: 'object', required: ['statusCode', 'error', 'message'], properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' } } },
+      Health: { type: 'object', required: ['status', 'bootstrap', 'clock'], properties: { status: { type: 'string', enum: ['ok'] }, bootstrap: { type: 'string' }, nodeId: { type: 'integer' }, clusterId: { type: 'string' }, clock: { type: 'string', enum: ['system', 'manual', 'custom'] } } },
+      FaultMatch: faultMatch,
+      FaultAction: faultAction,
+      FaultRuleSpec: {
+        type: 'object',
+        required: ['action'],
+        additionalProperties: false,
+        properties: { id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$' }, description: { type: 'string' }, match: ref('FaultMatch'), action: ref('FaultAction'), times, durationMs: int('Stop firing this long after being added (real ms)', 1) },
+      },
+      FaultRule: {
+        type: 'object',
+        required: ['id', 'match', 'action', 'times', 'fired', 'matched', 'remaining', 'state', 'createdAt', 'expiresAt'],
+        properties: {
+          id: { type: 'string' },
+          description: { type: 'string' },
+          match: { type: 'object', description: 'Normalized match: api as name plus apiKey, nth always present', additionalProperties: true },
+          action: { type: 'object', description: 'Normalized action: errors by name plus their codes', additionalProperties: true, required: ['type'], properties: { type: { type: 'string', enum: ['error', 'errors', 'delay', 'hang', 'close', 'throttle'] } } },
+          times,
+          durationMs: { type: 'integer' },
+          fired: int('Times fired'),
+          matched: int('Matching requests seen'),
+          remaining: times,
+          state: { type: 'string', enum: ['active', 'exhausted', 'expired', 'removed'] },
+          createdAt: { type: 'string', format: 'date-time' },
+          expiresAt: nullable({ type: 'string', format: 'date-time' }),
+        },
+      },
+      RequestLogEntry: {
+        type: 'object',
+        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'group', 'groups', 'memberId', 'topics', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
+        properties: {
+          seq: { type: 'integer' },
+          time: { type: 'string', format: 'date-time' },
+          api: { type: 'string' },
+          apiKey: { type: 'integer' },
+          version: { type: 'integer' },
+          correlationId: { type: 'integer' },
+          clientId: { type: 'string' },
+          connectionId: { type: 'string' },
+          group: nullable({ type: 'string' }),
+          groups: { type: 'array', items: { type: 'string' } },
+          memberId: nullable({ type: 'string' }),
+          topics: { type: 'array', items: { type: 'string' } },
+          error: nullable({ type: 'string', description: 'Error returned (top-level first), null for NONE' }),
+          errors: { type: 'array', items: { type: 'string' } },
+          faults: { type: 'array', items: { type: 'string' }, description: 'Ids of rules that fired on this request' },
+          outcome: { type: 'string', enum: ['pending', 'response', 'no-response', 'closed', 'failed'] },
+          durationMs: nullable({ type: 'integer' }),
+        },
+      },
+      GroupSummary: {
+        type: 'object',
+        required: ['groupId', 'type', 'state', 'protocolType', 'members', 'committedPartitions'],
+        properties: { groupId: { type: 'string' }, type: { type: 'string' }, state: { type: 'string' }, protocolType: { type: 'string' }, members: { type: 'integer' }, committedPartitions: { type: 'integer' } },
+      },
+      GroupMember: {
+        type: 'object',
+        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'rebalanceTimeoutMs', 'assignment'],
+        properties: {
+          memberId: { type: 'string' },
+          groupInstanceId: nullable({ type: 'string' }),
+          clientId: { type: 'string' },
+          clientHost: { type: 'string' },
+          sessionTimeoutMs: { type: 'integer' },
+          rebalanceTimeoutMs: { type: 'integer' },
+          assignment: nullable({ type: 'array', items: { type: 'object', required: ['topic', 'partitions'], properties: { topic: { type: 'string' }, partitions: { type: 'array', items: { type: 'integer' } } } } }),
+        },
+      },
+      GroupOffset: {
+        type: 'object',
+        required: ['topic', 'partition', 'committedOffset', 'logEndOffset', 'lag', 'leaderEpoch', 'metadata', 'commitTimestamp', 'memberId'],
+        properties: {
+          topic: { type: 'string' },
+          partition: { type: 'integer' },
+          committedOffset: { type: 'integer' },
+          logEndOffset: nullable({ type: 'integer' }),
+          lag: nullable({ type: 'integer' }),
+          leaderEpoch: { type: 'integer' },
+          metadata: { type: 'string' },
+          commitTimestamp: { type: 'string', format: 'date-time' },
+          memberId: nullable({ type: 'string' }),
+        },
+      },
+      GroupDescription: {
+        type: 'object',
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'members', 'offsets', 'totalLag'],
+        properties: {
+          groupId: { type: 'string' },
+          type: { type: 'string' },
+          state: { type: 'string' },
+          protocolType: { type: 'string' },
+          protocol: nullable({ type: 'string' }),
+          generationId: { type: 'integer' },
+          leaderId: nullable({ type: 'string' }),
+          members: { type: 'array', items: ref('GroupMember') },
+          offsets: { type: 'array', items: ref('GroupOffset') },
+          totalLag: { type: 'integer' },
+        },
+      },
+      Clock: {
+        type: 'object',
+        required: ['mode', 'now', 'nowIso'],
+        properties: { mode: { type: 'string', enum: ['system', 'manual', 'custom'] }, now: { type: 'integer', description: 'ms since the epoch' }, nowIso: { type: 'string', format: 'date-time' }, pendingTimers: nullable({ type: 'integer' }) },
+      },
+      ClockAdvance: {
+        type: 'object',
+        required: ['mode', 'now', 'nowIso', 'firedTimers'],
+        properties: { mode: { type: 'string', enum: ['manual'] }, now: { type: 'integer' }, nowIso: { type: 'string', format: 'date-time' }, firedTimers: { type: 'integer' }, pendingTimers: nullable({ type: 'integer' }) },
+      },
+      SweepResult: { type: 'object', required: ['expiredOffsets', 'deletedGroups'], properties: { expiredOffsets: { type: 'integer' }, deletedGroups: { type: 'array', items: { type: 'string' } } } },
+    },
+  },
+} as const;

@@ -1,0 +1,429 @@
+import type { Logger } from 'pino';
+import type { Broker } from '../broker.js';
+import { NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { API_NAMES } from '../protocol/messages/index.js';
+import { normalizeRule, FaultRuleError, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
+import { requestInfo, type RequestInfo } from './request-info.js';
+import { NO_RESPONSE_MARKER, PER_PARTITION_APIS, partialErrorResponse, targetsAnyPartition, wholeErrorResponse, type PartitionTarget } from './error-response.js';
+import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
+
+/** A rule as the control surfaces report it. */
+export interface FaultRuleInfo {
+  id: string;
+  description?: string;
+  match: NormalizedMatch;
+  action: NormalizedAction;
+  times: number | 'unlimited';
+  durationMs?: number;
+  /** Times the rule fired. */
+  fired: number;
+  /** Requests that matched (including those before `nth` and those another rule answered). */
+  matched: number;
+  /** Firings left, or `unlimited`. 0 once exhausted. */
+  remaining: number | 'unlimited';
+  /** `active`, `exhausted` (fired `times` times), `expired` (past `durationMs`) or `removed`. */
+  state: 'active' | 'exhausted' | 'expired' | 'removed';
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface WaitFiredOptions {
+  /** Reject after this long (default 30000 ms). */
+  timeoutMs?: number;
+}
+
+/** What `faults.add` returns: live view of one rule. */
+export interface FaultHandle {
+  readonly id: string;
+  /** Times the rule has fired so far. */
+  readonly fired: number;
+  /** Whether the rule can still fire. */
+  readonly active: boolean;
+  info(): FaultRuleInfo;
+  /** Resolves once the rule has fired `n` times in total; rejects after `timeoutMs` or if the rule is removed first. */
+  waitFired(n: number, options?: WaitFiredOptions): Promise<FaultRuleInfo>;
+  /** Removes the rule; false if it was already removed. */
+  remove(): boolean;
+}
+
+/** Thrown by `waitFired` when the count is not reached in time (HTTP: 408). */
+export class FaultWaitTimeout extends Error {
+  override readonly name = 'FaultWaitTimeout';
+}
+
+/** What the fault layer needs from a connection. */
+export interface ConnectionIO {
+  /** Sends a response (ignored for NO_RESPONSE or once closed). */
+  send(response: unknown): void;
+  /** Closes the connection now; later requests on it are not read. */
+  close(): void;
+  isClosed(): boolean;
+  /** Resolves when the connection has closed. */
+  whenClosed(): Promise<void>;
+}
+
+interface Waiter {
+  n: number;
+  resolve: (info: FaultRuleInfo) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+class Rule {
+  fired = 0;
+  matched = 0;
+  removed = false;
+  readonly createdAt = Date.now();
+  readonly expiresAt: number | null;
+  readonly waiters = new Set<Waiter>();
+
+  constructor(readonly id: string, readonly spec: NormalizedRule) {
+    this.expiresAt = spec.durationMs === undefined ? null : this.createdAt + spec.durationMs;
+  }
+
+  state(now = Date.now()): FaultRuleInfo['state'] {
+    if (this.removed) return 'removed';
+    if (this.spec.times !== null && this.fired >= this.spec.times) return 'exhausted';
+    if (this.expiresAt !== null && now >= this.expiresAt) return 'expired';
+    return 'active';
+  }
+
+  info(): FaultRuleInfo {
+    const { spec } = this;
+    const state = this.state();
+    const out: FaultRuleInfo = {
+      id: this.id,
+      match: spec.match,
+      action: spec.action,
+      times: spec.times ?? 'unlimited',
+      fired: this.fired,
+      matched: this.matched,
+      remaining: state !== 'active' ? 0 : spec.times === null ? 'unlimited' : spec.times - this.fired,
+      state,
+      createdAt: new Date(this.createdAt).toISOString(),
+      expiresAt: this.expiresAt === null ? null : new Date(this.expiresAt).toISOString(),
+    };
+    if (spec.description !== undefined) out.description = spec.description;
+    if (spec.durationMs !== undefined) out.durationMs = spec.durationMs;
+    return out;
+  }
+
+  /** The partitions an error of this rule targets, or null when it fails the whole request. */
+  partitionTarget(apiKey: number): PartitionTarget | null {
+    const { topic, partitions } = this.spec.match;
+    const { type } = this.spec.action;
+    if (!PER_PARTITION_APIS.has(apiKey) || (topic === undefined && partitions === undefined) || (type !== 'error' && type !== 'errors')) return null;
+    return (t, p) => (topic === undefined || t === topic) && (partitions === undefined || partitions.includes(p));
+  }
+
+  matches(apiKey: number, ctx: RequestContext, info: RequestInfo): boolean {
+    const m = this.spec.match;
+    if (m.apiKey !== undefined && m.apiKey !== apiKey) return false;
+    if (m.minVersion !== undefined && ctx.apiVersion < m.minVersion) return false;
+    if (m.maxVersion !== undefined && ctx.apiVersion > m.maxVersion) return false;
+    if (m.clientId !== undefined && ctx.clientId !== m.clientId) return false;
+    if (m.brokerId !== undefined && ctx.broker.nodeId !== m.brokerId) return false;
+    if (m.group !== undefined && !info.groups.includes(m.group)) return false;
+    if (m.memberId !== undefined && !info.memberIds.includes(m.memberId)) return false;
+    if (m.topic !== undefined && !info.topics.has(m.topic)) return false;
+    if (m.partitions !== undefined) {
+      const named = m.topic !== undefined ? [info.topics.get(m.topic)] : [...info.topics.values()];
+      if (!named.some((ps) => ps?.some((p) => m.partitions!.includes(p)))) return false;
+    }
+    return true;
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The fault rules of one server and its request log: one model behind the programmatic API
+ * (`server.faults`), the HTTP admin API, the CLI and the startup file. The connection calls
+ * `dispatch` for every decoded request; a matching rule answers instead of (or around) the
+ * handler. Rules are tried in the order they were added; the first that fires wins.
+ */
+export class FaultRegistry {
+  private readonly rules = new Map<string, Rule>();
+  private readonly requestLog: RequestLog;
+  private nextId = 0;
+
+  constructor(private readonly log: Logger, options: { requestLogSize?: number } = {}) {
+    this.requestLog = new RequestLog(options.requestLogSize ?? 1000);
+  }
+
+  /**
+   * Adds a rule and returns its handle:
+   * ```ts
+   * const rule = server.faults.add({ match: { api: 'OffsetCommit', group: 'g1' }, action: { type: 'error', error: 'REBALANCE_IN_PROGRESS' }, times: 3 });
+   * await rule.waitFired(3, { timeoutMs: 10_000 });
+   * ```
+   * Throws FaultRuleError for an invalid rule or a duplicate id.
+   */
+  add(spec: FaultRuleSpec): FaultHandle {
+    const rule = this.addRule(normalizeRule(spec));
+    return this.handleOf(rule);
+  }
+
+  /** Adds several rules atomically (all validated first), e.g. from a startup file. */
+  addAll(specs: readonly unknown[]): FaultHandle[] {
+    const normalized = specs.map((s, i) => {
+      try {
+        return normalizeRule(s);
+      } catch (err) {
+        throw new FaultRuleError(`rule ${i}: ${(err as Error).message}`);
+      }
+    });
+    const ids = new Set<string>();
+    for (const r of normalized) {
+      if (r.id === undefined) continue;
+      if (ids.has(r.id) || this.rules.has(r.id)) throw new FaultRuleError(`duplicate rule id "${r.id}"`);
+      ids.add(r.id);
+    }
+    return normalized.map((r) => this.handleOf(this.addRule(r)));
+  }
+
+  /** The handle of a rule by id. */
+  get(id: string): FaultHandle | undefined {
+    const rule = this.rules.get(id);
+    return rule ? this.handleOf(rule) : undefined;
+  }
+
+  /** Every rule not removed, in the order added (exhausted and expired ones included). */
+  list(): FaultRuleInfo[] {
+    return [...this.rules.values()].map((r) => r.info());
+  }
+
+  /** Removes a rule; false if there is none with this id. Pending `waitFired` calls reject. */
+  remove(id: string): boolean {
+    const rule = this.rules.get(id);
+    if (!rule) return false;
+    this.rules.delete(id);
+    rule.removed = true;
+    for (const w of rule.waiters) {
+      clearTimeout(w.timer);
+      w.reject(new Error(`fault rule ${id} was removed before it fired ${w.n} times (fired ${rule.fired})`));
+    }
+    rule.waiters.clear();
+    this.log.info({ faultRule: id }, 'fault rule removed');
+    return true;
+  }
+
+  /** Removes every rule; returns how many there were. */
+  clear(): number {
+    const ids = [...this.rules.keys()];
+    for (const id of ids) this.remove(id);
+    return ids.length;
+  }
+
+  /** Waits until rule `id` has fired `n` times. */
+  waitFired(id: string, n: number, options: WaitFiredOptions = {}): Promise<FaultRuleInfo> {
+    const rule = this.rules.get(id);
+    if (!rule) return Promise.reject(new FaultRuleError(`no fault rule "${id}"`));
+    return this.waitOn(rule, n, options);
+  }
+
+  /** Recent requests, oldest first (the newest 1000 are kept). */
+  requests(filter: RequestLogFilter = {}): RequestLogEntry[] {
+    return this.requestLog.list(filter);
+  }
+
+  clearRequests(): void {
+    this.requestLog.clear();
+  }
+
+  /** Called by the connection for each decoded request: handles it, applying the first rule that fires. Returns a promise while the request is in flight. */
+  dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO): Promise<void> | null {
+    const info = requestInfo(api.apiKey, ctx.apiVersion, body, ctx.broker);
+    const started = Date.now();
+    const entry = this.requestLog.add({
+      time: new Date(started).toISOString(),
+      api: api.name,
+      apiKey: api.apiKey,
+      version: ctx.apiVersion,
+      correlationId: ctx.correlationId,
+      clientId: ctx.clientId,
+      connectionId: ctx.connectionId,
+      group: info.groups[0] ?? null,
+      groups: info.groups,
+      memberId: info.memberIds[0] ?? null,
+      topics: [...info.topics.keys()],
+      error: null,
+      errors: [],
+      faults: [],
+      outcome: 'pending',
+      durationMs: null,
+    });
+    const finish = (outcome: RequestLogEntry['outcome'], response?: unknown): void => {
+      entry.outcome = outcome;
+      entry.durationMs = Date.now() - started;
+      if (response !== undefined && response !== NO_RESPONSE) RequestLog.setResponse(entry, response);
+    };
+    const respond = (response: unknown): void => {
+      finish(response === NO_RESPONSE ? 'no-response' : io.isClosed() ? 'closed' : 'response', response);
+      io.send(response);
+    };
+    const failed = (err: unknown): never => {
+      finish('failed');
+      throw err;
+    };
+
+    const hit = this.rules.size === 0 ? null : this.pick(api.apiKey, ctx, info, body);
+    if (!hit) {
+      let result;
+      try {
+        result = api.handle(body, ctx);
+      } catch (err) {
+        failed(err);
+      }
+      if (result instanceof Promise) return result.then(respond, failed);
+      respond(result);
+      return null;
+    }
+    const { rule, index } = hit;
+    entry.faults.push(rule.id);
+    const action = rule.spec.action;
+    const errorCode = action.type === 'error' ? action.errorCode : action.type === 'errors' ? action.errorCodes[index % action.errorCodes.length]! : undefined;
+    this.log.info(
+      { faultRule: rule.id, fired: rule.fired, api: api.name, version: ctx.apiVersion, clientId: ctx.clientId, groups: info.groups, action: action.type, ...(errorCode !== undefined ? { errorCode } : {}) },
+      `fault ${rule.id} fired on ${api.name}`,
+    );
+    this.notify(rule);
+    return this.apply(rule, errorCode, api, body, ctx, io, respond, finish).catch(failed);
+  }
+
+  private async apply(
+    rule: Rule,
+    errorCode: number | undefined,
+    api: ApiDefinition,
+    body: unknown,
+    ctx: RequestContext,
+    io: ConnectionIO,
+    respond: (response: unknown) => void,
+    finish: (outcome: RequestLogEntry['outcome'], response?: unknown) => void,
+  ): Promise<void> {
+    const action = rule.spec.action;
+    const handle = async (b: unknown): Promise<unknown> => api.handle(b, ctx);
+    switch (action.type) {
+      case 'error':
+      case 'errors': {
+        if (action.delayMs) await sleep(action.delayMs);
+        const target = rule.partitionTarget(api.apiKey);
+        if (target) {
+          const res = await partialErrorResponse(api.apiKey, ctx.apiVersion, body, errorCode!, target, ctx.broker, handle);
+          respond(res === NO_RESPONSE_MARKER ? NO_RESPONSE : res);
+          return;
+        }
+        const acksZero = api.apiKey === 0 && (body as { acks?: number }).acks === 0;
+        respond(acksZero ? NO_RESPONSE : wholeErrorResponse(api.apiKey, ctx.apiVersion, body, errorCode!, ctx.broker));
+        return;
+      }
+      case 'delay':
+        await sleep(action.ms);
+        respond(await handle(body));
+        return;
+      case 'hang':
+        finish('no-response');
+        if (action.closeAfterMs !== undefined) {
+          await Promise.race([sleep(action.closeAfterMs), io.whenClosed()]);
+          io.close();
+        } else {
+          await io.whenClosed();
+        }
+        return;
+      case 'close': {
+        if (action.delayMs) await sleep(action.delayMs);
+        if (action.when === 'after') {
+          const dropped = await handle(body);
+          finish('closed', dropped);
+        } else {
+          finish('closed');
+        }
+        io.close();
+        return;
+      }
+      case 'throttle': {
+        const res = await handle(body);
+        if (res !== null && typeof res === 'object' && 'throttleTimeMs' in res) (res as { throttleTimeMs: number }).throttleTimeMs = action.ms;
+        respond(res);
+        await Promise.race([sleep(action.ms), io.whenClosed()]);
+        return;
+      }
+    }
+  }
+
+  private pick(apiKey: number, ctx: RequestContext, info: RequestInfo, body: unknown): { rule: Rule; index: number } | null {
+    const now = Date.now();
+    let chosen: Rule | null = null;
+    for (const rule of this.rules.values()) {
+      if (rule.state(now) !== 'active' || !rule.matches(apiKey, ctx, info)) continue;
+      const target = rule.partitionTarget(apiKey);
+      if (target && !targetsAnyPartition(apiKey, ctx.apiVersion, body, target, ctx.broker)) continue;
+      rule.matched++;
+      if (chosen === null && rule.matched >= rule.spec.match.nth) chosen = rule;
+    }
+    if (!chosen) return null;
+    chosen.fired++;
+    return { rule: chosen, index: chosen.fired - 1 };
+  }
+
+  private addRule(spec: NormalizedRule): Rule {
+    let id = spec.id;
+    if (id === undefined) {
+      do id = `f${++this.nextId}`;
+      while (this.rules.has(id));
+    } else if (this.rules.has(id)) {
+      throw new FaultRuleError(`duplicate rule id "${id}"`);
+    }
+    const rule = new Rule(id, spec);
+    this.rules.set(id, rule);
+    this.log.info({ faultRule: id, match: spec.match, action: spec.action, times: spec.times ?? 'unlimited', durationMs: spec.durationMs }, `fault rule ${id} added`);
+    return rule;
+  }
+
+  private notify(rule: Rule): void {
+    for (const w of [...rule.waiters]) {
+      if (rule.fired >= w.n) {
+        clearTimeout(w.timer);
+        rule.waiters.delete(w);
+        w.resolve(rule.info());
+      }
+    }
+  }
+
+  private waitOn(rule: Rule, n: number, options: WaitFiredOptions): Promise<FaultRuleInfo> {
+    if (!Number.isInteger(n) || n < 0) return Promise.reject(new FaultRuleError(`waitFired expects a count >= 0, got ${n}`));
+    if (rule.fired >= n) return Promise.resolve(rule.info());
+    if (rule.removed) return Promise.reject(new Error(`fault rule ${rule.id} was removed`));
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        n,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          rule.waiters.delete(waiter);
+          reject(new FaultWaitTimeout(`fault rule ${rule.id} fired ${rule.fired} of ${n} times within ${timeoutMs} ms`));
+        }, timeoutMs),
+      };
+      rule.waiters.add(waiter);
+    });
+  }
+
+  private handleOf(rule: Rule): FaultHandle {
+    return {
+      id: rule.id,
+      get fired() {
+        return rule.fired;
+      },
+      get active() {
+        return rule.state() === 'active';
+      },
+      info: () => rule.info(),
+      waitFired: (n, options = {}) => this.waitOn(rule, n, options),
+      remove: () => (rule.removed ? false : this.remove(rule.id)),
+    };
+  }
+}
+
+/** Known API names, for documentation and the CLI. */
+export const KNOWN_APIS: readonly string[] = Object.values(API_NAMES);

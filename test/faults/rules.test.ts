@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RawClient } from '../support/raw-client.js';
+import { startTestServer } from '../support/server.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
+import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
+import { FaultRuleError, FaultWaitTimeout, normalizeRule } from '../../src/faults/index.js';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+const running: Array<{ server: Server; clients: RawClient[] }> = [];
+afterEach(async () => {
+  for (const { server, clients } of running.splice(0)) {
+    for (const c of clients) c.close();
+    await server.stop();
+  }
+});
+
+async function start() {
+  const server = await startTestServer();
+  const client = await RawClient.connect(server.port);
+  const ctx = { server, clients: [client] };
+  running.push(ctx);
+  const created = await client.send(19, 4, { ...defaultCreateTopicsRequest(), topics: [{ ...defaultCreatableTopic(), name: 't', numPartitions: 3, replicationFactor: 1 }], timeoutMs: 5000 });
+  expect(created.topics[0]!.errorCode).toBe(ErrorCode.NONE);
+  const connect = async () => {
+    const c = await RawClient.connect(server.port);
+    ctx.clients.push(c);
+    return c;
+  };
+  return { server, client, connect };
+}
+
+function commitRequest(groupId: string, offsets: Array<[number, bigint]>) {
+  return {
+    ...defaultOffsetCommitRequest(),
+    groupId,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    retentionTimeMs: -1n,
+    topics: [{ name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: offsets.map(([partitionIndex, committedOffset]) => ({ partitionIndex, committedOffset, committedLeaderEpoch: -1, committedMetadata: '' })) }],
+  };
+}
+
+const errorsOf = (res: { topics: Array<{ partitions: Array<{ partitionIndex: number; errorCode: number }> }> }) =>
+  Object.fromEntries(res.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode])));
+
+async function committed(client: RawClient, groupId: string): Promise<Record<number, bigint>> {
+  const res = await client.send(9, 5, { groupId, topics: [{ name: 't', partitionIndexes: [0, 1, 2] }], groups: [], requireStable: false });
+  return Object.fromEntries(res.topics[0]!.partitions.map((p) => [p.partitionIndex, p.committedOffset]));
+}
+
+describe('fault rules', () => {
+  it('validates rules and names the problem', () => {
+    expect(() => normalizeRule({ action: { type: 'error', error: 'NOPE' } })).toThrow(/unknown error "NOPE"/);
+    expect(() => normalizeRule({ match: { api: 'Nope' }, action: { type: 'error', error: 1 } })).toThrow(FaultRuleError);
+    expect(() => normalizeRule({ match: { grp: 'x' }, action: { type: 'delay', ms: 1 } })).toThrow(/unknown field "grp"/);
+    expect(() => normalizeRule({ action: { type: 'close', when: 'later' } })).toThrow(/before/);
+    const rule = normalizeRule({ match: { api: 'offsetcommit', partition: 1 }, action: { type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 25] } });
+    expect(rule.match).toMatchObject({ api: 'OffsetCommit', apiKey: 8, partitions: [1], nth: 1 });
+    expect(rule.action).toEqual({ type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 'UNKNOWN_MEMBER_ID'], errorCodes: [27, 25] });
+    expect(rule.times).toBe(2);
+    expect(normalizeRule({ action: { type: 'delay', ms: 5 }, durationMs: 100 }).times).toBeNull();
+  });
+
+  it('fails only partition 1 of 3 of an OffsetCommit; the others commit', async () => {
+    const { server, client } = await start();
+    const rule = server.faults.add({ match: { api: 'OffsetCommit', group: 'g', topic: 't', partitions: [1] }, action: { type: 'error', error: 'UNKNOWN_MEMBER_ID' } });
+    const res = await client.send(8, 8, commitRequest('g', [[0, 10n], [1, 11n], [2, 12n]]));
+    expect(errorsOf(res)).toEqual({ 0: ErrorCode.NONE, 1: ErrorCode.UNKNOWN_MEMBER_ID, 2: ErrorCode.NONE });
+    expect(await committed(client, 'g')).toEqual({ 0: 10n, 1: -1n, 2: 12n });
+    expect(rule.fired).toBe(1);
+    // A request that does not name partition 1 does not match.
+    const other = await client.send(8, 8, commitRequest('g', [[0, 20n]]));
+    expect(errorsOf(other)).toEqual({ 0: ErrorCode.NONE });
+  });
+
+  it('fails a whole request without applying it; an error sequence goes one per request; nth skips', async () => {
+    const { server, client } = await start();
+    const seq = server.faults.add({ match: { api: 8, group: 'g' }, action: { type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR'] } });
+    expect(errorsOf(await client.send(8, 8, commitRequest('g', [[0, 1n], [1, 1n]])))).toEqual({ 0: 27, 1: 27 });
+    expect(errorsOf(await client.send(8, 8, commitRequest('g', [[0, 2n]])))).toEqual({ 0: 16 });
+    expect(await committed(client, 'g')).toEqual({ 0: -1n, 1: -1n, 2: -1n });
+    expect(errorsOf(await client.send(8, 8, commitRequest('g', [[0, 3n]])))).toEqual({ 0: 0 });
+    expect(seq.info()).toMatchObject({ fired: 2, state: 'exhausted', remaining: 0 });
+
+    const second = server.faults.add({ match: { api: 'OffsetFetch', group: 'g', nth: 2 }, action: { type: 'error', error: 'COORDINATOR_LOAD_IN_PROGRESS' } });
+    expect((await committed(client, 'g'))[0]).toBe(3n);
+    const res = await client.send(9, 5, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
+    expect(res.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    expect(second.info()).toMatchObject({ matched: 2, fired: 1 });
+
+    const log = server.faults.requests({ api: 'OffsetCommit', group: 'g' });
+    expect(log.map((e) => [e.error, e.faults])).toEqual([['REBALANCE_IN_PROGRESS', [seq.id]], ['NOT_COORDINATOR', [seq.id]], [null, []]]);
+    expect(log[0]).toMatchObject({ api: 'OffsetCommit', apiKey: 8, version: 8, clientId: 'raw-test', group: 'g', outcome: 'response', topics: ['t'] });
+  });
+
+  it('closes the connection before (not applied) or after (applied, response lost) the request', async () => {
+    const { server, client, connect } = await start();
+    server.faults.add({ match: { api: 'OffsetCommit', group: 'before' }, action: { type: 'close', when: 'before' } });
+    await expect(client.send(8, 8, commitRequest('before', [[0, 5n]]))).rejects.toThrow(/closed/);
+    const c2 = await connect();
+    expect((await committed(c2, 'before'))[0]).toBe(-1n);
+
+    server.faults.add({ match: { api: 'OffsetCommit', group: 'after' }, action: { type: 'close', when: 'after' } });
+    await expect(c2.send(8, 8, commitRequest('after', [[0, 6n]]))).rejects.toThrow(/closed/);
+    const c3 = await connect();
+    expect((await committed(c3, 'after'))[0]).toBe(6n);
+    expect(server.faults.requests({ group: 'after', api: 'OffsetCommit' })[0]!.outcome).toBe('closed');
+  });
+
+  it('hangs (no response, later requests wait) and closes after closeAfterMs; throttles; delays', async () => {
+    const { server, client, connect } = await start();
+    server.faults.add({ match: { api: 'Heartbeat' }, action: { type: 'hang', closeAfterMs: 300 } });
+    const started = Date.now();
+    await expect(client.send(12, 4, { groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null })).rejects.toThrow(/closed/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+
+    const c2 = await connect();
+    const throttle = server.faults.add({ match: { api: 'ListGroups' }, action: { type: 'throttle', ms: 250 }, times: 'unlimited' });
+    const listed = await c2.send(16, 4, { statesFilter: [], typesFilter: [] });
+    expect(listed.throttleTimeMs).toBe(250);
+    throttle.remove();
+
+    server.faults.add({ match: { api: 'ListGroups' }, action: { type: 'delay', ms: 200 } });
+    const t0 = Date.now();
+    await c2.send(16, 4, { statesFilter: [], typesFilter: [] });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(180);
+  });
+
+  it('waitFired resolves at the count, rejects on timeout; durationMs ends a rule', async () => {
+    const { server, client } = await start();
+    const rule = server.faults.add({ match: { api: 'OffsetFetch' }, action: { type: 'error', error: 'COORDINATOR_LOAD_IN_PROGRESS' }, durationMs: 400 });
+    await expect(rule.waitFired(1, { timeoutMs: 50 })).rejects.toThrow(FaultWaitTimeout);
+    const waiting = rule.waitFired(2, { timeoutMs: 5000 });
+    for (let i = 0; i < 2; i++) {
+      const res = await client.send(9, 5, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
+      expect(res.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    }
+    expect((await waiting).fired).toBe(2);
+    await new Promise((r) => setTimeout(r, 450));
+    const res = await client.send(9, 5, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
+    expect(res.errorCode).toBe(ErrorCode.NONE);
+    expect(rule.info().state).toBe('expired');
+    expect(server.faults.list().map((r) => r.id)).toEqual([rule.id]);
+    expect(server.faults.clear()).toBe(1);
+  });
+
+  it('fails OffsetFetch v8+ per group, and partitions within a group', async () => {
+    const { server, client } = await start();
+    await client.send(8, 8, commitRequest('a', [[0, 1n], [1, 2n]]));
+    await client.send(8, 8, commitRequest('b', [[0, 3n]]));
+    server.faults.add({ match: { api: 'OffsetFetch', group: 'a', partitions: [1] }, action: { type: 'error', error: 'UNSTABLE_OFFSET_COMMIT' } });
+    const res = await client.send(9, 8, {
+      groupId: '',
+      topics: null,
+      requireStable: true,
+      groups: [
+        { groupId: 'a', memberId: null, memberEpoch: -1, topics: [{ name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionIndexes: [0, 1] }] },
+        { groupId: 'b', memberId: null, memberEpoch: -1, topics: [{ name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionIndexes: [0] }] },
+      ],
+    });
+    const view = res.groups.map((g) => [g.groupId, g.errorCode, g.topics[0]!.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.errorCode])]);
+    expect(view).toEqual([
+      ['a', 0, [[0, 1n, 0], [1, -1n, ErrorCode.UNSTABLE_OFFSET_COMMIT]]],
+      ['b', 0, [[0, 3n, 0]]],
+    ]);
+  });
+});
