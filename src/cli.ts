@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { startServer, type FaultRuleSpec } from './index.js';
-import { ConfigError, configFromEnv } from './config.js';
+import { ConfigError, configFromEnv, envVariableFor } from './config.js';
 import { dumpLogFiles } from './tools/dump-log.js';
 import { describeGroups, listGroups, type CommandOutput } from './tools/consumer-groups.js';
 import { DEFAULT_ADMIN_PORT, registerControlCommands } from './admin/cli-commands.js';
@@ -41,10 +41,13 @@ async function serve(opts: ServeOptions): Promise<void> {
   });
 
   const config: Record<string, string> = configFromEnv(process.env);
+  const fromEnvironment = new Set(Object.keys(config));
   for (const entry of opts.config) {
     const eq = entry.indexOf('=');
     if (eq <= 0) fail(`--config expects key=value, got "${entry}"`);
-    config[entry.slice(0, eq).trim()] = entry.slice(eq + 1);
+    const key = entry.slice(0, eq).trim();
+    config[key] = entry.slice(eq + 1);
+    fromEnvironment.delete(key);
   }
   if (opts.port !== undefined && (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)) fail(`invalid --port "${opts.port}"`);
   if (!/^\d+$/.test(opts.adminPort) || Number(opts.adminPort) > 65535) fail(`invalid --admin-port "${opts.adminPort}"`);
@@ -101,7 +104,10 @@ async function serve(opts: ServeOptions): Promise<void> {
     // sees this line must reach them, not the default action.
     log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
   } catch (err) {
-    if (err instanceof ConfigError) fail(err.message);
+    if (err instanceof ConfigError) {
+      // In a container the user wrote the variable, not the key: name both.
+      fail(fromEnvironment.has(err.key) ? `${err.message} (from ${envVariableFor(err.key)})` : err.message);
+    }
     fail((err as Error).message);
   }
 }

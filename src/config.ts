@@ -225,6 +225,11 @@ export function parseListener(key: string, text: string): Listener {
  * `KAFKA_OFFSETS_RETENTION_MINUTES` -> `offsets.retention.minutes` (`___` is `-`, `__` is `_`).
  * Only known keys are taken, so unrelated `KAFKA_*` variables (KAFKA_HEAP_OPTS) do not warn.
  */
+/** The `KAFKA_*` environment variable that sets `key` (the inverse of `configFromEnv`'s mapping). */
+export function envVariableFor(key: string): string {
+  return `KAFKA_${key.replace(/_/g, '__').replace(/-/g, '___').replace(/\./g, '_').toUpperCase()}`;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {

@@ -12,7 +12,7 @@ describe('command line', () => {
   it.each([
     [['--config', 'num.partitions=many'], {}, /invalid config num\.partitions/],
     [['--config', 'mock.flush.policy=sometimes'], {}, /invalid config mock\.flush\.policy/],
-    [[], { KAFKA_OFFSETS_RETENTION_MINUTES: 'soon' }, /invalid config offsets\.retention\.minutes/],
+    [[], { KAFKA_OFFSETS_RETENTION_MINUTES: 'soon' }, /invalid config offsets\.retention\.minutes: .* \(from KAFKA_OFFSETS_RETENTION_MINUTES\)/],
     [['--port', 'abc'], {}, /--port/],
     [['--log-level', 'verbose'], {}, /--log-level/],
   ])('exits 2 naming the key for %j %j', (args, env, message) => {

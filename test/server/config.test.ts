@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { BrokerConfig, ConfigError, configFromEnv } from '../../src/config.js';
+import { BrokerConfig, ConfigError, configFromEnv, envVariableFor } from '../../src/config.js';
 
 describe('BrokerConfig', () => {
   it('has Kafka defaults, except group.initial.rebalance.delay.ms', () => {
@@ -20,6 +20,11 @@ describe('BrokerConfig', () => {
 
   it('accepts unknown keys and lists them', () => {
     expect(new BrokerConfig({ 'log.retention.hours': 1 }).unknownKeys).toEqual(['log.retention.hours']);
+  });
+
+  it('names the environment variable of a key', () => {
+    expect(envVariableFor('offsets.retention.minutes')).toBe('KAFKA_OFFSETS_RETENTION_MINUTES');
+    expect(configFromEnv({ [envVariableFor('log.flush.interval.ms')]: '5' })).toEqual({ 'log.flush.interval.ms': '5' });
   });
 
   it('maps KAFKA_* environment variables as the apache/kafka image does', () => {
