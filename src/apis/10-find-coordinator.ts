@@ -28,7 +28,8 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
     }
     const c = lookup(ctx.broker, req.key, keyType);
     return {
-      throttleTimeMs: 0, errorCode: c.errorCode, errorMessage: c.errorMessage,
+      // v1-3 carry `Errors.message()` even on success ("NONE"), as Kafka's FindCoordinatorResponse.prepareOldResponse.
+      throttleTimeMs: 0, errorCode: c.errorCode, errorMessage: c.errorCode === ErrorCode.NONE ? 'NONE' : c.errorMessage,
       nodeId: c.nodeId, host: c.host, port: c.port, coordinators: [],
     };
   },
@@ -38,5 +39,6 @@ function lookup(broker: Broker, key: string, keyType: number): Coordinator {
   if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
-  return { key, nodeId: broker.nodeId, host: broker.advertised.host, port: broker.advertised.port, errorCode: ErrorCode.NONE, errorMessage: null };
+  // Kafka 4.3 sends an empty message (not null) in each v4+ entry on success.
+  return { key, nodeId: broker.nodeId, host: broker.advertised.host, port: broker.advertised.port, errorCode: ErrorCode.NONE, errorMessage: '' };
 }

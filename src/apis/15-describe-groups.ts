@@ -1,12 +1,12 @@
 import type { DescribeGroupsRequest } from '../protocol/messages/DescribeGroupsRequest.js';
 import type { DescribeGroupsResponse } from '../protocol/messages/DescribeGroupsResponse.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, GROUP_AUTHORIZED_OPERATIONS } from '../protocol/acl-operations.js';
 import type { ApiDefinition } from './types.js';
 
 /**
  * Operations a client may perform on a group (Kafka's supported ACL operations for the GROUP
  * resource: READ 3, DELETE 6, DESCRIBE 8), as a bit field; with no authorizer all are allowed.
  */
-const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 
 /**
  * DescribeGroups (key 15, v0-6), served by `ClassicGroupCoordinator.describeGroups`. Unknown

@@ -1,10 +1,10 @@
 import type { ConsumerGroupDescribeRequest } from '../protocol/messages/ConsumerGroupDescribeRequest.js';
 import type { ConsumerGroupDescribeResponse } from '../protocol/messages/ConsumerGroupDescribeResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, GROUP_AUTHORIZED_OPERATIONS } from '../protocol/acl-operations.js';
 import type { ApiDefinition } from './types.js';
 
 /** READ 3, DELETE 6, DESCRIBE 8 (as DescribeGroups answers with no authorizer). */
-const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 
 /**
  * ConsumerGroupDescribe (key 69, v0-1): group state, epochs, assignor and members with their
@@ -30,7 +30,7 @@ export const api: ApiDefinition<ConsumerGroupDescribeRequest, ConsumerGroupDescr
             assignmentEpoch: 0,
             assignorName: '',
             members: [],
-            authorizedOperations: -2147483648,
+            authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
           };
         }
         return ctx.broker.consumer.describe(groupId, req.includeAuthorizedOperations, GROUP_AUTHORIZED_OPERATIONS);

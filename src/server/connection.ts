@@ -32,7 +32,8 @@ export class Connection {
     private readonly faults?: FaultRegistry,
   ) {
     this.id = `c${++nextConnectionId}`;
-    this.clientHost = `/${socket.remoteAddress ?? 'unknown'}`;
+    // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
+    this.clientHost = `/${(socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')}`;
     this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}` });
     this.frames = new FrameReader(broker.config.int('socket.request.max.bytes'));
     socket.setNoDelay(true);

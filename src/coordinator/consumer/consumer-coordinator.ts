@@ -686,7 +686,8 @@ export class ConsumerGroupCoordinator {
       clientId: m.clientId,
       clientHost: m.clientHost,
       subscribedTopicNames: [...m.subscribedTopicNames],
-      subscribedTopicRegex: m.subscribedTopicRegex === '' ? null : m.subscribedTopicRegex,
+      // Kafka reports the stored value: "" for a member subscribed by names.
+      subscribedTopicRegex: m.subscribedTopicRegex,
       assignment: describeAssignment(partitionsOf(m.assigned)),
       targetAssignment: describeAssignment(group.targetOf(m.memberId)),
       memberType: useClassicProtocol(m) ? MEMBER_TYPE_CLASSIC : MEMBER_TYPE_CONSUMER,

@@ -1,0 +1,113 @@
+/**
+ * Conformance: ApiVersions (every version), Metadata (existing and missing topics),
+ * FindCoordinator v0-v6 and ListOffsets (earliest, latest, by timestamp, max timestamp).
+ */
+import { describe } from 'vitest';
+import { API_HANDLERS } from '../../src/apis/registry.js';
+import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { scenario, useTargets, type Session } from './runner.js';
+
+useTargets();
+
+/** The API keys our server serves: ApiVersions answers are compared on these. */
+const SERVED = new Set(API_HANDLERS.keys());
+
+describe('ApiVersions', () => {
+  for (const version of [0, 1, 2, 3, 4]) {
+    scenario(`v${version}: advertised ranges of the APIs we serve match Kafka's`, async (s) => {
+      const body = { clientSoftwareName: 'kmc-conformance', clientSoftwareVersion: '1.0' };
+      const r = await s.send(18, version, body);
+      s.record('ApiVersions', {
+        errorCode: r.errorCode,
+        // Kafka serves more APIs than we do; ours must be a subset with the same ranges.
+        apiKeys: r.apiKeys.filter((k) => SERVED.has(k.apiKey)).sort((a, b) => a.apiKey - b.apiKey),
+        served: [...SERVED].filter((k) => r.apiKeys.some((a) => a.apiKey === k)).length,
+      });
+    });
+  }
+});
+
+function metadataBody(version: number, topics: string[] | null, allowAutoTopicCreation = false) {
+  return {
+    topics: topics === null ? null : topics.map((name) => ({ topicId: ZERO_UUID, name })),
+    allowAutoTopicCreation,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  } as never;
+}
+
+describe('Metadata', () => {
+  for (const version of [1, 4, 7, 9, 10, 12, 13]) {
+    scenario(`v${version}: an existing topic with 3 partitions and a missing topic (no auto-creation)`, async (s) => {
+      const topic = s.name('md-topic');
+      await s.createTopic(topic, 3);
+      const missing = s.name('md-missing');
+      const allow = version >= 4 ? false : true;
+      if (version >= 4) {
+        const r = await s.send(3, version, metadataBody(version, [topic, missing], allow));
+        s.record('Metadata existing+missing', { ...r, topics: [...r.topics].sort((a, b) => String(a.name).localeCompare(String(b.name))) });
+      } else {
+        s.record('Metadata existing', await s.send(3, version, metadataBody(version, [topic])));
+      }
+    });
+  }
+
+  scenario('v12: a topic requested by id', async (s) => {
+    const topic = s.name('md-byid');
+    const id = await s.createTopic(topic, 1);
+    await s.call('Metadata by id', 3, 12, { topics: [{ topicId: id, name: null }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  });
+});
+
+describe('FindCoordinator', () => {
+  for (const version of [0, 1, 2, 3]) {
+    scenario(`v${version}: group coordinator`, async (s) => {
+      await s.call('FindCoordinator group', 10, version, { key: s.name('fc-group'), keyType: 0, coordinatorKeys: [] });
+    });
+  }
+  for (const version of [4, 5, 6]) {
+    scenario(`v${version}: batched group keys`, async (s) => {
+      await s.call('FindCoordinator groups', 10, version, { key: '', keyType: 0, coordinatorKeys: [s.name('fc-a'), s.name('fc-b')] });
+    });
+  }
+});
+
+const T0 = 1_700_000_000_000n;
+
+async function listOffsets(s: Session, label: string, version: number, topic: string, timestamps: bigint[]) {
+  const r = await s.send(2, version, {
+    replicaId: -1,
+    isolationLevel: 0,
+    timeoutMs: 5000,
+    topics: [{ name: topic, partitions: timestamps.map((timestamp, i) => ({ partitionIndex: i, currentLeaderEpoch: -1, timestamp })) }],
+  });
+  s.record(label, r);
+}
+
+describe('ListOffsets', () => {
+  for (const version of [1, 4, 7, 8, 9, 10, 11]) {
+    scenario(`v${version}: earliest, latest, by timestamp (past, middle, future), max timestamp`, async (s) => {
+      const topic = s.name('lo');
+      const queries: bigint[] = [-2n, -1n, T0 - 5n, T0 + 15n, T0 + 1_000_000n];
+      if (version >= 7) queries.push(-3n);
+      if (version >= 8) queries.push(-4n);
+      if (version >= 9) queries.push(-5n);
+      await s.createTopic(topic, queries.length);
+      // Every partition holds the same three records: timestamps T0, T0+30, T0+20 (max in the middle).
+      for (let p = 0; p < queries.length; p++) {
+        await s.produce(topic, p, [
+          { value: 'a', timestamp: T0 },
+          { value: 'b', timestamp: T0 + 30n },
+          { value: 'c', timestamp: T0 + 20n },
+        ]);
+      }
+      await listOffsets(s, 'ListOffsets', version, topic, queries);
+    });
+  }
+
+  scenario('v9: an empty partition and an unknown partition', async (s) => {
+    const topic = s.name('lo-empty');
+    await s.createTopic(topic, 3);
+    await listOffsets(s, 'ListOffsets empty', 9, topic, [-2n, -1n, -3n, T0]);
+  });
+});
