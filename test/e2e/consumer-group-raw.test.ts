@@ -111,16 +111,16 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const b = uuid();
     const ra = await c.send(68, 1, joinReq(g, a, ['rev']));
     expect(ra.errorCode).toBe(0);
-    expect(ra.memberEpoch).toBe(1);
+    expect(ra.memberEpoch).toBe(2);
     expect(partitionsOf(ra.assignment)).toEqual([0, 1]);
     const ownedA: Owned = [{ topicId: topic.topicId, partitions: [0, 1] }];
     // A acknowledges both partitions.
-    expect((await c.send(68, 1, hb(g, a, 1, { topicPartitions: ownedA }))).errorCode).toBe(0);
+    expect((await c.send(68, 1, hb(g, a, 2, { topicPartitions: ownedA }))).errorCode).toBe(0);
 
     // B joins: the target gives it one partition, still owned by A.
     const rb = await c.send(68, 1, joinReq(g, b, ['rev']));
     expect(rb.errorCode).toBe(0);
-    expect(rb.memberEpoch).toBe(2);
+    expect(rb.memberEpoch).toBe(3);
     expect(partitionsOf(rb.assignment)).toEqual([]);
     const describe1 = (await c.send(69, 1, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]!;
     const targetB = describe1.members.find((m: { memberId: string }) => m.memberId === b)!.targetAssignment.topicPartitions.flatMap((t: { partitions: number[] }) => t.partitions);
@@ -129,12 +129,12 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const staying = 1 - moving;
 
     // A still reports both: it must revoke `moving`, keeps its epoch, is told only `staying`.
-    const ra2 = await c.send(68, 1, hb(g, a, 1, { topicPartitions: ownedA }));
-    expect(ra2.memberEpoch).toBe(1);
+    const ra2 = await c.send(68, 1, hb(g, a, 2, { topicPartitions: ownedA }));
+    expect(ra2.memberEpoch).toBe(2);
     expect(partitionsOf(ra2.assignment)).toEqual([staying]);
     // B heartbeats while A still owns `moving`: B never sees it.
     for (let i = 0; i < 3; i++) {
-      const r = await c.send(68, 1, hb(g, b, 2, { topicPartitions: [] }));
+      const r = await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }));
       expect(r.errorCode).toBe(0);
       expect(partitionsOf(r.assignment)).not.toContain(moving);
     }
@@ -144,26 +144,26 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const describe2 = (await c.send(69, 1, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]!;
     expect(describe2.groupState).toBe('Reconciling');
 
-    // A releases it and moves to epoch 2; then B gets it.
-    const ra3 = await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [staying] }] }));
-    expect(ra3.memberEpoch).toBe(2);
-    const rb2 = await c.send(68, 1, hb(g, b, 2, { topicPartitions: [] }));
+    // A releases it and moves to epoch 3; then B gets it.
+    const ra3 = await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [staying] }] }));
+    expect(ra3.memberEpoch).toBe(3);
+    const rb2 = await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }));
     expect(partitionsOf(rb2.assignment)).toEqual([moving]);
     expect((await c.send(69, 1, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]!.groupState).toBe('Stable');
 
     // Epoch fencing: a greater epoch, and a smaller one that is not the previous epoch with owned ⊆ assigned.
-    expect((await c.send(68, 1, hb(g, a, 7, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_MEMBER_EPOCH);
-    expect((await c.send(68, 1, hb(g, b, 1, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_MEMBER_EPOCH);
+    expect((await c.send(68, 1, hb(g, a, 8, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_MEMBER_EPOCH);
+    expect((await c.send(68, 1, hb(g, b, 2, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_MEMBER_EPOCH);
     // The previous epoch with owned ⊆ assigned is accepted (a lost response).
-    expect((await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [staying] }] }))).errorCode).toBe(0);
-    expect((await c.send(68, 1, hb(g, uuid(), 2, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [staying] }] }))).errorCode).toBe(0);
+    expect((await c.send(68, 1, hb(g, uuid(), 3, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
 
     // Leave: B goes, A gets both back once it heartbeats.
     const leave = await c.send(68, 1, hb(g, b, -1));
     expect(leave.errorCode).toBe(0);
     expect(leave.memberEpoch).toBe(-1);
-    const ra4 = await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [staying] }] }));
-    expect(ra4.memberEpoch).toBe(3);
+    const ra4 = await c.send(68, 1, hb(g, a, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: [staying] }] }));
+    expect(ra4.memberEpoch).toBe(4);
     expect(partitionsOf(ra4.assignment)).toEqual([0, 1]);
   });
 
@@ -174,27 +174,27 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const g = 'oc-group';
     const a = uuid();
     const b = uuid();
-    await c.send(68, 1, joinReq(g, a, ['oc'])); // A: epoch 1, partitions 0 and 1
-    await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1] }] }));
-    await c.send(68, 1, joinReq(g, b, ['oc'])); // epoch 2: one partition moves to B
+    await c.send(68, 1, joinReq(g, a, ['oc'])); // A: epoch 2, partitions 0 and 1
+    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1] }] }));
+    await c.send(68, 1, joinReq(g, b, ['oc'])); // epoch 3: one partition moves to B
     const target = server.broker.consumer.group(g)!.targetOf(a).get(topic.topicId)!;
     const kept = [...target][0]!;
     const moving = 1 - kept;
-    await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [kept] }] })); // A -> epoch 2
-    const rb = await c.send(68, 1, hb(g, b, 2, { topicPartitions: [] }));
+    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [kept] }] })); // A -> epoch 3
+    const rb = await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }));
     expect(partitionsOf(rb.assignment)).toEqual([moving]);
-    await c.send(68, 1, hb(g, b, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [moving] }] }));
-    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [kept] }] }));
+    await c.send(68, 1, hb(g, b, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: [moving] }] }));
+    await c.send(68, 1, hb(g, a, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: [kept] }] }));
     // B now joins a third member? No: make A's epoch move on by a rebalance that keeps its partition.
     const cm = uuid();
-    await c.send(68, 1, joinReq(g, cm, ['oc'])); // epoch 3: 2 partitions, 3 members
-    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [kept] }] }));
-    await c.send(68, 1, hb(g, b, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [moving] }] }));
+    await c.send(68, 1, joinReq(g, cm, ['oc'])); // epoch 4: 2 partitions, 3 members
+    await c.send(68, 1, hb(g, a, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: [kept] }] }));
+    await c.send(68, 1, hb(g, b, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: [moving] }] }));
     const group = server.broker.consumer.group(g)!;
-    // Find a member at epoch 3 that kept a partition assigned at epoch <= 2.
-    const holder = [...group.members.values()].find((m) => m.memberEpoch === 3 && [...(m.assigned.get(topic.topicId)?.values() ?? [])].some((e) => e <= 2));
+    // Find a member at epoch 4 that kept a partition assigned at epoch <= 3.
+    const holder = [...group.members.values()].find((m) => m.memberEpoch === 4 && [...(m.assigned.get(topic.topicId)?.values() ?? [])].some((e) => e <= 3));
     expect(holder).toBeDefined();
-    const heldPartition = [...holder!.assigned.get(topic.topicId)!.entries()].find(([, e]) => e <= 2)![0];
+    const heldPartition = [...holder!.assigned.get(topic.topicId)!.entries()].find(([, e]) => e <= 3)![0];
     const otherPartition = 1 - heldPartition;
 
     const commit = (memberId: string, epoch: number, partition: number) =>
@@ -207,28 +207,28 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
         topics: [{ name: 'oc', topicId: '', partitions: [{ partitionIndex: partition, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
       });
     // Current epoch: accepted.
+    expect((await commit(holder!.memberId, 4, heldPartition)).topics[0]!.partitions[0]!.errorCode).toBe(0);
+    // Older epoch (3) for a partition held since epoch <= 3: accepted (KIP-1251).
     expect((await commit(holder!.memberId, 3, heldPartition)).topics[0]!.partitions[0]!.errorCode).toBe(0);
-    // Older epoch (2) for a partition held since epoch <= 2: accepted (KIP-1251).
-    expect((await commit(holder!.memberId, 2, heldPartition)).topics[0]!.partitions[0]!.errorCode).toBe(0);
     // Older epoch for a partition it does not hold: STALE_MEMBER_EPOCH.
-    expect((await commit(holder!.memberId, 2, otherPartition)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.STALE_MEMBER_EPOCH);
+    expect((await commit(holder!.memberId, 3, otherPartition)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.STALE_MEMBER_EPOCH);
     // An epoch ahead of the member's: STALE_MEMBER_EPOCH.
-    expect((await commit(holder!.memberId, 9, heldPartition)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.STALE_MEMBER_EPOCH);
+    expect((await commit(holder!.memberId, 10, heldPartition)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.STALE_MEMBER_EPOCH);
     // Unknown member: UNKNOWN_MEMBER_ID; a consumer-protocol member on a classic version: UNSUPPORTED_VERSION.
-    expect((await commit(uuid(), 3, heldPartition)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await commit(uuid(), 4, heldPartition)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     const v8 = await c.send(8, 8, {
-      groupId: g, generationIdOrMemberEpoch: 3, memberId: holder!.memberId, groupInstanceId: null, retentionTimeMs: -1n,
+      groupId: g, generationIdOrMemberEpoch: 4, memberId: holder!.memberId, groupInstanceId: null, retentionTimeMs: -1n,
       topics: [{ name: 'oc', topicId: '', partitions: [{ partitionIndex: heldPartition, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     });
     expect(v8.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
     // OffsetFetch v9 checks member id and epoch.
     const fetch = (memberId: string | null, memberEpoch: number) =>
       c.send(9, 9, { groupId: '', topics: [], requireStable: false, groups: [{ groupId: g, memberId, memberEpoch, topics: [{ name: 'oc', topicId: '', partitionIndexes: [heldPartition] }] }] });
-    const ok = await fetch(holder!.memberId, 3);
+    const ok = await fetch(holder!.memberId, 4);
     expect(ok.groups[0]!.errorCode).toBe(0);
     expect(ok.groups[0]!.topics[0]!.partitions[0]!.committedOffset).toBe(5n);
-    expect((await fetch(holder!.memberId, 1)).groups[0]!.errorCode).toBe(ErrorCode.STALE_MEMBER_EPOCH);
-    expect((await fetch(uuid(), 3)).groups[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await fetch(holder!.memberId, 2)).groups[0]!.errorCode).toBe(ErrorCode.STALE_MEMBER_EPOCH);
+    expect((await fetch(uuid(), 4)).groups[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     expect((await fetch(null, -1)).groups[0]!.errorCode).toBe(0);
   });
 
@@ -242,15 +242,15 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const a = uuid();
     const b = uuid();
     await c.send(68, 1, joinReq(g, a, ['rs'], { serverAssignor: 'range' }));
-    await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
+    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
     await c.send(68, 1, joinReq(g, b, ['rs'], { serverAssignor: 'range' }));
-    await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
+    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
     const keptA = [...first.server.broker.consumer.group(g)!.targetOf(a).get(topic.topicId)!].sort();
     const forB = [0, 1, 2, 3].filter((p) => !keptA.includes(p));
     // Range: contiguous halves.
     expect([[0, 1], [2, 3]]).toContainEqual(keptA);
-    await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
-    const rb = await c.send(68, 1, hb(g, b, 2, { topicPartitions: [] }));
+    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
+    const rb = await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }));
     expect(partitionsOf(rb.assignment)).toEqual(forB);
     const before = (await c.send(69, 1, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]!;
     expect(before.groupState).toBe('Stable');
@@ -270,13 +270,13 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     });
     expect(summary(after)).toEqual(summary(before));
     // Both members continue at their epochs, with no change.
-    const ha = await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
+    const ha = await c.send(68, 1, hb(g, a, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
     expect(ha.errorCode).toBe(0);
-    expect(ha.memberEpoch).toBe(2);
-    const hb2 = await c.send(68, 1, hb(g, b, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: forB }] }));
+    expect(ha.memberEpoch).toBe(3);
+    const hb2 = await c.send(68, 1, hb(g, b, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: forB }] }));
     expect(hb2.errorCode).toBe(0);
-    expect(hb2.memberEpoch).toBe(2);
-    expect(second.server.broker.consumer.group(g)!.groupEpoch).toBe(2);
+    expect(hb2.memberEpoch).toBe(3);
+    expect(second.server.broker.consumer.group(g)!.groupEpoch).toBe(3);
   });
 
   it('removes a member after the session timeout and gives its partitions to the others (fake time)', async () => {
@@ -288,29 +288,29 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const a = uuid();
     const b = uuid();
     await c.send(68, 1, joinReq(g, a, ['st']));
-    await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
+    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
     await c.send(68, 1, joinReq(g, b, ['st']));
-    const ra = await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
+    const ra = await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1, 2, 3] }] }));
     const keptA = partitionsOf(ra.assignment);
     expect(keptA).toHaveLength(2);
-    await c.send(68, 1, hb(g, a, 1, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
-    const rb = await c.send(68, 1, hb(g, b, 2, { topicPartitions: [] }));
+    await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
+    const rb = await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }));
     expect(partitionsOf(rb.assignment)).toHaveLength(2);
 
     // A keeps heartbeating; B goes silent past the session timeout (3000 ms).
     let seen: number[] = keptA;
     for (let i = 0; i < 4; i++) {
       time.advance(1000);
-      const r = await c.send(68, 1, hb(g, a, 2, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
+      const r = await c.send(68, 1, hb(g, a, 3, { topicPartitions: [{ topicId: topic.topicId, partitions: keptA }] }));
       expect(r.errorCode).toBe(0);
       if (r.assignment) seen = partitionsOf(r.assignment);
     }
     expect(seen).toEqual([0, 1, 2, 3]);
     const group = server.broker.consumer.group(g)!;
     expect([...group.members.keys()]).toEqual([a]);
-    expect(group.members.get(a)!.memberEpoch).toBe(3);
+    expect(group.members.get(a)!.memberEpoch).toBe(4);
     expect([...group.members.get(a)!.assigned.get(topic.topicId)!.keys()].sort()).toEqual([0, 1, 2, 3]);
-    expect((await c.send(68, 1, hb(g, b, 2, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
   });
 
   it('lists consumer groups with their type; DescribeGroups answers for them as for non-classic groups; empty groups convert', async () => {
@@ -345,13 +345,13 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const ra = await c.send(68, 1, joinReq(g, a, ['sm'], { instanceId: 'inst-1' }));
     expect(partitionsOf(ra.assignment)).toEqual([0, 1]);
     expect((await c.send(68, 1, joinReq(g, uuid(), ['sm'], { instanceId: 'inst-1' }))).errorCode).toBe(ErrorCode.UNRELEASED_INSTANCE_ID);
-    expect((await c.send(68, 1, hb(g, uuid(), 1, { instanceId: 'inst-1', topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
+    expect((await c.send(68, 1, hb(g, uuid(), 2, { instanceId: 'inst-1', topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
     const left = await c.send(68, 1, hb(g, a, -2, { instanceId: 'inst-1' }));
     expect(left.memberEpoch).toBe(-2);
     const a2 = uuid();
     const r = await c.send(68, 1, joinReq(g, a2, ['sm'], { instanceId: 'inst-1' }));
     expect(r.errorCode).toBe(0);
-    expect(r.memberEpoch).toBe(1);
+    expect(r.memberEpoch).toBe(2);
     expect(partitionsOf(r.assignment)).toEqual([0, 1]);
     expect([...server.broker.consumer.group(g)!.members.keys()]).toEqual([a2]);
     void topic;

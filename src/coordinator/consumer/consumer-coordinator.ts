@@ -365,8 +365,9 @@ export class ConsumerGroupCoordinator {
       heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
       assignment: null,
     };
-    const isFullRequest = memberEpoch === 0 || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
-    if (isFullRequest || !assignmentsEqual(assignedPartitions(before), assignedPartitions(updated))) {
+    const isFullRequest =
+      req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null;
+    if (memberEpoch === 0 || isFullRequest || !assignmentsEqual(assignedPartitions(before), assignedPartitions(updated))) {
       response.assignment = { topicPartitions: assignmentToResponse(assignedPartitions(updated)) };
     }
     return response;
@@ -688,7 +689,8 @@ export class ConsumerGroupCoordinator {
       subscribedTopicNames: [...m.subscribedTopicNames],
       // Kafka reports the stored value: "" for a member subscribed by names.
       subscribedTopicRegex: m.subscribedTopicRegex,
-      assignment: describeAssignment(partitionsOf(m.assigned)),
+      // `asConsumerGroupDescribeMember`: the partitions still pending revocation are listed too.
+      assignment: describeAssignment(mergeAssignments(partitionsOf(m.assigned), partitionsOf(m.pendingRevocation))),
       targetAssignment: describeAssignment(group.targetOf(m.memberId)),
       memberType: useClassicProtocol(m) ? MEMBER_TYPE_CLASSIC : MEMBER_TYPE_CONSUMER,
     }));
@@ -831,8 +833,13 @@ export class ConsumerGroupCoordinator {
   }
 }
 
-/** `throwIfConsumerGroupMemberEpochIsInvalid`: the previous epoch passes only with owned ⊆ assigned. */
+/**
+ * `throwIfConsumerGroupMemberEpochIsInvalid` (4.3): epoch 0 always passes, so a known member id
+ * rejoins after being fenced (KAFKA-19233: KIP-848/KIP-1082 clients keep their member id and send
+ * epoch 0); the previous epoch passes only with owned ⊆ assigned.
+ */
 function throwIfMemberEpochIsInvalid(member: ConsumerGroupMember, received: number, owned: readonly RequestTopicPartitions[] | null): void {
+  if (received === 0) return;
   if (received > member.memberEpoch) {
     throw new ConsumerGroupError(
       ErrorCode.FENCED_MEMBER_EPOCH,
@@ -847,6 +854,18 @@ function throwIfMemberEpochIsInvalid(member: ConsumerGroupMember, received: numb
       );
     }
   }
+}
+
+function mergeAssignments(a: Assignment, b: Assignment): Assignment {
+  const out: Assignment = new Map();
+  for (const x of [a, b]) {
+    for (const [topicId, parts] of x) {
+      const set = out.get(topicId) ?? new Set<number>();
+      for (const p of parts) set.add(p);
+      out.set(topicId, set);
+    }
+  }
+  return out;
 }
 
 function isSubset(owned: readonly RequestTopicPartitions[] | null, member: ConsumerGroupMember): boolean {

@@ -22,11 +22,19 @@ export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 
 const key = (topicId: string, partition: number) => `${topicId}:${partition}`;
 
+/**
+ * The epochs a group starts at before any record 3 / 6 is written (Kafka 4.3, KAFKA-20268):
+ * `ModernGroup` sets `groupEpoch` to 1 and `TargetAssignmentMetadata.INITIAL` is (epoch 1,
+ * timestamp 0), an empty target. So a new group's first bump writes epoch 2, the first computed
+ * target has epoch 2, and a member joining with an empty subscription stays at epoch 1.
+ */
+export const INITIAL_GROUP_EPOCH = 1;
+
 export class ConsumerGroup {
-  groupEpoch = 0;
+  groupEpoch = INITIAL_GROUP_EPOCH;
   /** Hash of the subscribed topics' metadata (record 3 tag 0; 0 when nothing is subscribed). */
   metadataHash = 0n;
-  assignmentEpoch = 0;
+  assignmentEpoch = INITIAL_GROUP_EPOCH;
   assignmentTimestamp = 0n;
   readonly members = new Map<string, ConsumerGroupMember>();
   readonly targetAssignment = new Map<string, Assignment>();

@@ -6,7 +6,8 @@
  * - While revoked partitions are still reported owned, the member stays at its epoch in
  *   UNREVOKED_PARTITIONS and is told only `kept`.
  * - Otherwise it moves to the target epoch and gets `add`: STABLE, or UNRELEASED_PARTITIONS while
- *   part of its target is still owned elsewhere.
+ *   part of its target is still owned elsewhere (a partition it has pending revocation itself is
+ *   not "elsewhere").
  * So a partition is never assigned to a new owner before its old owner has released it.
  * Kept and pending partitions keep the epoch they were assigned at; added ones get the new epoch.
  */
@@ -37,7 +38,7 @@ export function reconcile(input: ReconcileInput): ConsumerGroupMember {
       return member.memberEpoch !== targetEpoch ? computeNext(input, member.memberEpoch) : member;
     case MemberState.UNREVOKED_PARTITIONS:
       if (ownsAny(input.owned, member.pendingRevocation)) return member;
-      return computeNext(input, member.memberEpoch + 1);
+      return computeNext(input, member.memberEpoch);
     case MemberState.UNRELEASED_PARTITIONS:
       return computeNext(input, member.memberEpoch);
     default:
@@ -74,7 +75,8 @@ function computeNext(input: ReconcileInput, memberEpoch: number): ConsumerGroupM
     const toAdd: number[] = [];
     for (const p of targetParts) {
       if (kept.has(p)) continue;
-      if (currentPartitionEpoch(topicId, p) !== -1) hasUnreleased = true;
+      // Held elsewhere, unless it is this member's own partition pending revocation (back in its target).
+      if (currentPartitionEpoch(topicId, p) !== -1 && !member.pendingRevocation.get(topicId)?.has(p)) hasUnreleased = true;
       else toAdd.push(p);
     }
     if (kept.size > 0) assigned.set(topicId, kept);
