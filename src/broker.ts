@@ -7,6 +7,8 @@ import { ClassicGroupCoordinator } from './coordinator/classic/classic-coordinat
 import { ConsumerGroupCoordinator } from './coordinator/consumer/consumer-coordinator.js';
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
+import { ClusterState } from './cluster/cluster-state.js';
+import type { ApiDefinition } from './apis/types.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -23,6 +25,8 @@ export interface BrokerOptions {
   /** Data directory, or null for --in-memory. */
   dataDir: string | null;
   clusterId: string;
+  /** Simulated brokers sharing this state (ids node.id, node.id+1, ...); default 1. */
+  brokers?: number;
 }
 
 /**
@@ -36,8 +40,22 @@ export class Broker {
   readonly nodeId: number;
   readonly clusterId: string;
   readonly dataDir: string | null;
-  /** Set by the server once its listener is bound (port 0 resolves then). */
-  advertised: AdvertisedEndpoint = { host: 'localhost', port: 9092 };
+  /** The simulated brokers: who leads which partition, who coordinates which group (src/cluster). */
+  readonly cluster: ClusterState;
+  /**
+   * The APIs and version ranges served and advertised (ApiVersions), after `--kafka-version` /
+   * `--api-versions` capping; null: every handler at its full range (`API_HANDLERS`).
+   */
+  advertisedApis: ReadonlyMap<number, ApiDefinition> | null = null;
+  /** Where clients reach broker `node.id` (the first broker); set by the server once its listener is bound (port 0 resolves then). */
+  get advertised(): AdvertisedEndpoint {
+    return this.cluster.endpoint(this.nodeId);
+  }
+
+  set advertised(endpoint: AdvertisedEndpoint) {
+    this.cluster.setEndpoint(this.nodeId, endpoint);
+  }
+
   readonly topics: TopicStore;
   readonly groupLog: GroupLog;
   readonly offsets: OffsetStore;
@@ -56,6 +74,12 @@ export class Broker {
     this.dataDir = options.dataDir;
     this.topics = TopicStore.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time, pollTime: options.pollTime });
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
+    this.cluster = new ClusterState({
+      firstId: this.nodeId,
+      count: options.brokers ?? 1,
+      offsetsPartitions: this.groupLog.partitionCount,
+      partitionCount: (topic) => this.topics.get(topic)?.partitionCount,
+    });
     this.offsets = new OffsetStore({ groupLog: this.groupLog, config: options.config, time: options.time });
     this.classic = new ClassicGroupCoordinator({
       config: options.config,

@@ -7,6 +7,8 @@ import { dumpLogFiles } from './tools/dump-log.js';
 import { describeGroups, listGroups, type CommandOutput } from './tools/consumer-groups.js';
 import { DEFAULT_ADMIN_PORT, registerControlCommands } from './admin/cli-commands.js';
 import { loadStartupFaults } from './faults/startup.js';
+import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
+import { API_HANDLERS } from './apis/registry.js';
 
 interface ServeOptions {
   host?: string;
@@ -22,6 +24,9 @@ interface ServeOptions {
   adminHost?: string;
   clock: string;
   faults?: string;
+  brokers: string;
+  kafkaVersion?: string;
+  apiVersions?: string;
   /** Whether --admin-port (or KMC_ADMIN_PORT) was given: then a busy port is an error, not a warning. */
   adminPortExplicit?: boolean;
 }
@@ -52,6 +57,12 @@ async function serve(opts: ServeOptions): Promise<void> {
   if (opts.port !== undefined && (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)) fail(`invalid --port "${opts.port}"`);
   if (!/^\d+$/.test(opts.adminPort) || Number(opts.adminPort) > 65535) fail(`invalid --admin-port "${opts.adminPort}"`);
   if (opts.clock !== 'system' && opts.clock !== 'manual') fail(`invalid --clock "${opts.clock}" (system or manual)`);
+  if (!/^\d+$/.test(opts.brokers) || Number(opts.brokers) < 1 || Number(opts.brokers) > 64) fail(`invalid --brokers "${opts.brokers}" (1 to 64)`);
+  try {
+    capApiVersions(API_HANDLERS, { kafkaVersion: opts.kafkaVersion, apiVersions: opts.apiVersions });
+  } catch (err) {
+    fail(`${opts.kafkaVersion !== undefined && /Kafka version/.test((err as Error).message) ? '--kafka-version' : '--api-versions'}: ${(err as Error).message}`);
+  }
   let faults: unknown[];
   try {
     faults = loadStartupFaults(opts.faults, process.env['KMC_FAULTS']);
@@ -73,6 +84,9 @@ async function serve(opts: ServeOptions): Promise<void> {
       faults: faults as FaultRuleSpec[], // validated by startServer (FaultRuleError names the bad rule)
       adminPort,
       adminHost: opts.adminHost,
+      brokers: Number(opts.brokers),
+      kafkaVersion: opts.kafkaVersion,
+      apiVersions: opts.apiVersions,
     });
     const adminPort = opts.admin ? Number(opts.adminPort) : undefined;
     let server;
@@ -102,7 +116,8 @@ async function serve(opts: ServeOptions): Promise<void> {
     process.on('SIGINT', () => stop('SIGINT'));
     // Printed only once the signal handlers are in place: a supervisor that stops us as soon as it
     // sees this line must reach them, not the default action.
-    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
+    const brokerPorts = server.ports.size > 1 ? { brokers: Object.fromEntries(server.ports) } : {};
+    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode, ...brokerPorts }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
   } catch (err) {
     if (err instanceof ConfigError) {
       // In a container the user wrote the variable, not the key: name both.
@@ -134,6 +149,9 @@ const program = new Command()
   .option('--no-admin', 'do not start the admin API')
   .addOption(new Option('--clock <mode>', 'server clock: system, or manual (moved only by `clock advance`)').choices(['system', 'manual']).default('system'))
   .option('--faults <file>', 'fault rules to install at start (JSON array); also KMC_FAULTS (JSON or a path)')
+  .addOption(new Option('--brokers <n>', 'simulated brokers (ids node.id, node.id+1, ...; ports consecutive from --port)').env('KMC_BROKERS').default('1'))
+  .addOption(new Option('--kafka-version <version>', `advertise the API versions of this Kafka release (${KAFKA_RELEASES.join(', ')})`).env('KMC_KAFKA_VERSION'))
+  .addOption(new Option('--api-versions <ranges>', 'per-API version ranges, e.g. OffsetCommit=2-8,Fetch=4-12').env('KMC_API_VERSIONS'))
   .action(async (opts: ServeOptions) => {
     await serve({ ...opts, adminPortExplicit: program.getOptionValueSource('adminPort') !== 'default' });
   });

@@ -9,6 +9,9 @@ import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
 import { startAdminServer, type AdminServer } from './admin/server.js';
+import { clusterHandlers } from './cluster/routing.js';
+import { clusterControl, type ClusterControl } from './cluster/control.js';
+import { capApiVersions } from './protocol/kafka-versions.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
@@ -17,6 +20,11 @@ export { FaultRegistry, FaultRuleError, FaultWaitTimeout } from './faults/index.
 export type { FaultHandle, FaultRuleInfo, FaultRuleSpec, FaultMatch, FaultAction, ErrorRef, RequestLogEntry, RequestLogFilter, WaitFiredOptions } from './faults/index.js';
 export { ManualTime, ClockNotManualError } from './util/manual-time.js';
 export type { ServerClock, AdvanceResult } from './util/manual-time.js';
+export { ClusterError } from './cluster/cluster-state.js';
+export type { ClusterBrokerInfo, ClusterView } from './cluster/cluster-state.js';
+export type { ClusterControl } from './cluster/control.js';
+export { KAFKA_API_VERSIONS, KAFKA_RELEASES, ApiVersionsError } from './protocol/kafka-versions.js';
+export type { KafkaRelease } from './protocol/kafka-versions.js';
 
 export interface StartServerOptions {
   /** Bind address; default all interfaces. */
@@ -52,6 +60,17 @@ export interface StartServerOptions {
   adminPort?: number;
   /** Bind address of the admin API; default `host` (all interfaces when unset). */
   adminHost?: string;
+  /**
+   * Simulated brokers (default 1): ids `node.id`, `node.id + 1`, ..., each with its own listener on
+   * consecutive ports from `port` (with port 0 each picks a free one; an `advertisedListener`
+   * port is incremented the same way), all sharing this process's state. Partition leaders and
+   * group coordinators are spread across them (see `server.cluster` and README "Cluster simulation").
+   */
+  brokers?: number;
+  /** Advertise (and serve) only the API versions of this Kafka release: `3.9`, `4.0`, `4.1`, `4.2`, `4.3`. */
+  kafkaVersion?: string;
+  /** Per-API version ranges, after `kafkaVersion`: `'OffsetCommit=2-8,Fetch=4-12'` or `{ OffsetCommit: [2, 8] }`. */
+  apiVersions?: string | Readonly<Record<string, readonly [number, number] | string>>;
 }
 
 export interface ServerHandle {
@@ -68,6 +87,14 @@ export interface ServerHandle {
   readonly faults: FaultRegistry;
   /** The server clock: `server.clock.advance(ms)` when started with `clock: 'manual'`. */
   readonly clock: ServerClock;
+  /**
+   * The simulated cluster (`brokers`): `server.cluster.moveCoordinator('g1', 2)`,
+   * `coordinatorLoadInProgress('g1', 2000)`, `await stopBroker(2)`, `await startBroker(2)`,
+   * `moveLeader('t', 0, 3)`, `coordinatorOf('g1')`, `leaderOf('t', 0)`, `describe()`.
+   */
+  readonly cluster: ClusterControl;
+  /** Bound Kafka port of every broker, by broker id (the first one is `port`). */
+  readonly ports: ReadonlyMap<number, number>;
   /** The admin API (`url`, `port`), or null when not started. */
   readonly admin: { readonly url: string; readonly port: number } | null;
   /**
@@ -109,23 +136,52 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const clock = serverClock(time, time instanceof ManualTime ? 'manual' : options.time !== undefined ? 'custom' : 'system');
   const faults = new FaultRegistry(log);
   if (options.faults) faults.addAll(options.faults);
-  const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId });
+  const brokerCount = options.brokers ?? 1;
+  if (!Number.isInteger(brokerCount) || brokerCount < 1 || brokerCount > 64) throw new Error(`brokers must be an integer from 1 to 64, got ${String(options.brokers)}`);
+  // Validated before anything opens: an unknown release or a bad override is a startup error.
+  const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
+  const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
+  if (servedApis !== API_HANDLERS) broker.advertisedApis = servedApis;
+  const handlers = clusterHandlers(servedApis);
 
   const bind = parseListener('listeners', config.string('listeners'));
-  const listener = new KafkaListener(broker, API_HANDLERS, faults);
-  let address;
+  const advertisedText = config.string('advertised.listeners');
+  const advertisedBase = advertisedText ? parseListener('advertised.listeners', advertisedText) : null;
+  const brokerIds = broker.cluster.brokerIds;
+  const listeners = new Map<number, KafkaListener>();
+  const boundPorts = new Map<number, number>();
+  const closeListeners = () => Promise.all([...listeners.values()].map((l) => l.close()));
   try {
-    address = await listener.listen(bind.host, bind.port);
+    for (const [i, id] of brokerIds.entries()) {
+      if (bind.port !== 0 && bind.port + i > 65535) throw new Error(`no port for broker ${id}: ${bind.port + i} is out of range`);
+      const listener = new KafkaListener(broker, handlers, faults, id);
+      const address = await listener.listen(bind.host, bind.port === 0 ? 0 : bind.port + i);
+      listeners.set(id, listener);
+      boundPorts.set(id, address.port);
+      broker.cluster.setEndpoint(id, advertisedBase
+        ? { host: advertisedBase.host, port: advertisedBase.port + i }
+        : { host: ANY_HOST.has(bind.host) ? 'localhost' : bind.host, port: address.port });
+    }
   } catch (err) {
+    await closeListeners();
     await broker.close();
     throw err;
   }
-  const advertisedText = config.string('advertised.listeners');
-  const advertised = advertisedText
-    ? parseListener('advertised.listeners', advertisedText)
-    : { host: ANY_HOST.has(bind.host) ? 'localhost' : bind.host, port: address.port };
-  broker.advertised = { host: advertised.host, port: advertised.port };
-  const bootstrap = `${advertised.host}:${advertised.port}`;
+  const firstEndpoint = broker.cluster.endpoint(broker.nodeId);
+  const bootstrap = `${firstEndpoint.host}:${firstEndpoint.port}`;
+  if (brokerCount > 1) log.info({ brokers: broker.cluster.brokers() }, `simulating ${brokerCount} brokers`);
+  const cluster = clusterControl(broker, {
+    async stop(id) {
+      const listener = listeners.get(id);
+      listeners.delete(id);
+      await listener?.close();
+    },
+    async start(id) {
+      const listener = new KafkaListener(broker, handlers, faults, id);
+      await listener.listen(bind.host, boundPorts.get(id)!);
+      listeners.set(id, listener);
+    },
+  }, log);
 
   let admin: AdminServer | null = null;
   if (options.adminPort !== undefined) {
@@ -136,11 +192,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         broker,
         faults,
         clock,
+        cluster,
         bootstrap: () => bootstrap,
         sweep: () => broker.sweepExpiredOffsets(),
       });
     } catch (err) {
-      await listener.close();
+      await closeListeners();
       await broker.close();
       throw err;
     }
@@ -148,17 +205,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
 
   let closing: Promise<void> | null = null;
   return {
-    port: address.port,
+    port: boundPorts.get(broker.nodeId)!,
+    ports: boundPorts,
     bootstrap,
     broker,
     faults,
     clock,
+    cluster,
     admin: admin ? { url: admin.url, port: admin.port } : null,
     sweepExpiredOffsets: () => broker.sweepExpiredOffsets(),
     close() {
       closing ??= (async () => {
         await admin?.close();
-        await listener.close();
+        await closeListeners();
         await broker.close();
       })();
       return closing;

@@ -118,8 +118,65 @@ function adminOption(): Option {
   return new Option('--admin <url>', 'admin API of the running server').env('KMC_ADMIN_URL').default(DEFAULT_ADMIN_URL);
 }
 
-/** Adds `faults ...`, `requests` and `clock ...`: control commands that talk to a running server's admin API. */
+/** `cluster ...`: the simulated cluster's actions (admin API `/cluster`). */
+function registerClusterCommands(program: Command): void {
+  const cluster = program.command('cluster').description('simulated brokers of a running server (--brokers N): move coordinators and leaders, stop and start brokers (admin API)');
+  cluster
+    .command('describe')
+    .description('brokers (up or down), moved coordinators and leaders, load windows (JSON)')
+    .addOption(adminOption())
+    .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', 'cluster'))));
+  cluster
+    .command('move-coordinator')
+    .description("make a broker the group's coordinator; the old one answers NOT_COORDINATOR")
+    .requiredOption('--group <id>', 'group id')
+    .requiredOption('--broker <id>', 'new coordinator')
+    .addOption(adminOption())
+    .action((o: { admin: string; group: string; broker: string }) =>
+      run(async () => print(await call(o.admin, 'POST', 'cluster/move-coordinator', { groupId: o.group, brokerId: int(o.broker, '--broker') }))),
+    );
+  cluster
+    .command('load-in-progress')
+    .description('the coordinator answers COORDINATOR_LOAD_IN_PROGRESS for a while (real time; classic Heartbeat: NONE)')
+    .option('--group <id>', 'this group')
+    .option('--all', 'every group')
+    .requiredOption('--duration <ms>', 'how long (0 ends it)')
+    .addOption(adminOption())
+    .action((o: { admin: string; group?: string; all?: boolean; duration: string }) =>
+      run(async () => {
+        if ((o.group === undefined) === !o.all) throw new CliError('give --group <id> or --all');
+        const body = o.all ? { all: true, durationMs: int(o.duration, '--duration') } : { groupId: o.group, durationMs: int(o.duration, '--duration') };
+        print(await call(o.admin, 'POST', 'cluster/coordinator-load', body));
+      }),
+    );
+  cluster
+    .command('stop-broker')
+    .description('take a broker down: its listener closes, connections drop, partitions and groups fail over')
+    .argument('<brokerId>')
+    .addOption(adminOption())
+    .action((id: string, o: { admin: string }) => run(async () => print(await call(o.admin, 'POST', `cluster/brokers/${int(id, 'brokerId')}/stop`))));
+  cluster
+    .command('start-broker')
+    .description('bring a stopped broker back on its port')
+    .argument('<brokerId>')
+    .addOption(adminOption())
+    .action((id: string, o: { admin: string }) => run(async () => print(await call(o.admin, 'POST', `cluster/brokers/${int(id, 'brokerId')}/start`))));
+  cluster
+    .command('move-leader')
+    .description('make a broker the leader of a partition; the old one answers NOT_LEADER_OR_FOLLOWER')
+    .requiredOption('--topic <name>', 'topic')
+    .requiredOption('--partition <n>', 'partition')
+    .requiredOption('--broker <id>', 'new leader')
+    .addOption(adminOption())
+    .action((o: { admin: string; topic: string; partition: string; broker: string }) =>
+      run(async () => print(await call(o.admin, 'POST', 'cluster/move-leader', { topic: o.topic, partition: int(o.partition, '--partition'), brokerId: int(o.broker, '--broker') }))),
+    );
+}
+
+/** Adds `faults ...`, `requests`, `clock ...` and `cluster ...`: control commands that talk to a running server's admin API. */
 export function registerControlCommands(program: Command): void {
+  registerClusterCommands(program);
+
   const faults = program.command('faults').description('add, list, wait for and remove fault rules of a running server (admin API)');
 
   faults

@@ -13,6 +13,8 @@ const nullable = (schema: object) => ({ ...schema, nullable: true });
 const errorRef = { oneOf: [{ type: 'string', description: 'Kafka error name, e.g. REBALANCE_IN_PROGRESS' }, { type: 'integer', description: 'Kafka error code' }] };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Fault rule id' };
 const groupParam = { name: 'groupId', in: 'path', required: true, schema: { type: 'string' }, description: 'Group id' };
+const brokerParam = { name: 'brokerId', in: 'path', required: true, schema: { type: 'integer', minimum: 0 }, description: 'Broker id (node.id, node.id+1, ...)' };
+const clusterBody = (required: string[], properties: object) => ({ required: true, content: { 'application/json': { schema: { type: 'object', required, additionalProperties: false, properties } } } });
 
 const faultMatch = {
   type: 'object',
@@ -54,7 +56,7 @@ export const OPENAPI_DOCUMENT = {
     title: 'kafka-mock-coordinator admin API',
     version: '1',
     description:
-      'Control a running kafka-mock-coordinator: fault rules, the request log, the manual clock, the offsets retention sweep, and consumer groups (members, assignments, committed offsets, log-end offsets, lag). Errors are JSON: {statusCode, error, message}.',
+      'Control a running kafka-mock-coordinator: fault rules, the request log, the manual clock, the offsets retention sweep, the simulated cluster (brokers, coordinators, leaders), and consumer groups (members, assignments, committed offsets, log-end offsets, lag). Errors are JSON: {statusCode, error, message}.',
   },
   paths: {
     '/health': {
@@ -127,6 +129,60 @@ export const OPENAPI_DOCUMENT = {
     },
     '/offsets/sweep': {
       post: { operationId: 'sweepOffsets', summary: 'Run the offsets retention sweep now', responses: { '200': json(ref('SweepResult'), 'What the sweep removed (durable)') } },
+    },
+    '/cluster': {
+      get: { operationId: 'describeCluster', summary: 'The simulated brokers (--brokers N), moved coordinators and leaders, coordinator load windows', responses: { '200': json(ref('Cluster'), 'The cluster') } },
+    },
+    '/cluster/move-coordinator': {
+      post: {
+        operationId: 'moveCoordinator',
+        summary: "Make a broker the group's coordinator; the previous one answers NOT_COORDINATOR",
+        requestBody: clusterBody(['groupId', 'brokerId'], { groupId: str('Group id'), brokerId: int('New coordinator', 0) }),
+        responses: {
+          '200': json({ type: 'object', required: ['groupId', 'previous', 'coordinator'], properties: { groupId: { type: 'string' }, previous: int('Previous coordinator'), coordinator: int('Coordinator now') } }, 'Moved'),
+          '400': errorResponse('Invalid request'),
+          '404': errorResponse('Unknown broker'),
+        },
+      },
+    },
+    '/cluster/coordinator-load': {
+      post: {
+        operationId: 'coordinatorLoadInProgress',
+        summary: 'The coordinator of a group (or of every group) answers COORDINATOR_LOAD_IN_PROGRESS for durationMs of real time (classic Heartbeat: NONE); 0 ends it',
+        requestBody: clusterBody(['durationMs'], { groupId: str('Group id (or all: true)'), all: { type: 'boolean', description: 'Every group' }, durationMs: int('How long (real ms)', 0) }),
+        responses: {
+          '200': json({ type: 'object', required: ['groupId', 'until'], properties: { groupId: nullable({ type: 'string' }), until: nullable({ type: 'string', format: 'date-time' }) } }, 'Loading until'),
+          '400': errorResponse('Invalid request'),
+        },
+      },
+    },
+    '/cluster/brokers/{brokerId}/stop': {
+      parameters: [brokerParam],
+      post: {
+        operationId: 'stopBroker',
+        summary: 'Take a broker down: its listener closes, its connections drop, its partitions and groups fail over',
+        responses: { '200': json(ref('Cluster'), 'Stopped'), '400': errorResponse('Invalid broker id'), '404': errorResponse('Unknown broker'), '409': errorResponse('Already stopped') },
+      },
+    },
+    '/cluster/brokers/{brokerId}/start': {
+      parameters: [brokerParam],
+      post: {
+        operationId: 'startBroker',
+        summary: 'Bring a stopped broker back on the same port',
+        responses: { '200': json(ref('Cluster'), 'Started'), '400': errorResponse('Invalid broker id'), '404': errorResponse('Unknown broker'), '409': errorResponse('Already running'), '500': errorResponse('The port could not be bound') },
+      },
+    },
+    '/cluster/move-leader': {
+      post: {
+        operationId: 'moveLeader',
+        summary: 'Make a broker the leader of a partition; the previous leader answers NOT_LEADER_OR_FOLLOWER',
+        requestBody: clusterBody(['topic', 'partition', 'brokerId'], { topic: str('Topic'), partition: int('Partition', 0), brokerId: int('New leader', 0) }),
+        responses: {
+          '200': json({ type: 'object', required: ['topic', 'partition', 'previous', 'leader'], properties: { topic: { type: 'string' }, partition: { type: 'integer' }, previous: int('Previous leader'), leader: int('Leader now') } }, 'Moved'),
+          '400': errorResponse('Invalid request'),
+          '404': errorResponse('Unknown broker, topic or partition'),
+        },
+      },
     },
   },
   components: {
@@ -240,6 +296,22 @@ export const OPENAPI_DOCUMENT = {
         type: 'object',
         required: ['mode', 'now', 'nowIso', 'firedTimers'],
         properties: { mode: { type: 'string', enum: ['manual'] }, now: { type: 'integer' }, nowIso: { type: 'string', format: 'date-time' }, firedTimers: { type: 'integer' }, pendingTimers: nullable({ type: 'integer' }) },
+      },
+      ClusterBroker: { type: 'object', required: ['id', 'host', 'port', 'up'], properties: { id: { type: 'integer' }, host: { type: 'string' }, port: { type: 'integer' }, up: { type: 'boolean' } } },
+      Cluster: {
+        type: 'object',
+        required: ['brokers', 'controllerId', 'coordinatorOverrides', 'leaderOverrides', 'loadInProgress'],
+        properties: {
+          brokers: { type: 'array', items: ref('ClusterBroker') },
+          controllerId: { type: 'integer' },
+          coordinatorOverrides: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Group id -> broker pinned by move-coordinator' },
+          leaderOverrides: { type: 'array', items: { type: 'object', required: ['topic', 'partition', 'brokerId'], properties: { topic: { type: 'string' }, partition: { type: 'integer' }, brokerId: { type: 'integer' } } } },
+          loadInProgress: {
+            type: 'object',
+            required: ['all', 'groups'],
+            properties: { all: nullable({ type: 'string', format: 'date-time' }), groups: { type: 'object', additionalProperties: { type: 'string', format: 'date-time' } } },
+          },
+        },
       },
       SweepResult: { type: 'object', required: ['expiredOffsets', 'deletedGroups'], properties: { expiredOffsets: { type: 'integer' }, deletedGroups: { type: 'array', items: { type: 'string' } } } },
     },

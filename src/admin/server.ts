@@ -7,11 +7,15 @@ import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
+import { ClusterError } from '../cluster/cluster-state.js';
+import type { ClusterControl } from '../cluster/control.js';
 
 export interface AdminServerOptions {
   broker: Broker;
   faults: FaultRegistry;
   clock: ServerClock;
+  /** The simulated cluster (`/cluster` routes); absent: those routes answer 404. */
+  cluster?: ClusterControl;
   bootstrap: () => string;
   sweep: () => Promise<SweepResult>;
 }
@@ -45,6 +49,7 @@ export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
     if (err instanceof FaultRuleError) return sendError(reply, /duplicate rule id/.test(err.message) ? 409 : 400, err.message);
     if (err instanceof FaultWaitTimeout) return sendError(reply, 408, err.message);
     if (err instanceof ClockNotManualError) return sendError(reply, 409, err.message);
+    if (err instanceof ClusterError) return sendError(reply, err.statusCode, err.message);
     if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return sendError(reply, err.statusCode, err.message);
     broker.log.error({ err }, 'admin API request failed');
     return sendError(reply, 500, err.message);
@@ -122,7 +127,68 @@ export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
   });
 
   app.post('/offsets/sweep', async () => options.sweep());
+
+  registerClusterRoutes(app, options.cluster);
   return app;
+}
+
+function requiredInt(body: Record<string, unknown>, name: string): number {
+  const value = optionalInt(body[name], name);
+  if (value === undefined) throw new ClusterError(`${name} (an integer) is required`);
+  return value;
+}
+
+function requiredString(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string' || value === '') throw new ClusterError(`${name} (a non-empty string) is required`);
+  return value;
+}
+
+/** `/cluster` routes: the simulated brokers and the cluster actions (src/cluster/control.ts). */
+function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | undefined): void {
+  const control = (): ClusterControl => {
+    if (!cluster) throw new ClusterError('this admin API has no cluster control', 404);
+    return cluster;
+  };
+  const brokerParam = (raw: string): number => {
+    if (!/^\d+$/.test(raw)) throw new ClusterError(`broker id must be an integer, got "${raw}"`);
+    return Number(raw);
+  };
+  const bodyOf = (req: { body?: unknown }): Record<string, unknown> => {
+    const body = req.body ?? {};
+    if (typeof body !== 'object' || Array.isArray(body)) throw new ClusterError('the body must be a JSON object');
+    return body as Record<string, unknown>;
+  };
+  app.get('/cluster', async () => control().describe());
+  app.post('/cluster/move-coordinator', async (req) => {
+    const body = bodyOf(req);
+    const groupId = requiredString(body, 'groupId');
+    const previous = control().moveCoordinator(groupId, requiredInt(body, 'brokerId'));
+    return { groupId, previous, coordinator: control().coordinatorOf(groupId) };
+  });
+  app.post('/cluster/coordinator-load', async (req) => {
+    const body = bodyOf(req);
+    const all = body['all'] === true;
+    const groupId = all ? null : requiredString(body, 'groupId');
+    if (all && body['groupId'] !== undefined) throw new ClusterError('give groupId or all: true, not both');
+    const { until } = control().coordinatorLoadInProgress(groupId, requiredInt(body, 'durationMs'));
+    return { groupId, until: until === 0 ? null : new Date(until).toISOString() };
+  });
+  app.post<{ Params: { brokerId: string } }>('/cluster/brokers/:brokerId/stop', async (req) => {
+    await control().stopBroker(brokerParam(req.params.brokerId));
+    return control().describe();
+  });
+  app.post<{ Params: { brokerId: string } }>('/cluster/brokers/:brokerId/start', async (req) => {
+    await control().startBroker(brokerParam(req.params.brokerId));
+    return control().describe();
+  });
+  app.post('/cluster/move-leader', async (req) => {
+    const body = bodyOf(req);
+    const topic = requiredString(body, 'topic');
+    const partition = requiredInt(body, 'partition');
+    const previous = control().moveLeader(topic, partition, requiredInt(body, 'brokerId'));
+    return { topic, partition, previous, leader: control().leaderOf(topic, partition) };
+  });
 }
 
 /** Starts the admin API on `host:port` (port 0: a free one). */

@@ -20,9 +20,11 @@ const ALL_TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bit
 const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
 
 /**
- * Metadata (key 3, v0-13), as Kafka's `KafkaApis.handleTopicMetadataRequest` for one node:
- * that node is the only broker and the controller, and leads every partition (replicas and
- * ISR [nodeId], leader epoch 0). Topics: v0 empty list or v1+ null = all topics (internal
+ * Metadata (key 3, v0-13), as Kafka's `KafkaApis.handleTopicMetadataRequest`. Brokers: the live
+ * brokers of the simulated cluster (one unless `--brokers N`), the lowest live one as controller;
+ * each partition's leader, replicas (every broker, preferred leader first), ISR (the live
+ * replicas) and offline replicas come from `broker.cluster` (src/cluster/cluster-state.ts), leader
+ * epoch 0. Topics: v0 empty list or v1+ null = all topics (internal
  * ones left out); names absent are auto-created with `num.partitions` when
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
  * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
@@ -59,9 +61,9 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
 
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId: broker.nodeId, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      brokers: broker.cluster.liveBrokers().map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: null })),
       clusterId: broker.clusterId,
-      controllerId: broker.nodeId,
+      controllerId: broker.cluster.controllerId(),
       topics,
       clusterAuthorizedOperations: withClusterOps ? ALL_CLUSTER_OPERATIONS : OPERATIONS_OMITTED,
       errorCode: ErrorCode.NONE,
@@ -98,7 +100,7 @@ function describeTopic(broker: Broker, topic: Topic): MetadataResponseTopic {
     name: topic.name,
     topicId: topic.id,
     isInternal: false,
-    partitions: partitionsOf(broker, topic.partitions.length),
+    partitions: partitionsOf(broker, topic.name, topic.partitions.length),
     topicAuthorizedOperations: OPERATIONS_OMITTED,
   };
 }
@@ -109,22 +111,25 @@ function describeInternal(broker: Broker, name: string, partitionCount: number):
     name,
     topicId: ZERO_UUID,
     isInternal: true,
-    partitions: partitionsOf(broker, partitionCount),
+    partitions: partitionsOf(broker, name, partitionCount),
     topicAuthorizedOperations: OPERATIONS_OMITTED,
   };
 }
 
-function partitionsOf(broker: Broker, count: number): MetadataResponsePartition[] {
+function partitionsOf(broker: Broker, topic: string, count: number): MetadataResponsePartition[] {
+  const { cluster } = broker;
   const out: MetadataResponsePartition[] = new Array(count);
   for (let p = 0; p < count; p++) {
+    const replicas = cluster.replicas(topic, p);
+    const leaderId = cluster.leaderOf(topic, p);
     out[p] = {
-      errorCode: ErrorCode.NONE,
+      errorCode: leaderId === -1 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
       partitionIndex: p,
-      leaderId: broker.nodeId,
+      leaderId,
       leaderEpoch: 0,
-      replicaNodes: [broker.nodeId],
-      isrNodes: [broker.nodeId],
-      offlineReplicas: [],
+      replicaNodes: replicas,
+      isrNodes: replicas.filter((id) => cluster.isUp(id)),
+      offlineReplicas: replicas.filter((id) => !cluster.isUp(id)),
     };
   }
   return out;

@@ -9,7 +9,9 @@ const KEY_TYPE_TRANSACTION = 1;
 
 /**
  * FindCoordinator (key 10, v0-6). v0-3 carry one key, v4+ a batch (`CoordinatorKeys`).
- * This single node leads every `__consumer_offsets` partition, so it coordinates every group.
+ * The coordinator of a group is the leader of its `__consumer_offsets` partition in the simulated
+ * cluster (or where `cluster.moveCoordinator` pinned it), whichever broker is asked; a
+ * transactional id maps to a `__transaction_state` partition the same way (src/cluster).
  * An empty group id answers INVALID_REQUEST; key types other than group (0) and transaction (1)
  * answer INVALID_REQUEST, as Kafka's `KafkaApis.handleFindCoordinatorRequest`.
  */
@@ -39,6 +41,9 @@ function lookup(broker: Broker, key: string, keyType: number): Coordinator {
   if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
+  const nodeId = keyType === KEY_TYPE_GROUP ? broker.cluster.coordinatorOf(key) : broker.cluster.transactionCoordinatorOf(key);
+  if (nodeId === -1) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
+  const { host, port } = broker.cluster.endpoint(nodeId);
   // Kafka 4.3 sends an empty message (not null) in each v4+ entry on success.
-  return { key, nodeId: broker.nodeId, host: broker.advertised.host, port: broker.advertised.port, errorCode: ErrorCode.NONE, errorMessage: '' };
+  return { key, nodeId, host, port, errorCode: ErrorCode.NONE, errorMessage: '' };
 }

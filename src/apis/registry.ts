@@ -16,7 +16,10 @@ import { api as apiVersions } from './18-api-versions.js';
 import { api as createTopics } from './19-create-topics.js';
 import { api as deleteTopics } from './20-delete-topics.js';
 import { api as initProducerId } from './22-init-producer-id.js';
+import { api as describeConfigs } from './32-describe-configs.js';
 import { api as deleteGroups } from './42-delete-groups.js';
+import { api as offsetDelete } from './47-offset-delete.js';
+import { api as describeCluster } from './60-describe-cluster.js';
 import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 
@@ -24,6 +27,7 @@ const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
   createTopics, deleteTopics, initProducerId, deleteGroups,
+  describeConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe,
 ];
 

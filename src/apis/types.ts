@@ -12,7 +12,17 @@ export interface RequestContext {
   readonly clientHost: string;
   readonly connectionId: string;
   readonly broker: Broker;
+  /**
+   * The simulated broker (`--brokers N`) whose listener received the request; absent means
+   * `broker.nodeId` (the first one). Read it through `brokerIdOf(ctx)`.
+   */
+  readonly brokerId?: number;
   readonly log: Logger;
+}
+
+/** The id of the broker serving this request (see `RequestContext.brokerId`). */
+export function brokerIdOf(ctx: Pick<RequestContext, 'broker' | 'brokerId'>): number {
+  return ctx.brokerId ?? ctx.broker.nodeId;
 }
 
 /** Returned by a handler that must not answer (Produce with acks=0). */

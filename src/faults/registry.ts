@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
 import { normalizeRule, FaultRuleError, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
@@ -122,7 +122,7 @@ class Rule {
     if (m.minVersion !== undefined && ctx.apiVersion < m.minVersion) return false;
     if (m.maxVersion !== undefined && ctx.apiVersion > m.maxVersion) return false;
     if (m.clientId !== undefined && ctx.clientId !== m.clientId) return false;
-    if (m.brokerId !== undefined && ctx.broker.nodeId !== m.brokerId) return false;
+    if (m.brokerId !== undefined && brokerIdOf(ctx) !== m.brokerId) return false;
     if (m.group !== undefined && !info.groups.includes(m.group)) return false;
     if (m.memberId !== undefined && !info.memberIds.includes(m.memberId)) return false;
     if (m.topic !== undefined && !info.topics.has(m.topic)) return false;

@@ -30,11 +30,13 @@ export class Connection {
     private readonly onClose: (c: Connection) => void,
     /** Fault rules and request log (faults/); every request goes through it when given. */
     private readonly faults?: FaultRegistry,
+    /** The simulated broker whose listener accepted this connection (default `broker.nodeId`). */
+    private readonly brokerId: number = broker.nodeId,
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
     this.clientHost = `/${(socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')}`;
-    this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}` });
+    this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}`, ...(broker.cluster.size > 1 ? { brokerId: this.brokerId } : {}) });
     this.frames = new FrameReader(broker.config.int('socket.request.max.bytes'));
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
@@ -109,6 +111,7 @@ export class Connection {
       clientHost: this.clientHost,
       connectionId: this.id,
       broker: this.broker,
+      brokerId: this.brokerId,
       log: this.log,
     };
     const send = (response: unknown): void => {

@@ -16,9 +16,11 @@ export class KafkaListener {
     private readonly broker: Broker,
     private readonly handlers: ReadonlyMap<number, ApiDefinition>,
     private readonly faults?: FaultRegistry,
+    /** The simulated broker this listener belongs to (`--brokers N`); default `broker.nodeId`. */
+    readonly brokerId: number = broker.nodeId,
   ) {
     this.server = createServer((socket) => {
-      const connection = new Connection(socket, this.broker, this.handlers, (c) => this.connections.delete(c), this.faults);
+      const connection = new Connection(socket, this.broker, this.handlers, (c) => this.connections.delete(c), this.faults, this.brokerId);
       this.connections.add(connection);
     });
   }

@@ -407,26 +407,50 @@ export class GroupsSession {
       if (!l.includes(tp.partition)) l.push(tp.partition);
       byTopic.set(tp.topic, l);
     }
-    const res = await this.bootstrap.send(2, 6, {
-      replicaId: -1,
-      isolationLevel: 0,
-      timeoutMs: 0,
-      topics: [...byTopic.entries()].map(([name, ps]) => ({
-        name,
-        partitions: ps.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1n })),
-      })),
-    });
-    for (const t of res.topics) {
+    // ListOffsets goes to each partition's leader (one request per leader), as Kafka's admin client does.
+    const metadata = await this.bootstrap.send(3, 1, { topics: [...byTopic.keys()].map((name) => ({ name, topicId: '' })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const nodes = new Map(metadata.brokers.map((b) => [b.nodeId, { host: b.host, port: b.port }]));
+    const byLeader = new Map<number, Map<string, number[]>>();
+    for (const [name, ps] of byTopic) {
+      const described = metadata.topics.find((t) => t.name === name);
+      for (const p of ps) {
+        const leader = described?.partitions.find((x) => x.partitionIndex === p)?.leaderId ?? -1;
+        const topics = byLeader.get(leader) ?? new Map<string, number[]>();
+        topics.set(name, [...(topics.get(name) ?? []), p]);
+        byLeader.set(leader, topics);
+      }
+    }
+    const responses = await Promise.all([...byLeader].map(async ([leader, topics]) => {
+      const node = nodes.get(leader);
+      const client = node ? await this.clientFor(node) : this.bootstrap;
+      return client.send(2, 6, {
+        replicaId: -1,
+        isolationLevel: 0,
+        timeoutMs: 0,
+        topics: [...topics.entries()].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1n })),
+        })),
+      });
+    }));
+    for (const t of responses.flatMap((r) => r.topics)) {
       for (const p of t.partitions) out.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode === 0 ? p.offset : null);
     }
     return out;
   }
 
-  /** ListGroups v4: consumer groups (protocol type `consumer` or empty), in server order. */
+  /** ListGroups v4 on every broker (each lists the groups it coordinates): consumer groups (protocol type `consumer` or empty), in broker then server order. */
   async listConsumerGroups(): Promise<string[]> {
-    const res = await this.bootstrap.send(16, 4, { statesFilter: [], typesFilter: [] });
-    if (res.errorCode !== 0) throw new KafkaClientError(`ListGroups failed: ${errorName(res.errorCode)}`);
-    return res.groups.filter((g) => g.protocolType === 'consumer' || g.protocolType === '').map((g) => g.groupId);
+    const metadata = await this.bootstrap.send(3, 1, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const brokers = metadata.brokers.length > 0 ? [...metadata.brokers].sort((a, b) => a.nodeId - b.nodeId) : [{ host: this.bootstrap.host, port: this.bootstrap.port }];
+    const out: string[] = [];
+    for (const broker of brokers) {
+      const client = await this.clientFor({ host: broker.host, port: broker.port });
+      const res = await client.send(16, 4, { statesFilter: [], typesFilter: [] });
+      if (res.errorCode !== 0) throw new KafkaClientError(`ListGroups failed: ${errorName(res.errorCode)}`);
+      for (const g of res.groups) if ((g.protocolType === 'consumer' || g.protocolType === '') && !out.includes(g.groupId)) out.push(g.groupId);
+    }
+    return out;
   }
 }
 

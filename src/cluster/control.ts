@@ -1,0 +1,107 @@
+import type { Logger } from 'pino';
+import type { Broker } from '../broker.js';
+import { ClusterError, type ClusterBrokerInfo, type ClusterView } from './cluster-state.js';
+
+/**
+ * Control of the simulated cluster (`server.cluster`, `POST /cluster/...`, `kafka-mock-coordinator cluster ...`):
+ * ```ts
+ * const server = await startServer({ port: 0, brokers: 3 });
+ * const from = server.cluster.coordinatorOf('g1');
+ * server.cluster.moveCoordinator('g1', from === 1 ? 2 : 1);   // the old one answers NOT_COORDINATOR
+ * server.cluster.coordinatorLoadInProgress('g1', 2000);        // COORDINATOR_LOAD_IN_PROGRESS for 2 s
+ * await server.cluster.stopBroker(2);                          // its listener closes, connections drop
+ * await server.cluster.startBroker(2);                         // listening on the same port again
+ * server.cluster.moveLeader('orders', 0, 3);                   // NOT_LEADER_OR_FOLLOWER on the old leader
+ * ```
+ */
+export interface ClusterControl {
+  /** Broker ids, endpoints and up/down, overrides and load windows. */
+  describe(): ClusterView;
+  /** Every broker (up or down) with its endpoint. */
+  brokers(): ClusterBrokerInfo[];
+  /** The broker coordinating `groupId` now. */
+  coordinatorOf(groupId: string): number;
+  /** The broker leading `topic`-`partition` now (-1 when every broker is down). */
+  leaderOf(topic: string, partition: number): number;
+  /**
+   * Makes `brokerId` the coordinator of `groupId`. The group's state is shared, so members keep
+   * their generation; requests to the previous coordinator answer NOT_COORDINATOR and
+   * FindCoordinator names the new one. Returns the previous coordinator.
+   */
+  moveCoordinator(groupId: string, brokerId: number): number;
+  /**
+   * The coordinator of `groupId` (every group when null) answers COORDINATOR_LOAD_IN_PROGRESS to
+   * group requests for `durationMs` of real time, as a Kafka coordinator loading its
+   * `__consumer_offsets` partition; a classic Heartbeat is answered NONE meanwhile. 0 ends it.
+   * Returns when it ends (ms since the epoch, 0 when ended).
+   */
+  coordinatorLoadInProgress(groupId: string | null, durationMs: number): { until: number };
+  /**
+   * Takes a broker down: its listener closes and its connections drop. Its partitions and groups
+   * fail over to the next live broker (Metadata and FindCoordinator say so) until it starts again.
+   */
+  stopBroker(brokerId: number): Promise<void>;
+  /** Brings a stopped broker back on the same port; it leads its partitions and groups again. */
+  startBroker(brokerId: number): Promise<void>;
+  /** Makes `brokerId` the leader of `topic`-`partition`. Returns the previous leader. */
+  moveLeader(topic: string, partition: number, brokerId: number): number;
+}
+
+/** What the control needs from the server: opening and closing one broker's listener. */
+export interface BrokerListeners {
+  stop(brokerId: number): Promise<void>;
+  start(brokerId: number): Promise<void>;
+}
+
+export function clusterControl(broker: Broker, listeners: BrokerListeners, log: Logger): ClusterControl {
+  const { cluster } = broker;
+  // Stops and starts run one at a time, so a stop racing a start cannot leave a listener behind.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = queue.then(fn, fn);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  return {
+    describe: () => cluster.describe(),
+    brokers: () => cluster.brokers(),
+    coordinatorOf: (groupId) => cluster.coordinatorOf(groupId),
+    leaderOf: (topic, partition) => cluster.leaderOf(topic, partition),
+    moveCoordinator(groupId, brokerId) {
+      const previous = typeof groupId === 'string' ? cluster.coordinatorOf(groupId) : -1;
+      cluster.moveCoordinator(groupId, brokerId);
+      log.info({ groupId, from: previous, to: brokerId }, `cluster: coordinator of group ${groupId} moved from broker ${previous} to ${brokerId}`);
+      return previous;
+    },
+    coordinatorLoadInProgress(groupId, durationMs) {
+      if (groupId !== null && (typeof groupId !== 'string' || groupId === '')) throw new ClusterError('groupId must be a non-empty string, or null for every group');
+      const result = cluster.setLoadInProgress(groupId, durationMs);
+      log.info({ groupId: groupId ?? '*', durationMs }, `cluster: coordinator load in progress for ${groupId === null ? 'every group' : `group ${groupId}`} (${durationMs} ms)`);
+      return result;
+    },
+    stopBroker(brokerId) {
+      return serial(async () => {
+        cluster.checkBroker(brokerId);
+        if (!cluster.isUp(brokerId)) throw new ClusterError(`broker ${brokerId} is already stopped`, 409);
+        cluster.setUp(brokerId, false);
+        await listeners.stop(brokerId);
+        log.info({ brokerId }, `cluster: broker ${brokerId} stopped`);
+      });
+    },
+    startBroker(brokerId) {
+      return serial(async () => {
+        cluster.checkBroker(brokerId);
+        if (cluster.isUp(brokerId)) throw new ClusterError(`broker ${brokerId} is already running`, 409);
+        await listeners.start(brokerId);
+        cluster.setUp(brokerId, true);
+        log.info({ brokerId }, `cluster: broker ${brokerId} started`);
+      });
+    },
+    moveLeader(topic, partition, brokerId) {
+      const previous = typeof topic === 'string' && Number.isInteger(partition) ? cluster.leaderOf(topic, partition) : -1;
+      cluster.moveLeader(topic, partition, brokerId);
+      log.info({ topic, partition, from: previous, to: brokerId }, `cluster: leader of ${topic}-${partition} moved from broker ${previous} to ${brokerId}`);
+      return previous;
+    },
+  };
+}

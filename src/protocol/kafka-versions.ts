@@ -1,0 +1,256 @@
+import type { ApiDefinition } from '../apis/types.js';
+import { API_NAMES } from './messages/index.js';
+
+/**
+ * The API version ranges a Kafka broker of each release advertises in ApiVersions, for the APIs
+ * this server implements (`--kafka-version 3.9|4.0|4.1|4.2|4.3`).
+ *
+ * Source: the request message JSONs (`common/message/*Request.json`) inside
+ * `org.apache.kafka:kafka-clients` 3.9.0, 4.0.0, 4.1.0, 4.2.0 and 4.3.1 from Maven Central,
+ * taking `validVersions` of the messages whose `listeners` include `broker`, minus the latest
+ * version where the message says `"latestVersionUnstable": true` (a broker advertises that one only
+ * with `unstable.api.versions.enable=true`; e.g. OffsetCommit v10 and OffsetFetch v10 in 4.1,
+ * InitProducerId v6 in 4.1-4.3). One exception applied in `releaseRange`: from 4.0 brokers
+ * advertise Produce from v0 although they refuse v0-2 (KAFKA-18659,
+ * `ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION`). Runtime filters of a real broker (a
+ * disabled feature, a missing authorizer) are not modelled: 3.9's ConsumerGroupHeartbeat v0 is
+ * listed, as its JSON is.
+ */
+export const KAFKA_API_VERSIONS = {
+  '3.9': {
+    0: [0, 11], // Produce
+    1: [0, 17], // Fetch
+    2: [0, 9], // ListOffsets
+    3: [0, 12], // Metadata
+    8: [0, 9], // OffsetCommit
+    9: [0, 9], // OffsetFetch
+    10: [0, 6], // FindCoordinator
+    11: [0, 9], // JoinGroup
+    12: [0, 4], // Heartbeat
+    13: [0, 5], // LeaveGroup
+    14: [0, 5], // SyncGroup
+    15: [0, 5], // DescribeGroups
+    16: [0, 5], // ListGroups
+    18: [0, 4], // ApiVersions
+    19: [0, 7], // CreateTopics
+    20: [0, 6], // DeleteTopics
+    22: [0, 5], // InitProducerId
+    32: [0, 4], // DescribeConfigs
+    42: [0, 2], // DeleteGroups
+    47: [0, 0], // OffsetDelete
+    60: [0, 1], // DescribeCluster
+    68: [0, 0], // ConsumerGroupHeartbeat
+    69: [0, 0], // ConsumerGroupDescribe
+  },
+  '4.0': {
+    0: [3, 12], // Produce
+    1: [4, 17], // Fetch
+    2: [1, 10], // ListOffsets
+    3: [0, 13], // Metadata
+    8: [2, 9], // OffsetCommit
+    9: [1, 9], // OffsetFetch
+    10: [0, 6], // FindCoordinator
+    11: [2, 9], // JoinGroup
+    12: [0, 4], // Heartbeat
+    13: [0, 5], // LeaveGroup
+    14: [0, 5], // SyncGroup
+    15: [0, 6], // DescribeGroups
+    16: [0, 5], // ListGroups
+    18: [0, 4], // ApiVersions
+    19: [2, 7], // CreateTopics
+    20: [1, 6], // DeleteTopics
+    22: [0, 5], // InitProducerId
+    32: [1, 4], // DescribeConfigs
+    42: [0, 2], // DeleteGroups
+    47: [0, 0], // OffsetDelete
+    60: [0, 2], // DescribeCluster
+    68: [0, 1], // ConsumerGroupHeartbeat
+    69: [0, 1], // ConsumerGroupDescribe
+  },
+  '4.1': {
+    0: [3, 13], // Produce
+    1: [4, 18], // Fetch
+    2: [1, 10], // ListOffsets
+    3: [0, 13], // Metadata
+    8: [2, 9], // OffsetCommit
+    9: [1, 9], // OffsetFetch
+    10: [0, 6], // FindCoordinator
+    11: [0, 9], // JoinGroup
+    12: [0, 4], // Heartbeat
+    13: [0, 5], // LeaveGroup
+    14: [0, 5], // SyncGroup
+    15: [0, 6], // DescribeGroups
+    16: [0, 5], // ListGroups
+    18: [0, 4], // ApiVersions
+    19: [2, 7], // CreateTopics
+    20: [1, 6], // DeleteTopics
+    22: [0, 5], // InitProducerId
+    32: [1, 4], // DescribeConfigs
+    42: [0, 2], // DeleteGroups
+    47: [0, 0], // OffsetDelete
+    60: [0, 2], // DescribeCluster
+    68: [0, 1], // ConsumerGroupHeartbeat
+    69: [0, 1], // ConsumerGroupDescribe
+  },
+  '4.2': {
+    0: [3, 13], // Produce
+    1: [4, 18], // Fetch
+    2: [1, 11], // ListOffsets
+    3: [0, 13], // Metadata
+    8: [2, 10], // OffsetCommit
+    9: [1, 10], // OffsetFetch
+    10: [0, 6], // FindCoordinator
+    11: [0, 9], // JoinGroup
+    12: [0, 4], // Heartbeat
+    13: [0, 5], // LeaveGroup
+    14: [0, 5], // SyncGroup
+    15: [0, 6], // DescribeGroups
+    16: [0, 5], // ListGroups
+    18: [0, 4], // ApiVersions
+    19: [2, 7], // CreateTopics
+    20: [1, 6], // DeleteTopics
+    22: [0, 5], // InitProducerId
+    32: [1, 4], // DescribeConfigs
+    42: [0, 2], // DeleteGroups
+    47: [0, 0], // OffsetDelete
+    60: [0, 2], // DescribeCluster
+    68: [0, 1], // ConsumerGroupHeartbeat
+    69: [0, 1], // ConsumerGroupDescribe
+  },
+  '4.3': {
+    0: [3, 13], // Produce
+    1: [4, 18], // Fetch
+    2: [1, 11], // ListOffsets
+    3: [0, 13], // Metadata
+    8: [2, 10], // OffsetCommit
+    9: [1, 10], // OffsetFetch
+    10: [0, 6], // FindCoordinator
+    11: [0, 9], // JoinGroup
+    12: [0, 4], // Heartbeat
+    13: [0, 5], // LeaveGroup
+    14: [0, 5], // SyncGroup
+    15: [0, 6], // DescribeGroups
+    16: [0, 5], // ListGroups
+    18: [0, 4], // ApiVersions
+    19: [2, 7], // CreateTopics
+    20: [1, 6], // DeleteTopics
+    22: [0, 5], // InitProducerId
+    32: [1, 4], // DescribeConfigs
+    42: [0, 2], // DeleteGroups
+    47: [0, 0], // OffsetDelete
+    60: [0, 2], // DescribeCluster
+    68: [0, 1], // ConsumerGroupHeartbeat
+    69: [0, 1], // ConsumerGroupDescribe
+  },
+} as const satisfies Record<string, Readonly<Record<number, readonly [number, number]>>>;
+
+export type KafkaRelease = keyof typeof KAFKA_API_VERSIONS;
+
+export const KAFKA_RELEASES = Object.keys(KAFKA_API_VERSIONS) as KafkaRelease[];
+
+/** A refused `--kafka-version` or `--api-versions` value. */
+export class ApiVersionsError extends Error {
+  override readonly name = 'ApiVersionsError';
+}
+
+/** `3.9`, `3.9.1`, `4.0.0` -> the release key (`3.9`, `4.0`); throws ApiVersionsError for others. */
+export function kafkaRelease(version: string): KafkaRelease {
+  const m = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/.exec(version);
+  const key = m ? `${m[1]}.${m[2]}` : '';
+  if (!Object.hasOwn(KAFKA_API_VERSIONS, key)) throw new ApiVersionsError(`unknown Kafka version "${version}" (known: ${KAFKA_RELEASES.join(', ')})`);
+  return key as KafkaRelease;
+}
+
+/** What a release advertises for one API: [min, max], or null when it does not have it. */
+export function releaseRange(release: KafkaRelease, apiKey: number): readonly [number, number] | null {
+  const range = (KAFKA_API_VERSIONS[release] as Readonly<Record<number, readonly [number, number]>>)[apiKey];
+  if (!range) return null;
+  // KAFKA-18659: 4.x brokers advertise Produce v0-2 for old librdkafka versions, and refuse them.
+  if (apiKey === 0 && release !== '3.9') return [0, range[1]];
+  return range;
+}
+
+const API_KEYS_BY_NAME = new Map<string, number>(Object.entries(API_NAMES).map(([key, name]) => [name.toLowerCase(), Number(key)]));
+
+/**
+ * Parses `OffsetCommit=2-8,Fetch=4-12` (names case-insensitive, or API keys: `8=2-8`; a single
+ * number `Fetch=12` means exactly that version) into API key -> [min, max].
+ */
+export function parseApiVersionOverrides(text: string): Map<number, [number, number]> {
+  const out = new Map<number, [number, number]>();
+  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const m = /^([A-Za-z]+|\d+)\s*=\s*(\d+)(?:\s*-\s*(\d+))?$/.exec(part);
+    if (!m) throw new ApiVersionsError(`expected API=MIN-MAX (e.g. OffsetCommit=2-8), got "${part}"`);
+    const apiKey = /^\d+$/.test(m[1]!) ? Number(m[1]) : API_KEYS_BY_NAME.get(m[1]!.toLowerCase());
+    if (apiKey === undefined) throw new ApiVersionsError(`unknown API "${m[1]}" in "${part}"`);
+    const min = Number(m[2]);
+    const max = m[3] === undefined ? min : Number(m[3]);
+    if (min > max) throw new ApiVersionsError(`"${part}": ${min} is above ${max}`);
+    out.set(apiKey, [min, max]);
+  }
+  return out;
+}
+
+export interface VersionCapOptions {
+  /** Advertise (and serve) the ranges of this Kafka release, intersected with ours. */
+  kafkaVersion?: string;
+  /** Per-API ranges (after `kafkaVersion`): a map, an object by API name, or `OffsetCommit=2-8,Fetch=4-12`. */
+  apiVersions?: string | ReadonlyMap<number, readonly [number, number]> | Readonly<Record<string, readonly [number, number] | string>>;
+}
+
+function overridesOf(input: NonNullable<VersionCapOptions['apiVersions']>): Map<number, [number, number]> {
+  if (typeof input === 'string') return parseApiVersionOverrides(input);
+  if (input instanceof Map) return new Map([...input].map(([k, [lo, hi]]) => [k, [lo, hi]]));
+  const text = Object.entries(input as Record<string, readonly [number, number] | string>)
+    .map(([name, range]) => `${name}=${typeof range === 'string' ? range : `${range[0]}-${range[1]}`}`)
+    .join(',');
+  return parseApiVersionOverrides(text);
+}
+
+/**
+ * The handlers with their version ranges capped: each API keeps the intersection of what we serve
+ * and what the release advertises (an API the release lacks is dropped), then per-API overrides
+ * replace the range (they must lie within what we serve). Requests outside the capped range are
+ * refused like any unsupported version (the connection closes; ApiVersions answers its v0
+ * fallback). Returns `handlers` itself when nothing is capped.
+ */
+export function capApiVersions(handlers: ReadonlyMap<number, ApiDefinition>, options: VersionCapOptions): ReadonlyMap<number, ApiDefinition> {
+  if (options.kafkaVersion === undefined && options.apiVersions === undefined) return handlers;
+  const release = options.kafkaVersion === undefined ? null : kafkaRelease(options.kafkaVersion);
+  const overrides = options.apiVersions === undefined ? new Map<number, [number, number]>() : overridesOf(options.apiVersions);
+  const out = new Map<number, ApiDefinition>();
+  for (const [key, api] of handlers) {
+    const advertisedMin = api.advertisedMinVersion ?? api.minVersion;
+    let lo = advertisedMin;
+    let hi = api.maxVersion;
+    if (release !== null) {
+      const range = releaseRange(release, key);
+      if (range === null) continue;
+      lo = Math.max(lo, range[0]);
+      hi = Math.min(hi, range[1]);
+      if (lo > hi) continue;
+    }
+    const override = overrides.get(key);
+    if (override) {
+      if (override[0] < advertisedMin || override[1] > api.maxVersion) {
+        throw new ApiVersionsError(`${api.name}=${override[0]}-${override[1]}: this server serves ${api.name} v${api.minVersion}-${api.maxVersion}`);
+      }
+      [lo, hi] = override;
+    }
+    if (lo === advertisedMin && hi === api.maxVersion) {
+      out.set(key, api);
+      continue;
+    }
+    // Versions below what the handler serves stay advertised-only (Produce v0-2), as before.
+    const capped: ApiDefinition = { ...api, minVersion: Math.max(lo, api.minVersion), maxVersion: hi };
+    if (lo < api.minVersion) (capped as { advertisedMinVersion?: number }).advertisedMinVersion = lo;
+    else delete (capped as { advertisedMinVersion?: number }).advertisedMinVersion;
+    out.set(key, capped);
+  }
+  for (const key of overrides.keys()) {
+    if (!handlers.has(key)) throw new ApiVersionsError(`${API_NAMES[key] ?? `API ${key}`} is not served by this server`);
+  }
+  // ApiVersions itself is always served, so a client can learn the ranges.
+  if (!out.has(18) && handlers.has(18)) out.set(18, handlers.get(18)!);
+  return out;
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""kafka-python end-to-end client for the kafka-mock-coordinator tests (test/e2e/kafka-python.test.ts).
+
+Two modes, each printing one JSON object on stdout (the last line); kafka-python's log goes to stderr.
+
+  produce: COUNT messages to TOPIC, message i to partition i % PARTITIONS, keyed "<KEY_PREFIX>-i",
+           value "value-i"; waits for every acknowledgement (acks=all).
+  consume: joins consumer group GROUP (classic protocol: kafka-python has no KIP-848 consumer),
+           polls until it has COUNT records (then LINGER seconds more, to catch extra deliveries),
+           commits synchronously, reads the committed offsets back with committed(), and closes
+           (LeaveGroup). Auto-commit is off, so close() commits nothing.
+
+    python kafka_python_group.py produce --bootstrap localhost:9092 --topic t --count 20
+    python kafka_python_group.py consume --bootstrap localhost:9092 --topic t --group g --count 20
+"""
+import argparse
+import json
+import logging
+import sys
+import time
+
+
+def emit(result):
+    print(json.dumps(result), flush=True)
+
+
+def record_json(msg):
+    return {
+        "partition": msg.partition,
+        "offset": msg.offset,
+        "key": msg.key.decode() if msg.key is not None else None,
+        "value": msg.value.decode() if msg.value is not None else None,
+    }
+
+
+def produce(args, result, common):
+    from kafka import KafkaProducer
+
+    result["stage"] = "produce"
+    producer = KafkaProducer(acks="all", linger_ms=5, **common)
+    try:
+        futures = []
+        for i in range(args.count):
+            futures.append(producer.send(
+                args.topic,
+                key=f"{args.key_prefix}-{i}".encode(),
+                value=f"value-{i}".encode(),
+                partition=i % args.partitions,
+            ))
+        producer.flush(timeout=args.timeout)
+        records = []
+        for i, f in enumerate(futures):
+            md = f.get(timeout=args.timeout)
+            records.append({"partition": md.partition, "offset": md.offset, "key": f"{args.key_prefix}-{i}", "value": f"value-{i}"})
+    finally:
+        producer.close(timeout=5)
+    counts = {}
+    for r in records:
+        counts[str(r["partition"])] = counts.get(str(r["partition"]), 0) + 1
+    result["produced"] = dict(sorted(counts.items()))
+    result["records"] = sorted(records, key=lambda r: (r["partition"], r["offset"]))
+
+
+def consume(args, result, common):
+    from kafka import KafkaConsumer, TopicPartition
+
+    result["stage"] = "consume"
+    consumer = KafkaConsumer(
+        args.topic,
+        group_id=args.group,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        session_timeout_ms=10000,
+        heartbeat_interval_ms=1000,
+        fetch_max_wait_ms=200,
+        **common,
+    )
+    closed = False
+    try:
+        polled = []
+        deadline = time.monotonic() + args.timeout
+        linger_until = None
+        while True:
+            if len(polled) >= args.count:
+                if linger_until is None:
+                    linger_until = time.monotonic() + args.linger
+                if time.monotonic() >= linger_until:
+                    break
+            if time.monotonic() >= deadline:
+                result["records"] = sorted(polled, key=lambda r: (r["partition"], r["offset"]))
+                raise RuntimeError(f"consume: got {len(polled)} of {args.count} records in {args.timeout}s")
+            batches = consumer.poll(timeout_ms=250)
+            for _tp, msgs in batches.items():
+                polled.extend(record_json(m) for m in msgs)
+        result["records"] = sorted(polled, key=lambda r: (r["partition"], r["offset"]))
+        result["assigned"] = sorted(tp.partition for tp in consumer.assignment())
+
+        result["stage"] = "commit"
+        consumer.commit()  # synchronous: the consumed positions of every assigned partition
+
+        result["stage"] = "committed"
+        committed = []
+        for p in sorted(consumer.partitions_for_topic(args.topic) or []):
+            off = consumer.committed(TopicPartition(args.topic, p))
+            committed.append({"partition": p, "offset": -1 if off is None else off, "error": None})
+        result["committed"] = committed
+
+        result["stage"] = "close"
+        consumer.close(autocommit=False)
+        closed = True
+    finally:
+        if not closed:
+            consumer.close(autocommit=False)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["produce", "consume"])
+    parser.add_argument("--bootstrap", required=True, help="bootstrap_servers, HOST:PORT")
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--group", help="consumer group id (consume)")
+    parser.add_argument("--count", type=int, required=True)
+    parser.add_argument("--partitions", type=int, default=3, help="produce: message i goes to partition i %% PARTITIONS")
+    parser.add_argument("--key-prefix", default="key")
+    parser.add_argument("--client-id", default="kmc-kafka-python")
+    parser.add_argument("--timeout", type=float, default=30.0)
+    parser.add_argument("--linger", type=float, default=1.5)
+    parser.add_argument("--debug", action="store_true", help="kafka-python DEBUG logging to stderr")
+    args = parser.parse_args()
+
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.debug else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+    result = {"ok": False, "stage": "import", "mode": args.mode}
+    try:
+        import kafka
+    except ImportError as e:
+        result["error"] = f"cannot import kafka ({e}); install it: pip install kafka-python"
+        emit(result)
+        return 2
+    result["kafkaPythonVersion"] = kafka.__version__
+    common = {"bootstrap_servers": args.bootstrap, "client_id": args.client_id, "request_timeout_ms": 20000}
+    try:
+        if args.mode == "produce":
+            produce(args, result, common)
+        else:
+            if not args.group:
+                raise ValueError("consume needs --group")
+            consume(args, result, common)
+    except Exception as e:  # noqa: BLE001 - reported in the JSON result
+        result["error"] = f"{type(e).__name__}: {e}"
+        emit(result)
+        return 1
+    result["stage"] = "done"
+    result["ok"] = True
+    emit(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+/**
+ * End to end with kafka-python (pure Python, classic consumer groups only): the scenario of
+ * test/e2e/clients/group-resume.ts (produce, consume in a group, commit, close, a new consumer
+ * resumes at the committed offsets), driven by test/e2e/clients/kafka_python_group.py. The API
+ * versions it used go to test/clients/api-versions/kafka-python.json.
+ *
+ * The interpreter is $KMC_PYTHON, else ./.venv-ci/bin/python if present, else `python3`; it needs
+ * kafka-python (pinned in .ci/run). A missing interpreter or package is a failure, never a skip.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, it } from 'vitest';
+
+import { REPO_ROOT, runGroupResumeScenario, writeApiVersions, type ApiVersionRecorder, type ClientDriver, type ClientRecord, type PartitionOffset } from './clients/group-resume.js';
+
+const SCRIPT = join(REPO_ROOT, 'test', 'e2e', 'clients', 'kafka_python_group.py');
+const LOCAL_VENV_PYTHON = join(REPO_ROOT, '.venv-ci', 'bin', 'python');
+const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON) ? LOCAL_VENV_PYTHON : 'python3');
+const KAFKA_PYTHON_PIN = '3.0.12';
+const INSTALL_HINT =
+  `Install the kafka-python test client first (as .ci/run does): python3 -m venv .venv-ci && ` +
+  `.venv-ci/bin/pip install kafka-python==${KAFKA_PYTHON_PIN} && export KMC_PYTHON=$PWD/.venv-ci/bin/python`;
+
+/** Checked before any server starts (spawnSync would block the in-process server). */
+function kafkaPythonVersion(): string {
+  const probe = spawnSync(PYTHON, ['-c', 'import kafka; print(kafka.__version__)'], { encoding: 'utf8', timeout: 30_000 });
+  if (probe.error || probe.status !== 0) {
+    const why = probe.error ? probe.error.message : (probe.stderr || '').trim().split('\n').pop();
+    throw new Error(`kafka-python e2e test needs ${PYTHON} with kafka-python (${why}). ${INSTALL_HINT}`);
+  }
+  return probe.stdout.trim();
+}
+
+interface PyResult {
+  ok: boolean;
+  stage: string;
+  error?: string;
+  produced?: Record<string, number>;
+  records?: ClientRecord[];
+  committed?: Array<PartitionOffset & { error: string | null }>;
+}
+
+function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${PYTHON}: ${err.message}. ${INSTALL_HINT}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+async function runClient(args: string[]): Promise<PyResult> {
+  const out = await runPython([...args, '--timeout', '30'], 45_000);
+  let result: PyResult | null = null;
+  for (const line of out.stdout.trim().split('\n').reverse()) {
+    if (!line.startsWith('{')) continue;
+    try {
+      result = JSON.parse(line) as PyResult;
+      break;
+    } catch {
+      // keep looking
+    }
+  }
+  if (result === null || !result.ok || out.code !== 0) {
+    throw new Error(
+      `kafka-python ${args.join(' ')} failed at stage '${result?.stage ?? '?'}': ${result?.error ?? 'no JSON result'} (exit ${out.code})\n` +
+        `stdout:\n${out.stdout}\nstderr:\n${out.stderr.slice(-8000)}`,
+    );
+  }
+  return result;
+}
+
+const driver: ClientDriver = {
+  clientIdPrefix: 'kmc-kafka-python',
+  async produce({ bootstrap, topic, count, keyPrefix }) {
+    const r = await runClient(['produce', '--bootstrap', bootstrap, '--topic', topic, '--count', String(count), '--key-prefix', keyPrefix, '--client-id', 'kmc-kafka-python-producer']);
+    return { produced: r.produced ?? {} };
+  },
+  async consume({ bootstrap, topic, group, count, round }) {
+    const r = await runClient(['consume', '--bootstrap', bootstrap, '--topic', topic, '--group', group, '--count', String(count), '--client-id', `kmc-kafka-python-consumer-${round}`]);
+    return { records: r.records ?? [], committed: (r.committed ?? []).map(({ partition, offset }) => ({ partition, offset })) };
+  },
+};
+
+const version = kafkaPythonVersion();
+let recorder: ApiVersionRecorder | null = null;
+
+afterAll(() => {
+  if (recorder) writeApiVersions('kafka-python', version, 'classic', recorder);
+});
+
+describe(`kafka-python ${version} against the server`, () => {
+  it('classic group: produce, consume, commit, close; a new consumer resumes at the committed offsets', async () => {
+    ({ recorder } = await runGroupResumeScenario(driver, 'classic', { topic: 'kpy-classic', group: 'kpy-classic-group' }));
+  }, 180_000);
+});

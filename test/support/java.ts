@@ -1,0 +1,146 @@
+/**
+ * Runs the Java test programs of test/clients/java (org.apache.kafka:kafka-clients) from vitest:
+ * `ensureJavaClients()` builds them with Maven when the build is missing or older than a source
+ * (.ci/run builds them first, with dependencies cached in ~/.m2), `runJava()` starts one program
+ * with `java -cp` and collects its JSON result lines, and `recordApiVersions()` writes the API
+ * versions the server saw to test/clients/java/api-versions.json (from the server's request log).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RequestLogEntry } from '../../src/index.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const JAVA_DIR = resolve(HERE, '..', 'clients', 'java');
+const CLASSES = join(JAVA_DIR, 'target', 'classes');
+const CLASSPATH_FILE = join(JAVA_DIR, 'target', 'classpath.txt');
+const SOURCES = join(JAVA_DIR, 'src', 'main', 'java', 'kmc');
+const FRAGMENTS = join(JAVA_DIR, 'target', 'api-versions');
+export const API_VERSIONS_FILE = join(JAVA_DIR, 'api-versions.json');
+export const KAFKA_CLIENTS_VERSION = '4.3.1';
+
+const BUILD_HINT = 'Build the Java test clients first (as .ci/run does): mvn -q -B -f test/clients/java/pom.xml package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt';
+
+/** Whether every program source has a class compiled after it and the class path was written. */
+function buildIsCurrent(): boolean {
+  if (!existsSync(CLASSPATH_FILE)) return false;
+  return readdirSync(SOURCES)
+    .filter((f) => f.endsWith('.java'))
+    .every((f) => {
+      const cls = join(CLASSES, 'kmc', f.replace(/\.java$/, '.class'));
+      return existsSync(cls) && statSync(cls).mtimeMs >= statSync(join(SOURCES, f)).mtimeMs;
+    });
+}
+
+/** Builds the Java programs unless an up-to-date build exists; returns the `java -cp` class path. Call before starting a server (it blocks). */
+export function ensureJavaClients(): string {
+  if (!buildIsCurrent()) {
+    const res = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', join(JAVA_DIR, 'pom.xml'), 'package', 'dependency:build-classpath', `-Dmdep.outputFile=${CLASSPATH_FILE}`], {
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
+    if (res.error || res.status !== 0) throw new Error(`mvn failed (${res.error?.message ?? `exit ${res.status}`}): ${res.stdout}\n${res.stderr}\n${BUILD_HINT}`);
+  }
+  return `${CLASSES}:${readFileSync(CLASSPATH_FILE, 'utf8').trim()}`;
+}
+
+export interface JavaRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The JSON result lines (`{"event": ...}`) in order. */
+  events: Array<Record<string, any>>;
+}
+
+export interface RunJavaOptions {
+  timeoutMs?: number;
+  /** Called for each result line; return true to kill the JVM with SIGKILL there (a crash without close). */
+  killOn?: (event: Record<string, any>) => boolean;
+}
+
+/** Runs `kmc.<mainClass>` asynchronously (the server shares this event loop: never spawnSync while it runs). */
+export function runJava(classpath: string, mainClass: string, args: string[], options: RunJavaOptions = {}): Promise<JavaRun> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, `kmc.${mainClass}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    const events: Array<Record<string, any>> = [];
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      pending += chunk;
+      let nl;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl).trim();
+        pending = pending.slice(nl + 1);
+        if (!line.startsWith('{')) continue;
+        const event = JSON.parse(line) as Record<string, any>;
+        events.push(event);
+        if (options.killOn?.(event)) child.kill('SIGKILL');
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run java: ${err.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr, events });
+    });
+  });
+}
+
+/** Fails with the program's output unless it exited 0. */
+export function expectOk(run: JavaRun): JavaRun {
+  if (run.code !== 0) throw new Error(`java exited ${run.code ?? run.signal}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-8000)}`);
+  return run;
+}
+
+/** API name -> sorted distinct versions, from request log entries. */
+export function versionsUsed(entries: readonly RequestLogEntry[]): Record<string, number[]> {
+  const byApi = new Map<string, Set<number>>();
+  for (const e of entries) {
+    const key = `${e.api} (${e.apiKey})`;
+    let set = byApi.get(key);
+    if (!set) byApi.set(key, (set = new Set()));
+    set.add(e.version);
+  }
+  return Object.fromEntries([...byApi].sort(([a], [b]) => apiKeyOf(a) - apiKeyOf(b)).map(([k, v]) => [k, [...v].sort((x, y) => x - y)]));
+}
+
+const apiKeyOf = (key: string): number => Number(/\((\d+)\)$/.exec(key)?.[1] ?? 0);
+
+/**
+ * Records the versions a scenario used and rewrites test/clients/java/api-versions.json from every
+ * scenario recorded so far (one fragment per scenario under target/, so parallel test files do
+ * not overwrite each other's results).
+ */
+export function recordApiVersions(scenario: string, entries: readonly RequestLogEntry[]): void {
+  mkdirSync(FRAGMENTS, { recursive: true });
+  writeFileSync(join(FRAGMENTS, `${scenario}.json`), JSON.stringify(versionsUsed(entries)));
+  const scenarios: Record<string, Record<string, number[]>> = {};
+  for (const f of readdirSync(FRAGMENTS).filter((n) => n.endsWith('.json')).sort()) {
+    scenarios[f.slice(0, -'.json'.length)] = JSON.parse(readFileSync(join(FRAGMENTS, f), 'utf8')) as Record<string, number[]>;
+  }
+  const all = new Map<string, Set<number>>();
+  for (const s of Object.values(scenarios)) for (const [api, vs] of Object.entries(s)) for (const v of vs) (all.get(api) ?? all.set(api, new Set()).get(api)!).add(v);
+  const merged = Object.fromEntries([...all].sort(([a], [b]) => apiKeyOf(a) - apiKeyOf(b)).map(([k, v]) => [k, [...v].sort((x, y) => x - y)]));
+  const doc = {
+    client: `org.apache.kafka:kafka-clients ${KAFKA_CLIENTS_VERSION}`,
+    source: 'the server request log of test/e2e/java-*.test.ts (regenerated by each run)',
+    all: merged,
+    scenarios,
+  };
+  const tmp = `${API_VERSIONS_FILE}.${process.pid}.tmp`;
+  // Version lists on one line each: [4, 5].
+  writeFileSync(tmp, `${JSON.stringify(doc, null, 2).replace(/\[\s+([\d,\s]+?)\s+\]/g, (_, list: string) => `[${list.replace(/\s+/g, ' ')}]`)}\n`);
+  renameSync(tmp, API_VERSIONS_FILE);
+}
