@@ -8,6 +8,7 @@
 export class ConfigError extends Error {
   constructor(readonly key: string, message: string) {
     super(`invalid config ${key}: ${message}`);
+    this.name = 'ConfigError';
   }
 }
 

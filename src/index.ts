@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { Broker } from './broker.js';
 import type { SweepResult } from './coordinator/offsets/retention.js';
+import type { CompactionSummary } from './coordinator/group-log.js';
 import { BrokerConfig, parseListener } from './config.js';
 import { systemTime, type Time } from './util/time.js';
 import { KafkaListener } from './server/server.js';
@@ -16,6 +17,7 @@ import { capApiVersions } from './protocol/kafka-versions.js';
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
 export type { SweepResult } from './coordinator/offsets/retention.js';
+export type { CompactionSummary } from './coordinator/group-log.js';
 export { FaultRegistry, FaultRuleError, FaultWaitTimeout } from './faults/index.js';
 export type { FaultHandle, FaultRuleInfo, FaultRuleSpec, FaultMatch, FaultAction, ErrorRef, RequestLogEntry, RequestLogFilter, WaitFiredOptions } from './faults/index.js';
 export { ManualTime, ClockNotManualError } from './util/manual-time.js';
@@ -106,6 +108,12 @@ export interface ServerHandle {
    * `time` to test retention without waiting.
    */
   sweepExpiredOffsets(): Promise<SweepResult>;
+  /**
+   * Compacts every `__consumer_offsets` partition now, whatever `log.cleaner.min.cleanable.ratio`
+   * says (the cleaner also runs every `log.cleaner.backoff.ms`): closed segments keep the latest
+   * record per key, as Kafka's log cleaner. Resolves with what was cleaned once the swap is durable.
+   */
+  compactOffsetsLog(): Promise<CompactionSummary>;
   /** Stops listening, drops connections, and waits until every acknowledged append is durable. */
   close(): Promise<void>;
 }
@@ -195,6 +203,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         cluster,
         bootstrap: () => bootstrap,
         sweep: () => broker.sweepExpiredOffsets(),
+        compact: () => broker.groupLog.compact(),
       });
     } catch (err) {
       await closeListeners();
@@ -214,6 +223,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     cluster,
     admin: admin ? { url: admin.url, port: admin.port } : null,
     sweepExpiredOffsets: () => broker.sweepExpiredOffsets(),
+    compactOffsetsLog: () => broker.groupLog.compact(),
     close() {
       closing ??= (async () => {
         await admin?.close();

@@ -280,4 +280,10 @@ export function registerControlCommands(program: Command): void {
     .description('run the offsets retention sweep now (admin API); prints what expired')
     .addOption(adminOption())
     .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'POST', 'offsets/sweep'))));
+
+  program
+    .command('compact-offsets')
+    .description('compact __consumer_offsets now (admin API), whatever the dirty ratio; prints what was cleaned')
+    .addOption(adminOption())
+    .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'POST', 'offsets/compact'))));
 }

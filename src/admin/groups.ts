@@ -1,17 +1,21 @@
 import type { Broker } from '../broker.js';
 import { decodeAssignment } from '../coordinator/classic/consumer-protocol.js';
 import type { ClassicGroup } from '../coordinator/classic/classic-group.js';
+import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
+import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
 /** One group in `GET /groups`. */
 export interface GroupSummary {
   groupId: string;
-  /** `classic` (JoinGroup/SyncGroup groups and standalone committers). */
+  /** `classic` (JoinGroup/SyncGroup groups and standalone committers) or `consumer` (KIP-848 groups). */
   type: string;
   state: string;
   protocolType: string;
   members: number;
   /** Partitions with a committed offset. */
   committedPartitions: number;
+  /** Consumer groups: the group epoch; null for classic groups. */
+  groupEpoch: number | null;
 }
 
 export interface GroupMemberView {
@@ -19,10 +23,26 @@ export interface GroupMemberView {
   groupInstanceId: string | null;
   clientId: string;
   clientHost: string;
-  sessionTimeoutMs: number;
+  /** Classic members; null for consumer-group members (the session timeout is the group's). */
+  sessionTimeoutMs: number | null;
   rebalanceTimeoutMs: number;
-  /** Decoded ConsumerProtocol assignment (protocol type `consumer`); null when not readable. */
+  /**
+   * Classic members: the decoded ConsumerProtocol assignment (protocol type `consumer`), null when
+   * not readable. Consumer-group members: the partitions the member owns, including those still
+   * pending revocation (as ConsumerGroupDescribe reports them).
+   */
   assignment: Array<{ topic: string; partitions: number[] }> | null;
+  /** Consumer-group members (null for classic members): the member epoch. */
+  memberEpoch: number | null;
+  /** Consumer-group members: `stable`, `unrevoked_partitions`, `unreleased_partitions`, `unknown`. */
+  memberState: string | null;
+  rackId: string | null;
+  /** Consumer-group members: subscribed topic names (sorted). */
+  subscribedTopicNames: string[] | null;
+  /** Consumer-group members: the subscribed regex, or null when subscribed by names. */
+  subscribedTopicRegex: string | null;
+  /** Consumer-group members: the target assignment the member reconciles towards. */
+  targetAssignment: Array<{ topic: string; partitions: number[] }> | null;
 }
 
 export interface GroupOffsetView {
@@ -47,9 +67,17 @@ export interface GroupDescription {
   type: string;
   state: string;
   protocolType: string;
+  /** Classic groups: the selected protocol; null for consumer groups (see `assignor`). */
   protocol: string | null;
+  /** Classic groups: the generation; -1 for consumer groups (see `groupEpoch`). */
   generationId: number;
   leaderId: string | null;
+  /** Consumer groups (null for classic groups): the group epoch. */
+  groupEpoch: number | null;
+  /** Consumer groups: the epoch of the target assignment. */
+  assignmentEpoch: number | null;
+  /** Consumer groups: the server-side assignor in use. */
+  assignor: string | null;
   members: GroupMemberView[];
   offsets: GroupOffsetView[];
   /** Sum of known lags. */
@@ -60,11 +88,21 @@ function classicGroups(broker: Broker): Map<string, ClassicGroup> {
   return new Map(broker.classic.allGroups().map((g) => [g.groupId, g]));
 }
 
-/** Every group the broker knows: classic groups plus groups known only by their committed offsets. */
+function consumerGroups(broker: Broker): Map<string, ConsumerGroup> {
+  return new Map(broker.consumer.allGroups().map((g) => [g.groupId, g]));
+}
+
+/** Every group the broker knows: consumer (KIP-848) and classic groups, plus groups known only by their committed offsets. */
 export function listGroups(broker: Broker): GroupSummary[] {
   const groups = classicGroups(broker);
-  const ids = new Set<string>([...groups.keys(), ...broker.offsets.groupIds()]);
-  return [...ids].sort().flatMap((groupId) => {
+  const consumer = consumerGroups(broker);
+  const ids = new Set<string>([...consumer.keys(), ...groups.keys(), ...broker.offsets.groupIds()]);
+  return [...ids].sort().flatMap((groupId): GroupSummary[] => {
+    const committedPartitions = broker.offsets.offsetsOf(groupId).length;
+    const cg = consumer.get(groupId);
+    if (cg) {
+      return [{ groupId, type: 'consumer', state: cg.state, protocolType: 'consumer', members: cg.numMembers, committedPartitions, groupEpoch: cg.groupEpoch }];
+    }
     const g = groups.get(groupId);
     if (g?.state === 'Dead') return [];
     return [
@@ -74,7 +112,8 @@ export function listGroups(broker: Broker): GroupSummary[] {
         state: g?.state ?? 'Empty',
         protocolType: g?.protocolType ?? '',
         members: g?.numMembers ?? 0,
-        committedPartitions: broker.offsets.offsetsOf(groupId).length,
+        committedPartitions,
+        groupEpoch: null,
       },
     ];
   });
@@ -87,12 +126,50 @@ function assignmentOf(buffer: Buffer, protocolType: string | null): GroupMemberV
   return decoded.assignedPartitions.map((tp) => ({ topic: tp.topic, partitions: [...tp.partitions] }));
 }
 
+/** ConsumerGroupDescribe's assignment (topic names, sorted partitions), topics sorted by name. */
+function namedAssignment(a: { topicPartitions: Array<{ topicName: string; partitions: number[] }> }): Array<{ topic: string; partitions: number[] }> {
+  return a.topicPartitions
+    .map((tp) => ({ topic: tp.topicName, partitions: [...tp.partitions].sort((x, y) => x - y) }))
+    .sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : 0));
+}
+
+/** A consumer group's header fields and members, from the coordinator's ConsumerGroupDescribe view. */
+function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDescription, 'state' | 'groupEpoch' | 'assignmentEpoch' | 'assignor' | 'members'> {
+  const d = broker.consumer.describe(group.groupId, false, 0);
+  return {
+    state: d.groupState,
+    groupEpoch: d.groupEpoch,
+    assignmentEpoch: d.assignmentEpoch,
+    assignor: d.assignorName,
+    members: d.members.map((m) => {
+      const stored = group.members.get(m.memberId);
+      return {
+        memberId: m.memberId,
+        groupInstanceId: m.instanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        sessionTimeoutMs: null,
+        rebalanceTimeoutMs: stored?.rebalanceTimeoutMs ?? -1,
+        assignment: namedAssignment(m.assignment),
+        memberEpoch: m.memberEpoch,
+        memberState: stored ? (MEMBER_STATE_NAMES[stored.state] ?? 'unknown') : null,
+        rackId: m.rackId,
+        subscribedTopicNames: [...m.subscribedTopicNames],
+        subscribedTopicRegex: m.subscribedTopicRegex === null || m.subscribedTopicRegex === '' ? null : m.subscribedTopicRegex,
+        targetAssignment: namedAssignment(m.targetAssignment),
+      };
+    }),
+  };
+}
+
 /** A group with members, assignments, committed offsets, log-end offsets and lag; null when unknown. */
 export function describeGroup(broker: Broker, groupId: string): GroupDescription | null {
-  const g = classicGroups(broker).get(groupId);
+  const cg = broker.consumer.group(groupId);
+  const g = cg ? undefined : classicGroups(broker).get(groupId);
   const committed = broker.offsets.offsetsOf(groupId);
-  if ((!g || g.state === 'Dead') && committed.length === 0) return null;
-  const members: GroupMemberView[] = (g?.allMembers() ?? []).map((m) => ({
+  if (!cg && (!g || g.state === 'Dead') && committed.length === 0) return null;
+  const consumerView = cg ? consumerGroupView(broker, cg) : null;
+  const members: GroupMemberView[] = consumerView?.members ?? (g?.allMembers() ?? []).map((m) => ({
     memberId: m.memberId,
     groupInstanceId: m.groupInstanceId,
     clientId: m.clientId,
@@ -100,6 +177,12 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     sessionTimeoutMs: m.sessionTimeoutMs,
     rebalanceTimeoutMs: m.rebalanceTimeoutMs,
     assignment: assignmentOf(m.assignment, g?.protocolType ?? null),
+    memberEpoch: null,
+    memberState: null,
+    rackId: null,
+    subscribedTopicNames: null,
+    subscribedTopicRegex: null,
+    targetAssignment: null,
   }));
   const owner = new Map<string, string>();
   for (const m of members) for (const a of m.assignment ?? []) for (const p of a.partitions) owner.set(`${a.topic}\u0000${p}`, m.memberId);
@@ -123,6 +206,23 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
       };
     })
     .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  if (consumerView) {
+    return {
+      groupId,
+      type: 'consumer',
+      state: consumerView.state,
+      protocolType: 'consumer',
+      protocol: null,
+      generationId: -1,
+      leaderId: null,
+      groupEpoch: consumerView.groupEpoch,
+      assignmentEpoch: consumerView.assignmentEpoch,
+      assignor: consumerView.assignor,
+      members,
+      offsets,
+      totalLag,
+    };
+  }
   return {
     groupId,
     type: 'classic',
@@ -131,6 +231,9 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     protocol: g?.protocolName ?? null,
     generationId: g?.generationId ?? -1,
     leaderId: g?.leaderId ?? null,
+    groupEpoch: null,
+    assignmentEpoch: null,
+    assignor: null,
     members,
     offsets,
     totalLag,

@@ -14,6 +14,7 @@ const errorRef = { oneOf: [{ type: 'string', description: 'Kafka error name, e.g
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Fault rule id' };
 const groupParam = { name: 'groupId', in: 'path', required: true, schema: { type: 'string' }, description: 'Group id' };
 const brokerParam = { name: 'brokerId', in: 'path', required: true, schema: { type: 'integer', minimum: 0 }, description: 'Broker id (node.id, node.id+1, ...)' };
+const topicPartitions = { type: 'array', items: { type: 'object', required: ['topic', 'partitions'], properties: { topic: { type: 'string' }, partitions: { type: 'array', items: { type: 'integer' } } } } };
 const clusterBody = (required: string[], properties: object) => ({ required: true, content: { 'application/json': { schema: { type: 'object', required, additionalProperties: false, properties } } } });
 
 const faultMatch = {
@@ -102,11 +103,11 @@ export const OPENAPI_DOCUMENT = {
       delete: { operationId: 'clearRequests', summary: 'Empty the request log', responses: { '204': { description: 'Cleared' } } },
     },
     '/groups': {
-      get: { operationId: 'listGroups', summary: 'Every group', responses: { '200': json({ type: 'object', required: ['groups'], properties: { groups: { type: 'array', items: ref('GroupSummary') } } }, 'Groups by id') } },
+      get: { operationId: 'listGroups', summary: 'Every group: classic and consumer (KIP-848) groups, and groups known only by committed offsets', responses: { '200': json({ type: 'object', required: ['groups'], properties: { groups: { type: 'array', items: ref('GroupSummary') } } }, 'Groups by id') } },
     },
     '/groups/{groupId}': {
       parameters: [groupParam],
-      get: { operationId: 'describeGroup', summary: 'Members, assignments, committed offsets, log-end offsets and lag', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
+      get: { operationId: 'describeGroup', summary: 'Members, assignments (and, for consumer groups, epochs, subscriptions and target assignments), committed offsets, log-end offsets and lag', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
     },
     '/groups/{groupId}/offsets': {
       parameters: [groupParam],
@@ -126,6 +127,9 @@ export const OPENAPI_DOCUMENT = {
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['ms'], additionalProperties: false, properties: { ms: int('Milliseconds to advance', 0) } } } } },
         responses: { '200': json(ref('ClockAdvance'), 'Advanced'), '400': errorResponse('Invalid ms'), '409': errorResponse('The clock is not manual') },
       },
+    },
+    '/offsets/compact': {
+      post: { operationId: 'compactOffsets', summary: 'Compact __consumer_offsets now (the log cleaner, regardless of the dirty ratio)', responses: { '200': json(ref('CompactionSummary'), 'What was cleaned (durable)') } },
     },
     '/offsets/sweep': {
       post: { operationId: 'sweepOffsets', summary: 'Run the offsets retention sweep now', responses: { '200': json(ref('SweepResult'), 'What the sweep removed (durable)') } },
@@ -240,20 +244,35 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupSummary: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'members', 'committedPartitions'],
-        properties: { groupId: { type: 'string' }, type: { type: 'string' }, state: { type: 'string' }, protocolType: { type: 'string' }, members: { type: 'integer' }, committedPartitions: { type: 'integer' } },
+        required: ['groupId', 'type', 'state', 'protocolType', 'members', 'committedPartitions', 'groupEpoch'],
+        properties: {
+          groupId: { type: 'string' },
+          type: { type: 'string', enum: ['classic', 'consumer'], description: 'classic (JoinGroup/SyncGroup groups, standalone committers) or consumer (KIP-848)' },
+          state: { type: 'string' },
+          protocolType: { type: 'string' },
+          members: { type: 'integer' },
+          committedPartitions: { type: 'integer' },
+          groupEpoch: nullable({ type: 'integer', description: 'Consumer groups: the group epoch; null for classic groups' }),
+        },
       },
       GroupMember: {
         type: 'object',
-        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'rebalanceTimeoutMs', 'assignment'],
+        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'rebalanceTimeoutMs', 'assignment', 'memberEpoch', 'memberState', 'rackId', 'subscribedTopicNames', 'subscribedTopicRegex', 'targetAssignment'],
+        description: 'A classic or consumer-group member; the consumer-group fields are null for classic members.',
         properties: {
           memberId: { type: 'string' },
           groupInstanceId: nullable({ type: 'string' }),
           clientId: { type: 'string' },
           clientHost: { type: 'string' },
-          sessionTimeoutMs: { type: 'integer' },
+          sessionTimeoutMs: nullable({ type: 'integer', description: 'Classic members; null for consumer-group members' }),
           rebalanceTimeoutMs: { type: 'integer' },
-          assignment: nullable({ type: 'array', items: { type: 'object', required: ['topic', 'partitions'], properties: { topic: { type: 'string' }, partitions: { type: 'array', items: { type: 'integer' } } } } }),
+          assignment: nullable({ ...topicPartitions, description: 'Classic: the decoded ConsumerProtocol assignment (null when not readable). Consumer group: the owned partitions, including those pending revocation.' }),
+          memberEpoch: nullable({ type: 'integer' }),
+          memberState: nullable({ type: 'string', enum: ['stable', 'unrevoked_partitions', 'unreleased_partitions', 'unknown'] }),
+          rackId: nullable({ type: 'string' }),
+          subscribedTopicNames: nullable({ type: 'array', items: { type: 'string' } }),
+          subscribedTopicRegex: nullable({ type: 'string' }),
+          targetAssignment: nullable({ ...topicPartitions, description: 'Consumer group: the target assignment the member reconciles towards' }),
         },
       },
       GroupOffset: {
@@ -273,15 +292,18 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupDescription: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'members', 'offsets', 'totalLag'],
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'totalLag'],
         properties: {
           groupId: { type: 'string' },
-          type: { type: 'string' },
+          type: { type: 'string', enum: ['classic', 'consumer'] },
           state: { type: 'string' },
           protocolType: { type: 'string' },
-          protocol: nullable({ type: 'string' }),
-          generationId: { type: 'integer' },
+          protocol: nullable({ type: 'string', description: 'Classic groups: the selected protocol' }),
+          generationId: { type: 'integer', description: 'Classic groups: the generation; -1 for consumer groups' },
           leaderId: nullable({ type: 'string' }),
+          groupEpoch: nullable({ type: 'integer', description: 'Consumer groups: the group epoch' }),
+          assignmentEpoch: nullable({ type: 'integer', description: 'Consumer groups: the target assignment epoch' }),
+          assignor: nullable({ type: 'string', description: 'Consumer groups: the server-side assignor' }),
           members: { type: 'array', items: ref('GroupMember') },
           offsets: { type: 'array', items: ref('GroupOffset') },
           totalLag: { type: 'integer' },
@@ -313,6 +335,7 @@ export const OPENAPI_DOCUMENT = {
           },
         },
       },
+      CompactionSummary: { type: 'object', required: ['partitionsCleaned', 'recordsBefore', 'recordsAfter'], properties: { partitionsCleaned: { type: 'integer' }, recordsBefore: { type: 'integer' }, recordsAfter: { type: 'integer' } } },
       SweepResult: { type: 'object', required: ['expiredOffsets', 'deletedGroups'], properties: { expiredOffsets: { type: 'integer' }, deletedGroups: { type: 'array', items: { type: 'string' } } } },
     },
   },

@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyError } f
 import type { AddressInfo } from 'node:net';
 import type { Broker } from '../broker.js';
 import type { SweepResult } from '../coordinator/offsets/retention.js';
-import { FaultRuleError, FaultWaitTimeout, type FaultRegistry } from '../faults/index.js';
+import type { CompactionSummary } from '../coordinator/group-log.js';
+import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from '../faults/index.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
@@ -18,6 +19,8 @@ export interface AdminServerOptions {
   cluster?: ClusterControl;
   bootstrap: () => string;
   sweep: () => Promise<SweepResult>;
+  /** Compacts `__consumer_offsets` now (`POST /offsets/compact`). */
+  compact: () => Promise<CompactionSummary>;
 }
 
 export interface AdminServer {
@@ -90,7 +93,8 @@ export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
   app.get<{ Querystring: Record<string, string | undefined> }>('/requests', async (req) => {
     const q = req.query;
     const filter: RequestLogFilter = {};
-    if (q['api']) filter.api = q['api'];
+    // An unknown API name is a 400, as for POST /faults, not an empty list.
+    if (q['api']) filter.api = resolveApi(q['api']).api;
     if (q['group'] !== undefined) filter.group = q['group'];
     if (q['clientId'] !== undefined) filter.clientId = q['clientId'];
     const sinceSeq = optionalInt(q['sinceSeq'], 'sinceSeq');
@@ -127,6 +131,7 @@ export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
   });
 
   app.post('/offsets/sweep', async () => options.sweep());
+  app.post('/offsets/compact', async () => options.compact());
 
   registerClusterRoutes(app, options.cluster);
   return app;

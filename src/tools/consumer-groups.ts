@@ -3,8 +3,10 @@
  * (`org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`) for `--list` and
  * `--describe --group G [--members [--verbose]] [--state [--verbose]] [--offsets [--verbose]]`,
  * talking to any Kafka-protocol server over the wire: FindCoordinator, DescribeGroups (classic
- * groups; member assignments decoded as ConsumerProtocolAssignment), OffsetFetch (committed
- * offsets) and ListOffsets (log-end offsets, latest, read_uncommitted), ListGroups.
+ * groups; member assignments decoded as ConsumerProtocolAssignment), ConsumerGroupDescribe
+ * (KIP-848 consumer groups, which DescribeGroups reports as Dead; topic ids without a name are
+ * resolved through Metadata), OffsetFetch (committed offsets) and ListOffsets (log-end offsets,
+ * latest, read_uncommitted), ListGroups.
  *
  * Output is split as Kafka's is: state remarks ("has no active members", "is rebalancing") go to
  * stderr, tables and `Error: ...` lines to stdout. Column widths, row order and the `-` for
@@ -261,19 +263,33 @@ function errorName(code: number): string {
 
 export interface GroupDescription {
   group: string;
+  /** `classic` (DescribeGroups) or `consumer` (KIP-848, ConsumerGroupDescribe). */
+  type: 'classic' | 'consumer';
   state: string;
   protocolType: string;
-  /** The selected protocol (assignor) of a classic group. */
+  /** The selected protocol (assignor) of a classic group; the assignor name of a consumer group. */
   protocolData: string;
   coordinator: { host: string; port: number; id: number };
+  /** Consumer groups: the group epoch and target assignment epoch (null for classic groups). */
+  groupEpoch: number | null;
+  targetAssignmentEpoch: number | null;
   members: Array<{
     memberId: string;
     groupInstanceId: string | null;
     clientId: string;
     clientHost: string;
     assignment: Array<{ topic: string; partition: number }>;
+    /** Consumer groups only (classic: [] / null). */
+    targetAssignment: Array<{ topic: string; partition: number }>;
+    memberEpoch: number | null;
+    /** Kafka's `MemberDescription.upgraded`: null when the member type is unknown (v0, classic groups). */
+    upgraded: boolean | null;
   }>;
 }
+
+/** ConsumerGroupDescribe's member types (`MemberType`). */
+const MEMBER_TYPE_CLASSIC = 0;
+const MEMBER_TYPE_CONSUMER = 1;
 
 /** Decodes a classic member's assignment (ConsumerProtocol: int16 version + ConsumerProtocolAssignment). */
 export function decodeMemberAssignment(bytes: Buffer): Array<{ topic: string; partition: number }> {
@@ -348,15 +364,21 @@ export class GroupsSession {
     return c;
   }
 
-  /** DescribeGroups v5 on the coordinator; a missing group is reported with state Dead. */
+  /**
+   * DescribeGroups v5 on the coordinator. A group it reports as Dead (or GROUP_ID_NOT_FOUND) may be
+   * a KIP-848 consumer group: it is then described with ConsumerGroupDescribe; a group neither
+   * knows is reported with state Dead.
+   */
   async describeGroup(group: string): Promise<GroupDescription> {
     const coordinator = await this.findCoordinator(group);
     const client = await this.clientFor(coordinator);
     const res = await client.send(15, 5, { groups: [group], includeAuthorizedOperations: false });
     const g = res.groups.find((x) => x.groupId === group) ?? res.groups[0];
     if (!g) throw new KafkaClientError(`DescribeGroups returned no group ${group}`);
-    if (g.errorCode === GROUP_ID_NOT_FOUND) {
-      return { group, state: 'Dead', protocolType: '', protocolData: '', coordinator, members: [] };
+    if (g.errorCode === GROUP_ID_NOT_FOUND || (g.errorCode === 0 && groupStateName(g.groupState) === 'Dead')) {
+      const consumer = await this.describeConsumerGroup(group, coordinator, client);
+      if (consumer) return consumer;
+      return { group, type: 'classic', state: 'Dead', protocolType: '', protocolData: '', coordinator, groupEpoch: null, targetAssignmentEpoch: null, members: [] };
     }
     if (g.errorCode !== 0) throw new KafkaClientError(`DescribeGroups for group ${group} failed: ${errorName(g.errorCode)}`);
     const consumerLike = g.protocolType === 'consumer' || g.protocolType === '';
@@ -367,14 +389,96 @@ export class GroupsSession {
       protocolType: g.protocolType,
       protocolData: g.protocolData,
       coordinator,
+      type: 'classic',
+      groupEpoch: null,
+      targetAssignmentEpoch: null,
       members: g.members.map((m) => ({
         memberId: m.memberId,
         groupInstanceId: m.groupInstanceId,
         clientId: m.clientId,
         clientHost: m.clientHost,
         assignment: decodeMemberAssignment(m.memberAssignment),
+        targetAssignment: [],
+        memberEpoch: null,
+        upgraded: null,
       })),
     };
+  }
+
+  /**
+   * ConsumerGroupDescribe (v1, else v0) on the coordinator, as Kafka's admin client reads it for
+   * `describeConsumerGroups`; null when the coordinator knows no consumer group of that id.
+   */
+  async describeConsumerGroup(group: string, coordinator: { host: string; port: number; id: number }, client?: KafkaClient): Promise<GroupDescription | null> {
+    const c = client ?? (await this.clientFor(coordinator));
+    const versions = await this.apiVersions(c);
+    const range = versions.get(69);
+    if (!range || range.max < 0) return null;
+    const version = Math.min(1, range.max);
+    const res = await c.send(69, version, { groupIds: [group], includeAuthorizedOperations: false });
+    const g = res.groups.find((x) => x.groupId === group) ?? res.groups[0];
+    if (!g || g.errorCode === GROUP_ID_NOT_FOUND) return null;
+    if (g.errorCode !== 0) throw new KafkaClientError(`ConsumerGroupDescribe for group ${group} failed: ${errorName(g.errorCode)}${g.errorMessage ? ` (${g.errorMessage})` : ''}`);
+    // Partitions of topics the response names only by id are named through Metadata.
+    const unnamed = g.members.some((m) => [m.assignment, m.targetAssignment].some((a) => a.topicPartitions.some((tp) => tp.topicName === '')));
+    const names = unnamed ? await this.topicNamesById() : new Map<string, string>();
+    const partitions = (a: { topicPartitions: Array<{ topicId: string; topicName: string; partitions: number[] }> }): Array<{ topic: string; partition: number }> => {
+      const out: Array<{ topic: string; partition: number }> = [];
+      const seen = new Set<string>();
+      for (const tp of a.topicPartitions) {
+        const topic = tp.topicName !== '' ? tp.topicName : names.get(tp.topicId);
+        if (topic === undefined) continue; // a deleted topic: Kafka's admin client cannot name it either
+        for (const p of tp.partitions) {
+          const k = tpKey(topic, p);
+          if (seen.has(k)) continue;
+          seen.add(k);
+          out.push({ topic, partition: p });
+        }
+      }
+      return out;
+    };
+    return {
+      group,
+      type: 'consumer',
+      state: groupStateName(g.groupState),
+      protocolType: 'consumer',
+      protocolData: g.assignorName,
+      coordinator,
+      groupEpoch: g.groupEpoch,
+      targetAssignmentEpoch: g.assignmentEpoch,
+      members: g.members.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.instanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        assignment: partitions(m.assignment),
+        targetAssignment: partitions(m.targetAssignment),
+        memberEpoch: m.memberEpoch,
+        upgraded: m.memberType === MEMBER_TYPE_CONSUMER ? true : m.memberType === MEMBER_TYPE_CLASSIC ? false : null,
+      })),
+    };
+  }
+
+  private readonly versionsByClient = new Map<KafkaClient, Map<number, { min: number; max: number }>>();
+
+  /** ApiVersions v3 of one connection (cached). */
+  private async apiVersions(client: KafkaClient): Promise<Map<number, { min: number; max: number }>> {
+    let v = this.versionsByClient.get(client);
+    if (!v) {
+      const res = await client.send(18, 3, { clientSoftwareName: 'kafka-mock-coordinator-groups', clientSoftwareVersion: '1' });
+      if (res.errorCode !== 0) throw new KafkaClientError(`ApiVersions failed: ${errorName(res.errorCode)}`);
+      v = new Map(res.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
+      this.versionsByClient.set(client, v);
+    }
+    return v;
+  }
+
+  /** Metadata v12 (all topics): topic id -> name. */
+  async topicNamesById(): Promise<Map<string, string>> {
+    const res = await this.bootstrap.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const out = new Map<string, string>();
+    for (const t of res.topics) if (t.name !== null && t.errorCode === 0) out.set(t.topicId, t.name);
+    return out;
   }
 
   /** OffsetFetch v7 (all partitions): committed offset (null = none) and leader epoch (null = none) per partition. */
@@ -493,6 +597,7 @@ export async function collectGroupOffsets(session: GroupsSession, d: GroupDescri
   return rows;
 }
 
+/** Kafka's `collectGroupsMembers`: the target epoch of every member is the group's target assignment epoch. */
 export function memberRows(d: GroupDescription): MemberRow[] {
   return d.members.map((m) => ({
     group: d.group,
@@ -501,10 +606,10 @@ export function memberRows(d: GroupDescription): MemberRow[] {
     clientId: m.clientId,
     groupInstanceId: m.groupInstanceId ?? '',
     assignment: m.assignment,
-    targetAssignment: [],
-    currentEpoch: null,
-    targetEpoch: null,
-    upgraded: null,
+    targetAssignment: m.targetAssignment,
+    currentEpoch: m.memberEpoch,
+    targetEpoch: d.targetAssignmentEpoch,
+    upgraded: m.upgraded,
   }));
 }
 
@@ -538,8 +643,8 @@ export async function describeGroups(options: DescribeOptions): Promise<CommandO
             assignmentStrategy: d.protocolData,
             state: d.state,
             numMembers: d.members.length,
-            groupEpoch: null,
-            targetAssignmentEpoch: null,
+            groupEpoch: d.groupEpoch,
+            targetAssignmentEpoch: d.targetAssignmentEpoch,
           },
           verbose,
           out,

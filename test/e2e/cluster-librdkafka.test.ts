@@ -5,18 +5,17 @@
  * coordinator and keeps committing; the committed offsets end at the log-end offsets.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.js';
 import { waitFor } from '../support/kafkajs.js';
+import { PYTHON } from '../support/python.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCRIPT = join(HERE, 'clients', 'librdkafka_cluster.py');
-const LOCAL_VENV_PYTHON = join(resolve(HERE, '..', '..'), '.venv-ci', 'bin', 'python');
-const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON) ? LOCAL_VENV_PYTHON : 'python3');
 
 function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {

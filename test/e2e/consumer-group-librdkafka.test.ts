@@ -6,20 +6,19 @@
  * the type-5 records' serverAssignor.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/index.js';
 import { decodeRecord } from '../../src/coordinator/records.js';
 import { decodeRecords } from '../../src/records/record-batch.js';
+import { PYTHON } from '../support/python.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCRIPT = join(HERE, 'clients', 'librdkafka_consumer_group.py');
-const LOCAL_VENV_PYTHON = join(resolve(HERE, '..', '..'), '.venv-ci', 'bin', 'python');
-const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON) ? LOCAL_VENV_PYTHON : 'python3');
 const PARTITIONS = 6;
 const PHASE = 30;
 

@@ -70,7 +70,7 @@ describe("Kafka 4.3's DumpLogSegments on our __consumer_offsets segments", () =>
   });
   afterAll(async () => {
     await server?.close().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('decodes the commits and the classic group we wrote, with valid CRCs, as our dump-log does', async () => {

@@ -8,15 +8,14 @@
  * kafka-python (pinned in .ci/run). A missing interpreter or package is a failure, never a skip.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 
 import { REPO_ROOT, runGroupResumeScenario, writeApiVersions, type ApiVersionRecorder, type ClientDriver, type ClientRecord, type PartitionOffset } from './clients/group-resume.js';
+import { PYTHON } from '../support/python.js';
 
 const SCRIPT = join(REPO_ROOT, 'test', 'e2e', 'clients', 'kafka_python_group.py');
-const LOCAL_VENV_PYTHON = join(REPO_ROOT, '.venv-ci', 'bin', 'python');
-const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON) ? LOCAL_VENV_PYTHON : 'python3');
 const KAFKA_PYTHON_PIN = '3.0.12';
 const INSTALL_HINT =
   `Install the kafka-python test client first (as .ci/run does): python3 -m venv .venv-ci && ` +

@@ -9,7 +9,7 @@
  * interpreter or confluent_kafka is a failure, never a skip: run the install step from .ci/run.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,12 +17,10 @@ import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 
 import { startServer } from '../../src/index.js';
+import { PYTHON } from '../support/python.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO_ROOT = resolve(HERE, '..', '..');
 const SCRIPT = join(HERE, 'clients', 'librdkafka_group.py');
-const LOCAL_VENV_PYTHON = join(REPO_ROOT, '.venv-ci', 'bin', 'python');
-const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON) ? LOCAL_VENV_PYTHON : 'python3');
 const CONFLUENT_KAFKA_PIN = '2.16.1';
 const INSTALL_HINT =
   `Install the librdkafka test client first (as .ci/run does): ` +

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { formatOffsets, formatMembers, formatState, assignmentString, describeGroups, listGroups, type PartitionRow } from '../../src/tools/consumer-groups.js';
 import { startTestServer } from '../support/server.js';
 import { kafkaClient, groupConsumer, waitFor } from '../support/kafkajs.js';
+import { KIP848_CONFIG, rawTwoMemberGroup } from '../support/kip848-group.js';
 
 const row = (group: string, partition: number, offset: bigint, leo: bigint, member?: [string, string, string]): PartitionRow => ({
   group, topic: 'b1.offsets.demo', partition, offset, logEndOffset: leo, leaderEpoch: null,
@@ -40,6 +41,22 @@ describe('groups: formats', () => {
 
   it('prints "does not exist" for a Dead group and nothing else', () => {
     expect(formatOffsets('nope', 'Dead', [], false)).toEqual({ stdout: "\nError: Consumer group 'nope' does not exist.\n", stderr: '', exitCode: 0 });
+  });
+
+  it('adds UPGRADED to --members --verbose while classic and consumer members mix in a consumer group', () => {
+    const base = { group: 'g', host: '/h', clientId: 'c', groupInstanceId: '', targetAssignment: [{ topic: 't', partition: 0 }], currentEpoch: 5, targetEpoch: 6 };
+    const rows = [
+      { ...base, consumerId: 'new', assignment: [{ topic: 't', partition: 0 }], upgraded: true },
+      { ...base, consumerId: 'old', assignment: [], targetAssignment: [], upgraded: false },
+    ];
+    expect(formatMembers('g', 'Reconciling', rows, true)).toEqual({
+      stderr: "\nWarning: Consumer group 'g' is rebalancing.\n",
+      stdout:
+        '\nGROUP           CONSUMER-ID     HOST            CLIENT-ID       #PARTITIONS     CURRENT-EPOCH   CURRENT-ASSIGNMENT   TARGET-EPOCH    TARGET-ASSIGNMENT    UPGRADED\n' +
+        'g               new             /h              c               1               5               t:0                  6               t:0                  true\n' +
+        'g               old             /h              c               0               5               -                    6               -                    false\n',
+      exitCode: 0,
+    });
   });
 
   it('prints --members [--verbose] and --state as Kafka', () => {
@@ -151,5 +168,110 @@ describe('groups: against a running server', () => {
     expect(res.stdout).toBe("\nError: Consumer group 'never.seen' does not exist.\n");
     const listed = await promisify(execFile)(process.execPath, [cli, 'groups', '--bootstrap-server', server.bootstrap, '--list'], { encoding: 'utf8', timeout: 20000 });
     expect(listed.stdout.split('\n')).toContain('gt.group');
+  });
+});
+
+describe('groups: a KIP-848 consumer group (ConsumerGroupDescribe)', () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer({ config: KIP848_CONFIG });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('describes it with --describe, --members [--verbose] and --state [--verbose] as kafka-consumer-groups.sh does', async () => {
+    server.broker.topics.create('kt.demo', 3);
+    const producer = kafkaClient(server.bootstrap, 'kt-producer').producer();
+    await producer.connect();
+    await producer.send({ topic: 'kt.demo', messages: Array.from({ length: 12 }, (_, i) => ({ partition: i % 3, value: `m${i}` })) });
+    await producer.disconnect();
+
+    const a = 'kt-member-a-0000000000';
+    const b = 'kt-member-b-0000000000';
+    const group = await rawTwoMemberGroup(server, 'kt.group', 'kt.demo', [a, b]);
+    try {
+      // DescribeGroups reports the group as Dead: the tool falls back to ConsumerGroupDescribe.
+      const viaDescribeGroups = await group.client.send(15, 5, { groups: ['kt.group'], includeAuthorizedOperations: false });
+      expect(viaDescribeGroups.groups[0]!.groupState).toBe('Dead');
+      const host = (await group.client.send(69, 1, { groupIds: ['kt.group'], includeAuthorizedOperations: false })).groups[0]!.members[0]!.clientHost;
+      expect(host).toMatch(/^\/(::ffff:)?127\.0\.0\.1$/);
+      const h = host.padEnd(15);
+      const run = (o: { members?: boolean; state?: boolean; verbose?: boolean } = {}) => describeGroups({ bootstrapServer: server.bootstrap, groups: ['kt.group'], ...o });
+
+      // B joined: its target (partition 2) is still A's, so the group is Reconciling.
+      expect(group.targetB).toEqual([2]);
+      const reconciling = await run({ members: true, verbose: true });
+      expect(reconciling).toEqual({
+        stderr: "\nWarning: Consumer group 'kt.group' is rebalancing.\n",
+        stdout:
+          '\nGROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS     CURRENT-EPOCH   CURRENT-ASSIGNMENT   TARGET-EPOCH    TARGET-ASSIGNMENT   \n' +
+          `kt.group        ${a} ${h} client-a        3               2               kt.demo:0,1,2        3               kt.demo:0,1         \n` +
+          `kt.group        ${b} ${h} client-b        0               3               -                    3               kt.demo:2           \n`,
+        exitCode: 0,
+      });
+
+      await group.settle();
+      expect(await group.commit(group.a, 'kt.demo', { 0: 3n, 1: 3n })).toEqual([0, 0]);
+
+      expect(await run()).toEqual({
+        stderr: '',
+        stdout:
+          '\nGROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID            HOST            CLIENT-ID' +
+          `\nkt.group        kt.demo         0          3               4               1               ${a} ${h} client-a` +
+          `\nkt.group        kt.demo         1          3               4               1               ${a} ${h} client-a` +
+          `\nkt.group        kt.demo         2          -               4               -               ${b} ${h} client-b` +
+          '\n',
+        exitCode: 0,
+      });
+      expect((await run({ verbose: true })).stdout).toBe(
+        '\nGROUP           TOPIC           PARTITION  LEADER-EPOCH    CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID            HOST            CLIENT-ID' +
+          `\nkt.group        kt.demo         0          -               3               4               1               ${a} ${h} client-a` +
+          `\nkt.group        kt.demo         1          -               3               4               1               ${a} ${h} client-a` +
+          `\nkt.group        kt.demo         2          -               -               4               -               ${b} ${h} client-b` +
+          '\n',
+      );
+      expect(await run({ members: true })).toEqual({
+        stderr: '',
+        stdout:
+          '\nGROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS     \n' +
+          `kt.group        ${a} ${h} client-a        2               \n` +
+          `kt.group        ${b} ${h} client-b        1               \n`,
+        exitCode: 0,
+      });
+      expect((await run({ members: true, verbose: true })).stdout).toBe(
+        '\nGROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS     CURRENT-EPOCH   CURRENT-ASSIGNMENT   TARGET-EPOCH    TARGET-ASSIGNMENT   \n' +
+          `kt.group        ${a} ${h} client-a        2               3               kt.demo:0,1          3               kt.demo:0,1         \n` +
+          `kt.group        ${b} ${h} client-b        1               3               kt.demo:2            3               kt.demo:2           \n`,
+      );
+      const coordinator = `${server.bootstrap}  (1)`.padEnd(25);
+      expect(await run({ state: true })).toEqual({
+        stderr: '',
+        stdout: '\nGROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                #MEMBERS' + `\nkt.group        ${coordinator} uniform              Stable               2\n`,
+        exitCode: 0,
+      });
+      expect((await run({ state: true, verbose: true })).stdout).toBe(
+        '\nGROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                GROUP-EPOCH     TARGET-ASSIGNMENT-EPOCH   #MEMBERS' +
+          `\nkt.group        ${coordinator} uniform              Stable               3               3                         2\n`,
+      );
+
+      // Both members leave: the group is Empty, its committed offsets remain.
+      await group.leave();
+      expect(await run()).toEqual({
+        stderr: "\nConsumer group 'kt.group' has no active members.\n",
+        stdout:
+          '\nGROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID     HOST            CLIENT-ID' +
+          '\nkt.group        kt.demo         0          3               4               1               -               -               -' +
+          '\nkt.group        kt.demo         1          3               4               1               -               -               -' +
+          '\n',
+        exitCode: 0,
+      });
+      expect((await run({ state: true })).stdout).toBe(
+        '\nGROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                #MEMBERS' + `\nkt.group        ${coordinator} uniform              Empty                0\n`,
+      );
+      expect((await listGroups({ bootstrapServer: server.bootstrap })).stdout.split('\n')).toContain('kt.group');
+    } finally {
+      group.close();
+    }
   });
 });

@@ -1,0 +1,17 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const LOCAL_VENV_PYTHON = join(REPO_ROOT, '.venv-ci', 'bin', 'python');
+
+/**
+ * The Python that runs the librdkafka (confluent-kafka) and kafka-python test clients:
+ * $KMC_PYTHON, else the `.venv-ci` that .ci/run creates, else `python3`.
+ */
+export const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON) ? LOCAL_VENV_PYTHON : 'python3');
+
+/** What to tell the user when a Python test client is missing (a failure, never a skip). */
+export const PYTHON_CLIENTS_HINT =
+  'Install the Python test clients first as .ci/run does (python3 -m venv .venv-ci && .venv-ci/bin/pip install ' +
+  'confluent-kafka==2.16.1 kafka-python==3.0.12), or set KMC_PYTHON to a Python that has them.';
