@@ -17,8 +17,12 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
   minVersion: 0,
   maxVersion: 9,
   async handle(req, ctx) {
-    // An empty KIP-848 consumer group becomes a classic group whatever the migration policy; a
-    // non-empty one would need classic members inside a consumer group, which is not served here.
+    // An empty KIP-848 consumer group becomes a classic group whatever the migration policy; in a
+    // non-empty one the member joins as a classic-protocol member (`classicGroupJoinToConsumerGroup`).
+    if (ctx.broker.consumer.servesClassicJoin(req.groupId)) {
+      const res = await ctx.broker.consumer.classicJoin(req, ctx);
+      return { ...res, protocolName: ctx.apiVersion < 7 ? (res.protocolName ?? '') : res.protocolName };
+    }
     if (ctx.broker.consumer.hasGroup(req.groupId)) {
       const converted = ctx.broker.consumer.removeEmptyGroupForClassicJoin(req.groupId);
       if (converted === null) {

@@ -12,7 +12,9 @@ export const api: ApiDefinition<HeartbeatRequest, HeartbeatResponse> = {
   name: 'Heartbeat',
   minVersion: 0,
   maxVersion: 4,
-  handle(req, ctx) {
+  async handle(req, ctx) {
+    // A classic member inside a KIP-848 consumer group (`classicGroupHeartbeatToConsumerGroup`).
+    if (req.groupId !== '' && ctx.broker.consumer.hasGroup(req.groupId)) return { throttleTimeMs: 0, errorCode: ctx.broker.consumer.classicHeartbeat(req) };
     return ctx.broker.classic.heartbeat(req, ctx);
   },
 };

@@ -15,6 +15,8 @@ export const api: ApiDefinition<LeaveGroupRequest, LeaveGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
+    // Classic members inside a KIP-848 consumer group (`classicGroupLeaveToConsumerGroup`).
+    if (req.groupId !== '' && ctx.broker.consumer.hasGroup(req.groupId)) return ctx.broker.consumer.classicLeave(req, ctx.apiVersion);
     return ctx.broker.classic.leaveGroup(req, ctx);
   },
 };

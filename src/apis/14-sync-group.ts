@@ -14,6 +14,8 @@ export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
+    // A classic member inside a KIP-848 consumer group (`classicGroupSyncToConsumerGroup`).
+    if (req.groupId !== '' && ctx.broker.consumer.hasGroup(req.groupId)) return ctx.broker.consumer.classicSync(req);
     return ctx.broker.classic.syncGroup(req, ctx);
   },
 };

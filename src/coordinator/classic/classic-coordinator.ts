@@ -46,6 +46,25 @@ export interface ClassicGroupCoordinatorOptions {
   isForeignGroup?: (groupId: string) => boolean;
 }
 
+/** A non-empty classic group as the online upgrade reads it. */
+export interface ClassicUpgradeView {
+  generationId: number;
+  protocolType: string | null;
+  protocolName: string | null;
+  members: Array<{
+    memberId: string;
+    groupInstanceId: string | null;
+    clientId: string;
+    clientHost: string;
+    rebalanceTimeoutMs: number;
+    sessionTimeoutMs: number;
+    supportedProtocols: readonly { name: string; metadata: Buffer }[];
+    /** The metadata of the group's protocol; null when there is none. */
+    metadata: Buffer | null;
+    assignment: Buffer;
+  }>;
+}
+
 /** The parts of a request context the coordinator uses (a full `RequestContext` fits). */
 export interface ClassicRequestContext {
   readonly apiVersion: number;
@@ -240,6 +259,48 @@ export class ClassicGroupCoordinator {
     const group = this.ctx.groups.get(groupId);
     if (!group) return [groupTombstoneRecord(groupId)];
     this.removeGroup(group);
+    return [groupTombstoneRecord(groupId)];
+  }
+
+  /**
+   * Online upgrade (KIP-848, `GroupMetadataManager.convertToConsumerGroup`): what the consumer
+   * coordinator needs to know about a non-empty classic group to convert it; null when there is
+   * no such group.
+   */
+  upgradeView(groupId: string): ClassicUpgradeView | null {
+    const group = this.ctx.groups.get(groupId);
+    if (!group || group.isInState(ClassicGroupState.DEAD) || group.isInState(ClassicGroupState.EMPTY)) return null;
+    const protocolName = group.protocolName;
+    return {
+      generationId: group.generationId,
+      protocolType: group.protocolType,
+      protocolName,
+      members: group.allMembers().map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        sessionTimeoutMs: m.sessionTimeoutMs,
+        supportedProtocols: m.supportedProtocols,
+        metadata: protocolName === null ? null : (m.supportedProtocols.find((p) => p.name === protocolName)?.metadata ?? null),
+        assignment: m.assignment,
+      })),
+    };
+  }
+
+  /**
+   * The classic half of `convertToConsumerGroup`: parked JoinGroup/SyncGroup requests get
+   * REBALANCE_IN_PROGRESS, the group is forgotten (its timers stop) and its GroupMetadata
+   * tombstone is returned for the caller to append before the consumer group's records.
+   */
+  takeGroupForUpgrade(groupId: string): CoordinatorRecord[] {
+    const group = this.ctx.groups.get(groupId);
+    if (group) {
+      group.completeAllJoins(ErrorCode.REBALANCE_IN_PROGRESS);
+      group.completeAllSyncs(ErrorCode.REBALANCE_IN_PROGRESS);
+      this.removeGroup(group);
+    }
     return [groupTombstoneRecord(groupId)];
   }
 

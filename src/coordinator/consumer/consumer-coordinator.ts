@@ -22,6 +22,18 @@ import type { OffsetStore } from '../offsets/offset-store.js';
 import { COMMIT_TIMESTAMP_EXPIRATION } from '../offsets/expiration-condition.js';
 import type { RetentionGroupSource } from '../offsets/retention.js';
 import { KeyedTimers } from '../classic/keyed-timers.js';
+import type { ClassicUpgradeView } from '../classic/classic-coordinator.js';
+import { decodeAssignment, decodeSubscription } from '../classic/consumer-protocol.js';
+import type { JoinGroupRequest } from '../../protocol/messages/JoinGroupRequest.js';
+import type { JoinGroupResponse } from '../../protocol/messages/JoinGroupResponse.js';
+import type { SyncGroupRequest } from '../../protocol/messages/SyncGroupRequest.js';
+import type { SyncGroupResponse } from '../../protocol/messages/SyncGroupResponse.js';
+import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.js';
+import type { LeaveGroupRequest, MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
+import type { LeaveGroupResponse, MemberResponse as LeaveMemberResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import { Writer } from '../../protocol/primitives.js';
+import * as ConsumerProtocolAssignmentSchema from '../../records/schemas/ConsumerProtocolAssignment.js';
+import type { ClassicMemberMetadata } from '../../records/schemas/ConsumerGroupMemberMetadataValue.js';
 import { RecordWriter } from '../classic/record-writer.js';
 import {
   assignmentFromTargetRecord,
@@ -30,6 +42,7 @@ import {
   assignmentsEqual,
   partitionsOf,
   type Assignment,
+  type EpochAssignment,
 } from './assignment.js';
 import { loadAssignors, parseAssignorNames, type AssignorSet } from './assignors.js';
 import type { AssignmentMemberSpec } from './assignor/types.js';
@@ -69,6 +82,10 @@ export interface ClassicGroupBridge {
   classicGroupStatus(groupId: string): 'none' | 'empty' | 'non-empty';
   /** Forgets an empty classic group and returns the records that delete it (its GroupMetadata tombstone). */
   removeEmptyClassicGroup(groupId: string): CoordinatorRecord[];
+  /** A non-empty classic group as the online upgrade reads it (absent: no online upgrade). */
+  upgradeView?(groupId: string): ClassicUpgradeView | null;
+  /** Completes parked requests with REBALANCE_IN_PROGRESS, forgets the group, returns its tombstone. */
+  takeGroupForUpgrade?(groupId: string): CoordinatorRecord[];
 }
 
 export interface ConsumerGroupCoordinatorOptions {
@@ -94,6 +111,7 @@ const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 const sessionKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-session\u0000${memberId}`;
 const rebalanceKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-rebalance\u0000${memberId}`;
+const joinKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-join\u0000${memberId}`;
 const groupPrefix = (groupId: string) => `${groupId}\u0000`;
 
 interface Settings {
@@ -222,10 +240,11 @@ export class ConsumerGroupCoordinator {
     const classicStatus = group ? 'none' : (this.classic?.classicGroupStatus(groupId) ?? 'none');
     if (!group) {
       if (!createIfNotExists) throw new ConsumerGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
-      if (classicStatus === 'non-empty') {
-        // Online upgrade of a non-empty classic group is not served (see README).
-        throw new ConsumerGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
-      }
+    }
+    // Online upgrade of a non-empty classic group (`validateOnlineUpgrade`, `fromClassicGroup`).
+    const upgrade = !group && classicStatus === 'non-empty' ? this.planUpgrade(groupId) : null;
+    if (upgrade && upgrade.members.length >= this.settings.maxSize && !upgrade.members.some((m) => m.memberId === memberId)) {
+      throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.settings.maxSize} members.`);
     }
     if (group && group.numMembers >= this.settings.maxSize && !group.members.has(memberId) && !(req.instanceId !== null && group.staticMembers.has(req.instanceId))) {
       throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.settings.maxSize} members.`);
@@ -277,6 +296,9 @@ export class ConsumerGroupCoordinator {
       records.push(r);
       this.apply(r);
     };
+    if (!group && upgrade) {
+      group = this.convertToConsumerGroup(groupId, upgrade, records);
+    }
     if (!group) {
       if (classicStatus === 'empty' && this.classic) {
         records.push(...this.classic.removeEmptyClassicGroup(groupId));
@@ -311,9 +333,45 @@ export class ConsumerGroupCoordinator {
       clientHost: ctx.clientHost,
       classicMemberMetadata: null,
     };
+    updated = this.updateAndReconcile(group, member, updated, req.topicPartitions, now, emit);
+
+    this.timers.cancel(joinKey(groupId, memberId));
+    this.scheduleSessionTimeout(groupId, memberId);
+
+    const response: ConsumerGroupHeartbeatResponse = {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      memberId,
+      memberEpoch: updated.memberEpoch,
+      heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
+      assignment: null,
+    };
+    const isFullRequest =
+      req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null;
+    if (memberEpoch === 0 || isFullRequest || !assignmentsEqual(assignedPartitions(before), assignedPartitions(updated))) {
+      response.assignment = { topicPartitions: assignmentToResponse(assignedPartitions(updated)) };
+    }
+    return response;
+  }
+
+  /**
+   * Steps 1-3 of a heartbeat or of a classic JoinGroup into the consumer group: the member's
+   * record 5 (and regex), the group epoch, the target assignment and the member's reconciliation.
+   */
+  private updateAndReconcile(
+    group: ConsumerGroup,
+    member: ConsumerGroupMember,
+    updated: ConsumerGroupMember,
+    owned: readonly RequestTopicPartitions[] | null,
+    now: number,
+    emit: (r: ConsumerGroupRecord) => void,
+  ): ConsumerGroupMember {
+    const { groupId } = group;
+    const { memberId } = updated;
     const isNew = !group.members.has(memberId);
     let bumpGroupEpoch = false;
-    if (isNew || metadataChanged(member, updated)) {
+    if (isNew || metadataChanged(member, updated) || classicMetadataChanged(member.classicMemberMetadata, updated.classicMemberMetadata)) {
       emit({ kind: 'cg-member-metadata', groupId, memberId, value: memberMetadataValue(updated) });
       if (subscriptionChanged(member, updated)) bumpGroupEpoch = true;
     }
@@ -340,8 +398,8 @@ export class ConsumerGroupCoordinator {
         member: updated,
         targetEpoch: group.assignmentEpoch,
         target: group.targetOf(memberId),
-        currentPartitionEpoch: (t, p) => group!.currentPartitionEpoch(t, p),
-        owned: req.topicPartitions,
+        currentPartitionEpoch: (t, p) => group.currentPartitionEpoch(t, p),
+        owned,
       });
       if (assignmentStateChanged(updated, reconciled)) {
         emit({ kind: 'cg-current-assignment', groupId, memberId, value: currentAssignmentValue(reconciled) });
@@ -354,23 +412,336 @@ export class ConsumerGroupCoordinator {
       updated = reconciled;
     }
 
-    this.scheduleSessionTimeout(groupId, memberId);
+    return updated;
+  }
 
-    const response: ConsumerGroupHeartbeatResponse = {
-      throttleTimeMs: 0,
-      errorCode: ErrorCode.NONE,
-      errorMessage: null,
-      memberId,
-      memberEpoch: updated.memberEpoch,
-      heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
-      assignment: null,
+  // ---- online upgrade: classic group -> consumer group ---------------------------------------
+
+  /**
+   * `validateOnlineUpgrade` plus the parsing `ConsumerGroup.fromClassicGroup` does: the members
+   * the consumer group starts with, or GROUP_ID_NOT_FOUND when the policy forbids the upgrade,
+   * the group does not use the consumer protocol, is too large, or its embedded protocol cannot
+   * be converted. Nothing changes here.
+   */
+  private planUpgrade(groupId: string): { generationId: number; members: ConsumerGroupMember[] } {
+    const notFound = (why: string) => new ConsumerGroupError(ErrorCode.GROUP_ID_NOT_FOUND, why);
+    const policy = this.settings.migrationPolicy;
+    const view = this.classic?.upgradeView?.(groupId) ?? null;
+    if (!view || (policy !== 'bidirectional' && policy !== 'upgrade')) throw notFound(`Group ${groupId} is not a consumer group.`);
+    if (view.protocolType !== CONSUMER_PROTOCOL_TYPE) throw notFound(`Group ${groupId} is not a consumer group.`);
+    if (view.members.length > this.settings.maxSize) throw notFound(`Group ${groupId} is not a consumer group.`);
+    const malformed = () => notFound(`Cannot upgrade classic group ${groupId} to consumer group because the embedded consumer protocol is malformed.`);
+    const members = view.members.map((cm): ConsumerGroupMember => {
+      if (cm.metadata === null) throw malformed();
+      const subscription = decodeSubscription(cm.metadata);
+      if (subscription === null) throw malformed();
+      const assigned: EpochAssignment = new Map();
+      if (cm.assignment.length > 0) {
+        const assignment = decodeAssignment(cm.assignment);
+        if (assignment === null) throw malformed();
+        if (assignment.userData !== null && assignment.userData.length > 0) {
+          throw notFound(
+            `Cannot upgrade classic group ${groupId} to consumer group because an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade.`,
+          );
+        }
+        for (const tp of assignment.assignedPartitions) {
+          const topic = this.topics.get(tp.topic);
+          if (!topic) continue;
+          const parts = assigned.get(topic.topicId) ?? new Map<number, number>();
+          for (const p of tp.partitions) parts.set(p, view.generationId);
+          assigned.set(topic.topicId, parts);
+        }
+      }
+      return {
+        ...newMember(cm.memberId),
+        instanceId: cm.groupInstanceId,
+        rackId: subscription.rackId,
+        clientId: cm.clientId,
+        clientHost: cm.clientHost,
+        subscribedTopicNames: normalizeTopicNames(subscription.topics),
+        rebalanceTimeoutMs: cm.rebalanceTimeoutMs,
+        classicMemberMetadata: {
+          sessionTimeoutMs: cm.sessionTimeoutMs,
+          supportedProtocols: cm.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })),
+        },
+        memberEpoch: view.generationId,
+        previousMemberEpoch: view.generationId,
+        state: MemberState.STABLE,
+        assigned,
+      };
+    });
+    return { generationId: view.generationId, members };
+  }
+
+  /**
+   * `convertToConsumerGroup`: the classic group's parked requests get REBALANCE_IN_PROGRESS and
+   * its GroupMetadata is tombstoned, then `createConsumerGroupRecords` writes every member's
+   * record 5, the group epoch (3, the classic generation), every target (7, the member's classic
+   * assignment), the target epoch (6, timestamp 0) and every current assignment (8).
+   */
+  private convertToConsumerGroup(groupId: string, plan: { generationId: number; members: ConsumerGroupMember[] }, records: CoordinatorRecord[]): ConsumerGroup {
+    records.push(...(this.classic?.takeGroupForUpgrade?.(groupId) ?? []));
+    const out: ConsumerGroupRecord[] = [];
+    const emit = (r: ConsumerGroupRecord) => {
+      out.push(r);
+      records.push(r);
+      this.apply(r);
     };
-    const isFullRequest =
-      req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null;
-    if (memberEpoch === 0 || isFullRequest || !assignmentsEqual(assignedPartitions(before), assignedPartitions(updated))) {
-      response.assignment = { topicPartitions: assignmentToResponse(assignedPartitions(updated)) };
+    const group = this.getOrCreateGroup(groupId);
+    for (const m of plan.members) emit({ kind: 'cg-member-metadata', groupId, memberId: m.memberId, value: memberMetadataValue(m) });
+    emit({ kind: 'cg-metadata', groupId, value: { epoch: plan.generationId, metadataHash: this.subscriptionMetadataHash(group) } });
+    for (const m of plan.members) {
+      emit({ kind: 'cg-target-member', groupId, memberId: m.memberId, value: { topicPartitions: assignmentToTargetRecord(assignedPartitions(m)) } });
     }
+    emit({ kind: 'cg-target-metadata', groupId, value: { assignmentEpoch: plan.generationId, assignmentTimestamp: 0n } });
+    for (const m of plan.members) emit({ kind: 'cg-current-assignment', groupId, memberId: m.memberId, value: currentAssignmentValue(m) });
+    for (const m of plan.members) this.scheduleSessionTimeout(groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs);
+    this.log.info({ groupId, members: plan.members.length, generationId: plan.generationId }, 'converted a non-empty classic group to a consumer group');
+    return group;
+  }
+
+  // ---- classic-protocol members inside a consumer group --------------------------------------
+
+  /** Whether classic JoinGroup requests for this group are served here (a non-empty consumer group). */
+  servesClassicJoin(groupId: string): boolean {
+    const group = this.groups.get(groupId);
+    return group !== undefined && !group.isEmpty();
+  }
+
+  /** `validateConsumerGroupMember` + `throwIfMemberDoesNotUseClassicProtocol`. */
+  private classicMember(group: ConsumerGroup, memberId: string, instanceId: string | null): ConsumerGroupMember {
+    let member: ConsumerGroupMember | undefined;
+    if (instanceId === null) {
+      member = group.members.get(memberId);
+      if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+    } else {
+      member = group.staticMember(instanceId);
+      if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member with instance id ${instanceId} is not a member of group ${group.groupId}.`);
+      if (member.memberId !== memberId) throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} is fenced.`);
+    }
+    if (!useClassicProtocol(member)) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} does not use the classic protocol.`);
+    return member;
+  }
+
+  /**
+   * `classicGroupJoinToConsumerGroup`: a classic member (re)joins a non-empty consumer group. Its
+   * subscription and owned partitions come from the first protocol's ConsumerProtocol metadata;
+   * the answer carries its member epoch as the generation and no member list (the assignment
+   * comes from the target, returned by SyncGroup).
+   */
+  async classicJoin(req: JoinGroupRequest, ctx: ConsumerRequestContext): Promise<JoinGroupResponse> {
+    const fail = (errorCode: number, memberId = req.memberId): JoinGroupResponse => ({
+      throttleTimeMs: 0, errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId, members: [],
+    });
+    const group = this.groups.get(req.groupId);
+    if (!group) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    const { groupId } = group;
+    const isUnknownMember = req.memberId === '';
+    const memberId = isUnknownMember ? randomMemberId() : req.memberId;
+    const records: CoordinatorRecord[] = [];
+    let response: JoinGroupResponse;
+    try {
+      if (!group.members.has(memberId) && group.numMembers >= this.settings.maxSize) {
+        throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, 'The consumer group is full.');
+      }
+      if (req.protocolType !== CONSUMER_PROTOCOL_TYPE || req.protocols.length === 0) {
+        throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'The protocol type or protocols are not supported.');
+      }
+      if (this.settings.migrationPolicy === 'disabled') {
+        throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'Classic members may not join a non-empty consumer group.');
+      }
+      // `JoinGroupRequest.requiresKnownMemberId`.
+      if (isUnknownMember && req.groupInstanceId === null && ctx.apiVersion >= 4) return fail(ErrorCode.MEMBER_ID_REQUIRED, memberId);
+      let member: ConsumerGroupMember;
+      if (req.groupInstanceId === null) {
+        const existing = group.members.get(memberId);
+        if (!existing && !isUnknownMember) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${groupId}.`);
+        member = existing ?? newMember(memberId);
+      } else {
+        const existing = group.staticMember(req.groupInstanceId);
+        if (!existing) {
+          if (!isUnknownMember) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.groupInstanceId} is unknown.`);
+          member = newMember(memberId);
+        } else if (existing.memberId === memberId) {
+          member = existing;
+        } else {
+          throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${req.groupInstanceId} is fenced.`);
+        }
+      }
+      const subscription = decodeSubscription(req.protocols[0]!.metadata);
+      if (subscription === null) throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'The embedded consumer protocol is malformed.');
+      const owned: RequestTopicPartitions[] = subscription.ownedPartitions.flatMap((tp) => {
+        const topic = this.topics.get(tp.topic);
+        return topic ? [{ topicId: topic.topicId, partitions: [...tp.partitions] }] : [];
+      });
+      const now = this.time.now();
+      const emit = (r: ConsumerGroupRecord) => {
+        records.push(r);
+        this.apply(r);
+      };
+      if (group.hasLegacyPartitionMetadata) emit({ kind: 'cg-partition-metadata', groupId, value: null });
+      const rebalanceTimeoutMs = ctx.apiVersion === 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs;
+      const updated: ConsumerGroupMember = {
+        ...member,
+        instanceId: req.groupInstanceId ?? member.instanceId,
+        rackId: subscription.rackId ?? member.rackId,
+        rebalanceTimeoutMs: rebalanceTimeoutMs !== -1 ? rebalanceTimeoutMs : member.rebalanceTimeoutMs,
+        subscribedTopicNames: normalizeTopicNames(subscription.topics),
+        clientId: ctx.clientId,
+        clientHost: ctx.clientHost,
+        classicMemberMetadata: { sessionTimeoutMs: req.sessionTimeoutMs, supportedProtocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })) },
+      };
+      const reconciled = this.updateAndReconcile(group, member, updated, owned, now, emit);
+      response = {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.NONE,
+        generationId: reconciled.memberEpoch,
+        protocolType: CONSUMER_PROTOCOL_TYPE,
+        protocolName: req.protocols[0]!.name,
+        leader: '',
+        skipAssignment: false,
+        memberId,
+        members: [],
+      };
+    } catch (err) {
+      if (err instanceof ConsumerGroupError) return fail(err.errorCode);
+      throw err;
+    }
+    try {
+      if (records.length > 0) await this.writer.append(records);
+    } catch (err) {
+      this.log.error({ err, groupId }, 'failed to write consumer group records');
+      return fail(ErrorCode.NOT_COORDINATOR);
+    }
+    this.timers.cancel(joinKey(groupId, memberId));
+    this.scheduleSessionTimeout(groupId, memberId, req.sessionTimeoutMs);
     return response;
+  }
+
+  /**
+   * `classicGroupSyncToConsumerGroup`: the member's current assignment as ConsumerProtocolAssignment
+   * bytes, at the version of its first protocol's subscription.
+   */
+  async classicSync(req: SyncGroupRequest): Promise<SyncGroupResponse> {
+    const fail = (errorCode: number): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+    const group = this.groups.get(req.groupId);
+    if (!group) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    try {
+      const member = this.classicMember(group, req.memberId, req.groupInstanceId);
+      if (req.generationId !== member.memberEpoch) throw new ConsumerGroupError(ErrorCode.ILLEGAL_GENERATION, 'Illegal generation.');
+      const protocols = member.classicMemberMetadata!.supportedProtocols;
+      if ((req.protocolType !== null && req.protocolType !== CONSUMER_PROTOCOL_TYPE) || (req.protocolName !== null && !protocols.some((p) => p.name === req.protocolName))) {
+        throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'Inconsistent protocol.');
+      }
+      if (group.assignmentEpoch > member.memberEpoch && member.state !== MemberState.UNREVOKED_PARTITIONS) {
+        this.scheduleJoinTimeoutIfAbsent(group.groupId, member.memberId, member.rebalanceTimeoutMs);
+        throw new ConsumerGroupError(ErrorCode.REBALANCE_IN_PROGRESS, 'A new rebalance is triggered.');
+      }
+      this.scheduleSessionTimeout(group.groupId, member.memberId, member.classicMemberMetadata!.sessionTimeoutMs);
+      const version = protocols[0] && protocols[0].metadata.length >= 2 ? protocols[0].metadata.readInt16BE(0) : 0;
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, protocolType: req.protocolType, protocolName: req.protocolName, assignment: this.serializeAssignment(assignedPartitions(member), version) };
+    } catch (err) {
+      if (err instanceof ConsumerGroupError) return fail(err.errorCode);
+      throw err;
+    }
+  }
+
+  private serializeAssignment(assignment: Assignment, version: number): Buffer {
+    const v = Math.max(0, Math.min(version, ConsumerProtocolAssignmentSchema.MAX_VERSION));
+    const assignedPartitions = [...assignment].flatMap(([topicId, parts]) => {
+      const topic = this.topics.getById(topicId);
+      return topic ? [{ topic: topic.name, partitions: [...parts].sort((a, b) => a - b) }] : [];
+    });
+    const w = new Writer();
+    w.int16(v);
+    ConsumerProtocolAssignmentSchema.encode(w, v, { assignedPartitions, userData: null });
+    return w.finish();
+  }
+
+  /**
+   * `classicGroupHeartbeatToConsumerGroup`: REBALANCE_IN_PROGRESS when the member must rejoin
+   * (behind the target epoch, revoking, or its unreleased partitions are free), else NONE.
+   */
+  classicHeartbeat(req: HeartbeatRequest): number {
+    const group = this.groups.get(req.groupId);
+    if (!group) return ErrorCode.UNKNOWN_MEMBER_ID;
+    try {
+      const member = this.classicMember(group, req.memberId, req.groupInstanceId);
+      if (req.generationId !== member.memberEpoch) return ErrorCode.ILLEGAL_GENERATION;
+      this.scheduleSessionTimeout(group.groupId, member.memberId, member.classicMemberMetadata!.sessionTimeoutMs);
+      if (
+        member.memberEpoch < group.assignmentEpoch ||
+        member.state === MemberState.UNREVOKED_PARTITIONS ||
+        (member.state === MemberState.UNRELEASED_PARTITIONS && !this.waitingOnUnreleasedPartition(group, member))
+      ) {
+        this.scheduleJoinTimeoutIfAbsent(group.groupId, member.memberId, member.rebalanceTimeoutMs);
+        return ErrorCode.REBALANCE_IN_PROGRESS;
+      }
+      return ErrorCode.NONE;
+    } catch (err) {
+      if (err instanceof ConsumerGroupError) return err.errorCode;
+      throw err;
+    }
+  }
+
+  /** `ConsumerGroup.waitingOnUnreleasedPartition`: part of the member's target is still held by another member. */
+  private waitingOnUnreleasedPartition(group: ConsumerGroup, member: ConsumerGroupMember): boolean {
+    for (const [topicId, parts] of group.targetOf(member.memberId)) {
+      for (const p of parts) {
+        if (member.assigned.get(topicId)?.has(p)) continue;
+        if (group.currentPartitionEpoch(topicId, p) !== -1) return true;
+      }
+    }
+    return false;
+  }
+
+  /** `classicGroupLeaveToConsumerGroup`: each named classic member is fenced (8, 7, 5 tombstones, epoch bump). */
+  async classicLeave(req: LeaveGroupRequest, apiVersion: number): Promise<LeaveGroupResponse> {
+    const group = this.groups.get(req.groupId);
+    const batched = apiVersion >= 3;
+    const identities: MemberIdentity[] = batched ? req.members : [{ memberId: req.memberId, groupInstanceId: null, reason: null }];
+    const records: CoordinatorRecord[] = [];
+    const results: LeaveMemberResponse[] = identities.map((id) => {
+      const result: LeaveMemberResponse = { memberId: id.memberId, groupInstanceId: id.groupInstanceId, errorCode: ErrorCode.NONE };
+      if (!group) return { ...result, errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+      try {
+        let member: ConsumerGroupMember | undefined;
+        if (id.groupInstanceId === null) {
+          member = group.members.get(id.memberId);
+          if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'unknown member');
+        } else {
+          member = group.staticMember(id.groupInstanceId);
+          if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'unknown instance id');
+          if (id.memberId !== '' && member.memberId !== id.memberId) throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, 'fenced');
+        }
+        if (!useClassicProtocol(member)) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'not a classic member');
+        records.push(...this.fenceMember(group, member, 'the classic member left the group'));
+        return { ...result, memberId: member.memberId };
+      } catch (err) {
+        if (err instanceof ConsumerGroupError) return { ...result, errorCode: err.errorCode };
+        throw err;
+      }
+    });
+    try {
+      if (records.length > 0) await this.writer.append(records);
+    } catch (err) {
+      this.log.error({ err, groupId: req.groupId }, 'failed to write consumer group records');
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
+    }
+    if (batched) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, members: results };
+    return { throttleTimeMs: 0, errorCode: results[0]?.errorCode ?? ErrorCode.NONE, members: [] };
+  }
+
+  /** `scheduleConsumerGroupJoinTimeoutIfAbsent`: a classic member told to rejoin is fenced if it does not. */
+  private scheduleJoinTimeoutIfAbsent(groupId: string, memberId: string, rebalanceTimeoutMs: number): void {
+    const key = joinKey(groupId, memberId);
+    if (this.timers.has(key)) return;
+    this.timers.schedule(key, Math.max(0, rebalanceTimeoutMs), () => {
+      const group = this.groups.get(groupId);
+      const member = group?.members.get(memberId);
+      if (!group || !member) return;
+      this.writer.appendLogged(this.fenceMember(group, member, 'the classic member did not rejoin within the rebalance timeout'), 'consumer group join timeout');
+    });
   }
 
   /** Kafka 4.3 (KIP-1263): a new target at most every `group.consumer.assignment.interval.ms`. */
@@ -541,12 +912,13 @@ export class ConsumerGroupCoordinator {
   }
 
   private cancelMemberTimers(groupId: string, memberId: string): void {
+    this.timers.cancel(joinKey(groupId, memberId));
     this.timers.cancel(sessionKey(groupId, memberId));
     this.timers.cancel(rebalanceKey(groupId, memberId));
   }
 
-  private scheduleSessionTimeout(groupId: string, memberId: string): void {
-    this.timers.schedule(sessionKey(groupId, memberId), this.settings.sessionTimeoutMs, () => {
+  private scheduleSessionTimeout(groupId: string, memberId: string, timeoutMs = this.settings.sessionTimeoutMs): void {
+    this.timers.schedule(sessionKey(groupId, memberId), timeoutMs, () => {
       const group = this.groups.get(groupId);
       const member = group?.members.get(memberId);
       if (!group || !member) return;
@@ -644,7 +1016,7 @@ export class ConsumerGroupCoordinator {
   onLoaded(): void {
     for (const group of this.groups.values()) {
       for (const m of group.members.values()) {
-        this.scheduleSessionTimeout(group.groupId, m.memberId);
+        this.scheduleSessionTimeout(group.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs ?? this.settings.sessionTimeoutMs);
         if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalanceTimeout(group.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
       }
     }
@@ -854,6 +1226,12 @@ function throwIfMemberEpochIsInvalid(member: ConsumerGroupMember, received: numb
       );
     }
   }
+}
+
+function classicMetadataChanged(a: ClassicMemberMetadata | null, b: ClassicMemberMetadata | null): boolean {
+  if (a === null || b === null) return a !== b;
+  if (a.sessionTimeoutMs !== b.sessionTimeoutMs || a.supportedProtocols.length !== b.supportedProtocols.length) return true;
+  return a.supportedProtocols.some((p, i) => p.name !== b.supportedProtocols[i]!.name || !p.metadata.equals(b.supportedProtocols[i]!.metadata));
 }
 
 function mergeAssignments(a: Assignment, b: Assignment): Assignment {
