@@ -11,6 +11,7 @@ import { tempDataDir } from '../support/server.js';
 import { FakeTime } from '../support/fake-time.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ConsumerGroupHeartbeatRequest } from '../../src/protocol/messages/ConsumerGroupHeartbeatRequest.js';
+import { hb } from '../support/kip848-group.js';
 
 const CONFIG = {
   'group.consumer.session.timeout.ms': 3000,
@@ -24,21 +25,6 @@ const uuid = () => randomBytes(16).toString('base64url');
 
 type Owned = Array<{ topicId: string; partitions: number[] }>;
 
-function hb(groupId: string, memberId: string, memberEpoch: number, extra: Partial<ConsumerGroupHeartbeatRequest> = {}): ConsumerGroupHeartbeatRequest {
-  return {
-    groupId,
-    memberId,
-    memberEpoch,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: -1,
-    subscribedTopicNames: null,
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: null,
-    ...extra,
-  };
-}
 
 function joinReq(groupId: string, memberId: string, topics: string[], extra: Partial<ConsumerGroupHeartbeatRequest> = {}) {
   return hb(groupId, memberId, 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: topics, topicPartitions: [], ...extra });

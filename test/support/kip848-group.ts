@@ -16,7 +16,8 @@ export const KIP848_CONFIG = {
 
 type Owned = Array<{ topicId: string; partitions: number[] }>;
 
-function hb(groupId: string, memberId: string, memberEpoch: number, extra: Partial<ConsumerGroupHeartbeatRequest> = {}): ConsumerGroupHeartbeatRequest {
+/** A ConsumerGroupHeartbeat request with Kafka's defaults for every field not given. */
+export function hb(groupId: string, memberId: string, memberEpoch: number, extra: Partial<ConsumerGroupHeartbeatRequest> = {}): ConsumerGroupHeartbeatRequest {
   return {
     groupId,
     memberId,
