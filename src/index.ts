@@ -226,6 +226,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     compactOffsetsLog: () => broker.groupLog.compact(),
     close() {
       closing ??= (async () => {
+        // Pending waitFired calls (HTTP /faults/{id}/wait included) end now, not at their timeout.
+        faults.clear();
         await admin?.close();
         await closeListeners();
         await broker.close();

@@ -10,7 +10,12 @@ const collect = (v: string, prev: string[]): string[] => [...prev, v];
 class CliError extends Error {}
 
 async function call(adminUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const url = new URL(path, adminUrl.endsWith('/') ? adminUrl : `${adminUrl}/`);
+  let url: URL;
+  try {
+    url = new URL(path, adminUrl.endsWith('/') ? adminUrl : `${adminUrl}/`);
+  } catch {
+    throw new CliError(`--admin must be a URL such as http://127.0.0.1:9644, got "${adminUrl}"`);
+  }
   let res: Response;
   try {
     res = await fetch(url, {

@@ -4,6 +4,7 @@ import type { Broker } from '../broker.js';
 import type { SweepResult } from '../coordinator/offsets/retention.js';
 import type { CompactionSummary } from '../coordinator/group-log.js';
 import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from '../faults/index.js';
+import { MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
@@ -36,17 +37,21 @@ function sendError(reply: FastifyReply, statusCode: number, message: string): Fa
   return reply.code(statusCode).send({ statusCode, error: STATUS_TEXT[statusCode] ?? 'Error', message });
 }
 
-function optionalInt(value: unknown, name: string): number | undefined {
+/** Ten years (ms): the most one clock advance may cover, so firing its timers stays quick. */
+const MAX_CLOCK_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000;
+
+function optionalInt(value: unknown, name: string, max = MAX_TIMER_MS): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
-  throw new FaultRuleError(`${name} must be an integer`);
+  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > max) throw new FaultRuleError(`${name} must be an integer from 0 to ${max}`);
+  return n;
 }
 
 /** The HTTP admin API (fastify). Routes are described by `OPENAPI_DOCUMENT` at `/openapi.json`. */
 export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
   const { broker, faults, clock } = options;
-  const app = Fastify({ logger: false });
+  // Group ids may be up to 32767 characters (Kafka's int16 string), and they are path parameters.
+  const app = Fastify({ logger: false, maxParamLength: 200_000 });
 
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     if (err instanceof FaultRuleError) return sendError(reply, /duplicate rule id/.test(err.message) ? 409 : 400, err.message);
@@ -122,7 +127,7 @@ export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
   app.get('/clock', async () => clockView());
   app.post('/clock/advance', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const ms = optionalInt(body['ms'], 'ms');
+    const ms = optionalInt(body['ms'], 'ms', MAX_CLOCK_ADVANCE_MS);
     if (ms === undefined || ms < 0) return sendError(reply, 400, 'ms (an integer >= 0) is required');
     const { firedTimers } = clock.advance(ms);
     // Let the work the timers started (appends, responses) take its first steps.

@@ -1,5 +1,6 @@
 import { javaStringHashCode, kafkaAbs } from '../util/java-hash.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
+import { MAX_TIMER_MS } from '../faults/types.js';
 
 /** Where clients reach one broker (what Metadata and FindCoordinator answer). */
 export interface BrokerEndpoint {
@@ -177,7 +178,9 @@ export class ClusterState {
    * or of every group when `groupId` is null. 0 ends it now.
    */
   setLoadInProgress(groupId: string | null, durationMs: number, now = Date.now()): { until: number } {
-    if (!Number.isInteger(durationMs) || durationMs < 0) throw new ClusterError(`durationMs must be an integer >= 0, got ${durationMs}`);
+    if (!Number.isInteger(durationMs) || durationMs < 0 || durationMs > MAX_TIMER_MS) {
+      throw new ClusterError(`durationMs must be an integer from 0 to ${MAX_TIMER_MS}, got ${durationMs}`);
+    }
     const until = durationMs === 0 ? 0 : now + durationMs;
     if (groupId === null) {
       this.allLoadingUntil = until;

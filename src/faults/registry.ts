@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
-import { normalizeRule, FaultRuleError, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
+import { normalizeRule, FaultRuleError, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
 import { NO_RESPONSE_MARKER, PER_PARTITION_APIS, partialErrorResponse, targetsAnyPartition, wholeErrorResponse, type PartitionTarget } from './error-response.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
@@ -66,7 +66,7 @@ interface Waiter {
   n: number;
   resolve: (info: FaultRuleInfo) => void;
   reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
 class Rule {
@@ -76,9 +76,13 @@ class Rule {
   readonly createdAt = Date.now();
   readonly expiresAt: number | null;
   readonly waiters = new Set<Waiter>();
+  /** Resolves when the rule is removed: connections it left hanging are closed then. */
+  readonly gone: Promise<void>;
+  markGone: () => void = () => {};
 
   constructor(readonly id: string, readonly spec: NormalizedRule) {
     this.expiresAt = spec.durationMs === undefined ? null : this.createdAt + spec.durationMs;
+    this.gone = new Promise((resolve) => (this.markGone = resolve));
   }
 
   state(now = Date.now()): FaultRuleInfo['state'] {
@@ -199,6 +203,7 @@ export class FaultRegistry {
     if (!rule) return false;
     this.rules.delete(id);
     rule.removed = true;
+    rule.markGone();
     for (const w of rule.waiters) {
       clearTimeout(w.timer);
       w.reject(new Error(`fault rule ${id} was removed before it fired ${w.n} times (fired ${rule.fired})`));
@@ -323,11 +328,14 @@ export class FaultRegistry {
         return;
       case 'hang':
         finish('no-response');
-        if (action.closeAfterMs !== undefined) {
-          await Promise.race([sleep(action.closeAfterMs), io.whenClosed()]);
+        {
+          // Ends when the client gives up, after closeAfterMs, or when the rule is removed or
+          // expires: a client that never drops a timed-out connection must not stay stuck on it.
+          const ends: Array<Promise<unknown>> = [io.whenClosed(), rule.gone];
+          if (action.closeAfterMs !== undefined) ends.push(sleep(action.closeAfterMs));
+          if (rule.expiresAt !== null) ends.push(sleep(Math.max(0, rule.expiresAt - Date.now())));
+          await Promise.race(ends);
           io.close();
-        } else {
-          await io.whenClosed();
         }
         return;
       case 'close': {
@@ -395,12 +403,14 @@ export class FaultRegistry {
     if (rule.fired >= n) return Promise.resolve(rule.info());
     if (rule.removed) return Promise.reject(new Error(`fault rule ${rule.id} was removed`));
     const timeoutMs = options.timeoutMs ?? 30_000;
+    if (Number.isNaN(timeoutMs) || timeoutMs < 0) return Promise.reject(new FaultRuleError(`waitFired expects a timeoutMs >= 0, got ${timeoutMs}`));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         n,
         resolve,
         reject,
-        timer: setTimeout(() => {
+        // Beyond what a Node.js timer can hold (Infinity included): wait without a deadline.
+        timer: timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(() => {
           rule.waiters.delete(waiter);
           reject(new FaultWaitTimeout(`fault rule ${rule.id} fired ${rule.fired} of ${n} times within ${timeoutMs} ms`));
         }, timeoutMs),

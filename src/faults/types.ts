@@ -140,9 +140,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function int(value: unknown, what: string, min: number): number {
+/** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */
+export const MAX_TIMER_MS = 2147483647;
+
+function int(value: unknown, what: string, min: number, max = MAX_TIMER_MS): number {
   const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min) throw new FaultRuleError(`${what} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    throw new FaultRuleError(`${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
   return n;
 }
 

@@ -1,0 +1,70 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { RawClient } from '../support/raw-client.js';
+import { startTestServer } from '../support/server.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { FaultRuleError } from '../../src/faults/index.js';
+import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
+import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
+
+/** Limits and lifetimes of the control surfaces, found by adversarial testing. */
+describe('control surface limits', () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer({ adminPort: 0, clock: 'manual' });
+  });
+  afterAll(async () => server.stop());
+
+  const post = (path: string, body: unknown) =>
+    fetch(`${server.admin!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('refuses timer values a Node.js timer cannot hold, before adding anything', async () => {
+    expect(() => server.faults.add({ match: { api: 'Metadata' }, action: { type: 'delay', ms: 1e16 } })).toThrow(FaultRuleError);
+    const res = await post('/faults', { id: 'too-long', match: { api: 'Metadata' }, action: { type: 'delay', ms: 1 }, durationMs: 1e16 });
+    expect(res.status).toBe(400);
+    expect(server.faults.list().map((r) => r.id)).not.toContain('too-long');
+    expect((await post('/cluster/coordinator-load', { groupId: 'g', durationMs: 1e16 })).status).toBe(400);
+  });
+
+  it('refuses a clock advance of more than ten years, leaving the clock where it was', async () => {
+    const before = server.clock.now();
+    const res = await post('/clock/advance', { ms: 8640000000000000 });
+    expect(res.status).toBe(400);
+    expect(server.clock.now()).toBe(before);
+  });
+
+  it('waitFired with an infinite timeout waits for the firing instead of timing out', async () => {
+    const rule = server.faults.add({ match: { api: 'ApiVersions', clientId: 'wait-forever' }, action: { type: 'error', error: 'UNKNOWN_SERVER_ERROR' } });
+    const waiting = rule.waitFired(1, { timeoutMs: Infinity });
+    await new Promise((r) => setTimeout(r, 50));
+    const client = await RawClient.connect(server.port);
+    const res = await client.send(18, 2, { clientSoftwareName: '', clientSoftwareVersion: '' }, 'wait-forever');
+    expect(res.errorCode).toBe(ErrorCode.UNKNOWN_SERVER_ERROR);
+    expect((await waiting).fired).toBe(1);
+    client.close();
+  });
+
+  it('closes a connection left hanging by a rule once the rule is removed', async () => {
+    const rule = server.faults.add({ match: { api: 'ApiVersions', clientId: 'hung' }, action: { type: 'hang' }, times: 'unlimited' });
+    const client = await RawClient.connect(server.port);
+    const pending = client.send(18, 2, { clientSoftwareName: '', clientSoftwareVersion: '' }, 'hung').catch((err: Error) => err);
+    await rule.waitFired(1, { timeoutMs: 5000 });
+    expect(rule.remove()).toBe(true);
+    await client.waitClosed(5000);
+    expect(await pending).toBeInstanceOf(Error);
+  });
+
+  it('serves GET /groups/{id} for a group id far longer than 100 characters', async () => {
+    const client = await RawClient.connect(server.port);
+    await client.send(19, 4, { ...defaultCreateTopicsRequest(), timeoutMs: 5000, topics: [{ ...defaultCreatableTopic(), name: 'long-ids', numPartitions: 1, replicationFactor: 1 }] });
+    const groupId = `grp-${'x'.repeat(500)}`;
+    const commit = await client.send(8, 8, {
+      ...defaultOffsetCommitRequest(), groupId, generationIdOrMemberEpoch: -1,
+      topics: [{ name: 'long-ids', topicId: '', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+    });
+    expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    client.close();
+    const res = await fetch(`${server.admin!.url}/groups/${encodeURIComponent(groupId)}`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { groupId: string }).groupId).toBe(groupId);
+  });
+});
