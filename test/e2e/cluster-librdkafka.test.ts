@@ -12,26 +12,11 @@ import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.js';
 import { waitFor } from '../support/kafkajs.js';
-import { PYTHON } from '../support/python.js';
+import { PYTHON, runPython } from '../support/python.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCRIPT = join(HERE, 'clients', 'librdkafka_cluster.py');
 
-function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => reject(new Error(`cannot run ${PYTHON}: ${err.message} (install confluent-kafka in .venv-ci, see test/e2e/librdkafka.test.ts)`)));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('cluster simulation (librdkafka)', () => {
   it('moveCoordinator twice while librdkafka commits message by message: it rediscovers the coordinator, no commit is lost', async () => {

@@ -15,28 +15,13 @@ import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/index.js';
 import { decodeRecord } from '../../src/coordinator/records.js';
 import { decodeRecords } from '../../src/records/record-batch.js';
-import { PYTHON } from '../support/python.js';
+import { PYTHON, runPython } from '../support/python.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCRIPT = join(HERE, 'clients', 'librdkafka_consumer_group.py');
 const PARTITIONS = 6;
 const PHASE = 30;
 
-function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((res, reject) => {
-    const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => reject(new Error(`cannot run ${PYTHON}: ${err.message} (install confluent-kafka as .ci/run does)`)));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr });
-    });
-  });
-}
 
 interface Result {
   ok: boolean;

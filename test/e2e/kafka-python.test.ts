@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 
 import { REPO_ROOT, runGroupResumeScenario, writeApiVersions, type ApiVersionRecorder, type ClientDriver, type ClientRecord, type PartitionOffset } from './clients/group-resume.js';
-import { PYTHON } from '../support/python.js';
+import { PYTHON, runPython } from '../support/python.js';
 
 const SCRIPT = join(REPO_ROOT, 'test', 'e2e', 'clients', 'kafka_python_group.py');
 const KAFKA_PYTHON_PIN = '3.0.12';
@@ -40,30 +40,9 @@ interface PyResult {
   committed?: Array<PartitionOffset & { error: string | null }>;
 }
 
-function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run ${PYTHON}: ${err.message}. ${INSTALL_HINT}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
-}
 
 async function runClient(args: string[]): Promise<PyResult> {
-  const out = await runPython([...args, '--timeout', '30'], 45_000);
+  const out = await runPython([SCRIPT, ...args, '--timeout', '30'], 45_000);
   let result: PyResult | null = null;
   for (const line of out.stdout.trim().split('\n').reverse()) {
     if (!line.startsWith('{')) continue;

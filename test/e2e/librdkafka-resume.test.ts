@@ -23,6 +23,7 @@ import {
   type PartitionOffset,
 } from './clients/group-resume.js';
 import { PYTHON, PYTHON_CLIENTS_HINT } from '../support/python.js';
+import { runPython } from '../support/python.js';
 
 const SCRIPT = join(REPO_ROOT, 'test', 'e2e', 'clients', 'librdkafka_resume.py');
 
@@ -47,32 +48,10 @@ interface PyResult {
   commitResult?: Array<PartitionOffset & { error: string | null }>;
 }
 
-/** Async spawn: the server runs in this process's event loop, so never spawnSync while it serves. */
-function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run ${PYTHON}: ${err.message}. ${PYTHON_CLIENTS_HINT}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
-}
 
 async function runClient(args: string[]): Promise<PyResult> {
   const debug = process.env['KMC_LIBRDKAFKA_DEBUG'];
-  const out = await runPython([...args, '--timeout', '30', ...(debug ? ['--debug', debug] : [])], 45_000);
+  const out = await runPython([SCRIPT, ...args, '--timeout', '30', ...(debug ? ['--debug', debug] : [])], 45_000);
   let result: PyResult | null = null;
   for (const line of out.stdout.trim().split('\n').reverse()) {
     if (!line.startsWith('{')) continue;

@@ -17,7 +17,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 
 import { startServer } from '../../src/index.js';
-import { PYTHON } from '../support/python.js';
+import { PYTHON, runPython } from '../support/python.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCRIPT = join(HERE, 'clients', 'librdkafka_group.py');
@@ -52,28 +52,6 @@ interface ClientResult {
   committed?: PartitionOffset[];
 }
 
-/** Runs the interpreter asynchronously: the server lives in this process's event loop, so no spawnSync while it runs. */
-function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run ${PYTHON}: ${err.message}. ${INSTALL_HINT}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
-}
 
 function requireConfluentKafka(): string {
   const probe = spawnSync(

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,3 +16,29 @@ export const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON
 export const PYTHON_CLIENTS_HINT =
   'Install the Python test clients first as .ci/run does (python3 -m venv .venv-ci && .venv-ci/bin/pip install ' +
   'confluent-kafka==2.16.1 kafka-python==3.0.12), or set KMC_PYTHON to a Python that has them.';
+
+/**
+ * Runs the test-client Python asynchronously (the server under test may live in this process's
+ * event loop, so never spawnSync while it runs); kills it after `timeoutMs`.
+ */
+export function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${PYTHON}: ${err.message}. ${PYTHON_CLIENTS_HINT}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
