@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 
 import { REPO_ROOT, runGroupResumeScenario, writeApiVersions, type ApiVersionRecorder, type ClientDriver, type ClientRecord, type PartitionOffset } from './clients/group-resume.js';
-import { PYTHON, runPython } from '../support/python.js';
+import { PYTHON, runPythonClient, type PythonClientResult } from '../support/python.js';
 
 const SCRIPT = join(REPO_ROOT, 'test', 'e2e', 'clients', 'kafka_python_group.py');
 const KAFKA_PYTHON_PIN = '3.0.12';
@@ -31,35 +31,14 @@ function kafkaPythonVersion(): string {
   return probe.stdout.trim();
 }
 
-interface PyResult {
-  ok: boolean;
-  stage: string;
-  error?: string;
+interface PyResult extends PythonClientResult {
   produced?: Record<string, number>;
   records?: ClientRecord[];
   committed?: Array<PartitionOffset & { error: string | null }>;
 }
 
-
 async function runClient(args: string[]): Promise<PyResult> {
-  const out = await runPython([SCRIPT, ...args, '--timeout', '30'], 45_000);
-  let result: PyResult | null = null;
-  for (const line of out.stdout.trim().split('\n').reverse()) {
-    if (!line.startsWith('{')) continue;
-    try {
-      result = JSON.parse(line) as PyResult;
-      break;
-    } catch {
-      // keep looking
-    }
-  }
-  if (result === null || !result.ok || out.code !== 0) {
-    throw new Error(
-      `kafka-python ${args.join(' ')} failed at stage '${result?.stage ?? '?'}': ${result?.error ?? 'no JSON result'} (exit ${out.code})\n` +
-        `stdout:\n${out.stdout}\nstderr:\n${out.stderr.slice(-8000)}`,
-    );
-  }
-  return result;
+  return runPythonClient<PyResult>('kafka-python', [SCRIPT, ...args, '--timeout', '30'], 45_000);
 }
 
 const driver: ClientDriver = {

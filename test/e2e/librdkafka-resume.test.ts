@@ -22,8 +22,7 @@ import {
   type GroupProtocol,
   type PartitionOffset,
 } from './clients/group-resume.js';
-import { PYTHON, PYTHON_CLIENTS_HINT } from '../support/python.js';
-import { runPython } from '../support/python.js';
+import { PYTHON, PYTHON_CLIENTS_HINT, runPythonClient, type PythonClientResult } from '../support/python.js';
 
 const SCRIPT = join(REPO_ROOT, 'test', 'e2e', 'clients', 'librdkafka_resume.py');
 
@@ -38,37 +37,16 @@ function clientVersions(): { confluentKafka: string; librdkafka: string } {
   return { confluentKafka, librdkafka };
 }
 
-interface PyResult {
-  ok: boolean;
-  stage: string;
-  error?: string;
+interface PyResult extends PythonClientResult {
   produced?: Record<string, number>;
   records?: ClientRecord[];
   committed?: Array<PartitionOffset & { error: string | null }>;
   commitResult?: Array<PartitionOffset & { error: string | null }>;
 }
 
-
 async function runClient(args: string[]): Promise<PyResult> {
   const debug = process.env['KMC_LIBRDKAFKA_DEBUG'];
-  const out = await runPython([SCRIPT, ...args, '--timeout', '30', ...(debug ? ['--debug', debug] : [])], 45_000);
-  let result: PyResult | null = null;
-  for (const line of out.stdout.trim().split('\n').reverse()) {
-    if (!line.startsWith('{')) continue;
-    try {
-      result = JSON.parse(line) as PyResult;
-      break;
-    } catch {
-      // keep looking
-    }
-  }
-  if (result === null || !result.ok || out.code !== 0) {
-    throw new Error(
-      `librdkafka ${args.join(' ')} failed at stage '${result?.stage ?? '?'}': ${result?.error ?? 'no JSON result'} (exit ${out.code})\n` +
-        `stdout:\n${out.stdout}\nstderr:\n${out.stderr.slice(-8000)}`,
-    );
-  }
-  return result;
+  return runPythonClient<PyResult>('librdkafka', [SCRIPT, ...args, '--timeout', '30', ...(debug ? ['--debug', debug] : [])], 45_000);
 }
 
 const strip = (xs: Array<PartitionOffset & { error: string | null }> | undefined): PartitionOffset[] =>
