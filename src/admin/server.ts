@@ -51,7 +51,7 @@ function optionalInt(value: unknown, name: string, max = MAX_TIMER_MS): number |
 export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
   const { broker, faults, clock } = options;
   // Group ids may be up to 32767 characters (Kafka's int16 string), and they are path parameters.
-  const app = Fastify({ logger: false, maxParamLength: 200_000 });
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 200_000 } });
 
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     if (err instanceof FaultRuleError) return sendError(reply, /duplicate rule id/.test(err.message) ? 409 : 400, err.message);
