@@ -15,6 +15,10 @@ export interface CliServer {
 
 /** Starts the built command line (`dist/cli.js`) and resolves at its ready line. */
 export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliServer> {
+  // Test servers run in parallel: none may take the default admin port 9644 (the one that lost the
+  // race would log a warning that tests counting warnings would see). Tests that want the admin
+  // API pass --admin-port 0.
+  if (!args.some((a) => a === '--admin-port' || a === '--no-admin')) args = [...args, '--no-admin'];
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let stderr = '';
