@@ -1,7 +1,8 @@
 import type { ConsumerGroupDescribeRequest } from '../protocol/messages/ConsumerGroupDescribeRequest.js';
 import type { ConsumerGroupDescribeResponse } from '../protocol/messages/ConsumerGroupDescribeResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { AUTHORIZED_OPERATIONS_OMITTED, GROUP_AUTHORIZED_OPERATIONS } from '../protocol/acl-operations.js';
+import { GROUP_AUTHORIZED_OPERATIONS } from '../protocol/acl-operations.js';
+import { describedGroupError } from '../coordinator/consumer/describe.js';
 import type { ApiDefinition } from './types.js';
 
 /** READ 3, DELETE 6, DESCRIBE 8 (as DescribeGroups answers with no authorizer). */
@@ -20,19 +21,7 @@ export const api: ApiDefinition<ConsumerGroupDescribeRequest, ConsumerGroupDescr
     return {
       throttleTimeMs: 0,
       groups: req.groupIds.map((groupId) => {
-        if (groupId === '') {
-          return {
-            errorCode: ErrorCode.INVALID_GROUP_ID,
-            errorMessage: null,
-            groupId,
-            groupState: '',
-            groupEpoch: 0,
-            assignmentEpoch: 0,
-            assignorName: '',
-            members: [],
-            authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-          };
-        }
+        if (groupId === '') return describedGroupError(groupId, ErrorCode.INVALID_GROUP_ID, null);
         return ctx.broker.consumer.describe(groupId, req.includeAuthorizedOperations, GROUP_AUTHORIZED_OPERATIONS);
       }),
     };

@@ -63,6 +63,11 @@ export function newMember(memberId: string): ConsumerGroupMember {
   };
 }
 
+/** A member id as Kafka's `Uuid.randomUuid().toString()` prints it (base64url, 22 characters). */
+export function randomMemberId(): string {
+  return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
+}
+
 export const assignedPartitions = (m: ConsumerGroupMember): Assignment => partitionsOf(m.assigned);
 export const pendingRevocationPartitions = (m: ConsumerGroupMember): Assignment => partitionsOf(m.pendingRevocation);
 

@@ -1,0 +1,149 @@
+/**
+ * Classic-protocol members inside a consumer group once they have joined: Kafka 4.3's
+ * `GroupMetadataManager.classicGroupSyncToConsumerGroup`, `classicGroupHeartbeatToConsumerGroup`
+ * and `classicGroupLeaveToConsumerGroup`, with the member validation they share.
+ */
+import { ErrorCode } from '../../protocol/errors.js';
+import type { SyncGroupRequest } from '../../protocol/messages/SyncGroupRequest.js';
+import type { SyncGroupResponse } from '../../protocol/messages/SyncGroupResponse.js';
+import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.js';
+import type { LeaveGroupRequest, MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
+import type { LeaveGroupResponse, MemberResponse as LeaveMemberResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import { Writer } from '../../protocol/primitives.js';
+import * as ConsumerProtocolAssignmentSchema from '../../records/schemas/ConsumerProtocolAssignment.js';
+import type { CoordinatorRecord } from '../records.js';
+import type { Assignment } from './assignment.js';
+import { CONSUMER_PROTOCOL_TYPE, type ConsumerGroup } from './consumer-group.js';
+import type { ConsumerContext } from './context.js';
+import { ConsumerGroupError } from './errors.js';
+import { fenceMember } from './fencing.js';
+import { MemberState, assignedPartitions, useClassicProtocol, type ConsumerGroupMember } from './member.js';
+
+/** `validateConsumerGroupMember` + `throwIfMemberDoesNotUseClassicProtocol`. */
+function classicMember(group: ConsumerGroup, memberId: string, instanceId: string | null): ConsumerGroupMember {
+  let member: ConsumerGroupMember | undefined;
+  if (instanceId === null) {
+    member = group.members.get(memberId);
+    if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+  } else {
+    member = group.staticMember(instanceId);
+    if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member with instance id ${instanceId} is not a member of group ${group.groupId}.`);
+    if (member.memberId !== memberId) throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} is fenced.`);
+  }
+  if (!useClassicProtocol(member)) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} does not use the classic protocol.`);
+  return member;
+}
+
+/**
+ * `classicGroupSyncToConsumerGroup`: the member's current assignment as ConsumerProtocolAssignment
+ * bytes, at the version of its first protocol's subscription.
+ */
+export async function classicSync(ctx: ConsumerContext, req: SyncGroupRequest): Promise<SyncGroupResponse> {
+  const fail = (errorCode: number): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) });
+  const group = ctx.store.get(req.groupId);
+  if (!group) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+  try {
+    const member = classicMember(group, req.memberId, req.groupInstanceId);
+    if (req.generationId !== member.memberEpoch) throw new ConsumerGroupError(ErrorCode.ILLEGAL_GENERATION, 'Illegal generation.');
+    const protocols = member.classicMemberMetadata!.supportedProtocols;
+    if ((req.protocolType !== null && req.protocolType !== CONSUMER_PROTOCOL_TYPE) || (req.protocolName !== null && !protocols.some((p) => p.name === req.protocolName))) {
+      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'Inconsistent protocol.');
+    }
+    if (group.assignmentEpoch > member.memberEpoch && member.state !== MemberState.UNREVOKED_PARTITIONS) {
+      ctx.timers.scheduleJoinIfAbsent(group.groupId, member.memberId, member.rebalanceTimeoutMs);
+      throw new ConsumerGroupError(ErrorCode.REBALANCE_IN_PROGRESS, 'A new rebalance is triggered.');
+    }
+    ctx.timers.scheduleSession(group.groupId, member.memberId, member.classicMemberMetadata!.sessionTimeoutMs);
+    const version = protocols[0] && protocols[0].metadata.length >= 2 ? protocols[0].metadata.readInt16BE(0) : 0;
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, protocolType: req.protocolType, protocolName: req.protocolName, assignment: serializeAssignment(ctx, assignedPartitions(member), version) };
+  } catch (err) {
+    if (err instanceof ConsumerGroupError) return fail(err.errorCode);
+    throw err;
+  }
+}
+
+function serializeAssignment(ctx: ConsumerContext, assignment: Assignment, version: number): Buffer {
+  const v = Math.max(0, Math.min(version, ConsumerProtocolAssignmentSchema.MAX_VERSION));
+  const assignedPartitions = [...assignment].flatMap(([topicId, parts]) => {
+    const topic = ctx.topics.getById(topicId);
+    return topic ? [{ topic: topic.name, partitions: [...parts].sort((a, b) => a - b) }] : [];
+  });
+  const w = new Writer();
+  w.int16(v);
+  ConsumerProtocolAssignmentSchema.encode(w, v, { assignedPartitions, userData: null });
+  return w.finish();
+}
+
+/**
+ * `classicGroupHeartbeatToConsumerGroup`: REBALANCE_IN_PROGRESS when the member must rejoin
+ * (behind the target epoch, revoking, or its unreleased partitions are free), else NONE.
+ */
+export function classicHeartbeat(ctx: ConsumerContext, req: HeartbeatRequest): number {
+  const group = ctx.store.get(req.groupId);
+  if (!group) return ErrorCode.UNKNOWN_MEMBER_ID;
+  try {
+    const member = classicMember(group, req.memberId, req.groupInstanceId);
+    if (req.generationId !== member.memberEpoch) return ErrorCode.ILLEGAL_GENERATION;
+    ctx.timers.scheduleSession(group.groupId, member.memberId, member.classicMemberMetadata!.sessionTimeoutMs);
+    if (
+      member.memberEpoch < group.assignmentEpoch ||
+      member.state === MemberState.UNREVOKED_PARTITIONS ||
+      (member.state === MemberState.UNRELEASED_PARTITIONS && !waitingOnUnreleasedPartition(group, member))
+    ) {
+      ctx.timers.scheduleJoinIfAbsent(group.groupId, member.memberId, member.rebalanceTimeoutMs);
+      return ErrorCode.REBALANCE_IN_PROGRESS;
+    }
+    return ErrorCode.NONE;
+  } catch (err) {
+    if (err instanceof ConsumerGroupError) return err.errorCode;
+    throw err;
+  }
+}
+
+/** `ConsumerGroup.waitingOnUnreleasedPartition`: part of the member's target is still held by another member. */
+function waitingOnUnreleasedPartition(group: ConsumerGroup, member: ConsumerGroupMember): boolean {
+  for (const [topicId, parts] of group.targetOf(member.memberId)) {
+    for (const p of parts) {
+      if (member.assigned.get(topicId)?.has(p)) continue;
+      if (group.currentPartitionEpoch(topicId, p) !== -1) return true;
+    }
+  }
+  return false;
+}
+
+/** `classicGroupLeaveToConsumerGroup`: each named classic member is fenced (8, 7, 5 tombstones, epoch bump). */
+export async function classicLeave(ctx: ConsumerContext, req: LeaveGroupRequest, apiVersion: number): Promise<LeaveGroupResponse> {
+  const group = ctx.store.get(req.groupId);
+  const batched = apiVersion >= 3;
+  const identities: MemberIdentity[] = batched ? req.members : [{ memberId: req.memberId, groupInstanceId: null, reason: null }];
+  const records: CoordinatorRecord[] = [];
+  const results: LeaveMemberResponse[] = identities.map((id) => {
+    const result: LeaveMemberResponse = { memberId: id.memberId, groupInstanceId: id.groupInstanceId, errorCode: ErrorCode.NONE };
+    if (!group) return { ...result, errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+    try {
+      let member: ConsumerGroupMember | undefined;
+      if (id.groupInstanceId === null) {
+        member = group.members.get(id.memberId);
+        if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'unknown member');
+      } else {
+        member = group.staticMember(id.groupInstanceId);
+        if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'unknown instance id');
+        if (id.memberId !== '' && member.memberId !== id.memberId) throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, 'fenced');
+      }
+      if (!useClassicProtocol(member)) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'not a classic member');
+      records.push(...fenceMember(ctx, group, member, 'the classic member left the group'));
+      return { ...result, memberId: member.memberId };
+    } catch (err) {
+      if (err instanceof ConsumerGroupError) return { ...result, errorCode: err.errorCode };
+      throw err;
+    }
+  });
+  try {
+    if (records.length > 0) await ctx.writer.append(records);
+  } catch (err) {
+    ctx.log.error({ err, groupId: req.groupId }, 'failed to write consumer group records');
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
+  }
+  if (batched) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, members: results };
+  return { throttleTimeMs: 0, errorCode: results[0]?.errorCode ?? ErrorCode.NONE, members: [] };
+}

@@ -1,0 +1,74 @@
+/**
+ * The shared state every KIP-848 consumer group handler works on (the consumer-group part of
+ * Kafka 4.3's `GroupMetadataManager` fields and `GroupCoordinatorConfig`), and the interfaces
+ * the consumer coordinator is built from.
+ */
+import type { Logger } from 'pino';
+import type { Time } from '../../util/time.js';
+import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
+import type { OffsetStore } from '../offsets/offset-store.js';
+import type { ClassicUpgradeView } from '../classic/classic-coordinator.js';
+import type { RecordWriter } from '../classic/record-writer.js';
+import type { AssignorSet } from './assignors.js';
+import type { ConsumerGroupStore } from './group-store.js';
+import type { MemberTimers } from './member-timers.js';
+
+/** What the coordinator needs to know about topics (a `TopicStore` fits). */
+export interface ConsumerTopicSource {
+  get(name: string): { name: string; topicId: string; partitionCount: number } | undefined;
+  getById(topicId: string): { name: string; topicId: string; partitionCount: number } | undefined;
+  list(): Array<{ name: string; topicId: string; partitionCount: number }>;
+}
+
+/** The classic coordinator, as far as group type conversion needs it. */
+export interface ClassicGroupBridge {
+  /** 'none' (no classic group), 'empty' (convertible whatever the policy) or 'non-empty'. */
+  classicGroupStatus(groupId: string): 'none' | 'empty' | 'non-empty';
+  /** Forgets an empty classic group and returns the records that delete it (its GroupMetadata tombstone). */
+  removeEmptyClassicGroup(groupId: string): CoordinatorRecord[];
+  /** A non-empty classic group as the online upgrade reads it (absent: no online upgrade). */
+  upgradeView?(groupId: string): ClassicUpgradeView | null;
+  /** Completes parked requests with REBALANCE_IN_PROGRESS, forgets the group, returns its tombstone. */
+  takeGroupForUpgrade?(groupId: string): CoordinatorRecord[];
+}
+
+/** The offsets the coordinator consults: whether a group holds any, and deleting them with the group. */
+export type ConsumerOffsets = Pick<OffsetStore, 'hasOffsets' | 'deleteGroupOffsets'>;
+
+export interface ConsumerRequestContext {
+  readonly apiVersion: number;
+  readonly clientId: string;
+  readonly clientHost: string;
+}
+
+/** Kafka's consumer group settings (`GroupCoordinatorConfig`), read once from BrokerConfig. */
+export interface ConsumerSettings {
+  /** `group.consumer.session.timeout.ms` */
+  readonly sessionTimeoutMs: number;
+  /** `group.consumer.heartbeat.interval.ms` */
+  readonly heartbeatIntervalMs: number;
+  /** `group.consumer.assignment.interval.ms` (KIP-1263) */
+  readonly assignmentIntervalMs: number;
+  /** `group.consumer.max.size` */
+  readonly maxSize: number;
+  /** `group.consumer.migration.policy`: disabled, upgrade, downgrade or bidirectional. */
+  readonly migrationPolicy: string;
+}
+
+/** Builds a record into the group: applies it at once and keeps it for the append. */
+export type Emit = (record: ConsumerGroupRecord) => void;
+
+/** The shared state every consumer group handler works on; one per coordinator. */
+export interface ConsumerContext {
+  readonly settings: ConsumerSettings;
+  readonly time: Time;
+  readonly log: Logger;
+  readonly store: ConsumerGroupStore;
+  readonly timers: MemberTimers;
+  readonly writer: RecordWriter;
+  readonly topics: ConsumerTopicSource;
+  readonly offsets: ConsumerOffsets;
+  readonly classic: ClassicGroupBridge | undefined;
+  /** The server assignors of `group.consumer.assignors` (the first is the default). */
+  readonly assignors: AssignorSet;
+}

@@ -1,0 +1,146 @@
+/**
+ * The consumer groups the coordinator holds, rebuilt only by applying records: Kafka 4.3's
+ * `GroupMetadataManager.replay` for records 3, 4, 5, 6, 7, 8 and 16 (used live as each record is
+ * built, and when the log is replayed at start) and `ConsumerGroup.createGroupTombstoneRecords`.
+ */
+import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
+import { assignmentFromTargetRecord } from './assignment.js';
+import { ConsumerGroup } from './consumer-group.js';
+import type { Emit } from './context.js';
+import { LEAVE_GROUP_MEMBER_EPOCH, applyCurrentAssignment, applyMemberMetadata, newMember } from './member.js';
+
+export class ConsumerGroupStore {
+  private readonly groups = new Map<string, ConsumerGroup>();
+  /** Sorted topic names at the last regex refresh, per group. */
+  private readonly regexTopicSignature = new Map<string, string>();
+  private regexVersion = 0n;
+
+  /** `onGroupDeleted` runs when a group's record 3 is tombstoned (its timers must stop). */
+  constructor(private readonly onGroupDeleted: (groupId: string) => void) {}
+
+  get(groupId: string): ConsumerGroup | undefined {
+    return this.groups.get(groupId);
+  }
+
+  has(groupId: string): boolean {
+    return this.groups.has(groupId);
+  }
+
+  /** Every group held, in creation order. */
+  all(): ConsumerGroup[] {
+    return [...this.groups.values()];
+  }
+
+  ids(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  getOrCreate(groupId: string): ConsumerGroup {
+    let group = this.groups.get(groupId);
+    if (!group) this.groups.set(groupId, (group = new ConsumerGroup(groupId)));
+    return group;
+  }
+
+  /** An `Emit` that collects into `records` (what the caller appends) and applies each record. */
+  emitInto(records: CoordinatorRecord[]): Emit {
+    return (r) => {
+      records.push(r);
+      this.apply(r);
+    };
+  }
+
+  /** The version for a new regex resolution (record 16): above every version applied so far. */
+  nextRegexVersion(): bigint {
+    this.regexVersion += 1n;
+    return this.regexVersion;
+  }
+
+  /** Remembers the topic set a group's regexes were resolved against; true when it differs from the last one. */
+  updateRegexTopicSignature(groupId: string, signature: string): boolean {
+    if (this.regexTopicSignature.get(groupId) === signature) return false;
+    this.regexTopicSignature.set(groupId, signature);
+    return true;
+  }
+
+  /** Applies one consumer-group record: live, and when the log is replayed at start. */
+  apply(record: ConsumerGroupRecord): void {
+    const { groupId } = record;
+    if (record.value === null) {
+      const group = this.groups.get(groupId);
+      if (!group) return;
+      switch (record.kind) {
+        case 'cg-metadata':
+          this.groups.delete(groupId);
+          this.onGroupDeleted(groupId);
+          this.regexTopicSignature.delete(groupId);
+          return;
+        case 'cg-partition-metadata':
+          group.hasLegacyPartitionMetadata = false;
+          return;
+        case 'cg-member-metadata':
+          group.removeMember(record.memberId);
+          return;
+        case 'cg-target-metadata':
+          return;
+        case 'cg-target-member':
+          group.targetAssignment.delete(record.memberId);
+          return;
+        case 'cg-current-assignment': {
+          const m = group.members.get(record.memberId);
+          if (m) {
+            group.updateMember({ ...m, memberEpoch: LEAVE_GROUP_MEMBER_EPOCH, previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH, assigned: new Map(), pendingRevocation: new Map() });
+          }
+          return;
+        }
+        case 'cg-regex':
+          group.resolvedRegexes.delete(record.regex);
+          return;
+      }
+    }
+    const group = this.getOrCreate(groupId);
+    switch (record.kind) {
+      case 'cg-metadata':
+        group.groupEpoch = record.value.epoch;
+        group.metadataHash = record.value.metadataHash;
+        return;
+      case 'cg-partition-metadata':
+        group.hasLegacyPartitionMetadata = true;
+        return;
+      case 'cg-member-metadata':
+        group.updateMember(applyMemberMetadata(group.members.get(record.memberId) ?? newMember(record.memberId), record.value));
+        return;
+      case 'cg-target-metadata':
+        group.assignmentEpoch = record.value.assignmentEpoch;
+        group.assignmentTimestamp = record.value.assignmentTimestamp;
+        return;
+      case 'cg-target-member':
+        group.targetAssignment.set(record.memberId, assignmentFromTargetRecord(record.value.topicPartitions));
+        return;
+      case 'cg-current-assignment':
+        group.updateMember(applyCurrentAssignment(group.members.get(record.memberId) ?? newMember(record.memberId), record.value));
+        return;
+      case 'cg-regex':
+        group.resolvedRegexes.set(record.regex, record.value);
+        if (record.value.version > this.regexVersion) this.regexVersion = record.value.version;
+        return;
+    }
+  }
+
+  /**
+   * `ConsumerGroup.createGroupTombstoneRecords`: every 8, every 7, 6, every 5, the regexes (16),
+   * a leftover 4, then 3; applied at once (the group is forgotten).
+   */
+  createGroupTombstoneRecords(group: ConsumerGroup): ConsumerGroupRecord[] {
+    const { groupId } = group;
+    const out: ConsumerGroupRecord[] = [];
+    for (const memberId of group.members.keys()) out.push({ kind: 'cg-current-assignment', groupId, memberId, value: null });
+    for (const memberId of group.targetAssignment.keys()) out.push({ kind: 'cg-target-member', groupId, memberId, value: null });
+    out.push({ kind: 'cg-target-metadata', groupId, value: null });
+    for (const memberId of group.members.keys()) out.push({ kind: 'cg-member-metadata', groupId, memberId, value: null });
+    for (const regex of group.resolvedRegexes.keys()) out.push({ kind: 'cg-regex', groupId, regex, value: null });
+    if (group.hasLegacyPartitionMetadata) out.push({ kind: 'cg-partition-metadata', groupId, value: null });
+    out.push({ kind: 'cg-metadata', groupId, value: null });
+    for (const r of out) this.apply(r);
+    return out;
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The per-member timers of consumer groups and what their expiry does (Kafka 4.3's
+ * `GroupMetadataManager.scheduleConsumerGroupSessionTimeout`, `scheduleConsumerGroupRebalanceTimeout`,
+ * `scheduleConsumerGroupJoinTimeoutIfAbsent` and their cancel methods): an expired timer fences
+ * the member, and the records are appended with only a log line on failure.
+ */
+import { KeyedTimers } from '../classic/keyed-timers.js';
+import type { ConsumerContext } from './context.js';
+import { fenceMember } from './fencing.js';
+import { MemberState, type ConsumerGroupMember } from './member.js';
+
+// Keys share the classic coordinator's `${groupId}\u0000` prefix scheme, so one group's timers
+// are dropped with a single `cancelPrefix`.
+const sessionKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-session\u0000${memberId}`;
+const rebalanceKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-rebalance\u0000${memberId}`;
+const joinKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-join\u0000${memberId}`;
+const groupPrefix = (groupId: string) => `${groupId}\u0000`;
+
+export class MemberTimers {
+  private readonly timers: KeyedTimers;
+
+  constructor(private readonly ctx: ConsumerContext) {
+    this.timers = new KeyedTimers(ctx.time);
+  }
+
+  scheduleSession(groupId: string, memberId: string, timeoutMs = this.ctx.settings.sessionTimeoutMs): void {
+    this.timers.schedule(sessionKey(groupId, memberId), timeoutMs, () => {
+      this.fenceOnExpiry(groupId, memberId, 'the member session expired', 'consumer group session expiry');
+    });
+  }
+
+  scheduleRebalance(groupId: string, memberId: string, memberEpoch: number, rebalanceTimeoutMs: number): void {
+    this.timers.schedule(rebalanceKey(groupId, memberId), Math.max(0, rebalanceTimeoutMs), () => {
+      this.fenceOnExpiry(
+        groupId,
+        memberId,
+        'the member failed to revoke partitions within the rebalance timeout',
+        'consumer group rebalance timeout',
+        (member) => member.state === MemberState.UNREVOKED_PARTITIONS && member.memberEpoch === memberEpoch,
+      );
+    });
+  }
+
+  /** `scheduleConsumerGroupJoinTimeoutIfAbsent`: a classic member told to rejoin is fenced if it does not. */
+  scheduleJoinIfAbsent(groupId: string, memberId: string, rebalanceTimeoutMs: number): void {
+    const key = joinKey(groupId, memberId);
+    if (this.timers.has(key)) return;
+    this.timers.schedule(key, Math.max(0, rebalanceTimeoutMs), () => {
+      this.fenceOnExpiry(groupId, memberId, 'the classic member did not rejoin within the rebalance timeout', 'consumer group join timeout');
+    });
+  }
+
+  cancelJoin(groupId: string, memberId: string): void {
+    this.timers.cancel(joinKey(groupId, memberId));
+  }
+
+  cancelRebalance(groupId: string, memberId: string): void {
+    this.timers.cancel(rebalanceKey(groupId, memberId));
+  }
+
+  cancelMember(groupId: string, memberId: string): void {
+    this.timers.cancel(joinKey(groupId, memberId));
+    this.timers.cancel(sessionKey(groupId, memberId));
+    this.timers.cancel(rebalanceKey(groupId, memberId));
+  }
+
+  cancelGroup(groupId: string): void {
+    this.timers.cancelPrefix(groupPrefix(groupId));
+  }
+
+  cancelAll(): void {
+    this.timers.cancelAll();
+  }
+
+  /**
+   * After the log is replayed (`GroupMetadataManager.onLoaded`): every member's session timer
+   * starts now, and members still revoking get their rebalance timer.
+   */
+  onLoaded(): void {
+    for (const group of this.ctx.store.all()) {
+      for (const m of group.members.values()) {
+        this.scheduleSession(group.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs ?? this.ctx.settings.sessionTimeoutMs);
+        if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalance(group.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
+      }
+    }
+  }
+
+  /** A timer fired: fences the member if it is still in the group and `due` still holds for it. */
+  private fenceOnExpiry(groupId: string, memberId: string, reason: string, what: string, due: (member: ConsumerGroupMember) => boolean = () => true): void {
+    const group = this.ctx.store.get(groupId);
+    const member = group?.members.get(memberId);
+    if (!group || !member || !due(member)) return;
+    this.ctx.writer.appendLogged(fenceMember(this.ctx, group, member, reason), what);
+  }
+}

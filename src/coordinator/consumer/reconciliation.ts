@@ -1,0 +1,94 @@
+/**
+ * The common part of a ConsumerGroupHeartbeat and of a classic JoinGroup into a consumer group:
+ * Kafka 4.3's `GroupMetadataManager.consumerGroupHeartbeat` steps 1-3 (member metadata, group
+ * epoch, `updateTargetAssignment` and `maybeReconcile` through `CurrentAssignmentBuilder`).
+ */
+import type { TopicPartitions as RequestTopicPartitions } from '../../protocol/messages/ConsumerGroupHeartbeatRequest.js';
+import type { ClassicMemberMetadata } from '../../records/schemas/ConsumerGroupMemberMetadataValue.js';
+import type { ConsumerGroup } from './consumer-group.js';
+import type { ConsumerContext, Emit } from './context.js';
+import { reconcile } from './current-assignment-builder.js';
+import {
+  MemberState,
+  assignmentStateChanged,
+  currentAssignmentValue,
+  memberMetadataValue,
+  metadataChanged,
+  subscriptionChanged,
+  type ConsumerGroupMember,
+} from './member.js';
+import { maybeUpdateRegexes, subscriptionMetadataHash } from './subscriptions.js';
+import { updateTargetAssignment } from './target-assignment.js';
+
+/**
+ * Steps 1-3 of a heartbeat or of a classic JoinGroup into the consumer group: the member's
+ * record 5 (and regex), the group epoch, the target assignment and the member's reconciliation.
+ */
+export function updateAndReconcile(
+  ctx: ConsumerContext,
+  group: ConsumerGroup,
+  member: ConsumerGroupMember,
+  updated: ConsumerGroupMember,
+  owned: readonly RequestTopicPartitions[] | null,
+  now: number,
+  emit: Emit,
+): ConsumerGroupMember {
+  const { groupId } = group;
+  const { memberId } = updated;
+  const isNew = !group.members.has(memberId);
+  let bumpGroupEpoch = false;
+  if (isNew || metadataChanged(member, updated) || classicMetadataChanged(member.classicMemberMetadata, updated.classicMemberMetadata)) {
+    emit({ kind: 'cg-member-metadata', groupId, memberId, value: memberMetadataValue(updated) });
+    if (subscriptionChanged(member, updated)) bumpGroupEpoch = true;
+  }
+  if (maybeUpdateRegexes(ctx, group, member.subscribedTopicRegex, updated.subscribedTopicRegex, emit)) bumpGroupEpoch = true;
+
+  // Group epoch: subscription change or subscribed topic metadata change.
+  const metadataHash = subscriptionMetadataHash(ctx, group);
+  let groupEpoch = group.groupEpoch;
+  if (bumpGroupEpoch || metadataHash !== group.metadataHash) {
+    groupEpoch += 1;
+    emit({ kind: 'cg-metadata', groupId, value: { epoch: groupEpoch, metadataHash } });
+    ctx.log.info({ groupId, groupEpoch }, 'bumped consumer group epoch');
+  }
+
+  // 2. Target assignment.
+  if (groupEpoch > group.assignmentEpoch && canComputeTargetAssignment(ctx, group, now)) {
+    updateTargetAssignment(ctx, group, groupEpoch, now, emit);
+  }
+
+  // 3. Reconciliation.
+  updated = group.members.get(memberId) ?? updated;
+  if (!(updated.state === MemberState.STABLE && updated.memberEpoch === group.assignmentEpoch)) {
+    const reconciled = reconcile({
+      member: updated,
+      targetEpoch: group.assignmentEpoch,
+      target: group.targetOf(memberId),
+      currentPartitionEpoch: (t, p) => group.currentPartitionEpoch(t, p),
+      owned,
+    });
+    if (assignmentStateChanged(updated, reconciled)) {
+      emit({ kind: 'cg-current-assignment', groupId, memberId, value: currentAssignmentValue(reconciled) });
+      if (reconciled.state === MemberState.UNREVOKED_PARTITIONS) {
+        ctx.timers.scheduleRebalance(groupId, memberId, reconciled.memberEpoch, reconciled.rebalanceTimeoutMs);
+      } else {
+        ctx.timers.cancelRebalance(groupId, memberId);
+      }
+    }
+    updated = reconciled;
+  }
+
+  return updated;
+}
+
+/** Kafka 4.3 (KIP-1263): a new target at most every `group.consumer.assignment.interval.ms`. */
+function canComputeTargetAssignment(ctx: ConsumerContext, group: ConsumerGroup, now: number): boolean {
+  if (ctx.settings.assignmentIntervalMs === 0 || group.assignmentTimestamp === 0n) return true;
+  return BigInt(now) >= group.assignmentTimestamp + BigInt(ctx.settings.assignmentIntervalMs);
+}
+
+function classicMetadataChanged(a: ClassicMemberMetadata | null, b: ClassicMemberMetadata | null): boolean {
+  if (a === null || b === null) return a !== b;
+  if (a.sessionTimeoutMs !== b.sessionTimeoutMs || a.supportedProtocols.length !== b.supportedProtocols.length) return true;
+  return a.supportedProtocols.some((p, i) => p.name !== b.supportedProtocols[i]!.name || !p.metadata.equals(b.supportedProtocols[i]!.metadata));
+}

@@ -1,0 +1,47 @@
+/**
+ * A new target assignment for a consumer group: Kafka 4.3's `TargetAssignmentBuilder` as
+ * `GroupMetadataManager.updateTargetAssignment` runs it (records 7 and 6).
+ */
+import { assignmentToTargetRecord, assignmentsEqual, type Assignment } from './assignment.js';
+import type { AssignmentMemberSpec } from './assignor/types.js';
+import type { ConsumerGroup } from './consumer-group.js';
+import type { ConsumerContext, Emit } from './context.js';
+import { effectiveTopics } from './subscriptions.js';
+
+/** `TargetAssignmentBuilder`: runs the group's assignor and writes the changed targets (7) and the epoch (6). */
+export function updateTargetAssignment(ctx: ConsumerContext, group: ConsumerGroup, groupEpoch: number, now: number, emit: Emit): void {
+  const { groupId } = group;
+  const assignorName = group.preferredServerAssignor();
+  const assignor = (assignorName !== null ? ctx.assignors.byName.get(assignorName) : undefined) ?? ctx.assignors.defaultAssignor;
+  const specs = new Map<string, AssignmentMemberSpec>();
+  const topicCounts = new Map<string, number>();
+  for (const m of group.members.values()) {
+    const ids = new Set<string>();
+    for (const name of effectiveTopics(group, m)) {
+      const t = ctx.topics.get(name);
+      if (t) ids.add(t.topicId);
+    }
+    for (const id of ids) topicCounts.set(id, (topicCounts.get(id) ?? 0) + 1);
+    specs.set(m.memberId, {
+      memberId: m.memberId,
+      instanceId: m.instanceId,
+      rackId: m.rackId,
+      subscribedTopicIds: ids,
+      assignedPartitions: group.targetOf(m.memberId),
+    });
+  }
+  const homogeneous = [...topicCounts.values()].every((n) => n === group.numMembers);
+  const result = assignor.assign(
+    { members: specs, subscriptionType: homogeneous ? 'HOMOGENEOUS' : 'HETEROGENEOUS' },
+    { numPartitions: (topicId) => ctx.topics.getById(topicId)?.partitionCount ?? -1 },
+  );
+  for (const memberId of group.members.keys()) {
+    const next: Assignment = result.members.get(memberId) ?? new Map();
+    const prev = group.targetAssignment.get(memberId);
+    if (prev === undefined || !assignmentsEqual(prev, next)) {
+      emit({ kind: 'cg-target-member', groupId, memberId, value: { topicPartitions: assignmentToTargetRecord(next) } });
+    }
+  }
+  emit({ kind: 'cg-target-metadata', groupId, value: { assignmentEpoch: groupEpoch, assignmentTimestamp: BigInt(now) } });
+  ctx.log.info({ groupId, assignmentEpoch: groupEpoch, assignor: assignor.name }, 'computed new target assignment');
+}
