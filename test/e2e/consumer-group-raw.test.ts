@@ -12,6 +12,7 @@ import { FakeTime } from '../support/fake-time.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ConsumerGroupHeartbeatRequest } from '../../src/protocol/messages/ConsumerGroupHeartbeatRequest.js';
 import { hb } from '../support/kip848-group.js';
+import { MemberState } from '../../src/coordinator/consumer/member.js';
 
 const CONFIG = {
   'group.consumer.session.timeout.ms': 3000,
@@ -341,6 +342,50 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     expect(partitionsOf(r.assignment)).toEqual([0, 1]);
     expect([...server.broker.consumer.group(g)!.members.keys()]).toEqual([a2]);
     void topic;
+  });
+
+  it('a member that unsubscribes a topic gives up its partitions at once, before the next target (group.consumer.assignment.interval.ms)', async () => {
+    const time = new FakeTime(Date.now());
+    const { server } = await start({ time, config: { 'group.consumer.assignment.interval.ms': 5000, 'group.consumer.session.timeout.ms': 20000 } });
+    const u1 = createTopic(server, 'unsub-1', 2);
+    const u2 = createTopic(server, 'unsub-2', 2);
+    const c = await client(server);
+    const g = 'unsub-group';
+    const a = uuid();
+    const owned = (t1: number[], t2: number[]) => [
+      { topicId: u1.topicId, partitions: t1 },
+      { topicId: u2.topicId, partitions: t2 },
+    ];
+    const joined = await c.send(68, 1, joinReq(g, a, ['unsub-1', 'unsub-2']));
+    const e = joined.memberEpoch; // a new group starts at epoch 1, so its first member gets 2
+    expect(e).toBe(2);
+    await c.send(68, 1, hb(g, a, e, { topicPartitions: owned([0, 1], [0, 1]) }));
+
+    // Within the assignment interval: the group epoch moves on but no new target is computed, yet
+    // the member's unsubscribed partitions are revoked now (Kafka's CurrentAssignmentBuilder).
+    time.advance(100);
+    const r = await c.send(68, 1, hb(g, a, e, { subscribedTopicNames: ['unsub-1'], topicPartitions: owned([0, 1], [0, 1]) }));
+    expect(r.errorCode).toBe(0);
+    expect(r.memberEpoch).toBe(e);
+    expect(r.assignment!.topicPartitions).toEqual([{ topicId: u1.topicId, partitions: [0, 1] }]);
+    const group = server.broker.consumer.group(g)!;
+    expect(group.groupEpoch).toBe(e + 1);
+    expect(group.assignmentEpoch).toBe(e);
+    expect(group.members.get(a)!.state).toBe(MemberState.UNREVOKED_PARTITIONS);
+    expect(group.currentPartitionEpoch(u2.topicId, 0)).toBe(e);
+
+    // Released: the partitions are free for others although the target is still the old epoch's.
+    const released = await c.send(68, 1, hb(g, a, e, { topicPartitions: owned([0, 1], []) }));
+    expect(released.memberEpoch).toBe(e);
+    expect(group.members.get(a)!.state).toBe(MemberState.STABLE);
+    expect(group.currentPartitionEpoch(u2.topicId, 0)).toBe(-1);
+
+    // After the interval the new target (epoch e + 1) holds only unsub-1.
+    time.advance(5000);
+    const next = await c.send(68, 1, hb(g, a, e, { topicPartitions: [{ topicId: u1.topicId, partitions: [0, 1] }] }));
+    expect(next.memberEpoch).toBe(e + 1);
+    expect(group.assignmentEpoch).toBe(e + 1);
+    expect([...group.targetOf(a).keys()]).toEqual([u1.topicId]);
   });
 
   it('GROUP_MAX_SIZE_REACHED when group.consumer.max.size is reached; regex subscriptions pick up new topics', async () => {

@@ -12,12 +12,13 @@ import {
   MemberState,
   assignmentStateChanged,
   currentAssignmentValue,
+  isReconciledTo,
   memberMetadataValue,
   metadataChanged,
   subscriptionChanged,
   type ConsumerGroupMember,
 } from './member.js';
-import { maybeUpdateRegexes, subscriptionMetadataHash } from './subscriptions.js';
+import { maybeUpdateRegexes, subscribedTopicIds, subscriptionMetadataHash } from './subscriptions.js';
 import { updateTargetAssignment } from './target-assignment.js';
 
 /**
@@ -58,14 +59,19 @@ export function updateAndReconcile(
   }
 
   // 3. Reconciliation.
+  // `maybeReconcile`: a subscription change (names or regex) reconciles even a member already at
+  // the target epoch, so partitions of topics it dropped are revoked before the next target.
   updated = group.members.get(memberId) ?? updated;
-  if (!(updated.state === MemberState.STABLE && updated.memberEpoch === group.assignmentEpoch)) {
+  const hasSubscriptionChanged = subscriptionChanged(member, updated);
+  if (hasSubscriptionChanged || !isReconciledTo(updated, group.assignmentEpoch)) {
     const reconciled = reconcile({
       member: updated,
       targetEpoch: group.assignmentEpoch,
       target: group.targetOf(memberId),
       currentPartitionEpoch: (t, p) => group.currentPartitionEpoch(t, p),
       owned,
+      subscribedTopicIds: subscribedTopicIds(ctx, group, updated),
+      hasSubscriptionChanged,
     });
     if (assignmentStateChanged(updated, reconciled)) {
       emit({ kind: 'cg-current-assignment', groupId, memberId, value: currentAssignmentValue(reconciled) });

@@ -17,6 +17,16 @@ export function effectiveTopics(group: ConsumerGroup, m: ConsumerGroupMember): s
   return [...new Set([...m.subscribedTopicNames, ...resolved])];
 }
 
+/** Kafka's `ConsumerGroupMember.subscribedTopicIds()`: the ids of the member's topics that exist. */
+export function subscribedTopicIds(ctx: ConsumerContext, group: ConsumerGroup, m: ConsumerGroupMember): Set<string> {
+  const ids = new Set<string>();
+  for (const name of effectiveTopics(group, m)) {
+    const t = ctx.topics.get(name);
+    if (t) ids.add(t.topicId);
+  }
+  return ids;
+}
+
 export function subscribedTopicNames(group: ConsumerGroup): Set<string> {
   const names = new Set<string>();
   for (const m of group.members.values()) for (const t of effectiveTopics(group, m)) names.add(t);

@@ -6,7 +6,7 @@ import { assignmentToTargetRecord, assignmentsEqual, type Assignment } from './a
 import type { AssignmentMemberSpec } from './assignor/types.js';
 import type { ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext, Emit } from './context.js';
-import { effectiveTopics } from './subscriptions.js';
+import { subscribedTopicIds } from './subscriptions.js';
 
 /** `TargetAssignmentBuilder`: runs the group's assignor and writes the changed targets (7) and the epoch (6). */
 export function updateTargetAssignment(ctx: ConsumerContext, group: ConsumerGroup, groupEpoch: number, now: number, emit: Emit): void {
@@ -16,11 +16,7 @@ export function updateTargetAssignment(ctx: ConsumerContext, group: ConsumerGrou
   const specs = new Map<string, AssignmentMemberSpec>();
   const topicCounts = new Map<string, number>();
   for (const m of group.members.values()) {
-    const ids = new Set<string>();
-    for (const name of effectiveTopics(group, m)) {
-      const t = ctx.topics.get(name);
-      if (t) ids.add(t.topicId);
-    }
+    const ids = subscribedTopicIds(ctx, group, m);
     for (const id of ids) topicCounts.set(id, (topicCounts.get(id) ?? 0) + 1);
     specs.set(m.memberId, {
       memberId: m.memberId,
