@@ -102,6 +102,9 @@ export class Broker {
     this.topics.onTopicDeleted((topic) => {
       void this.offsets.deleteTopicOffsets(topic.name).catch((err: unknown) => this.log.error({ err, topic: topic.name }, 'could not delete offsets of a deleted topic'));
     });
+    // The consumer groups' view of topic changes (GroupMetadataManager.onMetadataUpdate).
+    this.topics.onTopicCreated((topic) => this.consumer.onTopicCreated(topic.name));
+    this.topics.onTopicDeleted((topic) => this.consumer.onTopicDeleted(topic.name));
     this.groupLog.replay((record) => {
       if (record.kind === 'offset-commit') this.offsets.replay(record);
       else if (record.kind === 'group-metadata') this.classic.replayGroupMetadata(record.groupId, record.value);

@@ -65,6 +65,8 @@ export const CONFIG_SPECS = {
   'group.consumer.assignment.interval.ms': { kind: 'int', default: '1000', min: 0, max: 15000 },
   'group.consumer.max.size': { kind: 'int', default: String(INT_MAX), min: 1 },
   'group.consumer.migration.policy': { kind: 'enum', default: 'bidirectional', values: ['bidirectional', 'upgrade', 'downgrade', 'disabled'] },
+  // Kafka internal config (`GroupCoordinatorConfig.CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_CONFIG`, atLeast 10000).
+  'group.consumer.regex.refresh.interval.ms': { kind: 'int', default: '600000', min: 10000 },
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
   'mock.cluster.id': { kind: 'string', default: '' },
 } satisfies Record<string, Spec>;

@@ -17,6 +17,10 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
   minVersion: 0,
   maxVersion: 9,
   async handle(req, ctx) {
+    // `GroupCoordinatorService.joinGroup` checks the group id and the session timeout bounds
+    // before the request reaches any group, classic or consumer.
+    const invalid = ctx.broker.classic.joinGroupRequestError(req);
+    if (invalid) return { ...invalid, protocolName: ctx.apiVersion < 7 ? '' : null };
     // An empty KIP-848 consumer group becomes a classic group whatever the migration policy; in a
     // non-empty one the member joins as a classic-protocol member (`classicGroupJoinToConsumerGroup`).
     if (ctx.broker.consumer.servesClassicJoin(req.groupId)) {

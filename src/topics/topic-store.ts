@@ -43,6 +43,7 @@ export class TopicStore {
   private readonly byId = new Map<string, Topic>();
   private readonly waiters: AppendWaiters;
   private readonly deletedListeners: Array<(topic: Topic) => void> = [];
+  private readonly createdListeners: Array<(topic: Topic) => void> = [];
 
   private constructor(private readonly options: TopicStoreOptions) {
     this.waiters = new AppendWaiters(options.pollTime ?? options.time);
@@ -111,6 +112,7 @@ export class TopicStore {
     const topic = new Topic(name, id, parts);
     this.add(topic);
     this.options.log.info({ topic: name, topicId: id, partitions }, 'created topic');
+    for (const listener of this.createdListeners) listener(topic);
     return topic;
   }
 
@@ -146,6 +148,11 @@ export class TopicStore {
     this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
     for (const listener of this.deletedListeners) listener(topic);
     return topic;
+  }
+
+  /** Registers a callback run after a topic is created (not for topics recovered at open). */
+  onTopicCreated(listener: (topic: Topic) => void): void {
+    this.createdListeners.push(listener);
   }
 
   /** Registers a callback run after a topic is deleted (e.g. to drop its committed offsets). */

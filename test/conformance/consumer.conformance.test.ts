@@ -1,9 +1,10 @@
 /**
  * Conformance: KIP-848 consumer groups (ConsumerGroupHeartbeat join/heartbeat/leave, epoch
- * fencing, OffsetCommit member-epoch checks) and ConsumerGroupDescribe.
+ * fencing, OffsetCommit member-epoch checks, regex subscriptions resolved off the heartbeat and
+ * at most every 10 s) and ConsumerGroupDescribe.
  */
 import { describe } from 'vitest';
-import { scenario, useTargets, type Session } from './runner.js';
+import { scenario, sleep, useTargets, type Session } from './runner.js';
 import { commit } from './groups.js';
 import { hb as rawHeartbeat } from '../support/kip848-group.js';
 
@@ -76,4 +77,52 @@ describe('ConsumerGroupHeartbeat', () => {
     await s.call('M1 rejoins with epoch 0', 68, 1, hb(g, m1, 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: [topic], topicPartitions: [] }));
     await s.call('ConsumerGroupDescribe after the rejoin', 69, 1, { groupIds: [g], includeAuthorizedOperations: false } as never);
   });
+});
+
+describe('ConsumerGroupHeartbeat with regex subscriptions', () => {
+  scenario('a new regex is resolved after the heartbeat (epoch bump, then the partitions); a second regex waits 10 s', async (s) => {
+    const g = s.name('cgrx');
+    await s.createTopic(s.name('rxa'), 2);
+    await s.createTopic(s.name('rxb'), 1);
+    await s.createTopic(s.name('zz'), 1);
+    const m1 = s.name('member-1');
+    const m2 = s.name('member-2');
+    const state = new Map<string, { epoch: number; owned: Array<{ topicId: string; partitions: number[] }> }>();
+    const track = (member: string, r: { memberEpoch: number; assignment: { topicPartitions: Array<{ topicId: string; partitions: number[] }> } | null }) => {
+      const prev = state.get(member);
+      const owned = r.assignment ? r.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] })) : (prev?.owned ?? []);
+      state.set(member, { epoch: r.memberEpoch, owned });
+      return r;
+    };
+    const beat = async (member: string, label: string | null, conn = 'main') => {
+      const st = state.get(member)!;
+      const body = hb(g, member, st.epoch, { topicPartitions: st.owned });
+      return track(member, label === null ? await s.send(68, 1, body, conn) : await s.call(label, 68, 1, body, conn));
+    };
+    const describe = (label: string) => s.call(label, 69, 1, { groupIds: [g], includeAuthorizedOperations: false } as never);
+
+    // The heartbeat only schedules the resolution: no partitions, no epoch bump.
+    track(m1, await s.call('M1 joins with a regex', 68, 1, hb(g, m1, 0, { rebalanceTimeoutMs: 30000, subscribedTopicRegex: s.name('rx[ab]'), topicPartitions: [] })));
+    await sleep(1000);
+    await describe('ConsumerGroupDescribe once the regex is resolved (group epoch bumped)');
+    await beat(m1, 'M1 heartbeat gets the partitions of both topics');
+    await beat(m1, 'M1 heartbeat with them');
+
+    // Within 10 s of the last resolution, a new regex is not resolved.
+    track(m2, await s.call('M2 joins with another regex', 68, 1, hb(g, m2, 0, { rebalanceTimeoutMs: 30000, subscribedTopicRegex: s.name('z+'), topicPartitions: [] }), 'b'));
+    await sleep(1000);
+    await describe('ConsumerGroupDescribe: the second regex is not resolved yet');
+    // Keep both sessions (6 s) alive until about 8 s after the resolution (not recorded) ...
+    for (let i = 0; i < 3; i++) {
+      await sleep(2000);
+      await beat(m1, null);
+      await beat(m2, null, 'b');
+    }
+    // ... then, about 11 s after it, a heartbeat schedules the next resolution.
+    await sleep(3000);
+    await beat(m2, 'M2 heartbeat past the 10 s (schedules the resolution)', 'b');
+    await sleep(1000);
+    await describe('ConsumerGroupDescribe once the second regex is resolved');
+    await beat(m2, 'M2 heartbeat gets its partition', 'b');
+  }, { timeoutMs: 60_000 });
 });

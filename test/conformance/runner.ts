@@ -177,6 +177,9 @@ export class Session {
         objs.sort((a, b) => String(a.groupId).localeCompare(String(b.groupId)));
       } else if (items.length > 1 && objs.every((x) => x && typeof x === 'object' && typeof x.name === 'string' && !('memberId' in x))) {
         objs.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+      } else if (items.length > 1 && objs.every((x) => x && typeof x === 'object' && typeof x.topicId === 'string' && Array.isArray(x.partitions))) {
+        // Assignments by topic id (ConsumerGroupHeartbeat, ConsumerGroupDescribe): hash order on Kafka.
+        objs.sort((a, b) => String(a.topicId).localeCompare(String(b.topicId)));
       } else if (items.length > 1 && items.every((x) => typeof x === 'number') && (key === 'partitions' || key === 'partitionIndexes')) {
         (items as number[]).sort((a, b) => a - b);
       }

@@ -21,3 +21,27 @@ export async function startTestServer(options: StartServerOptions = {}): Promise
     },
   });
 }
+
+/**
+ * Starts a real server on a free port for a test that may stop it and start another on the same
+ * data directory: its own temp directory unless `options.dataDir` is given (removed at cleanup),
+ * and an idempotent `close`; both go into `cleanups` (run last first).
+ */
+export async function startClosableServer(
+  cleanups: Array<() => Promise<void> | void>,
+  options: StartServerOptions = {},
+  prefix = 'kmc-',
+): Promise<{ server: ServerHandle; close: () => Promise<void>; dataDir: string }> {
+  const data = options.dataDir === undefined ? tempDataDir(prefix) : null;
+  const dataDir = options.dataDir ?? data!.dir;
+  const server = await startServer({ port: 0, ...options, dataDir });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await server.close();
+  };
+  cleanups.push(() => data?.remove());
+  cleanups.push(close);
+  return { server, close, dataDir };
+}

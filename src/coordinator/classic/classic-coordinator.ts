@@ -21,6 +21,7 @@ import { ClassicGroup, errorJoin, errorSync, type ClassicGroupEnv } from './clas
 import type { ClassicContext, ClassicSettings } from './context.js';
 import { ClassicGroupState } from './group-state.js';
 import { groupTombstoneRecord, membersFromValue, snapshotFromValue } from './group-metadata.js';
+import { buildFromConsumerGroup, type ClassicDowngradePlan, type PreparedDowngrade } from './from-consumer-group.js';
 import { KeyedTimers, groupTimersPrefix } from './keyed-timers.js';
 import { RecordWriter } from './record-writer.js';
 import { Rebalancer } from './rebalancer.js';
@@ -123,19 +124,29 @@ export class ClassicGroupCoordinator {
   // ---- group APIs -------------------------------------------------------------------------
 
   /**
-   * JoinGroup (v0-9). INVALID_GROUP_ID for an empty group id; INVALID_SESSION_TIMEOUT outside
-   * `group.min.session.timeout.ms`..`group.max.session.timeout.ms`; then `joinClassicGroup`.
+   * JoinGroup (v0-9): the request checks of `joinGroupRequestError`, then `joinClassicGroup`.
    * v0 has no rebalance timeout, so the session timeout stands in (`JoinGroupRequest`).
    */
   async joinGroup(req: JoinGroupRequest, ctx: ClassicRequestContext): Promise<JoinGroupResponse> {
+    const invalid = this.joinGroupRequestError(req);
+    if (invalid) return invalid;
+    const request = ctx.apiVersion === 0 ? { ...req, rebalanceTimeoutMs: req.sessionTimeoutMs } : req;
+    this.group(req.groupId); // materialises an offsets-only group, as Kafka holds one after load
+    return joinClassicGroup(this.ctx, request, ctx);
+  }
+
+  /**
+   * The checks Kafka's `GroupCoordinatorService.joinGroup` makes before the request reaches any
+   * group, classic or consumer: INVALID_GROUP_ID for an empty group id, INVALID_SESSION_TIMEOUT
+   * outside `group.min.session.timeout.ms`..`group.max.session.timeout.ms`; null when it passes.
+   */
+  joinGroupRequestError(req: JoinGroupRequest): JoinGroupResponse | null {
     if (req.groupId === '') return errorJoin(ErrorCode.INVALID_GROUP_ID, req.memberId);
     const { minSessionTimeoutMs, maxSessionTimeoutMs } = this.ctx.settings;
     if (req.sessionTimeoutMs < minSessionTimeoutMs || req.sessionTimeoutMs > maxSessionTimeoutMs) {
       return errorJoin(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId);
     }
-    const request = ctx.apiVersion === 0 ? { ...req, rebalanceTimeoutMs: req.sessionTimeoutMs } : req;
-    this.group(req.groupId); // materialises an offsets-only group, as Kafka holds one after load
-    return joinClassicGroup(this.ctx, request, ctx);
+    return null;
   }
 
   /**
@@ -302,6 +313,32 @@ export class ClassicGroupCoordinator {
       this.removeGroup(group);
     }
     return [groupTombstoneRecord(groupId)];
+  }
+
+  /** `group.max.size`: a consumer group with more members is not downgraded (`validateOnlineDowngrade*`). */
+  classicGroupMaxSize(): number {
+    return this.ctx.settings.maxSize;
+  }
+
+  /**
+   * Online downgrade (KIP-848, `GroupMetadataManager.convertToClassicGroup`): builds the classic
+   * group a consumer group becomes (`buildFromConsumerGroup`) without changing anything; throws
+   * `DowngradeError` when it cannot be built. `install` then puts it in place as Kafka does:
+   * the group, every member's session timer (`rescheduleClassicGroupMemberHeartbeat`) and, with
+   * a reason, `prepareRebalance`. The consumer group must be gone by then (`isForeignGroup`).
+   */
+  prepareDowngrade(plan: ClassicDowngradePlan): PreparedDowngrade {
+    const { group, record } = buildFromConsumerGroup(this.ctx.groupEnv, plan);
+    return {
+      record,
+      install: (prepareRebalanceReason) => {
+        this.ctx.timers.cancelPrefix(groupTimersPrefix(group.groupId));
+        this.ctx.groups.set(group.groupId, group);
+        for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member);
+        if (prepareRebalanceReason !== null) this.ctx.rebalancer.prepareRebalance(group, prepareRebalanceReason);
+        this.ctx.log.info({ groupId: group.groupId, generationId: group.generationId, members: group.numMembers }, 'converted the consumer group to a classic group');
+      },
+    };
   }
 
   /**

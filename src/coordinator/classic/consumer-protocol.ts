@@ -1,4 +1,4 @@
-import { Reader } from '../../protocol/primitives.js';
+import { Reader, Writer } from '../../protocol/primitives.js';
 import * as Subscription from '../../records/schemas/ConsumerProtocolSubscription.js';
 import * as Assignment from '../../records/schemas/ConsumerProtocolAssignment.js';
 
@@ -47,4 +47,15 @@ export function decodeAssignment(assignment: Buffer): Assignment.ConsumerProtoco
   } catch {
     return null;
   }
+}
+
+/**
+ * `ConsumerProtocol.serializeAssignment` without user data: the int16 version, then the
+ * assignment at that version, which the caller has checked (0 to `Assignment.MAX_VERSION`).
+ */
+export function encodeAssignment(assignedPartitions: Assignment.TopicPartition[], version: number): Buffer {
+  const w = new Writer();
+  w.int16(version);
+  Assignment.encode(w, version, { assignedPartitions, userData: null });
+  return w.finish();
 }

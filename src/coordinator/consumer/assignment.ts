@@ -92,6 +92,17 @@ export function assignmentToResponse(a: Assignment): Array<{ topicId: string; pa
   return assignmentToTargetRecord(a);
 }
 
+/**
+ * ConsumerProtocolAssignment form (`Utils.toConsumerProtocolAssignment`): topic names instead of
+ * ids (topics `topicName` does not know are left out), partitions ascending.
+ */
+export function toConsumerProtocolPartitions(a: Assignment, topicName: (topicId: string) => string | undefined): Array<{ topic: string; partitions: number[] }> {
+  return [...a].flatMap(([topicId, parts]) => {
+    const topic = topicName(topicId);
+    return topic === undefined ? [] : [{ topic, partitions: [...parts].sort((x, y) => x - y) }];
+  });
+}
+
 export function cloneAssignment(a: Assignment): Assignment {
   return new Map([...a].map(([t, s]) => [t, new Set(s)]));
 }

@@ -1,27 +1,37 @@
 /**
  * A classic-protocol JoinGroup into a non-empty consumer group: Kafka 4.3's
- * `GroupMetadataManager.classicGroupJoinToConsumerGroup`.
+ * `GroupMetadataManager.classicGroupJoinToConsumerGroup`, with the static member replacement of
+ * `getOrMaybeSubscribeStaticConsumerGroupMember` and the online downgrade it may trigger.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { TopicPartitions as RequestTopicPartitions } from '../../protocol/messages/ConsumerGroupHeartbeatRequest.js';
-import type { JoinGroupRequest } from '../../protocol/messages/JoinGroupRequest.js';
+import type { JoinGroupRequest, JoinGroupRequestProtocol } from '../../protocol/messages/JoinGroupRequest.js';
 import type { JoinGroupResponse } from '../../protocol/messages/JoinGroupResponse.js';
 import type { CoordinatorRecord } from '../records.js';
+import type { PreparedDowngrade } from '../classic/from-consumer-group.js';
 import { decodeSubscription } from '../classic/consumer-protocol.js';
-import { CONSUMER_PROTOCOL_TYPE } from './consumer-group.js';
+import { CONSUMER_PROTOCOL_TYPE, type ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext, ConsumerRequestContext } from './context.js';
 import { ConsumerGroupError } from './errors.js';
-import { newMember, normalizeTopicNames, randomMemberId, type ConsumerGroupMember } from './member.js';
+import { replaceMember } from './heartbeat-join.js';
+import { newMember, normalizeTopicNames, randomMemberId, useClassicProtocol, type ConsumerGroupMember } from './member.js';
+import { convertToClassicGroup, prepareDowngrade, validateOnlineDowngradeWithReplacedMember } from './online-downgrade.js';
 import { updateAndReconcile } from './reconciliation.js';
 
 /**
  * `classicGroupJoinToConsumerGroup`: a classic member (re)joins a non-empty consumer group. Its
  * subscription and owned partitions come from the first protocol's ConsumerProtocol metadata;
  * the answer carries its member epoch as the generation and no member list (the assignment
- * comes from the target, returned by SyncGroup).
+ * comes from the target, returned by SyncGroup). A static member joining without a member id
+ * replaces the member holding its instance id (it takes over its target and assignment); when
+ * that member was the last one using the consumer protocol, the group is downgraded to a
+ * classic group (rebalancing when the target assignment is stale). Otherwise the member's
+ * session and sync timers start once the records are written.
  */
 export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, client: ConsumerRequestContext): Promise<JoinGroupResponse> {
-  const fail = (errorCode: number, memberId = req.memberId): JoinGroupResponse => ({
+  // Errors thrown by the group logic reach the client through `GroupCoordinatorService`'s
+  // exception handler, which answers with the error code only (member id "").
+  const fail = (errorCode: number, memberId = ''): JoinGroupResponse => ({
     throttleTimeMs: 0, errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId, members: [],
   });
   const group = ctx.store.get(req.groupId);
@@ -29,46 +39,33 @@ export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, c
   const { groupId } = group;
   const isUnknownMember = req.memberId === '';
   const memberId = isUnknownMember ? randomMemberId() : req.memberId;
+  const rebalanceTimeoutMs = client.apiVersion === 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs;
   const records: CoordinatorRecord[] = [];
   let response: JoinGroupResponse;
+  let downgraded = false;
   try {
-    if (!group.members.has(memberId) && group.numMembers >= ctx.settings.maxSize) {
-      throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, 'The consumer group is full.');
-    }
-    if (req.protocolType !== CONSUMER_PROTOCOL_TYPE || req.protocols.length === 0) {
-      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'The protocol type or protocols are not supported.');
-    }
+    // `throwIfClassicMemberCannotJoinConsumerGroup`.
     if (ctx.settings.migrationPolicy === 'disabled') {
-      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'Classic members may not join a non-empty consumer group.');
+      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `Cannot join the consumer group ${groupId} with the classic protocol because the group migration is disabled.`);
+    }
+    // `throwIfConsumerGroupIsFull`.
+    if (!group.members.has(memberId) && group.numMembers >= ctx.settings.maxSize) {
+      throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${ctx.settings.maxSize} members.`);
+    }
+    // `throwIfClassicProtocolIsNotSupported`.
+    if (!supportsClassicProtocols(group, req.protocolType, req.protocols)) {
+      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `Member ${memberId}'s protocols are not supported.`);
     }
     // `JoinGroupRequest.requiresKnownMemberId`.
     if (isUnknownMember && req.groupInstanceId === null && client.apiVersion >= 4) return fail(ErrorCode.MEMBER_ID_REQUIRED, memberId);
-    let member: ConsumerGroupMember;
-    if (req.groupInstanceId === null) {
-      const existing = group.members.get(memberId);
-      if (!existing && !isUnknownMember) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${groupId}.`);
-      member = existing ?? newMember(memberId);
-    } else {
-      const existing = group.staticMember(req.groupInstanceId);
-      if (!existing) {
-        if (!isUnknownMember) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.groupInstanceId} is unknown.`);
-        member = newMember(memberId);
-      } else if (existing.memberId === memberId) {
-        member = existing;
-      } else {
-        throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${req.groupInstanceId} is fenced.`);
-      }
-    }
+    const { member, replacing } = lookUpMember(group, req.groupInstanceId, memberId, isUnknownMember);
+
     const subscription = decodeSubscription(req.protocols[0]!.metadata);
     if (subscription === null) throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'The embedded consumer protocol is malformed.');
     const owned: RequestTopicPartitions[] = subscription.ownedPartitions.flatMap((tp) => {
       const topic = ctx.topics.get(tp.topic);
       return topic ? [{ topicId: topic.topicId, partitions: [...tp.partitions] }] : [];
     });
-    const now = ctx.time.now();
-    const emit = ctx.store.emitInto(records);
-    if (group.hasLegacyPartitionMetadata) emit({ kind: 'cg-partition-metadata', groupId, value: null });
-    const rebalanceTimeoutMs = client.apiVersion === 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs;
     const updated: ConsumerGroupMember = {
       ...member,
       instanceId: req.groupInstanceId ?? member.instanceId,
@@ -79,7 +76,28 @@ export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, c
       clientHost: client.clientHost,
       classicMemberMetadata: { sessionTimeoutMs: req.sessionTimeoutMs, supportedProtocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })) },
     };
-    const reconciled = updateAndReconcile(ctx, group, member, updated, owned, now, emit);
+
+    // The static member the join takes the place of (itself on a rejoin): when it is the last
+    // member using the consumer protocol, the group is downgraded (`validateOnlineDowngradeWithReplacedMember`).
+    // The classic group is built first (from the group as it is before the join), so a failure changes nothing.
+    const existingStatic = req.groupInstanceId === null ? undefined : group.staticMember(req.groupInstanceId);
+    let downgrade: PreparedDowngrade | null = null;
+    if (existingStatic && validateOnlineDowngradeWithReplacedMember(ctx, group, existingStatic)) {
+      downgrade = prepareDowngrade(ctx, group, new Set(), updated);
+    }
+
+    const now = ctx.time.now();
+    const emit = ctx.store.emitInto(records);
+    if (group.hasLegacyPartitionMetadata) emit({ kind: 'cg-partition-metadata', groupId, value: null });
+    if (replacing) replaceMember(ctx, group, replacing, member, emit);
+    // The downgrade skips the target assignment: a stale target (group epoch above it) is left
+    // to the classic rebalance, else the member is reconciled towards the current target first.
+    const reconciled = updateAndReconcile(ctx, group, member, updated, owned, now, emit, downgrade !== null);
+    if (downgrade) {
+      const stale = group.groupEpoch > group.assignmentEpoch;
+      convertToClassicGroup(ctx, group, downgrade, stale ? `Downgrade group ${groupId} from consumer to classic with stale assignment.` : null, records);
+      downgraded = true;
+    }
     response = {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
@@ -102,6 +120,46 @@ export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, c
     return fail(ErrorCode.NOT_COORDINATOR);
   }
   ctx.timers.cancelJoin(groupId, memberId);
-  ctx.timers.scheduleSession(groupId, memberId, req.sessionTimeoutMs);
+  if (!downgraded) {
+    ctx.timers.scheduleSession(groupId, memberId, req.sessionTimeoutMs);
+    ctx.timers.scheduleSync(groupId, memberId, rebalanceTimeoutMs);
+  }
   return response;
+}
+
+/**
+ * `ConsumerGroup.supportsClassicProtocols`: protocol type "consumer" and one protocol every
+ * classic-protocol member of the group supports (any protocol while none is there).
+ */
+function supportsClassicProtocols(group: ConsumerGroup, protocolType: string, protocols: readonly JoinGroupRequestProtocol[]): boolean {
+  if (protocolType !== CONSUMER_PROTOCOL_TYPE || protocols.length === 0) return false;
+  const classicMembers = [...group.members.values()].filter(useClassicProtocol);
+  return protocols.some((p) => classicMembers.every((m) => m.classicMemberMetadata!.supportedProtocols.some((s) => s.name === p.name)));
+}
+
+/**
+ * `getOrMaybeSubscribeDynamicConsumerGroupMember` / `getOrMaybeSubscribeStaticConsumerGroupMember`
+ * with the classic flags (throws before any record is built). A dynamic member is created when
+ * its id is not in the group. A static member without a member id replaces the member holding
+ * its instance id, whatever protocol that one uses and whatever its epoch (the replacement keeps
+ * its data with epochs 0); with a member id, the instance id must be known (UNKNOWN_MEMBER_ID)
+ * and held by that member id (FENCED_INSTANCE_ID).
+ */
+function lookUpMember(
+  group: ConsumerGroup,
+  instanceId: string | null,
+  memberId: string,
+  isUnknownMember: boolean,
+): { member: ConsumerGroupMember; replacing: ConsumerGroupMember | null } {
+  if (instanceId === null) return { member: group.members.get(memberId) ?? newMember(memberId), replacing: null };
+  const existing = group.staticMember(instanceId);
+  if (isUnknownMember) {
+    if (!existing) return { member: group.members.get(memberId) ?? newMember(memberId), replacing: null };
+    return { member: { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 }, replacing: existing };
+  }
+  if (!existing) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
+  if (existing.memberId !== memberId) {
+    throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} is not the member ${existing.memberId} that owns the instance id.`);
+  }
+  return { member: existing, replacing: null };
 }

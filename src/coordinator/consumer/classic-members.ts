@@ -9,14 +9,14 @@ import type { SyncGroupResponse } from '../../protocol/messages/SyncGroupRespons
 import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.js';
 import type { LeaveGroupRequest, MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
 import type { LeaveGroupResponse, MemberResponse as LeaveMemberResponse } from '../../protocol/messages/LeaveGroupResponse.js';
-import { Writer } from '../../protocol/primitives.js';
 import * as ConsumerProtocolAssignmentSchema from '../../records/schemas/ConsumerProtocolAssignment.js';
 import type { CoordinatorRecord } from '../records.js';
-import type { Assignment } from './assignment.js';
+import { encodeAssignment } from '../classic/consumer-protocol.js';
+import { toConsumerProtocolPartitions, type Assignment } from './assignment.js';
 import { CONSUMER_PROTOCOL_TYPE, type ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext } from './context.js';
 import { ConsumerGroupError } from './errors.js';
-import { fenceMember } from './fencing.js';
+import { fenceMembers } from './fencing.js';
 import { MemberState, assignedPartitions, useClassicProtocol, type ConsumerGroupMember } from './member.js';
 
 /** `validateConsumerGroupMember` + `throwIfMemberDoesNotUseClassicProtocol`. */
@@ -53,6 +53,7 @@ export async function classicSync(ctx: ConsumerContext, req: SyncGroupRequest): 
       ctx.timers.scheduleJoinIfAbsent(group.groupId, member.memberId, member.rebalanceTimeoutMs);
       throw new ConsumerGroupError(ErrorCode.REBALANCE_IN_PROGRESS, 'A new rebalance is triggered.');
     }
+    ctx.timers.cancelSync(group.groupId, member.memberId);
     ctx.timers.scheduleSession(group.groupId, member.memberId, member.classicMemberMetadata!.sessionTimeoutMs);
     const version = protocols[0] && protocols[0].metadata.length >= 2 ? protocols[0].metadata.readInt16BE(0) : 0;
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, protocolType: req.protocolType, protocolName: req.protocolName, assignment: serializeAssignment(ctx, assignedPartitions(member), version) };
@@ -64,14 +65,7 @@ export async function classicSync(ctx: ConsumerContext, req: SyncGroupRequest): 
 
 function serializeAssignment(ctx: ConsumerContext, assignment: Assignment, version: number): Buffer {
   const v = Math.max(0, Math.min(version, ConsumerProtocolAssignmentSchema.MAX_VERSION));
-  const assignedPartitions = [...assignment].flatMap(([topicId, parts]) => {
-    const topic = ctx.topics.getById(topicId);
-    return topic ? [{ topic: topic.name, partitions: [...parts].sort((a, b) => a - b) }] : [];
-  });
-  const w = new Writer();
-  w.int16(v);
-  ConsumerProtocolAssignmentSchema.encode(w, v, { assignedPartitions, userData: null });
-  return w.finish();
+  return encodeAssignment(toConsumerProtocolPartitions(assignment, (id) => ctx.topics.getById(id)?.name), v);
 }
 
 /**
@@ -111,12 +105,17 @@ function waitingOnUnreleasedPartition(group: ConsumerGroup, member: ConsumerGrou
   return false;
 }
 
-/** `classicGroupLeaveToConsumerGroup`: each named classic member is fenced (8, 7, 5 tombstones, epoch bump). */
+/**
+ * `classicGroupLeaveToConsumerGroup`: every named member (by member id, or by instance id with
+ * member id "" or its own) is looked up, whatever protocol it uses, and answered with the member
+ * id it was named by; the members found are fenced together (`consumerGroupFenceMembers`: one
+ * epoch bump, or the online downgrade). A downgrade that fails is the request's error.
+ */
 export async function classicLeave(ctx: ConsumerContext, req: LeaveGroupRequest, apiVersion: number): Promise<LeaveGroupResponse> {
   const group = ctx.store.get(req.groupId);
   const batched = apiVersion >= 3;
   const identities: MemberIdentity[] = batched ? req.members : [{ memberId: req.memberId, groupInstanceId: null, reason: null }];
-  const records: CoordinatorRecord[] = [];
+  const leaving: ConsumerGroupMember[] = [];
   const results: LeaveMemberResponse[] = identities.map((id) => {
     const result: LeaveMemberResponse = { memberId: id.memberId, groupInstanceId: id.groupInstanceId, errorCode: ErrorCode.NONE };
     if (!group) return { ...result, errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
@@ -130,14 +129,21 @@ export async function classicLeave(ctx: ConsumerContext, req: LeaveGroupRequest,
         if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'unknown instance id');
         if (id.memberId !== '' && member.memberId !== id.memberId) throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, 'fenced');
       }
-      if (!useClassicProtocol(member)) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'not a classic member');
-      records.push(...fenceMember(ctx, group, member, 'the classic member left the group'));
-      return { ...result, memberId: member.memberId };
+      ctx.log.info({ groupId: req.groupId, memberId: member.memberId, instanceId: id.groupInstanceId, reason: id.reason ?? 'not provided' }, 'member left the consumer group through LeaveGroup');
+      leaving.push(member);
+      return result;
     } catch (err) {
       if (err instanceof ConsumerGroupError) return { ...result, errorCode: err.errorCode };
       throw err;
     }
   });
+  let records: CoordinatorRecord[] = [];
+  try {
+    if (group) records = fenceMembers(ctx, group, leaving, 'the member left the group through LeaveGroup');
+  } catch (err) {
+    if (err instanceof ConsumerGroupError) return { throttleTimeMs: 0, errorCode: err.errorCode, members: [] };
+    throw err;
+  }
   try {
     if (records.length > 0) await ctx.writer.append(records);
   } catch (err) {

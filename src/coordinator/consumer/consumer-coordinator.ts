@@ -44,6 +44,8 @@ import { throwIfConsumerGroupHeartbeatRequestIsInvalid } from './heartbeat-valid
 import { consumerGroupLeave } from './leave.js';
 import { LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH } from './member.js';
 import { MemberTimers } from './member-timers.js';
+import { RegexRefresher } from './regex-refresh.js';
+import { subscribedTopicNames } from './subscriptions.js';
 import { validateOffsetCommit, validateOffsetFetch, type OffsetCommitValidation } from './offset-validation.js';
 
 export type { ClassicGroupBridge, ConsumerRequestContext, ConsumerTopicSource } from './context.js';
@@ -69,8 +71,10 @@ export class ConsumerGroupCoordinator {
       assignmentIntervalMs: config.int('group.consumer.assignment.interval.ms'),
       maxSize: config.int('group.consumer.max.size'),
       migrationPolicy: config.string('group.consumer.migration.policy'),
+      regexRefreshIntervalMs: config.int('group.consumer.regex.refresh.interval.ms'),
     };
     let timers!: MemberTimers;
+    let regexes!: RegexRefresher;
     this.ctx = {
       settings,
       time,
@@ -79,6 +83,9 @@ export class ConsumerGroupCoordinator {
       get timers() {
         return timers;
       },
+      get regexes() {
+        return regexes;
+      },
       writer: new RecordWriter(options.groupLog, log),
       topics: options.topics,
       offsets: options.offsets,
@@ -86,6 +93,7 @@ export class ConsumerGroupCoordinator {
       assignors: loadAssignors(parseAssignorNames(config.string('group.consumer.assignors'))),
     };
     timers = new MemberTimers(this.ctx);
+    regexes = new RegexRefresher(this.ctx);
   }
 
   // ---- lookups ----------------------------------------------------------------------------
@@ -166,13 +174,38 @@ export class ConsumerGroupCoordinator {
     this.ctx.store.apply(record);
   }
 
-  /** After the log is replayed (`GroupMetadataManager.onLoaded`): starts the members' timers. */
+  /**
+   * After the log is replayed (`GroupCoordinatorShard.onLoaded`): the metadata version resumes
+   * above the replayed regex resolutions, and the members' timers start.
+   */
   onLoaded(): void {
+    this.ctx.regexes.onLoaded(this.ctx.store.maxRegexVersion);
     this.ctx.timers.onLoaded();
   }
 
   shutdown(): void {
     this.ctx.timers.cancelAll();
+    this.ctx.regexes.cancelAll();
+  }
+
+  // ---- topic changes (`GroupMetadataManager.onMetadataUpdate`) -------------------------------
+
+  /** A topic was created: a new metadata version with new topics, and the groups subscribed to its name refresh their metadata. */
+  onTopicCreated(name: string): void {
+    this.ctx.regexes.onTopicCreated();
+    this.requestMetadataRefresh(name);
+  }
+
+  /** A topic was deleted: the groups subscribed to its name refresh their metadata. */
+  onTopicDeleted(name: string): void {
+    this.requestMetadataRefresh(name);
+  }
+
+  /** `requestMetadataRefresh` for every group subscribed to `name` (by name or through a resolved regex). */
+  private requestMetadataRefresh(name: string): void {
+    for (const group of this.ctx.store.all()) {
+      if (subscribedTopicNames(group).has(name)) group.metadataExpired = true;
+    }
   }
 
   // ---- admin: describe, list, delete --------------------------------------------------------

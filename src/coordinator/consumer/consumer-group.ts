@@ -1,6 +1,7 @@
 /**
- * A KIP-848 consumer group (Kafka's `modern/consumer/ConsumerGroup`): every field is rebuilt from
- * records 3, 5, 6, 7, 8 and 16, and changes only by applying them (`ConsumerGroupCoordinator.apply`).
+ * A KIP-848 consumer group (Kafka's `modern/consumer/ConsumerGroup`): every field but
+ * `metadataExpired` is rebuilt from records 3, 5, 6, 7, 8 and 16, and changes only by applying
+ * them (`ConsumerGroupCoordinator.apply`).
  */
 import type { ConsumerGroupRegularExpressionValue } from '../../records/schemas/ConsumerGroupRegularExpressionValue.js';
 import type { Assignment } from './assignment.js';
@@ -42,6 +43,13 @@ export class ConsumerGroup {
   readonly resolvedRegexes = new Map<string, ConsumerGroupRegularExpressionValue>();
   /** A pre-4.1 type-4 record is in the log: tombstoned on the next heartbeat, as 4.1+ does. */
   hasLegacyPartitionMetadata = false;
+  /**
+   * Kafka's `metadataRefreshDeadline` / `hasMetadataExpired` (in memory, not from records): a
+   * heartbeat recomputes the metadata hash only when the group epoch bumps or this is set. Set for
+   * a new or reloaded group and when a topic the group subscribes to is created or deleted
+   * (`requestMetadataRefresh`); cleared when the hash is recomputed.
+   */
+  metadataExpired = true;
   /** Owner epoch per partition (assigned or pending revocation): `currentPartitionEpoch`. */
   private readonly partitionEpochs = new Map<string, number>();
 

@@ -8,10 +8,12 @@ import type { Time } from '../../util/time.js';
 import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import type { ClassicUpgradeView } from '../classic/classic-coordinator.js';
+import type { ClassicDowngradePlan, PreparedDowngrade } from '../classic/from-consumer-group.js';
 import type { RecordWriter } from '../classic/record-writer.js';
 import type { AssignorSet } from './assignors.js';
 import type { ConsumerGroupStore } from './group-store.js';
 import type { MemberTimers } from './member-timers.js';
+import type { RegexRefresher } from './regex-refresh.js';
 
 /** What the coordinator needs to know about topics (a `TopicStore` fits). */
 export interface ConsumerTopicSource {
@@ -30,6 +32,13 @@ export interface ClassicGroupBridge {
   upgradeView?(groupId: string): ClassicUpgradeView | null;
   /** Completes parked requests with REBALANCE_IN_PROGRESS, forgets the group, returns its tombstone. */
   takeGroupForUpgrade?(groupId: string): CoordinatorRecord[];
+  /** `group.max.size` (absent: no online downgrade). */
+  classicGroupMaxSize?(): number;
+  /**
+   * Online downgrade: builds the classic group a consumer group becomes, changing nothing yet
+   * (throws `DowngradeError` when it cannot); its `install` puts it in place (absent: no online downgrade).
+   */
+  prepareDowngrade?(plan: ClassicDowngradePlan): PreparedDowngrade;
 }
 
 /** The offsets the coordinator consults: whether a group holds any, and deleting them with the group. */
@@ -53,6 +62,8 @@ export interface ConsumerSettings {
   readonly maxSize: number;
   /** `group.consumer.migration.policy`: disabled, upgrade, downgrade or bidirectional. */
   readonly migrationPolicy: string;
+  /** `group.consumer.regex.refresh.interval.ms` (Kafka internal config) */
+  readonly regexRefreshIntervalMs: number;
 }
 
 /** Builds a record into the group: applies it at once and keeps it for the append. */
@@ -65,6 +76,8 @@ export interface ConsumerContext {
   readonly log: Logger;
   readonly store: ConsumerGroupStore;
   readonly timers: MemberTimers;
+  /** Regex subscriptions: resolved off the heartbeat, at most every 10 s per group (`regex-refresh.ts`). */
+  readonly regexes: RegexRefresher;
   readonly writer: RecordWriter;
   readonly topics: ConsumerTopicSource;
   readonly offsets: ConsumerOffsets;

@@ -11,8 +11,6 @@ import { LEAVE_GROUP_MEMBER_EPOCH, applyCurrentAssignment, applyMemberMetadata, 
 
 export class ConsumerGroupStore {
   private readonly groups = new Map<string, ConsumerGroup>();
-  /** Sorted topic names at the last regex refresh, per group. */
-  private readonly regexTopicSignature = new Map<string, string>();
   private regexVersion = 0n;
 
   /** `onGroupDeleted` runs when a group's record 3 is tombstoned (its timers must stop). */
@@ -49,17 +47,9 @@ export class ConsumerGroupStore {
     };
   }
 
-  /** The version for a new regex resolution (record 16): above every version applied so far. */
-  nextRegexVersion(): bigint {
-    this.regexVersion += 1n;
+  /** The highest record 16 `version` applied so far (0 when none): where the metadata version resumes at load. */
+  get maxRegexVersion(): bigint {
     return this.regexVersion;
-  }
-
-  /** Remembers the topic set a group's regexes were resolved against; true when it differs from the last one. */
-  updateRegexTopicSignature(groupId: string, signature: string): boolean {
-    if (this.regexTopicSignature.get(groupId) === signature) return false;
-    this.regexTopicSignature.set(groupId, signature);
-    return true;
   }
 
   /** Applies one consumer-group record: live, and when the log is replayed at start. */
@@ -72,7 +62,6 @@ export class ConsumerGroupStore {
         case 'cg-metadata':
           this.groups.delete(groupId);
           this.onGroupDeleted(groupId);
-          this.regexTopicSignature.delete(groupId);
           return;
         case 'cg-partition-metadata':
           group.hasLegacyPartitionMetadata = false;
@@ -127,18 +116,19 @@ export class ConsumerGroupStore {
   }
 
   /**
-   * `ConsumerGroup.createGroupTombstoneRecords`: every 8, every 7, 6, every 5, the regexes (16),
-   * a leftover 4, then 3; applied at once (the group is forgotten).
+   * `ConsumerGroup.createGroupTombstoneRecords` (4.3): for every member 8 and 7, then 6, every 5,
+   * the resolved regexes (16), the legacy subscription metadata (4, written whether or not the
+   * group ever had one), then 3; applied at once (the group is forgotten).
    */
   createGroupTombstoneRecords(group: ConsumerGroup): ConsumerGroupRecord[] {
     const { groupId } = group;
     const out: ConsumerGroupRecord[] = [];
     for (const memberId of group.members.keys()) out.push({ kind: 'cg-current-assignment', groupId, memberId, value: null });
-    for (const memberId of group.targetAssignment.keys()) out.push({ kind: 'cg-target-member', groupId, memberId, value: null });
+    for (const memberId of group.members.keys()) out.push({ kind: 'cg-target-member', groupId, memberId, value: null });
     out.push({ kind: 'cg-target-metadata', groupId, value: null });
     for (const memberId of group.members.keys()) out.push({ kind: 'cg-member-metadata', groupId, memberId, value: null });
     for (const regex of group.resolvedRegexes.keys()) out.push({ kind: 'cg-regex', groupId, regex, value: null });
-    if (group.hasLegacyPartitionMetadata) out.push({ kind: 'cg-partition-metadata', groupId, value: null });
+    out.push({ kind: 'cg-partition-metadata', groupId, value: null });
     out.push({ kind: 'cg-metadata', groupId, value: null });
     for (const r of out) this.apply(r);
     return out;

@@ -153,7 +153,7 @@ function lookUpMember(
 }
 
 /** `replaceMember`: the new member id takes over the instance, its target and its assignment. */
-function replaceMember(ctx: ConsumerContext, group: ConsumerGroup, replacing: ConsumerGroupMember, member: ConsumerGroupMember, emit: Emit): void {
+export function replaceMember(ctx: ConsumerContext, group: ConsumerGroup, replacing: ConsumerGroupMember, member: ConsumerGroupMember, emit: Emit): void {
   const { groupId } = group;
   const { memberId } = member;
   const oldTarget = group.targetOf(replacing.memberId);

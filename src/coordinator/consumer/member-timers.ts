@@ -1,11 +1,13 @@
 /**
  * The per-member timers of consumer groups and what their expiry does (Kafka 4.3's
  * `GroupMetadataManager.scheduleConsumerGroupSessionTimeout`, `scheduleConsumerGroupRebalanceTimeout`,
- * `scheduleConsumerGroupJoinTimeoutIfAbsent` and their cancel methods): an expired timer fences
- * the member, and the records are appended with only a log line on failure.
+ * `scheduleConsumerGroupJoinTimeoutIfAbsent`, `scheduleConsumerGroupSyncTimeout` and their cancel
+ * methods): an expired timer fences the member (which may downgrade the group to a classic
+ * group), and the records are appended with only a log line on failure.
  */
 import { KeyedTimers } from '../classic/keyed-timers.js';
 import type { ConsumerContext } from './context.js';
+import { ConsumerGroupError } from './errors.js';
 import { fenceMember } from './fencing.js';
 import { MemberState, type ConsumerGroupMember } from './member.js';
 
@@ -14,6 +16,7 @@ import { MemberState, type ConsumerGroupMember } from './member.js';
 const sessionKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-session\u0000${memberId}`;
 const rebalanceKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-rebalance\u0000${memberId}`;
 const joinKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-join\u0000${memberId}`;
+const syncKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-sync\u0000${memberId}`;
 const groupPrefix = (groupId: string) => `${groupId}\u0000`;
 
 export class MemberTimers {
@@ -54,12 +57,27 @@ export class MemberTimers {
     this.timers.cancel(joinKey(groupId, memberId));
   }
 
+  /**
+   * `scheduleConsumerGroupSyncTimeout`: after a successful JoinGroup, a classic member that sends
+   * no successful SyncGroup within its rebalance timeout is fenced (a new JoinGroup restarts it).
+   */
+  scheduleSync(groupId: string, memberId: string, rebalanceTimeoutMs: number): void {
+    this.timers.schedule(syncKey(groupId, memberId), Math.max(0, rebalanceTimeoutMs), () => {
+      this.fenceOnExpiry(groupId, memberId, 'the member failed to sync within timeout', 'consumer group sync timeout');
+    });
+  }
+
+  cancelSync(groupId: string, memberId: string): void {
+    this.timers.cancel(syncKey(groupId, memberId));
+  }
+
   cancelRebalance(groupId: string, memberId: string): void {
     this.timers.cancel(rebalanceKey(groupId, memberId));
   }
 
   cancelMember(groupId: string, memberId: string): void {
     this.timers.cancel(joinKey(groupId, memberId));
+    this.timers.cancel(syncKey(groupId, memberId));
     this.timers.cancel(sessionKey(groupId, memberId));
     this.timers.cancel(rebalanceKey(groupId, memberId));
   }
@@ -85,11 +103,20 @@ export class MemberTimers {
     }
   }
 
-  /** A timer fired: fences the member if it is still in the group and `due` still holds for it. */
+  /**
+   * A timer fired: fences the member if it is still in the group and `due` still holds for it. A
+   * downgrade that cannot build the classic group changes nothing and is only logged, as Kafka's
+   * failing timer operation is.
+   */
   private fenceOnExpiry(groupId: string, memberId: string, reason: string, what: string, due: (member: ConsumerGroupMember) => boolean = () => true): void {
     const group = this.ctx.store.get(groupId);
     const member = group?.members.get(memberId);
     if (!group || !member || !due(member)) return;
-    this.ctx.writer.appendLogged(fenceMember(this.ctx, group, member, reason), what);
+    try {
+      this.ctx.writer.appendLogged(fenceMember(this.ctx, group, member, reason), what);
+    } catch (err) {
+      if (!(err instanceof ConsumerGroupError)) throw err;
+      this.ctx.log.error({ groupId, memberId, errorCode: err.errorCode, err: err.message }, `${what}: could not fence the member`);
+    }
   }
 }

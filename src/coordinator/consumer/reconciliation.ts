@@ -1,7 +1,8 @@
 /**
  * The common part of a ConsumerGroupHeartbeat and of a classic JoinGroup into a consumer group:
- * Kafka 4.3's `GroupMetadataManager.consumerGroupHeartbeat` steps 1-3 (member metadata, group
- * epoch, `updateTargetAssignment` and `maybeReconcile` through `CurrentAssignmentBuilder`).
+ * Kafka 4.3's `GroupMetadataManager.consumerGroupHeartbeat` steps 1-3 (member metadata and
+ * `maybeUpdateRegularExpressions`, group epoch through `updateSubscriptionMetadata`,
+ * `updateTargetAssignment` and `maybeReconcile` through `CurrentAssignmentBuilder`).
  */
 import type { TopicPartitions as RequestTopicPartitions } from '../../protocol/messages/ConsumerGroupHeartbeatRequest.js';
 import type { ClassicMemberMetadata } from '../../records/schemas/ConsumerGroupMemberMetadataValue.js';
@@ -16,14 +17,19 @@ import {
   memberMetadataValue,
   metadataChanged,
   subscriptionChanged,
+  useClassicProtocol,
   type ConsumerGroupMember,
 } from './member.js';
-import { maybeUpdateRegexes, subscribedTopicIds, subscriptionMetadataHash } from './subscriptions.js';
+import { RegexUpdateStatus } from './regex-refresh.js';
+import { subscribedTopicIds, subscriptionMetadataHash } from './subscriptions.js';
 import { updateTargetAssignment } from './target-assignment.js';
 
 /**
  * Steps 1-3 of a heartbeat or of a classic JoinGroup into the consumer group: the member's
  * record 5 (and regex), the group epoch, the target assignment and the member's reconciliation.
+ * With `stopWhenStale` (a classic JoinGroup that downgrades the group), a group epoch above the
+ * target epoch ends it after step 1 (no target, no reconciliation), as Kafka 4.3's
+ * `classicGroupJoinToConsumerGroup` does.
  */
 export function updateAndReconcile(
   ctx: ConsumerContext,
@@ -33,25 +39,39 @@ export function updateAndReconcile(
   owned: readonly RequestTopicPartitions[] | null,
   now: number,
   emit: Emit,
+  stopWhenStale = false,
 ): ConsumerGroupMember {
   const { groupId } = group;
   const { memberId } = updated;
   const isNew = !group.members.has(memberId);
+  // `hasMemberSubscriptionChanged`: record 5 when anything changed; only topic names bump the epoch.
   let bumpGroupEpoch = false;
   if (isNew || metadataChanged(member, updated) || classicMetadataChanged(member.classicMemberMetadata, updated.classicMemberMetadata)) {
     emit({ kind: 'cg-member-metadata', groupId, memberId, value: memberMetadataValue(updated) });
-    if (subscriptionChanged(member, updated)) bumpGroupEpoch = true;
+    if (!sameNames(member.subscribedTopicNames, updated.subscribedTopicNames)) bumpGroupEpoch = true;
   }
-  if (maybeUpdateRegexes(ctx, group, member.subscribedTopicRegex, updated.subscribedTopicRegex, emit)) bumpGroupEpoch = true;
+  // `maybeUpdateRegularExpressions`: a new regex is resolved later, off the heartbeat; taking a
+  // regex already resolved, or dropping one, bumps the epoch now (a classic member's JoinGroup
+  // bumps on any regex change, as `classicGroupJoinToConsumerGroup` does).
+  const regexStatus = ctx.regexes.maybeUpdateRegularExpressions(group, member, updated, emit);
+  if (regexStatus === RegexUpdateStatus.REGEX_UPDATED_AND_RESOLVED) bumpGroupEpoch = true;
+  if (useClassicProtocol(updated) && regexStatus !== RegexUpdateStatus.NO_CHANGE) bumpGroupEpoch = true;
 
-  // Group epoch: subscription change or subscribed topic metadata change.
-  const metadataHash = subscriptionMetadataHash(ctx, group);
+  // Group epoch (`updateSubscriptionMetadata`): the metadata hash is recomputed when the epoch
+  // bumps or the group's metadata expired (a subscribed topic was created or deleted, or the group
+  // is new or reloaded), and a changed hash bumps the epoch too.
   let groupEpoch = group.groupEpoch;
-  if (bumpGroupEpoch || metadataHash !== group.metadataHash) {
-    groupEpoch += 1;
-    emit({ kind: 'cg-metadata', groupId, value: { epoch: groupEpoch, metadataHash } });
-    ctx.log.info({ groupId, groupEpoch }, 'bumped consumer group epoch');
+  if (bumpGroupEpoch || group.metadataExpired) {
+    const metadataHash = subscriptionMetadataHash(ctx, group);
+    group.metadataExpired = false;
+    if (bumpGroupEpoch || metadataHash !== group.metadataHash) {
+      groupEpoch += 1;
+      emit({ kind: 'cg-metadata', groupId, value: { epoch: groupEpoch, metadataHash } });
+      ctx.log.info({ groupId, groupEpoch }, 'bumped consumer group epoch');
+    }
   }
+
+  if (stopWhenStale && groupEpoch > group.assignmentEpoch) return group.members.get(memberId) ?? updated;
 
   // 2. Target assignment.
   if (groupEpoch > group.assignmentEpoch && canComputeTargetAssignment(ctx, group, now)) {
@@ -91,6 +111,10 @@ export function updateAndReconcile(
 function canComputeTargetAssignment(ctx: ConsumerContext, group: ConsumerGroup, now: number): boolean {
   if (ctx.settings.assignmentIntervalMs === 0 || group.assignmentTimestamp === 0n) return true;
   return BigInt(now) >= group.assignmentTimestamp + BigInt(ctx.settings.assignmentIntervalMs);
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function classicMetadataChanged(a: ClassicMemberMetadata | null, b: ClassicMemberMetadata | null): boolean {
