@@ -326,13 +326,19 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     expect((await c.send(68, 1, hb(g, uuid(), 2, { instanceId: 'inst-1', topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
     const left = await c.send(68, 1, hb(g, a, -2, { instanceId: 'inst-1' }));
     expect(left.memberEpoch).toBe(-2);
+    // Kafka keeps the assignment with its assignment epochs reset to 0 (KIP-1251).
+    const parked = server.broker.consumer.group(g)!.members.get(a)!;
+    expect(parked.memberEpoch).toBe(-2);
+    expect([...parked.assigned.get(topic.topicId)!]).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
     const a2 = uuid();
     const r = await c.send(68, 1, joinReq(g, a2, ['sm'], { instanceId: 'inst-1' }));
     expect(r.errorCode).toBe(0);
     expect(r.memberEpoch).toBe(2);
     expect(partitionsOf(r.assignment)).toEqual([0, 1]);
     expect([...server.broker.consumer.group(g)!.members.keys()]).toEqual([a2]);
-    void topic;
   });
 
   it('a member that unsubscribes a topic gives up its partitions at once, before the next target (group.consumer.assignment.interval.ms)', async () => {

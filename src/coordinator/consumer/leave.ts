@@ -46,8 +46,14 @@ export function consumerGroupLeave(
     }
     member = found;
     if (memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
-      // `consumerGroupStaticMemberGroupLeave`: keep the assignment, epoch -2; the session timer runs on.
-      const left: ConsumerGroupMember = { ...member, memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH, pendingRevocation: new Map() };
+      // `consumerGroupStaticMemberGroupLeave`: keep the assignment, epoch -2, its assignment epochs
+      // reset to 0 (`resetAssignedPartitionsEpochsToZero`, KIP-1251); the session timer runs on.
+      const left: ConsumerGroupMember = {
+        ...member,
+        memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+        pendingRevocation: new Map(),
+        assigned: new Map([...member.assigned].map(([topicId, parts]) => [topicId, new Map([...parts.keys()].map((p) => [p, 0]))])),
+      };
       ctx.store.emitInto(records)({ kind: 'cg-current-assignment', groupId, memberId, value: currentAssignmentValue(left) });
       ctx.timers.cancelRebalance(groupId, memberId);
       ctx.log.info({ groupId, memberId, instanceId }, 'static member left the consumer group temporarily');
