@@ -28,7 +28,8 @@ const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bit
  * ones left out); names absent are auto-created with `num.partitions` when
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
  * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
- * (name null) answers UNKNOWN_TOPIC_ID for unknown ids. Topic ids from v10.
+ * (a non-zero id, whatever the name: the Java client sends "" with it) answers UNKNOWN_TOPIC_ID for
+ * unknown ids. Topic ids from v10.
  * `__consumer_offsets` is described when asked for by name, as internal.
  */
 export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
@@ -51,7 +52,8 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
       const seen = new Set<string>();
       topics = [];
       for (const requested of req.topics!) {
-        const key = requested.name ?? `id:${requested.topicId}`;
+        const byId = requested.topicId !== ZERO_UUID || requested.name === null;
+        const key = byId ? `id:${requested.topicId}` : `name:${requested.name}`;
         if (seen.has(key)) continue;
         seen.add(key);
         topics.push(lookupTopic(broker, requested.name, requested.topicId, allowAutoCreation));
@@ -73,7 +75,9 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
 
 function lookupTopic(broker: Broker, name: string | null, topicId: string, allowAutoCreation: boolean): MetadataResponseTopic {
   const res = defaultMetadataResponseTopic();
-  if (name === null) {
+  // Kafka looks a topic up by id whenever the id is not zero: the Java client sends the generated
+  // default name "" (not null) with it.
+  if (topicId !== ZERO_UUID || name === null) {
     const topic = broker.topics.getById(topicId);
     if (topic) return describeTopic(broker, topic);
     res.name = null;

@@ -57,6 +57,14 @@ describe('Metadata', () => {
     const id = await s.createTopic(topic, 1);
     await s.call('Metadata by id', 3, 12, { topics: [{ topicId: id, name: null }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
   });
+
+  scenario('v12: a topic requested by id with the empty name the Java client sends, and an unknown id', async (s) => {
+    const topic = s.name('md-byid-empty');
+    const id = await s.createTopic(topic, 2);
+    const other = await s.createTopic(s.name('md-byid-empty-2'), 1);
+    await s.call('Metadata by two ids, name ""', 3, 12, { topics: [{ topicId: id, name: '' }, { topicId: other, name: '' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    await s.call('Metadata by unknown id, name ""', 3, 12, { topics: [{ topicId: 'AQIDBAUGBwgJCgsMDQ4PEA', name: '' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  });
 });
 
 describe('FindCoordinator', () => {

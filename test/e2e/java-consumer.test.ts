@@ -112,3 +112,21 @@ describe.each(['classic', 'consumer'])('Java KafkaConsumer group.protocol=%s', (
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i);
 }
+
+describe('Java KafkaConsumer group.protocol=consumer with a broker-side regex (SubscriptionPattern)', () => {
+  it('gets the partitions of the matching topics, learns their names by topic id, consumes and commits', async () => {
+    await withServer('consumer-regex', async (server) => {
+      const run = expectOk(await runJava(classpath, 'RegexSubscribe', [server.bootstrap, 'jrx', 'g-jrx']));
+      expect(run.events[0]).toMatchObject({
+        event: 'regex',
+        count: 8,
+        records: { 'jrx-a:0': 2, 'jrx-a:1': 2, 'jrx-b:0': 4 },
+        assignment: ['jrx-a:0', 'jrx-a:1', 'jrx-b:0'],
+      });
+      for (const [topic, p, offset] of [['jrx-a', 0, 2n], ['jrx-a', 1, 2n], ['jrx-b', 0, 4n]] as const) {
+        expect(server.broker.offsets.fetch('g-jrx', topic, p)?.committedOffset).toBe(offset);
+      }
+      expect(server.broker.offsets.fetch('g-jrx', 'other-jrx', 0)).toBeUndefined();
+    });
+  }, 180_000);
+});
