@@ -196,4 +196,10 @@ program
 
 registerControlCommands(program);
 
+// A reader that stops early (`dump-log ... | head`) closes the pipe: stop quietly, as Kafka's tools do.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 await program.parseAsync();

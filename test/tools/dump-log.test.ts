@@ -2,7 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { dumpLogFile } from '../../src/tools/dump-log.js';
 import { formatOffsetsRecord, jacksonString } from '../../src/tools/coordinator-json.js';
@@ -124,5 +125,22 @@ describe('dump-log', () => {
     const missing = spawnSync(process.execPath, [cli, 'dump-log', join(dir, '00000000000000000999.log')], { encoding: 'utf8', timeout: 20000 });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/no such file/i);
+  });
+
+  it('stops quietly with status 0 when its reader closes the pipe early (`dump-log ... | head -1`)', async () => {
+    const { segment } = fixtureSegment();
+    const file = join(dir, '00000000000000000000.log');
+    writeFileSync(file, segment);
+    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+    // Enough output (the segment 400 times) to still be writing when the reader has gone.
+    const child = spawn(process.execPath, [cli, 'dump-log', ...Array<string>(400).fill(file)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const [first] = (await once(child.stdout, 'data')) as [Buffer];
+    child.stdout.destroy();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(first.toString().split('\n')[0]).toBe(`Dumping ${file}`);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });

@@ -170,7 +170,10 @@ export class RegexRefresher {
         this.ctx.log.error({ groupId, regex, err }, 'could not parse the regular expression; ignoring it');
       }
     }
-    this.ctx.log.info({ groupId, topics: topicNames.length, regexes: [...resolved.keys()] }, 'refreshed the group regular expressions');
+    this.ctx.log.info(
+      { groupId, topicsConsidered: topicNames.length, matched: Object.fromEntries([...resolved].map(([regex, topics]) => [regex, topics.length])) },
+      'refreshed the group regular expressions',
+    );
 
     const group = this.ctx.store.get(groupId);
     if (!group) {
