@@ -23,8 +23,17 @@ export interface GroupMemberView {
   groupInstanceId: string | null;
   clientId: string;
   clientHost: string;
-  /** Classic members; null for consumer-group members (the session timeout is the group's). */
+  /**
+   * Classic members, also those inside a consumer group (their JoinGroup's session timeout); null
+   * for consumer-protocol members (the session timeout is the group's).
+   */
   sessionTimeoutMs: number | null;
+  /**
+   * Consumer-group members: true when the member uses the consumer protocol (KIP-848), false for a
+   * classic member inside a consumer group (Kafka's `MemberDescription.upgraded()`); null in
+   * classic groups.
+   */
+  upgraded: boolean | null;
   rebalanceTimeoutMs: number;
   /**
    * Classic members: the decoded ConsumerProtocol assignment (protocol type `consumer`), null when
@@ -148,7 +157,8 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
         groupInstanceId: m.instanceId,
         clientId: m.clientId,
         clientHost: m.clientHost,
-        sessionTimeoutMs: null,
+        sessionTimeoutMs: stored?.classicMemberMetadata?.sessionTimeoutMs ?? null,
+        upgraded: stored ? stored.classicMemberMetadata === null : null,
         rebalanceTimeoutMs: stored?.rebalanceTimeoutMs ?? -1,
         assignment: namedAssignment(m.assignment),
         memberEpoch: m.memberEpoch,
@@ -175,6 +185,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     clientId: m.clientId,
     clientHost: m.clientHost,
     sessionTimeoutMs: m.sessionTimeoutMs,
+    upgraded: null,
     rebalanceTimeoutMs: m.rebalanceTimeoutMs,
     assignment: assignmentOf(m.assignment, g?.protocolType ?? null),
     memberEpoch: null,

@@ -71,6 +71,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       clientId,
       clientHost: host,
       sessionTimeoutMs: null,
+      upgraded: true,
       rebalanceTimeoutMs: 30000,
       assignment: [{ topic: 'views', partitions }],
       memberEpoch: 3,

@@ -9,6 +9,7 @@ import { startTestServer } from '../support/server.js';
 import { kafkaClient, groupConsumer, waitFor } from '../support/kafkajs.js';
 import { RawClient } from '../support/raw-client.js';
 import { KIP848_CONFIG } from '../support/kip848-group.js';
+import { describeGroup } from '../../src/admin/groups.js';
 
 describe('online upgrade of a classic group (kafkajs + KIP-848 member)', () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -89,6 +90,12 @@ describe('online upgrade of a classic group (kafkajs + KIP-848 member)', () => {
     expect(owned.length).toBe(2);
     const classic = described.members.find((m) => m.memberId !== memberId)!;
     expect(classic.memberType).toBe(0);
+    // The admin view (GET /groups/{id}) tells the two kinds of member apart, as Kafka's tool does.
+    const view = describeGroup(server.broker, groupId)!;
+    expect(view.members.map((m) => [m.memberId === memberId, m.upgraded, m.sessionTimeoutMs]).sort()).toEqual([
+      [false, false, 10000], // groupConsumer's sessionTimeout
+      [true, true, null],
+    ]);
     const classicParts = classic.assignment.topicPartitions.flatMap((t) => t.partitions).sort((a, b) => a - b);
     expect(classicParts.length).toBe(2);
     expect(classicParts.filter((p) => owned.includes(p))).toEqual([]);
