@@ -27,17 +27,20 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
       const res = await ctx.broker.consumer.classicJoin(req, ctx);
       return { ...res, protocolName: ctx.apiVersion < 7 ? (res.protocolName ?? '') : res.protocolName };
     }
+    let converted: Promise<void> | null = null;
     if (ctx.broker.consumer.hasGroup(req.groupId)) {
-      const converted = ctx.broker.consumer.removeEmptyGroupForClassicJoin(req.groupId);
+      converted = ctx.broker.consumer.removeEmptyGroupForClassicJoin(req.groupId);
       if (converted === null) {
         return {
           throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, generationId: -1,
           protocolType: null, protocolName: ctx.apiVersion < 7 ? '' : null, leader: '', skipAssignment: false, memberId: req.memberId, members: [],
         };
       }
-      await converted;
     }
-    const res = await ctx.broker.classic.joinGroup(req, ctx);
+    // The classic group must exist in the same turn as the consumer group is forgotten, as in
+    // Kafka's single coordinator step: a ConsumerGroupHeartbeat arriving while the tombstones are
+    // written then finds the classic group (and converts or upgrades it), never no group at all.
+    const [, res] = await Promise.all([converted, ctx.broker.classic.joinGroup(req, ctx)]);
     const protocolName = ctx.apiVersion < 7 ? (res.protocolName ?? '') : res.protocolName === '' ? null : res.protocolName;
     return { ...res, protocolName };
   },

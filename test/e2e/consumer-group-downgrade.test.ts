@@ -240,4 +240,34 @@ describe('online downgrade of a consumer group (real sockets)', () => {
     expect((await joinWith(6000, g, '')).errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
     expect(await groupType(c, g)).toBe('classic');
   }, 30000);
+
+  it('a JoinGroup converting an empty consumer group and a ConsumerGroupHeartbeat racing it never leave two groups with one id', async () => {
+    const { server, close, dataDir } = await start();
+    server.broker.topics.create('race', 4);
+    const a = await raw(server);
+    const b = await raw(server);
+    const g = 'race-group';
+    const kip = 'kip848-member-rrrrrrrrr';
+    expect((await a.send(68, 1, hb(g, kip, 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: ['race'], topicPartitions: [] }))).errorCode).toBe(0);
+    expect((await a.send(68, 1, hb(g, kip, -1))).errorCode).toBe(0);
+    // Both sent at once on two connections: the JoinGroup converts the empty consumer group to a
+    // classic group (its tombstones are being written) while the heartbeat looks for the group.
+    const [join, heartbeat] = await Promise.all([
+      a.send(11, 5, { groupId: g, sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: 'inst', protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['race']) }], reason: null }),
+      b.send(68, 1, hb(g, 'kip848-member-sssssssss', 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: ['race'], topicPartitions: [] })),
+    ]);
+    expect(join.errorCode).toBe(ErrorCode.NONE);
+    // The heartbeat found the classic group the JoinGroup created, not an empty slot where it
+    // could create a second, consumer group; that group has no protocol chosen yet, which fails
+    // Kafka's upgrade with UNKNOWN_SERVER_ERROR (`ConsumerGroup.fromClassicGroup`).
+    expect(heartbeat.errorCode).toBe(ErrorCode.UNKNOWN_SERVER_ERROR);
+    const listed = (await a.send(16, 5, { statesFilter: [], typesFilter: [] })).groups.filter((x) => x.groupId === g);
+    expect(listed.map((x) => x.groupType)).toEqual(['classic']);
+    expect(server.broker.consumer.hasGroup(g)).toBe(false);
+    // The log replays into the same single group.
+    await close();
+    const restarted = await start(dataDir);
+    expect(restarted.server.broker.consumer.hasGroup(g)).toBe(false);
+    expect(restarted.server.broker.classic.group(g)).toBeDefined();
+  }, 30000);
 });

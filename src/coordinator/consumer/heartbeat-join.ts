@@ -24,7 +24,7 @@ import {
   useClassicProtocol,
   type ConsumerGroupMember,
 } from './member.js';
-import { convertToConsumerGroup, planUpgrade } from './online-upgrade.js';
+import { convertToConsumerGroup, planUpgrade, type UpgradePlan } from './online-upgrade.js';
 import { updateAndReconcile } from './reconciliation.js';
 
 export function consumerGroupHeartbeatJoin(
@@ -49,11 +49,16 @@ export function consumerGroupHeartbeatJoin(
   if (upgrade && upgrade.members.length >= ctx.settings.maxSize && !upgrade.members.some((m) => m.memberId === memberId)) {
     throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${ctx.settings.maxSize} members.`);
   }
-  if (group && group.numMembers >= ctx.settings.maxSize && !group.members.has(memberId) && !(req.instanceId !== null && group.staticMembers.has(req.instanceId))) {
+  // `throwIfConsumerGroupIsFull(group, memberId)`: no exemption for a static member rejoining under a new member id.
+  if (group && group.numMembers >= ctx.settings.maxSize && !group.members.has(memberId)) {
     throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${ctx.settings.maxSize} members.`);
   }
 
-  const { member, replacing } = lookUpMember(group ?? new ConsumerGroup(groupId), req, memberId, createIfNotExists);
+  // The member lookup runs against the group as it will be: Kafka converts the classic group
+  // first, so a static member reusing a classic static member's instance id replaces it. We look
+  // up in a throwaway view holding the upgrade plan's members, so nothing is applied before every
+  // check has passed.
+  const { member, replacing } = lookUpMember(group ?? upgradeView(groupId, upgrade), req, memberId, createIfNotExists);
 
   // From here on, records are built and applied.
   const emit = ctx.store.emitInto(records);
@@ -104,6 +109,13 @@ export function consumerGroupHeartbeatJoin(
     response.assignment = { topicPartitions: assignmentToResponse(assignedPartitions(updated)) };
   }
   return response;
+}
+
+/** The group to look members up in when no consumer group exists yet: the planned upgrade's members, or none. */
+function upgradeView(groupId: string, upgrade: UpgradePlan | null): ConsumerGroup {
+  const view = new ConsumerGroup(groupId);
+  for (const m of upgrade?.members ?? []) view.updateMember(m);
+  return view;
 }
 
 /**

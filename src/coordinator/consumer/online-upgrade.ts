@@ -34,7 +34,9 @@ export function planUpgrade(ctx: ConsumerContext, groupId: string): UpgradePlan 
   if (view.members.length > ctx.settings.maxSize) throw notFound(`Group ${groupId} is not a consumer group.`);
   const malformed = () => notFound(`Cannot upgrade classic group ${groupId} to consumer group because the embedded consumer protocol is malformed.`);
   const members = view.members.map((cm): ConsumerGroupMember => {
-    if (cm.metadata === null) throw malformed();
+    // No protocol chosen yet (the group's first join is still open): Kafka's
+    // `protocolName().get()` throws NoSuchElementException there, which answers UNKNOWN_SERVER_ERROR.
+    if (cm.metadata === null) throw new ConsumerGroupError(ErrorCode.UNKNOWN_SERVER_ERROR, 'The server experienced an unexpected error when processing the request.');
     const subscription = decodeSubscription(cm.metadata);
     if (subscription === null) throw malformed();
     const assigned: EpochAssignment = new Map();
