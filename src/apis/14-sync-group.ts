@@ -1,12 +1,19 @@
+import { ErrorCode } from '../protocol/errors.js';
 import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js';
 import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
 import type { ApiDefinition } from './types.js';
 
 /**
- * SyncGroup (key 14, v0-5), served by `ClassicGroupCoordinator.syncGroup`: INVALID_GROUP_ID,
+ * SyncGroup (key 14, v0-5), served by `ClassicGroupCoordinator.syncGroup` (or, for a classic
+ * member inside a consumer group, `ConsumerGroupCoordinator.classicSync`): INVALID_GROUP_ID,
  * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL (v5+
  * without protocol type/name, or a mismatch), REBALANCE_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
  * Followers' answers wait for the leader's assignment to be durable.
+ *
+ * As `KafkaApis.handleSyncGroupRequest`, a v5+ request without protocol type or name
+ * (`SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent`) is refused with
+ * INCONSISTENT_GROUP_PROTOCOL before it reaches the coordinator, whatever the group's type
+ * (and before the empty group id check, which is the coordinator's).
  */
 export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
   apiKey: 14,
@@ -14,6 +21,9 @@ export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
+    if (ctx.apiVersion >= 5 && (req.protocolType === null || req.protocolName === null)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+    }
     // A classic member inside a KIP-848 consumer group (`classicGroupSyncToConsumerGroup`).
     if (req.groupId !== '' && ctx.broker.consumer.hasGroup(req.groupId)) return ctx.broker.consumer.classicSync(req);
     return ctx.broker.classic.syncGroup(req, ctx);

@@ -60,8 +60,15 @@ export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, c
     if (isUnknownMember && req.groupInstanceId === null && client.apiVersion >= 4) return fail(ErrorCode.MEMBER_ID_REQUIRED, memberId);
     const { member, replacing } = lookUpMember(group, req.groupInstanceId, memberId, isUnknownMember);
 
+    // `deserializeSubscription`: unreadable metadata (empty, negative version, truncated) is a
+    // SchemaException rethrown as IllegalStateException, which `GroupCoordinatorService`'s
+    // handler (`Errors.forException`: not an ApiException) answers with UNKNOWN_SERVER_ERROR.
+    // Nothing is built yet, so the group is left as it is.
     const subscription = decodeSubscription(req.protocols[0]!.metadata);
-    if (subscription === null) throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'The embedded consumer protocol is malformed.');
+    if (subscription === null) {
+      ctx.log.error({ groupId, memberId }, 'Operation classic-group-join hit an unexpected exception: Malformed embedded consumer protocol in subscription deserialization.');
+      throw new ConsumerGroupError(ErrorCode.UNKNOWN_SERVER_ERROR, 'Malformed embedded consumer protocol in subscription deserialization.');
+    }
     const owned: RequestTopicPartitions[] = subscription.ownedPartitions.flatMap((tp) => {
       const topic = ctx.topics.get(tp.topic);
       return topic ? [{ topicId: topic.topicId, partitions: [...tp.partitions] }] : [];

@@ -46,8 +46,14 @@ export async function classicSync(ctx: ConsumerContext, req: SyncGroupRequest): 
     const member = classicMember(group, req.memberId, req.groupInstanceId);
     if (req.generationId !== member.memberEpoch) throw new ConsumerGroupError(ErrorCode.ILLEGAL_GENERATION, 'Illegal generation.');
     const protocols = member.classicMemberMetadata!.supportedProtocols;
-    if ((req.protocolType !== null && req.protocolType !== CONSUMER_PROTOCOL_TYPE) || (req.protocolName !== null && !protocols.some((p) => p.name === req.protocolName))) {
-      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'Inconsistent protocol.');
+    // `throwIfClassicProtocolUnmatched`: the protocol name must be the member's first protocol,
+    // the one its JoinGroup was answered with (null type or name pass: v0-4 requests).
+    const joinedProtocol = protocols[0]?.name;
+    if (req.protocolType !== null && req.protocolType !== CONSUMER_PROTOCOL_TYPE) {
+      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `The protocol type ${req.protocolType} from member ${member.memberId} request is not equal to the group protocol type ${CONSUMER_PROTOCOL_TYPE}.`);
+    }
+    if (req.protocolName !== null && req.protocolName !== joinedProtocol) {
+      throw new ConsumerGroupError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `The protocol name ${req.protocolName} from member ${member.memberId} request is not equal to the protocol name ${joinedProtocol} returned in the join response.`);
     }
     if (group.assignmentEpoch > member.memberEpoch && member.state !== MemberState.UNREVOKED_PARTITIONS) {
       ctx.timers.scheduleJoinIfAbsent(group.groupId, member.memberId, member.rebalanceTimeoutMs);
