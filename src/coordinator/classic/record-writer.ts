@@ -18,7 +18,14 @@ export class RecordWriter {
 
   /** Appends `records`; the promise rejects if the append fails. */
   append(records: CoordinatorRecord[]): Promise<void> {
-    const append = this.groupLog.append(records);
+    // A record that cannot be encoded (a key string over its int16 length) throws while the batch
+    // is built: turn it into a failed append, so timer paths log it instead of crashing.
+    let append: Promise<void>;
+    try {
+      append = this.groupLog.append(records);
+    } catch (err) {
+      append = Promise.reject(err);
+    }
     const settled = append.then(
       () => undefined,
       () => undefined,

@@ -26,6 +26,7 @@ import {
 } from './member.js';
 import { convertToConsumerGroup, planUpgrade, type UpgradePlan } from './online-upgrade.js';
 import { updateAndReconcile } from './reconciliation.js';
+import { throwIfNewSubscribedTopicRegexIsInvalid } from './regex-refresh.js';
 
 export function consumerGroupHeartbeatJoin(
   ctx: ConsumerContext,
@@ -58,7 +59,11 @@ export function consumerGroupHeartbeatJoin(
   // first, so a static member reusing a classic static member's instance id replaces it. We look
   // up in a throwaway view holding the upgrade plan's members, so nothing is applied before every
   // check has passed.
-  const { member, replacing } = lookUpMember(group ?? upgradeView(groupId, upgrade), req, memberId, createIfNotExists);
+  const view = group ?? upgradeView(groupId, upgrade);
+  const { member, replacing } = lookUpMember(view, req, memberId, createIfNotExists);
+  // Kafka validates a new regex last, but rolls back what came before; we check it before the
+  // group is created, converted or a static member replaced.
+  throwIfNewSubscribedTopicRegexIsInvalid(view, member, req.subscribedTopicRegex ?? member.subscribedTopicRegex);
 
   // From here on, records are built and applied.
   const emit = ctx.store.emitInto(records);

@@ -8,30 +8,31 @@ import type { ConsumerGroupHeartbeatRequest, TopicPartitions as RequestTopicPart
 import type { AssignorSet } from './assignors.js';
 import { ConsumerGroupError } from './errors.js';
 import { LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, type ConsumerGroupMember } from './member.js';
-import { compileRegex } from './regex.js';
 
 /** `throwIfConsumerGroupHeartbeatRequestIsInvalid` (4.x, with KIP-1082 member ids). */
 export function throwIfConsumerGroupHeartbeatRequestIsInvalid(req: ConsumerGroupHeartbeatRequest, apiVersion: number, assignors: AssignorSet): void {
   const invalid = (message: string) => new ConsumerGroupError(ErrorCode.INVALID_REQUEST, message);
   const blank = (s: string | null) => s !== null && s.trim() === '';
+  // The member id first (v1+, or a v0 member past its join or leaving with -1), then the others.
+  if (apiVersion >= 1 || req.memberEpoch > 0 || req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) {
+    if (req.memberId.trim() === '') throw invalid("MemberId can't be empty.");
+  }
   if (blank(req.groupId)) throw invalid("GroupId can't be empty.");
   if (blank(req.instanceId)) throw invalid("InstanceId can't be empty.");
   if (blank(req.rackId)) throw invalid("RackId can't be empty.");
-  if (apiVersion >= 1 || req.memberEpoch !== 0) {
-    if (req.memberId.trim() === '') throw invalid("MemberId can't be empty.");
-  }
   if (req.memberEpoch === 0) {
     if (req.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
     if (req.topicPartitions === null || req.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.');
     if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null) {
-      throw invalid('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.');
+      throw invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
     }
   } else if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
     if (req.instanceId === null) throw invalid("InstanceId can't be null.");
   } else if (req.memberEpoch < LEAVE_GROUP_MEMBER_EPOCH) {
     throw invalid('MemberEpoch is invalid.');
   }
-  if (req.subscribedTopicRegex !== null && req.subscribedTopicRegex !== '') compileRegex(req.subscribedTopicRegex);
+  // No regex check here: Kafka validates a regex only when a member takes one new to its group
+  // (`maybeUpdateRegularExpressions`, see `throwIfNewSubscribedTopicRegexIsInvalid`).
   if (req.serverAssignor !== null && !assignors.byName.has(req.serverAssignor)) {
     throw new ConsumerGroupError(
       ErrorCode.UNSUPPORTED_ASSIGNOR,

@@ -20,7 +20,7 @@ import {
   useClassicProtocol,
   type ConsumerGroupMember,
 } from './member.js';
-import { RegexUpdateStatus } from './regex-refresh.js';
+import { RegexUpdateStatus, throwIfNewSubscribedTopicRegexIsInvalid } from './regex-refresh.js';
 import { subscribedTopicIds, subscriptionMetadataHash } from './subscriptions.js';
 import { updateTargetAssignment } from './target-assignment.js';
 
@@ -44,6 +44,9 @@ export function updateAndReconcile(
   const { groupId } = group;
   const { memberId } = updated;
   const isNew = !group.members.has(memberId);
+  // The only check of `maybeUpdateRegularExpressions` that throws (an invalid regex new to the
+  // group), made before this step's first record: records are applied as they are built.
+  throwIfNewSubscribedTopicRegexIsInvalid(group, member, updated.subscribedTopicRegex);
   // `hasMemberSubscriptionChanged`: record 5 when anything changed; only topic names bump the epoch.
   let bumpGroupEpoch = false;
   if (isNew || metadataChanged(member, updated) || classicMetadataChanged(member.classicMemberMetadata, updated.classicMemberMetadata)) {

@@ -27,7 +27,7 @@ import type { CoordinatorRecord } from '../records.js';
 import type { ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext, Emit } from './context.js';
 import type { ConsumerGroupMember } from './member.js';
-import { compileRegex, resolveRegex } from './regex.js';
+import { resolveRegex, throwIfRegularExpressionIsInvalid } from './regex.js';
 import { subscriptionMetadataHash } from './subscriptions.js';
 
 /** `GroupMetadataManager.REGEX_BATCH_REFRESH_MIN_INTERVAL_MS`: a group's regexes are resolved at most this often. */
@@ -40,6 +40,9 @@ export const RegexUpdateStatus = {
   REGEX_UPDATED_AND_RESOLVED: 'REGEX_UPDATED_AND_RESOLVED',
 } as const;
 export type RegexUpdateStatus = (typeof RegexUpdateStatus)[keyof typeof RegexUpdateStatus];
+
+/** The longest string a non-flexible record field (int16 length) holds. */
+const MAX_KEY_STRING_BYTES = 0x7fff;
 
 // The executor task key, `groupId + "-regex"` in Kafka; ours follows the timers' prefix scheme.
 const jobKey = (groupId: string) => `${groupId}\u0000cg-regex`;
@@ -108,8 +111,9 @@ export class RegexRefresher {
       if (oldRegex !== '' && subscribed.get(oldRegex) === 1) tombstone = oldRegex;
       if (newRegex !== '') {
         if ((subscribed.get(newRegex) ?? 0) === 0) {
-          // A regex new to the group: validated, then resolved by a refresh.
-          compileRegex(newRegex);
+          // A regex new to the group: validated (already done before the heartbeat's first record,
+          // by `throwIfNewSubscribedTopicRegexIsInvalid`; a cache hit here), then resolved by a refresh.
+          throwIfRegularExpressionIsInvalid(newRegex);
           requireRefresh = true;
         } else if (group.resolvedRegexes.has(newRegex)) {
           status = RegexUpdateStatus.REGEX_UPDATED_AND_RESOLVED;
@@ -180,6 +184,14 @@ export class RegexRefresher {
       this.ctx.log.debug({ groupId }, 'received the regular expressions of a group that no longer exists');
       return [];
     }
+    // Record 16's key holds the regex as a non-flexible string (int16 length): a longer regex
+    // cannot be written, so Kafka's write of this batch fails and is rolled back. We check before
+    // applying anything, as we cannot roll back.
+    const unwritable = [...resolved.keys()].find((regex) => numSubscribedMembers(group, regex) > 0 && Buffer.byteLength(regex, 'utf8') > MAX_KEY_STRING_BYTES);
+    if (unwritable !== undefined) {
+      this.ctx.log.error({ groupId, regexLength: unwritable.length }, 'a regular expression is too long for its record key; the resolution is not written');
+      return [];
+    }
     const records: CoordinatorRecord[] = [];
     const emit = this.ctx.store.emitInto(records);
     let bumpGroupEpoch = false;
@@ -199,6 +211,19 @@ export class RegexRefresher {
     }
     return records;
   }
+}
+
+/**
+ * The validation step of `maybeUpdateRegularExpressions`, run on its own before the heartbeat
+ * builds its first record (we cannot roll records back as Kafka's timeline does): when the member
+ * changes its regex to one no member of the group subscribes to yet
+ * (`numSubscribedMembers(newRegex) == 0`), `Utils.throwIfRegularExpressionIsInvalid`. A regex
+ * another member already subscribes to was validated when it joined, and is not compiled again.
+ * `member` is the member as it was (a new member's regex is empty), `newRegex` the one it takes.
+ */
+export function throwIfNewSubscribedTopicRegexIsInvalid(group: ConsumerGroup, member: ConsumerGroupMember, newRegex: string): void {
+  if (newRegex === '' || newRegex === member.subscribedTopicRegex) return;
+  if ((subscribedRegexesBefore(group, member).get(newRegex) ?? 0) === 0) throwIfRegularExpressionIsInvalid(newRegex);
 }
 
 /** `ConsumerGroup.subscribedRegularExpressions()` before the heartbeat: `member` counts with its old regex. */
