@@ -8,7 +8,6 @@
  *   under a new member id.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
 import type { ServerHandle } from '../../src/index.js';
 import { RawClient } from '../support/raw-client.js';
 import { startClosableServer } from '../support/server.js';
@@ -17,9 +16,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { Writer } from '../../src/protocol/primitives.js';
 import * as Sub from '../../src/records/schemas/ConsumerProtocolSubscription.js';
 import * as Asg from '../../src/records/schemas/ConsumerProtocolAssignment.js';
-import { BrokerConfig } from '../../src/config.js';
-import { ConsumerGroupCoordinator } from '../../src/coordinator/consumer/consumer-coordinator.js';
-import { setup, joinRequest, syncRequest, settle, client as classicClient } from '../coordinator/classic/harness.js';
+import { setup, joinRequest, syncRequest, settle, client as classicClient, consumerCoordinatorFor, fixedTopics } from '../coordinator/classic/harness.js';
 
 const CONFIG = {
   'group.consumer.session.timeout.ms': 45000,
@@ -119,7 +116,7 @@ describe('static membership: online upgrade and group.consumer.max.size', () => 
     const policy = 'bidirectional';
     const h = setup({ 'group.initial.rebalance.delay.ms': 0, 'group.consumer.assignment.interval.ms': 0, 'group.consumer.migration.policy': policy });
     const TOPIC = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionCount: 2 };
-    const topics = { get: (n: string) => (n === 't' ? TOPIC : undefined), getById: (id: string) => (id === TOPIC.topicId ? TOPIC : undefined), list: () => [TOPIC] };
+    const topics = fixedTopics(TOPIC);
     const joined = h.coordinator.joinGroup(joinRequest({ groupInstanceId: 'inst-x', protocols: [{ name: 'range', metadata: subscription(['t']) }] }), classicClient(5));
     await settle();
     h.time.advance(1);
@@ -131,15 +128,7 @@ describe('static membership: online upgrade and group.consumer.max.size', () => 
       classicClient(5),
     );
     expect(sync.errorCode).toBe(ErrorCode.NONE);
-    const consumer = new ConsumerGroupCoordinator({
-      config: new BrokerConfig({ 'group.consumer.assignment.interval.ms': 0, 'group.consumer.migration.policy': policy }),
-      log: pino({ level: 'silent' }),
-      time: h.time,
-      groupLog: h.groupLog,
-      topics,
-      offsets: h.offsets,
-      classic: h.coordinator,
-    });
+    const consumer = consumerCoordinatorFor(h, topics, { 'group.consumer.migration.policy': policy });
     try {
       const before = h.groupLog.records.length;
       const newId = 'newkip848memberidxxxxx';

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { BrokerConfig } from '../../../src/config.js';
 import { ClassicGroupCoordinator } from '../../../src/coordinator/classic/classic-coordinator.js';
+import { ConsumerGroupCoordinator, type ConsumerTopicSource } from '../../../src/coordinator/consumer/consumer-coordinator.js';
 import type { JoinGroupRequest } from '../../../src/protocol/messages/JoinGroupRequest.js';
 import type { JoinGroupResponse } from '../../../src/protocol/messages/JoinGroupResponse.js';
 import type { SyncGroupRequest } from '../../../src/protocol/messages/SyncGroupRequest.js';
@@ -47,6 +48,24 @@ export function setup(config: Record<string, string | number> = {}) {
 }
 
 export type Harness = ReturnType<typeof setup>;
+
+/** A topic source over fixed topics ({ name, topicId, partitionCount }). */
+export function fixedTopics(...list: Array<{ name: string; topicId: string; partitionCount: number }>): ConsumerTopicSource {
+  return { get: (n) => list.find((t) => t.name === n), getById: (id) => list.find((t) => t.topicId === id), list: () => list };
+}
+
+/** A KIP-848 coordinator sharing the harness's clock, log and offsets, bridged to its classic coordinator. */
+export function consumerCoordinatorFor(h: Harness, topics: ConsumerTopicSource, config: Record<string, string | number> = {}): ConsumerGroupCoordinator {
+  return new ConsumerGroupCoordinator({
+    config: new BrokerConfig({ 'group.consumer.assignment.interval.ms': 0, ...config }),
+    log: pino({ level: 'silent' }),
+    time: h.time,
+    groupLog: h.groupLog,
+    topics,
+    offsets: h.offsets,
+    classic: h.coordinator,
+  });
+}
 
 export const client = (apiVersion = 5, clientId = 'client-1') => ({ apiVersion, clientId, clientHost: '/127.0.0.1' });
 

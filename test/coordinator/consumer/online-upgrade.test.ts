@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { pino } from 'pino';
-import { BrokerConfig } from '../../../src/config.js';
-import { ConsumerGroupCoordinator } from '../../../src/coordinator/consumer/consumer-coordinator.js';
 import { Writer } from '../../../src/protocol/primitives.js';
 import * as Sub from '../../../src/records/schemas/ConsumerProtocolSubscription.js';
 import * as Asg from '../../../src/records/schemas/ConsumerProtocolAssignment.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { setup, joinRequest, syncRequest, settle, client } from '../classic/harness.js';
+import { setup, joinRequest, syncRequest, settle, client, consumerCoordinatorFor, fixedTopics } from '../classic/harness.js';
 
 const TOPIC = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionCount: 4 };
-const topics = { get: (n: string) => (n === 't' ? TOPIC : undefined), getById: (id: string) => (id === TOPIC.topicId ? TOPIC : undefined), list: () => [TOPIC] };
+const topics = fixedTopics(TOPIC);
 
 function bytes(encode: (w: Writer) => void): Buffer {
   const w = new Writer();
@@ -29,15 +26,7 @@ async function classicGroupWithOneMember(policy = 'bidirectional') {
   expect(j.errorCode).toBe(ErrorCode.NONE);
   const s = await h.coordinator.syncGroup(syncRequest({ generationId: j.generationId, memberId: j.memberId, assignments: [{ memberId: j.memberId, assignment }] }), client(3));
   expect(s.errorCode).toBe(ErrorCode.NONE);
-  const consumer = new ConsumerGroupCoordinator({
-    config: new BrokerConfig({ 'group.consumer.assignment.interval.ms': 0, 'group.consumer.migration.policy': policy }),
-    log: pino({ level: 'silent' }),
-    time: h.time,
-    groupLog: h.groupLog,
-    topics,
-    offsets: h.offsets,
-    classic: h.coordinator,
-  });
+  const consumer = consumerCoordinatorFor(h, topics, { 'group.consumer.migration.policy': policy });
   return { h, consumer, classicMemberId: j.memberId, generation: j.generationId };
 }
 
