@@ -108,11 +108,34 @@ export class Session {
           timeoutMs: 5000,
           topics: [{ name: topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) }],
         });
-        if (lo.topics[0]?.partitions.every((p) => p.errorCode === 0)) return t.topicId;
+        if (lo.topics[0]?.partitions.every((p) => p.errorCode === 0) && (await this.groupCoordinatorSees(topic, partitions))) return t.topicId;
       }
       await sleep(100);
     }
     throw new Error(`${this.target}: topic ${topic} has no leaders after 20 s`);
+  }
+
+  /**
+   * Whether the group coordinator assigns the topic yet: Kafka's coordinator learns of a topic from
+   * its own copy of the metadata image, a moment after Metadata shows it, and a KIP-848 member
+   * joining in between gets an empty first assignment. A throwaway group (not recorded) joins,
+   * looks, leaves and is deleted.
+   */
+  private async groupCoordinatorSees(topic: string, partitions: number): Promise<boolean> {
+    const groupId = `probe-${topic}`;
+    const memberId = randomBytes(16).toString('base64url');
+    const join = await this.send(68, 1, {
+      groupId, memberId, memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: [topic], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    });
+    if (join.errorCode !== 0) return false;
+    const assigned = join.assignment?.topicPartitions.reduce((n, tp) => n + tp.partitions.length, 0) ?? 0;
+    await this.send(68, 1, {
+      groupId, memberId, memberEpoch: -1, instanceId: null, rackId: null, rebalanceTimeoutMs: -1,
+      subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: null,
+    });
+    await this.send(42, 2, { groupsNames: [groupId] });
+    return assigned === partitions;
   }
 
   /** Produces records (explicit timestamps) with acks=-1; returns the base offset (not recorded). */
