@@ -79,6 +79,8 @@ export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, c
       rackId: subscription.rackId ?? member.rackId,
       rebalanceTimeoutMs: rebalanceTimeoutMs !== -1 ? rebalanceTimeoutMs : member.rebalanceTimeoutMs,
       subscribedTopicNames: normalizeTopicNames(subscription.topics),
+      // A classic member subscribes by names only; a regex of the member it replaces goes.
+      subscribedTopicRegex: '',
       clientId: client.clientId,
       clientHost: client.clientHost,
       classicMemberMetadata: { sessionTimeoutMs: req.sessionTimeoutMs, supportedProtocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })) },

@@ -80,7 +80,8 @@ export function useClassicProtocol(m: ConsumerGroupMember): boolean {
   return m.classicMemberMetadata !== null;
 }
 
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+/** Two normalized (sorted) topic name lists are the same. */
+export const sameTopicNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Whether the record-5 part (identity and subscription) differs. */
 export function metadataChanged(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
@@ -89,7 +90,7 @@ export function metadataChanged(a: ConsumerGroupMember, b: ConsumerGroupMember):
     a.rackId !== b.rackId ||
     a.clientId !== b.clientId ||
     a.clientHost !== b.clientHost ||
-    !sameList(a.subscribedTopicNames, b.subscribedTopicNames) ||
+    !sameTopicNames(a.subscribedTopicNames, b.subscribedTopicNames) ||
     a.subscribedTopicRegex !== b.subscribedTopicRegex ||
     a.rebalanceTimeoutMs !== b.rebalanceTimeoutMs ||
     a.serverAssignor !== b.serverAssignor ||
@@ -109,7 +110,7 @@ export function assignmentStateChanged(a: ConsumerGroupMember, b: ConsumerGroupM
 }
 
 export function subscriptionChanged(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
-  return !sameList(a.subscribedTopicNames, b.subscribedTopicNames) || a.subscribedTopicRegex !== b.subscribedTopicRegex;
+  return !sameTopicNames(a.subscribedTopicNames, b.subscribedTopicNames) || a.subscribedTopicRegex !== b.subscribedTopicRegex;
 }
 
 export function normalizeTopicNames(names: readonly string[]): string[] {

@@ -16,11 +16,12 @@ import {
   isReconciledTo,
   memberMetadataValue,
   metadataChanged,
+  sameTopicNames,
   subscriptionChanged,
   useClassicProtocol,
   type ConsumerGroupMember,
 } from './member.js';
-import { RegexUpdateStatus, throwIfNewSubscribedTopicRegexIsInvalid } from './regex-refresh.js';
+import { RegexUpdateStatus } from './regex-refresh.js';
 import { subscribedTopicIds, subscriptionMetadataHash } from './subscriptions.js';
 import { updateTargetAssignment } from './target-assignment.js';
 
@@ -44,14 +45,11 @@ export function updateAndReconcile(
   const { groupId } = group;
   const { memberId } = updated;
   const isNew = !group.members.has(memberId);
-  // The only check of `maybeUpdateRegularExpressions` that throws (an invalid regex new to the
-  // group), made before this step's first record: records are applied as they are built.
-  throwIfNewSubscribedTopicRegexIsInvalid(group, member, updated.subscribedTopicRegex);
   // `hasMemberSubscriptionChanged`: record 5 when anything changed; only topic names bump the epoch.
   let bumpGroupEpoch = false;
   if (isNew || metadataChanged(member, updated) || classicMetadataChanged(member.classicMemberMetadata, updated.classicMemberMetadata)) {
     emit({ kind: 'cg-member-metadata', groupId, memberId, value: memberMetadataValue(updated) });
-    if (!sameNames(member.subscribedTopicNames, updated.subscribedTopicNames)) bumpGroupEpoch = true;
+    if (!sameTopicNames(member.subscribedTopicNames, updated.subscribedTopicNames)) bumpGroupEpoch = true;
   }
   // `maybeUpdateRegularExpressions`: a new regex is resolved later, off the heartbeat; taking a
   // regex already resolved, or dropping one, bumps the epoch now (a classic member's JoinGroup
@@ -114,10 +112,6 @@ export function updateAndReconcile(
 function canComputeTargetAssignment(ctx: ConsumerContext, group: ConsumerGroup, now: number): boolean {
   if (ctx.settings.assignmentIntervalMs === 0 || group.assignmentTimestamp === 0n) return true;
   return BigInt(now) >= group.assignmentTimestamp + BigInt(ctx.settings.assignmentIntervalMs);
-}
-
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function classicMetadataChanged(a: ClassicMemberMetadata | null, b: ClassicMemberMetadata | null): boolean {

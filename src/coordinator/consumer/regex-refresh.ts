@@ -111,9 +111,8 @@ export class RegexRefresher {
       if (oldRegex !== '' && subscribed.get(oldRegex) === 1) tombstone = oldRegex;
       if (newRegex !== '') {
         if ((subscribed.get(newRegex) ?? 0) === 0) {
-          // A regex new to the group: validated (already done before the heartbeat's first record,
-          // by `throwIfNewSubscribedTopicRegexIsInvalid`; a cache hit here), then resolved by a refresh.
-          throwIfRegularExpressionIsInvalid(newRegex);
+          // A regex new to the group, resolved by a refresh. Kafka validates it here; the heartbeat
+          // did so with `throwIfNewSubscribedTopicRegexIsInvalid` before it changed anything.
           requireRefresh = true;
         } else if (group.resolvedRegexes.has(newRegex)) {
           status = RegexUpdateStatus.REGEX_UPDATED_AND_RESOLVED;

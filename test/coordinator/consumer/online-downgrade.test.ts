@@ -385,6 +385,26 @@ describe('static classic members replacing each other inside a consumer group', 
     expect(sync.errorCode).toBe(ErrorCode.NONE);
     p.shutdown();
   });
+
+  it('a classic static member replacing a KIP-848 static member subscribed by regex subscribes by names only (the regex goes)', async () => {
+    const p = coordinators();
+    await consumerMemberJoins(p);
+    const R = 'regex-member-aaaaaaaaa';
+    expect((await p.consumer.heartbeat(hb('g', R, 0, { instanceId: 'inst-r', rebalanceTimeoutMs: 30000, subscribedTopicRegex: '^t$', topicPartitions: [] }), HB_CLIENT)).errorCode).toBe(ErrorCode.NONE);
+    expect(p.consumer.group('g')!.members.get(R)!.subscribedTopicRegex).toBe('^t$');
+    const epochBefore = p.consumer.group('g')!.groupEpoch;
+    const join = await p.consumer.classicJoin(joinRequest({ memberId: '', groupInstanceId: 'inst-r', protocols: [{ name: 'range', metadata: subscription(['t']) }] }), CLIENT);
+    expect(join.errorCode).toBe(ErrorCode.NONE);
+    const group = p.consumer.group('g')!;
+    const replaced = group.staticMember('inst-r')!;
+    expect(replaced.memberId).toBe(join.memberId);
+    expect(replaced.subscribedTopicRegex).toBe('');
+    expect(replaced.subscribedTopicNames).toEqual(['t']);
+    // Its regex had no other subscriber: tombstoned, and the classic join bumps the epoch.
+    expect(p.groupLog.records.some((r) => r.kind === 'cg-regex' && r.regex === '^t$' && r.value === null)).toBe(true);
+    expect(group.groupEpoch).toBe(epochBefore + 1);
+    p.shutdown();
+  });
 });
 
 describe('classic members inside a consumer group', () => {
