@@ -2,6 +2,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js';
 import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
 import type { ApiDefinition } from './types.js';
+import { lacksMandatoryProtocol } from '../coordinator/classic/classic-coordinator.js';
 
 /**
  * SyncGroup (key 14, v0-5), served by `ClassicGroupCoordinator.syncGroup` (or, for a classic
@@ -21,7 +22,7 @@ export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
-    if (ctx.apiVersion >= 5 && (req.protocolType === null || req.protocolName === null)) {
+    if (lacksMandatoryProtocol(req, ctx.apiVersion)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
     }
     // A classic member inside a KIP-848 consumer group (`classicGroupSyncToConsumerGroup`).

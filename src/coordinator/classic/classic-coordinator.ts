@@ -156,9 +156,7 @@ export class ClassicGroupCoordinator {
    */
   async syncGroup(req: SyncGroupRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<SyncGroupResponse> {
     if (req.groupId === '') return errorSync(ErrorCode.INVALID_GROUP_ID);
-    if (ctx.apiVersion >= 5 && (req.protocolType === null || req.protocolName === null)) {
-      return errorSync(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-    }
+    if (lacksMandatoryProtocol(req, ctx.apiVersion)) return errorSync(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     return syncClassicGroup(this.ctx, req);
   }
 
@@ -403,4 +401,12 @@ export class ClassicGroupCoordinator {
     this.ctx.timers.cancelPrefix(groupTimersPrefix(group.groupId));
     this.ctx.groups.delete(group.groupId);
   }
+}
+
+/**
+ * `SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent`: from v5 both must be set, else
+ * `KafkaApis.handleSyncGroupRequest` answers INCONSISTENT_GROUP_PROTOCOL before any group is asked.
+ */
+export function lacksMandatoryProtocol(req: Pick<SyncGroupRequest, 'protocolType' | 'protocolName'>, apiVersion: number): boolean {
+  return apiVersion >= 5 && (req.protocolType === null || req.protocolName === null);
 }
