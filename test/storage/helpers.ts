@@ -57,8 +57,3 @@ export function batchOf(count: number, timestamp = 1000n, valueBytes = 10): Buff
   const records = Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.alloc(valueBytes, 97 + (i % 26)) }));
   return encodeRecordBatch({ baseOffset: 0n, timestamp, records });
 }
-
-/** One turn of the event loop plus pending I/O callbacks. */
-export function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 20));
-}

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { CorruptLogError } from '../../src/storage/recovery.js';
 import { encodeRecordBatch, readBatchHeader, validateBatch } from '../../src/records/record-batch.js';
-import { ManualTime, batchOf, captureLog, removeTempDirs, settle, tempDir } from './helpers.js';
+import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
 
 const opened: PartitionLog[] = [];
 
@@ -144,7 +144,7 @@ describe('PartitionLog durability', () => {
     await r.durable;
     expect(log.stats).toEqual({ writes: 1, syncs: 0 });
     time.advance(500);
-    await settle();
+    await log.whenIdle();
     expect(log.stats).toEqual({ writes: 1, syncs: 1 });
   });
 });
@@ -155,11 +155,11 @@ describe('PartitionLog log.flush.interval.messages', () => {
     const log = openLog({ flushPolicy: 'interval', flushIntervalMs: 60_000, flushIntervalMessages: 5n, time });
     await log.append([batchOf(3)]).durable;
     time.advance(0);
-    await settle();
+    await log.whenIdle();
     expect(log.stats).toEqual({ writes: 1, syncs: 0 });
     await log.append([batchOf(2)]).durable; // 5 messages now
     time.advance(0);
-    await settle();
+    await log.whenIdle();
     expect(log.stats).toEqual({ writes: 2, syncs: 1 });
   });
 });

@@ -24,7 +24,8 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Pro
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 15000);
+    // A backstop for a server that never gets ready, not a speed limit: a loaded machine may take long.
+    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 120_000);
     child.on('exit', (code) => reject(new Error(`exited with ${code} before ready; stderr: ${stderr}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);

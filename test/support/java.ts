@@ -1,49 +1,28 @@
 /**
  * Runs the Java test programs of test/clients/java (org.apache.kafka:kafka-clients) from vitest:
- * `ensureJavaClients()` builds them with Maven when the build is missing or older than a source
- * (.ci/run builds them first, with dependencies cached in ~/.m2), `runJava()` starts one program
- * with `java -cp` and collects its JSON result lines, and `recordApiVersions()` writes the API
- * versions the server saw to test/clients/java/api-versions.json (from the server's request log).
+ * test/support/provision.ts builds them, `runJava()` starts one program with `java -cp` and
+ * collects its JSON result lines, and `recordApiVersions()` writes the API versions the server saw
+ * (from its request log) to the api-versions.json of `apiVersionsPath`.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { describe } from 'vitest';
+import { clients } from './clients.js';
+import { apiVersionsPath } from './api-versions.js';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestLogEntry } from '../../src/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const JAVA_DIR = resolve(HERE, '..', 'clients', 'java');
-const CLASSES = join(JAVA_DIR, 'target', 'classes');
-const CLASSPATH_FILE = join(JAVA_DIR, 'target', 'classpath.txt');
-const SOURCES = join(JAVA_DIR, 'src', 'main', 'java', 'kmc');
 const FRAGMENTS = join(JAVA_DIR, 'target', 'api-versions');
-export const API_VERSIONS_FILE = join(JAVA_DIR, 'api-versions.json');
 export const KAFKA_CLIENTS_VERSION = '4.3.1';
 
-const BUILD_HINT = 'Build the Java test clients first (as .ci/run does): mvn -q -B -f test/clients/java/pom.xml package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt';
+/** The `java -cp` class path of the programs (test/support/provision.ts builds them); null without java/mvn here. */
+export const javaClasspath = clients().javaClasspath;
 
-/** Whether every program source has a class compiled after it and the class path was written. */
-function buildIsCurrent(): boolean {
-  if (!existsSync(CLASSPATH_FILE)) return false;
-  return readdirSync(SOURCES)
-    .filter((f) => f.endsWith('.java'))
-    .every((f) => {
-      const cls = join(CLASSES, 'kmc', f.replace(/\.java$/, '.class'));
-      return existsSync(cls) && statSync(cls).mtimeMs >= statSync(join(SOURCES, f)).mtimeMs;
-    });
-}
-
-/** Builds the Java programs unless an up-to-date build exists; returns the `java -cp` class path. Call before starting a server (it blocks). */
-export function ensureJavaClients(): string {
-  if (!buildIsCurrent()) {
-    const res = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', join(JAVA_DIR, 'pom.xml'), 'package', 'dependency:build-classpath', `-Dmdep.outputFile=${CLASSPATH_FILE}`], {
-      encoding: 'utf8',
-      timeout: 600_000,
-    });
-    if (res.error || res.status !== 0) throw new Error(`mvn failed (${res.error?.message ?? `exit ${res.status}`}): ${res.stdout}\n${res.stderr}\n${BUILD_HINT}`);
-  }
-  return `${CLASSES}:${readFileSync(CLASSPATH_FILE, 'utf8').trim()}`;
-}
+/** `describe` for suites that run the Java programs: skipped (with the provisioner's one line) when they could not be built. */
+export const describeJava: ReturnType<typeof describe.skipIf> = describe.skipIf(javaClasspath === null);
 
 export interface JavaRun {
   code: number | null;
@@ -119,7 +98,7 @@ export function versionsUsed(entries: readonly RequestLogEntry[]): Record<string
 const apiKeyOf = (key: string): number => Number(/\((\d+)\)$/.exec(key)?.[1] ?? 0);
 
 /**
- * Records the versions a scenario used and rewrites test/clients/java/api-versions.json from every
+ * Records the versions a scenario used and rewrites api-versions.json (see apiVersionsPath) from every
  * scenario recorded so far (one fragment per scenario under target/, so parallel test files do
  * not overwrite each other's results).
  */
@@ -139,8 +118,9 @@ export function recordApiVersions(scenario: string, entries: readonly RequestLog
     all: merged,
     scenarios,
   };
-  const tmp = `${API_VERSIONS_FILE}.${process.pid}.tmp`;
+  const file = apiVersionsPath(join(JAVA_DIR, 'api-versions.json'));
+  const tmp = `${file}.${process.pid}.tmp`;
   // Version lists on one line each: [4, 5].
   writeFileSync(tmp, `${JSON.stringify(doc, null, 2).replace(/\[\s+([\d,\s]+?)\s+\]/g, (_, list: string) => `[${list.replace(/\s+/g, ' ')}]`)}\n`);
-  renameSync(tmp, API_VERSIONS_FILE);
+  renameSync(tmp, file);
 }

@@ -5,7 +5,7 @@ export function kafkaClient(bootstrap: string, clientId = 'kmc-test'): Kafka {
 }
 
 /** Polls `predicate` every 50 ms until it is true or `ms` passes. */
-export async function waitFor(predicate: () => boolean, ms = 20000, what = 'condition'): Promise<void> {
+export async function waitFor(predicate: () => boolean, ms = 60_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + ms;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -1,21 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const LOCAL_VENV_PYTHON = join(REPO_ROOT, '.venv-ci', 'bin', 'python');
+import { clients } from './clients.js';
 
 /**
- * The Python that runs the librdkafka (confluent-kafka) and kafka-python test clients:
- * $KMC_PYTHON, else the `.venv-ci` that .ci/run creates, else `python3`.
+ * The Python that runs the librdkafka (confluent-kafka) and kafka-python test clients, with the
+ * versions it imports, as test/support/provision.ts found it ($KMC_PYTHON, else `.venv-ci`); null
+ * when python3 is missing here, and the suites that need it skip (`describe.skipIf(!python)`).
  */
-export const PYTHON = process.env['KMC_PYTHON'] ?? (existsSync(LOCAL_VENV_PYTHON) ? LOCAL_VENV_PYTHON : 'python3');
-
-/** What to tell the user when a Python test client is missing (a failure, never a skip). */
-export const PYTHON_CLIENTS_HINT =
-  'Install the Python test clients first as .ci/run does (python3 -m venv .venv-ci && .venv-ci/bin/pip install ' +
-  'confluent-kafka==2.16.1 kafka-python==3.0.12), or set KMC_PYTHON to a Python that has them.';
+export const python = clients().python;
 
 /**
  * Runs the test-client Python asynchronously (the server under test may live in this process's
@@ -23,7 +14,8 @@ export const PYTHON_CLIENTS_HINT =
  */
 export function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (python === null) throw new Error('no Python test clients were provisioned (see the provision lines above the test results)');
+    const child = spawn(python.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -34,7 +26,7 @@ export function runPython(args: string[], timeoutMs: number): Promise<{ code: nu
     }, timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
-      reject(new Error(`cannot run ${PYTHON}: ${err.message}. ${PYTHON_CLIENTS_HINT}`));
+      reject(new Error(`cannot run ${python.bin}: ${err.message}`));
     });
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -13,17 +13,17 @@
  *      10 new messages and nothing committed before (with auto.offset.reset=earliest, a lost
  *      commit would re-deliver from offset 0); it commits 11, 10, 9.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { expect } from 'vitest';
 
 import type { RequestLogEntry, ServerHandle } from '../../../src/index.js';
 import { startTestServer } from '../../support/server.js';
+import { apiVersionsPath } from '../../support/api-versions.js';
+import { REPO_ROOT } from '../../support/clients.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = resolve(HERE, '..', '..', '..');
+export { REPO_ROOT };
 export const API_VERSIONS_DIR = join(REPO_ROOT, 'test', 'clients', 'api-versions');
 
 export const PARTITIONS = 3;
@@ -126,8 +126,7 @@ interface ApiVersionsFile {
 
 /** Merges one run's versions into test/clients/api-versions/<client>.json (runs of other protocols are kept). */
 export function writeApiVersions(client: string, clientVersion: string, protocol: GroupProtocol, recorder: ApiVersionRecorder): void {
-  mkdirSync(API_VERSIONS_DIR, { recursive: true });
-  const file = join(API_VERSIONS_DIR, `${client}.json`);
+  const file = apiVersionsPath(join(API_VERSIONS_DIR, `${client}.json`));
   let previous: ApiVersionsFile | null = null;
   if (existsSync(file)) {
     try {

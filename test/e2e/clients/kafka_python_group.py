@@ -66,7 +66,6 @@ def consume(args, result, common):
 
     result["stage"] = "consume"
     consumer = KafkaConsumer(
-        args.topic,
         group_id=args.group,
         enable_auto_commit=False,
         auto_offset_reset="earliest",
@@ -77,6 +76,13 @@ def consume(args, result, common):
     )
     closed = False
     try:
+        # Learn the topic's partitions before joining: kafka-python 3.0.12 subscribed at construction
+        # can join (and, as leader, assign nothing) before its first metadata answer, rejoin when that
+        # answer arrives, and then stall for good with no request on the wire (seen on a loaded
+        # machine; the server had answered every request). Metadata first takes that race away.
+        if not consumer.partitions_for_topic(args.topic):
+            raise RuntimeError(f"consume: no partitions for topic {args.topic}")
+        consumer.subscribe([args.topic])
         polled = []
         deadline = time.monotonic() + args.timeout
         linger_until = None
