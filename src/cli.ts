@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { startServer, type FaultRuleSpec } from './index.js';
@@ -98,14 +99,18 @@ async function serve(opts: ServeOptions): Promise<void> {
       log.warn(`admin API not started: port ${adminPort} is in use (pass --admin-port 0 for a free port, or --no-admin)`);
       server = await start(undefined);
     }
-    if (server.admin) log.info({ admin: server.admin.url }, `admin API on ${server.admin.url} (OpenAPI at ${server.admin.url}/openapi.json)`);
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, 'shutting down');
       server.close().then(
-        () => process.exit(0),
+        () => {
+          // After close(): every acknowledged append is on disk, so a supervisor reading this line may
+          // remove the process (or container) without losing data.
+          log.info({ signal }, 'stopped');
+          process.exit(0);
+        },
         (err) => {
           log.error({ err }, 'shutdown failed');
           process.exit(1);
@@ -115,9 +120,11 @@ async function serve(opts: ServeOptions): Promise<void> {
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
     // Printed only once the signal handlers are in place: a supervisor that stops us as soon as it
-    // sees this line must reach them, not the default action.
+    // sees this line must reach them, not the default action. It is the one start-up line (and the
+    // last), so it names the admin API too: whoever waits for it has everything to connect with.
     const brokerPorts = server.ports.size > 1 ? { brokers: Object.fromEntries(server.ports) } : {};
-    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode, ...brokerPorts }, `kafka-mock-coordinator ready on ${server.bootstrap}`);
+    const adminNote = server.admin ? ` (admin API ${server.admin.url}, OpenAPI at ${server.admin.url}/openapi.json)` : '';
+    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode, ...brokerPorts }, `kafka-mock-coordinator ready on ${server.bootstrap}${adminNote}`);
   } catch (err) {
     if (err instanceof ConfigError) {
       // In a container the user wrote the variable, not the key: name both.
@@ -134,9 +141,20 @@ function emit(result: CommandOutput): void {
   process.exitCode = result.exitCode;
 }
 
+/**
+ * The version in package.json, read at run time: dist/cli.js and src/cli.ts both sit one level
+ * below it, in the repository and in an installed package alike, and no build step has to copy it.
+ */
+function packageVersion(): string {
+  const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const version = (pkg as { version?: unknown }).version;
+  return typeof version === 'string' ? version : 'unknown';
+}
+
 const program = new Command()
   .name('kafka-mock-coordinator')
   .description('A Kafka-protocol broker and group coordinator for tests and local development')
+  .version(packageVersion(), '-V, --version', 'print the version and exit')
   .option('--host <host>', 'address to bind (default: all interfaces)')
   .option('--port <port>', 'Kafka port, 0 picks a free one (default: 9092, or the port of listeners)')
   .option('--advertised-listener <host:port>', 'address clients are told to connect to')

@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startCli, kill } from '../support/cli-process.js';
 import { tempDataDir } from '../support/server.js';
@@ -19,6 +21,32 @@ describe('command line', () => {
     const res = spawnSync(process.execPath, [CLI, '--in-memory', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10000 });
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(message);
+  });
+
+  it('--version and -V print the package version', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ['--version', '-V']) {
+      const res = spawnSync(process.execPath, [CLI, flag], { encoding: 'utf8', timeout: 60_000 });
+      expect(res.status).toBe(0);
+      expect(res.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it('prints one start-up line, the ready line naming the admin API, and `stopped` last on SIGTERM', async () => {
+    const server = await startCli(['--in-memory', '--port', '0', '--admin-port', '0']);
+    const messages = (): string[] => server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    const ready = `kafka-mock-coordinator ready on localhost:${server.port}`;
+    try {
+      expect(messages()).toHaveLength(1);
+      expect(messages()[0]).toMatch(new RegExp(`^${ready} \\(admin API http://127\\.0\\.0\\.1:(\\d+), OpenAPI at http://127\\.0\\.0\\.1:\\1/openapi\\.json\\)$`));
+      const closed = once(server.process.stdout!, 'close');
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+      await closed;
+      expect(messages().slice(1)).toEqual(['shutting down', 'stopped']);
+    } finally {
+      await kill(server, 'SIGKILL');
+    }
   });
 
   it('takes KAFKA_* environment variables and --config, --config winning', async () => {
