@@ -23,6 +23,8 @@ interface ServeOptions {
   admin: boolean;
   adminPort: string;
   adminHost?: string;
+  adminToken?: string;
+  adminInsecure?: boolean;
   clock: string;
   faults?: string;
   brokers: string;
@@ -64,6 +66,10 @@ async function serve(opts: ServeOptions): Promise<void> {
   } catch (err) {
     fail(`${opts.kafkaVersion !== undefined && /Kafka version/.test((err as Error).message) ? '--kafka-version' : '--api-versions'}: ${(err as Error).message}`);
   }
+  // Read here rather than by commander, which would take any value (even "false") as true.
+  const insecureEnv = process.env['KMC_ADMIN_INSECURE']?.toLowerCase();
+  if (insecureEnv !== undefined && !['', 'true', '1', 'false', '0'].includes(insecureEnv)) fail(`invalid KMC_ADMIN_INSECURE "${insecureEnv}" (true or false)`);
+  const adminInsecure = opts.adminInsecure === true || insecureEnv === 'true' || insecureEnv === '1';
   let faults: unknown[];
   try {
     faults = loadStartupFaults(opts.faults, process.env['KMC_FAULTS']);
@@ -85,6 +91,8 @@ async function serve(opts: ServeOptions): Promise<void> {
       faults: faults as FaultRuleSpec[], // validated by startServer (FaultRuleError names the bad rule)
       adminPort,
       adminHost: opts.adminHost,
+      adminToken: opts.adminToken,
+      adminInsecure,
       brokers: Number(opts.brokers),
       kafkaVersion: opts.kafkaVersion,
       apiVersions: opts.apiVersions,
@@ -163,7 +171,9 @@ const program = new Command()
   .option('--config <key=value>', 'a Kafka broker config by its Kafka name (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
   .option('--log-level <level>', 'pino log level', process.env['LOG_LEVEL'] ?? 'info')
   .addOption(new Option('--admin-port <port>', 'HTTP admin API port, 0 picks a free one').env('KMC_ADMIN_PORT').default(String(DEFAULT_ADMIN_PORT)))
-  .option('--admin-host <host>', 'address the admin API binds (default: --host, all interfaces when unset)')
+  .addOption(new Option('--admin-host <host>', 'address the admin API binds (default 127.0.0.1; another needs --admin-token or --admin-insecure)').env('KMC_ADMIN_HOST'))
+  .addOption(new Option('--admin-token <token>', 'require "Authorization: Bearer <token>" on every admin API request').env('KMC_ADMIN_TOKEN'))
+  .option('--admin-insecure', 'allow the admin API on a non-loopback address without a token (also KMC_ADMIN_INSECURE=true)')
   .option('--no-admin', 'do not start the admin API')
   .addOption(new Option('--clock <mode>', 'server clock: system, or manual (moved only by `clock advance`)').choices(['system', 'manual']).default('system'))
   .option('--faults <file>', 'fault rules to install at start (JSON array); also KMC_FAULTS (JSON or a path)')

@@ -2,14 +2,15 @@ import pino, { type Logger } from 'pino';
 import { Broker } from './broker.js';
 import type { SweepResult } from './coordinator/offsets/retention.js';
 import type { CompactionSummary } from './coordinator/group-log.js';
-import { BrokerConfig, parseListener } from './config.js';
+import { BrokerConfig, ConfigError, parseListener } from './config.js';
 import { systemTime, type Time } from './util/time.js';
 import { KafkaListener } from './server/server.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
-import { startAdminServer, type AdminServer } from './admin/server.js';
+import { startAdminServer, DEFAULT_ADMIN_HOST, type AdminServer } from './admin/server.js';
+import { isLoopbackHost } from './admin/guard.js';
 import { clusterHandlers } from './cluster/routing.js';
 import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
@@ -60,8 +61,15 @@ export interface StartServerOptions {
   faults?: readonly FaultRuleSpec[];
   /** Start the HTTP admin API on this port (0: a free one); default: no admin API in-process. */
   adminPort?: number;
-  /** Bind address of the admin API; default `host` (all interfaces when unset). */
+  /**
+   * Bind address of the admin API; default `127.0.0.1`. A non-loopback address needs `adminToken`
+   * or `adminInsecure` (else startServer throws ConfigError naming `--admin-host`).
+   */
   adminHost?: string;
+  /** Bearer token the admin API requires on every request (`Authorization: Bearer <token>`); default none. */
+  adminToken?: string;
+  /** Allow the admin API on a non-loopback address without a token (e.g. inside a container). */
+  adminInsecure?: boolean;
   /**
    * Simulated brokers (default 1): ids `node.id`, `node.id + 1`, ..., each with its own listener on
    * consecutive ports from `port` (with port 0 each picks a free one; an `advertisedListener`
@@ -125,6 +133,15 @@ const ANY_HOST = new Set(['', '0.0.0.0', '::']);
  * `server.bootstrap`. Throws ConfigError (naming the key) for invalid configuration.
  */
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
+  const adminHost = options.adminHost ?? DEFAULT_ADMIN_HOST;
+  const adminToken = options.adminToken === undefined || options.adminToken === '' ? null : options.adminToken;
+  if (options.adminPort !== undefined && !isLoopbackHost(adminHost === '' ? '0.0.0.0' : adminHost) && adminToken === null && !options.adminInsecure) {
+    throw new ConfigError(
+      '--admin-host',
+      `the admin API on ${adminHost || 'every interface'} (not a loopback address) would let anyone who reaches it stop brokers and inject faults: ` +
+        'give it a token (--admin-token or KMC_ADMIN_TOKEN; in-process adminToken) or accept that with --admin-insecure (KMC_ADMIN_INSECURE=true; adminInsecure)',
+    );
+  }
   const overrides: Record<string, string | number | boolean> = { ...(options.config ?? {}) };
   if (options.host !== undefined || options.port !== undefined || overrides['listeners'] === undefined) {
     const base = parseListener('listeners', String(overrides['listeners'] ?? 'PLAINTEXT://:9092'));
@@ -195,8 +212,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   if (options.adminPort !== undefined) {
     try {
       admin = await startAdminServer({
-        host: options.adminHost ?? options.host ?? '',
+        host: adminHost,
         port: options.adminPort,
+        token: adminToken,
         broker,
         faults,
         clock,

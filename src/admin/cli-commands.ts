@@ -20,7 +20,11 @@ async function call(adminUrl: string, method: string, path: string, body?: unkno
   try {
     res = await fetch(url, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        // From the environment, not a flag: a token on the command line shows in every process list.
+        ...(process.env['KMC_ADMIN_TOKEN'] ? { authorization: `Bearer ${process.env['KMC_ADMIN_TOKEN']}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {

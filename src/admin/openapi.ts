@@ -3,11 +3,12 @@
  * next to the routes (src/admin/server.ts); test/faults/admin-openapi.test.ts validates it and
  * checks that every route is described.
  */
+import { MAX_FAULT_HOLD_MS } from '../faults/types.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
 const errorResponse = (description: string) => json(ref('Error'), description);
-const int = (description: string, minimum?: number) => ({ type: 'integer', description, ...(minimum !== undefined ? { minimum } : {}) });
+const int = (description: string, minimum?: number, maximum?: number) => ({ type: 'integer', description, ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}) });
 const str = (description: string) => ({ type: 'string', description });
 const nullable = (schema: object) => ({ ...schema, nullable: true });
 const errorRef = { oneOf: [{ type: 'string', description: 'Kafka error name, e.g. REBALANCE_IN_PROGRESS' }, { type: 'integer', description: 'Kafka error code' }] };
@@ -36,14 +37,14 @@ const faultMatch = {
   },
 };
 
-const delayMs = int('Wait this long (real ms) first', 0);
+const delayMs = int('Wait this long (real ms) first', 0, MAX_FAULT_HOLD_MS);
 const faultAction = {
   description: 'What the rule does when it fires.',
   oneOf: [
     { type: 'object', title: 'error', required: ['type', 'error'], additionalProperties: false, properties: { type: { type: 'string', enum: ['error'] }, error: errorRef, delayMs } },
     { type: 'object', title: 'errors', required: ['type', 'errors'], additionalProperties: false, properties: { type: { type: 'string', enum: ['errors'] }, errors: { type: 'array', minItems: 1, items: errorRef }, delayMs } },
-    { type: 'object', title: 'delay', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['delay'] }, ms: int('Delay before handling and responding', 0) } },
-    { type: 'object', title: 'hang', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['hang'] }, closeAfterMs: int('Close the connection after this long (default: never)', 0) } },
+    { type: 'object', title: 'delay', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['delay'] }, ms: int('Delay before handling and responding', 0, MAX_FAULT_HOLD_MS) } },
+    { type: 'object', title: 'hang', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['hang'] }, closeAfterMs: int(`Close the connection after this long (default and most: ${MAX_FAULT_HOLD_MS} ms)`, 0, MAX_FAULT_HOLD_MS) } },
     { type: 'object', title: 'close', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['close'] }, when: { type: 'string', enum: ['before', 'after'], default: 'before', description: 'before: not applied; after: applied, response lost' }, delayMs } },
     { type: 'object', title: 'throttle', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['throttle'] }, ms: int('throttle_time_ms to answer (and mute the connection for)', 0) } },
   ],
@@ -57,8 +58,9 @@ export const OPENAPI_DOCUMENT = {
     title: 'kafka-mock-coordinator admin API',
     version: '1',
     description:
-      'Control a running kafka-mock-coordinator: fault rules, the request log, the manual clock, the offsets retention sweep, the simulated cluster (brokers, coordinators, leaders), and consumer groups (members, assignments, committed offsets, log-end offsets, lag). Errors are JSON: {statusCode, error, message}.',
+      'Control a running kafka-mock-coordinator: fault rules, the request log, the manual clock, the offsets retention sweep, the simulated cluster (brokers, coordinators, leaders), and consumer groups (members, assignments, committed offsets, log-end offsets, lag). Errors are JSON: {statusCode, error, message}. With a token (--admin-token) every request needs Authorization: Bearer <token> (401 otherwise). State-changing requests (POST, DELETE) from another origin are refused with 403, and one with a body that is not application/json with 415.',
   },
+  security: [{}, { bearer: [] }],
   paths: {
     '/health': {
       get: { operationId: 'health', summary: 'Liveness and basic facts', responses: { '200': json(ref('Health'), 'The server is up') } },
@@ -190,6 +192,7 @@ export const OPENAPI_DOCUMENT = {
     },
   },
   components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required on every request when the server has --admin-token / KMC_ADMIN_TOKEN' } },
     schemas: {
       Error: { type: 'object', required: ['statusCode', 'error', 'message'], properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' } } },
       Health: { type: 'object', required: ['status', 'bootstrap', 'clock'], properties: { status: { type: 'string', enum: ['ok'] }, bootstrap: { type: 'string' }, nodeId: { type: 'integer' }, clusterId: { type: 'string' }, clock: { type: 'string', enum: ['system', 'manual', 'custom'] } } },

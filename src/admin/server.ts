@@ -9,6 +9,7 @@ import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
+import { installAdminGuard, isLoopbackHost, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
 import type { ClusterControl } from '../cluster/control.js';
 
@@ -24,6 +25,9 @@ export interface AdminServerOptions {
   compact: () => Promise<CompactionSummary>;
 }
 
+/** Where the admin API binds unless told otherwise: it can stop brokers and inject faults. */
+export const DEFAULT_ADMIN_HOST = '127.0.0.1';
+
 export interface AdminServer {
   /** `http://host:port` (127.0.0.1 when bound to every interface). */
   readonly url: string;
@@ -31,7 +35,7 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 500: 'Internal Server Error' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 500: 'Internal Server Error' };
 
 function sendError(reply: FastifyReply, statusCode: number, message: string): FastifyReply {
   return reply.code(statusCode).send({ statusCode, error: STATUS_TEXT[statusCode] ?? 'Error', message });
@@ -48,10 +52,11 @@ function optionalInt(value: unknown, name: string, max = MAX_TIMER_MS): number |
 }
 
 /** The HTTP admin API (fastify). Routes are described by `OPENAPI_DOCUMENT` at `/openapi.json`. */
-export function buildAdminApp(options: AdminServerOptions): FastifyInstance {
+export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): FastifyInstance {
   const { broker, faults, clock } = options;
   // Group ids may be up to 32767 characters (Kafka's int16 string), and they are path parameters.
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: 200_000 } });
+  installAdminGuard(app, options);
 
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     if (err instanceof FaultRuleError) return sendError(reply, /duplicate rule id/.test(err.message) ? 409 : 400, err.message);
@@ -201,9 +206,9 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
   });
 }
 
-/** Starts the admin API on `host:port` (port 0: a free one). */
-export async function startAdminServer(options: AdminServerOptions & { host: string; port: number }): Promise<AdminServer> {
-  const app = buildAdminApp(options);
+/** Starts the admin API on `host:port` (port 0: a free one; host '' every interface), guarded as src/admin/guard.ts says. */
+export async function startAdminServer(options: AdminServerOptions & { host: string; port: number; token: string | null }): Promise<AdminServer> {
+  const app = buildAdminApp({ ...options, loopbackOnly: isLoopbackHost(options.host) });
   await app.listen({ host: options.host === '' ? '0.0.0.0' : options.host, port: options.port });
   const address = app.server.address() as AddressInfo;
   const anyHost = ['', '0.0.0.0', '::'].includes(options.host);

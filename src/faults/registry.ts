@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
-import { normalizeRule, FaultRuleError, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
+import { normalizeRule, FaultRuleError, MAX_FAULT_HOLD_MS, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
 import { NO_RESPONSE_MARKER, PER_PARTITION_APIS, partialErrorResponse, targetsAnyPartition, wholeErrorResponse, type PartitionTarget } from './error-response.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
@@ -177,6 +177,7 @@ export class FaultRegistry {
         throw new FaultRuleError(`rule ${i}: ${(err as Error).message}`);
       }
     });
+    this.checkRoom(normalized.length);
     const ids = new Set<string>();
     for (const r of normalized) {
       if (r.id === undefined) continue;
@@ -331,10 +332,13 @@ export class FaultRegistry {
         {
           // Ends when the client gives up, after closeAfterMs, or when the rule is removed or
           // expires: a client that never drops a timed-out connection must not stay stuck on it.
-          const ends: Array<Promise<unknown>> = [io.whenClosed(), rule.gone];
-          if (action.closeAfterMs !== undefined) ends.push(sleep(action.closeAfterMs));
-          if (rule.expiresAt !== null) ends.push(sleep(Math.max(0, rule.expiresAt - Date.now())));
+          // At most MAX_FAULT_HOLD_MS even without closeAfterMs; the timers go once the hang ends.
+          const timers: NodeJS.Timeout[] = [];
+          const after = (ms: number): Promise<void> => new Promise((resolve) => timers.push(setTimeout(resolve, ms)));
+          const ends: Array<Promise<unknown>> = [io.whenClosed(), rule.gone, after(action.closeAfterMs ?? MAX_FAULT_HOLD_MS)];
+          if (rule.expiresAt !== null) ends.push(after(Math.max(0, rule.expiresAt - Date.now())));
           await Promise.race(ends);
+          for (const t of timers) clearTimeout(t);
           io.close();
         }
         return;
@@ -374,7 +378,15 @@ export class FaultRegistry {
     return { rule: chosen, index: chosen.fired - 1 };
   }
 
+  /** Refuses rules beyond MAX_FAULT_RULES before any is added. */
+  private checkRoom(adding: number): void {
+    if (this.rules.size + adding > MAX_FAULT_RULES) {
+      throw new FaultRuleError(`at most ${MAX_FAULT_RULES} fault rules at once (${this.rules.size} held): remove some first`);
+    }
+  }
+
   private addRule(spec: NormalizedRule): Rule {
+    this.checkRoom(1);
     let id = spec.id;
     if (id === undefined) {
       do id = `f${++this.nextId}`;

@@ -143,6 +143,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */
 export const MAX_TIMER_MS = 2147483647;
 
+/**
+ * The longest a rule may hold one request (ms): `delay.ms`, `delayMs`, `hang.closeAfterMs`, and a
+ * hang without `closeAfterMs` ends then too. One hour: longer than any client timeout, short
+ * enough that a forgotten rule cannot hold requests (and their memory) for days.
+ */
+export const MAX_FAULT_HOLD_MS = 3_600_000;
+
+/** The most fault rules a server holds at once (each one is checked against every request). */
+export const MAX_FAULT_RULES = 1000;
+
 function int(value: unknown, what: string, min: number, max = MAX_TIMER_MS): number {
   const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
@@ -193,7 +203,7 @@ export function normalizeRule(input: unknown): NormalizedRule {
 
   const actionIn = input['action'];
   if (!isObject(actionIn)) throw new FaultRuleError('action is required: an object with a "type" (error, errors, delay, hang, close, throttle)');
-  const delayMs = actionIn['delayMs'] === undefined ? undefined : int(actionIn['delayMs'], 'action.delayMs', 0);
+  const delayMs = actionIn['delayMs'] === undefined ? undefined : int(actionIn['delayMs'], 'action.delayMs', 0, MAX_FAULT_HOLD_MS);
   const withDelay = <T extends object>(a: T): T => (delayMs === undefined ? a : { ...a, delayMs });
   const onlyKeys = (...keys: string[]): void => checkKeys(actionIn, new Set(['type', ...keys]), `action "${String(actionIn['type'])}"`);
   let action: NormalizedAction;
@@ -215,11 +225,11 @@ export function normalizeRule(input: unknown): NormalizedRule {
     }
     case 'delay':
       onlyKeys('ms');
-      action = { type: 'delay', ms: int(actionIn['ms'], 'action.ms', 0) };
+      action = { type: 'delay', ms: int(actionIn['ms'], 'action.ms', 0, MAX_FAULT_HOLD_MS) };
       break;
     case 'hang':
       onlyKeys('closeAfterMs');
-      action = actionIn['closeAfterMs'] === undefined ? { type: 'hang' } : { type: 'hang', closeAfterMs: int(actionIn['closeAfterMs'], 'action.closeAfterMs', 0) };
+      action = actionIn['closeAfterMs'] === undefined ? { type: 'hang' } : { type: 'hang', closeAfterMs: int(actionIn['closeAfterMs'], 'action.closeAfterMs', 0, MAX_FAULT_HOLD_MS) };
       break;
     case 'close': {
       onlyKeys('when', 'delayMs');

@@ -13,7 +13,7 @@ describe('admin API document', () => {
   it('describes every route the server has, and the server serves it', async () => {
     const server = await startTestServer({ adminPort: 0, adminHost: '127.0.0.1' });
     try {
-      const app = buildAdminApp({ broker: server.broker, faults: server.faults, clock: server.clock, bootstrap: () => server.bootstrap, sweep: () => server.sweepExpiredOffsets(), compact: () => server.compactOffsetsLog() });
+      const app = buildAdminApp({ broker: server.broker, faults: server.faults, clock: server.clock, bootstrap: () => server.bootstrap, sweep: () => server.sweepExpiredOffsets(), compact: () => server.compactOffsetsLog(), token: null, loopbackOnly: false });
       await app.ready();
       const documented = Object.entries(OPENAPI_DOCUMENT.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => k !== 'parameters').map((m) => ({ method: m.toUpperCase(), url: path.replace(/\{(\w+)\}/g, ':$1') })));
       expect(documented.length).toBe(22);

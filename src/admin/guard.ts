@@ -1,0 +1,89 @@
+/**
+ * Who may use the HTTP admin API. The API can stop brokers, hang every Kafka request and move the
+ * clock, so it is closed to what a browser can be made to send from another site:
+ *
+ * - `Authorization: Bearer <token>` on every route when a token is set (401 otherwise);
+ * - a state-changing request (any method but GET, HEAD, OPTIONS) whose `Origin` is not the admin
+ *   server's own, or that a browser marks cross-site or same-site (`Sec-Fetch-Site`), is refused
+ *   with 403: a page elsewhere cannot drive the API even where it can send the request;
+ * - a state-changing request with a body must say `Content-Type: application/json` (415): the
+ *   types a cross-site form or a no-cors fetch may send without a preflight (text/plain,
+ *   form encodings) never reach a route;
+ * - bound to a loopback address, the `Host` must be a loopback name too (403), so that a DNS name
+ *   rebound to 127.0.0.1 does not make another site's page "same origin".
+ *
+ * Non-browser clients (curl, the command line, tests) send no `Origin` and pass the checks.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { BlockList, isIP } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface AdminGuardOptions {
+  /** Bearer token required on every request; null: none. */
+  token: string | null;
+  /** Whether the admin API is bound to a loopback address (then the Host header must be one). */
+  loopbackOnly: boolean;
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether `host` (an address or name to bind, IPv6 bracketed or not) is loopback: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (bare.toLowerCase() === 'localhost') return true;
+  const family = isIP(bare);
+  return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The host name of a `Host` header (without its port). */
+function hostName(header: string): string {
+  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
+  const colon = header.lastIndexOf(':');
+  return colon === -1 ? header : header.slice(0, colon);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Compared as SHA-256 digests so that neither the length nor the content leaks through timing. */
+function sameSecret(given: string, expected: Buffer): boolean {
+  return timingSafeEqual(createHash('sha256').update(given).digest(), expected);
+}
+
+function refuse(reply: FastifyReply, statusCode: number, error: string, message: string): FastifyReply {
+  return reply.code(statusCode).send({ statusCode, error, message });
+}
+
+/** Installs the checks as the first hook of every request (before body parsing and routing). */
+export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptions): void {
+  const expected = options.token === null ? null : createHash('sha256').update(options.token).digest();
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    const host = req.headers.host ?? '';
+    if (options.loopbackOnly && !isLoopbackHost(hostName(host))) {
+      return refuse(reply, 403, 'Forbidden', `the admin API answers only to loopback host names (Host: ${JSON.stringify(host)})`);
+    }
+    if (expected !== null) {
+      const auth = req.headers.authorization ?? '';
+      const token = /^Bearer (.+)$/i.exec(auth)?.[1];
+      if (token === undefined || !sameSecret(token, expected)) {
+        reply.header('www-authenticate', 'Bearer realm="kafka-mock-coordinator admin API"');
+        return refuse(reply, 401, 'Unauthorized', 'this admin API needs "Authorization: Bearer <token>" (--admin-token, KMC_ADMIN_TOKEN)');
+      }
+    }
+    if (SAFE_METHODS.has(req.method)) return;
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`) {
+      return refuse(reply, 403, 'Forbidden', `cross-site request refused: Origin ${origin} is not this admin API (http://${host})`);
+    }
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      return refuse(reply, 403, 'Forbidden', `cross-site request refused (Sec-Fetch-Site: ${String(site)})`);
+    }
+    const type = req.headers['content-type'];
+    const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+    if ((type !== undefined || hasBody) && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
+      return refuse(reply, 415, 'Unsupported Media Type', `state-changing requests take a JSON body: send Content-Type: application/json (got ${type === undefined ? 'none' : JSON.stringify(type)})`);
+    }
+  });
+}

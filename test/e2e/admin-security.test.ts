@@ -1,0 +1,161 @@
+/**
+ * The admin API is safe by default (src/admin/guard.ts): loopback unless told otherwise, no
+ * cross-site state changes, JSON bodies only, a bearer token when set (and required off loopback
+ * without --admin-insecure), bounded fault rules. Requests go through node:http so that the test
+ * sets exactly the headers a browser would (Origin, Sec-Fetch-Site, Host, Content-Type).
+ */
+import { request } from 'node:http';
+import { networkInterfaces } from 'node:os';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, startServer } from '../../src/index.js';
+import { MAX_FAULT_HOLD_MS, MAX_FAULT_RULES } from '../../src/faults/types.js';
+import { startCli, kill } from '../support/cli-process.js';
+import { startTestServer } from '../support/server.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+function call(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? null : JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const RULE = JSON.stringify({ id: 'r1', match: { api: 'Metadata', clientId: 'nobody' }, action: { type: 'error', error: 'UNKNOWN_SERVER_ERROR' } });
+
+describe('admin API: safe by default', () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it('refuses cross-site and non-JSON state changes with 403/415 and changes nothing', async () => {
+    const server = await startTestServer({ brokers: 2, adminPort: 0 });
+    cleanups.push(() => server.stop());
+    const base = server.admin!.url;
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const up = () => server.cluster.describe().brokers.map((b: { up: boolean }) => b.up);
+
+    // What a page on another site can send without a preflight: a text/plain POST with its Origin.
+    const stop = await call(base, 'POST', '/cluster/brokers/1/stop', { 'content-type': 'text/plain', origin: 'http://evil.example' }, '{}');
+    expect(stop.status).toBe(403);
+    expect(stop.body.message).toBe(`cross-site request refused: Origin http://evil.example is not this admin API (http://${new URL(base).host})`);
+    expect(up()).toEqual([true, true]);
+    // A browser that hides the Origin still says where the request comes from.
+    expect((await call(base, 'POST', '/offsets/sweep', { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await call(base, 'DELETE', '/faults', { origin: 'null' })).status).toBe(403);
+
+    // Without an Origin (curl, scripts) a body must still be JSON.
+    const plain = await call(base, 'POST', '/faults', { 'content-type': 'text/plain' }, RULE);
+    expect(plain.status).toBe(415);
+    expect(plain.body.message).toBe('state-changing requests take a JSON body: send Content-Type: application/json (got "text/plain")');
+    expect((await call(base, 'POST', '/faults', { 'content-type': 'application/x-www-form-urlencoded' }, 'a=b')).status).toBe(415);
+    expect((await call(base, 'POST', '/faults', {}, RULE)).status).toBe(415);
+    expect(server.faults.list()).toEqual([]);
+
+    // The admin server's own origin, and clients that send none, pass.
+    const own = await call(base, 'POST', '/faults', { ...JSON_TYPE, origin: base, 'sec-fetch-site': 'same-origin' }, RULE);
+    expect(own.status).toBe(201);
+    expect(server.faults.list().map((r) => r.id)).toEqual(['r1']);
+    expect((await call(base, 'POST', '/cluster/brokers/2/stop')).status).toBe(200);
+    expect(up()).toEqual([true, false]);
+    expect((await call(base, 'DELETE', '/faults/r1')).status).toBe(204);
+    // Reads stay open to any client.
+    expect((await call(base, 'GET', '/faults', { origin: 'http://evil.example' })).status).toBe(200);
+  });
+
+  it('answers only to loopback host names when bound to loopback (DNS rebinding)', async () => {
+    const server = await startTestServer({ adminPort: 0 });
+    cleanups.push(() => server.stop());
+    const port = new URL(server.admin!.url).port;
+    const rebound = await call(server.admin!.url, 'GET', '/health', { host: `rebound.example:${port}` });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.message).toBe(`the admin API answers only to loopback host names (Host: "rebound.example:${port}")`);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
+      expect((await call(server.admin!.url, 'GET', '/health', { host })).status, host).toBe(200);
+    }
+  });
+
+  it('binds 127.0.0.1 unless told otherwise: another interface of this machine is refused', async () => {
+    const server = await startCli(['--in-memory', '--port', '0', '--admin-port', '0']);
+    cleanups.push(() => kill(server, 'SIGKILL'));
+    const port = Number(/admin API http:\/\/127\.0\.0\.1:(\d+)/.exec(server.lines.join('\n'))?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect((await call(`http://127.0.0.1:${port}`, 'GET', '/health')).status).toBe(200);
+    const external = Object.values(networkInterfaces()).flat().find((a) => a !== undefined && a.family === 'IPv4' && !a.internal);
+    // A machine with only a loopback interface has nothing else to try.
+    if (external !== undefined) {
+      await expect(call(`http://${external.address}:${port}`, 'GET', '/health')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    }
+  });
+
+  it('requires the bearer token on every route when one is set, for HTTP and the control commands', async () => {
+    const server = await startTestServer({ adminPort: 0, adminToken: 's3cret' });
+    cleanups.push(() => server.stop());
+    const base = server.admin!.url;
+    const missing = await call(base, 'GET', '/health');
+    expect(missing.status).toBe(401);
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="kafka-mock-coordinator admin API"');
+    expect((await call(base, 'GET', '/groups', { authorization: 'Bearer s3cre' })).status).toBe(401);
+    expect((await call(base, 'POST', '/faults', { ...JSON_TYPE, authorization: 'Bearer wrong' }, RULE)).status).toBe(401);
+    expect(server.faults.list()).toEqual([]);
+    expect((await call(base, 'GET', '/health', { authorization: 'Bearer s3cret' })).status).toBe(200);
+
+    // Asynchronously: the server answering it lives in this process's event loop.
+    const cli = (env: Record<string, string>) =>
+      promisify(execFile)(process.execPath, [CLI, 'faults', 'list', '--admin', base], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    await expect(cli({ KMC_ADMIN_TOKEN: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('GET /faults: 401 this admin API needs "Authorization: Bearer <token>"') });
+    const listed = await cli({ KMC_ADMIN_TOKEN: 's3cret' });
+    expect(JSON.parse(listed.stdout)).toEqual({ faults: [] });
+  });
+
+  it('refuses to start the admin API off loopback without a token or --admin-insecure, naming --admin-host', async () => {
+    const res = spawnSync(process.execPath, [CLI, '--in-memory', '--port', '0', '--admin-port', '0', '--admin-host', '0.0.0.0'], { encoding: 'utf8', timeout: 60_000 });
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(/^kafka-mock-coordinator: invalid config --admin-host: the admin API on 0\.0\.0\.0 \(not a loopback address\)/);
+    const env = spawnSync(process.execPath, [CLI, '--in-memory', '--port', '0', '--admin-port', '0'], { env: { ...process.env, KMC_ADMIN_HOST: '0.0.0.0', KMC_ADMIN_INSECURE: 'maybe' }, encoding: 'utf8', timeout: 60_000 });
+    expect(env.status).toBe(2);
+    expect(env.stderr).toContain('invalid KMC_ADMIN_INSECURE "maybe" (true or false)');
+    await expect(startServer({ port: 0, inMemory: true, adminPort: 0, adminHost: '0.0.0.0' })).rejects.toBeInstanceOf(ConfigError);
+
+    for (const args of [['--admin-insecure'], ['--admin-token', 't']]) {
+      const server = await startCli(['--in-memory', '--port', '0', '--admin-port', '0', '--admin-host', '0.0.0.0', ...args]);
+      expect(server.lines.at(-1)).toMatch(/ready on localhost:\d+ \(admin API http:\/\/127\.0\.0\.1:\d+/);
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+    }
+  });
+
+  it(`holds at most ${MAX_FAULT_RULES} fault rules and no request longer than ${MAX_FAULT_HOLD_MS} ms, with a 400`, async () => {
+    const server = await startTestServer({ adminPort: 0 });
+    cleanups.push(() => server.stop());
+    const base = server.admin!.url;
+    server.faults.addAll(Array.from({ length: MAX_FAULT_RULES - 1 }, (_, i) => ({ id: `n${i}`, match: { clientId: 'nobody' }, action: { type: 'error', error: 'UNKNOWN_SERVER_ERROR' } })));
+    expect((await call(base, 'POST', '/faults', JSON_TYPE, RULE)).status).toBe(201);
+    const over = await call(base, 'POST', '/faults', JSON_TYPE, JSON.stringify({ id: 'one-too-many', match: {}, action: { type: 'hang' } }));
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe(`at most ${MAX_FAULT_RULES} fault rules at once (${MAX_FAULT_RULES} held): remove some first`);
+    expect(server.faults.list()).toHaveLength(MAX_FAULT_RULES);
+    server.faults.clear();
+    for (const action of [{ type: 'delay', ms: MAX_FAULT_HOLD_MS + 1 }, { type: 'hang', closeAfterMs: MAX_FAULT_HOLD_MS + 1 }, { type: 'close', delayMs: MAX_FAULT_HOLD_MS + 1 }]) {
+      const res = await call(base, 'POST', '/faults', JSON_TYPE, JSON.stringify({ match: {}, action }));
+      expect(res.status, JSON.stringify(action)).toBe(400);
+      expect(res.body.message).toMatch(new RegExp(`must be an integer from 0 to ${MAX_FAULT_HOLD_MS}, got ${MAX_FAULT_HOLD_MS + 1}$`));
+    }
+    expect(server.faults.list()).toEqual([]);
+  });
+});
