@@ -43,10 +43,12 @@ async function serve(opts: ServeOptions): Promise<void> {
   if (!Object.hasOwn(pino.levels.values, opts.logLevel) && opts.logLevel !== 'silent') {
     fail(`invalid --log-level "${opts.logLevel}" (one of ${Object.keys(pino.levels.values).join(', ')}, silent)`);
   }
-  const log = pino({
-    level: opts.logLevel,
-    ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
-  });
+  // Synchronous writes: pino's default asynchronous stdout can let the last lines overtake an
+  // earlier one still in flight when the process exits (a supervisor waiting for `stopped` would
+  // see it before `shutting down`).
+  const log = process.stdout.isTTY
+    ? pino({ level: opts.logLevel, transport: { target: 'pino-pretty', options: { colorize: true } } })
+    : pino({ level: opts.logLevel }, pino.destination({ dest: 1, sync: true }));
 
   const config: Record<string, string> = configFromEnv(process.env);
   const fromEnvironment = new Set(Object.keys(config));

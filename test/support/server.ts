@@ -9,10 +9,16 @@ export function tempDataDir(prefix = 'kmc-'): { dir: string; remove: () => void 
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * Log level of the servers tests start: silent, because many tests provoke errors on purpose and
+ * their log lines would read as failures; `KMC_TEST_LOG_LEVEL=warn npm test` shows them.
+ */
+export const TEST_LOG_LEVEL = process.env['KMC_TEST_LOG_LEVEL'] ?? 'silent';
+
 /** Starts a real server on a free port with its own temp data directory. */
 export async function startTestServer(options: StartServerOptions = {}): Promise<ServerHandle & { dataDir: string; stop: () => Promise<void> }> {
   const data = tempDataDir();
-  const server = await startServer({ port: 0, dataDir: data.dir, ...options });
+  const server = await startServer({ port: 0, dataDir: data.dir, logLevel: TEST_LOG_LEVEL, ...options });
   return Object.assign(server, {
     dataDir: data.dir,
     async stop() {
@@ -34,7 +40,7 @@ export async function startClosableServer(
 ): Promise<{ server: ServerHandle; close: () => Promise<void>; dataDir: string }> {
   const data = options.dataDir === undefined ? tempDataDir(prefix) : null;
   const dataDir = options.dataDir ?? data!.dir;
-  const server = await startServer({ port: 0, ...options, dataDir });
+  const server = await startServer({ port: 0, logLevel: TEST_LOG_LEVEL, ...options, dataDir });
   let closed = false;
   const close = async () => {
     if (closed) return;

@@ -69,8 +69,10 @@ def consume(args, result, common):
         group_id=args.group,
         enable_auto_commit=False,
         auto_offset_reset="earliest",
-        session_timeout_ms=10000,
-        heartbeat_interval_ms=1000,
+        # The client defaults (45 s / 3 s): a shorter session lets a loaded machine starve the
+        # heartbeat thread past it, and the rebalance that follows fails the commit.
+        session_timeout_ms=45000,
+        heartbeat_interval_ms=3000,
         fetch_max_wait_ms=200,
         **common,
     )
