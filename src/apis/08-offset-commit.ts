@@ -12,7 +12,10 @@ import { validateOffsetCommit } from '../coordinator/offsets/commit-validation.j
  * `ClassicGroup.validateOffsetCommit`) whose error goes on every remaining partition, then
  * per partition OFFSET_METADATA_TOO_LARGE when the metadata is longer than
  * `offset.metadata.max.bytes` in UTF-16 code units (Java's `String.length()`).
- * Accepted offsets are appended to `__consumer_offsets` and durable before the response.
+ * Accepted offsets are appended to `__consumer_offsets` and durable before the response; when
+ * that write fails, every partition the group coordinator handled answers NOT_COORDINATOR (Kafka's
+ * `CoordinatorOperationExceptionHelper`: a storage error becomes NOT_COORDINATOR, the whole
+ * coordinator request failing) and nothing is committed.
  */
 export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
   apiKey: 8,
@@ -29,6 +32,8 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
     const maxMetadata = broker.config.int('offset.metadata.max.bytes');
     const now = BigInt(broker.time.now());
     const toCommit: OffsetToCommit[] = [];
+    /** The partitions the group coordinator handled (past the topic checks KafkaApis makes first). */
+    const coordinated: Array<{ errorCode: number }> = [];
     const topics: OffsetCommitResponseTopic[] = req.topics.map((t) => {
       const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.name);
       return {
@@ -55,11 +60,20 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
               expireTimestamp: req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, now + req.retentionTimeMs),
             });
           }
-          return { partitionIndex: p.partitionIndex, errorCode };
+          const result = { partitionIndex: p.partitionIndex, errorCode };
+          if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated.push(result);
+          return result;
         }),
       };
     });
-    if (toCommit.length > 0) await broker.offsets.commit(req.groupId, toCommit);
+    if (toCommit.length > 0) {
+      try {
+        await broker.offsets.commit(req.groupId, toCommit);
+      } catch (err) {
+        ctx.log.warn({ err, groupId: req.groupId }, 'offset commit not written; answering NOT_COORDINATOR');
+        for (const p of coordinated) p.errorCode = ErrorCode.NOT_COORDINATOR;
+      }
+    }
     return { throttleTimeMs: 0, topics };
   },
 };

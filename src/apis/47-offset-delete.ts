@@ -62,7 +62,16 @@ export const api: ApiDefinition<OffsetDeleteRequest, OffsetDeleteResponse> = {
         if (broker.offsets.fetch(req.groupId, topic.name, partition) !== undefined) tombstones.push({ topic: topic.name, partition });
       }
     }
-    if (tombstones.length > 0) await broker.offsets.deleteOffsets(req.groupId, tombstones);
+    if (tombstones.length > 0) {
+      try {
+        await broker.offsets.deleteOffsets(req.groupId, tombstones);
+      } catch (err) {
+        // The coordinator operation failed as a whole (GroupCoordinatorService.deleteOffsets): a
+        // storage error answers NOT_COORDINATOR at the top level, with no topics.
+        ctx.log.warn({ err, groupId: req.groupId }, 'offset deletion not written; answering NOT_COORDINATOR');
+        return { errorCode: ErrorCode.NOT_COORDINATOR, throttleTimeMs: 0, topics: [] };
+      }
+    }
 
     // OffsetDeleteResponse.Builder.merge: the coordinator's answer as is when nothing was answered
     // before; else its partitions appended to the topics already there, new topics after them.

@@ -30,6 +30,11 @@ export function fdatasync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
+/** ftruncate(2): cuts (or extends) the file to `bytes`. */
+export function ftruncate(fd: number, bytes: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.ftruncate(fd, bytes, (err) => (err ? reject(err) : resolve())));
+}
+
 /** fsync of a directory, so a newly created file's name is durable. */
 export function fsyncDirectory(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -29,7 +29,7 @@ import {
 import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, type PendingWrite } from './segment.js';
 import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
-import { writeFully, fdatasync, fsyncDirectory } from './file-io.js';
+import { writeFully, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
@@ -59,6 +59,15 @@ export interface AppendResult {
   durable: Promise<void>;
 }
 
+/** Where a turn's writes began: what a failed turn rolls the log back to. */
+interface RollbackPoint {
+  segment: LogSegment;
+  /** Byte position of the turn's first batch in `segment`. */
+  position: number;
+  /** Offset of the turn's first batch: the log end offset after the rollback. */
+  baseOffset: bigint;
+}
+
 /** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
 const MAX_RELATIVE_OFFSET = 2147483647n;
 
@@ -74,7 +83,9 @@ export class PartitionLog {
   /** All file I/O runs in this chain, one step after another. */
   private ioChain: Promise<void> = Promise.resolve();
   private directoryDirty = false;
+  /** The write or sync failure that appends are refused with until `recover` has run. */
   private failure: Error | null = null;
+  private recovering = false;
   private closing: Promise<void> | null = null;
   private readonly policy: FlushPolicy;
   /** Counters for tests and metrics: positional writes and fdatasync calls made. */
@@ -157,11 +168,16 @@ export class PartitionLog {
    * Appends whole v2 batches (validated by the caller), restamping each base offset in
    * place to consecutive offsets. Batches are held (not copied) until written, except in
    * in-memory mode where a batch that is a view into a larger buffer is copied. Throws if
-   * the log is closed or a previous write failed.
+   * the log is closed, or while a failed write is being rolled back (each such call retries the
+   * rollback's file truncation, so appends resume once the disk takes writes again).
    */
   append(batches: Buffer[]): AppendResult {
     if (this.closing) throw new Error(`log ${this.describe()} is closed`);
-    if (this.failure) throw this.failure;
+    if (this.failure) {
+      const failure = this.failure;
+      this.recover();
+      throw failure;
+    }
     const baseOffset = this.nextOffset;
     for (let batch of batches) {
       const size = batchSize(batch);
@@ -425,10 +441,12 @@ export class PartitionLog {
     this.turnWaiter = null;
     if (writes.length === 0 && waiter === null) return;
     const sync = this.policy === 'always';
+    const first = writes[0];
+    const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.entries[0]!.baseOffset } : null;
     this.chain(async () => {
       for (const w of writes) await this.write(w);
       if (sync) await this.syncDirty();
-    }, waiter);
+    }, waiter, rollbackPoint);
   }
 
   /**
@@ -447,8 +465,13 @@ export class PartitionLog {
     void this.chain(() => this.syncDirty(), null);
   }
 
-  /** Runs `step` after all earlier I/O; settles `waiter` with its outcome. Never rejects. */
-  private chain(step: () => Promise<void>, waiter: Deferred | null): Promise<void> {
+  /**
+   * Runs `step` after all earlier I/O; settles `waiter` with its outcome. Never rejects. A failed
+   * step with a `rollbackPoint` (a turn's writes) rolls the log back to it: the turn and every
+   * append after it were never acknowledged, so they fail and vanish (Kafka would take the log
+   * directory offline instead; here the partition serves again once the disk does).
+   */
+  private chain(step: () => Promise<void>, waiter: Deferred | null, rollbackPoint: RollbackPoint | null = null): Promise<void> {
     this.ioChain = this.ioChain.then(async () => {
       try {
         if (this.failure) throw this.failure;
@@ -458,12 +481,61 @@ export class PartitionLog {
         const error = err instanceof Error ? err : new Error(String(err));
         if (!this.failure) {
           this.failure = error;
-          this.options.log.error({ err: error, dir: this.options.dir }, 'log write failed; the partition refuses further appends');
+          this.options.log.error({ err: error, dir: this.options.dir }, 'log write failed; unacknowledged appends are rolled back and appends fail until the file is cut back');
         }
         waiter?.reject(error);
+        if (rollbackPoint !== null) this.rollBack(rollbackPoint, error);
+        this.recover();
       }
     });
     return this.ioChain;
+  }
+
+  /**
+   * Forgets everything from `point` on, in memory: batches written by the failed turn or queued
+   * after it (their waiters reject with `error`), and segments rolled since. Idempotent: a point
+   * past the current end (a later turn of the same failure) changes nothing.
+   */
+  private rollBack(point: RollbackPoint, error: Error): void {
+    const at = this.segments.indexOf(point.segment);
+    if (at === -1 || point.baseOffset >= this.nextOffset) return;
+    for (const s of this.segments) s.discardPending();
+    this.turnWaiter?.reject(error);
+    this.turnWaiter = null;
+    for (const dropped of this.segments.splice(at + 1)) {
+      dropped.closeSync();
+      if (dropped.file !== null) fs.rmSync(dropped.file, { force: true });
+      this.directoryDirty = true;
+    }
+    point.segment.dropFrom(point.position);
+    this.nextOffset = point.baseOffset;
+    this.unflushedMessages = 0n;
+  }
+
+  /**
+   * After a failure: cuts the active segment's file back to what the log holds (the bytes of a
+   * rolled-back write may be in it, and must not come back at the next start) and syncs it; then
+   * appends are taken again. A failing step leaves `failure` set, and the next append retries.
+   */
+  private recover(): void {
+    if (this.recovering || this.closing || this.options.dir === null) return;
+    this.recovering = true;
+    this.ioChain = this.ioChain.then(async () => {
+      try {
+        const active = this.active;
+        if (active.fd !== null) {
+          await ftruncate(active.fd, active.writtenSize);
+          active.dirty = true;
+        }
+        await this.syncDirty();
+        this.options.log.warn({ dir: this.options.dir, logEndOffset: String(this.nextOffset) }, 'log writes resumed after a failed write');
+        this.failure = null;
+      } catch (err) {
+        this.options.log.debug({ err, dir: this.options.dir }, 'log still refuses writes');
+      } finally {
+        this.recovering = false;
+      }
+    });
   }
 
   private async write(w: PendingWrite): Promise<void> {
@@ -475,15 +547,16 @@ export class PartitionLog {
     for (const e of w.entries) e.data = null;
   }
 
+  /** Syncs the directory and the written segments; the marks clear only on success (a failure retries them). */
   private async syncDirty(): Promise<void> {
     if (this.directoryDirty && this.options.dir !== null) {
-      this.directoryDirty = false;
       await fsyncDirectory(this.options.dir);
+      this.directoryDirty = false;
     }
     for (const s of this.segments) {
       if (!s.dirty || s.fd === null) continue;
-      s.dirty = false;
       await fdatasync(s.fd);
+      s.dirty = false;
       this.stats.syncs++;
     }
   }

@@ -115,6 +115,11 @@ export class LogSegment {
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
+  /** Bytes up to the first queued batch: what the file holds once every taken write has run. */
+  get writtenSize(): number {
+    return this.pendingBuffers.length > 0 ? this.pendingPosition : this.size;
+  }
+
   /** Takes the queued bytes for one positional write, or null if nothing is queued. */
   takePending(): PendingWrite | null {
     if (this.pendingBuffers.length === 0) return null;
@@ -168,6 +173,19 @@ export class LogSegment {
       i = j;
     }
     return out;
+  }
+
+  /**
+   * Forgets the batches from byte `position` on (a failed write: they were never acknowledged),
+   * queued ones included. The file keeps its bytes until `truncateFile`.
+   */
+  dropFrom(position: number): void {
+    const keep = this.entries.findIndex((e) => e.position >= position);
+    if (keep === -1) return;
+    this.entries.length = keep;
+    this.size = position;
+    this.maxTimestamp = this.entries.reduce((max, e) => (e.maxTimestamp > max ? e.maxTimestamp : max), -1n);
+    this.discardPending();
   }
 
   /** Cuts the file to `bytes` (recovery of a torn tail). */

@@ -6,7 +6,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { readBatchHeader, setPartitionLeaderEpoch } from '../records/record-batch.js';
 import type { PartitionLog } from '../storage/partition-log.js';
-import { ProducerStateTable } from './producer-state.js';
+import { ProducerStateTable, isIdempotent } from './producer-state.js';
 
 /** Outcome of a produce to one partition. */
 export type PartitionAppendResult =
@@ -63,6 +63,21 @@ export class Partition {
     const { baseOffset, durable } = this.log.append([batch]);
     this.producers.update(header, baseOffset);
     this.onAppend(this);
-    return { errorCode: ErrorCode.NONE, baseOffset, durable, duplicate: false };
+    // A failed write rolls the log back (PartitionLog): the producer state must forget the lost
+    // batches too, or the producer's retry would be answered as a duplicate of nothing.
+    const written = durable.catch((err: unknown) => {
+      this.rebuildProducerState();
+      throw err;
+    });
+    return { errorCode: ErrorCode.NONE, baseOffset, durable: written, duplicate: false };
+  }
+
+  /** The idempotent producer state anew from the batches the log holds (as at start). */
+  private rebuildProducerState(): void {
+    this.producers.clear();
+    for (const batch of this.log.batches()) {
+      const header = readBatchHeader(batch);
+      if (isIdempotent(header)) this.producers.update(header, header.baseOffset);
+    }
   }
 }

@@ -114,6 +114,11 @@ export class ProducerStateTable {
     if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
   }
 
+  /** Forgets every producer (before a rebuild from the log). */
+  clear(): void {
+    this.producers.clear();
+  }
+
   /** The current epoch of a producer, or undefined if unknown here. */
   epochOf(producerId: bigint): number | undefined {
     return this.producers.get(producerId)?.epoch;

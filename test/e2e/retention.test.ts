@@ -298,6 +298,7 @@ describe('offsets retention over the wire (injected clock)', () => {
     expect(await fetchOffsets(ctx, 'periodic', { orders: [0] })).toEqual({ 'orders-0': 3n });
     expect(await fetchOffsets(ctx, 'simple', { payments: [1] })).toEqual({ 'payments-1': 4n });
     ctx.time.advance(1);
+    expect(await ctx.server.broker.retention.lastSweep).toEqual({ expiredOffsets: 2, deletedGroups: ['periodic', 'simple'] });
     expect(await fetchOffsets(ctx, 'periodic', { orders: [0] })).toEqual({ 'orders-0': -1n });
     expect(await fetchOffsets(ctx, 'simple', { payments: [1] })).toEqual({ 'payments-1': -1n });
     expect(await listedGroups(ctx)).toEqual([]);

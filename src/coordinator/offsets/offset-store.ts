@@ -35,35 +35,22 @@ export interface OffsetStoreOptions {
 
 const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
 
-/**
- * Committed offsets per group (Kafka's `OffsetMetadataManager`). State changes only by
- * applying OffsetCommit records, the same way live and on replay, so a restart rebuilds
- * exactly what was acknowledged.
- */
-export class OffsetStore {
-  private readonly groups = new Map<string, Map<string, { topic: string; partition: number; offset: CommittedOffset }>>();
-  private readonly groupLog: GroupLog;
-  private readonly time: Time;
+type GroupOffsets = Map<string, Map<string, { topic: string; partition: number; offset: CommittedOffset }>>;
 
-  constructor(options: OffsetStoreOptions) {
-    this.groupLog = options.groupLog;
-    this.time = options.time;
+/** Applies an OffsetCommit record (or its tombstone) to `groups`. */
+function applyRecord(groups: GroupOffsets, record: OffsetCommitRecord): void {
+  const key = partitionKey(record.topic, record.partition);
+  if (record.value === null) {
+    const offsets = groups.get(record.groupId);
+    if (!offsets) return;
+    offsets.delete(key);
+    if (offsets.size === 0) groups.delete(record.groupId);
+    return;
   }
-
-  /** Applies an OffsetCommit record (or its tombstone). Used live and by log replay. */
-  replay(record: OffsetCommitRecord): void {
-    const key = partitionKey(record.topic, record.partition);
-    if (record.value === null) {
-      const offsets = this.groups.get(record.groupId);
-      if (!offsets) return;
-      offsets.delete(key);
-      if (offsets.size === 0) this.groups.delete(record.groupId);
-      return;
-    }
-    let offsets = this.groups.get(record.groupId);
-    if (!offsets) this.groups.set(record.groupId, (offsets = new Map()));
-    const v = record.value;
-    offsets.set(key, {
+  let offsets = groups.get(record.groupId);
+  if (!offsets) groups.set(record.groupId, (offsets = new Map()));
+  const v = record.value;
+  offsets.set(key, {
       topic: record.topic,
       partition: record.partition,
       offset: {
@@ -72,9 +59,40 @@ export class OffsetStore {
         metadata: v.metadata,
         commitTimestamp: v.commitTimestamp,
         expireTimestamp: v.expireTimestamp,
-        topicId: v.topicId,
-      },
-    });
+      topicId: v.topicId,
+    },
+  });
+}
+
+/**
+ * Committed offsets per group (Kafka's `OffsetMetadataManager`). State changes only by
+ * applying OffsetCommit records, the same way live and on replay, so a restart rebuilds
+ * exactly what was acknowledged.
+ *
+ * Two views, as Kafka's timeline structures give its coordinator: a write applies its records
+ * at once to the pending view, which later writes build on (`hasOffsets`, the tombstones a
+ * deletion writes); reads (`fetch`, `offsetsOf`, `groupIds`: OffsetFetch, describe, the admin
+ * API) see the committed view, which takes a write's records only once they are durable. A write
+ * that fails reaches neither: the pending view is rebuilt from the committed one and the writes
+ * still in flight, so nothing unacknowledged is ever visible.
+ */
+export class OffsetStore {
+  private committed: GroupOffsets = new Map();
+  private pending: GroupOffsets = new Map();
+  /** Writes appended but not yet durable, in append order. */
+  private readonly inFlight = new Set<readonly OffsetCommitRecord[]>();
+  private readonly groupLog: GroupLog;
+  private readonly time: Time;
+
+  constructor(options: OffsetStoreOptions) {
+    this.groupLog = options.groupLog;
+    this.time = options.time;
+  }
+
+  /** Applies a stored OffsetCommit record (or its tombstone) to both views: log replay at start. */
+  replay(record: OffsetCommitRecord): void {
+    applyRecord(this.committed, record);
+    applyRecord(this.pending, record);
   }
 
   /**
@@ -97,27 +115,29 @@ export class OffsetStore {
     return this.appendAndApply(records);
   }
 
+  /** The durable committed offset of a partition (reads: OffsetFetch, describe). */
   fetch(groupId: string, topic: string, partition: number): CommittedOffset | undefined {
-    return this.groups.get(groupId)?.get(partitionKey(topic, partition))?.offset;
+    return this.committed.get(groupId)?.get(partitionKey(topic, partition))?.offset;
   }
 
-  /** Every committed offset of a group, in commit order of first appearance. */
+  /** Every durable committed offset of a group, in commit order of first appearance. */
   offsetsOf(groupId: string): Array<{ topic: string; partition: number; offset: CommittedOffset }> {
-    return [...(this.groups.get(groupId)?.values() ?? [])];
+    return [...(this.committed.get(groupId)?.values() ?? [])];
   }
 
+  /** Whether the group has offsets, counting writes in flight (for the decisions of later writes). */
   hasOffsets(groupId: string): boolean {
-    return (this.groups.get(groupId)?.size ?? 0) > 0;
+    return (this.pending.get(groupId)?.size ?? 0) > 0;
   }
 
-  /** Group ids with at least one committed offset. */
+  /** Group ids with at least one durable committed offset. */
   groupIds(): IterableIterator<string> {
-    return this.groups.keys();
+    return this.committed.keys();
   }
 
-  /** Tombstones every offset of the group (DeleteGroups); resolves once durable. */
+  /** Tombstones every offset of the group (DeleteGroups), writes in flight included; resolves once durable. */
   deleteGroupOffsets(groupId: string): Promise<void> {
-    const records: OffsetCommitRecord[] = this.offsetsOf(groupId).map(({ topic, partition }) => ({
+    const records: OffsetCommitRecord[] = [...(this.pending.get(groupId)?.values() ?? [])].map(({ topic, partition }) => ({
       kind: 'offset-commit',
       groupId,
       topic,
@@ -130,7 +150,7 @@ export class OffsetStore {
   /** Tombstones the offsets of the given partitions (OffsetDelete, topic deletion). */
   deleteOffsets(groupId: string, partitions: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
     const records: OffsetCommitRecord[] = partitions
-      .filter(({ topic, partition }) => this.fetch(groupId, topic, partition) !== undefined)
+      .filter(({ topic, partition }) => this.pending.get(groupId)?.has(partitionKey(topic, partition)))
       .map(({ topic, partition }) => ({ kind: 'offset-commit', groupId, topic, partition, value: null }));
     return this.appendAndApply(records);
   }
@@ -138,7 +158,7 @@ export class OffsetStore {
   /** Tombstones every group's offsets of a topic (topic deletion); resolves once durable. */
   deleteTopicOffsets(topic: string): Promise<void> {
     const records: OffsetCommitRecord[] = [];
-    for (const [groupId, offsets] of this.groups) {
+    for (const [groupId, offsets] of this.pending) {
       for (const entry of offsets.values()) {
         if (entry.topic === topic) records.push({ kind: 'offset-commit', groupId, topic, partition: entry.partition, value: null });
       }
@@ -146,11 +166,30 @@ export class OffsetStore {
     return this.appendAndApply(records);
   }
 
-  private appendAndApply(records: OffsetCommitRecord[]): Promise<void> {
-    // Encoded and queued first (that may throw: then nothing changes), applied at once as Kafka's
-    // coordinator applies records to its uncommitted state; the response waits for durability.
+  /**
+   * Appends `records` (encoding may throw: then nothing changes), applies them to the pending view
+   * at once and to the committed view once durable; rejects, with both views as if the write had
+   * never been made, when the append fails.
+   */
+  private async appendAndApply(records: OffsetCommitRecord[]): Promise<void> {
+    if (records.length === 0) return;
     const durable = this.groupLog.append(records);
-    for (const r of records) this.replay(r);
-    return durable;
+    this.inFlight.add(records);
+    for (const r of records) applyRecord(this.pending, r);
+    try {
+      await durable;
+    } catch (err) {
+      this.inFlight.delete(records);
+      this.rebuildPending();
+      throw err;
+    }
+    this.inFlight.delete(records);
+    for (const r of records) applyRecord(this.committed, r);
+  }
+
+  /** The pending view anew: the committed offsets plus every write still in flight, in order. */
+  private rebuildPending(): void {
+    this.pending = new Map([...this.committed].map(([groupId, offsets]) => [groupId, new Map(offsets)]));
+    for (const records of this.inFlight) for (const r of records) applyRecord(this.pending, r);
   }
 }

@@ -65,9 +65,10 @@ export interface OffsetRetentionOptions {
  * it has no members. Runs every `offsets.retention.check.interval.ms` on the injected clock once
  * `start()`ed, and on demand (`sweep()`).
  *
- * All changes are applied synchronously when the sweep runs (as Kafka applies a shard's records
- * before they are committed), so a request handled after a sweep never sees an expired offset;
- * the returned promise resolves once the tombstones are durable.
+ * Group changes are applied when the sweep runs and offsets tombstoned at once in the offsets'
+ * pending view (as Kafka applies a shard's records before they are committed); OffsetFetch and
+ * the other reads see the expiry once the tombstones are durable, when the returned promise
+ * resolves (`lastSweep` for the periodic runs).
  *
  * Not modelled: pending transactional offsets (this broker serves no TxnOffsetCommit), which
  * Kafka never expires and which keep a group from being deleted.
@@ -81,6 +82,8 @@ export class OffsetRetention {
   private readonly sources: readonly RetentionGroupSource[];
   private timer: Timer | null = null;
   private running = false;
+  /** The latest periodic sweep (its result once its tombstones are durable; null if it failed), or null before the first. */
+  lastSweep: Promise<SweepResult | null> | null = null;
 
   constructor(options: OffsetRetentionOptions) {
     this.retentionMs = options.config.int('offsets.retention.minutes') * 60_000;
@@ -185,7 +188,10 @@ export class OffsetRetention {
       this.timer = null;
       if (!this.running) return;
       try {
-        this.sweep().catch((err: unknown) => this.log.error({ err }, 'offsets retention sweep: could not write tombstones'));
+        this.lastSweep = this.sweep().catch((err: unknown) => {
+          this.log.error({ err }, 'offsets retention sweep: could not write tombstones');
+          return null;
+        });
       } catch (err) {
         this.log.error({ err }, 'offsets retention sweep failed');
       }

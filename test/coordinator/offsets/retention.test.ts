@@ -308,6 +308,7 @@ describe('offsets retention sweep', () => {
     h.time.advance(RETENTION_MS - 1);
     expect(committed(h, 'periodic', 't', 0)).toBe(1n);
     h.time.advance(1);
+    expect(await h.retention.lastSweep).toEqual({ expiredOffsets: 1, deletedGroups: ['periodic'] });
     expect(committed(h, 'periodic', 't', 0)).toBeUndefined();
     expect(h.coordinator.group('periodic')).toBeUndefined();
     expect(h.time.pendingTimers()).toBe(1); // rescheduled

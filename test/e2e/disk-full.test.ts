@@ -1,0 +1,118 @@
+/**
+ * A full disk, end to end: the server process (`node dist/cli.js`, `mock.flush.policy=always`)
+ * keeps its data directory on a small real tmpfs. Four committers commit; the disk fills: every
+ * OffsetCommit is answered NOT_COORDINATOR (16) per partition on a connection that stays open,
+ * OffsetFetch returns only acknowledged offsets, Produce answers KAFKA_STORAGE_ERROR (56). Space
+ * comes back: commits succeed again without a restart. SIGKILL and restart: every acknowledged
+ * commit is there. (README, design notes: "Disk full and I/O errors".)
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Kafka, logLevel } from 'kafkajs';
+import { RawClient } from '../support/raw-client.js';
+import { startCli, kill, type CliServer } from '../support/cli-process.js';
+import { canMountTmpfs, mountTmpfs, TMPFS_SKIP_REASON, type Tmpfs } from '../support/tmpfs.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
+import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
+
+const TOPIC = 'disk-full';
+const COMMITTERS = 4;
+const groupOf = (i: number): string => `disk-full-group-${i}`;
+
+/**
+ * One OffsetCommit (v8) of `offset` for committer `i`'s group and partition; its error code. The
+ * metadata makes each record larger than a page, so that no write fits in a page already allocated.
+ */
+async function commit(client: RawClient, i: number, offset: bigint): Promise<number> {
+  const res = await client.send(8, 8, {
+    ...defaultOffsetCommitRequest(),
+    groupId: groupOf(i),
+    topics: [{ name: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partitionIndex: i, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: 'm'.repeat(4096) }] }],
+  });
+  return res.topics[0]!.partitions[0]!.errorCode;
+}
+
+/** The committed offset of committer `i` (OffsetFetch v6). */
+async function fetchCommitted(client: RawClient, i: number): Promise<bigint> {
+  const res = await client.send(9, 6, { groupId: groupOf(i), topics: [{ name: TOPIC, partitionIndexes: [i] }], groups: [], requireStable: false });
+  expect(res.errorCode).toBe(ErrorCode.NONE);
+  return res.topics[0]!.partitions[0]!.committedOffset;
+}
+
+describe.skipIf(!canMountTmpfs)(`a full disk under the server process (${TMPFS_SKIP_REASON})`, () => {
+  let fs: Tmpfs | null = null;
+  const servers: CliServer[] = [];
+  const clients: RawClient[] = [];
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    for (const s of servers) await kill(s, 'SIGKILL');
+    fs?.unmount();
+  });
+
+  it('answers NOT_COORDINATOR and KAFKA_STORAGE_ERROR while full, serves again once space is back, loses no acknowledged commit', async () => {
+    fs = mountTmpfs(8 << 20)!;
+    const args = ['--port', '0', '--data-dir', `${fs.dir}/data`, '--config', 'mock.flush.policy=always', '--config', 'offsets.topic.num.partitions=4'];
+    let server = await startCli(args);
+    servers.push(server);
+    const admin = await RawClient.connect(server.port);
+    clients.push(admin);
+    const created = await admin.send(19, 5, { ...defaultCreateTopicsRequest(), topics: [{ ...defaultCreatableTopic(), name: TOPIC, numPartitions: COMMITTERS, replicationFactor: 1 }], timeoutMs: 5000 });
+    expect(created.topics[0]!.errorCode).toBe(ErrorCode.NONE);
+
+    const committers = await Promise.all(Array.from({ length: COMMITTERS }, () => RawClient.connect(server.port)));
+    clients.push(...committers);
+    const acked = Array.from({ length: COMMITTERS }, () => 0n);
+    for (let offset = 1n; offset <= 20n; offset++) {
+      const codes = await Promise.all(committers.map((c, i) => commit(c, i, offset)));
+      expect(codes).toEqual([0, 0, 0, 0]);
+      acked.fill(offset);
+    }
+
+    // The disk fills up: every commit fails on its own, answered, on the same connections.
+    fs.fill();
+    for (let round = 0; round < 5; round++) {
+      const codes = await Promise.all(committers.map((c, i) => commit(c, i, 100n + BigInt(round))));
+      expect(codes).toEqual([16, 16, 16, 16]);
+    }
+    for (let i = 0; i < COMMITTERS; i++) expect(await fetchCommitted(admin, i)).toBe(acked[i]);
+
+    const kafka = new Kafka({ clientId: 'disk-full', brokers: [server.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+    const producer = kafka.producer({ retry: { retries: 0 } });
+    await producer.connect();
+    await expect(producer.send({ topic: TOPIC, acks: -1, messages: [{ partition: 0, value: 'x'.repeat(1000) }] })).rejects.toMatchObject({ cause: { type: 'KAFKA_STORAGE_ERROR' } });
+
+    // Space is back: the next commits go through (the first one may still meet the rollback of
+    // the last failure) and the producer writes, all without a restart.
+    fs.free();
+    for (let i = 0; i < COMMITTERS; i++) {
+      let code = -1;
+      for (let attempt = 0; attempt < 5 && code !== 0; attempt++) code = await commit(committers[i]!, i, 200n + BigInt(attempt));
+      expect(code).toBe(0);
+      acked[i] = await fetchCommitted(admin, i);
+      expect(acked[i]! >= 200n).toBe(true);
+    }
+    const [sent] = await producer.send({ topic: TOPIC, acks: -1, messages: [{ partition: 0, value: 'after' }] });
+    expect(sent!.errorCode).toBe(0);
+    await producer.disconnect();
+
+    // A crash now loses nothing acknowledged, and brings back nothing that was not.
+    expect(await kill(server, 'SIGKILL')).toBe(null);
+    server = await startCli(args);
+    servers.push(server);
+    const after = await RawClient.connect(server.port);
+    clients.push(after);
+    for (let i = 0; i < COMMITTERS; i++) expect(await fetchCommitted(after, i)).toBe(acked[i]);
+    const restarted = new Kafka({ clientId: 'disk-full', brokers: [server.bootstrap], logLevel: logLevel.NOTHING });
+    const kafkaAdmin = restarted.admin();
+    await kafkaAdmin.connect();
+    const ends = (await kafkaAdmin.fetchTopicOffsets(TOPIC)).sort((a, b) => a.partition - b.partition).map((p) => [p.low, p.high]);
+    await kafkaAdmin.disconnect();
+    expect(ends).toEqual([['0', '1'], ['0', '0'], ['0', '0'], ['0', '0']]);
+    const consumer = restarted.consumer({ groupId: 'disk-full-reader', maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+    const first = new Promise<string>((resolve) => void consumer.run({ eachMessage: async ({ message }) => resolve(message.value!.toString()) }));
+    expect(await first).toBe('after');
+    await consumer.disconnect();
+  });
+});
