@@ -35,33 +35,40 @@ export interface OffsetStoreOptions {
 
 const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
 
-type GroupOffsets = Map<string, Map<string, { topic: string; partition: number; offset: CommittedOffset }>>;
+/** One group's offsets by partition key. */
+type GroupEntries = Map<string, { topic: string; partition: number; offset: CommittedOffset }>;
 
-/** Applies an OffsetCommit record (or its tombstone) to `groups`. */
-function applyRecord(groups: GroupOffsets, record: OffsetCommitRecord): void {
+/** Applies an OffsetCommit record (or its tombstone) to one group's offsets. */
+function applyRecord(offsets: GroupEntries, record: OffsetCommitRecord): void {
   const key = partitionKey(record.topic, record.partition);
-  if (record.value === null) {
-    const offsets = groups.get(record.groupId);
-    if (!offsets) return;
+  const v = record.value;
+  if (v === null) {
     offsets.delete(key);
-    if (offsets.size === 0) groups.delete(record.groupId);
     return;
   }
-  let offsets = groups.get(record.groupId);
-  if (!offsets) groups.set(record.groupId, (offsets = new Map()));
-  const v = record.value;
   offsets.set(key, {
-      topic: record.topic,
-      partition: record.partition,
-      offset: {
-        committedOffset: v.offset,
-        leaderEpoch: v.leaderEpoch,
-        metadata: v.metadata,
-        commitTimestamp: v.commitTimestamp,
-        expireTimestamp: v.expireTimestamp,
+    topic: record.topic,
+    partition: record.partition,
+    offset: {
+      committedOffset: v.offset,
+      leaderEpoch: v.leaderEpoch,
+      metadata: v.metadata,
+      commitTimestamp: v.commitTimestamp,
+      expireTimestamp: v.expireTimestamp,
       topicId: v.topicId,
     },
   });
+}
+
+/** The records of a write by group, in order. */
+function byGroup(records: readonly OffsetCommitRecord[]): Map<string, OffsetCommitRecord[]> {
+  const groups = new Map<string, OffsetCommitRecord[]>();
+  for (const r of records) {
+    const list = groups.get(r.groupId);
+    if (list) list.push(r);
+    else groups.set(r.groupId, [r]);
+  }
+  return groups;
 }
 
 /**
@@ -69,18 +76,20 @@ function applyRecord(groups: GroupOffsets, record: OffsetCommitRecord): void {
  * applying OffsetCommit records, the same way live and on replay, so a restart rebuilds
  * exactly what was acknowledged.
  *
- * Two views, as Kafka's timeline structures give its coordinator: a write applies its records
- * at once to the pending view, which later writes build on (`hasOffsets`, the tombstones a
- * deletion writes); reads (`fetch`, `offsetsOf`, `groupIds`: OffsetFetch, describe, the admin
- * API) see the committed view, which takes a write's records only once they are durable. A write
- * that fails reaches neither: the pending view is rebuilt from the committed one and the writes
- * still in flight, so nothing unacknowledged is ever visible.
+ * Two views, as Kafka's timeline structures give its coordinator: reads (`fetch`, `offsetsOf`,
+ * `groupIds`: OffsetFetch, describe, the admin API) see the committed offsets, which take a
+ * write's records only once they are durable; later writes build on the pending view
+ * (`hasOffsets`, the tombstones a deletion writes), which takes them at once. A group with writes
+ * in flight has its pending view as a copy of its committed offsets plus those writes; a write
+ * that fails reaches neither view (the copy is made anew from the committed offsets and the
+ * writes still in flight), so nothing unacknowledged is ever visible.
  */
 export class OffsetStore {
-  private committed: GroupOffsets = new Map();
-  private pending: GroupOffsets = new Map();
-  /** Writes appended but not yet durable, in append order. */
-  private readonly inFlight = new Set<readonly OffsetCommitRecord[]>();
+  private readonly committed = new Map<string, GroupEntries>();
+  /** Groups with writes in flight: their offsets as those writes leave them. */
+  private readonly pending = new Map<string, GroupEntries>();
+  /** Per group, its writes appended but not yet durable, in append order. */
+  private readonly inFlight = new Map<string, Array<readonly OffsetCommitRecord[]>>();
   private readonly groupLog: GroupLog;
   private readonly time: Time;
 
@@ -89,10 +98,9 @@ export class OffsetStore {
     this.time = options.time;
   }
 
-  /** Applies a stored OffsetCommit record (or its tombstone) to both views: log replay at start. */
+  /** Applies a stored OffsetCommit record (or its tombstone): log replay at start. */
   replay(record: OffsetCommitRecord): void {
-    applyRecord(this.committed, record);
-    applyRecord(this.pending, record);
+    this.applyCommitted(record.groupId, [record]);
   }
 
   /**
@@ -127,7 +135,7 @@ export class OffsetStore {
 
   /** Whether the group has offsets, counting writes in flight (for the decisions of later writes). */
   hasOffsets(groupId: string): boolean {
-    return (this.pending.get(groupId)?.size ?? 0) > 0;
+    return (this.pendingOf(groupId)?.size ?? 0) > 0;
   }
 
   /** Group ids with at least one durable committed offset. */
@@ -135,9 +143,14 @@ export class OffsetStore {
     return this.committed.keys();
   }
 
+  /** A group's offsets with its writes in flight applied. */
+  private pendingOf(groupId: string): GroupEntries | undefined {
+    return this.pending.get(groupId) ?? this.committed.get(groupId);
+  }
+
   /** Tombstones every offset of the group (DeleteGroups), writes in flight included; resolves once durable. */
   deleteGroupOffsets(groupId: string): Promise<void> {
-    const records: OffsetCommitRecord[] = [...(this.pending.get(groupId)?.values() ?? [])].map(({ topic, partition }) => ({
+    const records: OffsetCommitRecord[] = [...(this.pendingOf(groupId)?.values() ?? [])].map(({ topic, partition }) => ({
       kind: 'offset-commit',
       groupId,
       topic,
@@ -150,7 +163,7 @@ export class OffsetStore {
   /** Tombstones the offsets of the given partitions (OffsetDelete, topic deletion). */
   deleteOffsets(groupId: string, partitions: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
     const records: OffsetCommitRecord[] = partitions
-      .filter(({ topic, partition }) => this.pending.get(groupId)?.has(partitionKey(topic, partition)))
+      .filter(({ topic, partition }) => this.pendingOf(groupId)?.has(partitionKey(topic, partition)))
       .map(({ topic, partition }) => ({ kind: 'offset-commit', groupId, topic, partition, value: null }));
     return this.appendAndApply(records);
   }
@@ -158,7 +171,8 @@ export class OffsetStore {
   /** Tombstones every group's offsets of a topic (topic deletion); resolves once durable. */
   deleteTopicOffsets(topic: string): Promise<void> {
     const records: OffsetCommitRecord[] = [];
-    for (const [groupId, offsets] of this.pending) {
+    for (const groupId of new Set([...this.committed.keys(), ...this.pending.keys()])) {
+      const offsets = this.pendingOf(groupId)!;
       for (const entry of offsets.values()) {
         if (entry.topic === topic) records.push({ kind: 'offset-commit', groupId, topic, partition: entry.partition, value: null });
       }
@@ -168,28 +182,47 @@ export class OffsetStore {
 
   /**
    * Appends `records` (encoding may throw: then nothing changes), applies them to the pending view
-   * at once and to the committed view once durable; rejects, with both views as if the write had
-   * never been made, when the append fails.
+   * at once and to the committed offsets once durable; rejects, with both views as if the write
+   * had never been made, when the append fails.
    */
   private async appendAndApply(records: OffsetCommitRecord[]): Promise<void> {
     if (records.length === 0) return;
     const durable = this.groupLog.append(records);
-    this.inFlight.add(records);
-    for (const r of records) applyRecord(this.pending, r);
+    const groups = byGroup(records);
+    for (const [groupId, list] of groups) {
+      const writes = this.inFlight.get(groupId);
+      if (writes) writes.push(list);
+      else this.inFlight.set(groupId, [list]);
+      let view = this.pending.get(groupId);
+      if (!view) this.pending.set(groupId, (view = new Map(this.committed.get(groupId))));
+      for (const r of list) applyRecord(view, r);
+    }
+    let failure: unknown = null;
     try {
       await durable;
     } catch (err) {
-      this.inFlight.delete(records);
-      this.rebuildPending();
-      throw err;
+      failure = err;
     }
-    this.inFlight.delete(records);
-    for (const r of records) applyRecord(this.committed, r);
+    for (const [groupId, list] of groups) {
+      const writes = this.inFlight.get(groupId)!;
+      writes.splice(writes.indexOf(list), 1);
+      if (failure === null) this.applyCommitted(groupId, list);
+      if (writes.length === 0) {
+        this.inFlight.delete(groupId);
+        this.pending.delete(groupId);
+      } else if (failure !== null) {
+        const view = new Map(this.committed.get(groupId));
+        for (const w of writes) for (const r of w) applyRecord(view, r);
+        this.pending.set(groupId, view);
+      }
+    }
+    if (failure !== null) throw failure;
   }
 
-  /** The pending view anew: the committed offsets plus every write still in flight, in order. */
-  private rebuildPending(): void {
-    this.pending = new Map([...this.committed].map(([groupId, offsets]) => [groupId, new Map(offsets)]));
-    for (const records of this.inFlight) for (const r of records) applyRecord(this.pending, r);
+  private applyCommitted(groupId: string, records: readonly OffsetCommitRecord[]): void {
+    let offsets = this.committed.get(groupId);
+    if (!offsets) this.committed.set(groupId, (offsets = new Map()));
+    for (const r of records) applyRecord(offsets, r);
+    if (offsets.size === 0) this.committed.delete(groupId);
   }
 }
