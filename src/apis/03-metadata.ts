@@ -11,6 +11,7 @@ import type { Broker } from '../broker.js';
 import type { Topic } from '../topics/topic.js';
 import { TopicError } from '../topics/topic-error.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
+import { wholeErrorResponse } from '../faults/error-response.js';
 import type { ApiDefinition } from './types.js';
 
 /** Kafka's "authorized operations not requested" sentinel. */
@@ -29,7 +30,10 @@ const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bit
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
  * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
  * (a non-zero id, whatever the name: the Java client sends "" with it) answers UNKNOWN_TOPIC_ID for
- * unknown ids. Topic ids from v10.
+ * unknown ids. Topic ids from v10. Before v12 a null name or a non-zero id is refused as a whole
+ * (KafkaApis: InvalidRequestException "Topic name can not be null for version N" / "Topic IDs are
+ * not supported in requests for version N"), answered with `MetadataRequest.getErrorResponse`:
+ * INVALID_REQUEST on every topic named, a null name as "".
  * `__consumer_offsets` is described when asked for by name, as internal.
  */
 export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
@@ -45,6 +49,9 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
     const withTopicOps = version >= 8 && version <= 10 && req.includeTopicAuthorizedOperations;
     const withClusterOps = version >= 8 && version <= 10 && req.includeClusterAuthorizedOperations;
 
+    if (!allTopics && version < 12 && req.topics!.some((t) => t.name === null || t.topicId !== ZERO_UUID)) {
+      return wholeErrorResponse(3, version, req, ErrorCode.INVALID_REQUEST, broker) as MetadataResponse;
+    }
     let topics: MetadataResponseTopic[];
     if (allTopics) {
       topics = broker.topics.list().map((t) => describeTopic(broker, t));

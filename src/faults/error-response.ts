@@ -193,7 +193,8 @@ export function wholeErrorResponse(apiKey: number, version: number, body: unknow
       }
       return res;
     case 3:
-      res['topics'] = (b['topics'] ?? []).map((t: Obj) => ({ ...defaultMetadataResponseTopic(), name: t['name'], topicId: t['topicId'], errorCode }));
+      // MetadataRequest.getErrorResponse: a null name becomes "" (the response may not hold null before v12).
+      res['topics'] = (b['topics'] ?? []).map((t: Obj) => ({ ...defaultMetadataResponseTopic(), name: t['name'] ?? '', topicId: t['topicId'], errorCode }));
       return res;
     case 10:
       if (version >= 4) {

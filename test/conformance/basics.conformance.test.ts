@@ -52,6 +52,18 @@ describe('Metadata', () => {
     });
   }
 
+  for (const version of [10, 11]) {
+    // KafkaApis refuses both with InvalidRequestException before looking anything up.
+    scenario(`v${version}: a topic with a null name, and one by id (neither before v12)`, async (s) => {
+      const topic = s.name('md-null');
+      const id = await s.createTopic(topic, 1);
+      const body = (topics: Array<{ topicId: string; name: string | null }>) => ({ topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      await s.call('Metadata null name', 3, version, body([{ topicId: ZERO_UUID, name: null }]));
+      await s.call('Metadata by id', 3, version, body([{ topicId: id, name: topic }]));
+      await s.call('Metadata by id, null name, and a name', 3, version, body([{ topicId: id, name: null }, { topicId: ZERO_UUID, name: topic }]));
+    });
+  }
+
   scenario('v12: a topic requested by id', async (s) => {
     const topic = s.name('md-byid');
     const id = await s.createTopic(topic, 1);
