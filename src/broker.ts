@@ -8,7 +8,6 @@ import { ConsumerGroupCoordinator } from './coordinator/consumer/consumer-coordi
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
-import type { ApiDefinition } from './apis/types.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -43,10 +42,10 @@ export class Broker {
   /** The simulated brokers: who leads which partition, who coordinates which group (src/cluster). */
   readonly cluster: ClusterState;
   /**
-   * The APIs and version ranges served and advertised (ApiVersions), after `--kafka-version` /
-   * `--api-versions` capping; null: every handler at its full range (`API_HANDLERS`).
+   * What ApiVersions advertises: the APIs served, each with its version range, after
+   * `--kafka-version` / `--api-versions` capping (set by `startServer` before the listeners open).
    */
-  advertisedApis: ReadonlyMap<number, ApiDefinition> | null = null;
+  advertisedApiKeys: ReadonlyArray<{ apiKey: number; minVersion: number; maxVersion: number }> = [];
   /** Where clients reach broker `node.id` (the first broker); set by the server once its listener is bound (port 0 resolves then). */
   get advertised(): AdvertisedEndpoint {
     return this.cluster.endpoint(this.nodeId);

@@ -10,6 +10,7 @@ import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
 import { startAdminServer, DEFAULT_ADMIN_HOST, type AdminServer } from './admin/server.js';
+import { advertisedApiKeys } from './apis/18-api-versions.js';
 import { isLoopbackHost } from './admin/guard.js';
 import { clusterHandlers } from './cluster/routing.js';
 import { clusterControl, type ClusterControl } from './cluster/control.js';
@@ -166,7 +167,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // Validated before anything opens: an unknown release or a bad override is a startup error.
   const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
   const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
-  if (servedApis !== API_HANDLERS) broker.advertisedApis = servedApis;
+  broker.advertisedApiKeys = advertisedApiKeys(servedApis);
   const handlers = clusterHandlers(servedApis);
 
   const bind = parseListener('listeners', config.string('listeners'));

@@ -2,7 +2,6 @@ import type { ApiVersionsRequest } from '../protocol/messages/ApiVersionsRequest
 import type { ApiVersionsResponse } from '../protocol/messages/ApiVersionsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
-import { API_HANDLERS } from './registry.js';
 
 /** Kafka's `ApiVersionsRequest.isValid` pattern for client software name and version (KIP-511). */
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
@@ -10,7 +9,7 @@ const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 /**
  * ApiVersions (key 18, v0-4): the ranges of every API this broker serves (see `registry.ts`),
  * with Kafka 4.3's advertised minimums (Produce from v0), or those of the Kafka release chosen by
- * `--kafka-version` / `--api-versions` (`broker.advertisedApis`, src/protocol/kafka-versions.ts). v3+ with an invalid client software
+ * `--kafka-version` / `--api-versions` (`broker.advertisedApiKeys`, src/protocol/kafka-versions.ts). v3+ with an invalid client software
  * name or version answers INVALID_REQUEST. A version newer than v4 never reaches this handler:
  * the connection answers it with the v0 body and UNSUPPORTED_VERSION (see server/api-versions-fallback.ts).
  */
@@ -25,7 +24,7 @@ export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
     // Kafka's error response for an invalid request carries no API ranges.
     return {
       errorCode: invalid ? ErrorCode.INVALID_REQUEST : ErrorCode.NONE,
-      apiKeys: invalid ? [] : advertisedApiKeys(ctx.broker.advertisedApis ?? API_HANDLERS),
+      apiKeys: invalid ? [] : [...ctx.broker.advertisedApiKeys],
       throttleTimeMs: 0,
       supportedFeatures: [],
       finalizedFeaturesEpoch: -1n,
@@ -35,8 +34,8 @@ export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
   },
 };
 
-/** The ranges ApiVersions advertises for `handlers` (default: every API at its full range). */
-export function advertisedApiKeys(handlers: ReadonlyMap<number, ApiDefinition> = API_HANDLERS): ApiVersionsResponse['apiKeys'] {
+/** The ranges ApiVersions advertises for the served `handlers`, by API key (computed once at start). */
+export function advertisedApiKeys(handlers: ReadonlyMap<number, ApiDefinition>): ApiVersionsResponse['apiKeys'] {
   return [...handlers.values()]
     .sort((a, b) => a.apiKey - b.apiKey)
     .map((a) => ({ apiKey: a.apiKey, minVersion: a.advertisedMinVersion ?? a.minVersion, maxVersion: a.maxVersion }));

@@ -3,7 +3,7 @@ import { EMPTY_BYTES } from '../../protocol/primitives.js';
 import type { JoinGroupResponse } from '../../protocol/messages/JoinGroupResponse.js';
 import { errorJoin, type ClassicGroup } from './classic-group.js';
 import type { ClassicGroupMember } from './classic-member.js';
-import type { ClassicContext } from './context.js';
+import type { ClassicState } from './state.js';
 import { ClassicGroupState } from './group-state.js';
 import { groupMetadataRecord } from './group-metadata.js';
 import { heartbeatKey, joinKey, syncKey } from './keyed-timers.js';
@@ -19,7 +19,7 @@ const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = Class
  * replaced since the timer was armed.
  */
 export class Rebalancer {
-  constructor(private readonly ctx: ClassicContext) {}
+  constructor(private readonly ctx: ClassicState) {}
 
   // ---- sessions ---------------------------------------------------------------------------
 

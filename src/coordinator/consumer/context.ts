@@ -5,15 +5,17 @@
  */
 import type { Logger } from 'pino';
 import type { Time } from '../../util/time.js';
-import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
+import type { CoordinatorRecord } from '../records.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import type { ClassicUpgradeView } from '../classic/classic-coordinator.js';
 import type { ClassicDowngradePlan, PreparedDowngrade } from '../classic/from-consumer-group.js';
 import type { RecordWriter } from '../classic/record-writer.js';
 import type { AssignorSet } from './assignors.js';
 import type { ConsumerGroupStore } from './group-store.js';
-import type { MemberTimers } from './member-timers.js';
-import type { RegexRefresher } from './regex-refresh.js';
+import type { ConsumerGroup } from './consumer-group.js';
+import type { ConsumerGroupMember } from './member.js';
+import type { RegexUpdateStatus } from './regex-status.js';
+import type { Emit } from './group-store.js';
 
 /** What the coordinator needs to know about topics (a `TopicStore` fits). */
 export interface ConsumerTopicSource {
@@ -66,8 +68,34 @@ export interface ConsumerSettings {
   readonly regexRefreshIntervalMs: number;
 }
 
-/** Builds a record into the group: applies it at once and keeps it for the append. */
-export type Emit = (record: ConsumerGroupRecord) => void;
+export type { Emit } from './group-store.js';
+
+/**
+ * The member timers (member-timers.ts: session, rebalance, join and sync timeouts), as the
+ * handlers use them; an interface here so that the timers and the context do not import each other.
+ */
+export interface ConsumerTimers {
+  scheduleSession(groupId: string, memberId: string, timeoutMs?: number): void;
+  scheduleRebalance(groupId: string, memberId: string, memberEpoch: number, rebalanceTimeoutMs: number): void;
+  scheduleJoinIfAbsent(groupId: string, memberId: string, rebalanceTimeoutMs: number): void;
+  cancelJoin(groupId: string, memberId: string): void;
+  scheduleSync(groupId: string, memberId: string, rebalanceTimeoutMs: number): void;
+  cancelSync(groupId: string, memberId: string): void;
+  cancelRebalance(groupId: string, memberId: string): void;
+  cancelMember(groupId: string, memberId: string): void;
+  cancelGroup(groupId: string): void;
+  cancelAll(): void;
+  onLoaded(): void;
+}
+
+/** Regex subscriptions (regex-refresh.ts), as the handlers use them. */
+export interface RegexSubscriptions {
+  onLoaded(maxReplayedVersion: bigint): void;
+  onTopicCreated(): void;
+  isScheduled(groupId: string): boolean;
+  cancelAll(): void;
+  maybeUpdateRegularExpressions(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, emit: Emit): RegexUpdateStatus;
+}
 
 /** The shared state every consumer group handler works on; one per coordinator. */
 export interface ConsumerContext {
@@ -75,9 +103,9 @@ export interface ConsumerContext {
   readonly time: Time;
   readonly log: Logger;
   readonly store: ConsumerGroupStore;
-  readonly timers: MemberTimers;
+  readonly timers: ConsumerTimers;
   /** Regex subscriptions: resolved off the heartbeat, at most every 10 s per group (`regex-refresh.ts`). */
-  readonly regexes: RegexRefresher;
+  readonly regexes: RegexSubscriptions;
   readonly writer: RecordWriter;
   readonly topics: ConsumerTopicSource;
   readonly offsets: ConsumerOffsets;

@@ -6,8 +6,10 @@
 import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
 import { assignmentFromTargetRecord } from './assignment.js';
 import { ConsumerGroup } from './consumer-group.js';
-import type { Emit } from './context.js';
 import { LEAVE_GROUP_MEMBER_EPOCH, applyCurrentAssignment, applyMemberMetadata, newMember } from './member.js';
+
+/** Builds a record into the group: applies it at once and keeps it for the append. */
+export type Emit = (record: ConsumerGroupRecord) => void;
 
 export class ConsumerGroupStore {
   private readonly groups = new Map<string, ConsumerGroup>();

@@ -6,7 +6,7 @@
  * group), and the records are appended with only a log line on failure.
  */
 import { KeyedTimers } from '../classic/keyed-timers.js';
-import type { ConsumerContext } from './context.js';
+import type { ConsumerContext, ConsumerTimers } from './context.js';
 import { ConsumerGroupError } from './errors.js';
 import { fenceMember } from './fencing.js';
 import { MemberState, type ConsumerGroupMember } from './member.js';
@@ -19,7 +19,7 @@ const joinKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-join\
 const syncKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-sync\u0000${memberId}`;
 const groupPrefix = (groupId: string) => `${groupId}\u0000`;
 
-export class MemberTimers {
+export class MemberTimers implements ConsumerTimers {
   private readonly timers: KeyedTimers;
 
   constructor(private readonly ctx: ConsumerContext) {

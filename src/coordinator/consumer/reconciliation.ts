@@ -21,7 +21,7 @@ import {
   useClassicProtocol,
   type ConsumerGroupMember,
 } from './member.js';
-import { RegexUpdateStatus } from './regex-refresh.js';
+import { RegexUpdateStatus } from './regex-status.js';
 import { subscribedTopicIds, subscriptionMetadataHash } from './subscriptions.js';
 import { updateTargetAssignment } from './target-assignment.js';
 

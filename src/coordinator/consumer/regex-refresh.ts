@@ -25,7 +25,8 @@
 import { KeyedTimers } from '../classic/keyed-timers.js';
 import type { CoordinatorRecord } from '../records.js';
 import type { ConsumerGroup } from './consumer-group.js';
-import type { ConsumerContext, Emit } from './context.js';
+import type { ConsumerContext, Emit, RegexSubscriptions } from './context.js';
+import { RegexUpdateStatus } from './regex-status.js';
 import type { ConsumerGroupMember } from './member.js';
 import { resolveRegex, throwIfRegularExpressionIsInvalid } from './regex.js';
 import { subscriptionMetadataHash } from './subscriptions.js';
@@ -33,13 +34,6 @@ import { subscriptionMetadataHash } from './subscriptions.js';
 /** `GroupMetadataManager.REGEX_BATCH_REFRESH_MIN_INTERVAL_MS`: a group's regexes are resolved at most this often. */
 export const REGEX_BATCH_REFRESH_MIN_INTERVAL_MS = 10_000;
 
-/** `GroupMetadataManager.UpdateRegularExpressionStatus`. */
-export const RegexUpdateStatus = {
-  NO_CHANGE: 'NO_CHANGE',
-  REGEX_UPDATED: 'REGEX_UPDATED',
-  REGEX_UPDATED_AND_RESOLVED: 'REGEX_UPDATED_AND_RESOLVED',
-} as const;
-export type RegexUpdateStatus = (typeof RegexUpdateStatus)[keyof typeof RegexUpdateStatus];
 
 /** The longest string a non-flexible record field (int16 length) holds. */
 const MAX_KEY_STRING_BYTES = 0x7fff;
@@ -47,7 +41,7 @@ const MAX_KEY_STRING_BYTES = 0x7fff;
 // The executor task key, `groupId + "-regex"` in Kafka; ours follows the timers' prefix scheme.
 const jobKey = (groupId: string) => `${groupId}\u0000cg-regex`;
 
-export class RegexRefresher {
+export class RegexRefresher implements RegexSubscriptions {
   private readonly jobs: KeyedTimers;
   /** Our `CoordinatorMetadataImage.version()`: moves when a topic is created (and at load). */
   private metadataVersion = 1n;
