@@ -135,7 +135,10 @@ const ANY_HOST = new Set(['', '0.0.0.0', '::']);
  */
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
   const adminHost = options.adminHost ?? DEFAULT_ADMIN_HOST;
-  const adminToken = options.adminToken === undefined || options.adminToken === '' ? null : options.adminToken;
+  // Surrounding whitespace cannot survive an HTTP header (a token read from a file ends with a
+  // newline): trimmed, or no request could ever match it. An empty one is a mistake, not "none".
+  const adminToken = options.adminToken === undefined ? null : options.adminToken.trim();
+  if (adminToken === '' && options.adminPort !== undefined) throw new ConfigError('--admin-token', 'is empty (KMC_ADMIN_TOKEN set to nothing?); give a token, or leave it unset for none');
   if (options.adminPort !== undefined && !isLoopbackHost(adminHost === '' ? '0.0.0.0' : adminHost) && adminToken === null && !options.adminInsecure) {
     throw new ConfigError(
       '--admin-host',

@@ -23,7 +23,7 @@ async function call(adminUrl: string, method: string, path: string, body?: unkno
       headers: {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         // From the environment, not a flag: a token on the command line shows in every process list.
-        ...(process.env['KMC_ADMIN_TOKEN'] ? { authorization: `Bearer ${process.env['KMC_ADMIN_TOKEN']}` } : {}),
+        ...(process.env['KMC_ADMIN_TOKEN']?.trim() ? { authorization: `Bearer ${process.env['KMC_ADMIN_TOKEN'].trim()}` } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });

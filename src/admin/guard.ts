@@ -37,11 +37,10 @@ export function isLoopbackHost(host: string): boolean {
   return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** The host name of a `Host` header (without its port). */
+/** The host name of a `Host` header (without its port); '' when it is not `name[:port]` or `[v6][:port]`. */
 function hostName(header: string): string {
-  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
-  const colon = header.lastIndexOf(':');
-  return colon === -1 ? header : header.slice(0, colon);
+  const m = /^(\[[^\]]*\]|[^:[\]]*)(?::\d*)?$/.exec(header);
+  return m?.[1] ?? '';
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -59,6 +58,11 @@ function refuse(reply: FastifyReply, statusCode: number, error: string, message:
 export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptions): void {
   const expected = options.token === null ? null : createHash('sha256').update(options.token).digest();
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    // One Host, and an origin-form target: what the checks below read must be all there is.
+    const hosts = req.raw.rawHeaders.filter((_, i) => i % 2 === 0 && req.raw.rawHeaders[i]!.toLowerCase() === 'host').length;
+    if (hosts > 1 || !req.raw.url?.startsWith('/')) {
+      return refuse(reply, 400, 'Bad Request', hosts > 1 ? 'more than one Host header' : 'the request target must be a path');
+    }
     const host = req.headers.host ?? '';
     if (options.loopbackOnly && !isLoopbackHost(hostName(host))) {
       return refuse(reply, 403, 'Forbidden', `the admin API answers only to loopback host names (Host: ${JSON.stringify(host)})`);

@@ -4,7 +4,7 @@ import type { Broker } from '../broker.js';
 import type { SweepResult } from '../coordinator/offsets/retention.js';
 import type { CompactionSummary } from '../coordinator/group-log.js';
 import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from '../faults/index.js';
-import { MAX_TIMER_MS } from '../faults/types.js';
+import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
@@ -91,7 +91,7 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
     const body = (req.body ?? {}) as Record<string, unknown>;
     const count = optionalInt(body['count'], 'count');
     if (count === undefined || count < 0) return sendError(reply, 400, 'count (an integer >= 0) is required');
-    const timeoutMs = optionalInt(body['timeoutMs'], 'timeoutMs');
+    const timeoutMs = optionalInt(body['timeoutMs'], 'timeoutMs', MAX_FAULT_HOLD_MS);
     try {
       return await handle.waitFired(count, timeoutMs === undefined ? {} : { timeoutMs });
     } catch (err) {
@@ -209,7 +209,9 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
 /** Starts the admin API on `host:port` (port 0: a free one; host '' every interface), guarded as src/admin/guard.ts says. */
 export async function startAdminServer(options: AdminServerOptions & { host: string; port: number; token: string | null }): Promise<AdminServer> {
   const app = buildAdminApp({ ...options, loopbackOnly: isLoopbackHost(options.host) });
-  await app.listen({ host: options.host === '' ? '0.0.0.0' : options.host, port: options.port });
+  // An IPv6 address may come bracketed, as in a URL ("[::1]"); listen wants it bare.
+  const bindHost = options.host === '' ? '0.0.0.0' : options.host.replace(/^\[(.*)\]$/, '$1');
+  await app.listen({ host: bindHost, port: options.port });
   const address = app.server.address() as AddressInfo;
   const anyHost = ['', '0.0.0.0', '::'].includes(options.host);
   const host = anyHost ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;

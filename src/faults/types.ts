@@ -144,8 +144,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export const MAX_TIMER_MS = 2147483647;
 
 /**
- * The longest a rule may hold one request (ms): `delay.ms`, `delayMs`, `hang.closeAfterMs`, and a
- * hang without `closeAfterMs` ends then too. One hour: longer than any client timeout, short
+ * The longest a rule may hold one request (ms): `delay.ms`, `delayMs`, `hang.closeAfterMs`,
+ * `throttle.ms`, and a hang without `closeAfterMs` ends then too; also the longest
+ * `POST /faults/{id}/wait` waits. One hour: longer than any client timeout, short
  * enough that a forgotten rule cannot hold requests (and their memory) for days.
  */
 export const MAX_FAULT_HOLD_MS = 3_600_000;
@@ -240,7 +241,8 @@ export function normalizeRule(input: unknown): NormalizedRule {
     }
     case 'throttle':
       onlyKeys('ms');
-      action = { type: 'throttle', ms: int(actionIn['ms'], 'action.ms', 0) };
+      // The connection stays muted for the throttle time: a hold like the others.
+      action = { type: 'throttle', ms: int(actionIn['ms'], 'action.ms', 0, MAX_FAULT_HOLD_MS) };
       break;
     default:
       throw new FaultRuleError(`action.type must be one of error, errors, delay, hang, close, throttle; got ${JSON.stringify(actionIn['type'])}`);

@@ -5,6 +5,7 @@
  * sets exactly the headers a browser would (Origin, Sec-Fetch-Site, Host, Content-Type).
  */
 import { request } from 'node:http';
+import { createConnection } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -32,6 +33,17 @@ function call(url: string, method: string, path: string, headers: Record<string,
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** Sends `text` as it is (for what node:http will not send: two Host headers, an absolute target); the raw answer. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ port, host: '127.0.0.1' }, () => socket.end(text));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (c: string) => (answer += c));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
   });
 }
 
@@ -75,6 +87,16 @@ describe('admin API: safe by default', () => {
     expect((await call(base, 'POST', '/cluster/brokers/2/stop')).status).toBe(200);
     expect(up()).toEqual([true, false]);
     expect((await call(base, 'DELETE', '/faults/r1')).status).toBe(204);
+    // Only what the checks read: one Host, a path as the target, a Host that is exactly a name and a port.
+    const port = new URL(base).port;
+    for (const [headers, status] of [[{ host: `[::1]evil.example:${port}` }, 403], [{ host: `localhost.evil.example:${port}` }, 403]] as const) {
+      expect((await call(base, 'GET', '/health', headers)).status, JSON.stringify(headers)).toBe(status);
+    }
+    const twoHosts = await rawRequest(Number(port), `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`);
+    expect(twoHosts).toMatch(/^HTTP\/1\.1 400 /);
+    const absolute = await rawRequest(Number(port), `POST http://evil.example/faults HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${RULE.length}\r\nConnection: close\r\n\r\n${RULE}`);
+    expect(absolute).toMatch(/^HTTP\/1\.1 400 /);
+    expect(server.faults.list()).toEqual([]);
     // Reads stay open to any client.
     expect((await call(base, 'GET', '/faults', { origin: 'http://evil.example' })).status).toBe(200);
   });
@@ -124,6 +146,13 @@ describe('admin API: safe by default', () => {
     expect(JSON.parse(listed.stdout)).toEqual({ faults: [] });
   });
 
+  it('trims a token read with its newline, and refuses an empty one', async () => {
+    const server = await startTestServer({ adminPort: 0, adminToken: 's3cret\n' });
+    cleanups.push(() => server.stop());
+    expect((await call(server.admin!.url, 'GET', '/health', { authorization: 'Bearer s3cret' })).status).toBe(200);
+    await expect(startServer({ port: 0, inMemory: true, adminPort: 0, adminToken: ' ' })).rejects.toThrow('invalid config --admin-token: is empty');
+  });
+
   it('refuses to start the admin API off loopback without a token or --admin-insecure, naming --admin-host', async () => {
     const res = spawnSync(process.execPath, [CLI, '--in-memory', '--port', '0', '--admin-port', '0', '--admin-host', '0.0.0.0'], { encoding: 'utf8', timeout: 60_000 });
     expect(res.status).toBe(2);
@@ -151,11 +180,15 @@ describe('admin API: safe by default', () => {
     expect(over.body.message).toBe(`at most ${MAX_FAULT_RULES} fault rules at once (${MAX_FAULT_RULES} held): remove some first`);
     expect(server.faults.list()).toHaveLength(MAX_FAULT_RULES);
     server.faults.clear();
-    for (const action of [{ type: 'delay', ms: MAX_FAULT_HOLD_MS + 1 }, { type: 'hang', closeAfterMs: MAX_FAULT_HOLD_MS + 1 }, { type: 'close', delayMs: MAX_FAULT_HOLD_MS + 1 }]) {
+    for (const action of [{ type: 'delay', ms: MAX_FAULT_HOLD_MS + 1 }, { type: 'hang', closeAfterMs: MAX_FAULT_HOLD_MS + 1 }, { type: 'close', delayMs: MAX_FAULT_HOLD_MS + 1 }, { type: 'throttle', ms: MAX_FAULT_HOLD_MS + 1 }]) {
       const res = await call(base, 'POST', '/faults', JSON_TYPE, JSON.stringify({ match: {}, action }));
       expect(res.status, JSON.stringify(action)).toBe(400);
       expect(res.body.message).toMatch(new RegExp(`must be an integer from 0 to ${MAX_FAULT_HOLD_MS}, got ${MAX_FAULT_HOLD_MS + 1}$`));
     }
     expect(server.faults.list()).toEqual([]);
+    const held = server.faults.add({ id: 'held', match: { clientId: 'nobody' }, action: { type: 'error', error: 'UNKNOWN_SERVER_ERROR' } });
+    const wait = await call(base, 'POST', `/faults/${held.id}/wait`, JSON_TYPE, JSON.stringify({ count: 1, timeoutMs: MAX_FAULT_HOLD_MS + 1 }));
+    expect(wait.status).toBe(400);
+    expect(wait.body.message).toBe(`timeoutMs must be an integer from 0 to ${MAX_FAULT_HOLD_MS}`);
   });
 });

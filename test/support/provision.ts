@@ -18,8 +18,8 @@
  * The results reach the test files through vitest's `provide`/`inject` (key `clients`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { REPO_ROOT, type ProvisionedClients, PINS } from './clients.js';
 
@@ -86,31 +86,45 @@ const VENV = join(REPO_ROOT, '.venv-ci');
 const VENV_PYTHON = join(VENV, 'bin', 'python');
 const PYTHON_PACKAGES = [`confluent-kafka==${PINS.confluentKafka}`, `kafka-python==${PINS.kafkaPython}`];
 
+const PROBE = ['-c', 'import confluent_kafka as c, kafka; print(c.__version__); print(c.libversion()[0]); print(kafka.__version__)'];
+
+/**
+ * `.venv-ci` made anew and filled with the pinned clients. A half-made one (an interrupted run,
+ * a venv without pip, an interpreter upgraded away) is removed first, never trusted.
+ */
+async function installVenv(): Promise<void> {
+  await requireTools([['python3', '--version', 'apt-get install python3 python3-venv']]);
+  rmSync(VENV, { recursive: true, force: true });
+  const made = await run('python3', ['-m', 'venv', VENV]);
+  // Debian ships venv's ensurepip (pip) in a package of its own; without it the venv has no pip.
+  if (made.code !== 0 || (await run(VENV_PYTHON, ['-m', 'pip', '--version'])).code !== 0) {
+    rmSync(VENV, { recursive: true, force: true });
+    throw new MissingTool('python3 venv module with pip', 'apt-get install python3-venv');
+  }
+  await mustRun('pip install', VENV_PYTHON, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', ...PYTHON_PACKAGES]);
+}
+
 /** Python with confluent-kafka and kafka-python: $KMC_PYTHON as given, else `.venv-ci` made and filled here. */
 async function python(): Promise<{ detail: string; value: ProvisionedClients['python'] }> {
   let bin = process.env['KMC_PYTHON'];
   let did = 'cached';
-  if (bin === undefined || bin === '') {
+  let probe: Run;
+  if (bin !== undefined && bin !== '') {
+    probe = await mustRun('importing the Python clients', bin, PROBE);
+  } else {
     bin = VENV_PYTHON;
-    // The stamp names the pins installed, so a changed pin reinstalls.
+    // The stamp names the pins installed, so a changed pin reinstalls; it is written last.
     const stamp = join(VENV, 'kmc-requirements.txt');
     const wanted = PYTHON_PACKAGES.join('\n');
-    if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
-      await requireTools([['python3', '--version', 'apt-get install python3 python3-venv']]);
-      if (!existsSync(VENV_PYTHON)) {
-        const made = await run('python3', ['-m', 'venv', VENV]);
-        // Debian ships venv's ensurepip in a package of its own.
-        if (made.code !== 0) throw new MissingTool('python3 venv module', 'apt-get install python3-venv');
-      }
-      await mustRun('pip install', VENV_PYTHON, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', ...PYTHON_PACKAGES]);
+    const current = existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted;
+    probe = current ? await run(VENV_PYTHON, PROBE) : { code: 1, stdout: '', stderr: '' };
+    if (probe.code !== 0) {
+      await installVenv();
       writeFileSync(stamp, wanted);
       did = 'installed';
+      probe = await mustRun('importing the Python clients', VENV_PYTHON, PROBE);
     }
   }
-  const probe = await mustRun('importing the Python clients', bin, [
-    '-c',
-    'import confluent_kafka as c, kafka; print(c.__version__); print(c.libversion()[0]); print(kafka.__version__)',
-  ]);
   const [confluentKafka = '?', librdkafka = '?', kafkaPython = '?'] = probe.stdout.trim().split('\n');
   return {
     detail: `${did} ${bin === VENV_PYTHON ? '.venv-ci' : bin} (confluent-kafka ${confluentKafka}, librdkafka ${librdkafka}, kafka-python ${kafkaPython})`,
@@ -122,8 +136,12 @@ async function python(): Promise<{ detail: string; value: ProvisionedClients['py
 async function kafkaJars(): Promise<{ detail: string; value: string }> {
   const libs = join(REPO_ROOT, '.kafka', PINS.kafka, 'libs');
   const stamp = join(REPO_ROOT, '.kafka', PINS.kafka, '.complete');
-  if (existsSync(stamp)) return { detail: `cached .kafka/${PINS.kafka}/libs`, value: libs };
-  await requireTools([JAVA, MAVEN]);
+  // The jars are run with java, cached or not.
+  await requireTools([JAVA]);
+  const complete = existsSync(stamp) && [`kafka-tools-${PINS.kafka}.jar`, `kafka_2.13-${PINS.kafka}.jar`].every((jar) => existsSync(join(libs, jar)));
+  if (complete) return { detail: `cached .kafka/${PINS.kafka}/libs`, value: libs };
+  rmSync(stamp, { force: true });
+  await requireTools([MAVEN]);
   await mustRun('fetching the Kafka jars', join(REPO_ROOT, 'scripts', 'fetch-kafka.sh'), [], { env: { ...process.env, KAFKA_VERSION: PINS.kafka } });
   return { detail: `downloaded .kafka/${PINS.kafka}/libs`, value: libs };
 }
@@ -135,15 +153,20 @@ async function javaClients(): Promise<{ detail: string; value: string }> {
   const classes = join(JAVA_DIR, 'target', 'classes');
   const classpathFile = join(JAVA_DIR, 'target', 'classpath.txt');
   const sources = join(JAVA_DIR, 'src', 'main', 'java', 'kmc');
+  // The programs run with java, cached or not.
+  await requireTools([JAVA]);
+  // Current: every class newer than its source, and every jar of the class path still in the
+  // Maven repository (a cleaned ~/.m2 leaves a class path pointing at nothing).
   const current =
     existsSync(classpathFile) &&
     mtime(classpathFile) >= mtime(join(JAVA_DIR, 'pom.xml')) &&
+    readFileSync(classpathFile, 'utf8').trim().split(':').every((jar) => existsSync(jar)) &&
     readdirSync(sources)
       .filter((f) => f.endsWith('.java'))
       .every((f) => mtime(join(classes, 'kmc', f.replace(/\.java$/, '.class'))) >= mtime(join(sources, f)));
   let did = 'cached';
   if (!current) {
-    await requireTools([JAVA, MAVEN]);
+    await requireTools([MAVEN]);
     await mustRun('building test/clients/java', 'mvn', ['-q', '-B', '-Dstyle.color=never', '-f', join(JAVA_DIR, 'pom.xml'), 'package', 'dependency:build-classpath', `-Dmdep.outputFile=${classpathFile}`]);
     did = 'built';
   }
@@ -182,13 +205,59 @@ async function step<T>(name: string, suites: string, body: () => Promise<{ detai
   } catch (err) {
     if (!(err instanceof MissingTool)) throw err;
     const line = `provision ${name}: ${err.tool} not found (install: ${err.install}); skipping ${suites}`;
-    if (process.env['KMC_REQUIRE_CLIENTS'] === '1') throw new Error(`${line} — KMC_REQUIRE_CLIENTS=1 forbids skipping`);
+    if (['1', 'true'].includes(process.env['KMC_REQUIRE_CLIENTS'] ?? '')) throw new Error(`${line} — KMC_REQUIRE_CLIENTS=1 forbids skipping`);
     console.log(line);
     return null;
   }
 }
 
+const LOCK = join(REPO_ROOT, '.tmp', 'provision.lock');
+
+/**
+ * Runs `body` holding the provisioning lock of this clone, so that two test runs started together
+ * do not build into the same caches at once. The lock is a directory holding the owner's pid; one
+ * whose owner is gone (a killed run) is taken over.
+ */
+async function withLock<T>(body: () => Promise<T>): Promise<T> {
+  mkdirSync(dirname(LOCK), { recursive: true });
+  for (let waited = false; ; waited = true) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(existsSync(join(LOCK, 'pid')) ? readFileSync(join(LOCK, 'pid'), 'utf8') : NaN);
+      if (Number.isInteger(owner) && !isAlive(owner)) {
+        rmSync(LOCK, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) console.log(`provision: waiting for another test run (pid ${owner}) to finish provisioning`);
+      // The other run's provisioning ends by itself; look again shortly (there is no event for it).
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export default async function provision(project: TestProject): Promise<void> {
+  await withLock(() => provisionAll(project));
+}
+
+async function provisionAll(project: TestProject): Promise<void> {
   // The two Maven steps run one after the other (one local repository), beside the others.
   const [pythonClients, maven, goBinary] = await Promise.all([
     step('python', 'the librdkafka and kafka-python suites', python),
