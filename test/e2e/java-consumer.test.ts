@@ -40,15 +40,23 @@ describeJava.each(['classic', 'consumer'])('Java KafkaConsumer group.protocol=%s
     await withServer(`consumer-resume-${protocol}`, async (server) => {
       const run = expectOk(await runJava(classpath, 'GroupResume', [server.bootstrap, `resume-${protocol}`, `g-resume-${protocol}`, protocol]));
       const [first, second] = run.events;
-      // First consumer (max.poll.records=4): all of partition 0, then 0-1 of partition 1 (12 records),
-      // committed with commitSync(): committed() equals position() on every partition.
-      expect(first).toMatchObject({ event: 'first', count: 12, assignment: [0, 1, 2] });
-      expect(first!['records']).toEqual({ 0: range(0, 10), 1: [0, 1] });
-      expect(first!['position']).toEqual({ 0: 10, 1: 2, 2: 0 });
-      expect(first!['committed']).toEqual({ 0: 10, 1: 2, 2: 0 });
+      // First consumer (max.poll.records=4): polls until it has at least 12 records (which
+      // partitions they come from depends on when each fetch answer lands), commitSync(), close.
+      // Whatever it got is a prefix of each partition, and committed() equals position().
+      expect(first).toMatchObject({ event: 'first', assignment: [0, 1, 2] });
+      const firstCount = first!['count'] as number;
+      expect(firstCount).toBeGreaterThanOrEqual(12);
+      const firstRecords = first!['records'] as ByPartition;
+      const taken = [0, 1, 2].map((p) => firstRecords[p]?.length ?? 0);
+      expect(taken.reduce((a, b) => a + b, 0)).toBe(firstCount);
+      for (const p of [0, 1, 2]) if (taken[p]! > 0) expect(firstRecords[p]).toEqual(range(0, taken[p]!));
+      const positions = Object.fromEntries([0, 1, 2].map((p) => [p, taken[p]!]));
+      expect(first!['position']).toEqual(positions);
+      expect(first!['committed']).toEqual(positions);
       // The restarted consumer resumes exactly at the committed offsets: nothing twice, nothing lost.
-      expect(second).toMatchObject({ event: 'second', count: 18 });
-      expect(second!['records']).toEqual({ 1: range(2, 10), 2: range(0, 10) });
+      expect(second).toMatchObject({ event: 'second', count: 30 - firstCount });
+      const secondRecords = second!['records'] as ByPartition;
+      for (const p of [0, 1, 2]) expect(secondRecords[p] ?? []).toEqual(range(taken[p]!, 10));
       expect(second!['position']).toEqual({ 0: 10, 1: 10, 2: 10 });
       expect(second!['committed']).toEqual({ 0: 10, 1: 10, 2: 10 });
       const all = [first, second].flatMap((e) => Object.entries(e!['records'] as ByPartition).flatMap(([p, offs]) => offs.map((o) => `${p}:${o}`)));
