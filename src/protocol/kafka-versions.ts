@@ -1,4 +1,3 @@
-import type { ApiDefinition } from '../apis/types.js';
 import { API_NAMES } from './messages/index.js';
 
 /**
@@ -207,6 +206,15 @@ function overridesOf(input: NonNullable<VersionCapOptions['apiVersions']>): Map<
   return parseApiVersionOverrides(text);
 }
 
+/** What capping reads of an API definition (src/apis/types.ts `ApiDefinition` has it). */
+export interface VersionedApi {
+  readonly name: string;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  /** Advertised below what is served (Produce from v0). */
+  readonly advertisedMinVersion?: number;
+}
+
 /**
  * The handlers with their version ranges capped: each API keeps the intersection of what we serve
  * and what the release advertises (an API the release lacks is dropped), then per-API overrides
@@ -214,11 +222,11 @@ function overridesOf(input: NonNullable<VersionCapOptions['apiVersions']>): Map<
  * refused like any unsupported version (the connection closes; ApiVersions answers its v0
  * fallback). Returns `handlers` itself when nothing is capped.
  */
-export function capApiVersions(handlers: ReadonlyMap<number, ApiDefinition>, options: VersionCapOptions): ReadonlyMap<number, ApiDefinition> {
+export function capApiVersions<A extends VersionedApi>(handlers: ReadonlyMap<number, A>, options: VersionCapOptions): ReadonlyMap<number, A> {
   if (options.kafkaVersion === undefined && options.apiVersions === undefined) return handlers;
   const release = options.kafkaVersion === undefined ? null : kafkaRelease(options.kafkaVersion);
   const overrides = options.apiVersions === undefined ? new Map<number, [number, number]>() : overridesOf(options.apiVersions);
-  const out = new Map<number, ApiDefinition>();
+  const out = new Map<number, A>();
   for (const [key, api] of handlers) {
     const advertisedMin = api.advertisedMinVersion ?? api.minVersion;
     let lo = advertisedMin;
@@ -242,7 +250,7 @@ export function capApiVersions(handlers: ReadonlyMap<number, ApiDefinition>, opt
       continue;
     }
     // Versions below what the handler serves stay advertised-only (Produce v0-2), as before.
-    const capped: ApiDefinition = { ...api, minVersion: Math.max(lo, api.minVersion), maxVersion: hi };
+    const capped: A = { ...api, minVersion: Math.max(lo, api.minVersion), maxVersion: hi };
     if (lo < api.minVersion) (capped as { advertisedMinVersion?: number }).advertisedMinVersion = lo;
     else delete (capped as { advertisedMinVersion?: number }).advertisedMinVersion;
     out.set(key, capped);

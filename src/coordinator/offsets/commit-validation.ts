@@ -1,5 +1,12 @@
-import type { Broker } from '../../broker.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import type { ClassicGroupCoordinator } from '../classic/classic-coordinator.js';
+import type { ConsumerGroupCoordinator } from '../consumer/consumer-coordinator.js';
+
+/** The two group coordinators, as commit validation consults them (a `Broker` fits). */
+export interface GroupCoordinators {
+  readonly consumer: Pick<ConsumerGroupCoordinator, 'hasGroup' | 'validateOffsetCommit'>;
+  readonly classic: Pick<ClassicGroupCoordinator, 'group' | 'getOrCreateSimpleGroup'>;
+}
 
 export interface OffsetCommitIdentity {
   groupId: string;
@@ -9,39 +16,31 @@ export interface OffsetCommitIdentity {
 }
 
 /**
- * Group-level validation of a non-transactional OffsetCommit, as Kafka 4.3's
- * `OffsetMetadataManager.validateOffsetCommit`: a missing group is created as a simple group
- * when the generation is negative (standalone commits from `assign()` and admin tools);
- * otherwise ILLEGAL_GENERATION (v0-8) or GROUP_ID_NOT_FOUND (v9+, KIP-848). An existing
- * classic group validates member, instance and generation itself.
- * Returns an error code (ErrorCode.NONE when the commit may proceed).
- */
-export function validateClassicOffsetCommit(broker: Broker, req: OffsetCommitIdentity, apiVersion: number): number {
-  return validateOffsetCommit(broker, req, apiVersion).errorCode;
-}
-
-/**
- * The group-level check of an OffsetCommit, for either group type: a KIP-848 consumer group is
+ * The group-level check of a non-transactional OffsetCommit, for either group type (Kafka 4.3's
+ * `OffsetMetadataManager.validateOffsetCommit`): a KIP-848 consumer group is
  * checked by `ConsumerGroupCoordinator.validateOffsetCommit` (UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION
  * below v9, STALE_MEMBER_EPOCH; with an older epoch, `partitionError` checks each partition as
- * KIP-1251 does); anything else by the classic rules below.
+ * KIP-1251 does); anything else by the classic rules: a missing group is created as a simple
+ * group when the generation is negative (standalone commits from `assign()` and admin tools),
+ * otherwise ILLEGAL_GENERATION (v0-8) or GROUP_ID_NOT_FOUND (v9+); an existing classic group
+ * validates member, instance and generation itself.
  */
 export function validateOffsetCommit(
-  broker: Broker,
+  groups: GroupCoordinators,
   req: OffsetCommitIdentity,
   apiVersion: number,
 ): { errorCode: number; partitionError?: (topicId: string, partition: number) => number } {
-  if (broker.consumer.hasGroup(req.groupId)) {
-    return broker.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationIdOrMemberEpoch, apiVersion);
+  if (groups.consumer.hasGroup(req.groupId)) {
+    return groups.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationIdOrMemberEpoch, apiVersion);
   }
-  return { errorCode: validateClassicGroupCommit(broker, req, apiVersion) };
+  return { errorCode: validateClassicGroupCommit(groups, req, apiVersion) };
 }
 
-function validateClassicGroupCommit(broker: Broker, req: OffsetCommitIdentity, apiVersion: number): number {
-  const group = broker.classic.group(req.groupId);
+function validateClassicGroupCommit(groups: GroupCoordinators, req: OffsetCommitIdentity, apiVersion: number): number {
+  const group = groups.classic.group(req.groupId);
   if (!group) {
     if (req.generationIdOrMemberEpoch < 0) {
-      broker.classic.getOrCreateSimpleGroup(req.groupId);
+      groups.classic.getOrCreateSimpleGroup(req.groupId);
       return ErrorCode.NONE;
     }
     return apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
