@@ -57,6 +57,15 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
   // Group ids may be up to 32767 characters (Kafka's int16 string), and they are path parameters.
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: 200_000 } });
   installAdminGuard(app, options);
+  // A JSON content type with no body (a DELETE from fetch with the header set) is no body, not an error.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (err) {
+      done(Object.assign(err as Error, { statusCode: 400 }), undefined);
+    }
+  });
 
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     if (err instanceof FaultRuleError) return sendError(reply, /duplicate rule id/.test(err.message) ? 409 : 400, err.message);
@@ -213,8 +222,8 @@ export async function startAdminServer(options: AdminServerOptions & { host: str
   const bindHost = options.host === '' ? '0.0.0.0' : options.host.replace(/^\[(.*)\]$/, '$1');
   await app.listen({ host: bindHost, port: options.port });
   const address = app.server.address() as AddressInfo;
-  const anyHost = ['', '0.0.0.0', '::'].includes(options.host);
-  const host = anyHost ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const anyHost = ['', '0.0.0.0', '::'].includes(bindHost);
+  const host = anyHost ? '127.0.0.1' : bindHost.includes(':') ? `[${bindHost}]` : bindHost;
   let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${address.port}`,

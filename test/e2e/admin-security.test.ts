@@ -87,6 +87,8 @@ describe('admin API: safe by default', () => {
     expect((await call(base, 'POST', '/cluster/brokers/2/stop')).status).toBe(200);
     expect(up()).toEqual([true, false]);
     expect((await call(base, 'DELETE', '/faults/r1')).status).toBe(204);
+    // A JSON content type without a body (fetch with the header always set) is no body.
+    expect((await call(base, 'DELETE', '/faults', JSON_TYPE)).body).toEqual({ removed: 0 });
     // Only what the checks read: one Host, a path as the target, a Host that is exactly a name and a port.
     const port = new URL(base).port;
     for (const [headers, status] of [[{ host: `[::1]evil.example:${port}` }, 403], [{ host: `localhost.evil.example:${port}` }, 403]] as const) {
@@ -110,6 +112,13 @@ describe('admin API: safe by default', () => {
     expect(rebound.body.message).toBe(`the admin API answers only to loopback host names (Host: "rebound.example:${port}")`);
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
       expect((await call(server.admin!.url, 'GET', '/health', { host })).status, host).toBe(200);
+    }
+    // Bound to IPv6 loopback, given bracketed as in a URL (where the machine has one).
+    if (Object.values(networkInterfaces()).flat().some((a) => a?.address === '::1')) {
+      const v6 = await startTestServer({ adminPort: 0, adminHost: '[::1]' });
+      cleanups.push(() => v6.stop());
+      expect(v6.admin!.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+      expect((await call(v6.admin!.url, 'GET', '/health')).status).toBe(200);
     }
   });
 

@@ -228,7 +228,11 @@ async function withLock<T>(body: () => Promise<T>): Promise<T> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(existsSync(join(LOCK, 'pid')) ? readFileSync(join(LOCK, 'pid'), 'utf8') : NaN);
-      if (Number.isInteger(owner) && !isAlive(owner)) {
+      // Stale: its owner is gone, or it never got a pid (a run killed right after taking it), or
+      // the wait outlasted any provisioning (the pid was reused by an unrelated process).
+      const age = Date.now() - (existsSync(LOCK) ? statSync(LOCK).mtimeMs : 0);
+      const stale = Number.isInteger(owner) ? !isAlive(owner) || age > 20 * 60_000 : age > 10_000;
+      if (stale) {
         rmSync(LOCK, { recursive: true, force: true });
         continue;
       }
