@@ -19,6 +19,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { startCli, kill, type CliServer } from '../support/cli-process.js';
 import { tempDataDir } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
+import { prng } from '../support/prng.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
@@ -33,17 +34,6 @@ const serverArgs = (dir: string, policy: string): string[] =>
   ['--port', '0', '--data-dir', dir, '--config', `mock.flush.policy=${policy}`, '--config', 'log.flush.interval.ms=100'];
 const tornTailWarnings = (server: CliServer): number => server.lines.filter((l) => l.includes('"level":40') && l.includes('torn tail')).length;
 
-/** mulberry32: a small seeded PRNG, returns [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface StormClient {
   /** Last offset put on the wire (-1n: none yet). */

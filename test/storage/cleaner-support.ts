@@ -11,16 +11,7 @@ import type { FakeTime } from '../support/fake-time.js';
 export const silentLog: Logger = pino({ level: process.env.CLEANER_TEST_LOG ?? 'silent' });
 
 /** A seeded PRNG (mulberry32): the same seed gives the same sequence. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng as rng } from '../support/prng.js';
 
 export function openGroupLog(
   dataDir: string | null,

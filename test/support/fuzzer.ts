@@ -9,18 +9,8 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { Writer } from '../../src/protocol/primitives.js';
 import { API_CODECS, API_NAMES } from '../../src/protocol/messages/index.js';
+import { prng } from './prng.js';
 
-/** mulberry32: a small seeded PRNG, [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Codec {
   FIRST_FLEXIBLE_VERSION: number;
