@@ -46,7 +46,7 @@ const faultAction = {
     { type: 'object', title: 'delay', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['delay'] }, ms: int('Delay before handling and responding', 0, MAX_FAULT_HOLD_MS) } },
     { type: 'object', title: 'hang', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['hang'] }, closeAfterMs: int(`Close the connection after this long (default and most: ${MAX_FAULT_HOLD_MS} ms)`, 0, MAX_FAULT_HOLD_MS) } },
     { type: 'object', title: 'close', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['close'] }, when: { type: 'string', enum: ['before', 'after'], default: 'before', description: 'before: not applied; after: applied, response lost' }, delayMs } },
-    { type: 'object', title: 'throttle', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['throttle'] }, ms: int('throttle_time_ms to answer (and mute the connection for)', 0) } },
+    { type: 'object', title: 'throttle', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['throttle'] }, ms: int('throttle_time_ms to answer (and mute the connection for)', 0, MAX_FAULT_HOLD_MS) } },
   ],
 };
 
