@@ -3,6 +3,7 @@
  * memory and in the file), appends fail while the disk is full, and work again, without
  * reopening, once space is freed; a reopen finds exactly the acknowledged batches.
  */
+import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartitionLog, type FlushPolicy } from '../../src/storage/partition-log.js';
 import { readBatchHeader } from '../../src/records/record-batch.js';
@@ -17,9 +18,9 @@ afterEach(async () => {
   for (const m of mounts.splice(0)) m.unmount();
 });
 
-function open(dir: string, flushPolicy: FlushPolicy) {
+function open(dir: string, flushPolicy: FlushPolicy, segmentBytes = 1 << 20) {
   const captured = captureLog();
-  const log = PartitionLog.open({ dir, segmentBytes: 1 << 20, rollMs: 1e12, flushPolicy, flushIntervalMs: 1000, log: captured.log, time: new ManualTime() });
+  const log = PartitionLog.open({ dir, segmentBytes, rollMs: 1e12, flushPolicy, flushIntervalMs: 1000, log: captured.log, time: new ManualTime() });
   logs.push(log);
   return { log, captured };
 }
@@ -74,5 +75,32 @@ describe.skipIf(!canMountTmpfs)(`PartitionLog on a full disk (${TMPFS_SKIP_REASO
     const reopened = open(`${fs.dir}/p-0`, policy);
     expect(baseOffsets(reopened.log)).toEqual(acked);
     expect(reopened.captured.warnings()).toEqual([]);
+  });
+
+  it('rolls back across segments rolled by the failed appends, removing their files', async () => {
+    const fs = mountTmpfs(1 << 20)!;
+    mounts.push(fs);
+    const dir = `${fs.dir}/p-0`;
+    // Segments of about two batches: appends in one turn roll new segments as they go.
+    const { log } = open(dir, 'always', 20_000);
+    const acked = log.append([batchOf(4, 1000n, 2000)]);
+    await acked.durable;
+    const segmentsBefore = log.segmentCount;
+    fs.fill(4096);
+    const turn = Array.from({ length: 8 }, () => log.append([batchOf(4, 1000n, 2000)]));
+    expect(log.segmentCount).toBeGreaterThan(segmentsBefore);
+    const outcomes = await Promise.allSettled(turn.map((r) => r.durable));
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    await log.whenIdle();
+    expect(log.segmentCount).toBe(segmentsBefore);
+    expect(baseOffsets(log)).toEqual([acked.baseOffset]);
+    expect(log.logEndOffset).toBe(4n);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.log'))).toEqual(['00000000000000000000.log']);
+    fs.free();
+    const next = log.append([batchOf(4, 1000n, 2000)]);
+    await next.durable;
+    expect(next.baseOffset).toBe(4n);
+    await log.close();
+    expect(baseOffsets(open(dir, 'always', 20_000).log)).toEqual([0n, 4n]);
   });
 });
