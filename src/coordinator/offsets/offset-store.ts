@@ -78,16 +78,14 @@ function byGroup(records: readonly OffsetCommitRecord[]): Map<string, OffsetComm
  *
  * Two views, as Kafka's timeline structures give its coordinator: reads (`fetch`, `offsetsOf`,
  * `groupIds`: OffsetFetch, describe, the admin API) see the committed offsets, which take a
- * write's records only once they are durable; later writes build on the pending view
- * (`hasOffsets`, the tombstones a deletion writes), which takes them at once. A group with writes
- * in flight has its pending view as a copy of its committed offsets plus those writes; a write
- * that fails reaches neither view (the copy is made anew from the committed offsets and the
- * writes still in flight), so nothing unacknowledged is ever visible.
+ * write's records only once they are durable; later writes decide on the pending view
+ * (`hasOffsets`, the tombstones a deletion writes): the committed offsets with the writes still in
+ * flight replayed over them, built only when asked for (deletions and emptiness checks, never a
+ * commit). A write that fails just leaves the in-flight list, so nothing unacknowledged is ever
+ * visible.
  */
 export class OffsetStore {
   private readonly committed = new Map<string, GroupEntries>();
-  /** Groups with writes in flight: their offsets as those writes leave them. */
-  private readonly pending = new Map<string, GroupEntries>();
   /** Per group, its writes appended but not yet durable, in append order. */
   private readonly inFlight = new Map<string, Array<readonly OffsetCommitRecord[]>>();
   private readonly groupLog: GroupLog;
@@ -143,9 +141,13 @@ export class OffsetStore {
     return this.committed.keys();
   }
 
-  /** A group's offsets with its writes in flight applied. */
+  /** A group's offsets with its writes in flight applied (a copy when there are any). */
   private pendingOf(groupId: string): GroupEntries | undefined {
-    return this.pending.get(groupId) ?? this.committed.get(groupId);
+    const writes = this.inFlight.get(groupId);
+    if (!writes) return this.committed.get(groupId);
+    const view = new Map(this.committed.get(groupId));
+    for (const w of writes) for (const r of w) applyRecord(view, r);
+    return view;
   }
 
   /** Tombstones every offset of the group (DeleteGroups), writes in flight included; resolves once durable. */
@@ -162,8 +164,9 @@ export class OffsetStore {
 
   /** Tombstones the offsets of the given partitions (OffsetDelete, topic deletion). */
   deleteOffsets(groupId: string, partitions: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
+    const offsets = this.pendingOf(groupId);
     const records: OffsetCommitRecord[] = partitions
-      .filter(({ topic, partition }) => this.pendingOf(groupId)?.has(partitionKey(topic, partition)))
+      .filter(({ topic, partition }) => offsets?.has(partitionKey(topic, partition)))
       .map(({ topic, partition }) => ({ kind: 'offset-commit', groupId, topic, partition, value: null }));
     return this.appendAndApply(records);
   }
@@ -171,7 +174,7 @@ export class OffsetStore {
   /** Tombstones every group's offsets of a topic (topic deletion); resolves once durable. */
   deleteTopicOffsets(topic: string): Promise<void> {
     const records: OffsetCommitRecord[] = [];
-    for (const groupId of new Set([...this.committed.keys(), ...this.pending.keys()])) {
+    for (const groupId of new Set([...this.committed.keys(), ...this.inFlight.keys()])) {
       const offsets = this.pendingOf(groupId)!;
       for (const entry of offsets.values()) {
         if (entry.topic === topic) records.push({ kind: 'offset-commit', groupId, topic, partition: entry.partition, value: null });
@@ -181,9 +184,9 @@ export class OffsetStore {
   }
 
   /**
-   * Appends `records` (encoding may throw: then nothing changes), applies them to the pending view
-   * at once and to the committed offsets once durable; rejects, with both views as if the write
-   * had never been made, when the append fails.
+   * Appends `records` (encoding may throw: then nothing changes), counts them in the pending view
+   * at once and applies them to the committed offsets once durable; rejects, with both views as if
+   * the write had never been made, when the append fails.
    */
   private async appendAndApply(records: OffsetCommitRecord[]): Promise<void> {
     if (records.length === 0) return;
@@ -193,9 +196,6 @@ export class OffsetStore {
       const writes = this.inFlight.get(groupId);
       if (writes) writes.push(list);
       else this.inFlight.set(groupId, [list]);
-      let view = this.pending.get(groupId);
-      if (!view) this.pending.set(groupId, (view = new Map(this.committed.get(groupId))));
-      for (const r of list) applyRecord(view, r);
     }
     let failure: unknown = null;
     try {
@@ -206,15 +206,8 @@ export class OffsetStore {
     for (const [groupId, list] of groups) {
       const writes = this.inFlight.get(groupId)!;
       writes.splice(writes.indexOf(list), 1);
+      if (writes.length === 0) this.inFlight.delete(groupId);
       if (failure === null) this.applyCommitted(groupId, list);
-      if (writes.length === 0) {
-        this.inFlight.delete(groupId);
-        this.pending.delete(groupId);
-      } else if (failure !== null) {
-        const view = new Map(this.committed.get(groupId));
-        for (const w of writes) for (const r of w) applyRecord(view, r);
-        this.pending.set(groupId, view);
-      }
     }
     if (failure !== null) throw failure;
   }
