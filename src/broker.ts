@@ -6,6 +6,7 @@ import { GroupLog } from './coordinator/group-log.js';
 import { ClassicGroupCoordinator } from './coordinator/classic/classic-coordinator.js';
 import { ConsumerGroupCoordinator } from './coordinator/consumer/consumer-coordinator.js';
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
+import { CoordinatorRuntime } from './coordinator/runtime.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
 
@@ -57,6 +58,8 @@ export class Broker {
 
   readonly topics: TopicStore;
   readonly groupLog: GroupLog;
+  /** Every group and offset change goes through it (runtime.ts). */
+  readonly runtime: CoordinatorRuntime;
   readonly offsets: OffsetStore;
   readonly classic: ClassicGroupCoordinator;
   /** KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe). */
@@ -79,12 +82,13 @@ export class Broker {
       offsetsPartitions: this.groupLog.partitionCount,
       partitionCount: (topic) => this.topics.get(topic)?.partitionCount,
     });
-    this.offsets = new OffsetStore({ groupLog: this.groupLog, config: options.config, time: options.time });
+    this.runtime = new CoordinatorRuntime(this.groupLog, options.log);
+    this.offsets = new OffsetStore({ runtime: this.runtime, time: options.time });
     this.classic = new ClassicGroupCoordinator({
       config: options.config,
       log: options.log,
       time: options.time,
-      groupLog: this.groupLog,
+      writer: this.runtime,
       offsets: this.offsets,
       isForeignGroup: (groupId) => this.consumer.hasGroup(groupId),
     });
@@ -92,7 +96,7 @@ export class Broker {
       config: options.config,
       log: options.log,
       time: options.time,
-      groupLog: this.groupLog,
+      writer: this.runtime,
       topics: this.topics,
       offsets: this.offsets,
       classic: this.classic,
@@ -104,11 +108,10 @@ export class Broker {
     // The consumer groups' view of topic changes (GroupMetadataManager.onMetadataUpdate).
     this.topics.onTopicCreated((topic) => this.consumer.onTopicCreated(topic.name));
     this.topics.onTopicDeleted((topic) => this.consumer.onTopicDeleted(topic.name));
-    this.groupLog.replay((record) => {
-      if (record.kind === 'offset-commit') this.offsets.replay(record);
-      else if (record.kind === 'group-metadata') this.classic.replayGroupMetadata(record.groupId, record.value);
-      else this.consumer.apply(record);
-    });
+    this.runtime.register(this.offsets);
+    this.runtime.register(this.classic);
+    this.runtime.register(this.consumer.shard);
+    this.groupLog.replay((record) => this.runtime.load(record));
     this.consumer.onLoaded();
     this.retention = new OffsetRetention({
       config: options.config,

@@ -1,4 +1,6 @@
+import { pino } from 'pino';
 import type { CoordinatorRecord } from '../../src/coordinator/records.js';
+import { CoordinatorRuntime } from '../../src/coordinator/runtime.js';
 
 /**
  * In-memory stand-in for the `__consumer_offsets` log (`GroupLog.append`): keeps what was
@@ -12,10 +14,21 @@ export class MemoryGroupLog {
   append(records: readonly CoordinatorRecord[]): Promise<void> {
     if (this.failures > 0) {
       this.failures--;
-      return Promise.reject(new Error('simulated append failure'));
+      // What a full disk gives the log: a Node system error (Kafka's KAFKA_STORAGE_ERROR).
+      return Promise.reject(Object.assign(new Error('simulated append failure: ENOSPC, no space left on device'), { code: 'ENOSPC', syscall: 'write' }));
     }
     this.records.push(...records);
     return Promise.resolve();
+  }
+
+  /** One partition: every group's records go to the same log. */
+  partitionFor(): number {
+    return 0;
+  }
+
+  /** A coordinator runtime writing to this log (register the shards on it). */
+  runtime(): CoordinatorRuntime {
+    return new CoordinatorRuntime(this, pino({ level: 'silent' }));
   }
 
   failNextAppend(): void {

@@ -14,16 +14,15 @@ import type { ListedGroup } from '../../protocol/messages/ListGroupsResponse.js'
 import type { DeletableGroupResult } from '../../protocol/messages/DeleteGroupsResponse.js';
 import type { GroupMetadataValue } from '../../records/schemas/GroupMetadataValue.js';
 import type { Time } from '../../util/time.js';
-import type { GroupLog } from '../group-log.js';
-import type { CoordinatorRecord } from '../records.js';
+import type { CoordinatorRecord, GroupMetadataRecord } from '../records.js';
+import type { CoordinatorShard, CoordinatorWriter } from '../runtime.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
-import { ClassicGroup, errorJoin, errorSync, type ClassicGroupEnv } from './classic-group.js';
+import { ClassicGroup, errorJoin, errorSync, type ClassicGroupEnv, type SavedGroupState } from './classic-group.js';
 import type { ClassicContext, ClassicSettings } from './context.js';
 import { ClassicGroupState } from './group-state.js';
 import { groupTombstoneRecord, membersFromValue, snapshotFromValue } from './group-metadata.js';
 import { buildFromConsumerGroup, type ClassicDowngradePlan, type PreparedDowngrade } from './from-consumer-group.js';
 import { KeyedTimers, groupTimersPrefix } from './keyed-timers.js';
-import { RecordWriter } from './record-writer.js';
 import { Rebalancer } from './rebalancer.js';
 import { joinClassicGroup } from './join-group.js';
 import { syncClassicGroup } from './sync-group.js';
@@ -41,7 +40,8 @@ export interface ClassicGroupCoordinatorOptions {
   config: BrokerConfig;
   log: Logger;
   time: Time;
-  groupLog: Pick<GroupLog, 'append'>;
+  /** The coordinator runtime the group records are written through. */
+  writer: CoordinatorWriter;
   offsets: ClassicOffsets;
   /** Group ids another coordinator (KIP-848 consumer groups) holds: never materialised here. */
   isForeignGroup?: (groupId: string) => boolean;
@@ -80,9 +80,19 @@ export interface ClassicRequestContext {
  * every group, so there is no NOT_COORDINATOR routing. Request-level checks that Kafka's service
  * layer makes (group id, session timeout bounds) are made here; the group logic lives in the
  * per-API modules next to this file.
+ *
+ * As a shard of the coordinator runtime it replays GroupMetadata records at start. Live, its
+ * operations change groups themselves and undo a failed write in the write's failure callback, as
+ * Kafka's classic-group operations do with their append futures; the one undo the runtime drives
+ * is bringing back a group whose tombstone failed (`revert`).
  */
-export class ClassicGroupCoordinator {
+export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata'> {
+  readonly kinds = ['group-metadata'] as const;
   private readonly ctx: ClassicContext;
+  /** Groups a downgrade installed whose GroupMetadata record is still in flight, to remove if it fails. */
+  private readonly installedBy = new Map<GroupMetadataRecord, ClassicGroup>();
+  /** Groups removed by a tombstone still in flight, to bring back if it fails. */
+  private readonly removedByTombstone = new Map<GroupMetadataRecord, { group: ClassicGroup; saved: SavedGroupState }>();
   private readonly offsets: ClassicOffsets;
   private readonly isForeignGroup: (groupId: string) => boolean;
 
@@ -97,7 +107,7 @@ export class ClassicGroupCoordinator {
     };
     const groups = new Map<string, ClassicGroup>();
     const timers = new KeyedTimers(time);
-    const writer = new RecordWriter(options.groupLog, log);
+    const writer = options.writer;
     let rebalancer!: Rebalancer;
     const groupEnv: ClassicGroupEnv = {
       time,
@@ -208,8 +218,7 @@ export class ClassicGroupCoordinator {
       results.push({ groupId, errorCode });
       if (errorCode !== ErrorCode.NONE || !group) continue;
       writes.push(this.offsets.deleteGroupOffsets(groupId));
-      writes.push(this.ctx.writer.append([groupTombstoneRecord(groupId)]));
-      this.removeGroup(group);
+      writes.push(this.ctx.writer.append([this.tombstone(group)]));
       deleted.push(groupId);
     }
     try {
@@ -232,9 +241,7 @@ export class ClassicGroupCoordinator {
   deleteGroupIfEmpty(groupId: string): Promise<void> | null {
     const group = this.ctx.groups.get(groupId);
     if (!group || !group.isEmpty() || this.offsets.hasOffsets(groupId)) return null;
-    const written = this.ctx.writer.append([groupTombstoneRecord(groupId)]);
-    this.removeGroup(group);
-    return written;
+    return this.ctx.writer.append([this.tombstone(group)]);
   }
 
   // ---- for OffsetCommit / OffsetFetch -----------------------------------------------------
@@ -266,9 +273,7 @@ export class ClassicGroupCoordinator {
    */
   removeEmptyClassicGroup(groupId: string): CoordinatorRecord[] {
     const group = this.ctx.groups.get(groupId);
-    if (!group) return [groupTombstoneRecord(groupId)];
-    this.removeGroup(group);
-    return [groupTombstoneRecord(groupId)];
+    return [group ? this.tombstone(group) : groupTombstoneRecord(groupId)];
   }
 
   /**
@@ -308,7 +313,7 @@ export class ClassicGroupCoordinator {
     if (group) {
       group.completeAllJoins(ErrorCode.REBALANCE_IN_PROGRESS);
       group.completeAllSyncs(ErrorCode.REBALANCE_IN_PROGRESS);
-      this.removeGroup(group);
+      return [this.tombstone(group)];
     }
     return [groupTombstoneRecord(groupId)];
   }
@@ -332,6 +337,7 @@ export class ClassicGroupCoordinator {
       install: (prepareRebalanceReason) => {
         this.ctx.timers.cancelPrefix(groupTimersPrefix(group.groupId));
         this.ctx.groups.set(group.groupId, group);
+        this.installedBy.set(record, group);
         for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member);
         if (prepareRebalanceReason !== null) this.ctx.rebalancer.prepareRebalance(group, prepareRebalanceReason);
         this.ctx.log.info({ groupId: group.groupId, generationId: group.generationId, members: group.numMembers }, 'converted the consumer group to a classic group');
@@ -395,11 +401,65 @@ export class ClassicGroupCoordinator {
     }
   }
 
-  /** Marks a deleted group Dead (references still held by parked work see it) and forgets it. */
-  private removeGroup(group: ClassicGroup): void {
+  // ---- the runtime shard -------------------------------------------------------------------
+
+  /** Start-up replay; see `replayGroupMetadata`. */
+  load(record: GroupMetadataRecord): void {
+    this.replayGroupMetadata(record.groupId, record.value);
+  }
+
+  onDurable(records: readonly GroupMetadataRecord[]): void {
+    for (const r of records) {
+      this.removedByTombstone.delete(r);
+      this.installedBy.delete(r);
+    }
+  }
+
+  /**
+   * A write with GroupMetadata records failed. A group a downgrade installed goes (its parked
+   * requests get the error); a group a tombstone removed comes back as it was (its state before it
+   * was marked Dead, its members' session timers restarted) unless the id has been taken
+   * meanwhile. Other GroupMetadata writes are undone by their operations' failure callbacks.
+   */
+  revert(failed: readonly GroupMetadataRecord[]): void {
+    for (const r of failed) {
+      const installed = this.installedBy.get(r);
+      this.installedBy.delete(r);
+      if (installed && this.ctx.groups.get(r.groupId) === installed) {
+        installed.completeAllJoins(ErrorCode.NOT_COORDINATOR);
+        installed.completeAllSyncs(ErrorCode.NOT_COORDINATOR);
+        this.forget(installed);
+      }
+    }
+    for (const r of failed) {
+      const removed = this.removedByTombstone.get(r);
+      this.removedByTombstone.delete(r);
+      if (!removed || this.ctx.groups.has(r.groupId) || this.isForeignGroup(r.groupId)) continue;
+      const { group } = removed;
+      group.restoreState(removed.saved);
+      this.ctx.groups.set(r.groupId, group);
+      for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member);
+      this.ctx.log.warn({ groupId: r.groupId }, 'group tombstone not written; the group is back');
+    }
+  }
+
+  /** Marks a group Dead (references still held by parked work see it), stops its timers and forgets it. */
+  private forget(group: ClassicGroup): void {
     group.transitionTo(ClassicGroupState.DEAD);
     this.ctx.timers.cancelPrefix(groupTimersPrefix(group.groupId));
     this.ctx.groups.delete(group.groupId);
+  }
+
+  /**
+   * Marks a deleted group Dead (references still held by parked work see it), forgets it and
+   * returns its GroupMetadata tombstone, remembering the group until the tombstone is durable.
+   */
+  private tombstone(group: ClassicGroup): GroupMetadataRecord {
+    const saved = group.saveState();
+    this.forget(group);
+    const record = groupTombstoneRecord(group.groupId);
+    this.removedByTombstone.set(record, { group, saved });
+    return record;
   }
 }
 

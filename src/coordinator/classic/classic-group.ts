@@ -35,6 +35,13 @@ export interface ClassicGroupSnapshot {
  * It holds no timers: the coordinator (`Rebalancer`) drives transitions; the group only keeps
  * its bookkeeping consistent and refuses invalid state transitions.
  */
+/** A group's state fields at one moment (`ClassicGroup.saveState`). */
+export interface SavedGroupState {
+  readonly state: ClassicGroupState;
+  readonly previousState: ClassicGroupState;
+  readonly currentStateTimestamp: number | null;
+}
+
 export class ClassicGroup {
   readonly groupId: string;
   private readonly env: ClassicGroupEnv;
@@ -96,6 +103,18 @@ export class ClassicGroup {
       { groupId: this.groupId, from: this.previousStateValue, to: target, generationId: this.generationId },
       'classic group state change',
     );
+  }
+
+  /** The state fields, for `restoreState` (bringing back a group whose deletion failed). */
+  saveState(): SavedGroupState {
+    return { state: this.stateValue, previousState: this.previousStateValue, currentStateTimestamp: this.currentStateTimestamp };
+  }
+
+  /** Puts back the state fields `saveState` returned, bypassing the transition rules (an undo, not a transition). */
+  restoreState(saved: SavedGroupState): void {
+    this.stateValue = saved.state;
+    this.previousStateValue = saved.previousState;
+    this.currentStateTimestamp = saved.currentStateTimestamp;
   }
 
   // ---- membership -------------------------------------------------------------------------

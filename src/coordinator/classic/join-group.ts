@@ -6,8 +6,9 @@ import { ClassicGroupMember, type MemberProtocol } from './classic-member.js';
 import type { ClassicContext } from './context.js';
 import { ClassicGroupState } from './group-state.js';
 import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from './group-metadata.js';
-import { APPEND_FAILED_ERROR } from './record-writer.js';
+import { writeErrorCode } from '../runtime.js';
 import { currentGenerationJoin } from './rebalancer.js';
+import { groupTimersPrefix } from './keyed-timers.js';
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
@@ -61,12 +62,18 @@ export async function joinClassicGroup(ctx: ClassicContext, req: JoinGroupReques
 
   if (isNewGroup) {
     const created = group;
-    ctx.writer.append([emptyGroupMetadataRecord(created)]).catch(() => {
-      // Kafka reverts the group when its creation record fails; answer the join with the error.
-      if (ctx.groups.get(created.groupId) === created && created.isInState(EMPTY) && created.numMembers === 0) {
+    ctx.writer.append([emptyGroupMetadataRecord(created)]).catch((err: unknown) => {
+      // Kafka reverts the shard to its snapshot when the creation record fails, so the group and
+      // whatever joined it meanwhile are gone; the joins get the write's error.
+      const errorCode = writeErrorCode(err);
+      if (ctx.groups.get(created.groupId) === created) {
+        created.completeAllJoins(errorCode);
+        created.completeAllSyncs(errorCode);
+        created.transitionTo(DEAD);
+        ctx.timers.cancelPrefix(groupTimersPrefix(created.groupId));
         ctx.groups.delete(created.groupId);
       }
-      respond(errorJoin(APPEND_FAILED_ERROR));
+      respond(errorJoin(errorCode));
     });
   }
   await ctx.writer.flush();
@@ -265,13 +272,13 @@ function updateStaticMemberThenRebalanceOrCompleteJoin(join: Join, groupInstance
             members: skip && isLeader ? group.currentMembersForJoin() : [],
           });
         },
-        () => {
+        (err: unknown) => {
           // Not persisted: put the old member id back, as Kafka reverts the swap.
           group.updateMember(member, old.protocols, old.rebalanceTimeoutMs, old.sessionTimeoutMs, null);
           const restored = group.replaceStaticMember(groupInstanceId, newMemberId, oldMemberId);
           ctx.rebalancer.cancelHeartbeat(group, newMemberId);
           ctx.rebalancer.rescheduleHeartbeat(group, restored);
-          join.respond({ ...errorJoin(APPEND_FAILED_ERROR), generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName, leader: previousLeader });
+          join.respond({ ...errorJoin(writeErrorCode(err)), generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName, leader: previousLeader });
         },
       );
     } else {

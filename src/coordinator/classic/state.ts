@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Time } from '../../util/time.js';
 import type { ClassicGroup, ClassicGroupEnv } from './classic-group.js';
 import type { KeyedTimers } from './keyed-timers.js';
-import type { RecordWriter } from './record-writer.js';
+import type { CoordinatorWriter } from '../runtime.js';
 
 /** Kafka's classic group settings (`GroupCoordinatorConfig`), read once from BrokerConfig. */
 export interface ClassicSettings {
@@ -32,7 +32,7 @@ export interface ClassicState {
   readonly log: Logger;
   readonly groups: Map<string, ClassicGroup>;
   readonly timers: KeyedTimers;
-  readonly writer: RecordWriter;
+  readonly writer: CoordinatorWriter;
   /** What new groups are built with (clock, logger, session refresh hook). */
   readonly groupEnv: ClassicGroupEnv;
 }

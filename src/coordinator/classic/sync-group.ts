@@ -6,7 +6,7 @@ import { errorSync, type ClassicGroup } from './classic-group.js';
 import type { ClassicContext } from './context.js';
 import { ClassicGroupState } from './group-state.js';
 import { groupMetadataRecord } from './group-metadata.js';
-import { APPEND_FAILED_ERROR } from './record-writer.js';
+import { writeErrorCode } from '../runtime.js';
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
@@ -84,9 +84,9 @@ function storeLeaderAssignment(ctx: ClassicContext, group: ClassicGroup, req: Sy
       ctx.rebalancer.setAndPropagateAssignment(group, memberAssignments);
       group.transitionTo(STABLE);
     },
-    () => {
+    (err: unknown) => {
       if (!stillCurrent()) return;
-      ctx.rebalancer.resetAndPropagateAssignmentWithError(group, APPEND_FAILED_ERROR);
+      ctx.rebalancer.resetAndPropagateAssignmentWithError(group, writeErrorCode(err));
       ctx.rebalancer.maybePrepareRebalanceOrCompleteJoin(group, `error storing the assignment of generation ${group.generationId}`);
     },
   );

@@ -17,6 +17,7 @@ import { replaceMember } from './heartbeat-join.js';
 import { newMember, normalizeTopicNames, randomMemberId, useClassicProtocol, type ConsumerGroupMember } from './member.js';
 import { convertToClassicGroup, prepareDowngrade, validateOnlineDowngradeWithReplacedMember } from './online-downgrade.js';
 import { updateAndReconcile } from './reconciliation.js';
+import { writeErrorCode } from '../runtime.js';
 
 /**
  * `classicGroupJoinToConsumerGroup`: a classic member (re)joins a non-empty consumer group. Its
@@ -119,14 +120,15 @@ export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, c
       members: [],
     };
   } catch (err) {
+    ctx.writer.abandon(records);
     if (err instanceof ConsumerGroupError) return fail(err.errorCode);
     throw err;
   }
   try {
-    if (records.length > 0) await ctx.writer.append(records);
+    await ctx.writer.append(records);
   } catch (err) {
     ctx.log.error({ err, groupId }, 'failed to write consumer group records');
-    return fail(ErrorCode.NOT_COORDINATOR);
+    return fail(writeErrorCode(err));
   }
   ctx.timers.cancelJoin(groupId, memberId);
   if (!downgraded) {

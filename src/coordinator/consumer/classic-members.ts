@@ -18,6 +18,7 @@ import type { ConsumerContext } from './context.js';
 import { ConsumerGroupError } from './errors.js';
 import { fenceMembers } from './fencing.js';
 import { MemberState, assignedPartitions, useClassicProtocol, type ConsumerGroupMember } from './member.js';
+import { writeErrorCode } from '../runtime.js';
 
 /** `validateConsumerGroupMember` + `throwIfMemberDoesNotUseClassicProtocol`. */
 function classicMember(group: ConsumerGroup, memberId: string, instanceId: string | null): ConsumerGroupMember {
@@ -147,14 +148,15 @@ export async function classicLeave(ctx: ConsumerContext, req: LeaveGroupRequest,
   try {
     if (group) records = fenceMembers(ctx, group, leaving, 'the member left the group through LeaveGroup');
   } catch (err) {
+    ctx.writer.abandon(records);
     if (err instanceof ConsumerGroupError) return { throttleTimeMs: 0, errorCode: err.errorCode, members: [] };
     throw err;
   }
   try {
-    if (records.length > 0) await ctx.writer.append(records);
+    await ctx.writer.append(records);
   } catch (err) {
     ctx.log.error({ err, groupId: req.groupId }, 'failed to write consumer group records');
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
+    return { throttleTimeMs: 0, errorCode: writeErrorCode(err), members: [] };
   }
   if (batched) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, members: results };
   return { throttleTimeMs: 0, errorCode: results[0]?.errorCode ?? ErrorCode.NONE, members: [] };

@@ -4,9 +4,11 @@
  * `ConsumerGroupDescribe` / ListGroups / DeleteGroups parts for consumer groups and
  * `ConsumerGroup.validateOffsetCommit/Fetch`.
  *
- * State changes only by applying records (`apply`, also used by log replay): a heartbeat builds
- * records 5, 3, 7, 6, 8 (and 16 for regexes) in Kafka's order, applies each as it is built (all
- * validation happens before the first one), and the response waits until they are durable.
+ * State changes only by applying records (`ConsumerGroupStore.apply`, also used by log replay): a
+ * heartbeat builds records 5, 3, 7, 6, 8 (and 16 for regexes) in Kafka's order, applies each to
+ * the latest groups as it is built, and the response waits until the coordinator runtime has made
+ * them durable; a failed write (or an error after the first record) is reverted by the runtime.
+ * Reads (ConsumerGroupDescribe, ListGroups, the admin API) see the committed groups.
  *
  * This class is the facade: it reads the settings, builds the shared `ConsumerContext`, maps
  * request errors to responses, and delegates the group logic to the modules next to this file.
@@ -26,10 +28,9 @@ import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.
 import type { LeaveGroupRequest } from '../../protocol/messages/LeaveGroupRequest.js';
 import type { LeaveGroupResponse } from '../../protocol/messages/LeaveGroupResponse.js';
 import type { Time } from '../../util/time.js';
-import type { GroupLog } from '../group-log.js';
-import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
+import type { CoordinatorRecord } from '../records.js';
 import type { RetentionGroupSource } from '../offsets/retention.js';
-import { RecordWriter } from '../classic/record-writer.js';
+import { writeErrorCode, type CoordinatorWriter } from '../runtime.js';
 import { loadAssignors, parseAssignorNames } from './assignors.js';
 import { classicJoin } from './classic-join.js';
 import { classicHeartbeat, classicLeave, classicSync } from './classic-members.js';
@@ -54,7 +55,8 @@ export interface ConsumerGroupCoordinatorOptions {
   config: BrokerConfig;
   log: Logger;
   time: Time;
-  groupLog: Pick<GroupLog, 'append'>;
+  /** The coordinator runtime the group records are written through. */
+  writer: CoordinatorWriter;
   topics: ConsumerTopicSource;
   offsets: ConsumerOffsets;
   classic?: ClassicGroupBridge;
@@ -86,7 +88,7 @@ export class ConsumerGroupCoordinator {
       get regexes() {
         return regexes;
       },
-      writer: new RecordWriter(options.groupLog, log),
+      writer: options.writer,
       topics: options.topics,
       offsets: options.offsets,
       classic: options.classic,
@@ -98,16 +100,29 @@ export class ConsumerGroupCoordinator {
 
   // ---- lookups ----------------------------------------------------------------------------
 
+  /** The latest group: its records applied, durable or not (for tests and internal checks). */
   group(groupId: string): ConsumerGroup | undefined {
     return this.ctx.store.get(groupId);
   }
 
+  /** The group as its durable records make it (reads: the admin API). */
+  committedGroup(groupId: string): ConsumerGroup | undefined {
+    return this.ctx.store.committed(groupId);
+  }
+
+  /** Whether a consumer group holds the id (the latest view: for routing a request). */
   hasGroup(groupId: string): boolean {
     return this.ctx.store.has(groupId);
   }
 
+  /** Every group as its durable records make it (reads: the admin API). */
   allGroups(): ConsumerGroup[] {
-    return this.ctx.store.all();
+    return this.ctx.store.allCommitted();
+  }
+
+  /** The shard the runtime replays consumer-group records into. */
+  get shard(): ConsumerGroupStore {
+    return this.ctx.store;
   }
 
   get defaultAssignorName(): string {
@@ -127,14 +142,15 @@ export class ConsumerGroupCoordinator {
         response = consumerGroupHeartbeatJoin(this.ctx, req, ctx, records);
       }
     } catch (err) {
+      this.ctx.writer.abandon(records);
       if (err instanceof ConsumerGroupError) return errorResponse(err.errorCode, err.message);
       throw err;
     }
     try {
-      if (records.length > 0) await this.ctx.writer.append(records);
+      await this.ctx.writer.append(records);
     } catch (err) {
       this.ctx.log.error({ err, groupId: req.groupId }, 'failed to write consumer group records');
-      return errorResponse(ErrorCode.NOT_COORDINATOR, 'The coordinator could not write the group records.');
+      return errorResponse(writeErrorCode(err), 'The coordinator could not write the group records.');
     }
     return response;
   }
@@ -165,13 +181,6 @@ export class ConsumerGroupCoordinator {
   /** LeaveGroup for classic members of a consumer group; see `classicLeave`. */
   classicLeave(req: LeaveGroupRequest, apiVersion: number): Promise<LeaveGroupResponse> {
     return classicLeave(this.ctx, req, apiVersion);
-  }
-
-  // ---- records ----------------------------------------------------------------------------
-
-  /** Applies one consumer-group record: live, and when the log is replayed at start. */
-  apply(record: ConsumerGroupRecord): void {
-    this.ctx.store.apply(record);
   }
 
   /**
@@ -247,9 +256,9 @@ export class ConsumerGroupCoordinator {
     return validateOffsetFetch(this.ctx.store, groupId, memberId, memberEpoch);
   }
 
-  /** Member epochs in the group, for tests and admin views. */
+  /** The latest group (records applied whether or not durable yet), for tests. */
   snapshot(groupId: string): ConsumerGroup | undefined {
-    return this.ctx.store.get(groupId);
+    return this.group(groupId);
   }
 }
 

@@ -55,6 +55,27 @@ export class ConsumerGroup {
 
   constructor(readonly groupId: string) {}
 
+  /**
+   * A copy that shares nothing mutable with this group (members, assignments and regex values are
+   * replaced, never changed in place, so the maps are copied and their values shared). The copy's
+   * metadata counts as expired, so its next heartbeat recomputes the hash.
+   */
+  clone(): ConsumerGroup {
+    const copy = new ConsumerGroup(this.groupId);
+    copy.groupEpoch = this.groupEpoch;
+    copy.metadataHash = this.metadataHash;
+    copy.assignmentEpoch = this.assignmentEpoch;
+    copy.assignmentTimestamp = this.assignmentTimestamp;
+    for (const [k, v] of this.members) copy.members.set(k, v);
+    for (const [k, v] of this.targetAssignment) copy.targetAssignment.set(k, v);
+    for (const [k, v] of this.staticMembers) copy.staticMembers.set(k, v);
+    for (const [k, v] of this.resolvedRegexes) copy.resolvedRegexes.set(k, v);
+    for (const [k, v] of this.partitionEpochs) copy.partitionEpochs.set(k, v);
+    copy.hasLegacyPartitionMetadata = this.hasLegacyPartitionMetadata;
+    copy.metadataExpired = true;
+    return copy;
+  }
+
   get numMembers(): number {
     return this.members.size;
   }

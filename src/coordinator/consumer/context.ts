@@ -9,7 +9,7 @@ import type { CoordinatorRecord } from '../records.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import type { ClassicUpgradeView } from '../classic/classic-coordinator.js';
 import type { ClassicDowngradePlan, PreparedDowngrade } from '../classic/from-consumer-group.js';
-import type { RecordWriter } from '../classic/record-writer.js';
+import type { CoordinatorWriter } from '../runtime.js';
 import type { AssignorSet } from './assignors.js';
 import type { ConsumerGroupStore } from './group-store.js';
 import type { ConsumerGroup } from './consumer-group.js';
@@ -106,7 +106,7 @@ export interface ConsumerContext {
   readonly timers: ConsumerTimers;
   /** Regex subscriptions: resolved off the heartbeat, at most every 10 s per group (`regex-refresh.ts`). */
   readonly regexes: RegexSubscriptions;
-  readonly writer: RecordWriter;
+  readonly writer: CoordinatorWriter;
   readonly topics: ConsumerTopicSource;
   readonly offsets: ConsumerOffsets;
   readonly classic: ClassicGroupBridge | undefined;

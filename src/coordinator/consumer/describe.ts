@@ -33,7 +33,7 @@ export function describedGroupError(groupId: string, errorCode: number, errorMes
 
 /** ConsumerGroupDescribe (key 69) for one group (`ConsumerGroup.asDescribedGroup`). */
 export function describeConsumerGroup(ctx: ConsumerContext, groupId: string, includeAuthorizedOperations: boolean, authorizedOperations: number): CgDescribedGroup {
-  const group = ctx.store.get(groupId);
+  const group = ctx.store.committed(groupId);
   if (!group) {
     const classic = ctx.classic?.classicGroupStatus(groupId) ?? 'none';
     const errorMessage = classic === 'none' ? `Group ${groupId} not found.` : `Group ${groupId} is not a consumer group.`;
@@ -79,7 +79,7 @@ export function listConsumerGroups(ctx: ConsumerContext, statesFilter: readonly 
   const types = new Set(typesFilter.map((t) => t.trim().toLowerCase()));
   if (types.size > 0 && !types.has(CONSUMER_GROUP_TYPE)) return [];
   return ctx.store
-    .all()
+    .allCommitted()
     .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
     .map((g) => ({ groupId: g.groupId, protocolType: CONSUMER_PROTOCOL_TYPE, groupState: g.state, groupType: CONSUMER_GROUP_TYPE }));
 }

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { COMMIT_TIMESTAMP_EXPIRATION } from '../offsets/expiration-condition.js';
 import type { RetentionGroupSource } from '../offsets/retention.js';
 import type { ConsumerContext } from './context.js';
+import { writeErrorCode } from '../runtime.js';
 import { subscribedTopicNames } from './subscriptions.js';
 
 /** DeleteGroups for a consumer group: NON_EMPTY_GROUP unless Empty; else offsets and group tombstoned. */
@@ -20,7 +21,7 @@ export async function deleteConsumerGroup(ctx: ConsumerContext, groupId: string)
     await Promise.all([ctx.offsets.deleteGroupOffsets(groupId), ctx.writer.append(records)]);
   } catch (err) {
     ctx.log.error({ err, groupId }, 'failed to write consumer group deletion');
-    return ErrorCode.NOT_COORDINATOR;
+    return writeErrorCode(err);
   }
   ctx.log.info({ groupId }, 'consumer group deleted');
   return ErrorCode.NONE;

@@ -4,6 +4,7 @@
  * built, and when the log is replayed at start) and `ConsumerGroup.createGroupTombstoneRecords`.
  */
 import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
+import type { CoordinatorShard } from '../runtime.js';
 import { assignmentFromTargetRecord } from './assignment.js';
 import { ConsumerGroup } from './consumer-group.js';
 import { LEAVE_GROUP_MEMBER_EPOCH, applyCurrentAssignment, applyMemberMetadata, newMember } from './member.js';
@@ -11,12 +12,101 @@ import { LEAVE_GROUP_MEMBER_EPOCH, applyCurrentAssignment, applyMemberMetadata, 
 /** Builds a record into the group: applies it at once and keeps it for the append. */
 export type Emit = (record: ConsumerGroupRecord) => void;
 
-export class ConsumerGroupStore {
+const noop = (): void => {};
+
+/**
+ * Applies one consumer-group record to a map of groups; `onGroupDeleted` runs when record 3 is
+ * tombstoned. The one replay function: live, at start-up and for the committed view.
+ */
+function applyRecord(groups: Map<string, ConsumerGroup>, record: ConsumerGroupRecord, onGroupDeleted: (groupId: string) => void): void {
+  const { groupId } = record;
+  if (record.value === null) {
+    const group = groups.get(groupId);
+    if (!group) return;
+    switch (record.kind) {
+      case 'cg-metadata':
+        groups.delete(groupId);
+        onGroupDeleted(groupId);
+        return;
+      case 'cg-partition-metadata':
+        group.hasLegacyPartitionMetadata = false;
+        return;
+      case 'cg-member-metadata':
+        group.removeMember(record.memberId);
+        return;
+      case 'cg-target-metadata':
+        return;
+      case 'cg-target-member':
+        group.targetAssignment.delete(record.memberId);
+        return;
+      case 'cg-current-assignment': {
+        const m = group.members.get(record.memberId);
+        if (m) {
+          group.updateMember({ ...m, memberEpoch: LEAVE_GROUP_MEMBER_EPOCH, previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH, assigned: new Map(), pendingRevocation: new Map() });
+        }
+        return;
+      }
+      case 'cg-regex':
+        group.resolvedRegexes.delete(record.regex);
+        return;
+    }
+  }
+  let group = groups.get(groupId);
+  if (!group) groups.set(groupId, (group = new ConsumerGroup(groupId)));
+  switch (record.kind) {
+    case 'cg-metadata':
+      group.groupEpoch = record.value.epoch;
+      group.metadataHash = record.value.metadataHash;
+      return;
+    case 'cg-partition-metadata':
+      group.hasLegacyPartitionMetadata = true;
+      return;
+    case 'cg-member-metadata':
+      group.updateMember(applyMemberMetadata(group.members.get(record.memberId) ?? newMember(record.memberId), record.value));
+      return;
+    case 'cg-target-metadata':
+      group.assignmentEpoch = record.value.assignmentEpoch;
+      group.assignmentTimestamp = record.value.assignmentTimestamp;
+      return;
+    case 'cg-target-member':
+      group.targetAssignment.set(record.memberId, assignmentFromTargetRecord(record.value.topicPartitions));
+      return;
+    case 'cg-current-assignment':
+      group.updateMember(applyCurrentAssignment(group.members.get(record.memberId) ?? newMember(record.memberId), record.value));
+      return;
+    case 'cg-regex':
+      group.resolvedRegexes.set(record.regex, record.value);
+      return;
+  }
+}
+
+const CONSUMER_GROUP_KINDS = [
+  'cg-metadata',
+  'cg-partition-metadata',
+  'cg-member-metadata',
+  'cg-target-metadata',
+  'cg-target-member',
+  'cg-current-assignment',
+  'cg-regex',
+] as const satisfies ReadonlyArray<ConsumerGroupRecord['kind']>;
+
+/**
+ * The consumer groups (a shard of the coordinator runtime), in two views: the latest groups,
+ * which operations read and change by applying the records they build (`apply`, through `Emit`),
+ * and the committed groups, which take a write's records once they are durable and which reads
+ * (describe, list, the admin API) see. A failed write puts each group it touched back to its
+ * committed state with the writes still in flight replayed over it (`revert`).
+ */
+export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord['kind']> {
+  readonly kinds = CONSUMER_GROUP_KINDS;
   private readonly groups = new Map<string, ConsumerGroup>();
+  private readonly committedGroups = new Map<string, ConsumerGroup>();
   private regexVersion = 0n;
 
-  /** `onGroupDeleted` runs when a group's record 3 is tombstoned (its timers must stop). */
+  /** `onGroupDeleted` runs when a latest group's record 3 is tombstoned (its timers must stop). */
   constructor(private readonly onGroupDeleted: (groupId: string) => void) {}
+
+  // ---- the latest view: what operations decide on -------------------------------------------
 
   get(groupId: string): ConsumerGroup | undefined {
     return this.groups.get(groupId);
@@ -54,67 +144,43 @@ export class ConsumerGroupStore {
     return this.regexVersion;
   }
 
-  /** Applies one consumer-group record: live, and when the log is replayed at start. */
+  /** Live replay: applies one record to the latest view. */
   apply(record: ConsumerGroupRecord): void {
-    const { groupId } = record;
-    if (record.value === null) {
-      const group = this.groups.get(groupId);
-      if (!group) return;
-      switch (record.kind) {
-        case 'cg-metadata':
-          this.groups.delete(groupId);
-          this.onGroupDeleted(groupId);
-          return;
-        case 'cg-partition-metadata':
-          group.hasLegacyPartitionMetadata = false;
-          return;
-        case 'cg-member-metadata':
-          group.removeMember(record.memberId);
-          return;
-        case 'cg-target-metadata':
-          return;
-        case 'cg-target-member':
-          group.targetAssignment.delete(record.memberId);
-          return;
-        case 'cg-current-assignment': {
-          const m = group.members.get(record.memberId);
-          if (m) {
-            group.updateMember({ ...m, memberEpoch: LEAVE_GROUP_MEMBER_EPOCH, previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH, assigned: new Map(), pendingRevocation: new Map() });
-          }
-          return;
-        }
-        case 'cg-regex':
-          group.resolvedRegexes.delete(record.regex);
-          return;
-      }
+    applyRecord(this.groups, record, this.onGroupDeleted);
+    if (record.kind === 'cg-regex' && record.value !== null && record.value.version > this.regexVersion) this.regexVersion = record.value.version;
+  }
+
+  // ---- the committed view: what reads see ----------------------------------------------------
+
+  /** The group as its durable records make it. */
+  committed(groupId: string): ConsumerGroup | undefined {
+    return this.committedGroups.get(groupId);
+  }
+
+  /** Every group as its durable records make it, in creation order. */
+  allCommitted(): ConsumerGroup[] {
+    return [...this.committedGroups.values()];
+  }
+
+  // ---- the runtime shard ----------------------------------------------------------------------
+
+  load(record: ConsumerGroupRecord): void {
+    this.apply(record);
+    applyRecord(this.committedGroups, record, noop);
+  }
+
+  onDurable(records: readonly ConsumerGroupRecord[]): void {
+    for (const r of records) applyRecord(this.committedGroups, r, noop);
+  }
+
+  revert(failed: readonly ConsumerGroupRecord[], pending: readonly ConsumerGroupRecord[]): void {
+    const touched = new Set(failed.map((r) => r.groupId));
+    for (const groupId of touched) {
+      const committed = this.committedGroups.get(groupId);
+      if (committed) this.groups.set(groupId, committed.clone());
+      else if (this.groups.delete(groupId)) this.onGroupDeleted(groupId);
     }
-    const group = this.getOrCreate(groupId);
-    switch (record.kind) {
-      case 'cg-metadata':
-        group.groupEpoch = record.value.epoch;
-        group.metadataHash = record.value.metadataHash;
-        return;
-      case 'cg-partition-metadata':
-        group.hasLegacyPartitionMetadata = true;
-        return;
-      case 'cg-member-metadata':
-        group.updateMember(applyMemberMetadata(group.members.get(record.memberId) ?? newMember(record.memberId), record.value));
-        return;
-      case 'cg-target-metadata':
-        group.assignmentEpoch = record.value.assignmentEpoch;
-        group.assignmentTimestamp = record.value.assignmentTimestamp;
-        return;
-      case 'cg-target-member':
-        group.targetAssignment.set(record.memberId, assignmentFromTargetRecord(record.value.topicPartitions));
-        return;
-      case 'cg-current-assignment':
-        group.updateMember(applyCurrentAssignment(group.members.get(record.memberId) ?? newMember(record.memberId), record.value));
-        return;
-      case 'cg-regex':
-        group.resolvedRegexes.set(record.regex, record.value);
-        if (record.value.version > this.regexVersion) this.regexVersion = record.value.version;
-        return;
-    }
+    for (const r of pending) if (touched.has(r.groupId)) this.apply(r);
   }
 
   /**

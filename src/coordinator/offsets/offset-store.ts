@@ -1,6 +1,5 @@
-import type { BrokerConfig } from '../../config.js';
 import type { Time } from '../../util/time.js';
-import type { GroupLog } from '../group-log.js';
+import type { CoordinatorRuntime, CoordinatorShard } from '../runtime.js';
 import type { OffsetCommitRecord, OffsetCommitValueData } from '../records.js';
 
 /** A committed offset as the coordinator holds it (Kafka's `OffsetAndMetadata`). */
@@ -28,8 +27,7 @@ export interface OffsetToCommit {
 }
 
 export interface OffsetStoreOptions {
-  groupLog: GroupLog;
-  config: BrokerConfig;
+  runtime: Pick<CoordinatorRuntime, 'append'>;
   time: Time;
 }
 
@@ -60,50 +58,63 @@ function applyRecord(offsets: GroupEntries, record: OffsetCommitRecord): void {
   });
 }
 
-/** The records of a write by group, in order. */
-function byGroup(records: readonly OffsetCommitRecord[]): Map<string, OffsetCommitRecord[]> {
-  const groups = new Map<string, OffsetCommitRecord[]>();
-  for (const r of records) {
-    const list = groups.get(r.groupId);
-    if (list) list.push(r);
-    else groups.set(r.groupId, [r]);
-  }
-  return groups;
-}
-
 /**
- * Committed offsets per group (Kafka's `OffsetMetadataManager`). State changes only by
- * applying OffsetCommit records, the same way live and on replay, so a restart rebuilds
- * exactly what was acknowledged.
+ * Committed offsets per group (Kafka's `OffsetMetadataManager`), a shard of the coordinator
+ * runtime (runtime.ts). State changes only by applying OffsetCommit records, the same way live and
+ * on replay, so a restart rebuilds exactly what was acknowledged.
  *
  * Two views, as Kafka's timeline structures give its coordinator: reads (`fetch`, `offsetsOf`,
  * `groupIds`: OffsetFetch, describe, the admin API) see the committed offsets, which take a
- * write's records only once they are durable; later writes decide on the pending view
- * (`hasOffsets`, the tombstones a deletion writes): the committed offsets with the writes still in
- * flight replayed over them, built only when asked for (deletions and emptiness checks, never a
- * commit). A write that fails just leaves the in-flight list, so nothing unacknowledged is ever
- * visible.
+ * write's records only once they are durable; later writes decide on the latest view
+ * (`hasOffsets`, the tombstones a deletion writes): the committed offsets with the records still
+ * in flight replayed over them, built only when asked for (deletions and emptiness checks, never a
+ * commit). A write that fails just leaves the in-flight list (`revert`), so nothing
+ * unacknowledged is ever visible.
  */
-export class OffsetStore {
+export class OffsetStore implements CoordinatorShard<'offset-commit'> {
+  readonly kinds = ['offset-commit'] as const;
   private readonly committed = new Map<string, GroupEntries>();
-  /** Per group, its writes appended but not yet durable, in append order. */
-  private readonly inFlight = new Map<string, Array<readonly OffsetCommitRecord[]>>();
-  private readonly groupLog: GroupLog;
+  /** Per group, its records appended but not yet durable, in append order. */
+  private readonly inFlight = new Map<string, OffsetCommitRecord[]>();
+  private readonly runtime: Pick<CoordinatorRuntime, 'append'>;
   private readonly time: Time;
 
   constructor(options: OffsetStoreOptions) {
-    this.groupLog = options.groupLog;
+    this.runtime = options.runtime;
     this.time = options.time;
   }
 
-  /** Applies a stored OffsetCommit record (or its tombstone): log replay at start. */
-  replay(record: OffsetCommitRecord): void {
-    this.applyCommitted(record.groupId, [record]);
+  // ---- the shard: replay, durable, revert -----------------------------------------------------
+
+  /** Start-up replay of a stored OffsetCommit record (or its tombstone). */
+  load(record: OffsetCommitRecord): void {
+    this.applyCommitted(record);
   }
+
+  /** Live replay: the record counts in the latest view until it is durable or reverted. */
+  replay(record: OffsetCommitRecord): void {
+    const list = this.inFlight.get(record.groupId);
+    if (list) list.push(record);
+    else this.inFlight.set(record.groupId, [record]);
+  }
+
+  onDurable(records: readonly OffsetCommitRecord[]): void {
+    for (const r of records) {
+      this.forget(r);
+      this.applyCommitted(r);
+    }
+  }
+
+  revert(failed: readonly OffsetCommitRecord[]): void {
+    for (const r of failed) this.forget(r);
+  }
+
+  // ---- writes ---------------------------------------------------------------------------------
 
   /**
    * Commits offsets for a group: builds OffsetCommit records (value v4 with the topic id, or
-   * v1 with an expire timestamp), applies them, and resolves once they are durable.
+   * v1 with an expire timestamp) and resolves once they are durable; rejects with a
+   * `CoordinatorWriteError` (nothing committed) when the write fails.
    */
   commit(groupId: string, entries: readonly OffsetToCommit[]): Promise<void> {
     const commitTimestamp = BigInt(this.time.now());
@@ -118,8 +129,42 @@ export class OffsetStore {
       };
       return { kind: 'offset-commit', groupId, topic: e.topic, partition: e.partition, value };
     });
-    return this.appendAndApply(records);
+    return this.write(records);
   }
+
+  /** Tombstones every offset of the group (DeleteGroups), writes in flight included; resolves once durable. */
+  deleteGroupOffsets(groupId: string): Promise<void> {
+    const records: OffsetCommitRecord[] = [...(this.latestOf(groupId)?.values() ?? [])].map(({ topic, partition }) => ({
+      kind: 'offset-commit',
+      groupId,
+      topic,
+      partition,
+      value: null,
+    }));
+    return this.write(records);
+  }
+
+  /** Tombstones the offsets of the given partitions (OffsetDelete, retention). */
+  deleteOffsets(groupId: string, partitions: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
+    const offsets = this.latestOf(groupId);
+    const records: OffsetCommitRecord[] = partitions
+      .filter(({ topic, partition }) => offsets?.has(partitionKey(topic, partition)))
+      .map(({ topic, partition }) => ({ kind: 'offset-commit', groupId, topic, partition, value: null }));
+    return this.write(records);
+  }
+
+  /** Tombstones every group's offsets of a topic (topic deletion); resolves once durable. */
+  deleteTopicOffsets(topic: string): Promise<void> {
+    const records: OffsetCommitRecord[] = [];
+    for (const groupId of new Set([...this.committed.keys(), ...this.inFlight.keys()])) {
+      for (const entry of this.latestOf(groupId)!.values()) {
+        if (entry.topic === topic) records.push({ kind: 'offset-commit', groupId, topic, partition: entry.partition, value: null });
+      }
+    }
+    return this.write(records);
+  }
+
+  // ---- reads ----------------------------------------------------------------------------------
 
   /** The durable committed offset of a partition (reads: OffsetFetch, describe). */
   fetch(groupId: string, topic: string, partition: number): CommittedOffset | undefined {
@@ -133,7 +178,7 @@ export class OffsetStore {
 
   /** Whether the group has offsets, counting writes in flight (for the decisions of later writes). */
   hasOffsets(groupId: string): boolean {
-    return (this.pendingOf(groupId)?.size ?? 0) > 0;
+    return (this.latestOf(groupId)?.size ?? 0) > 0;
   }
 
   /** Group ids with at least one durable committed offset. */
@@ -141,81 +186,37 @@ export class OffsetStore {
     return this.committed.keys();
   }
 
-  /** A group's offsets with its writes in flight applied (a copy when there are any). */
-  private pendingOf(groupId: string): GroupEntries | undefined {
-    const writes = this.inFlight.get(groupId);
-    if (!writes) return this.committed.get(groupId);
+  // ---- internals ------------------------------------------------------------------------------
+
+  /** Replays `records` into the latest view and appends them (nothing to write: resolves at once). */
+  private write(records: OffsetCommitRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    for (const r of records) this.replay(r);
+    return this.runtime.append(records);
+  }
+
+  /** A group's offsets with its records in flight applied (a copy when there are any). */
+  private latestOf(groupId: string): GroupEntries | undefined {
+    const records = this.inFlight.get(groupId);
+    if (!records) return this.committed.get(groupId);
     const view = new Map(this.committed.get(groupId));
-    for (const w of writes) for (const r of w) applyRecord(view, r);
+    for (const r of records) applyRecord(view, r);
     return view;
   }
 
-  /** Tombstones every offset of the group (DeleteGroups), writes in flight included; resolves once durable. */
-  deleteGroupOffsets(groupId: string): Promise<void> {
-    const records: OffsetCommitRecord[] = [...(this.pendingOf(groupId)?.values() ?? [])].map(({ topic, partition }) => ({
-      kind: 'offset-commit',
-      groupId,
-      topic,
-      partition,
-      value: null,
-    }));
-    return this.appendAndApply(records);
+  /** Drops a record from the in-flight list (it became durable or was reverted). */
+  private forget(record: OffsetCommitRecord): void {
+    const list = this.inFlight.get(record.groupId);
+    if (!list) return;
+    const i = list.indexOf(record);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.inFlight.delete(record.groupId);
   }
 
-  /** Tombstones the offsets of the given partitions (OffsetDelete, topic deletion). */
-  deleteOffsets(groupId: string, partitions: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
-    const offsets = this.pendingOf(groupId);
-    const records: OffsetCommitRecord[] = partitions
-      .filter(({ topic, partition }) => offsets?.has(partitionKey(topic, partition)))
-      .map(({ topic, partition }) => ({ kind: 'offset-commit', groupId, topic, partition, value: null }));
-    return this.appendAndApply(records);
-  }
-
-  /** Tombstones every group's offsets of a topic (topic deletion); resolves once durable. */
-  deleteTopicOffsets(topic: string): Promise<void> {
-    const records: OffsetCommitRecord[] = [];
-    for (const groupId of new Set([...this.committed.keys(), ...this.inFlight.keys()])) {
-      const offsets = this.pendingOf(groupId)!;
-      for (const entry of offsets.values()) {
-        if (entry.topic === topic) records.push({ kind: 'offset-commit', groupId, topic, partition: entry.partition, value: null });
-      }
-    }
-    return this.appendAndApply(records);
-  }
-
-  /**
-   * Appends `records` (encoding may throw: then nothing changes), counts them in the pending view
-   * at once and applies them to the committed offsets once durable; rejects, with both views as if
-   * the write had never been made, when the append fails.
-   */
-  private async appendAndApply(records: OffsetCommitRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const durable = this.groupLog.append(records);
-    const groups = byGroup(records);
-    for (const [groupId, list] of groups) {
-      const writes = this.inFlight.get(groupId);
-      if (writes) writes.push(list);
-      else this.inFlight.set(groupId, [list]);
-    }
-    let failure: unknown = null;
-    try {
-      await durable;
-    } catch (err) {
-      failure = err;
-    }
-    for (const [groupId, list] of groups) {
-      const writes = this.inFlight.get(groupId)!;
-      writes.splice(writes.indexOf(list), 1);
-      if (writes.length === 0) this.inFlight.delete(groupId);
-      if (failure === null) this.applyCommitted(groupId, list);
-    }
-    if (failure !== null) throw failure;
-  }
-
-  private applyCommitted(groupId: string, records: readonly OffsetCommitRecord[]): void {
-    let offsets = this.committed.get(groupId);
-    if (!offsets) this.committed.set(groupId, (offsets = new Map()));
-    for (const r of records) applyRecord(offsets, r);
-    if (offsets.size === 0) this.committed.delete(groupId);
+  private applyCommitted(record: OffsetCommitRecord): void {
+    let offsets = this.committed.get(record.groupId);
+    if (!offsets) this.committed.set(record.groupId, (offsets = new Map()));
+    applyRecord(offsets, record);
+    if (offsets.size === 0) this.committed.delete(record.groupId);
   }
 }

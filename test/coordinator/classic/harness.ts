@@ -43,8 +43,10 @@ export function setup(config: Record<string, string | number> = {}) {
     },
   });
   const log = pino({ level: 'info' }, sink);
-  const coordinator = new ClassicGroupCoordinator({ config: new BrokerConfig(config), log, time, groupLog, offsets });
-  return { time, groupLog, offsets, coordinator, logLines };
+  const runtime = groupLog.runtime();
+  const coordinator = new ClassicGroupCoordinator({ config: new BrokerConfig(config), log, time, writer: runtime, offsets });
+  runtime.register(coordinator);
+  return { time, groupLog, runtime, offsets, coordinator, logLines };
 }
 
 export type Harness = ReturnType<typeof setup>;
@@ -56,15 +58,17 @@ export function fixedTopics(...list: Array<{ name: string; topicId: string; part
 
 /** A KIP-848 coordinator sharing the harness's clock, log and offsets, bridged to its classic coordinator. */
 export function consumerCoordinatorFor(h: Harness, topics: ConsumerTopicSource, config: Record<string, string | number> = {}): ConsumerGroupCoordinator {
-  return new ConsumerGroupCoordinator({
+  const consumer = new ConsumerGroupCoordinator({
     config: new BrokerConfig({ 'group.consumer.assignment.interval.ms': 0, ...config }),
     log: pino({ level: 'silent' }),
     time: h.time,
-    groupLog: h.groupLog,
+    writer: h.runtime,
     topics,
     offsets: h.offsets,
     classic: h.coordinator,
   });
+  h.runtime.register(consumer.shard);
+  return consumer;
 }
 
 export const client = (apiVersion = 5, clientId = 'client-1') => ({ apiVersion, clientId, clientHost: '/127.0.0.1' });

@@ -53,8 +53,11 @@ function coordinators(config: Record<string, string | number> = {}, time = new F
   const offsets = new FakeOffsets();
   const full = new BrokerConfig({ 'group.initial.rebalance.delay.ms': 0, 'group.consumer.assignment.interval.ms': 0, ...config });
   let consumer!: ConsumerGroupCoordinator;
-  const classic = new ClassicGroupCoordinator({ config: full, log: silent, time, groupLog, offsets, isForeignGroup: (id) => consumer.hasGroup(id) });
-  consumer = new ConsumerGroupCoordinator({ config: full, log: silent, time, groupLog, topics, offsets, classic });
+  const runtime = groupLog.runtime();
+  const classic = new ClassicGroupCoordinator({ config: full, log: silent, time, writer: runtime, offsets, isForeignGroup: (id) => consumer.hasGroup(id) });
+  consumer = new ConsumerGroupCoordinator({ config: full, log: silent, time, writer: runtime, topics, offsets, classic });
+  runtime.register(classic);
+  runtime.register(consumer.shard);
   return {
     time,
     groupLog,
@@ -62,10 +65,7 @@ function coordinators(config: Record<string, string | number> = {}, time = new F
     consumer,
     /** Replays the log as the broker does at start. */
     replay(records: readonly CoordinatorRecord[]) {
-      for (const r of records) {
-        if (r.kind === 'group-metadata') classic.replayGroupMetadata(r.groupId, r.value);
-        else if (r.kind !== 'offset-commit') consumer.apply(r);
-      }
+      for (const r of records) if (r.kind !== 'offset-commit') runtime.load(r);
       consumer.onLoaded();
     },
     shutdown() {
@@ -269,7 +269,7 @@ describe('online downgrade of a consumer group', () => {
     await consumerMemberJoins(p);
     const k = await classicMemberJoins(p);
     // Its record 5 as the log could hold it: the selected protocol's metadata is one byte.
-    p.consumer.apply({
+    p.consumer.shard.load({
       kind: 'cg-member-metadata',
       groupId: 'g',
       memberId: k.memberId,

@@ -3,8 +3,8 @@
  * writes in flight; a failed write reaches neither, however writes interleave.
  */
 import { describe, expect, it } from 'vitest';
-import { BrokerConfig } from '../../../src/config.js';
-import type { GroupLog } from '../../../src/coordinator/group-log.js';
+import { pino } from 'pino';
+import { CoordinatorRuntime } from '../../../src/coordinator/runtime.js';
 import type { CoordinatorRecord } from '../../../src/coordinator/records.js';
 import { OffsetStore, type OffsetToCommit } from '../../../src/coordinator/offsets/offset-store.js';
 import { deferred, type Deferred } from '../../../src/storage/deferred.js';
@@ -18,11 +18,16 @@ class HeldGroupLog {
     this.held.push({ records, write });
     return write.promise;
   }
+  partitionFor(): number {
+    return 0;
+  }
 }
 
 function setup() {
   const log = new HeldGroupLog();
-  const store = new OffsetStore({ groupLog: log as unknown as GroupLog, config: new BrokerConfig({}), time: new FakeTime(1_000) });
+  const runtime = new CoordinatorRuntime(log, pino({ level: 'silent' }));
+  const store = new OffsetStore({ runtime, time: new FakeTime(1_000) });
+  runtime.register(store);
   const at = (offset: bigint, partition = 0): OffsetToCommit => ({ topic: 't', partition, offset, leaderEpoch: -1, metadata: '', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', expireTimestamp: -1n });
   const read = (partition = 0) => store.fetch('g', 't', partition)?.committedOffset;
   return { log, store, at, read };

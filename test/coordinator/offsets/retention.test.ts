@@ -7,7 +7,6 @@ import { Writer } from '../../../src/protocol/primitives.js';
 import * as Subscription from '../../../src/records/schemas/ConsumerProtocolSubscription.js';
 import { ClassicGroupCoordinator } from '../../../src/coordinator/classic/classic-coordinator.js';
 import { ClassicGroupState } from '../../../src/coordinator/classic/group-state.js';
-import type { GroupLog } from '../../../src/coordinator/group-log.js';
 import { OffsetStore } from '../../../src/coordinator/offsets/offset-store.js';
 import { OffsetRetention, classicRetentionSource } from '../../../src/coordinator/offsets/retention.js';
 import {
@@ -50,8 +49,11 @@ function setup(config: Record<string, string | number> = {}) {
     },
   });
   const log = pino({ level: 'info' }, sink);
-  const offsets = new OffsetStore({ groupLog: groupLog as unknown as GroupLog, config: brokerConfig, time });
-  const coordinator = new ClassicGroupCoordinator({ config: brokerConfig, log, time, groupLog, offsets });
+  const runtime = groupLog.runtime();
+  const offsets = new OffsetStore({ runtime, time });
+  const coordinator = new ClassicGroupCoordinator({ config: brokerConfig, log, time, writer: runtime, offsets });
+  runtime.register(offsets);
+  runtime.register(coordinator);
   const retention = new OffsetRetention({ config: brokerConfig, log, time, offsets, sources: [classicRetentionSource(coordinator)] });
   return { time, groupLog, offsets, coordinator, retention, logLines };
 }

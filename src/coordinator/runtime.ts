@@ -1,0 +1,237 @@
+/**
+ * The coordinator runtime: the one way group and offset state changes, from a request or a timer
+ * (Kafka 4.3's `CoordinatorRuntime`, `CoordinatorResult` and `GroupCoordinatorShard.replay`).
+ *
+ * A write operation builds the records it wants written and applies each to the *latest* state,
+ * the state later operations decide on, with its shard's replay (the function start-up replay
+ * uses). It hands the records to `append`, which writes them to `__consumer_offsets` as one batch
+ * per partition and then:
+ * - once they are durable (under `mock.flush.policy`), gives them to each shard's *committed*
+ *   view, the state reads see (OffsetFetch, DescribeGroups, ConsumerGroupDescribe, ListGroups,
+ *   the admin API), as Kafka's reads run at the last committed offset;
+ * - when the append fails, reverts each shard's latest state to its committed state with the
+ *   writes still in flight replayed over it, so the operation leaves no trace, and rejects with a
+ *   `CoordinatorWriteError` carrying the error Kafka's runtime answers
+ *   (`CoordinatorOperationExceptionHelper.handleOperationException`).
+ * An operation that throws after building records gives them back with `abandon` (Kafka reverts
+ * the shard to its snapshot the same way).
+ */
+import type { Logger } from 'pino';
+import { ErrorCode } from '../protocol/errors.js';
+import type { CoordinatorRecord } from './records.js';
+
+type RecordKind = CoordinatorRecord['kind'];
+type RecordOf<K extends RecordKind> = Extract<CoordinatorRecord, { kind: K }>;
+
+/**
+ * One family of coordinator state with its two views (latest and committed). The live replay is
+ * the shard's own (operations call it as they build records); the runtime drives the rest.
+ */
+export interface CoordinatorShard<K extends RecordKind = RecordKind> {
+  /** The record kinds this shard replays. */
+  readonly kinds: readonly K[];
+  /** Start-up replay: a stored record, applied to both views. */
+  load(record: RecordOf<K>): void;
+  /** These records (this shard's part of a write, in order) are durable: the committed view takes them. */
+  onDurable(records: readonly RecordOf<K>[]): void;
+  /**
+   * These records were applied to the latest state but will never be durable: the latest state
+   * becomes the committed state with `pending` (this shard's records of the writes still in
+   * flight, in append order) replayed over it.
+   */
+  revert(failed: readonly RecordOf<K>[], pending: readonly RecordOf<K>[]): void;
+}
+
+/** The log the runtime writes to (a `GroupLog`). */
+export interface CoordinatorLog {
+  /** The `__consumer_offsets` partition of a group. */
+  partitionFor(groupId: string): number;
+  /** Appends records; resolves once durable, rejects (or throws while encoding) on failure. */
+  append(records: readonly CoordinatorRecord[]): Promise<void>;
+}
+
+/** A write that did not happen, with the error the client gets. */
+export class CoordinatorWriteError extends Error {
+  constructor(
+    readonly errorCode: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CoordinatorWriteError';
+  }
+}
+
+/**
+ * `CoordinatorOperationExceptionHelper.handleOperationException` (Kafka 4.3): the error a client
+ * gets for a coordinator write that failed with `errorCode`.
+ */
+const OPERATION_ERRORS: ReadonlyMap<number, number> = new Map([
+  [ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.NOT_COORDINATOR],
+  [ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_COORDINATOR],
+  [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.COORDINATOR_NOT_AVAILABLE],
+  [ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.COORDINATOR_NOT_AVAILABLE],
+  [ErrorCode.REQUEST_TIMED_OUT, ErrorCode.COORDINATOR_NOT_AVAILABLE],
+  [ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS],
+  [ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.UNKNOWN_SERVER_ERROR],
+  [ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.UNKNOWN_SERVER_ERROR],
+  [ErrorCode.INVALID_FETCH_SIZE, ErrorCode.UNKNOWN_SERVER_ERROR],
+]);
+
+/**
+ * The Kafka error an append failure is: a failed file operation (a Node system error: ENOSPC,
+ * EIO, EROFS, ...) is Kafka's KAFKA_STORAGE_ERROR; an error carrying a Kafka `errorCode` keeps
+ * it; anything else (a record that cannot be encoded) is UNKNOWN_SERVER_ERROR.
+ */
+function appendErrorCode(err: unknown): number {
+  if (err instanceof CoordinatorWriteError) return err.errorCode;
+  const e = err as { errorCode?: unknown; code?: unknown; syscall?: unknown } | null;
+  if (typeof e?.errorCode === 'number') return e.errorCode;
+  if (typeof e?.code === 'string' && (typeof e.syscall === 'string' || /^E[A-Z]+$/.test(e.code))) return ErrorCode.KAFKA_STORAGE_ERROR;
+  return ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
+/** The `CoordinatorWriteError` a client sees for an append that failed with `err`. */
+export function toCoordinatorWriteError(err: unknown): CoordinatorWriteError {
+  if (err instanceof CoordinatorWriteError) return err;
+  const code = appendErrorCode(err);
+  const errorCode = OPERATION_ERRORS.get(code) ?? code;
+  const message = err instanceof Error ? err.message : String(err);
+  return new CoordinatorWriteError(errorCode, message, { cause: err });
+}
+
+interface InFlightWrite {
+  readonly records: readonly CoordinatorRecord[];
+}
+
+export class CoordinatorRuntime {
+  private readonly shards = new Map<RecordKind, CoordinatorShard>();
+  /** Writes appended and not yet durable, in append order. */
+  private readonly inFlight = new Set<InFlightWrite>();
+  /** Settles (never rejects) when the matching write has been committed or reverted. */
+  private readonly settling = new Set<Promise<void>>();
+
+  constructor(
+    private readonly groupLog: CoordinatorLog,
+    private readonly log: Logger,
+  ) {}
+
+  /** Adds a shard; each record kind belongs to exactly one. */
+  register<K extends RecordKind>(shard: CoordinatorShard<K>): void {
+    for (const kind of shard.kinds) {
+      if (this.shards.has(kind)) throw new Error(`record kind ${kind} has two shards`);
+      this.shards.set(kind, shard as unknown as CoordinatorShard);
+    }
+  }
+
+  /** Start-up replay of one stored record (both views). */
+  load(record: CoordinatorRecord): void {
+    this.shardOf(record).load(record);
+  }
+
+  /**
+   * Writes records an operation built and applied to the latest state. Resolves once they are
+   * durable and committed; rejects with a `CoordinatorWriteError` (state reverted) otherwise.
+   * Records of groups on different `__consumer_offsets` partitions are separate writes (Kafka's
+   * shards are partitions): each commits or reverts on its own, and the promise rejects if any fails.
+   */
+  append(records: readonly CoordinatorRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    const parts = new Map<number, CoordinatorRecord[]>();
+    for (const r of records) {
+      const p = this.groupLog.partitionFor(r.groupId);
+      const list = parts.get(p);
+      if (list) list.push(r);
+      else parts.set(p, [r]);
+    }
+    if (parts.size === 1) return this.appendToPartition(records);
+    const writes = [...parts.values()].map((list) => this.appendToPartition(list));
+    return Promise.allSettled(writes).then((results) => {
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    });
+  }
+
+  private appendToPartition(records: readonly CoordinatorRecord[]): Promise<void> {
+    const write: InFlightWrite = { records };
+    this.inFlight.add(write);
+    let durable: Promise<void>;
+    try {
+      durable = this.groupLog.append(records);
+    } catch (err) {
+      // A record that cannot be encoded throws while the batch is built: nothing was written.
+      durable = Promise.reject(err);
+    }
+    const done = durable.then(
+      () => {
+        this.inFlight.delete(write);
+        for (const [shard, list] of this.byShard(records)) shard.onDurable(list);
+      },
+      (err: unknown) => {
+        this.inFlight.delete(write);
+        this.revert(records);
+        throw toCoordinatorWriteError(err);
+      },
+    );
+    const settled = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.settling.add(settled);
+    void settled.then(() => this.settling.delete(settled));
+    return done;
+  }
+
+  /**
+   * `append` for writes no caller can act on (timers, background work): a failure is reverted
+   * all the same and logged, as Kafka logs a failed timer operation.
+   */
+  appendLogged(records: readonly CoordinatorRecord[], what: string): void {
+    this.append(records).catch((err: unknown) => {
+      this.log.warn({ err, groupIds: [...new Set(records.map((r) => r.groupId))] }, `failed to write ${what}`);
+    });
+  }
+
+  /** Gives back records an operation applied but will not write (it failed after building them). */
+  abandon(records: readonly CoordinatorRecord[]): void {
+    if (records.length > 0) this.revert(records);
+  }
+
+  /** Resolves once every write appended so far has been committed or reverted. */
+  async flush(): Promise<void> {
+    while (this.settling.size > 0) await Promise.all([...this.settling]);
+  }
+
+  private revert(failed: readonly CoordinatorRecord[]): void {
+    const pending: CoordinatorRecord[] = [];
+    for (const w of this.inFlight) pending.push(...w.records);
+    const pendingByShard = this.byShard(pending);
+    for (const [shard, list] of this.byShard(failed)) shard.revert(list, pendingByShard.get(shard) ?? []);
+  }
+
+  private shardOf(record: CoordinatorRecord): CoordinatorShard {
+    const shard = this.shards.get(record.kind);
+    if (!shard) throw new Error(`no coordinator shard replays ${record.kind} records`);
+    return shard;
+  }
+
+  /** The records by shard, each list in the original order. */
+  private byShard(records: readonly CoordinatorRecord[]): Map<CoordinatorShard, CoordinatorRecord[]> {
+    const out = new Map<CoordinatorShard, CoordinatorRecord[]>();
+    for (const r of records) {
+      const shard = this.shardOf(r);
+      const list = out.get(shard);
+      if (list) list.push(r);
+      else out.set(shard, [r]);
+    }
+    return out;
+  }
+}
+
+/** The error code a client gets for a write that failed with `err` (see `toCoordinatorWriteError`). */
+export function writeErrorCode(err: unknown): number {
+  return toCoordinatorWriteError(err).errorCode;
+}
+
+/** What the coordinators write through: the runtime, less start-up replay and registration. */
+export type CoordinatorWriter = Pick<CoordinatorRuntime, 'append' | 'appendLogged' | 'abandon' | 'flush'>;
