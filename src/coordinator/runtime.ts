@@ -110,6 +110,8 @@ export class CoordinatorRuntime {
   private readonly inFlight = new Set<InFlightWrite>();
   /** Settles (never rejects) when the matching write has been committed or reverted. */
   private readonly settling = new Set<Promise<void>>();
+  /** The writes `capture` is collecting, innermost last. */
+  private readonly captures: Array<Array<Promise<void>>> = [];
 
   constructor(
     private readonly groupLog: CoordinatorLog,
@@ -179,7 +181,29 @@ export class CoordinatorRuntime {
     );
     this.settling.add(settled);
     void settled.then(() => this.settling.delete(settled));
+    for (const c of this.captures) c.push(done);
     return done;
+  }
+
+  /**
+   * Runs `fn` and returns its result with the writes appended while it ran, however deep in the
+   * helpers it calls (a classic LeaveGroup's rebalance writes the Empty group's record): the
+   * operation's `CoordinatorResult` records, whose failure is the request's.
+   */
+  capture<T>(fn: () => T): { result: T; writes: Array<Promise<void>> } {
+    const writes: Array<Promise<void>> = [];
+    this.captures.push(writes);
+    try {
+      return { result: fn(), writes };
+    } finally {
+      this.captures.pop();
+    }
+  }
+
+  /** The error of the first of `writes` that failed (see `writeErrorCode`), or null when all succeeded. */
+  static async firstFailure(writes: ReadonlyArray<Promise<void>>): Promise<CoordinatorWriteError | null> {
+    for (const r of await Promise.allSettled(writes)) if (r.status === 'rejected') return toCoordinatorWriteError(r.reason);
+    return null;
   }
 
   /**
@@ -234,4 +258,4 @@ export function writeErrorCode(err: unknown): number {
 }
 
 /** What the coordinators write through: the runtime, less start-up replay and registration. */
-export type CoordinatorWriter = Pick<CoordinatorRuntime, 'append' | 'appendLogged' | 'abandon' | 'flush'>;
+export type CoordinatorWriter = Pick<CoordinatorRuntime, 'append' | 'appendLogged' | 'abandon' | 'flush' | 'capture'>;

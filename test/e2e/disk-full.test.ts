@@ -2,7 +2,8 @@
  * A full disk, end to end: the server process (`node dist/cli.js`, `mock.flush.policy=always`)
  * keeps its data directory on a small real tmpfs. Four committers commit; the disk fills: every
  * OffsetCommit is answered NOT_COORDINATOR (16) per partition on a connection that stays open,
- * OffsetFetch returns only acknowledged offsets, Produce answers KAFKA_STORAGE_ERROR (56). Space
+ * OffsetFetch returns only acknowledged offsets, a JoinGroup creating a group gets 16 and leaves no
+ * member, Produce answers KAFKA_STORAGE_ERROR (56). Space
  * comes back: commits succeed again without a restart. SIGKILL and restart: every acknowledged
  * commit is there. (README, design notes: "Disk full and I/O errors".)
  */
@@ -14,6 +15,7 @@ import { canMountTmpfs, mountTmpfs, TMPFS_SKIP_REASON, type Tmpfs } from '../sup
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
+import { defaultJoinGroupRequest } from '../../src/protocol/messages/JoinGroupRequest.js';
 
 const TOPIC = 'disk-full';
 const COMMITTERS = 4;
@@ -75,6 +77,25 @@ describe.skipIf(!canMountTmpfs)(`a full disk under the server process (${TMPFS_S
       expect(codes).toEqual([16, 16, 16, 16]);
     }
     for (let i = 0; i < COMMITTERS; i++) expect(await fetchCommitted(admin, i)).toBe(acked[i]);
+
+    // A JoinGroup creating a group (a static member: no MEMBER_ID_REQUIRED round trip) needs the
+    // group's first record: it gets the error and no member is left behind. (The long id makes the
+    // record larger than a page, as the commits' metadata does; the disk is topped up first, as
+    // the rolled-back commits gave pages back.)
+    fs.fill();
+    const newGroup = `disk-full-new-group-${'x'.repeat(4096)}`;
+    const joined = await admin.send(11, 5, {
+      ...defaultJoinGroupRequest(),
+      groupId: newGroup,
+      sessionTimeoutMs: 10000,
+      rebalanceTimeoutMs: 10000,
+      groupInstanceId: 'instance-1',
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.from('subscription') }],
+    });
+    expect(joined.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    const described = await admin.send(15, 5, { groups: [newGroup], includeAuthorizedOperations: false });
+    expect(described.groups.map((g) => [g.errorCode, g.groupState, g.members.length])).toEqual([[ErrorCode.NONE, 'Dead', 0]]);
 
     const kafka = new Kafka({ clientId: 'disk-full', brokers: [server.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
     const producer = kafka.producer({ retry: { retries: 0 } });

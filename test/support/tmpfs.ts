@@ -3,7 +3,7 @@
  * cannot be mounted, `mountTmpfs` returns null and the caller skips with `TMPFS_SKIP_REASON`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statfsSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,7 +11,7 @@ export const TMPFS_SKIP_REASON = 'needs root to mount a tmpfs (mount -t tmpfs)';
 
 export interface Tmpfs {
   dir: string;
-  /** Fills the file system up to its last `leaveBytes` with a filler file. */
+  /** Fills the file system up to its last `leaveBytes` with a filler file (again: tops it up). */
   fill(leaveBytes?: number): void;
   /** Removes the filler: the space is back. */
   free(): void;
@@ -32,7 +32,8 @@ export function mountTmpfs(sizeBytes: number): Tmpfs | null {
     dir,
     fill(leaveBytes = 0) {
       const { bavail, bsize } = statfsSync(dir);
-      writeFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - leaveBytes)));
+      // Appending tops up space freed since the last fill (a rolled-back write gives pages back).
+      appendFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - leaveBytes)));
     },
     free() {
       rmSync(filler, { force: true });

@@ -15,7 +15,7 @@ import type { DeletableGroupResult } from '../../protocol/messages/DeleteGroupsR
 import type { GroupMetadataValue } from '../../records/schemas/GroupMetadataValue.js';
 import type { Time } from '../../util/time.js';
 import type { CoordinatorRecord, GroupMetadataRecord } from '../records.js';
-import type { CoordinatorShard, CoordinatorWriter } from '../runtime.js';
+import { writeErrorCode, type CoordinatorShard, type CoordinatorWriter } from '../runtime.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { ClassicGroup, errorJoin, errorSync, type ClassicGroupEnv, type SavedGroupState } from './classic-group.js';
 import type { ClassicContext, ClassicSettings } from './context.js';
@@ -34,7 +34,7 @@ import { deleteGroupError, describeGroup, listedGroup, matchesListFilters } from
 const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The offsets the coordinator consults: which groups hold offsets, and deleting them with a group. */
-export type ClassicOffsets = Pick<OffsetStore, 'hasOffsets' | 'deleteGroupOffsets'> & { groupIds?(): Iterable<string> };
+export type ClassicOffsets = Pick<OffsetStore, 'hasOffsets' | 'tombstoneGroup'> & { groupIds?(): Iterable<string> };
 
 export interface ClassicGroupCoordinatorOptions {
   config: BrokerConfig;
@@ -206,28 +206,30 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
   /**
    * DeleteGroups (v0-2), as `GroupCoordinatorShard.deleteGroups`: GROUP_ID_NOT_FOUND for unknown or
    * Dead groups, NON_EMPTY_GROUP for groups with members; otherwise every offset of the group and
-   * the group itself are tombstoned, and the result waits until that is durable.
+   * the group itself are tombstoned in one write, and the result waits until it is durable; a
+   * failed write leaves the group and its offsets as they were and answers the write's error
+   * (NOT_COORDINATOR for a storage error).
    */
   async deleteGroups(groupIds: readonly string[]): Promise<DeletableGroupResult[]> {
     const results: DeletableGroupResult[] = [];
     const writes: Promise<void>[] = [];
-    const deleted: string[] = [];
     for (const groupId of groupIds) {
       const group = this.group(groupId);
-      const errorCode = deleteGroupError(group);
-      results.push({ groupId, errorCode });
-      if (errorCode !== ErrorCode.NONE || !group) continue;
-      writes.push(this.offsets.deleteGroupOffsets(groupId));
-      writes.push(this.ctx.writer.append([this.tombstone(group)]));
-      deleted.push(groupId);
+      const result: DeletableGroupResult = { groupId, errorCode: deleteGroupError(group) };
+      results.push(result);
+      if (result.errorCode !== ErrorCode.NONE || !group) continue;
+      const records = [...this.offsets.tombstoneGroup(groupId), this.tombstone(group)];
+      writes.push(
+        this.ctx.writer.append(records).then(
+          () => this.ctx.log.info({ groupId }, 'classic group deleted'),
+          (err: unknown) => {
+            this.ctx.log.error({ err, groupId }, 'failed to write group deletion');
+            result.errorCode = writeErrorCode(err);
+          },
+        ),
+      );
     }
-    try {
-      await Promise.all(writes);
-    } catch (err) {
-      this.ctx.log.error({ err, groupIds: deleted }, 'failed to write group deletion');
-      for (const r of results) if (deleted.includes(r.groupId)) r.errorCode = ErrorCode.NOT_COORDINATOR;
-    }
-    if (deleted.length > 0) this.ctx.log.info({ groupIds: deleted }, 'classic groups deleted');
+    await Promise.all(writes);
     return results;
   }
 

@@ -62,19 +62,27 @@ export async function joinClassicGroup(ctx: ClassicContext, req: JoinGroupReques
 
   if (isNewGroup) {
     const created = group;
-    ctx.writer.append([emptyGroupMetadataRecord(created)]).catch((err: unknown) => {
-      // Kafka reverts the shard to its snapshot when the creation record fails, so the group and
-      // whatever joined it meanwhile are gone; the joins get the write's error.
-      const errorCode = writeErrorCode(err);
-      if (ctx.groups.get(created.groupId) === created) {
-        created.completeAllJoins(errorCode);
-        created.completeAllSyncs(errorCode);
-        created.transitionTo(DEAD);
-        ctx.timers.cancelPrefix(groupTimersPrefix(created.groupId));
-        ctx.groups.delete(created.groupId);
-      }
-      respond(errorJoin(errorCode));
-    });
+    const creation = ctx.writer.append([emptyGroupMetadataRecord(created)]).then(
+      () => null,
+      (err: unknown) => {
+        // Kafka reverts the shard to its snapshot when the creation record fails, so the group and
+        // whatever joined it meanwhile are gone; the joins get the write's error.
+        const errorCode = writeErrorCode(err);
+        if (ctx.groups.get(created.groupId) === created) {
+          created.completeAllJoins(errorCode);
+          created.completeAllSyncs(errorCode);
+          created.transitionTo(DEAD);
+          ctx.timers.cancelPrefix(groupTimersPrefix(created.groupId));
+          ctx.groups.delete(created.groupId);
+        }
+        return errorJoin(errorCode);
+      },
+    );
+    // The answer waits for the creation record (Kafka answers a write once its records are
+    // committed): a join phase that completes meanwhile (`group.initial.rebalance.delay.ms=0`)
+    // must not acknowledge a group that then never existed.
+    const failed = await creation;
+    if (failed) return failed;
   }
   await ctx.writer.flush();
   return response;

@@ -4,6 +4,7 @@ import type { MemberResponse } from '../../protocol/messages/LeaveGroupResponse.
 import { errorJoin, type ClassicGroup } from './classic-group.js';
 import type { ClassicContext } from './context.js';
 import { ClassicGroupState } from './group-state.js';
+import { CoordinatorRuntime } from '../runtime.js';
 
 /** The coordinator's LeaveGroup answer before version shaping: a group error or per-member results. */
 export interface LeaveGroupResult {
@@ -26,6 +27,21 @@ export async function leaveClassicGroup(ctx: ClassicContext, groupId: string, me
   if (!group) return { errorCode: ErrorCode.NONE, members: members.map((m) => answer(m, ErrorCode.UNKNOWN_MEMBER_ID)) };
   if (group.isInState(ClassicGroupState.DEAD)) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
 
+  const { result: responses, writes } = ctx.writer.capture(() => leaveMembers(ctx, group, members));
+  // The records the leave caused (the Empty group's, when the last member left) are the
+  // operation's: a failed write fails the request, as Kafka's runtime answers it.
+  const failure = await CoordinatorRuntime.firstFailure(writes);
+  if (failure) {
+    ctx.log.warn({ groupId, err: failure.message }, 'LeaveGroup records not written');
+    return { errorCode: failure.errorCode, members: [] };
+  }
+  return { errorCode: ErrorCode.NONE, members: responses };
+}
+
+/** Removes the named members and rebalances when anyone left; the per-member answers. */
+function leaveMembers(ctx: ClassicContext, group: ClassicGroup, members: readonly MemberIdentity[]): MemberResponse[] {
+  const { groupId } = group;
+  const answer = (m: MemberIdentity, errorCode: number): MemberResponse => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode });
   const responses: MemberResponse[] = [];
   const left: string[] = [];
   for (const m of members) {
@@ -62,8 +78,7 @@ export async function leaveClassicGroup(ctx: ClassicContext, groupId: string, me
       ctx.rebalancer.maybeCompleteJoinPhase(group);
     }
   }
-  await ctx.writer.flush();
-  return { errorCode: ErrorCode.NONE, members: responses };
+  return responses;
 }
 
 /**

@@ -81,7 +81,10 @@ export class ConsumerGroupCoordinator {
       settings,
       time,
       log,
-      store: new ConsumerGroupStore((groupId) => timers.cancelGroup(groupId)),
+      store: new ConsumerGroupStore(
+        (groupId) => timers.cancelGroup(groupId),
+        (group) => timers.restartGroup(group),
+      ),
       get timers() {
         return timers;
       },

@@ -44,7 +44,7 @@ export interface ClassicGroupBridge {
 }
 
 /** The offsets the coordinator consults: whether a group holds any, and deleting them with the group. */
-export type ConsumerOffsets = Pick<OffsetStore, 'hasOffsets' | 'deleteGroupOffsets'>;
+export type ConsumerOffsets = Pick<OffsetStore, 'hasOffsets' | 'tombstoneGroup'>;
 
 export interface ConsumerRequestContext {
   readonly apiVersion: number;
@@ -86,6 +86,7 @@ export interface ConsumerTimers {
   cancelGroup(groupId: string): void;
   cancelAll(): void;
   onLoaded(): void;
+  restartGroup(group: ConsumerGroup): void;
 }
 
 /** Regex subscriptions (regex-refresh.ts), as the handlers use them. */

@@ -16,9 +16,9 @@ export async function deleteConsumerGroup(ctx: ConsumerContext, groupId: string)
   const group = ctx.store.get(groupId);
   if (!group) return ErrorCode.GROUP_ID_NOT_FOUND;
   if (!group.isEmpty()) return ErrorCode.NON_EMPTY_GROUP;
-  const records = ctx.store.createGroupTombstoneRecords(group);
+  const records = [...ctx.offsets.tombstoneGroup(groupId), ...ctx.store.createGroupTombstoneRecords(group)];
   try {
-    await Promise.all([ctx.offsets.deleteGroupOffsets(groupId), ctx.writer.append(records)]);
+    await ctx.writer.append(records);
   } catch (err) {
     ctx.log.error({ err, groupId }, 'failed to write consumer group deletion');
     return writeErrorCode(err);

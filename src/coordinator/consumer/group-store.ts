@@ -103,8 +103,14 @@ export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord[
   private readonly committedGroups = new Map<string, ConsumerGroup>();
   private regexVersion = 0n;
 
-  /** `onGroupDeleted` runs when a latest group's record 3 is tombstoned (its timers must stop). */
-  constructor(private readonly onGroupDeleted: (groupId: string) => void) {}
+  /**
+   * `onGroupDeleted` runs when a latest group's record 3 is tombstoned (its timers must stop);
+   * `onGroupReverted` when a failed write put a group back (its members' timers must run again).
+   */
+  constructor(
+    private readonly onGroupDeleted: (groupId: string) => void,
+    private readonly onGroupReverted: (group: ConsumerGroup) => void = noop,
+  ) {}
 
   // ---- the latest view: what operations decide on -------------------------------------------
 
@@ -181,6 +187,10 @@ export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord[
       else if (this.groups.delete(groupId)) this.onGroupDeleted(groupId);
     }
     for (const r of pending) if (touched.has(r.groupId)) this.apply(r);
+    for (const groupId of touched) {
+      const group = this.groups.get(groupId);
+      if (group) this.onGroupReverted(group);
+    }
   }
 
   /**

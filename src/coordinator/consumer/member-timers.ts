@@ -10,6 +10,7 @@ import type { ConsumerContext, ConsumerTimers } from './context.js';
 import { ConsumerGroupError } from './errors.js';
 import { fenceMember } from './fencing.js';
 import { MemberState, type ConsumerGroupMember } from './member.js';
+import type { ConsumerGroup } from './consumer-group.js';
 
 // Keys share the classic coordinator's `${groupId}\u0000` prefix scheme, so one group's timers
 // are dropped with a single `cancelPrefix`.
@@ -95,11 +96,18 @@ export class MemberTimers implements ConsumerTimers {
    * starts now, and members still revoking get their rebalance timer.
    */
   onLoaded(): void {
-    for (const group of this.ctx.store.all()) {
-      for (const m of group.members.values()) {
-        this.scheduleSession(group.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs ?? this.ctx.settings.sessionTimeoutMs);
-        if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalance(group.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
-      }
+    for (const group of this.ctx.store.all()) this.restartGroup(group);
+  }
+
+  /**
+   * Every member's session timer starts now, and members still revoking get their rebalance
+   * timer: after the log is loaded, and for a group a failed write put back (the operation may
+   * have cancelled timers of members it removed).
+   */
+  restartGroup(group: ConsumerGroup): void {
+    for (const m of group.members.values()) {
+      this.scheduleSession(group.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs ?? this.ctx.settings.sessionTimeoutMs);
+      if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalance(group.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
     }
   }
 

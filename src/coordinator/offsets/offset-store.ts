@@ -132,8 +132,18 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
     return this.write(records);
   }
 
-  /** Tombstones every offset of the group (DeleteGroups), writes in flight included; resolves once durable. */
+  /** Tombstones every offset of the group, writes in flight included; resolves once durable. */
   deleteGroupOffsets(groupId: string): Promise<void> {
+    const records = this.tombstoneGroup(groupId);
+    return records.length === 0 ? Promise.resolve() : this.runtime.append(records);
+  }
+
+  /**
+   * `OffsetMetadataManager.deleteAllOffsets`: the tombstones of every offset of the group (writes
+   * in flight included), replayed into the latest view, for the caller to append with the
+   * group's own tombstones in one write (DeleteGroups, group expiry).
+   */
+  tombstoneGroup(groupId: string): OffsetCommitRecord[] {
     const records: OffsetCommitRecord[] = [...(this.latestOf(groupId)?.values() ?? [])].map(({ topic, partition }) => ({
       kind: 'offset-commit',
       groupId,
@@ -141,7 +151,8 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
       partition,
       value: null,
     }));
-    return this.write(records);
+    for (const r of records) this.replay(r);
+    return records;
   }
 
   /** Tombstones the offsets of the given partitions (OffsetDelete, retention). */

@@ -21,10 +21,10 @@ export class FakeOffsets {
   groupIds(): Iterable<string> {
     return this.groups;
   }
-  deleteGroupOffsets(groupId: string): Promise<void> {
+  tombstoneGroup(groupId: string): [] {
     this.groups.delete(groupId);
     this.deleted.push(groupId);
-    return Promise.resolve();
+    return [];
   }
 }
 
