@@ -7,6 +7,7 @@ import { ClassicGroupCoordinator } from './coordinator/classic/classic-coordinat
 import { ConsumerGroupCoordinator } from './coordinator/consumer/consumer-coordinator.js';
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
 import { CoordinatorRuntime } from './coordinator/runtime.js';
+import { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
 
@@ -64,6 +65,8 @@ export class Broker {
   readonly classic: ClassicGroupCoordinator;
   /** KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe). */
   readonly consumer: ConsumerGroupCoordinator;
+  /** Every group API and the offset APIs, routed by group type (group-coordinator.ts). */
+  readonly groups: GroupCoordinator;
   /** The offsets retention sweep (`offsets.retention.minutes`, `offsets.retention.check.interval.ms`). */
   readonly retention: OffsetRetention;
 
@@ -108,6 +111,16 @@ export class Broker {
     // The consumer groups' view of topic changes (GroupMetadataManager.onMetadataUpdate).
     this.topics.onTopicCreated((topic) => this.consumer.onTopicCreated(topic.name));
     this.topics.onTopicDeleted((topic) => this.consumer.onTopicDeleted(topic.name));
+    this.groups = new GroupCoordinator({
+      classic: this.classic,
+      consumer: this.consumer,
+      offsets: this.offsets,
+      topics: this.topics,
+      offsetsPartitions: this.groupLog.partitionCount,
+      maxMetadataSize: options.config.int('offset.metadata.max.bytes'),
+      time: options.time,
+      log: options.log,
+    });
     this.runtime.register(this.offsets);
     this.runtime.register(this.classic);
     this.runtime.register(this.consumer.shard);

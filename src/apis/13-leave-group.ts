@@ -3,7 +3,7 @@ import type { LeaveGroupResponse } from '../protocol/messages/LeaveGroupResponse
 import type { ApiDefinition } from './types.js';
 
 /**
- * LeaveGroup (key 13, v0-5), served by `ClassicGroupCoordinator.leaveGroup`. v0-2 name one
+ * LeaveGroup (key 13, v0-5), served by `GroupCoordinator.leaveGroup`. v0-2 name one
  * member and get its error (UNKNOWN_MEMBER_ID, …) as the top-level error; v3+ name members
  * (by member id, or by group instance id with member id "") and get one result per member
  * (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID). INVALID_GROUP_ID and COORDINATOR_NOT_AVAILABLE are
@@ -15,8 +15,6 @@ export const api: ApiDefinition<LeaveGroupRequest, LeaveGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
-    // Classic members inside a KIP-848 consumer group (`classicGroupLeaveToConsumerGroup`).
-    if (req.groupId !== '' && ctx.broker.consumer.hasGroup(req.groupId)) return ctx.broker.consumer.classicLeave(req, ctx.apiVersion);
-    return ctx.broker.classic.leaveGroup(req, ctx);
+    return ctx.broker.groups.leaveGroup(req, ctx);
   },
 };

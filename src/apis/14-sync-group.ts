@@ -1,11 +1,9 @@
-import { ErrorCode } from '../protocol/errors.js';
 import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js';
 import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
 import type { ApiDefinition } from './types.js';
-import { lacksMandatoryProtocol } from '../coordinator/classic/classic-coordinator.js';
 
 /**
- * SyncGroup (key 14, v0-5), served by `ClassicGroupCoordinator.syncGroup` (or, for a classic
+ * SyncGroup (key 14, v0-5), served by `GroupCoordinator.syncGroup`: `ClassicGroupCoordinator.syncGroup` (or, for a classic
  * member inside a consumer group, `ConsumerGroupCoordinator.classicSync`): INVALID_GROUP_ID,
  * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL (v5+
  * without protocol type/name, or a mismatch), REBALANCE_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
@@ -22,11 +20,6 @@ export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
-    if (lacksMandatoryProtocol(req, ctx.apiVersion)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
-    }
-    // A classic member inside a KIP-848 consumer group (`classicGroupSyncToConsumerGroup`).
-    if (req.groupId !== '' && ctx.broker.consumer.hasGroup(req.groupId)) return ctx.broker.consumer.classicSync(req);
-    return ctx.broker.classic.syncGroup(req, ctx);
+    return ctx.broker.groups.syncGroup(req, ctx);
   },
 };

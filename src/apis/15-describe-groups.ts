@@ -9,7 +9,7 @@ import type { ApiDefinition } from './types.js';
  */
 
 /**
- * DescribeGroups (key 15, v0-6), served by `ClassicGroupCoordinator.describeGroups`. Unknown
+ * DescribeGroups (key 15, v0-6), served by `GroupCoordinator.describeGroups`. Unknown
  * groups: state "Dead" with NONE up to v5, GROUP_ID_NOT_FOUND with a message in v6.
  * Authorized operations (v3+) are filled only when requested, else Kafka's "omitted" value.
  */
@@ -19,11 +19,7 @@ export const api: ApiDefinition<DescribeGroupsRequest, DescribeGroupsResponse> =
   minVersion: 0,
   maxVersion: 6,
   handle(req, ctx) {
-    const groups = ctx.broker.classic.describeGroups(req.groups, ctx.apiVersion);
-    // A KIP-848 consumer group is not a classic group: "Dead" (v0-5), GROUP_ID_NOT_FOUND with a message (v6).
-    for (const g of groups) {
-      if (ctx.apiVersion >= 6 && ctx.broker.consumer.hasGroup(g.groupId)) g.errorMessage = `Group ${g.groupId} is not a classic group.`;
-    }
+    const groups = ctx.broker.groups.describeGroups(req.groups, ctx.apiVersion);
     if (ctx.apiVersion >= 3 && req.includeAuthorizedOperations) {
       for (const g of groups) if (g.errorCode === 0) g.authorizedOperations = GROUP_AUTHORIZED_OPERATIONS;
     }

@@ -4,7 +4,7 @@ import type { ListGroupsResponse } from '../protocol/messages/ListGroupsResponse
 import type { ApiDefinition } from './types.js';
 
 /**
- * ListGroups (key 16, v0-5), served by `ClassicGroupCoordinator.listGroups`: every group this
+ * ListGroups (key 16, v0-5), served by `GroupCoordinator.listGroups`: every group this
  * broker coordinates, filtered by state (v4+, case-insensitive) and type (v5+: "classic" groups
  * from the classic coordinator, "consumer" groups from the KIP-848 coordinator). Older versions carry no filters, so none apply.
  */
@@ -16,6 +16,6 @@ export const api: ApiDefinition<ListGroupsRequest, ListGroupsResponse> = {
   handle(req, ctx) {
     const states = ctx.apiVersion >= 4 ? req.statesFilter : [];
     const types = ctx.apiVersion >= 5 ? req.typesFilter : [];
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: [...ctx.broker.classic.listGroups(states, types), ...ctx.broker.consumer.listGroups(states, types)] };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: ctx.broker.groups.listGroups(states, types) };
   },
 };

@@ -3,7 +3,7 @@ import type { DeleteGroupsResponse } from '../protocol/messages/DeleteGroupsResp
 import type { ApiDefinition } from './types.js';
 
 /**
- * DeleteGroups (key 42, v0-2), served by `ClassicGroupCoordinator.deleteGroups`: per group
+ * DeleteGroups (key 42, v0-2), served by `GroupCoordinator.deleteGroups`: per group
  * GROUP_ID_NOT_FOUND (unknown, including ""; Kafka refuses only a null id), NON_EMPTY_GROUP
  * (members present), or NONE once the group's offsets and the group are tombstoned durably.
  */
@@ -13,14 +13,6 @@ export const api: ApiDefinition<DeleteGroupsRequest, DeleteGroupsResponse> = {
   minVersion: 0,
   maxVersion: 2,
   async handle(req, ctx) {
-    const { classic, consumer } = ctx.broker;
-    const consumerIds = req.groupsNames.filter((id) => consumer.hasGroup(id));
-    const classicResults = await classic.deleteGroups(req.groupsNames.filter((id) => !consumerIds.includes(id)));
-    const consumerResults = new Map(await Promise.all(consumerIds.map(async (id) => [id, await consumer.deleteGroup(id)] as const)));
-    let next = 0;
-    const results = req.groupsNames.map((groupId) =>
-      consumerResults.has(groupId) ? { groupId, errorCode: consumerResults.get(groupId)! } : classicResults[next++]!,
-    );
-    return { throttleTimeMs: 0, results };
+    return { throttleTimeMs: 0, results: await ctx.broker.groups.deleteGroups(req.groupsNames) };
   },
 };

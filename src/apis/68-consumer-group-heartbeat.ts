@@ -14,6 +14,6 @@ export const api: ApiDefinition<ConsumerGroupHeartbeatRequest, ConsumerGroupHear
   minVersion: 0,
   maxVersion: 1,
   handle(req, ctx) {
-    return ctx.broker.consumer.heartbeat(req, ctx);
+    return ctx.broker.groups.consumerGroupHeartbeat(req, ctx);
   },
 };

@@ -1,8 +1,6 @@
 import type { ConsumerGroupDescribeRequest } from '../protocol/messages/ConsumerGroupDescribeRequest.js';
 import type { ConsumerGroupDescribeResponse } from '../protocol/messages/ConsumerGroupDescribeResponse.js';
-import { ErrorCode } from '../protocol/errors.js';
 import { GROUP_AUTHORIZED_OPERATIONS } from '../protocol/acl-operations.js';
-import { describedGroupError } from '../coordinator/consumer/describe.js';
 import type { ApiDefinition } from './types.js';
 
 /** READ 3, DELETE 6, DESCRIBE 8 (as DescribeGroups answers with no authorizer). */
@@ -18,12 +16,6 @@ export const api: ApiDefinition<ConsumerGroupDescribeRequest, ConsumerGroupDescr
   minVersion: 0,
   maxVersion: 1,
   handle(req, ctx) {
-    return {
-      throttleTimeMs: 0,
-      groups: req.groupIds.map((groupId) => {
-        if (groupId === '') return describedGroupError(groupId, ErrorCode.INVALID_GROUP_ID, null);
-        return ctx.broker.consumer.describe(groupId, req.includeAuthorizedOperations, GROUP_AUTHORIZED_OPERATIONS);
-      }),
-    };
+    return { throttleTimeMs: 0, groups: ctx.broker.groups.consumerGroupDescribe(req.groupIds, req.includeAuthorizedOperations, GROUP_AUTHORIZED_OPERATIONS) };
   },
 };

@@ -248,6 +248,11 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
 
   // ---- for OffsetCommit / OffsetFetch -----------------------------------------------------
 
+  /** The group held under the id, without materialising an offsets-only group. */
+  existingGroup(groupId: string): ClassicGroup | undefined {
+    return this.ctx.groups.get(groupId);
+  }
+
   /**
    * The group, if known. A group that only has committed offsets (after a restart, nothing else
    * records it) is materialised as a simple group, as Kafka creates one while replaying offsets.

@@ -1,0 +1,218 @@
+/**
+ * The group coordinator the API handlers call (Kafka 4.3's `GroupCoordinatorService` with the
+ * routing of `GroupMetadataManager`): it answers which type of group holds an id, sends each group
+ * API to the classic or the KIP-848 coordinator accordingly (a classic-protocol member of a
+ * consumer group is served by the consumer coordinator, an empty consumer group becomes classic on
+ * a JoinGroup), and serves the offset APIs for every group type. Handlers only decode, call one
+ * method here and shape the answer for their wire version.
+ */
+import type { Logger } from 'pino';
+import { ErrorCode } from '../protocol/errors.js';
+import type { JoinGroupRequest } from '../protocol/messages/JoinGroupRequest.js';
+import type { JoinGroupResponse } from '../protocol/messages/JoinGroupResponse.js';
+import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js';
+import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
+import type { HeartbeatRequest } from '../protocol/messages/HeartbeatRequest.js';
+import type { HeartbeatResponse } from '../protocol/messages/HeartbeatResponse.js';
+import type { LeaveGroupRequest } from '../protocol/messages/LeaveGroupRequest.js';
+import type { LeaveGroupResponse } from '../protocol/messages/LeaveGroupResponse.js';
+import type { DescribedGroup } from '../protocol/messages/DescribeGroupsResponse.js';
+import type { ListedGroup } from '../protocol/messages/ListGroupsResponse.js';
+import type { DeletableGroupResult } from '../protocol/messages/DeleteGroupsResponse.js';
+import type { ConsumerGroupHeartbeatRequest } from '../protocol/messages/ConsumerGroupHeartbeatRequest.js';
+import type { ConsumerGroupHeartbeatResponse } from '../protocol/messages/ConsumerGroupHeartbeatResponse.js';
+import type { DescribedGroup as ConsumerDescribedGroup } from '../protocol/messages/ConsumerGroupDescribeResponse.js';
+import type { OffsetCommitRequest } from '../protocol/messages/OffsetCommitRequest.js';
+import type { OffsetCommitResponse } from '../protocol/messages/OffsetCommitResponse.js';
+import type { OffsetFetchRequest } from '../protocol/messages/OffsetFetchRequest.js';
+import type { OffsetFetchResponse } from '../protocol/messages/OffsetFetchResponse.js';
+import type { OffsetDeleteRequest } from '../protocol/messages/OffsetDeleteRequest.js';
+import type { OffsetDeleteResponse } from '../protocol/messages/OffsetDeleteResponse.js';
+import type { Time } from '../util/time.js';
+import type { ClassicGroupCoordinator, ClassicRequestContext } from './classic/classic-coordinator.js';
+import { lacksMandatoryProtocol } from './classic/classic-coordinator.js';
+import { ClassicGroupState } from './classic/group-state.js';
+import { errorJoin, errorSync } from './classic/classic-group.js';
+import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
+import { describedGroupError } from './consumer/describe.js';
+import type { OffsetStore } from './offsets/offset-store.js';
+import { commitOffsets, type OffsetTopics } from './offsets/offset-commit.js';
+import { fetchOffsets } from './offsets/offset-fetch.js';
+import { deleteOffsets } from './offsets/offset-delete.js';
+import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
+
+/** The group types ListGroups and DescribeGroups name (`GroupType`). */
+export type GroupType = 'classic' | 'consumer';
+
+export interface GroupCoordinatorOptions {
+  classic: ClassicGroupCoordinator;
+  consumer: ConsumerGroupCoordinator;
+  offsets: OffsetStore;
+  topics: OffsetTopics;
+  /** `offsets.topic.num.partitions` (OffsetDelete knows `__consumer_offsets` as a topic). */
+  offsetsPartitions: number;
+  /** `offset.metadata.max.bytes` */
+  maxMetadataSize: number;
+  time: Time;
+  log: Logger;
+}
+
+export class GroupCoordinator {
+  readonly classic: ClassicGroupCoordinator;
+  readonly consumer: ConsumerGroupCoordinator;
+  private readonly offsets: OffsetStore;
+  private readonly topics: OffsetTopics;
+  private readonly offsetsPartitions: number;
+  private readonly maxMetadataSize: number;
+  private readonly time: Time;
+  private readonly log: Logger;
+
+  constructor(options: GroupCoordinatorOptions) {
+    this.classic = options.classic;
+    this.consumer = options.consumer;
+    this.offsets = options.offsets;
+    this.topics = options.topics;
+    this.offsetsPartitions = options.offsetsPartitions;
+    this.maxMetadataSize = options.maxMetadataSize;
+    this.time = options.time;
+    this.log = options.log;
+  }
+
+  /** The type of the group holding `groupId` now (the latest state), or null when none does. */
+  typeOf(groupId: string): GroupType | null {
+    if (this.consumer.hasGroup(groupId)) return 'consumer';
+    return this.classic.group(groupId) ? 'classic' : null;
+  }
+
+  // ---- classic group APIs ------------------------------------------------------------------
+
+  /**
+   * JoinGroup (`GroupCoordinatorService.joinGroup`): the request checks every group type shares
+   * (INVALID_GROUP_ID, INVALID_SESSION_TIMEOUT); a non-empty consumer group takes the member as a
+   * classic-protocol member; an empty one becomes a classic group, whatever the migration policy;
+   * otherwise the classic coordinator serves it.
+   */
+  async joinGroup(req: JoinGroupRequest, ctx: ClassicRequestContext): Promise<JoinGroupResponse> {
+    const invalid = this.classic.joinGroupRequestError(req);
+    if (invalid) return invalid;
+    if (this.consumer.servesClassicJoin(req.groupId)) return this.consumer.classicJoin(req, ctx);
+    let converted: Promise<void> | null = null;
+    if (this.consumer.hasGroup(req.groupId)) {
+      converted = this.consumer.removeEmptyGroupForClassicJoin(req.groupId);
+      if (converted === null) return errorJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId);
+    }
+    // The classic group must exist in the same turn as the consumer group is forgotten, as in
+    // Kafka's single coordinator step: a ConsumerGroupHeartbeat arriving while the tombstones are
+    // written then finds the classic group (and converts or upgrades it), never no group at all.
+    const [, res] = await Promise.all([converted, this.classic.joinGroup(req, ctx)]);
+    return res;
+  }
+
+  /**
+   * SyncGroup: as `KafkaApis.handleSyncGroupRequest`, a v5+ request without protocol type or name
+   * is refused with INCONSISTENT_GROUP_PROTOCOL before any group is asked.
+   */
+  syncGroup(req: SyncGroupRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<SyncGroupResponse> {
+    if (lacksMandatoryProtocol(req, ctx.apiVersion)) return Promise.resolve(errorSync(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+    if (req.groupId !== '' && this.consumer.hasGroup(req.groupId)) return this.consumer.classicSync(req);
+    return this.classic.syncGroup(req, ctx);
+  }
+
+  heartbeat(req: HeartbeatRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<HeartbeatResponse> {
+    if (req.groupId !== '' && this.consumer.hasGroup(req.groupId)) return Promise.resolve({ throttleTimeMs: 0, errorCode: this.consumer.classicHeartbeat(req) });
+    return this.classic.heartbeat(req, ctx);
+  }
+
+  leaveGroup(req: LeaveGroupRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<LeaveGroupResponse> {
+    if (req.groupId !== '' && this.consumer.hasGroup(req.groupId)) return this.consumer.classicLeave(req, ctx.apiVersion);
+    return this.classic.leaveGroup(req, ctx);
+  }
+
+  /**
+   * DescribeGroups: the classic coordinator's view of each id (a consumer group is no classic
+   * group: "Dead", and from v6 GROUP_ID_NOT_FOUND with Kafka's message).
+   */
+  describeGroups(groupIds: readonly string[], apiVersion: number): DescribedGroup[] {
+    const groups = this.classic.describeGroups(groupIds, apiVersion);
+    for (const g of groups) {
+      if (apiVersion >= 6 && this.consumer.hasGroup(g.groupId)) g.errorMessage = `Group ${g.groupId} is not a classic group.`;
+    }
+    return groups;
+  }
+
+  /** ListGroups: every group of every type passing the state and type filters. */
+  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
+    return [...this.classic.listGroups(statesFilter, typesFilter), ...this.consumer.listGroups(statesFilter, typesFilter)];
+  }
+
+  /** DeleteGroups: one result per id, in request order, from the coordinator of the id's group type. */
+  async deleteGroups(groupIds: readonly string[]): Promise<DeletableGroupResult[]> {
+    const consumerIds = new Set(groupIds.filter((id) => this.consumer.hasGroup(id)));
+    const classicResults = await this.classic.deleteGroups(groupIds.filter((id) => !consumerIds.has(id)));
+    const consumerResults = new Map(await Promise.all([...consumerIds].map(async (id) => [id, await this.consumer.deleteGroup(id)] as const)));
+    let next = 0;
+    return groupIds.map((groupId) => (consumerResults.has(groupId) ? { groupId, errorCode: consumerResults.get(groupId)! } : classicResults[next++]!));
+  }
+
+  // ---- KIP-848 consumer group APIs -----------------------------------------------------------
+
+  consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, ctx: ClassicRequestContext): Promise<ConsumerGroupHeartbeatResponse> {
+    return this.consumer.heartbeat(req, ctx);
+  }
+
+  /** ConsumerGroupDescribe: INVALID_GROUP_ID for "", else the consumer coordinator's description. */
+  consumerGroupDescribe(groupIds: readonly string[], includeAuthorizedOperations: boolean, authorizedOperations: number): ConsumerDescribedGroup[] {
+    return groupIds.map((groupId) =>
+      groupId === '' ? describedGroupError(groupId, ErrorCode.INVALID_GROUP_ID, null) : this.consumer.describe(groupId, includeAuthorizedOperations, authorizedOperations),
+    );
+  }
+
+  // ---- offsets -------------------------------------------------------------------------------
+
+  commitOffsets(req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {
+    return commitOffsets(
+      { groups: this, topics: this.topics, offsets: this.offsets, maxMetadataSize: this.maxMetadataSize, now: () => this.time.now(), log: this.log },
+      req,
+      apiVersion,
+    );
+  }
+
+  fetchOffsets(req: OffsetFetchRequest, apiVersion: number): OffsetFetchResponse {
+    // `Group.validateOffsetFetch` of whichever group holds the id (an unknown group passes).
+    const validateMember = (groupId: string, memberId: string | null, memberEpoch: number): number | null => {
+      if (this.consumer.hasGroup(groupId)) return this.consumer.validateOffsetFetch(groupId, memberId, memberEpoch);
+      return this.classic.existingGroup(groupId)?.validateOffsetFetch(memberId, memberEpoch) ?? null;
+    };
+    return fetchOffsets({ topics: this.topics, offsets: this.offsets, validateMember }, req, apiVersion);
+  }
+
+  deleteOffsets(req: OffsetDeleteRequest): Promise<OffsetDeleteResponse> {
+    return deleteOffsets(
+      {
+        offsets: this.offsets,
+        partitionCount: (topic) => (topic === GROUP_METADATA_TOPIC_NAME ? this.offsetsPartitions : this.topics.get(topic)?.partitionCount),
+        subscriptionOf: (groupId) => this.subscriptionOf(groupId),
+        log: this.log,
+      },
+      req,
+    );
+  }
+
+  /**
+   * `GroupMetadataManager.group(id)` then `Group.validateOffsetDelete()`: an error code, or the
+   * group's `isSubscribedToTopic`.
+   */
+  private subscriptionOf(groupId: string): number | ((topic: string) => boolean) {
+    if (this.consumer.hasGroup(groupId)) {
+      // ConsumerGroup.validateOffsetDelete accepts any state; ModernGroup.isSubscribedToTopic.
+      const view = this.consumer.retentionSource().group(groupId);
+      return view ? (topic) => view.isSubscribedToTopic(topic) : ErrorCode.GROUP_ID_NOT_FOUND;
+    }
+    const group = this.classic.group(groupId);
+    if (!group || group.isInState(ClassicGroupState.DEAD)) return ErrorCode.GROUP_ID_NOT_FOUND;
+    // ClassicGroup.validateOffsetDelete: Stable, PreparingRebalance and CompletingRebalance groups
+    // must use the consumer protocol; Empty groups always pass.
+    if (!group.isInState(ClassicGroupState.EMPTY) && !group.usesConsumerProtocol()) return ErrorCode.NON_EMPTY_GROUP;
+    return (topic) => group.isSubscribedToTopic(topic);
+  }
+}
