@@ -1,9 +1,20 @@
 import type { OffsetCommitRequest } from '../protocol/messages/OffsetCommitRequest.js';
-import type { OffsetCommitResponse, OffsetCommitResponseTopic } from '../protocol/messages/OffsetCommitResponse.js';
+import { defaultOffsetCommitResponse, type OffsetCommitResponse, type OffsetCommitResponseTopic } from '../protocol/messages/OffsetCommitResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
 import type { OffsetToCommit } from '../coordinator/offsets/offset-store.js';
 import { validateOffsetCommit } from '../coordinator/offsets/commit-validation.js';
+import { partitionedTopics } from './shapes/partitioned-topics.js';
+import { byGroupCoordinator } from './shapes/routing.js';
+
+/** OffsetCommit's topics and partitions: by name, by topic id from v10 (KIP-848). */
+const TOPICS = partitionedTopics<OffsetCommitRequest, OffsetCommitResponse>({
+  topicIdsFrom: 10,
+  request: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  response: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  emptyResponse: defaultOffsetCommitResponse,
+  errorPartition: (partitionIndex, errorCode) => ({ partitionIndex, errorCode }),
+});
 
 /**
  * OffsetCommit (key 8, v2-10). Order as Kafka 4.3: group id check (INVALID_GROUP_ID), per
@@ -22,6 +33,10 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
   name: 'OffsetCommit',
   minVersion: 2,
   maxVersion: 10,
+  errorResponse: TOPICS.failAll,
+  names: (req, version) => ({ groups: [req.groupId], members: [req.memberId], topics: TOPICS.named(req, version) }),
+  partitions: TOPICS,
+  routing: byGroupCoordinator(),
   async handle(req, ctx) {
     const byId = ctx.apiVersion >= 10;
     const { broker } = ctx;

@@ -1,7 +1,19 @@
 import type { JoinGroupRequest } from '../protocol/messages/JoinGroupRequest.js';
-import type { JoinGroupResponse } from '../protocol/messages/JoinGroupResponse.js';
+import { defaultJoinGroupResponse, type JoinGroupResponse } from '../protocol/messages/JoinGroupResponse.js';
 import type { ApiDefinition } from './types.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { groupAndMember } from './shapes/names.js';
+import { byGroupCoordinator } from './shapes/routing.js';
+
+/**
+ * The protocol name a JoinGroup response carries at `version`, as Kafka's `JoinGroupResponse`
+ * constructor sets it: "" instead of null before v7 (the field is not nullable there), null
+ * instead of "" from v7. Every JoinGroup response goes through it.
+ */
+export function protocolNameAt(version: number, protocolName: string | null): string | null {
+  if (version < 7) return protocolName ?? '';
+  return protocolName === '' ? null : protocolName;
+}
 
 /**
  * JoinGroup (key 11, v0-9), served by the classic group coordinator (`ClassicGroupCoordinator.joinGroup`):
@@ -16,6 +28,16 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
   name: 'JoinGroup',
   minVersion: 0,
   maxVersion: 9,
+  // JoinGroupRequest.getErrorResponse, with the member id the request named.
+  errorResponse: (req, version, errorCode) => ({
+    ...defaultJoinGroupResponse(),
+    errorCode,
+    generationId: -1,
+    protocolName: protocolNameAt(version, ''),
+    memberId: req.memberId ?? '',
+  }),
+  names: groupAndMember,
+  routing: byGroupCoordinator(),
   async handle(req, ctx) {
     // `GroupCoordinatorService.joinGroup` checks the group id and the session timeout bounds
     // before the request reaches any group, classic or consumer.

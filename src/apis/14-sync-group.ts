@@ -1,7 +1,10 @@
 import { ErrorCode } from '../protocol/errors.js';
 import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js';
-import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
+import { defaultSyncGroupResponse, type SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { groupAndMember } from './shapes/names.js';
+import { byGroupCoordinator } from './shapes/routing.js';
 import { lacksMandatoryProtocol } from '../coordinator/classic/classic-coordinator.js';
 
 /**
@@ -21,6 +24,9 @@ export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
   name: 'SyncGroup',
   minVersion: 0,
   maxVersion: 5,
+  errorResponse: topLevelError(defaultSyncGroupResponse),
+  names: groupAndMember,
+  routing: byGroupCoordinator(),
   handle(req, ctx) {
     if (lacksMandatoryProtocol(req, ctx.apiVersion)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };

@@ -1,10 +1,12 @@
 import type { Broker } from '../broker.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { OffsetDeleteRequest } from '../protocol/messages/OffsetDeleteRequest.js';
-import type { OffsetDeleteResponse, OffsetDeleteResponseTopic } from '../protocol/messages/OffsetDeleteResponse.js';
+import { defaultOffsetDeleteResponse, type OffsetDeleteResponse, type OffsetDeleteResponseTopic } from '../protocol/messages/OffsetDeleteResponse.js';
 import { ClassicGroupState } from '../coordinator/classic/group-state.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { byGroupCoordinator } from './shapes/routing.js';
 
 /**
  * OffsetDelete (key 47, v0), as Kafka 4.3's `KafkaApis.handleOffsetDeleteRequest` with
@@ -24,6 +26,9 @@ export const api: ApiDefinition<OffsetDeleteRequest, OffsetDeleteResponse> = {
   name: 'OffsetDelete',
   minVersion: 0,
   maxVersion: 0,
+  errorResponse: topLevelError(defaultOffsetDeleteResponse),
+  names: (req) => ({ groups: [req.groupId], topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })) }),
+  routing: byGroupCoordinator(),
   async handle(req, ctx) {
     const { broker } = ctx;
     const topLevel = (errorCode: number): OffsetDeleteResponse => ({ errorCode, throttleTimeMs: 0, topics: [] });

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type RequestContext } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_HOLD_MS, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
-import { NO_RESPONSE_MARKER, PER_PARTITION_APIS, partialErrorResponse, targetsAnyPartition, wholeErrorResponse, type PartitionTarget } from './error-response.js';
+import { faultErrorResponse, targetsAnyPartition } from './error-response.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
 
 /** A rule as the control surfaces report it. */
@@ -113,10 +113,10 @@ class Rule {
   }
 
   /** The partitions an error of this rule targets, or null when it fails the whole request. */
-  partitionTarget(apiKey: number): PartitionTarget | null {
+  partitionTarget(api: ApiDefinition): PartitionTarget | null {
     const { topic, partitions } = this.spec.match;
     const { type } = this.spec.action;
-    if (!PER_PARTITION_APIS.has(apiKey) || (topic === undefined && partitions === undefined) || (type !== 'error' && type !== 'errors')) return null;
+    if (api.partitions === undefined || (topic === undefined && partitions === undefined) || (type !== 'error' && type !== 'errors')) return null;
     return (t, p) => (topic === undefined || t === topic) && (partitions === undefined || partitions.includes(p));
   }
 
@@ -239,7 +239,7 @@ export class FaultRegistry {
 
   /** Called by the connection for each decoded request: handles it, applying the first rule that fires. Returns a promise while the request is in flight. */
   dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO): Promise<void> | null {
-    const info = requestInfo(api.apiKey, ctx.apiVersion, body, ctx.broker);
+    const info = requestInfo(api, ctx.apiVersion, body, ctx.broker);
     const started = Date.now();
     const entry = this.requestLog.add({
       time: new Date(started).toISOString(),
@@ -273,7 +273,7 @@ export class FaultRegistry {
       throw err;
     };
 
-    const hit = this.rules.size === 0 ? null : this.pick(api.apiKey, ctx, info, body);
+    const hit = this.rules.size === 0 ? null : this.pick(api, ctx, info, body);
     if (!hit) {
       let result;
       try {
@@ -313,14 +313,7 @@ export class FaultRegistry {
       case 'error':
       case 'errors': {
         if (action.delayMs) await sleep(action.delayMs);
-        const target = rule.partitionTarget(api.apiKey);
-        if (target) {
-          const res = await partialErrorResponse(api.apiKey, ctx.apiVersion, body, errorCode!, target, ctx.broker, handle);
-          respond(res === NO_RESPONSE_MARKER ? NO_RESPONSE : res);
-          return;
-        }
-        const acksZero = api.apiKey === 0 && (body as { acks?: number }).acks === 0;
-        respond(acksZero ? NO_RESPONSE : wholeErrorResponse(api.apiKey, ctx.apiVersion, body, errorCode!, ctx.broker));
+        respond(await faultErrorResponse(api, ctx.apiVersion, body, errorCode!, rule.partitionTarget(api), ctx.broker, handle));
         return;
       }
       case 'delay':
@@ -363,13 +356,13 @@ export class FaultRegistry {
     }
   }
 
-  private pick(apiKey: number, ctx: RequestContext, info: RequestInfo, body: unknown): { rule: Rule; index: number } | null {
+  private pick(api: ApiDefinition, ctx: RequestContext, info: RequestInfo, body: unknown): { rule: Rule; index: number } | null {
     const now = Date.now();
     let chosen: Rule | null = null;
     for (const rule of this.rules.values()) {
-      if (rule.state(now) !== 'active' || !rule.matches(apiKey, ctx, info)) continue;
-      const target = rule.partitionTarget(apiKey);
-      if (target && !targetsAnyPartition(apiKey, ctx.apiVersion, body, target, ctx.broker)) continue;
+      if (rule.state(now) !== 'active' || !rule.matches(api.apiKey, ctx, info)) continue;
+      const target = rule.partitionTarget(api);
+      if (target && !targetsAnyPartition(api, ctx.apiVersion, body, target, ctx.broker)) continue;
       rule.matched++;
       if (chosen === null && rule.matched >= rule.spec.match.nth) chosen = rule;
     }
