@@ -38,7 +38,7 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
   partitions: TOPICS,
   routing: byGroupCoordinator(),
   async handle(req, ctx) {
-    const byId = ctx.apiVersion >= 10;
+    const byId = TOPICS.byId(ctx.apiVersion);
     const { broker } = ctx;
     const validation = req.groupId === ''
       ? { errorCode: ErrorCode.INVALID_GROUP_ID as number }

@@ -60,8 +60,8 @@ export const api: ApiDefinition<OffsetFetchRequest, OffsetFetchResponse> = {
   routing: (version) => (version >= GROUPS_FROM ? byGroupCoordinators(GROUPS) : byGroupCoordinator()),
   handle(req, ctx) {
     const v = ctx.apiVersion;
-    const byId = v >= 10;
-    if (v >= 8) {
+    const byId = TOPICS.byId(v);
+    if (v >= GROUPS_FROM) {
       return {
         throttleTimeMs: 0,
         topics: [],

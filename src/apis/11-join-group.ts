@@ -20,7 +20,7 @@ export function protocolNameAt(version: number, protocolName: string | null): st
  * INVALID_GROUP_ID, INVALID_SESSION_TIMEOUT, MEMBER_ID_REQUIRED (v4+ first join),
  * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, INCONSISTENT_GROUP_PROTOCOL, GROUP_MAX_SIZE_REACHED,
  * REBALANCE_IN_PROGRESS … The answer arrives when the group's join phase completes.
- * The protocol name is shaped as Kafka's `JoinGroupResponse` does: "" instead of null before v7
+ * The protocol name is shaped as Kafka's `JoinGroupResponse` does (`protocolNameAt`): "" instead of null before v7
  * (the field is not nullable there), null instead of "" from v7.
  */
 export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
@@ -42,12 +42,12 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
     // `GroupCoordinatorService.joinGroup` checks the group id and the session timeout bounds
     // before the request reaches any group, classic or consumer.
     const invalid = ctx.broker.classic.joinGroupRequestError(req);
-    if (invalid) return { ...invalid, protocolName: ctx.apiVersion < 7 ? '' : null };
+    if (invalid) return { ...invalid, protocolName: protocolNameAt(ctx.apiVersion, null) };
     // An empty KIP-848 consumer group becomes a classic group whatever the migration policy; in a
     // non-empty one the member joins as a classic-protocol member (`classicGroupJoinToConsumerGroup`).
     if (ctx.broker.consumer.servesClassicJoin(req.groupId)) {
       const res = await ctx.broker.consumer.classicJoin(req, ctx);
-      return { ...res, protocolName: ctx.apiVersion < 7 ? (res.protocolName ?? '') : res.protocolName };
+      return { ...res, protocolName: protocolNameAt(ctx.apiVersion, res.protocolName) };
     }
     let converted: Promise<void> | null = null;
     if (ctx.broker.consumer.hasGroup(req.groupId)) {
@@ -55,7 +55,7 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
       if (converted === null) {
         return {
           throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, generationId: -1,
-          protocolType: null, protocolName: ctx.apiVersion < 7 ? '' : null, leader: '', skipAssignment: false, memberId: req.memberId, members: [],
+          protocolType: null, protocolName: protocolNameAt(ctx.apiVersion, null), leader: '', skipAssignment: false, memberId: req.memberId, members: [],
         };
       }
     }
@@ -63,7 +63,6 @@ export const api: ApiDefinition<JoinGroupRequest, JoinGroupResponse> = {
     // Kafka's single coordinator step: a ConsumerGroupHeartbeat arriving while the tombstones are
     // written then finds the classic group (and converts or upgrades it), never no group at all.
     const [, res] = await Promise.all([converted, ctx.broker.classic.joinGroup(req, ctx)]);
-    const protocolName = ctx.apiVersion < 7 ? (res.protocolName ?? '') : res.protocolName === '' ? null : res.protocolName;
-    return { ...res, protocolName };
+    return { ...res, protocolName: protocolNameAt(ctx.apiVersion, res.protocolName) };
   },
 };
