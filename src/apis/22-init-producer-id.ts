@@ -2,7 +2,6 @@ import type { InitProducerIdRequest } from '../protocol/messages/InitProducerIdR
 import { defaultInitProducerIdResponse, type InitProducerIdResponse } from '../protocol/messages/InitProducerIdResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
-import { topLevelError } from './shapes/errors.js';
 import { namesNothing } from './shapes/names.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -22,7 +21,8 @@ export const api: ApiDefinition<InitProducerIdRequest, InitProducerIdResponse> =
   name: 'InitProducerId',
   minVersion: 0,
   maxVersion: 5,
-  errorResponse: topLevelError(defaultInitProducerIdResponse),
+  // InitProducerIdRequest.getErrorResponse: producer id and epoch -1.
+  errorResponse: (_req, _version, errorCode) => ({ ...defaultInitProducerIdResponse(), errorCode, producerId: -1n, producerEpoch: -1 }),
   names: namesNothing,
   routing: ANY_BROKER,
   handle(req, ctx) {

@@ -4,6 +4,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { DescribeConfigsRequest, DescribeConfigsResource } from '../protocol/messages/DescribeConfigsRequest.js';
 import {
   defaultDescribeConfigsResponse,
+  defaultDescribeConfigsResult,
   type DescribeConfigsResourceResult,
   type DescribeConfigsResponse,
   type DescribeConfigsResult,
@@ -66,7 +67,12 @@ export const api: ApiDefinition<DescribeConfigsRequest, DescribeConfigsResponse>
   name: 'DescribeConfigs',
   minVersion: 1,
   maxVersion: 4,
-  errorResponse: () => defaultDescribeConfigsResponse(),
+  // DescribeConfigsRequest.getErrorResponse: the error on every resource (Kafka adds the error's
+  // default message; there is no message table here).
+  errorResponse: (req, _version, errorCode) => ({
+    ...defaultDescribeConfigsResponse(),
+    results: req.resources.map((r) => ({ ...defaultDescribeConfigsResult(), errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
+  }),
   names: namesNothing,
   routing: ANY_BROKER,
   handle(req, ctx) {

@@ -86,6 +86,12 @@ describe('API definitions', () => {
     expect(groups.map((g: any) => [g.groupId, g.errorCode, g.groupState])).toEqual([['a', 16, ''], ['b', 16, '']]);
   });
 
+  it('answers DescribeConfigs per resource and InitProducerId with producer id and epoch -1, as Kafka', () => {
+    const configs = { ...defaultRequest(32), resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }, { resourceType: 4, resourceName: '1', configurationKeys: [] }] };
+    expect(errorResponse(32, 4, configs, 15).results.map((r: any) => [r.resourceType, r.resourceName, r.errorCode, r.configs])).toEqual([[2, 't', 15, []], [4, '1', 15, []]]);
+    expect(errorResponse(22, 5, defaultRequest(22), 15)).toMatchObject({ errorCode: 15, producerId: -1n, producerEpoch: -1 });
+  });
+
   it('names the groups, members and topics a request carries', () => {
     expect(api(9).names({ ...defaultRequest(9), groups: [{ groupId: 'a', memberId: 'm', memberEpoch: 1, topics: [{ name: '', topicId: TOPIC_ID, partitionIndexes: [3] }] }, { groupId: 'b', memberId: null, memberEpoch: -1, topics: null }] }, 10))
       .toEqual({ groups: ['a', 'b'], members: ['m', null], topics: [{ name: '', topicId: TOPIC_ID, partitions: [3] }] });
