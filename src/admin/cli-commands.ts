@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { FAULT_ACTIONS } from '../faults/actions/index.js';
 
 /** Default admin API port of `kafka-mock-coordinator` (the command line; 0 picks a free one). */
 export const DEFAULT_ADMIN_PORT = 9644;
@@ -73,14 +74,35 @@ interface AddOptions {
   memberId?: string;
   brokerId?: string;
   nth?: string;
-  error?: string;
-  errors?: string;
-  delay?: string;
-  hang?: string | boolean;
-  close?: string;
-  throttle?: string;
   times?: string;
   duration?: string;
+  /** The action flags (`--error`, `--delay`, ...: one per fault action), by commander's attribute name. */
+  [actionFlag: string]: string | string[] | boolean | undefined;
+}
+
+/** The `faults add` flag of each fault action, in the table's order: its option's attribute name and long flag. */
+const ACTION_FLAGS = FAULT_ACTIONS.map((definition) => {
+  const option = new Option(definition.flag.flags);
+  return { definition, key: option.attributeName(), name: option.long! };
+});
+
+/** 'a, b or c' */
+const orList = (items: string[]): string => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join(''));
+
+/** The one action the flags give, as rule JSON; `--delay` alongside an action that takes `delayMs` is that delay. */
+function actionFromFlags(o: AddOptions): object {
+  const valueOf = (key: string): string | true | undefined => o[key] as string | true | undefined;
+  const delay = ACTION_FLAGS.find((a) => a.definition.flag.alsoDelayMs);
+  const delayValue = delay ? valueOf(delay.key) : undefined;
+  const delayMs = delayValue !== undefined ? int(String(delayValue), delay!.name) : undefined;
+  const given = ACTION_FLAGS.filter((a) => valueOf(a.key) !== undefined);
+  const chosen = given.length > 1 ? given.filter((a) => !a.definition.flag.alsoDelayMs) : given;
+  if (chosen.length !== 1) {
+    const withDelay = ACTION_FLAGS.filter((a) => 'delayMs' in a.definition.fields).map((a) => a.name);
+    throw new CliError(`give exactly one action: ${orList(ACTION_FLAGS.map((a) => a.name))}${delay ? ` (${delay.name} may accompany ${orList(withDelay)})` : ''}`);
+  }
+  const { definition, key } = chosen[0]!;
+  return definition.flag.action(valueOf(key)!, { delayMs, int });
 }
 
 /** Builds a rule (the JSON `POST /faults` takes) from `faults add` flags. */
@@ -105,17 +127,7 @@ export function ruleFromFlags(o: AddOptions): Record<string, unknown> {
   if (o.brokerId !== undefined) match['brokerId'] = int(o.brokerId, '--broker-id');
   if (o.nth !== undefined) match['nth'] = int(o.nth, '--nth');
 
-  const actions: Array<Record<string, unknown>> = [];
-  const delayMs = o.delay !== undefined ? int(o.delay, '--delay') : undefined;
-  if (o.error !== undefined) actions.push({ type: 'error', error: o.error, ...(delayMs !== undefined ? { delayMs } : {}) });
-  if (o.errors !== undefined) actions.push({ type: 'errors', errors: o.errors.split(',').map((e) => e.trim()).filter((e) => e !== ''), ...(delayMs !== undefined ? { delayMs } : {}) });
-  if (o.close !== undefined) actions.push({ type: 'close', when: o.close, ...(delayMs !== undefined ? { delayMs } : {}) });
-  if (o.hang !== undefined) actions.push(o.hang === true ? { type: 'hang' } : { type: 'hang', closeAfterMs: int(String(o.hang), '--hang') });
-  if (o.throttle !== undefined) actions.push({ type: 'throttle', ms: int(o.throttle, '--throttle') });
-  if (actions.length === 0 && delayMs !== undefined) actions.push({ type: 'delay', ms: delayMs });
-  if (actions.length !== 1) throw new CliError('give exactly one action: --error, --errors, --delay, --hang, --close or --throttle (--delay may accompany --error, --errors or --close)');
-
-  const rule: Record<string, unknown> = { match, action: actions[0] };
+  const rule: Record<string, unknown> = { match, action: actionFromFlags(o) };
   if (o.id !== undefined) rule['id'] = o.id;
   if (o.description !== undefined) rule['description'] = o.description;
   if (o.times !== undefined) rule['times'] = o.times === 'unlimited' ? 'unlimited' : int(o.times, '--times');
@@ -188,7 +200,7 @@ export function registerControlCommands(program: Command): void {
 
   const faults = program.command('faults').description('add, list, wait for and remove fault rules of a running server (admin API)');
 
-  faults
+  const add = faults
     .command('add')
     .description('add a fault rule; prints it as JSON (e.g. faults add --api OffsetCommit --group g1 --error REBALANCE_IN_PROGRESS --times 3)')
     .addOption(adminOption())
@@ -204,13 +216,9 @@ export function registerControlCommands(program: Command): void {
     .option('--client-id <id>', 'match: client id')
     .option('--member-id <id>', 'match: member id')
     .option('--broker-id <id>', 'match: broker id')
-    .option('--nth <n>', 'match: fire from the Nth matching request on')
-    .option('--error <name|code>', 'action: answer with this error')
-    .option('--errors <e1,e2,...>', 'action: one error per matching request, in order')
-    .option('--delay <ms>', 'action: wait, then handle (or: wait before --error/--errors/--close)')
-    .option('--hang [closeAfterMs]', 'action: never answer (optionally close the connection after ms)')
-    .option('--close <before|after>', 'action: close the connection before (not applied) or after (applied, response lost) handling')
-    .option('--throttle <ms>', 'action: answer with throttle_time_ms')
+    .option('--nth <n>', 'match: fire from the Nth matching request on');
+  for (const { flag } of FAULT_ACTIONS) add.option(flag.flags, flag.help);
+  add
     .option('--times <n|unlimited>', 'lifetime: firings (default 1; --errors: list length)')
     .option('--duration <ms>', 'lifetime: stop firing after ms')
     .action((o: AddOptions) => run(async () => print(await call(o.admin, 'POST', 'faults', ruleFromFlags(o)))));

@@ -3,7 +3,7 @@
  * next to the routes (src/admin/server.ts); test/faults/admin-openapi.test.ts validates it and
  * checks that every route is described.
  */
-import { MAX_FAULT_HOLD_MS } from '../faults/types.js';
+import { FAULT_ACTIONS } from '../faults/actions/index.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -11,7 +11,6 @@ const errorResponse = (description: string) => json(ref('Error'), description);
 const int = (description: string, minimum?: number, maximum?: number) => ({ type: 'integer', description, ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}) });
 const str = (description: string) => ({ type: 'string', description });
 const nullable = (schema: object) => ({ ...schema, nullable: true });
-const errorRef = { oneOf: [{ type: 'string', description: 'Kafka error name, e.g. REBALANCE_IN_PROGRESS' }, { type: 'integer', description: 'Kafka error code' }] };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Fault rule id' };
 const groupParam = { name: 'groupId', in: 'path', required: true, schema: { type: 'string' }, description: 'Group id' };
 const brokerParam = { name: 'brokerId', in: 'path', required: true, schema: { type: 'integer', minimum: 0 }, description: 'Broker id (node.id, node.id+1, ...)' };
@@ -37,17 +36,16 @@ const faultMatch = {
   },
 };
 
-const delayMs = int('Wait this long (real ms) first', 0, MAX_FAULT_HOLD_MS);
+/** One schema per fault action (src/faults/actions/), from its definition. */
 const faultAction = {
   description: 'What the rule does when it fires.',
-  oneOf: [
-    { type: 'object', title: 'error', required: ['type', 'error'], additionalProperties: false, properties: { type: { type: 'string', enum: ['error'] }, error: errorRef, delayMs } },
-    { type: 'object', title: 'errors', required: ['type', 'errors'], additionalProperties: false, properties: { type: { type: 'string', enum: ['errors'] }, errors: { type: 'array', minItems: 1, items: errorRef }, delayMs } },
-    { type: 'object', title: 'delay', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['delay'] }, ms: int('Delay before handling and responding', 0, MAX_FAULT_HOLD_MS) } },
-    { type: 'object', title: 'hang', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['hang'] }, closeAfterMs: int(`Close the connection after this long (default and most: ${MAX_FAULT_HOLD_MS} ms)`, 0, MAX_FAULT_HOLD_MS) } },
-    { type: 'object', title: 'close', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', enum: ['close'] }, when: { type: 'string', enum: ['before', 'after'], default: 'before', description: 'before: not applied; after: applied, response lost' }, delayMs } },
-    { type: 'object', title: 'throttle', required: ['type', 'ms'], additionalProperties: false, properties: { type: { type: 'string', enum: ['throttle'] }, ms: int('throttle_time_ms to answer (and mute the connection for)', 0, MAX_FAULT_HOLD_MS) } },
-  ],
+  oneOf: FAULT_ACTIONS.map((a) => ({
+    type: 'object',
+    title: a.type,
+    required: ['type', ...a.required],
+    additionalProperties: false,
+    properties: { type: { type: 'string', enum: [a.type] }, ...a.fields },
+  })),
 };
 
 const times = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['unlimited'] }], description: 'Firings (default 1; errors: list length; with durationMs: unlimited)' };
@@ -211,7 +209,7 @@ export const OPENAPI_DOCUMENT = {
           id: { type: 'string' },
           description: { type: 'string' },
           match: { type: 'object', description: 'Normalized match: api as name plus apiKey, nth always present', additionalProperties: true },
-          action: { type: 'object', description: 'Normalized action: errors by name plus their codes', additionalProperties: true, required: ['type'], properties: { type: { type: 'string', enum: ['error', 'errors', 'delay', 'hang', 'close', 'throttle'] } } },
+          action: { type: 'object', description: 'Normalized action: errors by name plus their codes', additionalProperties: true, required: ['type'], properties: { type: { type: 'string', enum: FAULT_ACTIONS.map((a) => a.type) } } },
           times,
           durationMs: { type: 'integer' },
           fired: int('Times fired'),

@@ -1,6 +1,7 @@
 import type { ProduceRequest } from '../protocol/messages/ProduceRequest.js';
 import {
   defaultPartitionProduceResponse,
+  defaultProduceResponse,
   type PartitionProduceResponse,
   type ProduceResponse,
   type TopicProduceResponse,
@@ -8,6 +9,17 @@ import {
 import { ErrorCode } from '../protocol/errors.js';
 import { validateProducedRecords } from '../topics/produce-validation.js';
 import { NO_RESPONSE, type ApiDefinition } from './types.js';
+import { partitionedTopics } from './shapes/partitioned-topics.js';
+import { byPartitionLeaders } from './shapes/routing.js';
+
+/** Produce's topics and partitions: by name, by topic id from v13 (KIP-516). */
+const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
+  topicIdsFrom: 13,
+  request: { topics: 'topicData', name: 'name', partitions: 'partitionData', index: 'index' },
+  response: { topics: 'responses', name: 'name', partitions: 'partitionResponses', index: 'index' },
+  emptyResponse: defaultProduceResponse,
+  errorPartition: (index, errorCode) => ({ ...defaultPartitionProduceResponse(), index, errorCode, baseOffset: -1n }),
+});
 
 /**
  * Produce (key 0). Served v3-13, advertised from v0 as Kafka 4.x does (librdkafka up to
@@ -27,10 +39,16 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
   advertisedMinVersion: 0,
   minVersion: 3,
   maxVersion: 13,
+  errorResponse: TOPICS.failAll,
+  names: (req, version) => ({ topics: TOPICS.named(req, version) }),
+  partitions: TOPICS,
+  routing: byPartitionLeaders(TOPICS),
+  // ProduceRequest with acks=0: Kafka sends no response, whatever the outcome.
+  unanswered: (req) => req.acks === 0,
   async handle(req, ctx) {
     const { broker } = ctx;
     const version = ctx.apiVersion;
-    const byId = version >= 13;
+    const byId = TOPICS.byId(version);
     const acksValid = req.acks === -1 || req.acks === 0 || req.acks === 1;
     const maxMessageBytes = broker.config.int('message.max.bytes');
     const pending: Promise<void>[] = [];

@@ -1,5 +1,6 @@
 import type { FetchRequest } from '../protocol/messages/FetchRequest.js';
 import {
+  defaultFetchResponse,
   defaultPartitionData,
   type FetchResponse,
   type FetchableTopicResponse,
@@ -10,11 +11,31 @@ import { EMPTY_BYTES } from '../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import type { Partition } from '../topics/partition.js';
 import type { ApiDefinition } from './types.js';
+import { partitionedTopics } from './shapes/partitioned-topics.js';
+import { byPartitionLeaders } from './shapes/routing.js';
 
 /** Fetch session epochs that mean "no incremental session" (Kafka's `FetchMetadata`). */
 const INITIAL_EPOCH = 0;
 const FINAL_EPOCH = -1;
 const READ_COMMITTED = 1;
+
+/** Fetch's topics and partitions: by name, by topic id from v13 (KIP-516). */
+const TOPICS = partitionedTopics<FetchRequest, FetchResponse>({
+  topicIdsFrom: 13,
+  request: { topics: 'topics', name: 'topic', partitions: 'partitions', index: 'partition' },
+  response: { topics: 'responses', name: 'topic', partitions: 'partitions', index: 'partitionIndex' },
+  emptyResponse: defaultFetchResponse,
+  errorPartition: (partitionIndex, errorCode) => ({
+    ...defaultPartitionData(),
+    partitionIndex,
+    errorCode,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+    abortedTransactions: null,
+    records: EMPTY_BYTES,
+  }),
+});
 
 /**
  * Fetch (key 1, v4-18), for consumers, as Kafka's `ReplicaManager.fetchMessages` on a single
@@ -35,6 +56,10 @@ export const api: ApiDefinition<FetchRequest, FetchResponse> = {
   name: 'Fetch',
   minVersion: 4,
   maxVersion: 18,
+  errorResponse: TOPICS.failAll,
+  names: (req, version) => ({ topics: TOPICS.named(req, version) }),
+  partitions: TOPICS,
+  routing: byPartitionLeaders(TOPICS),
   async handle(req, ctx) {
     const { broker } = ctx;
     if (ctx.apiVersion >= 7 && req.sessionEpoch !== INITIAL_EPOCH && req.sessionEpoch !== FINAL_EPOCH) {
@@ -62,7 +87,7 @@ interface BuiltResponse {
 }
 
 function buildResponse(broker: Broker, req: FetchRequest, version: number): BuiltResponse {
-  const byId = version >= 13;
+  const byId = TOPICS.byId(version);
   const readCommitted = req.isolationLevel === READ_COMMITTED;
   let remaining = req.maxBytes;
   let bytes = 0;

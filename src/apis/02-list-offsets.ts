@@ -1,12 +1,23 @@
 import type { ListOffsetsRequest } from '../protocol/messages/ListOffsetsRequest.js';
 import {
   defaultListOffsetsPartitionResponse,
+  defaultListOffsetsResponse,
   type ListOffsetsPartitionResponse,
   type ListOffsetsResponse,
 } from '../protocol/messages/ListOffsetsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Partition } from '../topics/partition.js';
 import type { ApiDefinition } from './types.js';
+import { partitionedTopics } from './shapes/partitioned-topics.js';
+import { byPartitionLeaders } from './shapes/routing.js';
+
+/** ListOffsets' topics and partitions (always by name). */
+const TOPICS = partitionedTopics<ListOffsetsRequest, ListOffsetsResponse>({
+  request: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  response: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  emptyResponse: defaultListOffsetsResponse,
+  errorPartition: (partitionIndex, errorCode) => ({ ...defaultListOffsetsPartitionResponse(), partitionIndex, errorCode }),
+});
 
 /** Special timestamps of ListOffsets (Kafka's `ListOffsetsRequest`). */
 export const LATEST_TIMESTAMP = -1n;
@@ -30,6 +41,10 @@ export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
   name: 'ListOffsets',
   minVersion: 1,
   maxVersion: 11,
+  errorResponse: TOPICS.failAll,
+  names: (req, version) => ({ topics: TOPICS.named(req, version) }),
+  partitions: TOPICS,
+  routing: byPartitionLeaders(TOPICS),
   handle(req, ctx) {
     const { broker } = ctx;
     return {

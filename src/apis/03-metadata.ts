@@ -1,5 +1,6 @@
 import type { MetadataRequest } from '../protocol/messages/MetadataRequest.js';
 import {
+  defaultMetadataResponse,
   defaultMetadataResponseTopic,
   type MetadataResponse,
   type MetadataResponsePartition,
@@ -11,8 +12,8 @@ import type { Broker } from '../broker.js';
 import type { Topic } from '../topics/topic.js';
 import { TopicError } from '../topics/topic-error.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
-import { wholeErrorResponse } from '../faults/error-response.js';
 import type { ApiDefinition } from './types.js';
+import { ANY_BROKER } from './shapes/routing.js';
 
 /** Kafka's "authorized operations not requested" sentinel. */
 const OPERATIONS_OMITTED = -2147483648;
@@ -41,6 +42,10 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
   name: 'Metadata',
   minVersion: 0,
   maxVersion: 13,
+  errorResponse,
+  // A topic without a name is named by its id.
+  names: (req) => ({ topics: (req.topics ?? []).map((t) => ({ name: t.name, ...(t.name ? {} : { topicId: t.topicId }), partitions: null })) }),
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;
     const version = ctx.apiVersion;
@@ -50,7 +55,7 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
     const withClusterOps = version >= 8 && version <= 10 && req.includeClusterAuthorizedOperations;
 
     if (!allTopics && version < 12 && req.topics!.some((t) => t.name === null || t.topicId !== ZERO_UUID)) {
-      return wholeErrorResponse(3, version, req, ErrorCode.INVALID_REQUEST, broker) as MetadataResponse;
+      return errorResponse(req, version, ErrorCode.INVALID_REQUEST);
     }
     let topics: MetadataResponseTopic[];
     if (allTopics) {
@@ -79,6 +84,15 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
     };
   },
 };
+
+/** `MetadataRequest.getErrorResponse`: the error on every topic named, a null name as "" (the response may not hold null before v12). */
+function errorResponse(req: MetadataRequest, _version: number, errorCode: number): MetadataResponse {
+  return {
+    ...defaultMetadataResponse(),
+    errorCode,
+    topics: (req.topics ?? []).map((t) => ({ ...defaultMetadataResponseTopic(), name: t.name ?? '', topicId: t.topicId, errorCode })),
+  };
+}
 
 function lookupTopic(broker: Broker, name: string | null, topicId: string, allowAutoCreation: boolean): MetadataResponseTopic {
   const res = defaultMetadataResponseTopic();

@@ -1,6 +1,18 @@
 import type { OffsetCommitRequest } from '../protocol/messages/OffsetCommitRequest.js';
-import type { OffsetCommitResponse } from '../protocol/messages/OffsetCommitResponse.js';
+import { defaultOffsetCommitResponse, type OffsetCommitResponse } from '../protocol/messages/OffsetCommitResponse.js';
 import type { ApiDefinition } from './types.js';
+import { OFFSET_COMMIT_TOPIC_IDS_VERSION } from '../coordinator/offsets/offset-commit.js';
+import { partitionedTopics } from './shapes/partitioned-topics.js';
+import { byGroupCoordinator } from './shapes/routing.js';
+
+/** OffsetCommit's topics and partitions: by name, by topic id from v10 (KIP-848). */
+const TOPICS = partitionedTopics<OffsetCommitRequest, OffsetCommitResponse>({
+  topicIdsFrom: OFFSET_COMMIT_TOPIC_IDS_VERSION,
+  request: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  response: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  emptyResponse: defaultOffsetCommitResponse,
+  errorPartition: (partitionIndex, errorCode) => ({ partitionIndex, errorCode }),
+});
 
 /**
  * OffsetCommit (key 8, v2-10), served by `GroupCoordinator.commitOffsets` (coordinator/offsets/
@@ -14,6 +26,10 @@ export const api: ApiDefinition<OffsetCommitRequest, OffsetCommitResponse> = {
   name: 'OffsetCommit',
   minVersion: 2,
   maxVersion: 10,
+  errorResponse: TOPICS.failAll,
+  names: (req, version) => ({ groups: [req.groupId], members: [req.memberId], topics: TOPICS.named(req, version) }),
+  partitions: TOPICS,
+  routing: byGroupCoordinator(),
   handle(req, ctx) {
     return ctx.broker.groups.commitOffsets(req, ctx.apiVersion);
   },

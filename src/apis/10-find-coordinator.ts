@@ -1,11 +1,14 @@
 import type { FindCoordinatorRequest } from '../protocol/messages/FindCoordinatorRequest.js';
-import type { FindCoordinatorResponse, Coordinator } from '../protocol/messages/FindCoordinatorResponse.js';
+import { defaultCoordinator, defaultFindCoordinatorResponse, type FindCoordinatorResponse, type Coordinator } from '../protocol/messages/FindCoordinatorResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Broker } from '../broker.js';
 import type { ApiDefinition } from './types.js';
+import { ANY_BROKER } from './shapes/routing.js';
 
 const KEY_TYPE_GROUP = 0;
 const KEY_TYPE_TRANSACTION = 1;
+/** From v4 a request carries a batch of keys (KIP-699). */
+const BATCHED_FROM = 4;
 
 /**
  * FindCoordinator (key 10, v0-6). v0-3 carry one key, v4+ a batch (`CoordinatorKeys`).
@@ -20,9 +23,20 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
   name: 'FindCoordinator',
   minVersion: 0,
   maxVersion: 6,
+  // FindCoordinatorRequest.getErrorResponse: one entry per key (v4+), or no coordinator (v0-3).
+  errorResponse(req, version, errorCode) {
+    const res = { ...defaultFindCoordinatorResponse(), errorCode };
+    if (version >= BATCHED_FROM) {
+      return { ...res, coordinators: req.coordinatorKeys.map((key) => ({ ...defaultCoordinator(), key, nodeId: -1, host: '', port: -1, errorCode, errorMessage: null })) };
+    }
+    return { ...res, nodeId: -1, host: '', port: -1 };
+  },
+  // Group keys only; transactional ids are not groups.
+  names: (req, version) => ({ groups: req.keyType !== KEY_TYPE_GROUP ? [] : version >= BATCHED_FROM ? req.coordinatorKeys : [req.key] }),
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const keyType = ctx.apiVersion >= 1 ? req.keyType : KEY_TYPE_GROUP;
-    if (ctx.apiVersion >= 4) {
+    if (ctx.apiVersion >= BATCHED_FROM) {
       return {
         throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: 0, host: '', port: 0,
         coordinators: req.coordinatorKeys.map((key) => lookup(ctx.broker, key, keyType)),

@@ -1,6 +1,9 @@
 import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js';
-import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
+import { defaultSyncGroupResponse, type SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { groupAndMember } from './shapes/names.js';
+import { byGroupCoordinator } from './shapes/routing.js';
 
 /**
  * SyncGroup (key 14, v0-5), served by `GroupCoordinator.syncGroup`: `ClassicGroupCoordinator.syncGroup` (or, for a classic
@@ -19,6 +22,9 @@ export const api: ApiDefinition<SyncGroupRequest, SyncGroupResponse> = {
   name: 'SyncGroup',
   minVersion: 0,
   maxVersion: 5,
+  errorResponse: topLevelError(defaultSyncGroupResponse),
+  names: groupAndMember,
+  routing: byGroupCoordinator(),
   handle(req, ctx) {
     return ctx.broker.groups.syncGroup(req, ctx);
   },

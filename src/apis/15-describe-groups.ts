@@ -1,7 +1,11 @@
 import type { DescribeGroupsRequest } from '../protocol/messages/DescribeGroupsRequest.js';
-import type { DescribeGroupsResponse } from '../protocol/messages/DescribeGroupsResponse.js';
+import { defaultDescribeGroupsResponse, defaultDescribedGroup, type DescribeGroupsResponse } from '../protocol/messages/DescribeGroupsResponse.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, GROUP_AUTHORIZED_OPERATIONS } from '../protocol/acl-operations.js';
 import type { ApiDefinition } from './types.js';
+import { groupList } from './shapes/group-list.js';
+import { byGroupCoordinators } from './shapes/routing.js';
+
+const GROUPS = groupList<DescribeGroupsRequest, DescribeGroupsResponse>({ request: 'groups', response: 'groups' });
 
 /**
  * Operations a client may perform on a group (Kafka's supported ACL operations for the GROUP
@@ -18,6 +22,13 @@ export const api: ApiDefinition<DescribeGroupsRequest, DescribeGroupsResponse> =
   name: 'DescribeGroups',
   minVersion: 0,
   maxVersion: 6,
+  // DescribeGroupsRequest.getErrorResponse: one entry per group.
+  errorResponse: (req, _version, errorCode) => ({
+    ...defaultDescribeGroupsResponse(),
+    groups: req.groups.map((groupId) => ({ ...defaultDescribedGroup(), groupId, errorCode, groupState: '', authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED })),
+  }),
+  names: (req) => ({ groups: GROUPS.ids(req) }),
+  routing: byGroupCoordinators(GROUPS),
   handle(req, ctx) {
     const groups = ctx.broker.groups.describeGroups(req.groups, ctx.apiVersion);
     if (ctx.apiVersion >= 3 && req.includeAuthorizedOperations) {

@@ -1,7 +1,10 @@
 import { ErrorCode } from '../protocol/errors.js';
 import type { ListGroupsRequest } from '../protocol/messages/ListGroupsRequest.js';
-import type { ListGroupsResponse } from '../protocol/messages/ListGroupsResponse.js';
+import { defaultListGroupsResponse, type ListGroupsResponse } from '../protocol/messages/ListGroupsResponse.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { namesNothing } from './shapes/names.js';
+import { COORDINATED_GROUPS } from './shapes/routing.js';
 
 /**
  * ListGroups (key 16, v0-5), served by `GroupCoordinator.listGroups`: every group this
@@ -13,6 +16,9 @@ export const api: ApiDefinition<ListGroupsRequest, ListGroupsResponse> = {
   name: 'ListGroups',
   minVersion: 0,
   maxVersion: 5,
+  errorResponse: topLevelError(defaultListGroupsResponse),
+  names: namesNothing,
+  routing: COORDINATED_GROUPS,
   handle(req, ctx) {
     const states = ctx.apiVersion >= 4 ? req.statesFilter : [];
     const types = ctx.apiVersion >= 5 ? req.typesFilter : [];

@@ -1,7 +1,10 @@
 import type { ApiVersionsRequest } from '../protocol/messages/ApiVersionsRequest.js';
-import type { ApiVersionsResponse } from '../protocol/messages/ApiVersionsResponse.js';
+import { defaultApiVersionsResponse, type ApiVersionsResponse } from '../protocol/messages/ApiVersionsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { namesNothing } from './shapes/names.js';
+import { ANY_BROKER } from './shapes/routing.js';
 
 /** Kafka's `ApiVersionsRequest.isValid` pattern for client software name and version (KIP-511). */
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
@@ -18,6 +21,9 @@ export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
   name: 'ApiVersions',
   minVersion: 0,
   maxVersion: 4,
+  errorResponse: topLevelError(defaultApiVersionsResponse),
+  names: namesNothing,
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const invalid = ctx.apiVersion >= 3
       && (!SOFTWARE_PATTERN.test(req.clientSoftwareName) || !SOFTWARE_PATTERN.test(req.clientSoftwareVersion));

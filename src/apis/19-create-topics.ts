@@ -1,6 +1,7 @@
 import type { CreatableTopic, CreateTopicsRequest } from '../protocol/messages/CreateTopicsRequest.js';
 import {
   defaultCreatableTopicResult,
+  defaultCreateTopicsResponse,
   type CreatableTopicResult,
   type CreateTopicsResponse,
 } from '../protocol/messages/CreateTopicsResponse.js';
@@ -8,6 +9,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { Broker } from '../broker.js';
 import { TopicError } from '../topics/topic-error.js';
 import type { ApiDefinition } from './types.js';
+import { ANY_BROKER } from './shapes/routing.js';
 
 /**
  * CreateTopics (key 19, v2-7), as Kafka's `ControllerApis.createTopics` and
@@ -26,6 +28,13 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   name: 'CreateTopics',
   minVersion: 2,
   maxVersion: 7,
+  // CreateTopicsRequest.getErrorResponse: one result per topic.
+  errorResponse: (req, _version, errorCode) => ({
+    ...defaultCreateTopicsResponse(),
+    topics: req.topics.map((t) => ({ ...defaultCreatableTopicResult(), name: t.name, errorCode, numPartitions: -1, replicationFactor: -1, configs: null })),
+  }),
+  names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);

@@ -1,11 +1,17 @@
 import type { DeleteTopicsRequest } from '../protocol/messages/DeleteTopicsRequest.js';
-import type { DeletableTopicResult, DeleteTopicsResponse } from '../protocol/messages/DeleteTopicsResponse.js';
+import { defaultDeletableTopicResult, defaultDeleteTopicsResponse, type DeletableTopicResult, type DeleteTopicsResponse } from '../protocol/messages/DeleteTopicsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ZERO_UUID } from '../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import { TopicError } from '../topics/topic-error.js';
 import { isInternalTopic } from '../topics/topic-name.js';
 import type { ApiDefinition } from './types.js';
+import { ANY_BROKER } from './shapes/routing.js';
+
+/** The topics a request names: by name (`topic_names`, v1-5), by name or id (`topics`, v6). */
+function named(req: DeleteTopicsRequest): Array<{ name: string | null; topicId: string }> {
+  return [...req.topicNames.map((name) => ({ name, topicId: '' })), ...req.topics];
+}
 
 /**
  * DeleteTopics (key 20, v1-6), as Kafka's `ControllerApis.deleteTopics`: v1-5 by name
@@ -20,6 +26,13 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
   name: 'DeleteTopics',
   minVersion: 1,
   maxVersion: 6,
+  // DeleteTopicsRequest.getErrorResponse: one result per topic.
+  errorResponse: (req, _version, errorCode) => ({
+    ...defaultDeleteTopicsResponse(),
+    responses: named(req).map((t) => ({ ...defaultDeletableTopicResult(), name: t.name, topicId: t.topicId || defaultDeletableTopicResult().topicId, errorCode })),
+  }),
+  names: (req) => ({ topics: named(req).map((t) => ({ name: t.name, ...(t.name ? {} : { topicId: t.topicId }), partitions: null })) }),
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const v = ctx.apiVersion;
     const entries = v >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));

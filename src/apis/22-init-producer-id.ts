@@ -1,7 +1,9 @@
 import type { InitProducerIdRequest } from '../protocol/messages/InitProducerIdRequest.js';
-import type { InitProducerIdResponse } from '../protocol/messages/InitProducerIdResponse.js';
+import { defaultInitProducerIdResponse, type InitProducerIdResponse } from '../protocol/messages/InitProducerIdResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
+import { namesNothing } from './shapes/names.js';
+import { ANY_BROKER } from './shapes/routing.js';
 
 /** Kafka's `transaction.max.timeout.ms` default (ms). */
 const TRANSACTION_MAX_TIMEOUT_MS = 900_000;
@@ -19,6 +21,10 @@ export const api: ApiDefinition<InitProducerIdRequest, InitProducerIdResponse> =
   name: 'InitProducerId',
   minVersion: 0,
   maxVersion: 5,
+  // InitProducerIdRequest.getErrorResponse: producer id and epoch -1.
+  errorResponse: (_req, _version, errorCode) => ({ ...defaultInitProducerIdResponse(), errorCode, producerId: -1n, producerEpoch: -1 }),
+  names: namesNothing,
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const base = { throttleTimeMs: 0, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };
     const transactional = req.transactionalId !== null && req.transactionalId !== '';

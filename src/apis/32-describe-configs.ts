@@ -2,15 +2,19 @@ import type { Broker } from '../broker.js';
 import { CONFIG_SPECS, type ConfigKey } from '../config.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { DescribeConfigsRequest, DescribeConfigsResource } from '../protocol/messages/DescribeConfigsRequest.js';
-import type {
-  DescribeConfigsResourceResult,
-  DescribeConfigsResponse,
-  DescribeConfigsResult,
-  DescribeConfigsSynonym,
+import {
+  defaultDescribeConfigsResponse,
+  defaultDescribeConfigsResult,
+  type DescribeConfigsResourceResult,
+  type DescribeConfigsResponse,
+  type DescribeConfigsResult,
+  type DescribeConfigsSynonym,
 } from '../protocol/messages/DescribeConfigsResponse.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 import { BROKER_CONFIGS, ConfigType, TOPIC_CONFIGS } from './32-describe-configs-data.js';
 import type { ApiDefinition } from './types.js';
+import { namesNothing } from './shapes/names.js';
+import { ANY_BROKER } from './shapes/routing.js';
 
 /** `ConfigResource.Type` ids. */
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
@@ -63,6 +67,14 @@ export const api: ApiDefinition<DescribeConfigsRequest, DescribeConfigsResponse>
   name: 'DescribeConfigs',
   minVersion: 1,
   maxVersion: 4,
+  // DescribeConfigsRequest.getErrorResponse: the error on every resource (Kafka adds the error's
+  // default message; there is no message table here).
+  errorResponse: (req, _version, errorCode) => ({
+    ...defaultDescribeConfigsResponse(),
+    results: req.resources.map((r) => ({ ...defaultDescribeConfigsResult(), errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
+  }),
+  names: namesNothing,
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const known = new Set<number>(Object.values(ResourceType));
     if (req.resources.some((r) => !known.has(r.resourceType))) {

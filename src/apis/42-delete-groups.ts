@@ -1,6 +1,10 @@
 import type { DeleteGroupsRequest } from '../protocol/messages/DeleteGroupsRequest.js';
-import type { DeleteGroupsResponse } from '../protocol/messages/DeleteGroupsResponse.js';
+import { defaultDeletableGroupResult, defaultDeleteGroupsResponse, type DeleteGroupsResponse } from '../protocol/messages/DeleteGroupsResponse.js';
 import type { ApiDefinition } from './types.js';
+import { groupList } from './shapes/group-list.js';
+import { byGroupCoordinators } from './shapes/routing.js';
+
+const GROUPS = groupList<DeleteGroupsRequest, DeleteGroupsResponse>({ request: 'groupsNames', response: 'results' });
 
 /**
  * DeleteGroups (key 42, v0-2), served by `GroupCoordinator.deleteGroups`: per group
@@ -12,6 +16,10 @@ export const api: ApiDefinition<DeleteGroupsRequest, DeleteGroupsResponse> = {
   name: 'DeleteGroups',
   minVersion: 0,
   maxVersion: 2,
+  // DeleteGroupsRequest.getErrorResponse: one result per group.
+  errorResponse: (req, _version, errorCode) => ({ ...defaultDeleteGroupsResponse(), results: req.groupsNames.map((groupId) => ({ ...defaultDeletableGroupResult(), groupId, errorCode })) }),
+  names: (req) => ({ groups: GROUPS.ids(req) }),
+  routing: byGroupCoordinators(GROUPS),
   async handle(req, ctx) {
     return { throttleTimeMs: 0, results: await ctx.broker.groups.deleteGroups(req.groupsNames) };
   },

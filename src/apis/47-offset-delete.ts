@@ -1,6 +1,8 @@
 import type { OffsetDeleteRequest } from '../protocol/messages/OffsetDeleteRequest.js';
-import type { OffsetDeleteResponse } from '../protocol/messages/OffsetDeleteResponse.js';
+import { defaultOffsetDeleteResponse, type OffsetDeleteResponse } from '../protocol/messages/OffsetDeleteResponse.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { byGroupCoordinator } from './shapes/routing.js';
 
 /**
  * OffsetDelete (key 47, v0), served by `GroupCoordinator.deleteOffsets` (coordinator/offsets/
@@ -14,6 +16,9 @@ export const api: ApiDefinition<OffsetDeleteRequest, OffsetDeleteResponse> = {
   name: 'OffsetDelete',
   minVersion: 0,
   maxVersion: 0,
+  errorResponse: topLevelError(defaultOffsetDeleteResponse),
+  names: (req) => ({ groups: [req.groupId], topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })) }),
+  routing: byGroupCoordinator(),
   handle(req, ctx) {
     return ctx.broker.groups.deleteOffsets(req);
   },

@@ -1,7 +1,10 @@
 import { ErrorCode } from '../protocol/errors.js';
 import type { DescribeClusterRequest } from '../protocol/messages/DescribeClusterRequest.js';
-import type { DescribeClusterResponse } from '../protocol/messages/DescribeClusterResponse.js';
+import { defaultDescribeClusterResponse, type DescribeClusterResponse } from '../protocol/messages/DescribeClusterResponse.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { namesNothing } from './shapes/names.js';
+import { ANY_BROKER } from './shapes/routing.js';
 
 /** KIP-919 endpoint types (`EndpointType`): what a broker listener answers is BROKER. */
 export const ENDPOINT_TYPE_BROKER = 1;
@@ -30,6 +33,9 @@ export const api: ApiDefinition<DescribeClusterRequest, DescribeClusterResponse>
   name: 'DescribeCluster',
   minVersion: 0,
   maxVersion: 2,
+  errorResponse: topLevelError(defaultDescribeClusterResponse),
+  names: namesNothing,
+  routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;
     const version = ctx.apiVersion;

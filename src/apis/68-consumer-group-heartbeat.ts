@@ -1,6 +1,9 @@
 import type { ConsumerGroupHeartbeatRequest } from '../protocol/messages/ConsumerGroupHeartbeatRequest.js';
-import type { ConsumerGroupHeartbeatResponse } from '../protocol/messages/ConsumerGroupHeartbeatResponse.js';
+import { defaultConsumerGroupHeartbeatResponse, type ConsumerGroupHeartbeatResponse } from '../protocol/messages/ConsumerGroupHeartbeatResponse.js';
 import type { ApiDefinition } from './types.js';
+import { topLevelError } from './shapes/errors.js';
+import { groupAndMember } from './shapes/names.js';
+import { byGroupCoordinator } from './shapes/routing.js';
 
 /**
  * ConsumerGroupHeartbeat (key 68, v0-1; KIP-848), served by `ConsumerGroupCoordinator.heartbeat`:
@@ -13,6 +16,9 @@ export const api: ApiDefinition<ConsumerGroupHeartbeatRequest, ConsumerGroupHear
   name: 'ConsumerGroupHeartbeat',
   minVersion: 0,
   maxVersion: 1,
+  errorResponse: topLevelError(defaultConsumerGroupHeartbeatResponse),
+  names: groupAndMember,
+  routing: byGroupCoordinator(),
   handle(req, ctx) {
     return ctx.broker.groups.consumerGroupHeartbeat(req, ctx);
   },

@@ -1,6 +1,6 @@
 import { javaStringHashCode, kafkaAbs } from '../util/java-hash.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
-import { MAX_TIMER_MS } from '../faults/types.js';
+import { MAX_TIMER_MS } from '../util/time.js';
 
 /** Where clients reach one broker (what Metadata and FindCoordinator answer). */
 export interface BrokerEndpoint {

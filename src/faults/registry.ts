@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type RequestContext } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
-import { normalizeRule, FaultRuleError, MAX_FAULT_HOLD_MS, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
+import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
-import { NO_RESPONSE_MARKER, PER_PARTITION_APIS, partialErrorResponse, targetsAnyPartition, wholeErrorResponse, type PartitionTarget } from './error-response.js';
+import { targetsAnyPartition } from './error-response.js';
+import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
 
 /** A rule as the control surfaces report it. */
@@ -51,16 +52,7 @@ export class FaultWaitTimeout extends Error {
   override readonly name = 'FaultWaitTimeout';
 }
 
-/** What the fault layer needs from a connection. */
-export interface ConnectionIO {
-  /** Sends a response (ignored for NO_RESPONSE or once closed). */
-  send(response: unknown): void;
-  /** Closes the connection now; later requests on it are not read. */
-  close(): void;
-  isClosed(): boolean;
-  /** Resolves when the connection has closed. */
-  whenClosed(): Promise<void>;
-}
+export type { ConnectionIO } from './actions/index.js';
 
 interface Waiter {
   n: number;
@@ -75,6 +67,8 @@ class Rule {
   removed = false;
   readonly createdAt = Date.now();
   readonly expiresAt: number | null;
+  /** The definition of the rule's action (its effect, its error codes). */
+  readonly definition: FaultActionDefinition<{ type: string }, NormalizedAction>;
   readonly waiters = new Set<Waiter>();
   /** Resolves when the rule is removed: connections it left hanging are closed then. */
   readonly gone: Promise<void>;
@@ -83,6 +77,7 @@ class Rule {
   constructor(readonly id: string, readonly spec: NormalizedRule) {
     this.expiresAt = spec.durationMs === undefined ? null : this.createdAt + spec.durationMs;
     this.gone = new Promise((resolve) => (this.markGone = resolve));
+    this.definition = faultActionDefinition(spec.action.type)!;
   }
 
   state(now = Date.now()): FaultRuleInfo['state'] {
@@ -112,11 +107,10 @@ class Rule {
     return out;
   }
 
-  /** The partitions an error of this rule targets, or null when it fails the whole request. */
-  partitionTarget(apiKey: number): PartitionTarget | null {
+  /** The partitions an error of this rule targets, or null when it fails the whole request (or does not answer an error). */
+  partitionTarget(api: ApiDefinition): PartitionTarget | null {
     const { topic, partitions } = this.spec.match;
-    const { type } = this.spec.action;
-    if (!PER_PARTITION_APIS.has(apiKey) || (topic === undefined && partitions === undefined) || (type !== 'error' && type !== 'errors')) return null;
+    if (api.partitions === undefined || (topic === undefined && partitions === undefined) || this.definition.errorCode === undefined) return null;
     return (t, p) => (topic === undefined || t === topic) && (partitions === undefined || partitions.includes(p));
   }
 
@@ -137,8 +131,6 @@ class Rule {
     return true;
   }
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The fault rules of one server and its request log: one model behind the programmatic API
@@ -239,7 +231,7 @@ export class FaultRegistry {
 
   /** Called by the connection for each decoded request: handles it, applying the first rule that fires. Returns a promise while the request is in flight. */
   dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO): Promise<void> | null {
-    const info = requestInfo(api.apiKey, ctx.apiVersion, body, ctx.broker);
+    const info = requestInfo(api, ctx.apiVersion, body, ctx.broker);
     const started = Date.now();
     const entry = this.requestLog.add({
       time: new Date(started).toISOString(),
@@ -273,7 +265,7 @@ export class FaultRegistry {
       throw err;
     };
 
-    const hit = this.rules.size === 0 ? null : this.pick(api.apiKey, ctx, info, body);
+    const hit = this.rules.size === 0 ? null : this.pick(api, ctx, info, body);
     if (!hit) {
       let result;
       try {
@@ -288,88 +280,30 @@ export class FaultRegistry {
     const { rule, index } = hit;
     entry.faults.push(rule.id);
     const action = rule.spec.action;
-    const errorCode = action.type === 'error' ? action.errorCode : action.type === 'errors' ? action.errorCodes[index % action.errorCodes.length]! : undefined;
+    const errorCode = rule.definition.errorCode?.(action, index);
     this.log.info(
       { faultRule: rule.id, fired: rule.fired, api: api.name, version: ctx.apiVersion, clientId: ctx.clientId, groups: info.groups, action: action.type, ...(errorCode !== undefined ? { errorCode } : {}) },
       `fault ${rule.id} fired on ${api.name}`,
     );
     this.notify(rule);
-    return this.apply(rule, errorCode, api, body, ctx, io, respond, finish).catch(failed);
+    return rule.definition
+      .fire(action, {
+        api, body, ctx, io, index, respond, finish,
+        partitions: rule.partitionTarget(api),
+        ruleGone: rule.gone,
+        ruleExpiresAt: rule.expiresAt,
+        handle: async (b) => api.handle(b, ctx),
+      })
+      .catch(failed);
   }
 
-  private async apply(
-    rule: Rule,
-    errorCode: number | undefined,
-    api: ApiDefinition,
-    body: unknown,
-    ctx: RequestContext,
-    io: ConnectionIO,
-    respond: (response: unknown) => void,
-    finish: (outcome: RequestLogEntry['outcome'], response?: unknown) => void,
-  ): Promise<void> {
-    const action = rule.spec.action;
-    const handle = async (b: unknown): Promise<unknown> => api.handle(b, ctx);
-    switch (action.type) {
-      case 'error':
-      case 'errors': {
-        if (action.delayMs) await sleep(action.delayMs);
-        const target = rule.partitionTarget(api.apiKey);
-        if (target) {
-          const res = await partialErrorResponse(api.apiKey, ctx.apiVersion, body, errorCode!, target, ctx.broker, handle);
-          respond(res === NO_RESPONSE_MARKER ? NO_RESPONSE : res);
-          return;
-        }
-        const acksZero = api.apiKey === 0 && (body as { acks?: number }).acks === 0;
-        respond(acksZero ? NO_RESPONSE : wholeErrorResponse(api.apiKey, ctx.apiVersion, body, errorCode!, ctx.broker));
-        return;
-      }
-      case 'delay':
-        await sleep(action.ms);
-        respond(await handle(body));
-        return;
-      case 'hang':
-        finish('no-response');
-        {
-          // Ends when the client gives up, after closeAfterMs, or when the rule is removed or
-          // expires: a client that never drops a timed-out connection must not stay stuck on it.
-          // At most MAX_FAULT_HOLD_MS even without closeAfterMs; the timers go once the hang ends.
-          const timers: NodeJS.Timeout[] = [];
-          const after = (ms: number): Promise<void> => new Promise((resolve) => timers.push(setTimeout(resolve, ms)));
-          const ends: Array<Promise<unknown>> = [io.whenClosed(), rule.gone, after(action.closeAfterMs ?? MAX_FAULT_HOLD_MS)];
-          if (rule.expiresAt !== null) ends.push(after(Math.max(0, rule.expiresAt - Date.now())));
-          await Promise.race(ends);
-          for (const t of timers) clearTimeout(t);
-          io.close();
-        }
-        return;
-      case 'close': {
-        if (action.delayMs) await sleep(action.delayMs);
-        if (action.when === 'after') {
-          const dropped = await handle(body);
-          finish('closed', dropped);
-        } else {
-          finish('closed');
-        }
-        io.close();
-        return;
-      }
-      case 'throttle': {
-        const res = await handle(body);
-        if (res !== null && typeof res === 'object' && 'throttleTimeMs' in res) (res as { throttleTimeMs: number }).throttleTimeMs = action.ms;
-        respond(res);
-        await Promise.race([sleep(action.ms), io.whenClosed()]);
-        return;
-      }
-    }
-  }
-
-  private pick(apiKey: number, ctx: RequestContext, info: RequestInfo, body: unknown): { rule: Rule; index: number } | null {
+  private pick(api: ApiDefinition, ctx: RequestContext, info: RequestInfo, body: unknown): { rule: Rule; index: number } | null {
     const now = Date.now();
     let chosen: Rule | null = null;
     for (const rule of this.rules.values()) {
-      if (rule.state(now) !== 'active' || !rule.matches(apiKey, ctx, info)) continue;
-      const target = rule.partitionTarget(apiKey);
-      if (target && !targetsAnyPartition(apiKey, ctx.apiVersion, body, target, ctx.broker)) continue;
+      if (rule.state(now) !== 'active' || !rule.matches(api.apiKey, ctx, info)) continue;
+      const target = rule.partitionTarget(api);
+      if (target && !targetsAnyPartition(api, ctx.apiVersion, body, target, ctx.broker)) continue;
       rule.matched++;
       if (chosen === null && rule.matched >= rule.spec.match.nth) chosen = rule;
     }

@@ -1,8 +1,9 @@
-import { ErrorCode, errorName } from '../protocol/errors.js';
 import { API_NAMES } from '../protocol/messages/index.js';
+import { FaultRuleError, checkKeys, int, isObject, str } from './validate.js';
+import { FAULT_ACTIONS, faultActionDefinition, type FaultAction, type NormalizedAction } from './actions/index.js';
 
-/** An error by Kafka's name (`REBALANCE_IN_PROGRESS`) or number (`27`). */
-export type ErrorRef = string | number;
+export { FaultRuleError, MAX_FAULT_HOLD_MS, MAX_TIMER_MS, resolveError, type ErrorRef } from './validate.js';
+export type { FaultAction, FaultActionType, NormalizedAction } from './actions/index.js';
 
 /**
  * Which requests a rule applies to. Every field given must match; an empty match matches every
@@ -35,29 +36,6 @@ export interface FaultMatch {
   nth?: number;
 }
 
-/** What a rule does when it fires. */
-export type FaultAction =
-  /** Answer with this error without running the handler (per-partition APIs: on the targeted partitions). */
-  | { type: 'error'; error: ErrorRef; delayMs?: number }
-  /** One error per firing, in order (cycling if the rule outlives the list). `times` defaults to the list length. */
-  | { type: 'errors'; errors: ErrorRef[]; delayMs?: number }
-  /** Wait `ms` (real time), then handle the request and respond normally. */
-  | { type: 'delay'; ms: number }
-  /**
-   * Never answer: the request is not handled and the connection stops reading further requests
-   * (the client times out). With `closeAfterMs` the connection is closed after that long.
-   */
-  | { type: 'hang'; closeAfterMs?: number }
-  /**
-   * Close the connection. `before`: the request is not applied. `after`: the request is handled
-   * (a commit is durable) and the response is dropped ("applied but response lost").
-   */
-  | { type: 'close'; when: 'before' | 'after'; delayMs?: number }
-  /** Handle normally, answer with `throttle_time_ms = ms`, and read nothing more from the connection for `ms` (KIP-219). */
-  | { type: 'throttle'; ms: number };
-
-export type FaultActionType = FaultAction['type'];
-
 /** A rule as given to `faults.add`, `POST /faults`, `--faults rules.json` or `KMC_FAULTS`. */
 export interface FaultRuleSpec {
   /** Optional id (unique); generated (`f1`, `f2`, ...) when absent. */
@@ -86,14 +64,6 @@ export interface NormalizedMatch {
   nth: number;
 }
 
-export type NormalizedAction =
-  | { type: 'error'; error: string; errorCode: number; delayMs?: number }
-  | { type: 'errors'; errors: string[]; errorCodes: number[]; delayMs?: number }
-  | { type: 'delay'; ms: number }
-  | { type: 'hang'; closeAfterMs?: number }
-  | { type: 'close'; when: 'before' | 'after'; delayMs?: number }
-  | { type: 'throttle'; ms: number };
-
 export interface NormalizedRule {
   id?: string;
   description?: string;
@@ -102,11 +72,6 @@ export interface NormalizedRule {
   /** null: unlimited. */
   times: number | null;
   durationMs?: number;
-}
-
-/** A rule that was refused (bad name, missing field, ...). HTTP answers 400 with its message. */
-export class FaultRuleError extends Error {
-  override readonly name = 'FaultRuleError';
 }
 
 const API_KEYS_BY_NAME = new Map<string, number>(Object.entries(API_NAMES).map(([key, name]) => [name.toLowerCase(), Number(key)]));
@@ -123,56 +88,11 @@ export function resolveApi(api: string | number): { apiKey: number; api: string 
   return { apiKey, api: API_NAMES[apiKey]! };
 }
 
-/** Error code for a Kafka error name (case-insensitive) or number. */
-export function resolveError(ref: ErrorRef): { code: number; name: string } {
-  if (typeof ref === 'number' || /^-?\d+$/.test(String(ref).trim())) {
-    const code = Number(ref);
-    if (!Number.isInteger(code) || code < -32768 || code > 32767) throw new FaultRuleError(`invalid error code ${ref}`);
-    return { code, name: errorName(code) };
-  }
-  const name = String(ref).trim().toUpperCase();
-  const code = (ErrorCode as Record<string, number>)[name];
-  if (code === undefined) throw new FaultRuleError(`unknown error "${ref}" (use a Kafka error name such as REBALANCE_IN_PROGRESS, or a number)`);
-  return { code, name };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */
-export const MAX_TIMER_MS = 2147483647;
-
-/**
- * The longest a rule may hold one request (ms): `delay.ms`, `delayMs`, `hang.closeAfterMs`,
- * `throttle.ms`, and a hang without `closeAfterMs` ends then too; also the longest
- * `POST /faults/{id}/wait` waits. One hour: longer than any client timeout, short
- * enough that a forgotten rule cannot hold requests (and their memory) for days.
- */
-export const MAX_FAULT_HOLD_MS = 3_600_000;
-
 /** The most fault rules a server holds at once (each one is checked against every request). */
 export const MAX_FAULT_RULES = 1000;
 
-function int(value: unknown, what: string, min: number, max = MAX_TIMER_MS): number {
-  const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    throw new FaultRuleError(`${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  }
-  return n;
-}
-
-function str(value: unknown, what: string): string {
-  if (typeof value !== 'string') throw new FaultRuleError(`${what} must be a string, got ${JSON.stringify(value)}`);
-  return value;
-}
-
 const MATCH_KEYS = new Set(['api', 'minVersion', 'maxVersion', 'group', 'topic', 'partitions', 'partition', 'clientId', 'memberId', 'brokerId', 'nth']);
 const RULE_KEYS = new Set(['id', 'description', 'match', 'action', 'times', 'durationMs']);
-
-function checkKeys(obj: Record<string, unknown>, allowed: Set<string>, what: string): void {
-  for (const key of Object.keys(obj)) if (!allowed.has(key)) throw new FaultRuleError(`unknown field "${key}" in ${what}`);
-}
 
 /** Validates a rule spec (from code, JSON or the CLI); throws FaultRuleError naming the problem. */
 export function normalizeRule(input: unknown): NormalizedRule {
@@ -203,55 +123,17 @@ export function normalizeRule(input: unknown): NormalizedRule {
   if (matchIn['nth'] !== undefined) match.nth = int(matchIn['nth'], 'match.nth', 1);
 
   const actionIn = input['action'];
-  if (!isObject(actionIn)) throw new FaultRuleError('action is required: an object with a "type" (error, errors, delay, hang, close, throttle)');
-  const delayMs = actionIn['delayMs'] === undefined ? undefined : int(actionIn['delayMs'], 'action.delayMs', 0, MAX_FAULT_HOLD_MS);
-  const withDelay = <T extends object>(a: T): T => (delayMs === undefined ? a : { ...a, delayMs });
-  const onlyKeys = (...keys: string[]): void => checkKeys(actionIn, new Set(['type', ...keys]), `action "${String(actionIn['type'])}"`);
-  let action: NormalizedAction;
-  switch (actionIn['type']) {
-    case 'error': {
-      onlyKeys('error', 'delayMs');
-      if (actionIn['error'] === undefined) throw new FaultRuleError('action.error is required (an error name or number)');
-      const { code, name } = resolveError(actionIn['error'] as ErrorRef);
-      action = withDelay({ type: 'error', error: name, errorCode: code });
-      break;
-    }
-    case 'errors': {
-      onlyKeys('errors', 'delayMs');
-      const list = actionIn['errors'];
-      if (!Array.isArray(list) || list.length === 0) throw new FaultRuleError('action.errors must be a non-empty array of error names or numbers');
-      const resolved = list.map((e) => resolveError(e as ErrorRef));
-      action = withDelay({ type: 'errors', errors: resolved.map((r) => r.name), errorCodes: resolved.map((r) => r.code) });
-      break;
-    }
-    case 'delay':
-      onlyKeys('ms');
-      action = { type: 'delay', ms: int(actionIn['ms'], 'action.ms', 0, MAX_FAULT_HOLD_MS) };
-      break;
-    case 'hang':
-      onlyKeys('closeAfterMs');
-      action = actionIn['closeAfterMs'] === undefined ? { type: 'hang' } : { type: 'hang', closeAfterMs: int(actionIn['closeAfterMs'], 'action.closeAfterMs', 0, MAX_FAULT_HOLD_MS) };
-      break;
-    case 'close': {
-      onlyKeys('when', 'delayMs');
-      const when = actionIn['when'] ?? 'before';
-      if (when !== 'before' && when !== 'after') throw new FaultRuleError('action.when must be "before" (not applied) or "after" (applied, response lost)');
-      action = withDelay({ type: 'close', when });
-      break;
-    }
-    case 'throttle':
-      onlyKeys('ms');
-      // The connection stays muted for the throttle time: a hold like the others.
-      action = { type: 'throttle', ms: int(actionIn['ms'], 'action.ms', 0, MAX_FAULT_HOLD_MS) };
-      break;
-    default:
-      throw new FaultRuleError(`action.type must be one of error, errors, delay, hang, close, throttle; got ${JSON.stringify(actionIn['type'])}`);
-  }
+  const types = FAULT_ACTIONS.map((a) => a.type).join(', ');
+  if (!isObject(actionIn)) throw new FaultRuleError(`action is required: an object with a "type" (${types})`);
+  const definition = faultActionDefinition(actionIn['type']);
+  if (!definition) throw new FaultRuleError(`action.type must be one of ${types}; got ${JSON.stringify(actionIn['type'])}`);
+  checkKeys(actionIn, new Set(['type', ...Object.keys(definition.fields)]), `action "${definition.type}"`);
+  const action = definition.parse(actionIn) as NormalizedAction;
 
   const durationMs = input['durationMs'] === undefined ? undefined : int(input['durationMs'], 'durationMs', 1);
   let times: number | null;
   const timesIn = input['times'];
-  if (timesIn === undefined) times = durationMs !== undefined ? null : action.type === 'errors' ? action.errors.length : 1;
+  if (timesIn === undefined) times = durationMs !== undefined ? null : definition.defaultTimes?.(action) ?? 1;
   else if (timesIn === 'unlimited' || timesIn === null) times = null;
   else times = int(timesIn, 'times', 1);
 

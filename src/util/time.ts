@@ -20,3 +20,6 @@ export const systemTime: Time = {
     return { cancel: () => clearTimeout(handle) };
   },
 };
+
+/** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */
+export const MAX_TIMER_MS = 2147483647;

@@ -1,0 +1,61 @@
+/** Validation shared by fault rules and their actions: the errors they name, numbers, strings, known fields. */
+import { ErrorCode, errorName } from '../protocol/errors.js';
+import { MAX_TIMER_MS } from '../util/time.js';
+
+export { MAX_TIMER_MS };
+
+/** An error by Kafka's name (`REBALANCE_IN_PROGRESS`) or number (`27`). */
+export type ErrorRef = string | number;
+
+/** A rule that was refused (bad name, missing field, ...). HTTP answers 400 with its message. */
+export class FaultRuleError extends Error {
+  override readonly name = 'FaultRuleError';
+}
+
+/** Error code for a Kafka error name (case-insensitive) or number. */
+export function resolveError(ref: ErrorRef): { code: number; name: string } {
+  if (typeof ref === 'number' || /^-?\d+$/.test(String(ref).trim())) {
+    const code = Number(ref);
+    if (!Number.isInteger(code) || code < -32768 || code > 32767) throw new FaultRuleError(`invalid error code ${ref}`);
+    return { code, name: errorName(code) };
+  }
+  const name = String(ref).trim().toUpperCase();
+  const code = (ErrorCode as Record<string, number>)[name];
+  if (code === undefined) throw new FaultRuleError(`unknown error "${ref}" (use a Kafka error name such as REBALANCE_IN_PROGRESS, or a number)`);
+  return { code, name };
+}
+
+/** A plain object (not null, not an array). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+
+/**
+ * The longest a rule may hold one request (ms): `delay.ms`, `delayMs`, `hang.closeAfterMs`,
+ * `throttle.ms`, and a hang without `closeAfterMs` ends then too; also the longest
+ * `POST /faults/{id}/wait` waits. One hour: longer than any client timeout, short
+ * enough that a forgotten rule cannot hold requests (and their memory) for days.
+ */
+export const MAX_FAULT_HOLD_MS = 3_600_000;
+
+/** `value` as an integer in [min, max] (a string of digits accepted), or FaultRuleError naming `what`. */
+export function int(value: unknown, what: string, min: number, max = MAX_TIMER_MS): number {
+  const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    throw new FaultRuleError(`${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** `value` as a string, or FaultRuleError naming `what`. */
+export function str(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new FaultRuleError(`${what} must be a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Refuses a field of `obj` that `allowed` does not list (FaultRuleError naming `what`). */
+export function checkKeys(obj: Record<string, unknown>, allowed: Set<string>, what: string): void {
+  for (const key of Object.keys(obj)) if (!allowed.has(key)) throw new FaultRuleError(`unknown field "${key}" in ${what}`);
+}
+
