@@ -40,7 +40,8 @@ export const api: ApiDefinition<LeaveGroupRequest, LeaveGroupResponse> = {
   errorResponse: topLevelError(defaultLeaveGroupResponse),
   names: (req, version) => ({ groups: [req.groupId], members: leavingMembers(req, version).map((m) => m.memberId) }),
   routing: byGroupCoordinator(),
-  handle(req, ctx) {
-    return ctx.broker.groups.leaveGroup(req, ctx);
+  async handle(req, ctx) {
+    const result = await ctx.broker.groups.leaveGroup(req.groupId, leavingMembers(req, ctx.apiVersion));
+    return leaveGroupResponseAt(ctx.apiVersion, result.errorCode, result.members);
   },
 };

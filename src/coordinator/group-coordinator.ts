@@ -14,8 +14,8 @@ import type { SyncGroupRequest } from '../protocol/messages/SyncGroupRequest.js'
 import type { SyncGroupResponse } from '../protocol/messages/SyncGroupResponse.js';
 import type { HeartbeatRequest } from '../protocol/messages/HeartbeatRequest.js';
 import type { HeartbeatResponse } from '../protocol/messages/HeartbeatResponse.js';
-import type { LeaveGroupRequest } from '../protocol/messages/LeaveGroupRequest.js';
-import type { LeaveGroupResponse } from '../protocol/messages/LeaveGroupResponse.js';
+import type { MemberIdentity } from '../protocol/messages/LeaveGroupRequest.js';
+import type { LeaveGroupResult } from './classic/leave-group.js';
 import type { DescribedGroup } from '../protocol/messages/DescribeGroupsResponse.js';
 import type { ListedGroup } from '../protocol/messages/ListGroupsResponse.js';
 import type { DeletableGroupResult } from '../protocol/messages/DeleteGroupsResponse.js';
@@ -123,9 +123,10 @@ export class GroupCoordinator {
     return this.classic.heartbeat(req, ctx);
   }
 
-  leaveGroup(req: LeaveGroupRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<LeaveGroupResponse> {
-    if (req.groupId !== '' && this.consumer.hasGroup(req.groupId)) return this.consumer.classicLeave(req, ctx.apiVersion);
-    return this.classic.leaveGroup(req, ctx);
+  /** LeaveGroup for the members named (a v0-2 request names one): a group error or per-member results. */
+  leaveGroup(groupId: string, members: readonly MemberIdentity[]): Promise<LeaveGroupResult> {
+    if (groupId !== '' && this.consumer.hasGroup(groupId)) return this.consumer.classicLeave(groupId, members);
+    return this.classic.leaveGroup(groupId, members);
   }
 
   /**

@@ -7,8 +7,7 @@ import type { SyncGroupRequest } from '../../protocol/messages/SyncGroupRequest.
 import type { SyncGroupResponse } from '../../protocol/messages/SyncGroupResponse.js';
 import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.js';
 import type { HeartbeatResponse } from '../../protocol/messages/HeartbeatResponse.js';
-import type { LeaveGroupRequest, MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
-import type { LeaveGroupResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import type { MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
 import type { DescribedGroup } from '../../protocol/messages/DescribeGroupsResponse.js';
 import type { ListedGroup } from '../../protocol/messages/ListGroupsResponse.js';
 import type { DeletableGroupResult } from '../../protocol/messages/DeleteGroupsResponse.js';
@@ -27,7 +26,7 @@ import { Rebalancer } from './rebalancer.js';
 import { joinClassicGroup } from './join-group.js';
 import { syncClassicGroup } from './sync-group.js';
 import { heartbeatClassicGroup } from './heartbeat.js';
-import { leaveClassicGroup } from './leave-group.js';
+import { leaveClassicGroup, type LeaveGroupResult } from './leave-group.js';
 import { deleteGroupError, describeGroup, listedGroup, matchesListFilters } from './admin.js';
 
 /** Kafka's `classicGroupNewMemberJoinTimeoutMs`: 5 minutes, fixed (not a broker config). */
@@ -178,18 +177,12 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
   }
 
   /**
-   * LeaveGroup (v0-5). v0-2 carry one `memberId` and get its result as the top-level error
-   * (`LeaveGroupResponse` for old versions); v3+ carry `members` and get per-member errors.
-   * INVALID_GROUP_ID (top level) for an empty group id.
+   * LeaveGroup for the members named (a v0-2 request names one): a group error or per-member
+   * results; see `leaveClassicGroup`. INVALID_GROUP_ID for an empty group id.
    */
-  async leaveGroup(req: LeaveGroupRequest, ctx: Pick<ClassicRequestContext, 'apiVersion'>): Promise<LeaveGroupResponse> {
-    const batched = ctx.apiVersion >= 3;
-    if (req.groupId === '') return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
-    const members: MemberIdentity[] = batched ? req.members : [{ memberId: req.memberId, groupInstanceId: null, reason: null }];
-    const result = await leaveClassicGroup(this.ctx, req.groupId, members);
-    if (batched) return { throttleTimeMs: 0, errorCode: result.errorCode, members: result.members };
-    const errorCode = result.errorCode !== ErrorCode.NONE ? result.errorCode : (result.members[0]?.errorCode ?? ErrorCode.NONE);
-    return { throttleTimeMs: 0, errorCode, members: [] };
+  leaveGroup(groupId: string, members: readonly MemberIdentity[]): Promise<LeaveGroupResult> {
+    if (groupId === '') return Promise.resolve({ errorCode: ErrorCode.INVALID_GROUP_ID, members: [] });
+    return leaveClassicGroup(this.ctx, groupId, members);
   }
 
   /** DescribeGroups (v0-6), one entry per requested id in request order; see `describeGroup`. */

@@ -7,8 +7,9 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { SyncGroupRequest } from '../../protocol/messages/SyncGroupRequest.js';
 import type { SyncGroupResponse } from '../../protocol/messages/SyncGroupResponse.js';
 import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.js';
-import type { LeaveGroupRequest, MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
-import type { LeaveGroupResponse, MemberResponse as LeaveMemberResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import type { MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
+import type { MemberResponse as LeaveMemberResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import type { LeaveGroupResult } from '../classic/leave-group.js';
 import * as ConsumerProtocolAssignmentSchema from '../../records/schemas/ConsumerProtocolAssignment.js';
 import type { CoordinatorRecord } from '../records.js';
 import { encodeAssignment } from '../classic/consumer-protocol.js';
@@ -118,10 +119,8 @@ function waitingOnUnreleasedPartition(group: ConsumerGroup, member: ConsumerGrou
  * id it was named by; the members found are fenced together (`consumerGroupFenceMembers`: one
  * epoch bump, or the online downgrade). A downgrade that fails is the request's error.
  */
-export async function classicLeave(ctx: ConsumerContext, req: LeaveGroupRequest, apiVersion: number): Promise<LeaveGroupResponse> {
-  const group = ctx.store.get(req.groupId);
-  const batched = apiVersion >= 3;
-  const identities: MemberIdentity[] = batched ? req.members : [{ memberId: req.memberId, groupInstanceId: null, reason: null }];
+export async function classicLeave(ctx: ConsumerContext, groupId: string, identities: readonly MemberIdentity[]): Promise<LeaveGroupResult> {
+  const group = ctx.store.get(groupId);
   const leaving: ConsumerGroupMember[] = [];
   const results: LeaveMemberResponse[] = identities.map((id) => {
     const result: LeaveMemberResponse = { memberId: id.memberId, groupInstanceId: id.groupInstanceId, errorCode: ErrorCode.NONE };
@@ -136,7 +135,7 @@ export async function classicLeave(ctx: ConsumerContext, req: LeaveGroupRequest,
         if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, 'unknown instance id');
         if (id.memberId !== '' && member.memberId !== id.memberId) throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, 'fenced');
       }
-      ctx.log.info({ groupId: req.groupId, memberId: member.memberId, instanceId: id.groupInstanceId, reason: id.reason ?? 'not provided' }, 'member left the consumer group through LeaveGroup');
+      ctx.log.info({ groupId, memberId: member.memberId, instanceId: id.groupInstanceId, reason: id.reason ?? 'not provided' }, 'member left the consumer group through LeaveGroup');
       leaving.push(member);
       return result;
     } catch (err) {
@@ -149,15 +148,14 @@ export async function classicLeave(ctx: ConsumerContext, req: LeaveGroupRequest,
     if (group) records = fenceMembers(ctx, group, leaving, 'the member left the group through LeaveGroup');
   } catch (err) {
     ctx.writer.abandon(records);
-    if (err instanceof ConsumerGroupError) return { throttleTimeMs: 0, errorCode: err.errorCode, members: [] };
+    if (err instanceof ConsumerGroupError) return { errorCode: err.errorCode, members: [] };
     throw err;
   }
   try {
     await ctx.writer.append(records);
   } catch (err) {
-    ctx.log.error({ err, groupId: req.groupId }, 'failed to write consumer group records');
-    return { throttleTimeMs: 0, errorCode: writeErrorCode(err), members: [] };
+    ctx.log.error({ err, groupId }, 'failed to write consumer group records');
+    return { errorCode: writeErrorCode(err), members: [] };
   }
-  if (batched) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, members: results };
-  return { throttleTimeMs: 0, errorCode: results[0]?.errorCode ?? ErrorCode.NONE, members: [] };
+  return { errorCode: ErrorCode.NONE, members: results };
 }

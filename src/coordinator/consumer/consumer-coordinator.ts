@@ -25,8 +25,8 @@ import type { JoinGroupResponse } from '../../protocol/messages/JoinGroupRespons
 import type { SyncGroupRequest } from '../../protocol/messages/SyncGroupRequest.js';
 import type { SyncGroupResponse } from '../../protocol/messages/SyncGroupResponse.js';
 import type { HeartbeatRequest } from '../../protocol/messages/HeartbeatRequest.js';
-import type { LeaveGroupRequest } from '../../protocol/messages/LeaveGroupRequest.js';
-import type { LeaveGroupResponse } from '../../protocol/messages/LeaveGroupResponse.js';
+import type { MemberIdentity } from '../../protocol/messages/LeaveGroupRequest.js';
+import type { LeaveGroupResult } from '../classic/leave-group.js';
 import type { Time } from '../../util/time.js';
 import type { CoordinatorRecord } from '../records.js';
 import type { RetentionGroupSource } from '../offsets/retention.js';
@@ -182,8 +182,8 @@ export class ConsumerGroupCoordinator {
   }
 
   /** LeaveGroup for classic members of a consumer group; see `classicLeave`. */
-  classicLeave(req: LeaveGroupRequest, apiVersion: number): Promise<LeaveGroupResponse> {
-    return classicLeave(this.ctx, req, apiVersion);
+  classicLeave(groupId: string, members: readonly MemberIdentity[]): Promise<LeaveGroupResult> {
+    return classicLeave(this.ctx, groupId, members);
   }
 
   /**

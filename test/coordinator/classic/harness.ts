@@ -7,6 +7,9 @@ import type { JoinGroupRequest } from '../../../src/protocol/messages/JoinGroupR
 import type { JoinGroupResponse } from '../../../src/protocol/messages/JoinGroupResponse.js';
 import type { SyncGroupRequest } from '../../../src/protocol/messages/SyncGroupRequest.js';
 import type { HeartbeatRequest } from '../../../src/protocol/messages/HeartbeatRequest.js';
+import type { LeaveGroupRequest, MemberIdentity } from '../../../src/protocol/messages/LeaveGroupRequest.js';
+import type { LeaveGroupResponse, MemberResponse } from '../../../src/protocol/messages/LeaveGroupResponse.js';
+import { leaveGroupResponseAt, leavingMembers } from '../../../src/apis/13-leave-group.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { FakeTime } from '../../support/fake-time.js';
 import { MemoryGroupLog } from '../../support/memory-group-log.js';
@@ -130,4 +133,14 @@ export async function stableSingleMember(h: Harness, clientId = 'client-1', assi
   const sync = await h.coordinator.syncGroup(syncRequest({ memberId, generationId: join.generationId, assignments: [{ memberId, assignment }] }), { apiVersion: 3 });
   if (sync.errorCode !== ErrorCode.NONE) throw new Error(`sync failed with ${sync.errorCode}`);
   return memberId;
+}
+
+/** LeaveGroup as the API handler sends it to a coordinator and shapes the answer for `apiVersion` (apis/13-leave-group.ts). */
+export async function leaveGroupAt(
+  coordinator: { leaveGroup(groupId: string, members: readonly MemberIdentity[]): Promise<{ errorCode: number; members: MemberResponse[] }> },
+  req: LeaveGroupRequest,
+  ctx: { apiVersion: number },
+): Promise<LeaveGroupResponse> {
+  const result = await coordinator.leaveGroup(req.groupId, leavingMembers(req, ctx.apiVersion));
+  return leaveGroupResponseAt(ctx.apiVersion, result.errorCode, result.members);
 }

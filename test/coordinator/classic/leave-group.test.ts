@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { LeaveGroupRequest } from '../../../src/protocol/messages/LeaveGroupRequest.js';
-import { client, joinRequest, settle, setup, stableSingleMember, startDynamicJoin, syncRequest, track } from './harness.js';
+import { client, joinRequest, leaveGroupAt, settle, setup, stableSingleMember, startDynamicJoin, syncRequest, track } from './harness.js';
 
 const leave = (over: Partial<LeaveGroupRequest>): LeaveGroupRequest => ({ groupId: 'g', memberId: '', members: [], ...over });
 
@@ -21,7 +21,7 @@ describe('LeaveGroup', () => {
     await h.coordinator.syncGroup(syncRequest({ memberId: staticId, generationId: 1 }), { apiVersion: 3 });
     await Promise.all(syncs);
 
-    const res = await h.coordinator.leaveGroup(
+    const res = await leaveGroupAt(h.coordinator, 
       leave({
         members: [
           { memberId: d.memberId, groupInstanceId: null, reason: 'shutdown' },
@@ -51,8 +51,8 @@ describe('LeaveGroup', () => {
   it('v0-2 carry one member id and report its error at the top level', async () => {
     const h = setup();
     const a = await stableSingleMember(h);
-    expect(await h.coordinator.leaveGroup(leave({ memberId: 'nobody' }), { apiVersion: 1 })).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.UNKNOWN_MEMBER_ID, members: [] });
-    expect(await h.coordinator.leaveGroup(leave({ memberId: a }), { apiVersion: 1 })).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, members: [] });
+    expect(await leaveGroupAt(h.coordinator, leave({ memberId: 'nobody' }), { apiVersion: 1 })).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.UNKNOWN_MEMBER_ID, members: [] });
+    expect(await leaveGroupAt(h.coordinator, leave({ memberId: a }), { apiVersion: 1 })).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, members: [] });
     // The only member left: the join phase completes with nobody, so the group is Empty at generation 2.
     expect(h.coordinator.group('g')!.state).toBe('Empty');
     expect(h.coordinator.group('g')!.generationId).toBe(2);
@@ -61,16 +61,16 @@ describe('LeaveGroup', () => {
 
   it('answers an unknown group with UNKNOWN_MEMBER_ID per member, and an empty group id with INVALID_GROUP_ID', async () => {
     const h = setup();
-    const res = await h.coordinator.leaveGroup(leave({ groupId: 'missing', members: [{ memberId: 'm', groupInstanceId: 'i', reason: null }] }), { apiVersion: 3 });
+    const res = await leaveGroupAt(h.coordinator, leave({ groupId: 'missing', members: [{ memberId: 'm', groupInstanceId: 'i', reason: null }] }), { apiVersion: 3 });
     expect(res).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, members: [{ memberId: 'm', groupInstanceId: 'i', errorCode: ErrorCode.UNKNOWN_MEMBER_ID }] });
-    expect((await h.coordinator.leaveGroup(leave({ groupId: 'missing', memberId: 'm' }), { apiVersion: 0 })).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
-    expect((await h.coordinator.leaveGroup(leave({ groupId: '' }), { apiVersion: 3 })).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
+    expect((await leaveGroupAt(h.coordinator, leave({ groupId: 'missing', memberId: 'm' }), { apiVersion: 0 })).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await leaveGroupAt(h.coordinator, leave({ groupId: '' }), { apiVersion: 3 })).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
   });
 
   it('drops a pending (MEMBER_ID_REQUIRED) member id', async () => {
     const h = setup();
     const first = await h.coordinator.joinGroup(joinRequest(), client(5));
-    const res = await h.coordinator.leaveGroup(leave({ members: [{ memberId: first.memberId, groupInstanceId: null, reason: null }] }), { apiVersion: 4 });
+    const res = await leaveGroupAt(h.coordinator, leave({ members: [{ memberId: first.memberId, groupInstanceId: null, reason: null }] }), { apiVersion: 4 });
     expect(res.members[0]!.errorCode).toBe(ErrorCode.NONE);
     expect(h.coordinator.group('g')!.isPendingMember(first.memberId)).toBe(false);
   });
@@ -81,7 +81,7 @@ describe('LeaveGroup', () => {
     const b = track((await startDynamicJoin(h, 'client-b')).joined);
     await settle();
     expect(b.done).toBe(false);
-    await h.coordinator.leaveGroup(leave({ members: [{ memberId: a, groupInstanceId: null, reason: null }] }), { apiVersion: 3 });
+    await leaveGroupAt(h.coordinator, leave({ members: [{ memberId: a, groupInstanceId: null, reason: null }] }), { apiVersion: 3 });
     await settle();
     expect(b.value).toMatchObject({ errorCode: ErrorCode.NONE, generationId: 2 });
   });

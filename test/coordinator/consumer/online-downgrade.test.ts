@@ -19,7 +19,7 @@ import * as Asg from '../../../src/records/schemas/ConsumerProtocolAssignment.js
 import { hb } from '../../support/kip848-group.js';
 import { FakeTime } from '../../support/fake-time.js';
 import { MemoryGroupLog } from '../../support/memory-group-log.js';
-import { FakeOffsets, joinRequest, settle, syncRequest } from '../classic/harness.js';
+import { FakeOffsets, joinRequest, leaveGroupAt, settle, syncRequest } from '../classic/harness.js';
 
 const T = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionCount: 4 };
 const U = { name: 'u', topicId: 'AAAAAAAAAAAAAAAAAAAAAg', partitionCount: 2 };
@@ -241,10 +241,7 @@ describe('online downgrade of a consumer group', () => {
     const k3 = await classicMemberJoins(p);
     const epoch = p.consumer.group('g')!.groupEpoch;
     const before = p.groupLog.records.length;
-    const res = await p.consumer.classicLeave(
-      { groupId: 'g', memberId: '', members: [{ memberId: k1.memberId, groupInstanceId: null, reason: null }, { memberId: k2.memberId, groupInstanceId: null, reason: null }, { memberId: 'nope', groupInstanceId: null, reason: null }] },
-      5,
-    );
+    const res = await leaveGroupAt({ leaveGroup: (g, m) => p.consumer.classicLeave(g, m) }, { groupId: 'g', memberId: '', members: [{ memberId: k1.memberId, groupInstanceId: null, reason: null }, { memberId: k2.memberId, groupInstanceId: null, reason: null }, { memberId: 'nope', groupInstanceId: null, reason: null }] }, { apiVersion: 5 });
     expect(res.members.map((m) => m.errorCode)).toEqual([ErrorCode.NONE, ErrorCode.NONE, ErrorCode.UNKNOWN_MEMBER_ID]);
     expect(p.groupLog.records.slice(before).map(describeRecord)).toEqual([
       `cg-current-assignment:${k1.memberId}:null`,
@@ -257,7 +254,7 @@ describe('online downgrade of a consumer group', () => {
     ]);
     expect(p.consumer.group('g')!.groupEpoch).toBe(epoch + 1);
     // Kafka 4.3 looks members up whatever protocol they use: naming the KIP-848 member leaves only k3, a classic member.
-    const last = await p.consumer.classicLeave({ groupId: 'g', memberId: '', members: [{ memberId: C, groupInstanceId: null, reason: 'bye' }] }, 5);
+    const last = await leaveGroupAt({ leaveGroup: (g, m) => p.consumer.classicLeave(g, m) }, { groupId: 'g', memberId: '', members: [{ memberId: C, groupInstanceId: null, reason: 'bye' }] }, { apiVersion: 5 });
     expect(last.members).toEqual([{ memberId: C, groupInstanceId: null, errorCode: ErrorCode.NONE }]);
     expect(p.consumer.hasGroup('g')).toBe(false);
     expect(p.classic.group('g')!.allMembers().map((m) => m.memberId)).toEqual([k3.memberId]);

@@ -17,6 +17,7 @@ import {
 import type { JoinGroupRequest } from '../../../src/protocol/messages/JoinGroupRequest.js';
 import { FakeTime } from '../../support/fake-time.js';
 import { MemoryGroupLog } from '../../support/memory-group-log.js';
+import { leaveGroupAt } from '../classic/harness.js';
 
 const RETENTION_MINUTES = 10;
 const RETENTION_MS = RETENTION_MINUTES * 60_000;
@@ -93,7 +94,7 @@ async function stableGroup(h: H, groupId: string, topics: string[], protocolType
 }
 
 async function leave(h: H, groupId: string, memberId: string): Promise<void> {
-  const res = await h.coordinator.leaveGroup({ groupId, memberId, members: [{ memberId, groupInstanceId: null, reason: null }] }, { apiVersion: 3 });
+  const res = await leaveGroupAt(h.coordinator, { groupId, memberId, members: [{ memberId, groupInstanceId: null, reason: null }] }, { apiVersion: 3 });
   expect(res.errorCode).toBe(ErrorCode.NONE);
   expect(h.coordinator.group(groupId)!.state).toBe(ClassicGroupState.EMPTY);
 }
