@@ -8,6 +8,9 @@ import { ConsumerGroupCoordinator } from './coordinator/consumer/consumer-coordi
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
 import { CoordinatorRuntime } from './coordinator/runtime.js';
 import { GroupCoordinator } from './coordinator/group-coordinator.js';
+import { GroupMap } from './coordinator/group-map.js';
+import { classicGroupsOf } from './coordinator/classic/classic-coordinator.js';
+import { consumerGroupsOf } from './coordinator/consumer/group-store.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
 
@@ -86,6 +89,8 @@ export class Broker {
       partitionCount: (topic) => this.topics.get(topic)?.partitionCount,
     });
     this.runtime = new CoordinatorRuntime(this.groupLog, options.log);
+    // Every group of every type under its id (GroupMetadataManager.groups); each coordinator holds a view of its type.
+    const groupMap = new GroupMap();
     this.offsets = new OffsetStore({ runtime: this.runtime, time: options.time });
     this.classic = new ClassicGroupCoordinator({
       config: options.config,
@@ -93,13 +98,14 @@ export class Broker {
       time: options.time,
       writer: this.runtime,
       offsets: this.offsets,
-      isForeignGroup: (groupId) => this.consumer.hasGroup(groupId),
+      groups: classicGroupsOf(groupMap),
     });
     this.consumer = new ConsumerGroupCoordinator({
       config: options.config,
       log: options.log,
       time: options.time,
       writer: this.runtime,
+      groups: consumerGroupsOf(groupMap),
       topics: this.topics,
       offsets: this.offsets,
       classic: this.classic,

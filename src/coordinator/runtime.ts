@@ -226,11 +226,16 @@ export class CoordinatorRuntime {
     while (this.settling.size > 0) await Promise.all([...this.settling]);
   }
 
+  /**
+   * Undoes a write shard by shard, the shard of the last records first: an operation that removed
+   * a group of one type and put one of another under the same id (a conversion) is undone by
+   * removing the new group before the old one comes back.
+   */
   private revert(failed: readonly CoordinatorRecord[]): void {
     const pending: CoordinatorRecord[] = [];
     for (const w of this.inFlight) pending.push(...w.records);
     const pendingByShard = this.byShard(pending);
-    for (const [shard, list] of this.byShard(failed)) shard.revert(list, pendingByShard.get(shard) ?? []);
+    for (const [shard, list] of [...this.byShard(failed)].reverse()) shard.revert(list, pendingByShard.get(shard) ?? []);
   }
 
   private shardOf(record: CoordinatorRecord): CoordinatorShard {

@@ -15,6 +15,7 @@ import type { GroupMetadataValue } from '../../records/schemas/GroupMetadataValu
 import type { Time } from '../../util/time.js';
 import type { CoordinatorRecord, GroupMetadataRecord } from '../records.js';
 import { writeErrorCode, type CoordinatorShard, type CoordinatorWriter } from '../runtime.js';
+import { GroupMap, type GroupView } from '../group-map.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { ClassicGroup, errorJoin, errorSync, type ClassicGroupEnv, type SavedGroupState } from './classic-group.js';
 import type { ClassicContext, ClassicSettings } from './context.js';
@@ -29,6 +30,11 @@ import { heartbeatClassicGroup } from './heartbeat.js';
 import { leaveClassicGroup, type LeaveGroupResult } from './leave-group.js';
 import { deleteGroupError, describeGroup, listedGroup, matchesListFilters } from './admin.js';
 
+/** The classic groups of a group map. */
+export function classicGroupsOf(map: GroupMap): GroupView<ClassicGroup> {
+  return map.view((g): g is ClassicGroup => g instanceof ClassicGroup);
+}
+
 /** Kafka's `classicGroupNewMemberJoinTimeoutMs`: 5 minutes, fixed (not a broker config). */
 const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
 
@@ -42,8 +48,8 @@ export interface ClassicGroupCoordinatorOptions {
   /** The coordinator runtime the group records are written through. */
   writer: CoordinatorWriter;
   offsets: ClassicOffsets;
-  /** Group ids another coordinator (KIP-848 consumer groups) holds: never materialised here. */
-  isForeignGroup?: (groupId: string) => boolean;
+  /** The classic groups' view of the broker's one group map (default: a map of its own). */
+  groups?: GroupView<ClassicGroup>;
 }
 
 /** A non-empty classic group as the online upgrade reads it. */
@@ -93,7 +99,6 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
   /** Groups removed by a tombstone still in flight, to bring back if it fails. */
   private readonly removedByTombstone = new Map<GroupMetadataRecord, { group: ClassicGroup; saved: SavedGroupState }>();
   private readonly offsets: ClassicOffsets;
-  private readonly isForeignGroup: (groupId: string) => boolean;
 
   constructor(options: ClassicGroupCoordinatorOptions) {
     const { config, log, time } = options;
@@ -104,7 +109,7 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
       maxSize: config.int('group.max.size'),
       newMemberJoinTimeoutMs: NEW_MEMBER_JOIN_TIMEOUT_MS,
     };
-    const groups = new Map<string, ClassicGroup>();
+    const groups = options.groups ?? classicGroupsOf(new GroupMap());
     const timers = new KeyedTimers(time);
     const writer = options.writer;
     let rebalancer!: Rebalancer;
@@ -127,7 +132,6 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     };
     rebalancer = new Rebalancer(this.ctx);
     this.offsets = options.offsets;
-    this.isForeignGroup = options.isForeignGroup ?? (() => false);
   }
 
   // ---- group APIs -------------------------------------------------------------------------
@@ -192,7 +196,7 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
 
   /** ListGroups (v0-5): every group (offsets-only groups included) passing the state and type filters. */
   listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): ListedGroup[] {
-    for (const id of this.offsets.groupIds?.() ?? []) if (!this.isForeignGroup(id)) this.group(id);
+    for (const id of this.offsets.groupIds?.() ?? []) this.group(id);
     return [...this.ctx.groups.values()].filter((g) => matchesListFilters(g, statesFilter, typesFilter)).map(listedGroup);
   }
 
@@ -253,7 +257,7 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
   group(groupId: string): ClassicGroup | undefined {
     const group = this.ctx.groups.get(groupId);
     if (group) return group;
-    return this.offsets.hasOffsets(groupId) && !this.isForeignGroup(groupId) ? this.getOrCreateSimpleGroup(groupId) : undefined;
+    return this.offsets.hasOffsets(groupId) && !this.ctx.groups.taken(groupId) ? this.getOrCreateSimpleGroup(groupId) : undefined;
   }
 
   /**
@@ -328,7 +332,7 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
    * group a consumer group becomes (`buildFromConsumerGroup`) without changing anything; throws
    * `DowngradeError` when it cannot be built. `install` then puts it in place as Kafka does:
    * the group, every member's session timer (`rescheduleClassicGroupMemberHeartbeat`) and, with
-   * a reason, `prepareRebalance`. The consumer group must be gone by then (`isForeignGroup`).
+   * a reason, `prepareRebalance`. The consumer group must be gone from the group map by then.
    */
   prepareDowngrade(plan: ClassicDowngradePlan): PreparedDowngrade {
     const { group, record } = buildFromConsumerGroup(this.ctx.groupEnv, plan);
@@ -434,7 +438,7 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     for (const r of failed) {
       const removed = this.removedByTombstone.get(r);
       this.removedByTombstone.delete(r);
-      if (!removed || this.ctx.groups.has(r.groupId) || this.isForeignGroup(r.groupId)) continue;
+      if (!removed || this.ctx.groups.taken(r.groupId)) continue;
       const { group } = removed;
       group.restoreState(removed.saved);
       this.ctx.groups.set(r.groupId, group);

@@ -7,6 +7,7 @@ import type { Time } from '../../util/time.js';
 import type { ClassicGroup, ClassicGroupEnv } from './classic-group.js';
 import type { KeyedTimers } from './keyed-timers.js';
 import type { CoordinatorWriter } from '../runtime.js';
+import type { GroupView } from '../group-map.js';
 
 /** Kafka's classic group settings (`GroupCoordinatorConfig`), read once from BrokerConfig. */
 export interface ClassicSettings {
@@ -30,7 +31,8 @@ export interface ClassicState {
   readonly settings: ClassicSettings;
   readonly time: Time;
   readonly log: Logger;
-  readonly groups: Map<string, ClassicGroup>;
+  /** The classic groups of the broker's one group map. */
+  readonly groups: GroupView<ClassicGroup>;
   readonly timers: KeyedTimers;
   readonly writer: CoordinatorWriter;
   /** What new groups are built with (clock, logger, session refresh hook). */

@@ -31,6 +31,7 @@ import type { Time } from '../../util/time.js';
 import type { CoordinatorRecord } from '../records.js';
 import type { RetentionGroupSource } from '../offsets/retention.js';
 import { writeErrorCode, type CoordinatorWriter } from '../runtime.js';
+import type { GroupView } from '../group-map.js';
 import { loadAssignors, parseAssignorNames } from './assignors.js';
 import { classicJoin } from './classic-join.js';
 import { classicHeartbeat, classicLeave, classicSync } from './classic-members.js';
@@ -60,6 +61,8 @@ export interface ConsumerGroupCoordinatorOptions {
   topics: ConsumerTopicSource;
   offsets: ConsumerOffsets;
   classic?: ClassicGroupBridge;
+  /** The consumer groups' view of the broker's one group map (default: a map of its own). */
+  groups?: GroupView<ConsumerGroup>;
 }
 
 export class ConsumerGroupCoordinator {
@@ -84,6 +87,7 @@ export class ConsumerGroupCoordinator {
       store: new ConsumerGroupStore(
         (groupId) => timers.cancelGroup(groupId),
         (group) => timers.restartGroup(group),
+        options.groups,
       ),
       get timers() {
         return timers;

@@ -5,6 +5,7 @@
  */
 import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
 import type { CoordinatorShard } from '../runtime.js';
+import { GroupMap, type GroupView } from '../group-map.js';
 import { assignmentFromTargetRecord } from './assignment.js';
 import { ConsumerGroup } from './consumer-group.js';
 import { LEAVE_GROUP_MEMBER_EPOCH, applyCurrentAssignment, applyMemberMetadata, newMember } from './member.js';
@@ -14,11 +15,19 @@ export type Emit = (record: ConsumerGroupRecord) => void;
 
 const noop = (): void => {};
 
+/** What `applyRecord` needs of a map of groups: the latest view (the group map) or the committed `Map`. */
+type GroupsOf<T> = Pick<Map<string, T>, 'get' | 'delete'> & { set(groupId: string, group: T): unknown };
+
+/** The consumer groups of a group map. */
+export function consumerGroupsOf(map: GroupMap): GroupView<ConsumerGroup> {
+  return map.view((g): g is ConsumerGroup => g instanceof ConsumerGroup);
+}
+
 /**
  * Applies one consumer-group record to a map of groups; `onGroupDeleted` runs when record 3 is
  * tombstoned. The one replay function: live, at start-up and for the committed view.
  */
-function applyRecord(groups: Map<string, ConsumerGroup>, record: ConsumerGroupRecord, onGroupDeleted: (groupId: string) => void): void {
+function applyRecord(groups: GroupsOf<ConsumerGroup>, record: ConsumerGroupRecord, onGroupDeleted: (groupId: string) => void): void {
   const { groupId } = record;
   if (record.value === null) {
     const group = groups.get(groupId);
@@ -99,7 +108,7 @@ const CONSUMER_GROUP_KINDS = [
  */
 export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord['kind']> {
   readonly kinds = CONSUMER_GROUP_KINDS;
-  private readonly groups = new Map<string, ConsumerGroup>();
+  private readonly groups: GroupView<ConsumerGroup>;
   private readonly committedGroups = new Map<string, ConsumerGroup>();
   private regexVersion = 0n;
 
@@ -110,7 +119,10 @@ export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord[
   constructor(
     private readonly onGroupDeleted: (groupId: string) => void,
     private readonly onGroupReverted: (group: ConsumerGroup) => void = noop,
-  ) {}
+    groups: GroupView<ConsumerGroup> = consumerGroupsOf(new GroupMap()),
+  ) {
+    this.groups = groups;
+  }
 
   // ---- the latest view: what operations decide on -------------------------------------------
 
@@ -182,6 +194,12 @@ export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord[
   revert(failed: readonly ConsumerGroupRecord[], pending: readonly ConsumerGroupRecord[]): void {
     const touched = new Set(failed.map((r) => r.groupId));
     for (const groupId of touched) {
+      // A group of another type took the id meanwhile (a classic JoinGroup after the conversion
+      // of an empty consumer group): it keeps it.
+      if (this.groups.taken(groupId) && !this.groups.has(groupId)) {
+        touched.delete(groupId);
+        continue;
+      }
       const committed = this.committedGroups.get(groupId);
       if (committed) this.groups.set(groupId, committed.clone());
       else if (this.groups.delete(groupId)) this.onGroupDeleted(groupId);

@@ -1,7 +1,9 @@
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { BrokerConfig } from '../../../src/config.js';
-import { ClassicGroupCoordinator } from '../../../src/coordinator/classic/classic-coordinator.js';
+import { ClassicGroupCoordinator, classicGroupsOf } from '../../../src/coordinator/classic/classic-coordinator.js';
+import { GroupMap } from '../../../src/coordinator/group-map.js';
+import { consumerGroupsOf } from '../../../src/coordinator/consumer/group-store.js';
 import { ConsumerGroupCoordinator, type ConsumerTopicSource } from '../../../src/coordinator/consumer/consumer-coordinator.js';
 import type { JoinGroupRequest } from '../../../src/protocol/messages/JoinGroupRequest.js';
 import type { JoinGroupResponse } from '../../../src/protocol/messages/JoinGroupResponse.js';
@@ -47,9 +49,10 @@ export function setup(config: Record<string, string | number> = {}) {
   });
   const log = pino({ level: 'info' }, sink);
   const runtime = groupLog.runtime();
-  const coordinator = new ClassicGroupCoordinator({ config: new BrokerConfig(config), log, time, writer: runtime, offsets });
+  const groupMap = new GroupMap();
+  const coordinator = new ClassicGroupCoordinator({ config: new BrokerConfig(config), log, time, writer: runtime, offsets, groups: classicGroupsOf(groupMap) });
   runtime.register(coordinator);
-  return { time, groupLog, runtime, offsets, coordinator, logLines };
+  return { time, groupLog, runtime, groupMap, offsets, coordinator, logLines };
 }
 
 export type Harness = ReturnType<typeof setup>;
@@ -69,6 +72,7 @@ export function consumerCoordinatorFor(h: Harness, topics: ConsumerTopicSource, 
     topics,
     offsets: h.offsets,
     classic: h.coordinator,
+    groups: consumerGroupsOf(h.groupMap),
   });
   h.runtime.register(consumer.shard);
   return consumer;

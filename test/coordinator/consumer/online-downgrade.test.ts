@@ -7,7 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { BrokerConfig } from '../../../src/config.js';
-import { ClassicGroupCoordinator } from '../../../src/coordinator/classic/classic-coordinator.js';
+import { ClassicGroupCoordinator, classicGroupsOf } from '../../../src/coordinator/classic/classic-coordinator.js';
+import { GroupMap } from '../../../src/coordinator/group-map.js';
+import { consumerGroupsOf } from '../../../src/coordinator/consumer/group-store.js';
 import { ConsumerGroupCoordinator } from '../../../src/coordinator/consumer/consumer-coordinator.js';
 import { memberMetadataValue } from '../../../src/coordinator/consumer/member.js';
 import type { CoordinatorRecord } from '../../../src/coordinator/records.js';
@@ -54,8 +56,9 @@ function coordinators(config: Record<string, string | number> = {}, time = new F
   const full = new BrokerConfig({ 'group.initial.rebalance.delay.ms': 0, 'group.consumer.assignment.interval.ms': 0, ...config });
   let consumer!: ConsumerGroupCoordinator;
   const runtime = groupLog.runtime();
-  const classic = new ClassicGroupCoordinator({ config: full, log: silent, time, writer: runtime, offsets, isForeignGroup: (id) => consumer.hasGroup(id) });
-  consumer = new ConsumerGroupCoordinator({ config: full, log: silent, time, writer: runtime, topics, offsets, classic });
+  const groups = new GroupMap();
+  const classic = new ClassicGroupCoordinator({ config: full, log: silent, time, writer: runtime, offsets, groups: classicGroupsOf(groups) });
+  consumer = new ConsumerGroupCoordinator({ config: full, log: silent, time, writer: runtime, topics, offsets, classic, groups: consumerGroupsOf(groups) });
   runtime.register(classic);
   runtime.register(consumer.shard);
   return {
