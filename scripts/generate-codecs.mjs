@@ -550,6 +550,10 @@ function genRecordTypes(entries) {
       out.push(`/** The ${family} records of ${log}. */`);
       out.push(`export type ${pascal(family)}Record = ${inLog.filter((e) => e.family === family).map((e) => `${e.name}Record`).join(' | ')};\n`);
     }
+    out.push(`/** The record kinds of ${log}, by family (what a coordinator that replays a family registers for). */`);
+    out.push(`export const ${constantName(L)}_RECORD_KINDS = {`);
+    for (const family of families) out.push(`  '${family}': [${inLog.filter((e) => e.family === family).map((e) => `'${e.kind}'`).join(', ')}],`);
+    out.push('} as const;\n');
     out.push(`/** The records of ${log}, by family. */`);
     out.push(`export interface ${L}RecordsByFamily {`);
     for (const family of families) out.push(`  '${family}': ${pascal(family)}Record;`);

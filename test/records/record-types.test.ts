@@ -11,6 +11,9 @@ import { Writer } from '../../src/protocol/primitives.js';
 import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue, recordTypeEntry, recordTypeOfKind } from '../../src/records/coordinator-record.js';
 import {
   COORDINATOR_RECORD_TYPES,
+  CONSUMER_OFFSETS_RECORD_KINDS,
+  SHARE_GROUP_STATE_RECORD_KINDS,
+  TRANSACTION_STATE_RECORD_KINDS,
   ConsumerOffsetsRecordType,
   ShareGroupStateRecordType,
   TransactionStateRecordType,
@@ -72,6 +75,11 @@ describe('the record-type registry', () => {
     expect(families('__consumer_offsets')['offsets']).toEqual(['LegacyOffsetCommit', 'OffsetCommit']);
     expect(families('__share_group_state')).toEqual({ 'share-state': ['ShareSnapshot', 'ShareUpdate'] });
     expect(families('__transaction_state')).toEqual({ transaction: ['TransactionLog'] });
+    for (const [log, kinds] of [['__consumer_offsets', CONSUMER_OFFSETS_RECORD_KINDS], ['__share_group_state', SHARE_GROUP_STATE_RECORD_KINDS], ['__transaction_state', TRANSACTION_STATE_RECORD_KINDS]] as const) {
+      const byFamily: Record<string, string[]> = {};
+      for (const e of COORDINATOR_RECORD_TYPES[log]) (byFamily[e.family] ??= []).push(e.kind);
+      expect(kinds).toEqual(byFamily);
+    }
   });
 
   it('keeps the record kinds and key property names records.ts has always served', () => {

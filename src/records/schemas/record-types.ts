@@ -295,6 +295,15 @@ export type ShareGroupRecord = ShareGroupMemberMetadataRecord | ShareGroupMetada
 /** The streams-group records of __consumer_offsets. */
 export type StreamsGroupRecord = StreamsGroupMetadataRecord | StreamsGroupMemberMetadataRecord | StreamsGroupTargetAssignmentMetadataRecord | StreamsGroupTargetAssignmentMemberRecord | StreamsGroupCurrentMemberAssignmentRecord | StreamsGroupTopologyRecord;
 
+/** The record kinds of __consumer_offsets, by family (what a coordinator that replays a family registers for). */
+export const CONSUMER_OFFSETS_RECORD_KINDS = {
+  'offsets': ['legacy-offset-commit', 'offset-commit'],
+  'classic-group': ['group-metadata'],
+  'consumer-group': ['cg-metadata', 'cg-partition-metadata', 'cg-member-metadata', 'cg-target-metadata', 'cg-target-member', 'cg-current-assignment', 'cg-regex'],
+  'share-group': ['share-group-member-metadata', 'share-group-metadata', 'share-group-target-assignment-metadata', 'share-group-target-assignment-member', 'share-group-current-member-assignment', 'share-group-state-partition-metadata'],
+  'streams-group': ['streams-group-metadata', 'streams-group-member-metadata', 'streams-group-target-assignment-metadata', 'streams-group-target-assignment-member', 'streams-group-current-member-assignment', 'streams-group-topology'],
+} as const;
+
 /** The records of __consumer_offsets, by family. */
 export interface ConsumerOffsetsRecordsByFamily {
   'offsets': OffsetsRecord;
@@ -428,6 +437,11 @@ export const CONSUMER_OFFSETS_RECORD_TYPES: readonly RecordTypeEntry[] = [
 /** The share-state records of __share_group_state. */
 export type ShareStateRecord = ShareSnapshotRecord | ShareUpdateRecord;
 
+/** The record kinds of __share_group_state, by family (what a coordinator that replays a family registers for). */
+export const SHARE_GROUP_STATE_RECORD_KINDS = {
+  'share-state': ['share-snapshot', 'share-update'],
+} as const;
+
 /** The records of __share_group_state, by family. */
 export interface ShareGroupStateRecordsByFamily {
   'share-state': ShareStateRecord;
@@ -456,6 +470,11 @@ export const SHARE_GROUP_STATE_RECORD_TYPES: readonly RecordTypeEntry[] = [
 
 /** The transaction records of __transaction_state. */
 export type TransactionRecord = TransactionLogRecord;
+
+/** The record kinds of __transaction_state, by family (what a coordinator that replays a family registers for). */
+export const TRANSACTION_STATE_RECORD_KINDS = {
+  'transaction': ['transaction-log'],
+} as const;
 
 /** The records of __transaction_state, by family. */
 export interface TransactionStateRecordsByFamily {
