@@ -6,7 +6,7 @@ VERSION=${1:-4.3.1}
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for artifact in kafka-clients kafka-group-coordinator; do
+for artifact in kafka-clients kafka-group-coordinator kafka-share-coordinator kafka-transaction-coordinator; do
   curl -sSfL -o "$tmp/$artifact.jar" "https://repo1.maven.org/maven2/org/apache/kafka/$artifact/$VERSION/$artifact-$VERSION.jar"
   (cd "$tmp" && unzip -oq "$artifact.jar" 'common/message/*.json')
 done

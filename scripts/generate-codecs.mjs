@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Generates TypeScript codecs from Kafka's message JSON schemas (schemas/*.json).
 // Output: src/protocol/messages/*.ts (API requests/responses, headers) and
-// src/records/schemas/*.ts (__consumer_offsets keys/values, ConsumerProtocol data).
+// src/records/schemas/*.ts (coordinator record keys/values, ConsumerProtocol data), plus
+// src/records/schemas/record-types.ts, the registry of coordinator record types.
 // Every message gets a reader and a writer for each of its valid versions, so the
-// server decodes requests / encodes responses and tests can do the reverse.
+// server decodes requests / encodes responses and tests can do the reverse; record schemas
+// also get their field list (FIELDS), which the JSON printer of the dump tool walks.
 // Usage: node scripts/generate-codecs.mjs [--check]   (--check fails if output is stale)
 import { readFileSync, writeFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -46,6 +48,9 @@ function rangeTest(range, valid) {
 
 const camel = (name) => name.charAt(0).toLowerCase() + name.slice(1);
 
+/** A parsed range as a VersionRange literal (`[3, Infinity]` for "3+"). */
+const rangeLiteral = (range) => `[${range[0]}, ${range[1] === Infinity ? 'Infinity' : range[1]}]`;
+
 const PRIMITIVES = {
   bool: { ts: 'boolean', read: 'r.bool()', write: (v) => `w.bool(${v})`, def: 'false' },
   int8: { ts: 'number', read: 'r.int8()', write: (v) => `w.int8(${v})`, def: '0' },
@@ -72,8 +77,10 @@ function defaultLiteral(field, type) {
 }
 
 class MessageGen {
-  constructor(schema) {
+  /** `withFields`: also emit FIELDS, the schema's field list (record schemas). */
+  constructor(schema, withFields = false) {
     this.schema = schema;
+    this.withFields = withFields;
     this.valid = parseRange(schema.validVersions);
     this.flexible = parseRange(schema.flexibleVersions);
     this.structs = new Map(); // name -> fields
@@ -287,10 +294,58 @@ class MessageGen {
     return out.join('\n');
   }
 
+  /** A field's type as a SchemaFieldType literal (src/records/schema-types.ts). */
+  fieldTypeLiteral(type) {
+    if (type.startsWith('[]')) return `{ array: ${this.fieldTypeLiteral(type.slice(2))} }`;
+    if (this.structs.has(type)) return `{ struct: FIELDS_${type}, read: read${type} }`;
+    return `'${type}'`;
+  }
+
+  /** A field's entry in a FIELDS list: name, type, version ranges, tag and parsed default. */
+  fieldLiteral(field) {
+    const parts = [`name: '${camel(field.name)}'`, `type: ${this.fieldTypeLiteral(field.type)}`, `versions: ${rangeLiteral(parseRange(field.versions))}`];
+    const nullable = parseRange(field.nullableVersions);
+    if (nullable) parts.push(`nullableVersions: ${rangeLiteral(nullable)}`);
+    const tagged = parseRange(field.taggedVersions);
+    if (tagged) parts.push(`taggedVersions: ${rangeLiteral(tagged)}`, `tag: ${field.tag}`);
+    if (field.default !== undefined) {
+      const d = field.default === null || field.default === 'null' ? 'null' : defaultLiteral(field, field.type);
+      if (d !== undefined) parts.push(`default: ${d}`);
+    }
+    return `{ ${parts.join(', ')} }`;
+  }
+
+  /**
+   * FIELDS_<Struct> for every struct (the structs a struct names first) and FIELDS, the
+   * message's own: what Kafka's JsonConverterGenerator walks to print a message as JSON.
+   */
+  genFields() {
+    const out = [];
+    const done = new Set();
+    const visit = (name) => {
+      if (done.has(name)) return;
+      done.add(name);
+      const fields = this.structs.get(name);
+      for (const f of fields) {
+        const elem = f.type.startsWith('[]') ? f.type.slice(2) : f.type;
+        if (this.structs.has(elem)) visit(elem);
+      }
+      out.push(`const FIELDS_${name}: readonly SchemaField[] = [`);
+      for (const f of fields) out.push(`  ${this.fieldLiteral(f)},`);
+      out.push('];\n');
+    };
+    visit(this.schema.name);
+    out.push(`/** The fields of ${this.schema.name}, in schema order (the order Kafka's JSON converter prints them in). */`);
+    out.push(`export const FIELDS: readonly SchemaField[] = FIELDS_${this.schema.name};\n`);
+    return out.join('\n');
+  }
+
   generate() {
     const s = this.schema;
     const parts = [HEADER];
-    parts.push("import { Reader, Writer, ZERO_UUID, EMPTY_BYTES, nonNull } from '../protocol/primitives.js';\n");
+    parts.push("import { Reader, Writer, ZERO_UUID, EMPTY_BYTES, nonNull } from '../protocol/primitives.js';");
+    if (this.withFields) parts.push("import type { SchemaField } from '../schema-types.js';");
+    parts.push('');
     parts.push('void ZERO_UUID; void EMPTY_BYTES; void nonNull;\n');
     if (s.apiKey !== undefined) parts.push(`export const API_KEY = ${s.apiKey};`);
     parts.push(`export const MIN_VERSION = ${this.valid[0]};`);
@@ -306,6 +361,7 @@ class MessageGen {
       checked.add(next);
       parts.push(this.genIsDefault(next));
     }
+    if (this.withFields) parts.push(this.genFields());
     parts.push(`/** Decodes a ${s.name} at \`version\` (${s.validVersions}). */`);
     parts.push(`export function decode(r: Reader, version: number): ${s.name} {`);
     parts.push(`  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(\`${s.name} v\${version} is not supported\`);`);
@@ -320,22 +376,35 @@ class MessageGen {
   }
 }
 
+/** A field without `versions` exists in its tagged versions (Kafka's FieldSpec). */
+function normalizeFields(fields) {
+  for (const f of fields ?? []) {
+    if (f.versions === undefined && f.taggedVersions !== undefined) f.versions = f.taggedVersions;
+    normalizeFields(f.fields);
+  }
+}
+
 function loadSchema(file) {
   const text = readFileSync(file, 'utf8').split('\n').filter((l) => !l.trim().startsWith('//')).join('\n');
-  return JSON.parse(text);
+  const schema = JSON.parse(text);
+  normalizeFields(schema.fields);
+  for (const c of schema.commonStructs ?? []) normalizeFields(c.fields);
+  return schema;
 }
 
 const outputs = new Map();
 const apiMessages = [];
+const recordSchemas = [];
 for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.json')).sort()) {
   const schema = loadSchema(join(schemaDir, file));
   const isApi = schema.type === 'request' || schema.type === 'response' || schema.type === 'header';
   const dir = isApi ? 'src/protocol/messages' : 'src/records/schemas';
-  let code = new MessageGen(schema).generate();
+  let code = new MessageGen(schema, !isApi).generate();
   if (!isApi) code = code.replace("'../protocol/primitives.js'", "'../../protocol/primitives.js'");
   else code = code.replace("'../protocol/primitives.js'", "'../primitives.js'");
   outputs.set(join(root, dir, `${schema.name}.ts`), code);
   if (schema.type === 'request' || schema.type === 'response') apiMessages.push(schema);
+  else if (!isApi) recordSchemas.push(schema);
 }
 
 // Index of API messages: key -> request and response codec modules.
@@ -370,6 +439,151 @@ idx.push('} as const;');
 idx.push('');
 idx.push('export type ApiKeyWithCodec = keyof typeof API_CODECS;');
 outputs.set(join(root, 'src/protocol/messages/index.ts'), idx.join('\n') + '\n');
+
+// ---------------------------------------------------------------------------------------------
+// The registry of coordinator record types (Kafka's generated `CoordinatorRecordType` enums)
+
+/**
+ * The log and the record family of each coordinator record, by the prefix of its schema name.
+ * Kafka keeps them in three modules, each numbering its types from 0: group-coordinator
+ * (`__consumer_offsets`), share-coordinator (`__share_group_state`) and transaction-coordinator
+ * (`__transaction_state`). A family is what one coordinator replays together.
+ */
+const RECORD_FAMILIES = [
+  { prefix: 'LegacyOffsetCommit', family: 'offsets', log: '__consumer_offsets' },
+  { prefix: 'OffsetCommit', family: 'offsets', log: '__consumer_offsets' },
+  { prefix: 'GroupMetadata', family: 'classic-group', log: '__consumer_offsets' },
+  { prefix: 'ConsumerGroup', family: 'consumer-group', log: '__consumer_offsets' },
+  { prefix: 'ShareGroup', family: 'share-group', log: '__consumer_offsets' },
+  { prefix: 'StreamsGroup', family: 'streams-group', log: '__consumer_offsets' },
+  { prefix: 'ShareSnapshot', family: 'share-state', log: '__share_group_state' },
+  { prefix: 'ShareUpdate', family: 'share-state', log: '__share_group_state' },
+  { prefix: 'TransactionLog', family: 'transaction', log: '__transaction_state' },
+];
+
+/**
+ * The `kind` and key property names of the records src/coordinator/records.ts served before
+ * this registry (its callers switch on them). Every other record's kind is its Kafka name in
+ * kebab case and its key properties are the key's fields.
+ */
+const RECORD_SHAPES = {
+  LegacyOffsetCommit: { key: { group: 'groupId' } },
+  OffsetCommit: { kind: 'offset-commit', key: { group: 'groupId' } },
+  GroupMetadata: { kind: 'group-metadata', key: { group: 'groupId' } },
+  ConsumerGroupMetadata: { kind: 'cg-metadata' },
+  ConsumerGroupPartitionMetadata: { kind: 'cg-partition-metadata' },
+  ConsumerGroupMemberMetadata: { kind: 'cg-member-metadata' },
+  ConsumerGroupTargetAssignmentMetadata: { kind: 'cg-target-metadata' },
+  ConsumerGroupTargetAssignmentMember: { kind: 'cg-target-member' },
+  ConsumerGroupCurrentMemberAssignment: { kind: 'cg-current-assignment' },
+  ConsumerGroupRegularExpression: { kind: 'cg-regex', key: { regularExpression: 'regex' } },
+};
+
+const kebab = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+const constantName = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+/** 'consumer-group' -> 'ConsumerGroup', '__consumer_offsets' -> 'ConsumerOffsets'. */
+const pascal = (text) => text.split(/[-_]+/).filter(Boolean).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+
+function recordTypes(schemas) {
+  const byName = new Map(schemas.map((s) => [s.name, s]));
+  const entries = [];
+  for (const key of schemas.filter((s) => s.type === 'coordinator-key')) {
+    const name = key.name.replace(/Key$/, '');
+    const value = byName.get(`${name}Value`);
+    if (!value || value.type !== 'coordinator-value') throw new Error(`${key.name}: no ${name}Value schema`);
+    if (value.apiKey !== key.apiKey) throw new Error(`${key.name} has apiKey ${key.apiKey}, ${value.name} ${value.apiKey}`);
+    const home = RECORD_FAMILIES.find((f) => name.startsWith(f.prefix));
+    if (!home) throw new Error(`${key.name}: add its family and log to RECORD_FAMILIES in scripts/generate-codecs.mjs`);
+    const shape = RECORD_SHAPES[name] ?? {};
+    const keyFields = key.fields.map((f) => [camel(f.name), shape.key?.[camel(f.name)] ?? camel(f.name)]);
+    entries.push({ ...home, name, type: key.apiKey, kind: shape.kind ?? kebab(name), keyFields, key, value });
+  }
+  entries.sort((a, b) => a.log.localeCompare(b.log) || a.type - b.type);
+  for (let i = 1; i < entries.length; i++) {
+    const [a, b] = [entries[i - 1], entries[i]];
+    if (a.log === b.log && a.type === b.type) throw new Error(`${a.name} and ${b.name} are both record type ${a.type} of ${a.log}`);
+  }
+  const kinds = new Set();
+  for (const e of entries) {
+    if (kinds.has(e.kind)) throw new Error(`two record types have the kind '${e.kind}'`);
+    kinds.add(e.kind);
+  }
+  return entries;
+}
+
+/** src/records/schemas/record-types.ts: entries, record interfaces and unions, per log. */
+function genRecordTypes(entries) {
+  const out = [HEADER];
+  out.push('/**');
+  out.push(' * The coordinator record types of Kafka 4.3 (its generated `CoordinatorRecordType` enums of the');
+  out.push(' * group, share and transaction coordinators), from the `coordinator-key`/`coordinator-value`');
+  out.push(' * schemas: per log, one entry per record type with its key and value codecs, the value versions,');
+  out.push(" * Kafka's name and the family it belongs to, and one TypeScript record shape per type:");
+  out.push(' * `{ kind, ...key fields, value }`, a null value being a tombstone.');
+  out.push(' */');
+  out.push("import type { RecordTypeEntry } from '../schema-types.js';");
+  for (const e of entries) {
+    out.push(`import * as ${e.key.name} from './${e.key.name}.js';`);
+    out.push(`import * as ${e.value.name} from './${e.value.name}.js';`);
+  }
+  out.push('');
+  const logs = [...new Set(entries.map((e) => e.log))];
+  out.push('/** The logs coordinator records are written to. */');
+  out.push(`export type CoordinatorLog = ${logs.map((l) => `'${l}'`).join(' | ')};\n`);
+  for (const e of entries) {
+    const keyGen = new MessageGen(e.key);
+    out.push(`/** Record type ${e.type} of ${e.log} (${e.family}): Kafka's ${e.key.name} and ${e.value.name}. */`);
+    out.push(`export interface ${e.name}Record {`);
+    out.push(`  kind: '${e.kind}';`);
+    for (const [field, prop] of e.keyFields) {
+      out.push(`  ${prop}: ${keyGen.tsType(e.key.fields.find((f) => camel(f.name) === field))};`);
+    }
+    out.push('  /** null: a tombstone. */');
+    out.push(`  value: ${e.value.name}.${e.value.name} | null;`);
+    out.push('}\n');
+  }
+  for (const log of logs) {
+    const L = pascal(log);
+    const inLog = entries.filter((e) => e.log === log);
+    const families = [...new Set(inLog.map((e) => e.family))];
+    for (const family of families) {
+      out.push(`/** The ${family} records of ${log}. */`);
+      out.push(`export type ${pascal(family)}Record = ${inLog.filter((e) => e.family === family).map((e) => `${e.name}Record`).join(' | ')};\n`);
+    }
+    out.push(`/** The record kinds of ${log}, by family (what a coordinator that replays a family registers for). */`);
+    out.push(`export const ${constantName(L)}_RECORD_KINDS = {`);
+    for (const family of families) out.push(`  '${family}': [${inLog.filter((e) => e.family === family).map((e) => `'${e.kind}'`).join(', ')}],`);
+    out.push('} as const;\n');
+    out.push(`/** The records of ${log}, by family. */`);
+    out.push(`export interface ${L}RecordsByFamily {`);
+    for (const family of families) out.push(`  '${family}': ${pascal(family)}Record;`);
+    out.push('}\n');
+    out.push(`/** Every record of ${log}. */`);
+    out.push(`export type ${L}Record = ${L}RecordsByFamily[keyof ${L}RecordsByFamily];\n`);
+    out.push(`/** The record types of ${log} by Kafka's \`CoordinatorRecordType\` constant names. */`);
+    out.push(`export const ${L}RecordType = {`);
+    for (const e of inLog) out.push(`  ${constantName(e.name)}: ${e.type},`);
+    out.push('} as const;\n');
+    out.push(`/** The record types of ${log}, by type. */`);
+    out.push(`export const ${constantName(L)}_RECORD_TYPES: readonly RecordTypeEntry[] = [`);
+    for (const e of inLog) {
+      const keyFields = e.keyFields.map(([f, p]) => `${f}: '${p}'`).join(', ');
+      const versions = parseRange(e.value.validVersions);
+      out.push('  {');
+      out.push(`    log: '${e.log}', type: ${e.type}, name: '${e.name}', constant: '${constantName(e.name)}', family: '${e.family}', kind: '${e.kind}',`);
+      out.push(`    keyFields: { ${keyFields} }, key: ${e.key.name}, value: ${e.value.name}, valueVersions: [${versions[0]}, ${versions[1]}],`);
+      out.push('  },');
+    }
+    out.push('];\n');
+  }
+  out.push('/** Every log\'s record types. */');
+  out.push('export const COORDINATOR_RECORD_TYPES: Readonly<Record<CoordinatorLog, readonly RecordTypeEntry[]>> = {');
+  for (const log of logs) out.push(`  '${log}': ${constantName(pascal(log))}_RECORD_TYPES,`);
+  out.push('};');
+  return out.join('\n') + '\n';
+}
+
+outputs.set(join(root, 'src/records/schemas/record-types.ts'), genRecordTypes(recordTypes(recordSchemas)));
 
 let stale = 0;
 for (const [path, code] of outputs) {

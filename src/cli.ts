@@ -190,11 +190,17 @@ program
   .command('dump-log')
   .description("print __consumer_offsets segments like Kafka's kafka-dump-log.sh --offsets-decoder --print-data-log")
   .argument('<segment...>', 'segment files (<base offset>.log)')
-  .action((files: string[]) => {
+  .option('--offsets-decoder', 'read the records as __consumer_offsets records (the default)')
+  .option('--transaction-log-decoder', 'read the records as __transaction_state records')
+  .option('--share-group-state-decoder', 'read the records as __share_group_state records')
+  .action((files: string[], opts: { offsetsDecoder?: boolean; transactionLogDecoder?: boolean; shareGroupStateDecoder?: boolean }) => {
+    // The decoder Kafka's DumpLogSegmentsOptions picks when several are given: the first of these.
+    const log = opts.offsetsDecoder ? '__consumer_offsets' : opts.transactionLogDecoder ? '__transaction_state' : opts.shareGroupStateDecoder ? '__share_group_state' : '__consumer_offsets';
     process.exitCode = dumpLogFiles(
       files,
       (line) => process.stdout.write(line + '\n'),
       (line) => process.stderr.write(line + '\n'),
+      log,
     );
   });
 

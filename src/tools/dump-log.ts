@@ -2,7 +2,9 @@
  * `kafka-mock-coordinator dump-log <segment.log>...`: prints a `__consumer_offsets` segment the
  * way Kafka 4.3's `kafka-dump-log.sh --offsets-decoder --print-data-log --files <segment>` does
  * (`org.apache.kafka.tools.DumpLogSegments`: `dumpLog`, `printBatchLevel`, `printRecordMetadata`,
- * `OffsetsMessageParser`; batches iterated as `FileLogInputStream` does):
+ * `OffsetsMessageParser`; batches iterated as `FileLogInputStream` does), or a
+ * `__transaction_state` / `__share_group_state` segment as `--transaction-log-decoder` /
+ * `--share-group-state-decoder` do:
  *
  *   Dumping <file>
  *   Log starting offset: <base offset from the file name>
@@ -29,7 +31,8 @@ import {
   type RecordBatchHeader,
 } from '../records/record-batch.js';
 import { readRecords, type DecodedRecord } from '../records/record-codec.js';
-import { formatOffsetsRecord } from './coordinator-json.js';
+import { formatCoordinatorRecord } from './coordinator-json.js';
+import type { CoordinatorLog } from '../records/schemas/record-types.js';
 
 /** Kafka's `DefaultRecordBatch` header bytes up to and including magic (`HEADER_SIZE_UP_TO_MAGIC`). */
 const HEADER_SIZE_UP_TO_MAGIC = MAGIC_OFFSET + 1;
@@ -74,8 +77,8 @@ export function formatBatchLine(h: RecordBatchHeader, position: number, size: nu
   );
 }
 
-/** A record line (`printRecordMetadata` + `printRecordContents` with the offsets decoder). */
-export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord): string {
+/** A record line (`printRecordMetadata` + `printRecordContents` with the decoder of `log`'s records). */
+export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord, log: CoordinatorLog = '__consumer_offsets'): string {
   const offsetDelta = Number(r.offset - h.baseOffset);
   const sequence = h.baseSequence === -1 ? -1 : incrementSequence(h.baseSequence, offsetDelta);
   let line =
@@ -87,7 +90,7 @@ export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord): string
     const controlType = r.key !== null && r.key.length >= 4 ? r.key.readInt16BE(2) : -1;
     return line + ` controlType: ${controlType === 0 ? 'ABORT' : controlType === 1 ? 'COMMIT' : 'UNKNOWN'}(${controlType})`;
   }
-  const f = formatOffsetsRecord(r.key, r.value, r.offset);
+  const f = formatCoordinatorRecord(log, r.key, r.value, r.offset);
   if (f.key !== undefined) line += ` key: ${f.key}`;
   if (f.payload !== undefined) line += ` payload: ${f.payload}`;
   return line;
@@ -108,10 +111,10 @@ function batchRecords(batch: Buffer, h: RecordBatchHeader): DecodedRecord[] {
 }
 
 /**
- * Dumps one segment file, calling `out` per stdout line and `err` per stderr line. Throws
- * (like Kafka's tool) when a batch declares a size below the minimum record overhead.
+ * Dumps one segment file of `log`, calling `out` per stdout line and `err` per stderr line.
+ * Throws (like Kafka's tool) when a batch declares a size below the minimum record overhead.
  */
-export function dumpLogFile(file: string, out: (line: string) => void, err: (line: string) => void = out): DumpLogResult {
+export function dumpLogFile(file: string, out: (line: string) => void, err: (line: string) => void = out, log: CoordinatorLog = '__consumer_offsets'): DumpLogResult {
   out(`Dumping ${file}`);
   const name = basename(file);
   const dot = name.lastIndexOf('.');
@@ -153,7 +156,7 @@ export function dumpLogFile(file: string, out: (line: string) => void, err: (lin
     } catch (e) {
       err(`Could not read the records of the batch at position ${position}: ${(e as Error).message}`);
     }
-    for (const r of records) out(formatRecordLine(h, r));
+    for (const r of records) out(formatRecordLine(h, r, log));
     position += size;
   }
   const trailingBytes = buf.length - position;
@@ -161,12 +164,12 @@ export function dumpLogFile(file: string, out: (line: string) => void, err: (lin
   return { invalidBatches, trailingBytes };
 }
 
-/** Dumps every file in order; returns the process exit code (0, or 1 when a file could not be read). */
-export function dumpLogFiles(files: readonly string[], out: (line: string) => void, err: (line: string) => void): number {
+/** Dumps every file of `log` in order; returns the process exit code (0, or 1 when a file could not be read). */
+export function dumpLogFiles(files: readonly string[], out: (line: string) => void, err: (line: string) => void, log: CoordinatorLog = '__consumer_offsets'): number {
   let code = 0;
   for (const file of files) {
     try {
-      dumpLogFile(file, out, err);
+      dumpLogFile(file, out, err, log);
     } catch (e) {
       err((e as Error).message);
       code = 1;

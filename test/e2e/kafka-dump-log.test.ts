@@ -2,12 +2,13 @@
  * Kafka 4.3's own log dumper (org.apache.kafka.tools.DumpLogSegments, what kafka-dump-log.sh
  * runs) reads the __consumer_offsets segments our server writes: every batch passes its CRC
  * check, every record decodes to what we meant to write, and our `dump-log` prints the same
- * lines. Needs the Kafka jars that test/support/provision.ts fetches (skipped without java and mvn).
+ * lines, for every record type of the generated registry in each of the three coordinator logs.
+ * Needs the Kafka jars that test/support/provision.ts fetches (skipped without java and mvn).
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,23 +18,27 @@ import { dumpLogFile } from '../../src/tools/dump-log.js';
 import { RawClient } from '../support/raw-client.js';
 import { kafkaClient, groupConsumer, waitFor } from '../support/kafkajs.js';
 import { fixtureSegment } from '../tools/offsets-fixtures.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
+import { encodeRecordKey, encodeRecordValue } from '../../src/records/coordinator-record.js';
+import { COORDINATOR_RECORD_TYPES, type CoordinatorLog } from '../../src/records/schemas/record-types.js';
+import { recordSamples } from '../support/record-samples.js';
 
 /** Kafka's jars, from test/support/provision.ts (scripts/fetch-kafka.sh); null without java/mvn here. */
 const LIBS = clients().kafkaLibs;
 const run = promisify(execFile);
 
-async function kafkaDump(files: string[]): Promise<string[]> {
+async function kafkaDump(files: string[], decoder = '--offsets-decoder'): Promise<string[]> {
   const { stdout } = await run(
     'java',
-    ['-cp', `${LIBS!}/*`, 'org.apache.kafka.tools.DumpLogSegments', '--offsets-decoder', '--print-data-log', '--files', files.join(',')],
+    ['-cp', `${LIBS!}/*`, 'org.apache.kafka.tools.DumpLogSegments', decoder, '--print-data-log', '--files', files.join(',')],
     { encoding: 'utf8', timeout: 120000, maxBuffer: 64 * 1024 * 1024 },
   );
   return stdout.split('\n').filter((l) => l !== '');
 }
 
-function ourDump(files: string[]): string[] {
+function ourDump(files: string[], log: CoordinatorLog = '__consumer_offsets'): string[] {
   const lines: string[] = [];
-  for (const f of files) dumpLogFile(f, (l) => lines.push(l), (l) => lines.push(`stderr: ${l}`));
+  for (const f of files) dumpLogFile(f, (l) => lines.push(l), (l) => lines.push(`stderr: ${l}`), log);
   return lines;
 }
 
@@ -180,4 +185,44 @@ describe.skipIf(LIBS === null)("Kafka 4.3's DumpLogSegments on our __consumer_of
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  const DECODERS: ReadonlyArray<readonly [CoordinatorLog, string]> = [
+    ['__consumer_offsets', '--offsets-decoder'],
+    ['__transaction_state', '--transaction-log-decoder'],
+    ['__share_group_state', '--share-group-state-decoder'],
+  ];
+  for (const [log, decoder] of DECODERS) {
+    it(`prints every ${log} record type of the registry, at every value version, as ${decoder} does`, async () => {
+      const samples = recordSamples(log);
+      const segment = Buffer.concat(
+        samples.map((s, i) =>
+          encodeRecordBatch({
+            baseOffset: BigInt(i),
+            timestamp: 1793247619231n + BigInt(i),
+            records: [{ key: encodeRecordKey(s.input), value: encodeRecordValue(s.input, s.valueVersion ?? undefined) }],
+            partitionLeaderEpoch: 0,
+          }),
+        ),
+      );
+      const dir = mkdtempSync(join(tmpdir(), 'kmc-kafka-registry-'));
+      try {
+        const file = join(dir, '00000000000000000000.log');
+        writeFileSync(file, segment);
+        const kafkaLines = await kafkaDump([file], decoder);
+        // Kafka decodes every sample: each record line has a key and a payload.
+        expect(kafkaLines.filter((l) => /Error at offset|Unknown record type/.test(l))).toEqual([]);
+        const printed = records(kafkaLines);
+        expect(printed).toHaveLength(samples.length);
+        expect(new Set(printed.map((r) => Number(r.key.type)))).toEqual(new Set(COORDINATOR_RECORD_TYPES[log].map((e) => e.type)));
+        expect(printed.filter((r) => r.payload === '<DELETE>')).toHaveLength(COORDINATOR_RECORD_TYPES[log].length);
+        expect(ourDump([file], log)).toEqual(kafkaLines);
+        // The command line takes Kafka's decoder flag.
+        const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+        const res = spawnSync(process.execPath, [cli, 'dump-log', decoder, file], { encoding: 'utf8', timeout: 20000, maxBuffer: 64 * 1024 * 1024 });
+        expect(res.stderr).toBe('');
+        expect(res.stdout.split('\n').filter((l) => l !== '')).toEqual(kafkaLines);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -52,13 +52,24 @@ export function inRange(range: Range | null, version: number): boolean {
   return range !== null && version >= range[0] && version <= range[1];
 }
 
+/** Kafka's FieldSpec: a field that names no versions exists in its tagged versions. */
+function withVersions(fields: FieldSpec[] | undefined): void {
+  for (const f of fields ?? []) {
+    if (f.versions === undefined && f.taggedVersions !== undefined) f.versions = f.taggedVersions;
+    withVersions(f.fields);
+  }
+}
+
 /** Reads one schema file: Kafka's schemas carry `//` comment lines, which are stripped before JSON.parse. */
 export function loadSchema(file: string): MessageSpec {
   const text = readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => !line.trim().startsWith('//'))
     .join('\n');
-  return JSON.parse(text) as MessageSpec;
+  const spec = JSON.parse(text) as MessageSpec;
+  withVersions(spec.fields);
+  for (const s of spec.commonStructs ?? []) withVersions(s.fields);
+  return spec;
 }
 
 export interface LoadedSchema {
