@@ -5,6 +5,7 @@
  */
 import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
 import type { CoordinatorShard } from '../runtime.js';
+import { CONSUMER_OFFSETS_RECORD_KINDS } from '../../records/schemas/record-types.js';
 import { GroupMap, type GroupView } from '../group-map.js';
 import { assignmentFromTargetRecord } from './assignment.js';
 import { ConsumerGroup } from './consumer-group.js';
@@ -89,15 +90,6 @@ function applyRecord(groups: GroupsOf<ConsumerGroup>, record: ConsumerGroupRecor
   }
 }
 
-const CONSUMER_GROUP_KINDS = [
-  'cg-metadata',
-  'cg-partition-metadata',
-  'cg-member-metadata',
-  'cg-target-metadata',
-  'cg-target-member',
-  'cg-current-assignment',
-  'cg-regex',
-] as const satisfies ReadonlyArray<ConsumerGroupRecord['kind']>;
 
 /**
  * The consumer groups (a shard of the coordinator runtime), in two views: the latest groups,
@@ -107,7 +99,7 @@ const CONSUMER_GROUP_KINDS = [
  * committed state with the writes still in flight replayed over it (`revert`).
  */
 export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord['kind']> {
-  readonly kinds = CONSUMER_GROUP_KINDS;
+  readonly kinds = CONSUMER_OFFSETS_RECORD_KINDS['consumer-group'];
   private readonly groups: GroupView<ConsumerGroup>;
   private readonly committedGroups = new Map<string, ConsumerGroup>();
   private regexVersion = 0n;
