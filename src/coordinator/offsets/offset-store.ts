@@ -99,14 +99,12 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
   }
 
   onDurable(records: readonly OffsetCommitRecord[]): void {
-    for (const r of records) {
-      this.forget(r);
-      this.applyCommitted(r);
-    }
+    this.forget(records);
+    for (const r of records) this.applyCommitted(r);
   }
 
   revert(failed: readonly OffsetCommitRecord[]): void {
-    for (const r of failed) this.forget(r);
+    this.forget(failed);
   }
 
   // ---- writes ---------------------------------------------------------------------------------
@@ -215,13 +213,19 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
     return view;
   }
 
-  /** Drops a record from the in-flight list (it became durable or was reverted). */
-  private forget(record: OffsetCommitRecord): void {
-    const list = this.inFlight.get(record.groupId);
-    if (!list) return;
-    const i = list.indexOf(record);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.inFlight.delete(record.groupId);
+  /**
+   * Drops records from the in-flight lists (they became durable or were reverted): one pass per
+   * group touched, so a write of many partitions costs no more than its size.
+   */
+  private forget(records: readonly OffsetCommitRecord[]): void {
+    const done = new Set(records);
+    for (const groupId of new Set(records.map((r) => r.groupId))) {
+      const list = this.inFlight.get(groupId);
+      if (!list) continue;
+      const left = list.filter((r) => !done.has(r));
+      if (left.length === 0) this.inFlight.delete(groupId);
+      else this.inFlight.set(groupId, left);
+    }
   }
 
   private applyCommitted(record: OffsetCommitRecord): void {
