@@ -100,6 +100,18 @@ export function toCoordinatorWriteError(err: unknown): CoordinatorWriteError {
   return new CoordinatorWriteError(errorCode, message, { cause: err });
 }
 
+/** Whether every record goes to the partition of the first (the usual write: one group's records). */
+function onePartition(records: readonly CoordinatorRecord[], log: CoordinatorLog): boolean {
+  const groupId = records[0]!.groupId;
+  let partition = -1;
+  for (const r of records) {
+    if (r.groupId === groupId) continue;
+    if (partition === -1) partition = log.partitionFor(groupId);
+    if (log.partitionFor(r.groupId) !== partition) return false;
+  }
+  return true;
+}
+
 interface InFlightWrite {
   readonly records: readonly CoordinatorRecord[];
 }
@@ -108,8 +120,9 @@ export class CoordinatorRuntime {
   private readonly shards = new Map<RecordKind, CoordinatorShard>();
   /** Writes appended and not yet durable, in append order. */
   private readonly inFlight = new Set<InFlightWrite>();
-  /** Settles (never rejects) when the matching write has been committed or reverted. */
-  private readonly settling = new Set<Promise<void>>();
+  /** Writes appended and not yet committed or reverted, and who waits for that count to reach 0. */
+  private unsettled = 0;
+  private flushWaiters: Array<() => void> = [];
   /** The writes `capture` is collecting, innermost last. */
   private readonly captures: Array<Array<Promise<void>>> = [];
 
@@ -139,6 +152,7 @@ export class CoordinatorRuntime {
    */
   append(records: readonly CoordinatorRecord[]): Promise<void> {
     if (records.length === 0) return Promise.resolve();
+    if (onePartition(records, this.groupLog)) return this.appendToPartition(records);
     const parts = new Map<number, CoordinatorRecord[]>();
     for (const r of records) {
       const p = this.groupLog.partitionFor(r.groupId);
@@ -146,7 +160,6 @@ export class CoordinatorRuntime {
       if (list) list.push(r);
       else parts.set(p, [r]);
     }
-    if (parts.size === 1) return this.appendToPartition(records);
     const writes = [...parts.values()].map((list) => this.appendToPartition(list));
     return Promise.allSettled(writes).then((results) => {
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -164,25 +177,29 @@ export class CoordinatorRuntime {
       // A record that cannot be encoded throws while the batch is built: nothing was written.
       durable = Promise.reject(err);
     }
+    this.unsettled++;
     const done = durable.then(
       () => {
         this.inFlight.delete(write);
+        this.settled();
         for (const [shard, list] of this.byShard(records)) shard.onDurable(list);
       },
       (err: unknown) => {
         this.inFlight.delete(write);
+        this.settled();
         this.revert(records);
         throw toCoordinatorWriteError(err);
       },
     );
-    const settled = done.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.settling.add(settled);
-    void settled.then(() => this.settling.delete(settled));
     for (const c of this.captures) c.push(done);
     return done;
+  }
+
+  private settled(): void {
+    if (--this.unsettled > 0) return;
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const w of waiters) w();
   }
 
   /**
@@ -221,9 +238,13 @@ export class CoordinatorRuntime {
     if (records.length > 0) this.revert(records);
   }
 
-  /** Resolves once every write appended so far has been committed or reverted. */
-  async flush(): Promise<void> {
-    while (this.settling.size > 0) await Promise.all([...this.settling]);
+  /**
+   * Resolves once no write is in flight: every write appended so far (and any appended meanwhile)
+   * has been committed or reverted.
+   */
+  flush(): Promise<void> {
+    if (this.unsettled === 0) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
   }
 
   /**
@@ -245,7 +266,10 @@ export class CoordinatorRuntime {
   }
 
   /** The records by shard, each list in the original order. */
-  private byShard(records: readonly CoordinatorRecord[]): Map<CoordinatorShard, CoordinatorRecord[]> {
+  private byShard(records: readonly CoordinatorRecord[]): Map<CoordinatorShard, readonly CoordinatorRecord[]> {
+    if (records.length === 0) return new Map();
+    const kind = records[0]!.kind;
+    if (records.every((r) => r.kind === kind)) return new Map([[this.shardOf(records[0]!), records]]);
     const out = new Map<CoordinatorShard, CoordinatorRecord[]>();
     for (const r of records) {
       const shard = this.shardOf(r);

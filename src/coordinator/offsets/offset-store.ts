@@ -218,6 +218,12 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
    * group touched, so a write of many partitions costs no more than its size.
    */
   private forget(records: readonly OffsetCommitRecord[]): void {
+    const only = this.inFlight.get(records[0]!.groupId);
+    // The usual case: the group's only write in flight (its list is exactly these records).
+    if (only && only.length === records.length && records.every((r) => r.groupId === records[0]!.groupId)) {
+      this.inFlight.delete(records[0]!.groupId);
+      return;
+    }
     const done = new Set(records);
     for (const groupId of new Set(records.map((r) => r.groupId))) {
       const list = this.inFlight.get(groupId);
