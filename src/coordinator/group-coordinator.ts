@@ -36,7 +36,7 @@ import { errorJoin, errorSync } from './classic/classic-group.js';
 import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
 import { describedGroupError } from './consumer/describe.js';
 import type { OffsetStore } from './offsets/offset-store.js';
-import { commitOffsets, type OffsetTopics } from './offsets/offset-commit.js';
+import { commitOffsets, type OffsetCommitContext, type OffsetTopics } from './offsets/offset-commit.js';
 import { fetchOffsets } from './offsets/offset-fetch.js';
 import { deleteOffsets } from './offsets/offset-delete.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
@@ -64,8 +64,9 @@ export class GroupCoordinator {
   private readonly topics: OffsetTopics;
   private readonly offsetsPartitions: number;
   private readonly maxMetadataSize: number;
-  private readonly time: Time;
   private readonly log: Logger;
+  /** What OffsetCommit needs, built once (the commit path allocates nothing for it per request). */
+  private readonly commitContext: OffsetCommitContext;
 
   constructor(options: GroupCoordinatorOptions) {
     this.classic = options.classic;
@@ -74,8 +75,9 @@ export class GroupCoordinator {
     this.topics = options.topics;
     this.offsetsPartitions = options.offsetsPartitions;
     this.maxMetadataSize = options.maxMetadataSize;
-    this.time = options.time;
     this.log = options.log;
+    const time = options.time;
+    this.commitContext = { groups: this, topics: this.topics, offsets: this.offsets, maxMetadataSize: this.maxMetadataSize, now: () => time.now(), log: this.log };
   }
 
   /** The type of the group holding `groupId` now (the latest state), or null when none does. */
@@ -171,11 +173,7 @@ export class GroupCoordinator {
   // ---- offsets -------------------------------------------------------------------------------
 
   commitOffsets(req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {
-    return commitOffsets(
-      { groups: this, topics: this.topics, offsets: this.offsets, maxMetadataSize: this.maxMetadataSize, now: () => this.time.now(), log: this.log },
-      req,
-      apiVersion,
-    );
+    return commitOffsets(this.commitContext, req, apiVersion);
   }
 
   fetchOffsets(req: OffsetFetchRequest, apiVersion: number): OffsetFetchResponse {
