@@ -16,6 +16,7 @@ import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { clients, REPO_ROOT } from '../support/clients.js';
 import { kafkaClient, waitFor } from '../support/kafkajs.js';
 import { startTestServer } from '../support/server.js';
+import { parsePrometheus } from '../support/prometheus.js';
 
 const chromiumBin = clients().chromium;
 const SHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
@@ -112,6 +113,11 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       [TOPIC, '0', '5', '7', '2'],
       [TOPIC, '1', '3', '4', '1'],
     ]);
+    // /metrics, scraped in the same run, agrees with the page (kafka_exporter's names).
+    const metrics = parsePrometheus(await (await fetch(`${server.admin!.url}/metrics`)).text());
+    const labels = (p: number) => `{consumergroup="${GROUP}",partition="${p}",topic="${TOPIC}"}`;
+    expect([0, 1].map((p) => [metrics.get(`kafka_consumergroup_current_offset${labels(p)}`), metrics.get(`kafka_consumergroup_lag${labels(p)}`)])).toEqual([[5, 2], [3, 1]]);
+    expect(metrics.get(`kafka_consumergroup_members{consumergroup="${GROUP}"}`)).toBe(2);
     // The committing member is the owner of the partition, named by its client id.
     const owner = (p: number) => members.find((r) => r[5] === `${TOPIC} [${p}]`)![2]!;
     expect(partitions[0]![6]).toContain(owner(0));
