@@ -12,8 +12,11 @@ export class LagChart {
   constructor(private readonly root: HTMLElement) {}
 
   update(lag: GroupHistory['lag']): void {
-    const xs = lag.samples.map((s) => s.t / 1000);
-    const series = lag.partitions.map((_, i) => lag.samples.map((s) => s.lag[i] ?? null));
+    // Samples are kept when a lag changes; the last one still holds now, so the steps run up to now.
+    const last = lag.samples[lag.samples.length - 1];
+    const samples = last && last.t < Date.now() ? [...lag.samples, { t: Date.now(), lag: last.lag }] : lag.samples;
+    const xs = samples.map((s) => s.t / 1000);
+    const series = lag.partitions.map((_, i) => samples.map((s) => s.lag[i] ?? null));
     const data = [xs, ...series] as uPlot.AlignedData;
     const keys = lag.partitions.join('\u0000');
     if (this.plot && keys === this.keys) {
@@ -30,7 +33,8 @@ export class LagChart {
         // At least the last minute on the x axis (seconds), so that a few samples do not span years.
         scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - 60), max + 1] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
         axes: [{}, { label: 'lag (messages)' }],
-        series: [{}, ...lag.partitions.map((p, i) => ({ label: p, stroke: COLORS[i % COLORS.length]!, width: 2, spanGaps: true }))],
+        // Lag changes in steps (a produce, a commit): drawn as steps, not slopes between samples.
+        series: [{}, ...lag.partitions.map((p, i) => ({ label: p, stroke: COLORS[i % COLORS.length]!, width: 2, spanGaps: true, paths: uPlot.paths.stepped!({ align: 1 }) }))],
       },
       data,
       this.root,
