@@ -138,10 +138,13 @@ async function startAndWait(startArgs, name, port) {
   await acceptPoll;
   const state = JSON.parse(podman(['inspect', '--format', '{{json .State}}', name]).stdout);
   // In-container start-up: from the container's start to the server's "ready" log line (pino time).
-  const ready = logEntries(name)
-    .filter((e) => /ready on/.test(e.msg ?? ''))
-    .pop();
-  const tReadyInside = ready ? ready.time - Date.parse(state.StartedAt) : null;
+  // The line comes once the admin API is up too, which can be after the Kafka port accepts; the
+  // logs of an earlier run of the same container come first.
+  const startedAt = Date.parse(state.StartedAt);
+  const readyLine = () => logEntries(name).filter((e) => /ready on/.test(e.msg ?? '') && e.time >= startedAt).pop();
+  await waitFor(() => readyLine() !== undefined, 30_000, 'the ready log line').catch(() => {});
+  const ready = readyLine();
+  const tReadyInside = ready ? ready.time - startedAt : null;
   return { tCommand, tAccept, tHealthy, tReadyInside, health: state.Health?.Status ?? state.Healthcheck?.Status };
 }
 

@@ -146,6 +146,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         'give it a token (--admin-token or KMC_ADMIN_TOKEN; in-process adminToken) or accept that with --admin-insecure (KMC_ADMIN_INSECURE=true; adminInsecure)',
     );
   }
+  // fastify, prom-client and the console's routes load only when the admin API is wanted, while the broker opens.
+  const adminModule = options.adminPort === undefined ? null : import('./admin/server.js');
+  adminModule?.catch(() => {});
   const overrides: Record<string, string | number | boolean> = { ...(options.config ?? {}) };
   if (options.host !== undefined || options.port !== undefined || overrides['listeners'] === undefined) {
     const base = parseListener('listeners', String(overrides['listeners'] ?? 'PLAINTEXT://:9092'));
@@ -216,8 +219,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   let admin: AdminServer | null = null;
   if (options.adminPort !== undefined) {
     try {
-      // fastify, prom-client and the console's routes load only when the admin API is wanted.
-      const { startAdminServer } = await import('./admin/server.js');
+      const { startAdminServer } = await adminModule!;
       admin = await startAdminServer({
         host: adminHost,
         port: options.adminPort,
