@@ -256,7 +256,6 @@ export class GroupWatch {
       this.sampleLag(created, view);
       return true;
     }
-    // Most recently changed last, so that the oldest are dropped first when there are too many.
     let changed = false;
     const push = (event: TimelineEvent): void => {
       track.events.push(event);
@@ -300,6 +299,7 @@ export class GroupWatch {
     track.type = view.type;
     if (this.trackCommits(track, view, activity, now)) changed = true;
     if (this.sampleLag(track, view)) changed = true;
+    // Most recently changed last, so that the least recently changed are dropped first when there are too many.
     if (changed) {
       this.tracks.delete(groupId);
       this.tracks.set(groupId, track);
