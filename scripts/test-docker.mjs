@@ -30,6 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { freePort } from './free-port.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const image = process.env.KMC_DOCKER_IMAGE ?? 'kafka-mock-coordinator:test';
@@ -76,17 +77,6 @@ async function waitFor(predicate, ms, what) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await sleep(50);
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** One ApiVersions v0 round trip from the host (as docker/healthcheck.mjs does inside): true on error_code 0. */
@@ -148,10 +138,13 @@ async function startAndWait(startArgs, name, port) {
   await acceptPoll;
   const state = JSON.parse(podman(['inspect', '--format', '{{json .State}}', name]).stdout);
   // In-container start-up: from the container's start to the server's "ready" log line (pino time).
-  const ready = logEntries(name)
-    .filter((e) => /ready on/.test(e.msg ?? ''))
-    .pop();
-  const tReadyInside = ready ? ready.time - Date.parse(state.StartedAt) : null;
+  // The line comes once the admin API is up too, which can be after the Kafka port accepts; the
+  // logs of an earlier run of the same container come first.
+  const startedAt = Date.parse(state.StartedAt);
+  const readyLine = () => logEntries(name).filter((e) => /ready on/.test(e.msg ?? '') && e.time >= startedAt).pop();
+  await waitFor(() => readyLine() !== undefined, 30_000, 'the ready log line').catch(() => {});
+  const ready = readyLine();
+  const tReadyInside = ready ? ready.time - startedAt : null;
   return { tCommand, tAccept, tHealthy, tReadyInside, health: state.Health?.Status ?? state.Healthcheck?.Status };
 }
 

@@ -4,14 +4,14 @@ import type { SweepResult } from './coordinator/offsets/retention.js';
 import type { CompactionSummary } from './coordinator/group-log.js';
 import { BrokerConfig, ConfigError, parseListener } from './config.js';
 import { systemTime, type Time } from './util/time.js';
-import { KafkaListener } from './server/server.js';
+import { KafkaListener, type ConnectionStats } from './server/server.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
-import { startAdminServer, DEFAULT_ADMIN_HOST, type AdminServer } from './admin/server.js';
+import type { AdminServer } from './admin/server.js';
 import { advertisedApiKeys } from './apis/18-api-versions.js';
-import { isLoopbackHost } from './admin/guard.js';
+import { DEFAULT_ADMIN_HOST, isLoopbackHost } from './admin/guard.js';
 import { clusterHandlers } from './cluster/routing.js';
 import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
@@ -146,6 +146,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         'give it a token (--admin-token or KMC_ADMIN_TOKEN; in-process adminToken) or accept that with --admin-insecure (KMC_ADMIN_INSECURE=true; adminInsecure)',
     );
   }
+  // fastify, prom-client and the console's routes load only when the admin API is wanted, while the broker opens.
+  const adminModule = options.adminPort === undefined ? null : import('./admin/server.js');
+  adminModule?.catch(() => {});
   const overrides: Record<string, string | number | boolean> = { ...(options.config ?? {}) };
   if (options.host !== undefined || options.port !== undefined || overrides['listeners'] === undefined) {
     const base = parseListener('listeners', String(overrides['listeners'] ?? 'PLAINTEXT://:9092'));
@@ -180,10 +183,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const listeners = new Map<number, KafkaListener>();
   const boundPorts = new Map<number, number>();
   const closeListeners = () => Promise.all([...listeners.values()].map((l) => l.close()));
+  const connectionStats: ConnectionStats = { accepted: 0, open: 0 };
   try {
     for (const [i, id] of brokerIds.entries()) {
       if (bind.port !== 0 && bind.port + i > 65535) throw new Error(`no port for broker ${id}: ${bind.port + i} is out of range`);
-      const listener = new KafkaListener(broker, handlers, faults, id);
+      const listener = new KafkaListener(broker, handlers, faults, id, connectionStats);
       const address = await listener.listen(bind.host, bind.port === 0 ? 0 : bind.port + i);
       listeners.set(id, listener);
       boundPorts.set(id, address.port);
@@ -206,7 +210,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       await listener?.close();
     },
     async start(id) {
-      const listener = new KafkaListener(broker, handlers, faults, id);
+      const listener = new KafkaListener(broker, handlers, faults, id, connectionStats);
       await listener.listen(bind.host, boundPorts.get(id)!);
       listeners.set(id, listener);
     },
@@ -215,6 +219,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   let admin: AdminServer | null = null;
   if (options.adminPort !== undefined) {
     try {
+      const { startAdminServer } = await adminModule!;
       admin = await startAdminServer({
         host: adminHost,
         port: options.adminPort,
@@ -226,6 +231,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         bootstrap: () => bootstrap,
         sweep: () => broker.sweepExpiredOffsets(),
         compact: () => broker.groupLog.compact(),
+        connections: () => connectionStats,
       });
     } catch (err) {
       await closeListeners();

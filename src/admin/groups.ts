@@ -4,94 +4,9 @@ import type { ClassicGroup } from '../coordinator/classic/classic-group.js';
 import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
-/** One group in `GET /groups`. */
-export interface GroupSummary {
-  groupId: string;
-  /** `classic` (JoinGroup/SyncGroup groups and standalone committers) or `consumer` (KIP-848 groups). */
-  type: string;
-  state: string;
-  protocolType: string;
-  members: number;
-  /** Partitions with a committed offset. */
-  committedPartitions: number;
-  /** Consumer groups: the group epoch; null for classic groups. */
-  groupEpoch: number | null;
-}
+import type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 
-export interface GroupMemberView {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  /**
-   * Classic members, also those inside a consumer group (their JoinGroup's session timeout); null
-   * for consumer-protocol members (the session timeout is the group's).
-   */
-  sessionTimeoutMs: number | null;
-  /**
-   * Consumer-group members: true when the member uses the consumer protocol (KIP-848), false for a
-   * classic member inside a consumer group (Kafka's `MemberDescription.upgraded()`); null in
-   * classic groups.
-   */
-  upgraded: boolean | null;
-  rebalanceTimeoutMs: number;
-  /**
-   * Classic members: the decoded ConsumerProtocol assignment (protocol type `consumer`), null when
-   * not readable. Consumer-group members: the partitions the member owns, including those still
-   * pending revocation (as ConsumerGroupDescribe reports them).
-   */
-  assignment: Array<{ topic: string; partitions: number[] }> | null;
-  /** Consumer-group members (null for classic members): the member epoch. */
-  memberEpoch: number | null;
-  /** Consumer-group members: `stable`, `unrevoked_partitions`, `unreleased_partitions`, `unknown`. */
-  memberState: string | null;
-  rackId: string | null;
-  /** Consumer-group members: subscribed topic names (sorted). */
-  subscribedTopicNames: string[] | null;
-  /** Consumer-group members: the subscribed regex, or null when subscribed by names. */
-  subscribedTopicRegex: string | null;
-  /** Consumer-group members: the target assignment the member reconciles towards. */
-  targetAssignment: Array<{ topic: string; partitions: number[] }> | null;
-}
-
-export interface GroupOffsetView {
-  topic: string;
-  partition: number;
-  committedOffset: number;
-  /** Log-end offset of the partition (null when the topic or partition is gone). */
-  logEndOffset: number | null;
-  /** logEndOffset - committedOffset (null when unknown). */
-  lag: number | null;
-  leaderEpoch: number;
-  metadata: string;
-  /** Commit time (ISO 8601, server clock). */
-  commitTimestamp: string;
-  /** Owner per the current assignment, or null. */
-  memberId: string | null;
-}
-
-/** `GET /groups/{groupId}`. */
-export interface GroupDescription {
-  groupId: string;
-  type: string;
-  state: string;
-  protocolType: string;
-  /** Classic groups: the selected protocol; null for consumer groups (see `assignor`). */
-  protocol: string | null;
-  /** Classic groups: the generation; -1 for consumer groups (see `groupEpoch`). */
-  generationId: number;
-  leaderId: string | null;
-  /** Consumer groups (null for classic groups): the group epoch. */
-  groupEpoch: number | null;
-  /** Consumer groups: the epoch of the target assignment. */
-  assignmentEpoch: number | null;
-  /** Consumer groups: the server-side assignor in use. */
-  assignor: string | null;
-  members: GroupMemberView[];
-  offsets: GroupOffsetView[];
-  /** Sum of known lags. */
-  totalLag: number;
-}
+export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 
 function classicGroups(broker: Broker): Map<string, ClassicGroup> {
   return new Map(broker.classic.allGroups().map((g) => [g.groupId, g]));

@@ -2,7 +2,9 @@
  * Who may use the HTTP admin API. The API can stop brokers, hang every Kafka request and move the
  * clock, so it is closed to what a browser can be made to send from another site:
  *
- * - `Authorization: Bearer <token>` on every route when a token is set (401 otherwise);
+ * - `Authorization: Bearer <token>` on every route when a token is set (401 otherwise), except
+ *   GET/HEAD of the web console's page and files (`/`, `/console/assets/*`): they hold no data,
+ *   a browser cannot add the header to a navigation, and the page asks for the token itself;
  * - a state-changing request (any method but GET, HEAD, OPTIONS) whose `Origin` is not the admin
  *   server's own, or that a browser marks cross-site or same-site (`Sec-Fetch-Site`), is refused
  *   with 403: a page elsewhere cannot drive the API even where it can send the request;
@@ -25,6 +27,9 @@ export interface AdminGuardOptions {
   loopbackOnly: boolean;
 }
 
+/** Where the admin API binds unless told otherwise: it can stop brokers and inject faults. */
+export const DEFAULT_ADMIN_HOST = '127.0.0.1';
+
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
@@ -44,6 +49,11 @@ function hostName(header: string): string {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Paths of the web console's page and bundled files (src/admin/console-routes.ts), which need no token. */
+export function isConsoleAssetPath(path: string): boolean {
+  return path === '/' || path.startsWith('/console/assets/');
+}
 
 /** Compared as SHA-256 digests so that neither the length nor the content leaks through timing. */
 function sameSecret(given: string, expected: Buffer): boolean {
@@ -67,7 +77,8 @@ export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptio
     if (options.loopbackOnly && !isLoopbackHost(hostName(host))) {
       return refuse(reply, 403, 'Forbidden', `the admin API answers only to loopback host names (Host: ${JSON.stringify(host)})`);
     }
-    if (expected !== null) {
+    const path = req.raw.url.split('?')[0]!;
+    if (expected !== null && !((req.method === 'GET' || req.method === 'HEAD') && isConsoleAssetPath(path))) {
       const auth = req.headers.authorization ?? '';
       const token = /^Bearer (.+)$/i.exec(auth)?.[1];
       if (token === undefined || !sameSecret(token, expected)) {

@@ -117,6 +117,67 @@ export const OPENAPI_DOCUMENT = {
         responses: { '200': json({ type: 'object', required: ['groupId', 'offsets', 'totalLag'], properties: { groupId: { type: 'string' }, offsets: { type: 'array', items: ref('GroupOffset') }, totalLag: { type: 'integer' } } }, 'Offsets'), '404': errorResponse('Unknown group') },
       },
     },
+    '/groups/{groupId}/history': {
+      parameters: [groupParam],
+      get: {
+        operationId: 'groupHistory',
+        summary: 'What the console shows over time: the group\'s timeline (rebalances with their inferred cause, members joining and leaving, state changes, coordinator moves, commits), the member behind each partition\'s last commit, and lag samples',
+        responses: {
+          '200': json({ type: 'object', required: ['groupId', 'events', 'lastCommitBy', 'lag'], properties: {
+            groupId: { type: 'string' },
+            events: { type: 'array', items: { type: 'object', required: ['at', 'kind'], properties: { at: { type: 'string', format: 'date-time', description: 'Server clock' }, kind: { type: 'string', enum: ['seen', 'rebalance', 'member-joined', 'member-left', 'state', 'coordinator', 'commit', 'deleted'] } }, additionalProperties: true } },
+            lastCommitBy: { type: 'object', additionalProperties: nullable({ type: 'string' }), description: '"topic-partition" -> member id that owned the partition at its last commit seen' },
+            lag: { type: 'object', required: ['partitions', 'samples'], properties: { partitions: { type: 'array', items: { type: 'string' } }, samples: { type: 'array', items: { type: 'object', required: ['t', 'lag'], properties: { t: { type: 'integer', description: 'Wall clock, ms since the epoch' }, lag: { type: 'array', items: nullable({ type: 'integer' }) } } } } } },
+          } }, 'History since the admin API started'),
+          '404': errorResponse('Group not seen'),
+        },
+      },
+    },
+    '/overview': {
+      get: {
+        operationId: 'overview',
+        summary: 'Brokers (simulated ones too), topics (partitions, log start and end offsets, size) and groups (type, state, protocol or assignor, members, total lag)',
+        responses: { '200': json({ type: 'object', required: ['clusterId', 'bootstrap', 'clock', 'brokers', 'topics', 'groups'], properties: {
+          clusterId: { type: 'string' },
+          bootstrap: { type: 'string' },
+          clock: { type: 'object', properties: { mode: { type: 'string' }, now: { type: 'string', format: 'date-time' } } },
+          brokers: { type: 'array', items: ref('ClusterBroker') },
+          topics: { type: 'array', items: { type: 'object', required: ['name', 'topicId', 'partitions', 'sizeBytes'], properties: { name: { type: 'string' }, topicId: { type: 'string' }, sizeBytes: { type: 'integer' }, partitions: { type: 'array', items: { type: 'object', properties: { partition: { type: 'integer' }, logStartOffset: { type: 'integer' }, logEndOffset: { type: 'integer' }, sizeBytes: { type: 'integer' }, leader: { type: 'integer' } } } } } } },
+          groups: { type: 'array', items: { type: 'object', required: ['groupId', 'type', 'state', 'protocolOrAssignor', 'members', 'totalLag'], properties: { groupId: { type: 'string' }, type: { type: 'string' }, state: { type: 'string' }, protocolOrAssignor: nullable({ type: 'string' }), members: { type: 'integer' }, totalLag: { type: 'integer' } } } },
+        } }, 'Overview') },
+      },
+    },
+    '/events': {
+      get: {
+        operationId: 'events',
+        summary: 'Server-sent events: a `change` event (JSON {groups: [ids], overview, faults, clock}) after each change the server sees; the console refetches what it shows',
+        responses: { '200': { description: 'An endless text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
+      },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics: kafka_exporter\'s kafka_* series, the server\'s kmc_* series and Node\'s process metrics',
+        responses: { '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
+    '/': {
+      get: {
+        operationId: 'console',
+        summary: 'The web console (HTML); served without the bearer token, which the page asks for when the API needs one',
+        security: [],
+        responses: { '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }, '503': { description: 'The console is not built (npm run build)', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
+    '/console/assets/{file}': {
+      parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' }, description: 'A bundled script or style sheet named in the page' }],
+      get: {
+        operationId: 'consoleAsset',
+        summary: 'A file of the web console (served without the bearer token)',
+        security: [],
+        responses: { '200': { description: 'The file', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }, '404': errorResponse('No such file') },
+      },
+    },
     '/clock': {
       get: { operationId: 'getClock', summary: 'The server clock', responses: { '200': json(ref('Clock'), 'Clock') } },
     },
@@ -190,7 +251,7 @@ export const OPENAPI_DOCUMENT = {
     },
   },
   components: {
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required on every request when the server has --admin-token / KMC_ADMIN_TOKEN' } },
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required on every request when the server has --admin-token / KMC_ADMIN_TOKEN, except for the web console\'s page and files (`/`, `/console/assets/*`)' } },
     schemas: {
       Error: { type: 'object', required: ['statusCode', 'error', 'message'], properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' } } },
       Health: { type: 'object', required: ['status', 'bootstrap', 'clock'], properties: { status: { type: 'string', enum: ['ok'] }, bootstrap: { type: 'string' }, nodeId: { type: 'integer' }, clusterId: { type: 'string' }, clock: { type: 'string', enum: ['system', 'manual', 'custom'] } } },

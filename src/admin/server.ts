@@ -12,6 +12,11 @@ import { OPENAPI_DOCUMENT } from './openapi.js';
 import { installAdminGuard, isLoopbackHost, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
 import type { ClusterControl } from '../cluster/control.js';
+import type { ConnectionStats } from '../server/server.js';
+import { GroupWatch } from './group-watch.js';
+import { RequestStats } from './request-stats.js';
+import { createMetrics } from './metrics.js';
+import { registerConsoleRoutes } from './console-routes.js';
 
 export interface AdminServerOptions {
   broker: Broker;
@@ -23,10 +28,13 @@ export interface AdminServerOptions {
   sweep: () => Promise<SweepResult>;
   /** Compacts `__consumer_offsets` now (`POST /offsets/compact`). */
   compact: () => Promise<CompactionSummary>;
+  /** Connection totals of the Kafka listeners (`kmc_connections*` in /metrics); absent: not reported. */
+  connections?: () => ConnectionStats;
+  /** Where the built web console is; default `<package>/dist/console`. */
+  consoleDir?: string;
 }
 
-/** Where the admin API binds unless told otherwise: it can stop brokers and inject faults. */
-export const DEFAULT_ADMIN_HOST = '127.0.0.1';
+export { DEFAULT_ADMIN_HOST } from './guard.js';
 
 export interface AdminServer {
   /** `http://host:port` (127.0.0.1 when bound to every interface). */
@@ -77,6 +85,22 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
     return sendError(reply, 500, err.message);
   });
   app.setNotFoundHandler((req, reply) => sendError(reply, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
+
+  // What the console and /metrics read: request totals and the group watch, from now on.
+  const requestStats = new RequestStats();
+  const stopRequestStats = faults.onRequestDone((entry) => requestStats.record(entry));
+  const watch = new GroupWatch({ broker, faults, clock, coordinatorOf: (groupId) => broker.cluster.coordinatorOf(groupId) });
+  const metrics = createMetrics({ broker, faults, requests: requestStats, watch, ...(options.connections ? { connections: options.connections } : {}) });
+  app.addHook('onClose', async () => {
+    stopRequestStats();
+    watch.close();
+  });
+  // A change made through this API (fault rules, the clock, the cluster) reaches the console's live view at once.
+  app.addHook('onResponse', async (req) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
+    watch.touched({ faults: req.url.startsWith('/faults'), clock: req.url.startsWith('/clock') });
+  });
+  registerConsoleRoutes(app, { broker, clock, bootstrap: options.bootstrap, watch, renderMetrics: metrics.render, ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}) });
 
   app.get('/openapi.json', async () => OPENAPI_DOCUMENT);
   app.get('/health', async () => ({ status: 'ok', bootstrap: options.bootstrap(), nodeId: broker.nodeId, clusterId: broker.clusterId, clock: clock.mode }));

@@ -141,6 +141,8 @@ class Rule {
 export class FaultRegistry {
   private readonly rules = new Map<string, Rule>();
   private readonly requestLog: RequestLog;
+  /** Called once per request when its outcome is known (metrics, the console's live view). */
+  private readonly doneListeners = new Set<(entry: Readonly<RequestLogEntry>) => void>();
   private nextId = 0;
 
   constructor(private readonly log: Logger, options: { requestLogSize?: number } = {}) {
@@ -229,6 +231,16 @@ export class FaultRegistry {
     this.requestLog.clear();
   }
 
+  /**
+   * Calls `listener` with each request's log entry once its outcome is set (answered, closed,
+   * failed, or no response). The listener runs on the request path: it must be cheap and must not
+   * throw. Returns the function that removes it.
+   */
+  onRequestDone(listener: (entry: Readonly<RequestLogEntry>) => void): () => void {
+    this.doneListeners.add(listener);
+    return () => this.doneListeners.delete(listener);
+  }
+
   /** Called by the connection for each decoded request: handles it, applying the first rule that fires. Returns a promise while the request is in flight. */
   dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO): Promise<void> | null {
     const info = requestInfo(api, ctx.apiVersion, body, ctx.broker);
@@ -255,6 +267,7 @@ export class FaultRegistry {
       entry.outcome = outcome;
       entry.durationMs = Date.now() - started;
       if (response !== undefined && response !== NO_RESPONSE) RequestLog.setResponse(entry, response);
+      if (this.doneListeners.size !== 0) for (const listener of this.doneListeners) listener(entry);
     };
     const respond = (response: unknown): void => {
       finish(response === NO_RESPONSE ? 'no-response' : io.isClosed() ? 'closed' : 'response', response);

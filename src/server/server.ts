@@ -4,6 +4,14 @@ import type { ApiDefinition } from '../apis/types.js';
 import { Connection } from './connection.js';
 import type { FaultRegistry } from '../faults/registry.js';
 
+/** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
+export interface ConnectionStats {
+  /** Connections accepted since start. */
+  accepted: number;
+  /** Connections open now. */
+  open: number;
+}
+
 /**
  * The Kafka listener: accepts connections and hands each to a Connection. `close()` stops
  * accepting, drops open connections, and resolves once the listener is closed.
@@ -18,10 +26,15 @@ export class KafkaListener {
     private readonly faults?: FaultRegistry,
     /** The simulated broker this listener belongs to (`--brokers N`); default `broker.nodeId`. */
     readonly brokerId: number = broker.nodeId,
+    private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
   ) {
     this.server = createServer((socket) => {
-      const connection = new Connection(socket, this.broker, this.handlers, (c) => this.connections.delete(c), this.faults, this.brokerId);
+      const connection = new Connection(socket, this.broker, this.handlers, (c) => {
+        if (this.connections.delete(c)) this.stats.open--;
+      }, this.faults, this.brokerId);
       this.connections.add(connection);
+      this.stats.accepted++;
+      this.stats.open++;
     });
   }
 

@@ -155,6 +155,30 @@ describe('admin API: safe by default', () => {
     expect(JSON.parse(listed.stdout)).toEqual({ faults: [] });
   });
 
+  it("serves the web console's page and bundled files without the token, and no data", async () => {
+    const server = await startTestServer({ adminPort: 0, adminToken: 's3cret' });
+    cleanups.push(() => server.stop());
+    const base = server.admin!.url;
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    // The page loads only its own files, talks only to this server and cannot be framed elsewhere.
+    expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    const asset = await fetch(`${base}${script}`);
+    expect([asset.status, asset.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+    expect((await fetch(`${base}/console/assets/nothing.js`)).status).toBe(404);
+    // Everything with data, the event stream and /metrics included, still needs the token.
+    for (const path of ['/overview', '/events', '/metrics', '/groups/g/history', '/console', '/index.html']) {
+      expect((await fetch(`${base}${path}`)).status, path).toBe(401);
+    }
+    expect((await fetch(`${base}/`, { method: 'POST', headers: JSON_TYPE, body: '{}' })).status).toBe(401);
+    expect((await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer s3cret' } })).status).toBe(200);
+    // The Host check (DNS rebinding) covers the page too.
+    expect((await call(base, 'GET', '/', { host: 'rebound.example:80' })).status).toBe(403);
+  });
+
   it('trims a token read with its newline, and refuses an empty one', async () => {
     const server = await startTestServer({ adminPort: 0, adminToken: 's3cret\n' });
     cleanups.push(() => server.stop());

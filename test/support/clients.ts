@@ -31,6 +31,8 @@ export interface ProvisionedClients {
   javaClasspath: string | null;
   /** The franz-go test client binary. */
   franzGo: string | null;
+  /** A Chromium executable for playwright-core (the web console's browser test). */
+  chromium: string | null;
 }
 
 declare module 'vitest' {

@@ -8,6 +8,7 @@
  * | kafka-jars    | java, mvn      | Kafka 4.3.1's jars in `.kafka/4.3.1/libs` (scripts/fetch-kafka.sh)          |
  * | java-clients  | java, mvn      | test/clients/java built against kafka-clients 4.3.1 (`target/`)            |
  * | franz-go      | go             | test/clients/go built to `.tmp/bin/kmc-franz-go`                           |
+ * | chromium      | chromium       | Debian's Chromium, found (not installed) for the web console's browser test |
  *
  * Each step prints one line (what it did, or that its cache was current). A step whose tool is
  * missing prints the tool and how to install it, and the suites that need it are skipped (see
@@ -195,6 +196,19 @@ async function franzGo(): Promise<{ detail: string; value: string }> {
   return { detail: 'built .tmp/bin/kmc-franz-go', value: bin };
 }
 
+/**
+ * Debian's `chromium` (or `KMC_CHROMIUM`), driven by playwright-core in test/e2e/console-browser:
+ * the binary behind Debian's wrapper script when there is one (the wrapper only adds flags).
+ */
+async function chromium(): Promise<{ detail: string; value: string }> {
+  const wanted = process.env['KMC_CHROMIUM'] ?? 'chromium';
+  const found = (await run('sh', ['-c', `command -v "$0"`, wanted])).stdout.trim();
+  if (found === '') throw new MissingTool(wanted, 'apt-get install chromium');
+  const behindWrapper = '/usr/lib/chromium/chromium';
+  const bin = process.env['KMC_CHROMIUM'] === undefined && existsSync(behindWrapper) ? behindWrapper : found;
+  return { detail: `found ${bin}`, value: bin };
+}
+
 /** Runs one step, prints its line; a missing tool becomes null (a skip) unless KMC_REQUIRE_CLIENTS is set. */
 async function step<T>(name: string, suites: string, body: () => Promise<{ detail: string; value: T }>): Promise<T | null> {
   const started = Date.now();
@@ -263,7 +277,7 @@ export default async function provision(project: TestProject): Promise<void> {
 
 async function provisionAll(project: TestProject): Promise<void> {
   // The two Maven steps run one after the other (one local repository), beside the others.
-  const [pythonClients, maven, goBinary] = await Promise.all([
+  const [pythonClients, maven, goBinary, browser] = await Promise.all([
     step('python', 'the librdkafka and kafka-python suites', python),
     (async () => {
       const jars = await step('kafka-jars', "the Kafka DumpLogSegments suite", kafkaJars);
@@ -271,7 +285,8 @@ async function provisionAll(project: TestProject): Promise<void> {
       return { jars, java };
     })(),
     step('franz-go', 'the franz-go suite', franzGo),
+    step('chromium', "the web console's browser test", chromium),
   ]);
-  const provisioned: ProvisionedClients = { python: pythonClients, kafkaLibs: maven.jars, javaClasspath: maven.java, franzGo: goBinary };
+  const provisioned: ProvisionedClients = { python: pythonClients, kafkaLibs: maven.jars, javaClasspath: maven.java, franzGo: goBinary, chromium: browser };
   project.provide('clients', provisioned);
 }

@@ -84,6 +84,8 @@ export class OffsetRetention {
   private running = false;
   /** The latest periodic sweep (its result once its tombstones are durable; null if it failed), or null before the first. */
   lastSweep: Promise<SweepResult | null> | null = null;
+  /** Totals since start, periodic and on-demand sweeps alike (read by /metrics at scrape time). */
+  readonly stats = { sweeps: 0, expiredOffsets: 0, deletedGroups: 0 };
 
   constructor(options: OffsetRetentionOptions) {
     this.retentionMs = options.config.int('offsets.retention.minutes') * 60_000;
@@ -141,6 +143,9 @@ export class OffsetRetention {
     if (expiredOffsets > 0 || deletedGroups.length > 0) {
       this.log.info({ expiredOffsets, groups: expiredByGroup, deletedGroups }, 'offsets retention sweep removed expired offsets');
     }
+    this.stats.sweeps++;
+    this.stats.expiredOffsets += expiredOffsets;
+    this.stats.deletedGroups += deletedGroups.length;
     const result: SweepResult = { expiredOffsets, deletedGroups };
     return Promise.all(writes).then(() => result);
   }

@@ -1,0 +1,97 @@
+/** `#/groups/<id>`: members, partitions (committed offset, log-end offset, lag, last commit), lag chart, timeline. */
+import { api, ApiError } from './api.js';
+import { fill, h, partitions, table, time } from './dom.js';
+import { LagChart } from './lag-chart.js';
+import type { Assignment, Group, GroupHistory, TimelineEvent } from './types.js';
+import type { Page } from './page.js';
+
+/** Partitions in `a` that are not in `b` (a member's partitions still to revoke: owned, not in its target). */
+function minus(a: Assignment | null, b: Assignment | null): Assignment {
+  const keep = new Set((b ?? []).flatMap((t) => t.partitions.map((p) => `${t.topic}\u0000${p}`)));
+  return (a ?? []).map((t) => ({ topic: t.topic, partitions: t.partitions.filter((p) => !keep.has(`${t.topic}\u0000${p}`)) })).filter((t) => t.partitions.length > 0);
+}
+
+function describeEvent(e: TimelineEvent): string {
+  switch (e.kind) {
+    case 'seen':
+      return `first seen: ${e.state}, generation/epoch ${e.generation}, ${e.members} member(s)${e.clientIds.length ? `: ${e.clientIds.join(', ')}` : ''}`;
+    case 'rebalance':
+      return `rebalance to generation/epoch ${e.generation} (cause: ${e.cause}${e.detail ? `; ${e.detail}` : ''}), ${e.members} member(s)`;
+    case 'member-joined':
+      return `member joined: ${e.clientId} (${e.memberId})`;
+    case 'member-left':
+      return `member left (${e.cause}): ${e.clientId} (${e.memberId})`;
+    case 'state':
+      return `state ${e.from} -> ${e.to}`;
+    case 'coordinator':
+      return `coordinator moved from broker ${e.from} to broker ${e.to}`;
+    case 'commit':
+      return `${e.requests} commit request(s), last by ${e.clientId}${e.error ? ` (${e.error})` : ''}${e.partitions.length ? `: ${e.partitions.join(', ')}` : ''}`;
+    case 'deleted':
+      return 'group deleted';
+  }
+}
+
+export function groupPage(root: HTMLElement, groupId: string): Page {
+  const path = `/groups/${encodeURIComponent(groupId)}`;
+  const body = h('div');
+  const chartBox = h('div', { id: 'lag-chart', class: 'chart' });
+  const timeline = h('div');
+  fill(root, h('h1', {}, 'Group ', h('span', { id: 'group-id' }, groupId)), body, h('h2', {}, 'Lag over time'), chartBox, h('h2', {}, 'Timeline'), timeline);
+  const chart = new LagChart(chartBox);
+  return {
+    wants: (notice) => notice.groups.includes(groupId),
+    async refresh() {
+      let group: Group;
+      let history: GroupHistory | null;
+      try {
+        [group, history] = await Promise.all([api.get<Group>(path), api.get<GroupHistory>(`${path}/history`).catch(() => null)]);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) {
+          fill(body, h('p', { class: 'empty' }, `No group "${groupId}" (yet).`));
+          return;
+        }
+        throw err;
+      }
+      const consumer = group.type === 'consumer';
+      const clientOf = new Map(group.members.map((m) => [m.memberId, m.clientId]));
+      const committer = (key: string, owner: string | null): string => {
+        const id = history?.lastCommitBy[key] ?? owner;
+        return id ? `${clientOf.get(id) ?? '(gone)'} ${id}` : '-';
+      };
+      fill(
+        body,
+        h('p', { class: 'meta', id: 'group-meta' },
+          `${group.type} group · state ${group.state} · `,
+          consumer ? `group epoch ${group.groupEpoch} · assignment epoch ${group.assignmentEpoch} · assignor ${group.assignor ?? '-'}` : `generation ${group.generationId} · protocol ${group.protocol ?? '-'} · leader ${group.leaderId ?? '-'}`,
+          ` · total lag ${group.totalLag}`),
+        h('h2', {}, `Members (${group.members.length})`),
+        table(
+          'members',
+          consumer
+            ? ['member id', 'instance id', 'client id', 'host', 'epoch', 'assigned', 'pending revocation', 'target']
+            : ['member id', 'instance id', 'client id', 'host', 'generation', 'assigned'],
+          group.members.map((m) =>
+            consumer
+              ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, m.memberEpoch ?? '-', partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
+              : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, partitions(m.assignment)],
+          ),
+          'no members',
+        ),
+        h('h2', {}, 'Partitions'),
+        table(
+          'partitions',
+          ['topic', 'partition', 'committed offset', 'log-end offset', 'lag', 'last commit', 'committing member'],
+          group.offsets.map((o) => [o.topic, o.partition, o.committedOffset, o.logEndOffset ?? '-', o.lag ?? '-', time(o.commitTimestamp), committer(`${o.topic}-${o.partition}`, o.memberId)]),
+          'no committed offsets',
+        ),
+      );
+      if (history) {
+        chart.update(history.lag);
+        const events = [...history.events].reverse();
+        fill(timeline, h('ol', { id: 'timeline', class: 'timeline' }, events.map((e) => h('li', { class: e.kind }, h('time', {}, time(e.at)), ' ', describeEvent(e)))));
+      }
+    },
+    dispose: () => chart.dispose(),
+  };
+}

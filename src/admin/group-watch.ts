@@ -1,0 +1,369 @@
+/**
+ * What the console shows over time and the live-update feed: per group a timeline (rebalances
+ * with their cause, members joining and leaving, state changes, coordinator moves, commits), the
+ * member that made each partition's last commit, and lag samples for the lag chart; plus the
+ * `kmc_rebalances_total` and `kmc_offset_commits_total` counters.
+ *
+ * It reads groups only through the admin views (src/admin/groups.ts), never the coordinators'
+ * internals, so it sees what `GET /groups/{id}` sees. It looks:
+ * - shortly after requests that name a group complete (the fault registry's request-done hook
+ *   only notes the group, so the request path pays for a map update; the look is batched);
+ * - every `sampleIntervalMs` of real time at every group, which catches what timers do (session
+ *   and rebalance timeouts, retention) and samples lag as producers append.
+ *
+ * Causes are inferred from what changed between two looks, as Kafka's own log lines would name
+ * them: a member that appeared (`join`), one that went away after its own LeaveGroup or leaving
+ * heartbeat (`leave`) or without one (`session timeout`, which includes a rebalance timeout), a
+ * changed subscription (`subscription change`), the coordinator moving to another broker
+ * (`coordinator move`), otherwise `rejoin` (classic) or `metadata change` (consumer groups:
+ * regex resolution, partitions added).
+ */
+import type { Broker } from '../broker.js';
+import type { FaultRegistry } from '../faults/registry.js';
+import type { RequestLogEntry } from '../faults/request-log.js';
+import type { ServerClock } from '../util/manual-time.js';
+import { describeGroup, listGroups } from './groups.js';
+import type { GroupDescription } from './views.js';
+
+import type { ChangeNotice, GroupHistory, RebalanceCause, TimelineEvent } from './views.js';
+
+export type { ChangeNotice, GroupHistory, RebalanceCause, TimelineEvent } from './views.js';
+
+const MAX_EVENTS = 200;
+const MAX_COMMIT_EVENTS = 100;
+const MAX_LAG_SAMPLES = 300;
+/** A lag sample is kept when a lag changed, or at least this often while none does. */
+const LAG_KEEPALIVE_MS = 10_000;
+/** Groups with a timeline kept at once; the least recently changed ones are dropped beyond. */
+const MAX_TRACKED_GROUPS = 2000;
+const COMMIT_APIS = new Set(['OffsetCommit', 'TxnOffsetCommit']);
+const LEAVING_APIS = new Set(['LeaveGroup', 'ConsumerGroupHeartbeat']);
+
+interface MemberSig {
+  clientId: string;
+  subscription: string;
+}
+
+interface Track {
+  type: string;
+  state: string;
+  generation: number;
+  coordinator: number;
+  members: Map<string, MemberSig>;
+  /** Changes seen since the last generation bump: the next rebalance's cause. */
+  pending: { joined: number; left: number; timedOut: number; subscription: number; coordinator: number };
+  events: TimelineEvent[];
+  commitEvents: TimelineEvent[];
+  commits: Map<string, { offset: number; at: string }>;
+  lastCommitBy: Map<string, string | null>;
+  lagKeys: string[];
+  lagSamples: Array<{ t: number; lag: Array<number | null> }>;
+}
+
+/** Requests seen for one group since its last look. */
+interface Activity {
+  commits: number;
+  lastCommit: Readonly<RequestLogEntry> | null;
+  /** Member ids of those commits ('' for a standalone commit). */
+  committers: Set<string>;
+  /** Members whose LeaveGroup or ConsumerGroupHeartbeat completed (a member gone after one left on its own). */
+  leaving: Set<string>;
+}
+
+export interface GroupWatchOptions {
+  broker: Broker;
+  faults: FaultRegistry;
+  clock: ServerClock;
+  /** The coordinator of a group (simulated cluster); default: this broker. */
+  coordinatorOf?: (groupId: string) => number;
+  /** How long after a request the groups it named are looked at (ms); default 100. */
+  settleMs?: number;
+  /** Real-time period of the look at every group (ms); default 1000; 0: never. */
+  sampleIntervalMs?: number;
+}
+
+export class GroupWatch {
+  private readonly tracks = new Map<string, Track>();
+  private readonly dirty = new Map<string, Activity>();
+  private readonly listeners = new Set<(notice: ChangeNotice) => void>();
+  private readonly rebalances = new Map<string, number>();
+  private readonly commitCounts = new Map<string, number>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private readonly sampleTimer: NodeJS.Timeout | null;
+  private readonly stopListening: () => void;
+  private overviewSig = '';
+  private faultsChanged = false;
+  private closed = false;
+
+  constructor(private readonly options: GroupWatchOptions) {
+    this.stopListening = options.faults.onRequestDone((entry) => this.onRequest(entry));
+    const every = options.sampleIntervalMs ?? 1000;
+    this.sampleTimer = every > 0 ? setInterval(() => this.lookAtAll(), every) : null;
+    this.sampleTimer?.unref();
+    this.lookAtAll();
+  }
+
+  /** Calls `listener` after each look that found a change; returns the function that removes it. */
+  subscribe(listener: (notice: ChangeNotice) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells subscribers about a change made through the admin API (fault rules, the clock), and looks at the groups now. */
+  touched(what: Partial<Pick<ChangeNotice, 'faults' | 'clock'>>): void {
+    this.lookAtAll(what);
+  }
+
+  history(groupId: string): GroupHistory | null {
+    const track = this.tracks.get(groupId);
+    if (!track) return null;
+    const events = [...track.events, ...track.commitEvents].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    return {
+      groupId,
+      events,
+      lastCommitBy: Object.fromEntries(track.lastCommitBy),
+      lag: { partitions: [...track.lagKeys], samples: track.lagSamples.map((s) => ({ t: s.t, lag: [...s.lag] })) },
+    };
+  }
+
+  /** Rebalances seen since start, by group type and cause. */
+  rebalanceCounts(): Array<{ groupType: string; cause: string; count: number }> {
+    return [...this.rebalances].map(([key, count]) => {
+      const [groupType, cause] = key.split('\u0000') as [string, string];
+      return { groupType, cause, count };
+    });
+  }
+
+  /** OffsetCommit and TxnOffsetCommit requests answered without an error since start, by group. */
+  commitCountsByGroup(): ReadonlyMap<string, number> {
+    return this.commitCounts;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopListening();
+    if (this.sampleTimer) clearInterval(this.sampleTimer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.listeners.clear();
+  }
+
+  /** On the request path: note the groups only. */
+  private onRequest(entry: Readonly<RequestLogEntry>): void {
+    if (entry.faults.length > 0) this.faultsChanged = true;
+    if (entry.groups.length === 0) {
+      if (entry.faults.length > 0) this.scheduleFlush();
+      return;
+    }
+    for (const groupId of entry.groups) {
+      let activity = this.dirty.get(groupId);
+      if (!activity) this.dirty.set(groupId, (activity = { commits: 0, lastCommit: null, committers: new Set(), leaving: new Set() }));
+      if (COMMIT_APIS.has(entry.api) && entry.error === null && entry.outcome === 'response') {
+        activity.commits++;
+        activity.lastCommit = entry;
+        activity.committers.add(entry.memberId ?? '');
+        this.commitCounts.set(groupId, (this.commitCounts.get(groupId) ?? 0) + 1);
+      }
+      if (entry.memberId !== null && LEAVING_APIS.has(entry.api)) activity.leaving.add(entry.memberId);
+    }
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer !== null || this.closed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flush();
+    }, this.options.settleMs ?? 100);
+    this.flushTimer.unref();
+  }
+
+  private flush(): void {
+    const batch = [...this.dirty];
+    this.dirty.clear();
+    const changed: string[] = [];
+    for (const [groupId, activity] of batch) if (this.look(groupId, activity)) changed.push(groupId);
+    this.notify(changed, {});
+  }
+
+  private lookAtAll(extra: Partial<Pick<ChangeNotice, 'faults' | 'clock'>> = {}): void {
+    if (this.closed) return;
+    const seen = new Set<string>();
+    const changed: string[] = [];
+    for (const summary of listGroups(this.options.broker)) {
+      seen.add(summary.groupId);
+      const activity = this.dirty.get(summary.groupId) ?? null;
+      this.dirty.delete(summary.groupId);
+      if (this.look(summary.groupId, activity)) changed.push(summary.groupId);
+    }
+    for (const groupId of this.tracks.keys()) if (!seen.has(groupId) && this.look(groupId, null)) changed.push(groupId);
+    this.notify(changed, extra);
+  }
+
+  private notify(groups: string[], extra: Partial<Pick<ChangeNotice, 'faults' | 'clock'>>): void {
+    const overviewSig = this.overviewSignature();
+    const overview = overviewSig !== this.overviewSig || groups.length > 0;
+    this.overviewSig = overviewSig;
+    const faults = this.faultsChanged || extra.faults === true;
+    this.faultsChanged = false;
+    const clock = extra.clock === true;
+    if (!overview && !faults && !clock) return;
+    const notice: ChangeNotice = { groups, overview, faults, clock };
+    for (const listener of this.listeners) listener(notice);
+  }
+
+  /** Topics, their end offsets and the brokers' states: what the overview shows besides groups. */
+  private overviewSignature(): string {
+    const { broker } = this.options;
+    let sig = broker.cluster.brokers().map((b) => (b.up ? '1' : '0')).join('');
+    for (const topic of broker.topics.list()) {
+      sig += `|${topic.name}:${topic.partitionCount}`;
+      for (const p of topic.partitions) sig += `,${p.logStartOffset}-${p.logEndOffset}`;
+    }
+    return sig;
+  }
+
+  /** Compares the group with what was seen last; records what changed. Returns whether anything did. */
+  private look(groupId: string, activity: Activity | null): boolean {
+    const now = new Date(this.options.clock.now()).toISOString();
+    const view = describeGroup(this.options.broker, groupId);
+    const track = this.tracks.get(groupId);
+    if (!view) {
+      if (!track) return false;
+      this.tracks.delete(groupId);
+      return true;
+    }
+    const generation = view.type === 'consumer' ? view.groupEpoch ?? 0 : view.generationId;
+    const coordinator = this.options.coordinatorOf?.(groupId) ?? this.options.broker.nodeId;
+    const members = new Map<string, MemberSig>(view.members.map((m) => [m.memberId, { clientId: m.clientId, subscription: subscriptionOf(m) }]));
+    if (!track) {
+      if (this.tracks.size >= MAX_TRACKED_GROUPS) this.tracks.delete(this.tracks.keys().next().value!);
+      const created: Track = {
+        type: view.type,
+        state: view.state,
+        generation,
+        coordinator,
+        members,
+        pending: { joined: 0, left: 0, timedOut: 0, subscription: 0, coordinator: 0 },
+        events: [{ at: now, kind: 'seen', state: view.state, generation, members: members.size, clientIds: [...members.values()].map((m) => m.clientId).sort() }],
+        commitEvents: [],
+        commits: new Map(),
+        lastCommitBy: new Map(),
+        lagKeys: [],
+        lagSamples: [],
+      };
+      this.tracks.set(groupId, created);
+      this.trackCommits(created, view, activity, now);
+      this.sampleLag(created, view);
+      return true;
+    }
+    let changed = false;
+    const push = (event: TimelineEvent): void => {
+      track.events.push(event);
+      if (track.events.length > MAX_EVENTS) track.events.shift();
+      changed = true;
+    };
+    if (coordinator !== track.coordinator) {
+      push({ at: now, kind: 'coordinator', from: track.coordinator, to: coordinator });
+      track.pending.coordinator++;
+      track.coordinator = coordinator;
+    }
+    for (const [memberId, sig] of members) {
+      const before = track.members.get(memberId);
+      if (!before) {
+        push({ at: now, kind: 'member-joined', memberId, clientId: sig.clientId });
+        track.pending.joined++;
+      } else if (before.subscription !== sig.subscription) {
+        track.pending.subscription++;
+      }
+    }
+    for (const [memberId, sig] of track.members) {
+      if (members.has(memberId)) continue;
+      const cause = activity?.leaving.has(memberId) ? 'leave' : 'session timeout';
+      push({ at: now, kind: 'member-left', memberId, clientId: sig.clientId, cause });
+      if (cause === 'leave') track.pending.left++;
+      else track.pending.timedOut++;
+    }
+    track.members = members;
+    if (view.state !== track.state) {
+      push({ at: now, kind: 'state', from: track.state, to: view.state });
+      track.state = view.state;
+    }
+    if (generation > track.generation) {
+      const cause = causeOf(track.pending, view.type);
+      push({ at: now, kind: 'rebalance', generation, cause, members: members.size, detail: detailOf(track.pending) });
+      const key = `${view.type}\u0000${cause}`;
+      this.rebalances.set(key, (this.rebalances.get(key) ?? 0) + 1);
+      track.pending = { joined: 0, left: 0, timedOut: 0, subscription: 0, coordinator: 0 };
+    }
+    track.generation = generation;
+    track.type = view.type;
+    if (this.trackCommits(track, view, activity, now)) changed = true;
+    if (this.sampleLag(track, view)) changed = true;
+    // Most recently changed last, so that the least recently changed are dropped first when there are too many.
+    if (changed) {
+      this.tracks.delete(groupId);
+      this.tracks.set(groupId, track);
+    }
+    return changed;
+  }
+
+  /**
+   * Partitions whose commit changed get their committer: the member whose commit requests were
+   * seen since the last look when there was one, else the partition's owner now. One timeline
+   * entry per look with commits.
+   */
+  private trackCommits(track: Track, view: GroupDescription, activity: Activity | null, now: string): boolean {
+    const moved: string[] = [];
+    const sole = activity?.committers.size === 1 ? [...activity.committers][0]! : undefined;
+    for (const o of view.offsets) {
+      const key = `${o.topic}-${o.partition}`;
+      const before = track.commits.get(key);
+      if (before && before.offset === o.committedOffset && before.at === o.commitTimestamp) continue;
+      track.commits.set(key, { offset: o.committedOffset, at: o.commitTimestamp });
+      track.lastCommitBy.set(key, sole === undefined ? o.memberId : sole === '' ? null : sole);
+      moved.push(`${key}@${o.committedOffset}`);
+    }
+    if (!activity || activity.commits === 0) return moved.length > 0;
+    const last = activity.lastCommit!;
+    track.commitEvents.push({ at: now, kind: 'commit', requests: activity.commits, memberId: last.memberId, clientId: last.clientId, partitions: moved, error: last.error });
+    if (track.commitEvents.length > MAX_COMMIT_EVENTS) track.commitEvents.shift();
+    return true;
+  }
+
+  private sampleLag(track: Track, view: GroupDescription): boolean {
+    const byKey = new Map(view.offsets.map((o) => [`${o.topic}-${o.partition}`, o.lag]));
+    for (const key of byKey.keys()) if (!track.lagKeys.includes(key)) track.lagKeys.push(key);
+    if (track.lagKeys.length === 0) return false;
+    const lag = track.lagKeys.map((k) => byKey.get(k) ?? null);
+    const last = track.lagSamples[track.lagSamples.length - 1];
+    const t = Date.now();
+    const same = last !== undefined && last.lag.length === lag.length && last.lag.every((v, i) => v === lag[i]);
+    if (same && t - last.t < LAG_KEEPALIVE_MS) return false;
+    track.lagSamples.push({ t, lag });
+    if (track.lagSamples.length > MAX_LAG_SAMPLES) track.lagSamples.shift();
+    return !same;
+  }
+}
+
+function subscriptionOf(m: GroupDescription['members'][number]): string {
+  return `${(m.subscribedTopicNames ?? []).join(',')}|${m.subscribedTopicRegex ?? ''}`;
+}
+
+function causeOf(pending: Track['pending'], type: string): RebalanceCause {
+  if (pending.coordinator > 0) return 'coordinator move';
+  if (pending.joined > 0) return 'join';
+  if (pending.timedOut > 0) return 'session timeout';
+  if (pending.left > 0) return 'leave';
+  if (pending.subscription > 0) return 'subscription change';
+  return type === 'consumer' ? 'metadata change' : 'rejoin';
+}
+
+function detailOf(pending: Track['pending']): string {
+  const parts: string[] = [];
+  if (pending.joined) parts.push(`${pending.joined} joined`);
+  if (pending.left) parts.push(`${pending.left} left`);
+  if (pending.timedOut) parts.push(`${pending.timedOut} timed out`);
+  if (pending.subscription) parts.push(`${pending.subscription} changed subscription`);
+  if (pending.coordinator) parts.push('coordinator moved');
+  return parts.join(', ');
+}

@@ -1,0 +1,205 @@
+/**
+ * `GET /metrics`: Prometheus text format (prom-client), built when scraped from state the server
+ * keeps anyway, so that serving requests costs nothing extra for it.
+ *
+ * - kafka_exporter's series, names, labels and help text (danielqsj/kafka_exporter, with its
+ *   defaults: every topic and group, `offset.show-all`), so its Grafana dashboards work:
+ *   `kafka_brokers`, `kafka_broker_info{id,address}`, `kafka_topic_partitions{topic}`,
+ *   `kafka_topic_partition_current_offset` (the high watermark) and `_oldest_offset` (the log start
+ *   offset), `_leader`, `_replicas`, `_in_sync_replica`, `_leader_is_preferred`,
+ *   `_under_replicated_partition` `{topic,partition}`; per group, for every partition of each topic
+ *   it has committed to, `kafka_consumergroup_current_offset` (-1 for a partition with no commit)
+ *   and `kafka_consumergroup_lag` (high watermark minus committed offset; -1 with no commit)
+ *   `{consumergroup,topic,partition}`, their `_sum{consumergroup,topic}` (the offset sum counts a
+ *   -1 as the exporter does; the lag sum skips it) and `kafka_consumergroup_members{consumergroup}`.
+ *   Unlike the exporter (which reads members from DescribeGroups, empty for KIP-848 groups) the
+ *   member count of a consumer group is its real one.
+ * - the server's own, `kmc_`: requests by api/version/error, request latency by api, rebalances by
+ *   group type and cause, commits, fault firings by rule, the offsets log's bytes and segments,
+ *   cleaner runs and bytes removed, retention sweeps and expirations, connections.
+ * - Node's default process metrics (`process_*`, `nodejs_*`).
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { Broker } from '../broker.js';
+import type { FaultRegistry } from '../faults/registry.js';
+import type { ConnectionStats } from '../server/server.js';
+import { listGroups } from './groups.js';
+import type { GroupWatch } from './group-watch.js';
+import { LATENCY_BUCKETS_SECONDS, type RequestStats } from './request-stats.js';
+
+export interface MetricsSources {
+  broker: Broker;
+  faults: FaultRegistry;
+  requests: RequestStats;
+  watch: GroupWatch;
+  /** Connection totals of the Kafka listeners; absent: no connection series. */
+  connections?: () => ConnectionStats;
+}
+
+/** Content type of the Prometheus text format 0.0.4. */
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+type Labels = Record<string, string | number>;
+type Sample = [labels: Labels, value: number];
+
+/**
+ * A gauge or counter whose samples are computed at scrape time from state the server keeps anyway
+ * (prom-client's `collect`); counters read totals kept where the events happen.
+ */
+function lazyMetric(kind: 'gauge' | 'counter', registry: Registry, name: string, help: string, labelNames: string[], samples: () => Iterable<Sample>): void {
+  const common = { name, help, labelNames, registers: [registry] };
+  if (kind === 'gauge') {
+    new Gauge({ ...common, collect() {
+      this.reset();
+      for (const [labels, value] of samples()) this.set(labels, value);
+    } });
+  } else {
+    new Counter({ ...common, collect() {
+      this.reset();
+      for (const [labels, value] of samples()) this.inc(labels, value);
+    } });
+  }
+}
+
+const lazyGauge = (...args: [Registry, string, string, string[], () => Iterable<Sample>]): void => lazyMetric('gauge', ...args);
+const lazyCounter = (...args: [Registry, string, string, string[], () => Iterable<Sample>]): void => lazyMetric('counter', ...args);
+
+/** kafka_exporter's view of the topics and groups, computed once per scrape. */
+interface ExporterView {
+  topics: Array<{ topic: string; partitions: Array<{ partition: number; current: number; oldest: number; leader: number; replicas: number[]; isr: number }> }>;
+  groups: Array<{ group: string; members: number; topics: Array<{ topic: string; partitions: Array<{ partition: number; current: number; lag: number | null }> }> }>;
+}
+
+function exporterView(broker: Broker): ExporterView {
+  const cluster = broker.cluster;
+  const live = new Set(cluster.liveBrokers().map((b) => b.id));
+  const highWatermarks = new Map<string, number[]>();
+  const topics = broker.topics.list().map((t) => {
+    highWatermarks.set(t.name, t.partitions.map((p) => Number(p.highWatermark)));
+    return {
+      topic: t.name,
+      partitions: t.partitions.map((p) => {
+        const replicas = cluster.replicas(t.name, p.index);
+        return { partition: p.index, current: Number(p.highWatermark), oldest: Number(p.logStartOffset), leader: cluster.leaderOf(t.name, p.index), replicas, isr: replicas.filter((id) => live.has(id)).length };
+      }),
+    };
+  });
+  const groups = listGroups(broker).map((g) => {
+    const committed = new Map<string, Map<number, number>>();
+    for (const { topic, partition, offset } of broker.offsets.offsetsOf(g.groupId)) {
+      let byPartition = committed.get(topic);
+      if (!byPartition) committed.set(topic, (byPartition = new Map()));
+      byPartition.set(partition, Number(offset.committedOffset));
+    }
+    const groupTopics = [...committed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([topic, byPartition]) => {
+      const hw = highWatermarks.get(topic);
+      // A topic no longer known has no partitions to list (the exporter reads them from metadata).
+      if (!hw) return [];
+      return [{ topic, partitions: hw.map((end, partition) => {
+        const current = byPartition.get(partition);
+        return current === undefined ? { partition, current: -1, lag: -1 } : { partition, current, lag: end - current };
+      }) }];
+    });
+    return { group: g.groupId, members: g.members, topics: groupTopics };
+  });
+  return { topics, groups };
+}
+
+/** Builds the registry; `render()` produces the exposition text of one scrape. */
+export function createMetrics(sources: MetricsSources): { registry: Registry; render: () => Promise<string> } {
+  const { broker, faults, requests, watch } = sources;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  let view: ExporterView = { topics: [], groups: [] };
+
+  const partitionSamples = (value: (p: ExporterView['topics'][number]['partitions'][number]) => number) => function* (): Iterable<Sample> {
+    for (const t of view.topics) for (const p of t.partitions) yield [{ topic: t.topic, partition: p.partition }, value(p)];
+  };
+  lazyGauge(registry, 'kafka_brokers', 'Number of Brokers in the Kafka Cluster.', [], () => [[{}, broker.cluster.liveBrokers().length]]);
+  lazyGauge(registry, 'kafka_broker_info', 'Information about the Kafka Broker.', ['id', 'address'], () => broker.cluster.liveBrokers().map((b): Sample => [{ id: b.id, address: `${b.host}:${b.port}` }, 1]));
+  lazyGauge(registry, 'kafka_topic_partitions', 'Number of partitions for this Topic', ['topic'], () => view.topics.map((t): Sample => [{ topic: t.topic }, t.partitions.length]));
+  lazyGauge(registry, 'kafka_topic_partition_current_offset', 'Current Offset of a Broker at Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.current));
+  lazyGauge(registry, 'kafka_topic_partition_oldest_offset', 'Oldest Offset of a Broker at Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.oldest));
+  lazyGauge(registry, 'kafka_topic_partition_leader', 'Leader Broker ID of this Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.leader));
+  lazyGauge(registry, 'kafka_topic_partition_replicas', 'Number of Replicas for this Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.replicas.length));
+  lazyGauge(registry, 'kafka_topic_partition_in_sync_replica', 'Number of In-Sync Replicas for this Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.isr));
+  lazyGauge(registry, 'kafka_topic_partition_leader_is_preferred', '1 if Topic/Partition is using the Preferred Broker', ['topic', 'partition'], partitionSamples((p) => (p.leader === p.replicas[0] ? 1 : 0)));
+  lazyGauge(registry, 'kafka_topic_partition_under_replicated_partition', '1 if Topic/Partition is under Replicated', ['topic', 'partition'], partitionSamples((p) => (p.isr < p.replicas.length ? 1 : 0)));
+
+  const groupPartitionSamples = (value: (p: { current: number; lag: number | null }) => number) => function* (): Iterable<Sample> {
+    for (const g of view.groups) for (const t of g.topics) for (const p of t.partitions) yield [{ consumergroup: g.group, topic: t.topic, partition: p.partition }, value(p)];
+  };
+  const groupTopicSamples = (value: (partitions: ExporterView['groups'][number]['topics'][number]['partitions']) => number) => function* (): Iterable<Sample> {
+    for (const g of view.groups) for (const t of g.topics) yield [{ consumergroup: g.group, topic: t.topic }, value(t.partitions)];
+  };
+  lazyGauge(registry, 'kafka_consumergroup_current_offset', 'Current Offset of a ConsumerGroup at Topic/Partition', ['consumergroup', 'topic', 'partition'], groupPartitionSamples((p) => p.current));
+  lazyGauge(registry, 'kafka_consumergroup_current_offset_sum', 'Current Offset of a ConsumerGroup at Topic for all partitions', ['consumergroup', 'topic'], groupTopicSamples((ps) => ps.reduce((n, p) => n + p.current, 0)));
+  lazyGauge(registry, 'kafka_consumergroup_lag', 'Current Approximate Lag of a ConsumerGroup at Topic/Partition', ['consumergroup', 'topic', 'partition'], groupPartitionSamples((p) => p.lag ?? -1));
+  lazyGauge(registry, 'kafka_consumergroup_lag_sum', 'Current Approximate Lag of a ConsumerGroup at Topic for all partitions', ['consumergroup', 'topic'], groupTopicSamples((ps) => ps.reduce((n, p) => n + (p.current === -1 ? 0 : p.lag ?? 0), 0)));
+  lazyGauge(registry, 'kafka_consumergroup_members', 'Amount of members in a consumer group', ['consumergroup'], () => view.groups.map((g): Sample => [{ consumergroup: g.group }, g.members]));
+
+  lazyCounter(registry, 'kmc_requests_total', 'Kafka requests handled, by API, version and the first error of the response (NONE: no error).', ['api', 'version', 'error'], () =>
+    requests.requestCounts().map((c): Sample => [{ api: c.api, version: c.version, error: c.error }, c.count]));
+  registry.registerMetric(latencyHistogram(requests));
+  lazyCounter(registry, 'kmc_rebalances_total', 'Group rebalances (a new classic generation or consumer group epoch) seen, by group type and inferred cause.', ['group_type', 'cause'], () =>
+    watch.rebalanceCounts().map((r): Sample => [{ group_type: r.groupType, cause: r.cause }, r.count]));
+  lazyCounter(registry, 'kmc_offset_commits_total', 'OffsetCommit and TxnOffsetCommit requests answered without an error, by group.', ['consumergroup'], () =>
+    [...watch.commitCountsByGroup()].map(([group, n]): Sample => [{ consumergroup: group }, n]));
+  lazyCounter(registry, 'kmc_fault_firings_total', 'Times each fault rule fired (rules removed since are no longer listed).', ['rule'], () => faults.list().map((r): Sample => [{ rule: r.id }, r.fired]));
+  lazyGauge(registry, 'kmc_offsets_log_bytes', 'Bytes of the __consumer_offsets segments, all partitions.', [], () => [[{}, broker.groupLog.partitionLogs().reduce((n, p) => n + p.sizeInBytes, 0)]]);
+  lazyGauge(registry, 'kmc_offsets_log_segments', 'Segments of the __consumer_offsets partitions.', [], () => [[{}, broker.groupLog.partitionLogs().reduce((n, p) => n + p.segmentCount, 0)]]);
+  lazyCounter(registry, 'kmc_log_cleaner_runs_total', 'Completed cleans of a __consumer_offsets partition.', [], () => [[{}, broker.groupLog.cleaner.stats.runs]]);
+  lazyCounter(registry, 'kmc_log_cleaner_bytes_removed_total', 'Bytes the log cleaner removed from __consumer_offsets.', [], () => [[{}, broker.groupLog.cleaner.stats.bytesRemoved]]);
+  lazyCounter(registry, 'kmc_retention_sweeps_total', 'Offsets retention sweeps run (periodic and on demand).', [], () => [[{}, broker.retention.stats.sweeps]]);
+  lazyCounter(registry, 'kmc_retention_expired_offsets_total', 'Committed offsets expired by retention (offsets.retention.minutes).', [], () => [[{}, broker.retention.stats.expiredOffsets]]);
+  lazyCounter(registry, 'kmc_retention_deleted_groups_total', 'Empty groups deleted by the retention sweep.', [], () => [[{}, broker.retention.stats.deletedGroups]]);
+  const connections = sources.connections;
+  if (connections) {
+    lazyGauge(registry, 'kmc_connections', 'Kafka client connections open now.', [], () => [[{}, connections().open]]);
+    lazyCounter(registry, 'kmc_connections_accepted_total', 'Kafka client connections accepted since start.', [], () => [[{}, connections().accepted]]);
+  }
+
+  return {
+    registry,
+    async render() {
+      view = exporterView(broker);
+      try {
+        return await registry.metrics();
+      } finally {
+        view = { topics: [], groups: [] };
+      }
+    },
+  };
+}
+
+/**
+ * `kmc_request_duration_seconds{api}`: a histogram whose buckets RequestStats fills on the
+ * request path; this object only formats them at scrape time (prom-client's registry takes any
+ * metric with `get()`).
+ */
+function latencyHistogram(requests: RequestStats): Metric {
+  const name = 'kmc_request_duration_seconds';
+  const help = 'Time from a Kafka request\'s arrival to its response, by API (millisecond resolution).';
+  const metric = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    async get() {
+      const values: Array<{ labels: Labels; value: number; metricName: string }> = [];
+      for (const h of requests.latencyHistograms()) {
+        let cumulative = 0;
+        LATENCY_BUCKETS_SECONDS.forEach((le, i) => {
+          cumulative += h.buckets[i]!;
+          values.push({ metricName: `${name}_bucket`, labels: { le, api: h.api }, value: cumulative });
+        });
+        values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', api: h.api }, value: h.count });
+        values.push({ metricName: `${name}_sum`, labels: { api: h.api }, value: h.sumSeconds });
+        values.push({ metricName: `${name}_count`, labels: { api: h.api }, value: h.count });
+      }
+      return { name, help, type: 'histogram', values, aggregator: 'sum' };
+    },
+    reset() {},
+  };
+  return metric as unknown as Metric;
+}

@@ -1,0 +1,39 @@
+/** `GET /overview`: what the console's first page shows, in one answer. */
+import type { Broker } from '../broker.js';
+import { describeGroup, listGroups } from './groups.js';
+
+import type { Overview, OverviewGroup, OverviewTopic } from './views.js';
+
+export type { Overview, OverviewGroup, OverviewTopic } from './views.js';
+
+export function overview(broker: Broker, bootstrap: string, clock: { mode: string; now: () => number }): Overview {
+  const topics = broker.topics.list().map((t): OverviewTopic => {
+    const partitions = t.partitions.map((p) => ({
+      partition: p.index,
+      logStartOffset: Number(p.logStartOffset),
+      logEndOffset: Number(p.logEndOffset),
+      sizeBytes: p.log.sizeInBytes,
+      leader: broker.cluster.leaderOf(t.name, p.index),
+    }));
+    return { name: t.name, topicId: t.topicId, partitions, sizeBytes: partitions.reduce((n, p) => n + p.sizeBytes, 0) };
+  });
+  const groups = listGroups(broker).map((g): OverviewGroup => {
+    const d = describeGroup(broker, g.groupId);
+    return {
+      groupId: g.groupId,
+      type: g.type,
+      state: g.state,
+      protocolOrAssignor: d?.assignor ?? d?.protocol ?? null,
+      members: g.members,
+      totalLag: d?.totalLag ?? 0,
+    };
+  });
+  return {
+    clusterId: broker.clusterId,
+    bootstrap,
+    clock: { mode: clock.mode, now: new Date(clock.now()).toISOString() },
+    brokers: broker.cluster.brokers(),
+    topics,
+    groups,
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The shapes of what the admin API answers for groups, the overview and the console's history,
+ * with no imports: the server builds them (groups.ts, overview.ts, group-watch.ts) and the web
+ * console (console/src) reads them, type-only, from this one file.
+ */
+
+/** One group in `GET /groups`. */
+export interface GroupSummary {
+  groupId: string;
+  /** `classic` (JoinGroup/SyncGroup groups and standalone committers) or `consumer` (KIP-848 groups). */
+  type: string;
+  state: string;
+  protocolType: string;
+  members: number;
+  /** Partitions with a committed offset. */
+  committedPartitions: number;
+  /** Consumer groups: the group epoch; null for classic groups. */
+  groupEpoch: number | null;
+}
+
+export interface GroupMemberView {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  /**
+   * Classic members, also those inside a consumer group (their JoinGroup's session timeout); null
+   * for consumer-protocol members (the session timeout is the group's).
+   */
+  sessionTimeoutMs: number | null;
+  /**
+   * Consumer-group members: true when the member uses the consumer protocol (KIP-848), false for a
+   * classic member inside a consumer group (Kafka's `MemberDescription.upgraded()`); null in
+   * classic groups.
+   */
+  upgraded: boolean | null;
+  rebalanceTimeoutMs: number;
+  /**
+   * Classic members: the decoded ConsumerProtocol assignment (protocol type `consumer`), null when
+   * not readable. Consumer-group members: the partitions the member owns, including those still
+   * pending revocation (as ConsumerGroupDescribe reports them).
+   */
+  assignment: Array<{ topic: string; partitions: number[] }> | null;
+  /** Consumer-group members (null for classic members): the member epoch. */
+  memberEpoch: number | null;
+  /** Consumer-group members: `stable`, `unrevoked_partitions`, `unreleased_partitions`, `unknown`. */
+  memberState: string | null;
+  rackId: string | null;
+  /** Consumer-group members: subscribed topic names (sorted). */
+  subscribedTopicNames: string[] | null;
+  /** Consumer-group members: the subscribed regex, or null when subscribed by names. */
+  subscribedTopicRegex: string | null;
+  /** Consumer-group members: the target assignment the member reconciles towards. */
+  targetAssignment: Array<{ topic: string; partitions: number[] }> | null;
+}
+
+export interface GroupOffsetView {
+  topic: string;
+  partition: number;
+  committedOffset: number;
+  /** Log-end offset of the partition (null when the topic or partition is gone). */
+  logEndOffset: number | null;
+  /** logEndOffset - committedOffset (null when unknown). */
+  lag: number | null;
+  leaderEpoch: number;
+  metadata: string;
+  /** Commit time (ISO 8601, server clock). */
+  commitTimestamp: string;
+  /** Owner per the current assignment, or null. */
+  memberId: string | null;
+}
+
+/** `GET /groups/{groupId}`. */
+export interface GroupDescription {
+  groupId: string;
+  type: string;
+  state: string;
+  protocolType: string;
+  /** Classic groups: the selected protocol; null for consumer groups (see `assignor`). */
+  protocol: string | null;
+  /** Classic groups: the generation; -1 for consumer groups (see `groupEpoch`). */
+  generationId: number;
+  leaderId: string | null;
+  /** Consumer groups (null for classic groups): the group epoch. */
+  groupEpoch: number | null;
+  /** Consumer groups: the epoch of the target assignment. */
+  assignmentEpoch: number | null;
+  /** Consumer groups: the server-side assignor in use. */
+  assignor: string | null;
+  members: GroupMemberView[];
+  offsets: GroupOffsetView[];
+  /** Sum of known lags. */
+  totalLag: number;
+}
+
+export interface OverviewTopic {
+  name: string;
+  topicId: string;
+  partitions: Array<{ partition: number; logStartOffset: number; logEndOffset: number; sizeBytes: number; leader: number }>;
+  /** Bytes of the topic's segments (in memory with --in-memory). */
+  sizeBytes: number;
+}
+
+export interface OverviewGroup {
+  groupId: string;
+  /** `classic` or `consumer` (KIP-848). */
+  type: string;
+  state: string;
+  /** Classic groups: the protocol chosen (the assignor, e.g. `range`); consumer groups: the server-side assignor. */
+  protocolOrAssignor: string | null;
+  members: number;
+  /** Sum of the known lags of the committed partitions. */
+  totalLag: number;
+}
+
+export interface Overview {
+  clusterId: string;
+  bootstrap: string;
+  clock: { mode: string; now: string };
+  brokers: Array<{ id: number; host: string; port: number; up: boolean }>;
+  topics: OverviewTopic[];
+  groups: OverviewGroup[];
+}
+
+export type RebalanceCause = 'join' | 'leave' | 'session timeout' | 'subscription change' | 'coordinator move' | 'rejoin' | 'metadata change';
+
+/** One entry of a group's timeline (`at`: the server clock, ISO 8601). */
+export type TimelineEvent =
+  | { at: string; kind: 'seen'; state: string; generation: number; members: number; clientIds: string[] }
+  | { at: string; kind: 'rebalance'; generation: number; cause: RebalanceCause; members: number; detail: string }
+  | { at: string; kind: 'member-joined'; memberId: string; clientId: string }
+  | { at: string; kind: 'member-left'; memberId: string; clientId: string; cause: 'leave' | 'session timeout' }
+  | { at: string; kind: 'state'; from: string; to: string }
+  | { at: string; kind: 'coordinator'; from: number; to: number }
+  | { at: string; kind: 'commit'; requests: number; memberId: string | null; clientId: string; partitions: string[]; error: string | null }
+  | { at: string; kind: 'deleted' };
+
+/** `GET /groups/{id}/history`. */
+export interface GroupHistory {
+  groupId: string;
+  /** Oldest first; the newest 200 non-commit events and the newest 100 commit events. */
+  events: TimelineEvent[];
+  /** `topic-partition` -> the member that made the partition's last commit seen (null: none known, e.g. a standalone commit). */
+  lastCommitBy: Record<string, string | null>;
+  /** Lag samples, oldest first: `t` is wall-clock ms; `lag[i]` belongs to `partitions[i]` (null: no lag known then). */
+  lag: { partitions: string[]; samples: Array<{ t: number; lag: Array<number | null> }> };
+}
+
+/** What changed since the last notification: the console refetches what it shows. */
+export interface ChangeNotice {
+  groups: string[];
+  overview: boolean;
+  faults: boolean;
+  clock: boolean;
+}

@@ -1,0 +1,97 @@
+/**
+ * The group watch behind the console's timeline and `kmc_rebalances_total` (src/admin/group-watch.ts):
+ * each new generation of a classic group gets the cause that the changes before it show, with a
+ * real server, raw JoinGroup/SyncGroup/LeaveGroup requests and the manual clock for the session
+ * timeout. The watch looks only when told to (`touched`; its own look after requests is set to an
+ * hour away), so every step is checked at a known point.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { defaultJoinGroupRequest, type JoinGroupRequest } from '../../src/protocol/messages/JoinGroupRequest.js';
+import { defaultSyncGroupRequest } from '../../src/protocol/messages/SyncGroupRequest.js';
+import { GroupWatch, type ChangeNotice, type TimelineEvent } from '../../src/admin/group-watch.js';
+import { RawClient } from '../support/raw-client.js';
+import { startTestServer } from '../support/server.js';
+
+const GROUP = 'watch-group';
+const SESSION_MS = 10_000;
+const join = (instanceId: string): JoinGroupRequest => ({
+  ...defaultJoinGroupRequest(),
+  groupId: GROUP, sessionTimeoutMs: SESSION_MS, rebalanceTimeoutMs: 30_000, memberId: '', groupInstanceId: instanceId, protocolType: 'consumer',
+  protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]) }],
+});
+
+describe('GroupWatch', () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let watch: GroupWatch;
+  const notices: ChangeNotice[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({ clock: 'manual' });
+    watch = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0, settleMs: 3_600_000 });
+    watch.subscribe((n) => notices.push(n));
+  });
+  afterAll(async () => {
+    watch.close();
+    await server.stop();
+  });
+
+  const kinds = (): Array<Pick<TimelineEvent, 'kind'> & Record<string, unknown>> => watch.history(GROUP)!.events.filter((e) => e.kind !== 'state' && e.kind !== 'commit').map((e) => {
+    const { at: _at, ...rest } = e;
+    return rest;
+  });
+
+  it('names join, leave and session timeout as the causes of the rebalances they start', async () => {
+    const a = await RawClient.connect(server.port);
+    const b = await RawClient.connect(server.port);
+    const joinedA = await a.send(11, 5, join('a'), 'watch-a');
+    expect(joinedA.errorCode).toBe(ErrorCode.NONE);
+    const sync = (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
+      c.send(14, 3, { ...defaultSyncGroupRequest(), groupId: GROUP, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
+    await sync(a, joinedA.memberId, 'a', 1, 'watch-a');
+    watch.touched({});
+    expect(kinds()).toEqual([{ kind: 'seen', state: 'Stable', generation: 1, members: 1, clientIds: ['watch-a'] }]);
+    expect(notices.at(-1)).toEqual({ groups: [GROUP], overview: true, faults: false, clock: false });
+
+    // b joins: a must rejoin, and generation 2 has both.
+    const joiningB = b.send(11, 5, join('b'), 'watch-b');
+    const rejoinedA = await a.send(11, 5, { ...join('a'), memberId: joinedA.memberId }, 'watch-a');
+    const joinedB = await joiningB;
+    expect([rejoinedA.generationId, joinedB.generationId]).toEqual([2, 2]);
+    await Promise.all([sync(a, joinedA.memberId, 'a', 2, 'watch-a'), sync(b, joinedB.memberId, 'b', 2, 'watch-b')]);
+    watch.touched({});
+    expect(kinds().slice(1)).toEqual([
+      { kind: 'member-joined', memberId: joinedB.memberId, clientId: 'watch-b' },
+      { kind: 'rebalance', generation: 2, cause: 'join', members: 2, detail: '1 joined' },
+    ]);
+
+    // b leaves with LeaveGroup; a rejoins into generation 3.
+    const left = await b.send(13, 3, { groupId: GROUP, memberId: '', members: [{ memberId: joinedB.memberId, groupInstanceId: 'b', reason: null }] }, 'watch-b');
+    expect(left.errorCode).toBe(ErrorCode.NONE);
+    const third = await a.send(11, 5, { ...join('a'), memberId: joinedA.memberId }, 'watch-a');
+    expect(third.generationId).toBe(3);
+    await sync(a, joinedA.memberId, 'a', 3, 'watch-a');
+    watch.touched({});
+    expect(kinds().slice(3)).toEqual([
+      { kind: 'member-left', memberId: joinedB.memberId, clientId: 'watch-b', cause: 'leave' },
+      { kind: 'rebalance', generation: 3, cause: 'leave', members: 1, detail: '1 left' },
+    ]);
+
+    // a stops heartbeating: its session runs out on the manual clock; the group is left empty.
+    server.clock.advance(SESSION_MS + 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    watch.touched({ clock: true });
+    expect(kinds().slice(5)).toEqual([
+      { kind: 'member-left', memberId: joinedA.memberId, clientId: 'watch-a', cause: 'session timeout' },
+      { kind: 'rebalance', generation: 4, cause: 'session timeout', members: 0, detail: '1 timed out' },
+    ]);
+    expect(notices.at(-1)).toMatchObject({ groups: [GROUP], clock: true });
+    expect(watch.rebalanceCounts().sort((x, y) => x.cause.localeCompare(y.cause))).toEqual([
+      { groupType: 'classic', cause: 'join', count: 1 },
+      { groupType: 'classic', cause: 'leave', count: 1 },
+      { groupType: 'classic', cause: 'session timeout', count: 1 },
+    ]);
+    a.close();
+    b.close();
+  });
+});
