@@ -127,9 +127,14 @@ describe('online downgrade of a consumer group (real sockets)', () => {
     // The KIP-848 member leaves: the group becomes classic (generation = group epoch) and rebalances.
     expect((await c.send(68, 1, hb(groupId, memberId, -1))).errorCode).toBe(0);
     expect(await groupType(c, groupId)).toBe('classic');
+    // kafkajs heartbeats on its own clock and may already have rejoined (completing the join phase
+    // at the next generation) by the time we look: either way the classic group took the group
+    // epoch as its generation and rebalanced.
     const preparing = await describeGroup(c, groupId);
-    expect(preparing).toMatchObject({ errorCode: 0, groupState: 'PreparingRebalance', protocolType: 'consumer' });
-    expect(server.broker.classic.group(groupId)!.generationId).toBe(groupEpoch);
+    expect(preparing).toMatchObject({ errorCode: 0, protocolType: 'consumer' });
+    const downgradedGeneration = server.broker.classic.group(groupId)!.generationId;
+    if (preparing.groupState === 'PreparingRebalance') expect(downgradedGeneration).toBe(groupEpoch);
+    else expect([preparing.groupState, downgradedGeneration]).toEqual([expect.stringMatching(/^(CompletingRebalance|Stable)$/), groupEpoch + 1]);
 
     // kafkajs is told to rejoin, rejoins through the classic protocol and takes all four partitions.
     await waitFor(() => first.assignments.at(-1)?.length === 4, 30000, 'kafkajs rejoined with all partitions');
