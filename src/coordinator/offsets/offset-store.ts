@@ -195,6 +195,20 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
     return this.committed.keys();
   }
 
+  /**
+   * A group's offsets with its writes in flight applied: what a write decides on (the retention
+   * sweep's `cleanupExpiredOffsets` runs on the latest state, so a commit still being written is
+   * never taken for the expired offset it replaces).
+   */
+  latestOffsetsOf(groupId: string): Array<{ topic: string; partition: number; offset: CommittedOffset }> {
+    return [...(this.latestOf(groupId)?.values() ?? [])];
+  }
+
+  /** Group ids with offsets, counting writes in flight. */
+  latestGroupIds(): string[] {
+    return [...new Set([...this.committed.keys(), ...this.inFlight.keys()])].filter((id) => this.hasOffsets(id));
+  }
+
   // ---- internals ------------------------------------------------------------------------------
 
   /** Replays `records` into the latest view and appends them (nothing to write: resolves at once). */

@@ -52,7 +52,7 @@ export interface OffsetRetentionOptions {
   config: BrokerConfig;
   log: Logger;
   time: Time;
-  offsets: Pick<OffsetStore, 'groupIds' | 'offsetsOf' | 'deleteOffsets'>;
+  offsets: Pick<OffsetStore, 'latestGroupIds' | 'latestOffsetsOf' | 'deleteOffsets'>;
   /** Group coordinators, asked in order for each group id. */
   sources: readonly RetentionGroupSource[];
 }
@@ -159,7 +159,7 @@ export class OffsetRetention {
     group: RetentionGroup,
     nowMs: number,
   ): { expired: Array<{ topic: string; partition: number }>; allExpired: boolean } {
-    const offsets = this.offsets.offsetsOf(groupId);
+    const offsets = this.offsets.latestOffsetsOf(groupId);
     if (offsets.length === 0) return { expired: [], allExpired: true };
     const condition = group.offsetExpirationCondition();
     if (condition === null) return { expired: [], allExpired: false };
@@ -176,7 +176,7 @@ export class OffsetRetention {
   private candidateGroupIds(): string[] {
     const ids = new Set<string>();
     for (const source of this.sources) for (const id of source.groupIds()) ids.add(id);
-    for (const id of this.offsets.groupIds()) ids.add(id);
+    for (const id of this.offsets.latestGroupIds()) ids.add(id);
     return [...ids];
   }
 

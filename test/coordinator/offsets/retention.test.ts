@@ -154,6 +154,18 @@ describe('ClassicGroup.offsetExpirationCondition', () => {
 });
 
 describe('offsets retention sweep', () => {
+  it('decides on the latest offsets: a commit still being written when the sweep runs is not expired, nor its group', async () => {
+    const h = setup();
+    await commit(h, 'standalone', 't1', 0, 5n);
+    h.time.advance(RETENTION_MS);
+    const fresh = commit(h, 'standalone', 't1', 0, 9n); // in flight while the sweep decides
+    const swept = await h.retention.sweep();
+    await fresh;
+    expect(swept).toEqual({ expiredOffsets: 0, deletedGroups: [] });
+    expect(committed(h, 'standalone', 't1', 0)).toBe(9n);
+    expect(tombstones(h)).toEqual([]);
+  });
+
   it('keeps an Empty group\'s offsets until retention after it became Empty, then expires them and deletes the group', async () => {
     const h = setup();
     const { memberId } = await stableGroup(h, 'g', ['orders']);
