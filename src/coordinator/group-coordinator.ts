@@ -98,16 +98,14 @@ export class GroupCoordinator {
     const invalid = this.classic.joinGroupRequestError(req);
     if (invalid) return invalid;
     if (this.consumer.servesClassicJoin(req.groupId)) return this.consumer.classicJoin(req, ctx);
-    let converted: Promise<void> | null = null;
-    if (this.consumer.hasGroup(req.groupId)) {
-      converted = this.consumer.removeEmptyGroupForClassicJoin(req.groupId);
-      if (converted === null) return errorJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId);
-    }
-    // The classic group must exist in the same turn as the consumer group is forgotten, as in
-    // Kafka's single coordinator step: a ConsumerGroupHeartbeat arriving while the tombstones are
-    // written then finds the classic group (and converts or upgrades it), never no group at all.
-    const [, res] = await Promise.all([converted, this.classic.joinGroup(req, ctx)]);
-    return res;
+    if (!this.consumer.hasGroup(req.groupId)) return this.classic.joinGroup(req, ctx);
+    // An empty consumer group becomes a classic group in the same operation as the join, as in
+    // Kafka's single coordinator step: its tombstones and the classic group's first record are one
+    // write (a failure puts the consumer group back), and a ConsumerGroupHeartbeat arriving while
+    // it is written finds the classic group, never no group at all.
+    const converted = this.consumer.takeEmptyGroupForClassicJoin(req.groupId);
+    if (converted === null) return errorJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId);
+    return this.classic.joinGroup(req, ctx, converted);
   }
 
   /**

@@ -282,6 +282,32 @@ describe('a failed __consumer_offsets write changes nothing (coordinator runtime
     expect(h.written.filter((r) => r.groupId === 'g-classic-new')).toEqual([]);
   });
 
+  it('classic JoinGroup converting an empty KIP-848 group: one write; the join gets 16 and the consumer group is as before', async () => {
+    const h = await start();
+    const m = await consumerGroup(h, 'g-convert');
+    expect((await h.c.send(68, 1, hb('g-convert', m.memberId, -1))).errorCode).toBe(ErrorCode.NONE);
+    const before = await h.observe('g-convert');
+    const refused = h.failNextAppend();
+    const join = {
+      ...defaultJoinGroupRequest(),
+      groupId: 'g-convert',
+      sessionTimeoutMs: SESSION_MS,
+      rebalanceTimeoutMs: SESSION_MS,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.from('subscription') }],
+    };
+    expect((await h.c.send(11, 3, join)).errorCode).toBe(16);
+    // The consumer group's tombstones and the classic group's first record, refused together.
+    expect(refused.map((r) => r.kind).slice(-2)).toEqual(['cg-metadata', 'group-metadata']);
+    expect(await h.observe('g-convert')).toBe(before);
+    const retried = h.c.send(11, 3, join);
+    await h.until(() => h.server.broker.classic.group('g-convert')?.numAwaitingJoinResponse === 1);
+    h.time.advance(0);
+    expect((await retried).errorCode).toBe(0);
+    const listed = await h.c.send(16, 5, { statesFilter: [], typesFilter: [] });
+    expect(listed.groups.filter((g) => g.groupId === 'g-convert').map((g) => g.groupType)).toEqual(['classic']);
+  });
+
   it('classic SyncGroup: the leader gets 16, no assignment is handed out or visible, the group rebalances (Kafka)', async () => {
     const h = await start();
     const m = await classicGroup(h, 'g-sync', false);

@@ -126,6 +126,7 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
       timers,
       writer,
       groupEnv,
+      noteInstalled: (record, group) => void this.installedBy.set(record, group),
       get rebalancer() {
         return rebalancer;
       },
@@ -139,13 +140,20 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
   /**
    * JoinGroup (v0-9): the request checks of `joinGroupRequestError`, then `joinClassicGroup`.
    * v0 has no rebalance timeout, so the session timeout stands in (`JoinGroupRequest`).
+   * `converted`: the tombstones of the empty consumer group this join turns into a classic group
+   * (already applied), written with the new group's first record as one write.
    */
-  async joinGroup(req: JoinGroupRequest, ctx: ClassicRequestContext): Promise<JoinGroupResponse> {
+  async joinGroup(req: JoinGroupRequest, ctx: ClassicRequestContext, converted: readonly CoordinatorRecord[] = []): Promise<JoinGroupResponse> {
     const invalid = this.joinGroupRequestError(req);
-    if (invalid) return invalid;
+    if (invalid) {
+      this.ctx.writer.abandon(converted);
+      return invalid;
+    }
     const request = ctx.apiVersion === 0 ? { ...req, rebalanceTimeoutMs: req.sessionTimeoutMs } : req;
-    this.group(req.groupId); // materialises an offsets-only group, as Kafka holds one after load
-    return joinClassicGroup(this.ctx, request, ctx);
+    // Materialises an offsets-only group, as Kafka holds one after load; not for a group converted
+    // from a consumer group, which Kafka creates anew (its records go with the conversion's).
+    if (converted.length === 0) this.group(req.groupId);
+    return joinClassicGroup(this.ctx, request, ctx, converted);
   }
 
   /**

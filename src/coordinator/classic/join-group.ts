@@ -7,8 +7,8 @@ import type { ClassicContext } from './context.js';
 import { ClassicGroupState } from './group-state.js';
 import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from './group-metadata.js';
 import { writeErrorCode } from '../runtime.js';
+import type { CoordinatorRecord } from '../records.js';
 import { currentGenerationJoin } from './rebalancer.js';
-import { groupTimersPrefix } from './keyed-timers.js';
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
@@ -38,14 +38,23 @@ interface Join {
  * INCONSISTENT_GROUP_PROTOCOL, MEMBER_ID_REQUIRED (v4+ dynamic first join, with the new id),
  * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID. A successful join resolves when the join phase completes.
  */
-export async function joinClassicGroup(ctx: ClassicContext, req: JoinGroupRequest, client: JoinClient): Promise<JoinGroupResponse> {
+export async function joinClassicGroup(
+  ctx: ClassicContext,
+  req: JoinGroupRequest,
+  client: JoinClient,
+  converted: readonly CoordinatorRecord[] = [],
+): Promise<JoinGroupResponse> {
   let respond!: Respond;
   const response = new Promise<JoinGroupResponse>((resolve) => (respond = resolve));
   const isUnknownMember = req.memberId === '';
   let group = ctx.groups.get(req.groupId);
   const isNewGroup = group === undefined;
   if (!group) {
-    if (!isUnknownMember) return errorJoin(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
+    if (!isUnknownMember) {
+      // Kafka's whole operation fails, the conversion with it.
+      ctx.writer.abandon(converted);
+      return errorJoin(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
+    }
     group = new ClassicGroup(req.groupId, ctx.groupEnv);
     ctx.groups.set(req.groupId, group);
   }
@@ -62,19 +71,17 @@ export async function joinClassicGroup(ctx: ClassicContext, req: JoinGroupReques
 
   if (isNewGroup) {
     const created = group;
-    const creation = ctx.writer.append([emptyGroupMetadataRecord(created)]).then(
+    const record = emptyGroupMetadataRecord(created);
+    ctx.noteInstalled(record, created);
+    const creation = ctx.writer.append([...converted, record]).then(
       () => null,
       (err: unknown) => {
         // Kafka reverts the shard to its snapshot when the creation record fails, so the group and
-        // whatever joined it meanwhile are gone; the joins get the write's error.
+        // whatever joined it meanwhile are gone (the runtime's revert removed it, and put back a
+        // consumer group it was converted from); the joins get the write's error.
         const errorCode = writeErrorCode(err);
-        if (ctx.groups.get(created.groupId) === created) {
-          created.completeAllJoins(errorCode);
-          created.completeAllSyncs(errorCode);
-          created.transitionTo(DEAD);
-          ctx.timers.cancelPrefix(groupTimersPrefix(created.groupId));
-          ctx.groups.delete(created.groupId);
-        }
+        created.completeAllJoins(errorCode);
+        created.completeAllSyncs(errorCode);
         return errorJoin(errorCode);
       },
     );

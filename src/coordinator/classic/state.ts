@@ -8,6 +8,7 @@ import type { ClassicGroup, ClassicGroupEnv } from './classic-group.js';
 import type { KeyedTimers } from './keyed-timers.js';
 import type { CoordinatorWriter } from '../runtime.js';
 import type { GroupView } from '../group-map.js';
+import type { GroupMetadataRecord } from '../records.js';
 
 /** Kafka's classic group settings (`GroupCoordinatorConfig`), read once from BrokerConfig. */
 export interface ClassicSettings {
@@ -35,6 +36,12 @@ export interface ClassicState {
   readonly groups: GroupView<ClassicGroup>;
   readonly timers: KeyedTimers;
   readonly writer: CoordinatorWriter;
+  /**
+   * Notes a group put in place by a write still in flight (its GroupMetadata record): if the write
+   * fails, the runtime's revert removes the group before any other shard puts back what the same
+   * write removed (a consumer group converted for a classic JoinGroup).
+   */
+  readonly noteInstalled: (record: GroupMetadataRecord, group: ClassicGroup) => void;
   /** What new groups are built with (clock, logger, session refresh hook). */
   readonly groupEnv: ClassicGroupEnv;
 }

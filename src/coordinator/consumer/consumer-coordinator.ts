@@ -39,7 +39,7 @@ import { ConsumerGroupState, type ConsumerGroup } from './consumer-group.js';
 import type { ClassicGroupBridge, ConsumerContext, ConsumerOffsets, ConsumerRequestContext, ConsumerSettings, ConsumerTopicSource } from './context.js';
 import { describeConsumerGroup, listConsumerGroups } from './describe.js';
 import { ConsumerGroupError } from './errors.js';
-import { consumerRetentionSource, deleteConsumerGroup, removeEmptyGroupForClassicJoin } from './group-deletion.js';
+import { consumerRetentionSource, deleteConsumerGroup, takeEmptyGroupForClassicJoin } from './group-deletion.js';
 import { ConsumerGroupStore } from './group-store.js';
 import { consumerGroupHeartbeatJoin } from './heartbeat-join.js';
 import { throwIfConsumerGroupHeartbeatRequestIsInvalid } from './heartbeat-validation.js';
@@ -241,9 +241,9 @@ export class ConsumerGroupCoordinator {
     return deleteConsumerGroup(this.ctx, groupId);
   }
 
-  /** Converts an empty consumer group for a classic JoinGroup; see `removeEmptyGroupForClassicJoin`. */
-  removeEmptyGroupForClassicJoin(groupId: string): Promise<void> | null {
-    return removeEmptyGroupForClassicJoin(this.ctx, groupId);
+  /** Converts an empty consumer group for a classic JoinGroup; see `takeEmptyGroupForClassicJoin`. */
+  takeEmptyGroupForClassicJoin(groupId: string): CoordinatorRecord[] | null {
+    return takeEmptyGroupForClassicJoin(this.ctx, groupId);
   }
 
   /** The offsets retention sweep's view of consumer groups. */

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { COMMIT_TIMESTAMP_EXPIRATION } from '../offsets/expiration-condition.js';
 import type { RetentionGroupSource } from '../offsets/retention.js';
 import type { ConsumerContext } from './context.js';
+import type { CoordinatorRecord } from '../records.js';
 import { writeErrorCode } from '../runtime.js';
 import { subscribedTopicNames } from './subscriptions.js';
 
@@ -29,15 +30,15 @@ export async function deleteConsumerGroup(ctx: ConsumerContext, groupId: string)
 
 /**
  * Converts an empty consumer group for a classic JoinGroup (Kafka converts an empty group in
- * either direction whatever the migration policy): returns the tombstones written, or null when
- * the group is not an empty consumer group.
+ * either direction whatever the migration policy): the group's tombstones, applied, for the
+ * caller to write with the classic group's first record as one write; null when the group is not
+ * an empty consumer group.
  */
-export function removeEmptyGroupForClassicJoin(ctx: ConsumerContext, groupId: string): Promise<void> | null {
+export function takeEmptyGroupForClassicJoin(ctx: ConsumerContext, groupId: string): CoordinatorRecord[] | null {
   const group = ctx.store.get(groupId);
   if (!group || !group.isEmpty()) return null;
-  const records = ctx.store.createGroupTombstoneRecords(group);
-  ctx.log.info({ groupId }, 'converted an empty consumer group to a classic group');
-  return ctx.writer.append(records);
+  ctx.log.info({ groupId }, 'converting an empty consumer group to a classic group');
+  return ctx.store.createGroupTombstoneRecords(group);
 }
 
 /** The offsets retention sweep's view of consumer groups. */
