@@ -174,6 +174,17 @@ describe('a failed __consumer_offsets write changes nothing (coordinator runtime
     expect(h.server.broker.offsets.fetch('g-commit', TOPIC, 1)?.committedOffset).toBe(9n);
   });
 
+  it('OffsetCommit creating a group: answered 16, and no group appears (a standalone commit\'s simple group comes with its first durable offset)', async () => {
+    const h = await start();
+    const before = await h.observe('g-new-commit');
+    h.failNextAppend();
+    expect(await commit(h, 'g-new-commit', 1n)).toEqual([16, 16]);
+    expect(await h.observe('g-new-commit')).toBe(before);
+    expect(await commit(h, 'g-new-commit', 1n)).toEqual([0, 0]);
+    const listed = await h.c.send(16, 5, { statesFilter: [], typesFilter: [] });
+    expect(listed.groups.filter((g) => g.groupId === 'g-new-commit')).toEqual([{ groupId: 'g-new-commit', protocolType: '', groupState: 'Empty', groupType: 'classic' }]);
+  });
+
   it('OffsetDelete: answers 16 at the top level; the offsets stay', async () => {
     const h = await start();
     expect(await commit(h, 'g-odel', 3n)).toEqual([0, 0]);

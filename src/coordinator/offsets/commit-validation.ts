@@ -5,7 +5,7 @@ import type { ConsumerGroupCoordinator } from '../consumer/consumer-coordinator.
 /** The two group coordinators, as commit validation consults them (a `Broker` fits). */
 export interface GroupCoordinators {
   readonly consumer: Pick<ConsumerGroupCoordinator, 'hasGroup' | 'validateOffsetCommit'>;
-  readonly classic: Pick<ClassicGroupCoordinator, 'group' | 'getOrCreateSimpleGroup'>;
+  readonly classic: Pick<ClassicGroupCoordinator, 'group'>;
 }
 
 export interface OffsetCommitIdentity {
@@ -20,8 +20,9 @@ export interface OffsetCommitIdentity {
  * `OffsetMetadataManager.validateOffsetCommit`): a KIP-848 consumer group is
  * checked by `ConsumerGroupCoordinator.validateOffsetCommit` (UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION
  * below v9, STALE_MEMBER_EPOCH; with an older epoch, `partitionError` checks each partition as
- * KIP-1251 does); anything else by the classic rules: a missing group is created as a simple
- * group when the generation is negative (standalone commits from `assign()` and admin tools),
+ * KIP-1251 does); anything else by the classic rules: a missing group passes when the generation
+ * is negative (standalone commits from `assign()` and admin tools; its simple group appears with
+ * the first durable offset),
  * otherwise ILLEGAL_GENERATION (v0-8) or GROUP_ID_NOT_FOUND (v9+); an existing classic group
  * validates member, instance and generation itself.
  */
@@ -39,10 +40,10 @@ export function validateOffsetCommit(
 function validateClassicGroupCommit(groups: GroupCoordinators, req: OffsetCommitIdentity, apiVersion: number): number {
   const group = groups.classic.group(req.groupId);
   if (!group) {
-    if (req.generationIdOrMemberEpoch < 0) {
-      groups.classic.getOrCreateSimpleGroup(req.groupId);
-      return ErrorCode.NONE;
-    }
+    // A standalone commit to a new group: the simple group appears with its first durable offset
+    // (`ClassicGroupCoordinator.group` materialises it from the offsets), so a commit that fails
+    // leaves no group behind, as Kafka's timeline reverts the one it created.
+    if (req.generationIdOrMemberEpoch < 0) return ErrorCode.NONE;
     return apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
   }
   return group.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch, false, apiVersion);
