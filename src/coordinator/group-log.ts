@@ -6,6 +6,7 @@ import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
 import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
 import { encodeRecordBatch, decodeRecords } from '../records/record-batch.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
+import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
@@ -45,6 +46,8 @@ export class GroupLog {
   readonly cleaner: LogCleaner;
   private readonly cleanerEnabled: boolean;
   private readonly cleanerBackoffMs: number;
+  /** `message.max.bytes`: the largest batch one write may make (Kafka's runtime `maxBatchSize`). */
+  private readonly maxBatchBytes: number;
   private cleanerTimer: Timer | null = null;
   /** The background pass in progress, if any. */
   private cleanerPass: Promise<void> | null = null;
@@ -64,6 +67,7 @@ export class GroupLog {
     });
     this.cleanerEnabled = config.bool('log.cleaner.enable');
     this.cleanerBackoffMs = Number(config.long('log.cleaner.backoff.ms'));
+    this.maxBatchBytes = config.int('message.max.bytes');
     this.partitionCount = config.int('offsets.topic.num.partitions');
     this.partitions = [];
     for (let p = 0; p < this.partitionCount; p++) {
@@ -151,7 +155,11 @@ export class GroupLog {
     return offsetsPartitionFor(groupId, this.partitionCount);
   }
 
-  /** Appends records (grouped by their group's partition); resolves once they are durable. */
+  /**
+   * Appends records (grouped by their group's partition); resolves once they are durable. Throws,
+   * writing nothing, when a record cannot be encoded or a partition's batch would be larger than
+   * `message.max.bytes` (Kafka's `CoordinatorRuntime` refuses it with RecordTooLargeException).
+   */
   append(records: readonly CoordinatorRecord[]): Promise<void> {
     if (records.length === 0) return Promise.resolve();
     const byPartition = new Map<number, CoordinatorRecord[]>();
@@ -162,15 +170,22 @@ export class GroupLog {
       list.push(record);
     }
     const timestamp = BigInt(this.time.now());
-    const durable: Promise<void>[] = [];
+    const batches: Array<[number, Buffer]> = [];
     for (const [p, list] of byPartition) {
       const batch = encodeRecordBatch({
         baseOffset: 0n,
         timestamp,
         records: list.map((r) => ({ key: encodeKey(r), value: encodeValue(r) })),
       });
-      durable.push(this.partitions[p]!.append([batch]).durable);
+      if (batch.length > this.maxBatchBytes) {
+        throw Object.assign(
+          new Error(`Message batch size is ${batch.length} bytes in append to partition ${OFFSETS_TOPIC}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
+          { errorCode: ErrorCode.MESSAGE_TOO_LARGE },
+        );
+      }
+      batches.push([p, batch]);
     }
+    const durable = batches.map(([p, batch]) => this.partitions[p]!.append([batch]).durable);
     return durable.length === 1 ? durable[0]! : Promise.all(durable).then(() => undefined);
   }
 

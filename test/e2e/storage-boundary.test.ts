@@ -185,6 +185,21 @@ describe('a failed __consumer_offsets write changes nothing (coordinator runtime
     expect(listed.groups.filter((g) => g.groupId === 'g-new-commit')).toEqual([{ groupId: 'g-new-commit', protocolType: '', groupState: 'Empty', groupType: 'classic' }]);
   });
 
+  it('a write larger than message.max.bytes is refused whole: UNKNOWN_SERVER_ERROR on every partition, nothing committed', async () => {
+    const h = await start();
+    h.server.broker.topics.create('wide', 300);
+    const wideId = h.server.broker.topics.get('wide')!.topicId;
+    const before = await h.observe('g-wide');
+    const res = await h.c.send(8, 9, {
+      ...defaultOffsetCommitRequest(),
+      groupId: 'g-wide',
+      topics: [{ name: 'wide', topicId: wideId, partitions: Array.from({ length: 300 }, (_, partitionIndex) => ({ partitionIndex, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: 'm'.repeat(4000) })) }],
+    });
+    // 300 records of ~4 KB: a batch of ~1.2 MB against Kafka's default 1048588 (RecordTooLargeException).
+    expect(new Set(res.topics[0]!.partitions.map((p) => p.errorCode))).toEqual(new Set([ErrorCode.UNKNOWN_SERVER_ERROR]));
+    expect(await h.observe('g-wide')).toBe(before);
+  });
+
   it('OffsetDelete: answers 16 at the top level; the offsets stay', async () => {
     const h = await start();
     expect(await commit(h, 'g-odel', 3n)).toEqual([0, 0]);
