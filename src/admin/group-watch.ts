@@ -288,7 +288,8 @@ export class GroupWatch {
       push({ at: now, kind: 'state', from: track.state, to: view.state });
       track.state = view.state;
     }
-    if (generation > track.generation) {
+    // -1 is a group known only by its offsets (not yet materialised): its first generation is no rebalance.
+    if (generation > track.generation && track.generation >= 0) {
       const cause = causeOf(track.pending, view.type);
       push({ at: now, kind: 'rebalance', generation, cause, members: members.size, detail: detailOf(track.pending) });
       const key = `${view.type}\u0000${cause}`;

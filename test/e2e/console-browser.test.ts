@@ -147,13 +147,16 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     await page.locator('#add-rule').waitFor({ timeout: UI_TIMEOUT });
     await page.fill('#rule-api', 'OffsetCommit');
     await page.fill('#rule-group', GROUP);
+    // The topic too: a rule on the group alone would also fire on an OffsetCommit naming no
+    // partition (a consumer's commit with nothing new), which carries no error to show.
+    await page.fill('#rule-topic', TOPIC);
     await page.selectOption('#rule-action', 'error');
     await page.fill('#rule-error', 'COORDINATOR_LOAD_IN_PROGRESS');
     await page.fill('#rule-times', '1');
     await page.click('#add-rule button[type=submit]');
     await page.locator('#rule-message').getByText(/Added rule f\d+/).waitFor({ timeout: UI_TIMEOUT });
     const [rule] = server.faults.list();
-    expect(rule).toMatchObject({ match: { api: 'OffsetCommit', group: GROUP }, action: { type: 'error', error: 'COORDINATOR_LOAD_IN_PROGRESS' }, times: 1, fired: 0 });
+    expect(rule).toMatchObject({ match: { api: 'OffsetCommit', group: GROUP, topic: TOPIC }, action: { type: 'error', error: 'COORDINATOR_LOAD_IN_PROGRESS' }, times: 1, fired: 0 });
     const since = server.faults.requests().at(-1)!.seq;
     // ... makes the next OffsetCommit fail: one more message for partition 1 makes its owner commit.
     await producer.send({ topic: TOPIC, acks: -1, messages: [{ partition: 1, value: 'm-after-rule' }] });
@@ -162,7 +165,7 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect(commits[0]).toMatchObject({ group: GROUP, error: 'COORDINATOR_LOAD_IN_PROGRESS', faults: [rule!.id] });
     // The page shows the firing by itself.
     await page.locator('#rules tbody tr').filter({ hasText: rule!.id }).getByText('exhausted').waitFor({ timeout: UI_TIMEOUT });
-    expect((await rows(page, 'rules'))[0]!.slice(0, 6)).toEqual([rule!.id, `api=OffsetCommit group=${GROUP}`, 'error error=COORDINATOR_LOAD_IN_PROGRESS', '1', '1', 'exhausted']);
+    expect((await rows(page, 'rules'))[0]!.slice(0, 6)).toEqual([rule!.id, `api=OffsetCommit group=${GROUP} topic=${TOPIC}`, 'error error=COORDINATOR_LOAD_IN_PROGRESS', '1', '1', 'exhausted']);
     await page.locator('#requests').getByText('COORDINATOR_LOAD_IN_PROGRESS').first().waitFor({ timeout: UI_TIMEOUT });
     await page.screenshot({ path: join(SHOTS, 'faults.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
