@@ -61,6 +61,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   }
   if (opts.port !== undefined && (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)) fail(`invalid --port "${opts.port}"`);
   if (!/^\d+$/.test(opts.adminPort) || Number(opts.adminPort) > 65535) fail(`invalid --admin-port "${opts.adminPort}"`);
+  if (opts.inMemory && opts.dataDir !== undefined) fail('--in-memory and --data-dir exclude each other (--in-memory writes no files)');
   if (opts.clock !== 'system' && opts.clock !== 'manual') fail(`invalid --clock "${opts.clock}" (system or manual)`);
   if (!/^\d+$/.test(opts.brokers) || Number(opts.brokers) < 1 || Number(opts.brokers) > 64) fail(`invalid --brokers "${opts.brokers}" (1 to 64)`);
   try {

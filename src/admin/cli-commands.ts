@@ -241,7 +241,12 @@ export function registerControlCommands(program: Command): void {
     .description('remove a fault rule')
     .argument('<id>')
     .addOption(adminOption())
-    .action((id: string, o: { admin: string }) => run(async () => void (await call(o.admin, 'DELETE', `faults/${encodeURIComponent(id)}`))));
+    .action((id: string, o: { admin: string }) =>
+      run(async () => {
+        await call(o.admin, 'DELETE', `faults/${encodeURIComponent(id)}`);
+        print({ removed: id });
+      }),
+    );
 
   faults
     .command('clear')

@@ -114,7 +114,7 @@ describe('control surfaces', () => {
     expect(before.mode).toBe('manual');
     const advanced = await cli('clock', 'advance', '60000');
     expect(advanced.now).toBe(before.now + 60_000);
-    expect(await cli('faults', 'remove', 'boot')).toBeNull();
+    expect(await cli('faults', 'remove', 'boot')).toEqual({ removed: 'boot' });
     await expect(run(process.execPath, [CLI, 'faults', 'remove', 'boot', '--admin', admin])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('404') });
     expect(await cli('faults', 'clear')).toEqual({ removed: 1 });
   });
