@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
+import type { KafkaPrincipal } from '../security/principal.js';
 
 /** What a handler knows about the request it serves. */
 export interface RequestContext {
@@ -17,6 +18,10 @@ export interface RequestContext {
    * `broker.nodeId` (the first one). Read it through `brokerIdOf(ctx)`.
    */
   readonly brokerId?: number;
+  /** The listener that received the request (`listeners`, upper case); absent means the first one. */
+  readonly listener?: string;
+  /** Who sent it (`User:ANONYMOUS` on PLAINTEXT); absent means `User:ANONYMOUS`. */
+  readonly principal?: KafkaPrincipal;
   readonly log: Logger;
 }
 

@@ -6,6 +6,7 @@ import { FrameReader } from './frame-reader.js';
 import { decodeRequest, encodeApiVersionsFallback, encodeResponse } from './request-codec.js';
 import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
+import type { ListenerContext } from './listener-context.js';
 
 let nextConnectionId = 0;
 
@@ -32,6 +33,8 @@ export class Connection {
     private readonly faults?: FaultRegistry,
     /** The simulated broker whose listener accepted this connection (default `broker.nodeId`). */
     private readonly brokerId: number = broker.nodeId,
+    /** The listener that accepted it (absent: the first listener, PLAINTEXT). */
+    private readonly listener?: ListenerContext,
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
@@ -112,6 +115,7 @@ export class Connection {
       connectionId: this.id,
       broker: this.broker,
       brokerId: this.brokerId,
+      listener: this.listener?.spec.name,
       log: this.log,
     };
     const send = (response: unknown): void => {

@@ -3,6 +3,7 @@ import type { Broker } from '../broker.js';
 import type { ApiDefinition } from '../apis/types.js';
 import { Connection } from './connection.js';
 import type { FaultRegistry } from '../faults/registry.js';
+import type { ListenerContext } from './listener-context.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -27,11 +28,12 @@ export class KafkaListener {
     /** The simulated broker this listener belongs to (`--brokers N`); default `broker.nodeId`. */
     readonly brokerId: number = broker.nodeId,
     private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
+    private readonly context?: ListenerContext,
   ) {
     this.server = createServer((socket) => {
       const connection = new Connection(socket, this.broker, this.handlers, (c) => {
         if (this.connections.delete(c)) this.stats.open--;
-      }, this.faults, this.brokerId);
+      }, this.faults, this.brokerId, this.context);
       this.connections.add(connection);
       this.stats.accepted++;
       this.stats.open++;
