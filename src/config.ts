@@ -214,6 +214,12 @@ export class BrokerConfig {
     return Object.hasOwn(SPECS, key) ? this.raw(key as ConfigKey) : undefined;
   }
 
+  /** A `listener.name.<listener>.[<mechanism>.]<key>` value exactly as given (no fallback), or undefined. */
+  listenerSetting(listener: string, key: string, mechanism?: string): string | undefined {
+    const mech = mechanism === undefined ? '' : `${mechanism.toLowerCase()}.`;
+    return this.listenerValues.get(`${LISTENER_PREFIX}${listener.toLowerCase()}.${mech}${key}`);
+  }
+
   /** Whether `key` was given (not its default), for the listener when one is named. */
   isSet(key: ConfigKey, listener?: string): boolean {
     if (listener !== undefined && this.listenerValues.has(`${LISTENER_PREFIX}${listener.toLowerCase()}.${key}`)) return true;

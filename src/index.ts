@@ -7,6 +7,8 @@ import { systemTime, type Time } from './util/time.js';
 import type { ConnectionStats } from './server/server.js';
 import { BrokerListeners, type ListenerInfo } from './server/listener-set.js';
 import { resolveListeners, withAdvertisedAddress, withFirstListenerAddress } from './server/listeners.js';
+import { listenerContext } from './server/listener-context.js';
+import { parseAddScram } from './security/add-scram.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
@@ -84,6 +86,13 @@ export interface StartServerOptions {
   kafkaVersion?: string;
   /** Per-API version ranges, after `kafkaVersion`: `'OffsetCommit=2-8,Fetch=4-12'` or `{ OffsetCommit: [2, 8] }`. */
   apiVersions?: string | Readonly<Record<string, readonly [number, number] | string>>;
+  /**
+   * SCRAM credentials to create at start, in `kafka-storage format --add-scram` syntax:
+   * `['SCRAM-SHA-256=[name=alice,password=alice-secret]']` (also `iterations`, `salt`,
+   * `saltedpassword`). Applied at every start (kept in the data directory like those made by
+   * AlterUserScramCredentials, which `kafka-configs --alter --entity-type users` sends).
+   */
+  addScram?: readonly string[];
 }
 
 export interface ServerHandle {
@@ -167,6 +176,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const config = new BrokerConfig(overrides);
   // Checked before anything opens: a listener Kafka would refuse is a startup error.
   const listenerSpecs = resolveListeners(config);
+  const addScram = (options.addScram ?? []).map(parseAddScram);
   const log = options.logger ?? pino({ level: options.logLevel ?? 'warn' });
   for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.`);
 
@@ -184,17 +194,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
   const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
+  if (addScram.length > 0) broker.scram.apply({ upsert: addScram });
   const handlers = clusterHandlers(servedApis);
 
   const connectionStats: ConnectionStats = { accepted: 0, open: 0 };
-  const listeners = new BrokerListeners(broker, handlers, faults, listenerSpecs.map((spec) => ({ spec })), connectionStats);
-  const closeListeners = () => listeners.closeAll();
+  let listeners: BrokerListeners;
   try {
+    listeners = new BrokerListeners(broker, handlers, faults, listenerSpecs.map((spec) => listenerContext(spec, config, broker.scram)), connectionStats);
     await listeners.openAll();
   } catch (err) {
     await broker.close();
     throw err;
   }
+  const closeListeners = () => listeners.closeAll();
   const boundPorts = listeners.firstPorts();
   const firstEndpoint = broker.cluster.endpoint(broker.nodeId);
   const bootstrap = `${firstEndpoint.host}:${firstEndpoint.port}`;

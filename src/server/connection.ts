@@ -7,6 +7,7 @@ import { decodeRequest, encodeApiVersionsFallback, encodeResponse } from './requ
 import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
+import { SaslGate, type GateIO } from './sasl-gate.js';
 
 let nextConnectionId = 0;
 
@@ -23,6 +24,8 @@ export class Connection {
   private readonly clientHost: string;
   private busy = false;
   private closed = false;
+  /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
+  private readonly sasl: SaslGate | null;
 
   constructor(
     private readonly socket: Socket,
@@ -41,6 +44,7 @@ export class Connection {
     this.clientHost = `/${(socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')}`;
     this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}`, ...(broker.cluster.size > 1 ? { brokerId: this.brokerId } : {}) });
     this.frames = new FrameReader(broker.config.int('socket.request.max.bytes'));
+    this.sasl = listener?.sasl ? new SaslGate(listener.sasl, broker, handlers, this.gateIO(), this.log) : null;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
       this.frames.push(chunk);
@@ -70,7 +74,7 @@ export class Connection {
         return;
       }
       if (frame === null) return;
-      const done = this.handleFrame(frame);
+      const done = this.sasl !== null && this.sasl.intercepts(frame) ? this.sasl.receive(frame) : this.handleFrame(frame);
       if (done) {
         this.busy = true;
         done.then(
@@ -116,6 +120,7 @@ export class Connection {
       broker: this.broker,
       brokerId: this.brokerId,
       listener: this.listener?.spec.name,
+      principal: this.sasl?.principal ?? undefined,
       log: this.log,
     };
     const send = (response: unknown): void => {
@@ -150,6 +155,27 @@ export class Connection {
       },
       isClosed: () => this.closed,
       whenClosed: () => (this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()))),
+    };
+  }
+
+  private gateIO(): GateIO {
+    return {
+      write: (bytes) => {
+        if (!this.closed) this.socket.write(bytes);
+      },
+      close: (reason) => this.refuse(null, reason),
+      failAndClose: (response, reason, delayMs) => {
+        this.log.info({ reason }, 'authentication failed; closing the connection');
+        // Nothing more is read: Kafka mutes the channel until the delayed close.
+        this.closed = true;
+        const finish = () => {
+          if (response && !this.socket.destroyed) this.socket.end(response);
+          else this.socket.destroy();
+        };
+        if (delayMs > 0) setTimeout(finish, delayMs).unref();
+        else finish();
+      },
+      serveRequest: (frame) => this.handleFrame(frame),
     };
   }
 

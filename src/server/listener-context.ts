@@ -1,6 +1,17 @@
+import type { BrokerConfig } from '../config.js';
 import type { ListenerSpec } from './listeners.js';
+import { saslListenerConfig, type SaslListenerConfig } from '../security/sasl/listener-sasl.js';
+import type { ScramCredentialStore } from '../security/scram-store.js';
 
-/** What one listener does with its connections: its configuration and, once security is on, TLS and SASL. */
+/** What one listener does with its connections: its configuration, and SASL on SASL_* listeners. */
 export interface ListenerContext {
   readonly spec: ListenerSpec;
+  /** SASL_PLAINTEXT and SASL_SSL listeners: the mechanisms and their users; null otherwise. */
+  readonly sasl: SaslListenerConfig | null;
+}
+
+/** Resolves a listener's security settings at start (a ConfigError names what Kafka would refuse). */
+export function listenerContext(spec: ListenerSpec, config: BrokerConfig, scram: ScramCredentialStore): ListenerContext {
+  const sasl = spec.securityProtocol === 'SASL_PLAINTEXT' || spec.securityProtocol === 'SASL_SSL' ? saslListenerConfig(config, spec.name, scram) : null;
+  return { spec, sasl };
 }

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.js';
-import { groupConsumer, kafkaClient, waitFor } from '../support/kafkajs.js';
+import { kafkaClient, produceConsumeCommit } from '../support/kafkajs.js';
 import { RawClient } from '../support/raw-client.js';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
@@ -76,19 +76,8 @@ describe('listeners', () => {
     for (const [i, listener] of real.listeners.entries()) {
       const topic = `listeners-${i}`;
       const kafka = kafkaClient(listener.bootstrap, `listeners-${listener.name}`);
-      const producer = kafka.producer();
-      await producer.connect();
-      cleanups.push(() => producer.disconnect());
-      await producer.send({ topic, messages: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] });
-      const consumer = groupConsumer(kafka, `g-${topic}`);
-      cleanups.push(() => consumer.disconnect());
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      const seen: string[] = [];
-      await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
-      await waitFor(() => seen.length === 3, 60_000, `three messages through ${listener.name}`);
-      await waitFor(() => real.broker.offsets.fetch(`g-${topic}`, topic, 0)?.committedOffset === 3n, 60_000, 'the commit');
-      expect(seen).toEqual(['a', 'b', 'c']);
+      const committed = () => real.broker.offsets.fetch(`g-${topic}`, topic, 0)?.committedOffset;
+      expect(await produceConsumeCommit(kafka, topic, `g-${topic}`, ['a', 'b', 'c'], committed, cleanups)).toEqual(['a', 'b', 'c']);
     }
   });
 });

@@ -115,6 +115,15 @@ export class RawClient {
     return frame.subarray(4);
   }
 
+  /** Sends one size-prefixed frame of `payload` (no request header) and resolves with the next frame (SASL v0 tokens). */
+  async exchangeFrame(payload: Buffer): Promise<Buffer> {
+    const out = Buffer.alloc(4 + payload.length);
+    out.writeInt32BE(payload.length, 0);
+    payload.copy(out, 4);
+    this.socket.write(out);
+    return this.nextFrame();
+  }
+
   close(): void {
     this.socket.destroy();
   }
