@@ -8,6 +8,9 @@ import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
 import { SaslGate, type GateIO } from './sasl-gate.js';
+import type { TLSSocket } from 'node:tls';
+import { peerPrincipal } from '../security/tls.js';
+import type { KafkaPrincipal } from '../security/principal.js';
 
 let nextConnectionId = 0;
 
@@ -26,6 +29,8 @@ export class Connection {
   private closed = false;
   /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
   private readonly sasl: SaslGate | null;
+  /** The TLS client's principal (SSL listeners with client authentication); else ANONYMOUS. */
+  private readonly tlsPrincipal: KafkaPrincipal | undefined;
 
   constructor(
     private readonly socket: Socket,
@@ -45,6 +50,13 @@ export class Connection {
     this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}`, ...(broker.cluster.size > 1 ? { brokerId: this.brokerId } : {}) });
     this.frames = new FrameReader(broker.config.int('socket.request.max.bytes'));
     this.sasl = listener?.sasl ? new SaslGate(listener.sasl, broker, handlers, this.gateIO(), this.log) : null;
+    const who = listener?.tls ? peerPrincipal(socket as TLSSocket, listener.tls) : null;
+    this.tlsPrincipal = who && 'principal' in who ? who.principal : undefined;
+    if (who && 'refused' in who) {
+      this.log.info({ reason: who.refused }, 'closing connection: SSL authentication failed');
+      this.closed = true;
+      socket.destroy();
+    }
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
       this.frames.push(chunk);
@@ -120,7 +132,7 @@ export class Connection {
       broker: this.broker,
       brokerId: this.brokerId,
       listener: this.listener?.spec.name,
-      principal: this.sasl?.principal ?? undefined,
+      principal: this.sasl?.principal ?? this.tlsPrincipal,
       log: this.log,
     };
     const send = (response: unknown): void => {

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { once } from 'node:events';
 import { Reader, Writer } from '../../src/protocol/primitives.js';
 import { API_CODECS, type ApiKeyWithCodec } from '../../src/protocol/messages/index.js';
@@ -28,6 +29,13 @@ export class RawClient {
   static async connect(port: number, host = '127.0.0.1'): Promise<RawClient> {
     const socket = connect({ port, host });
     await once(socket, 'connect');
+    return new RawClient(socket);
+  }
+
+  /** Connects over TLS (`options`: ca, key, cert, servername...); resolves once the handshake completed on our side. */
+  static async connectTls(port: number, options: ConnectionOptions, host = '127.0.0.1'): Promise<RawClient> {
+    const socket = tlsConnect({ port, host, ...options });
+    await once(socket, 'secureConnect');
     return new RawClient(socket);
   }
 
