@@ -17,6 +17,7 @@ import type { AdminServer } from './admin/server.js';
 import { advertisedApiKeys } from './apis/18-api-versions.js';
 import { DEFAULT_ADMIN_HOST, isLoopbackHost } from './admin/guard.js';
 import { clusterHandlers } from './cluster/routing.js';
+import { authorizedHandlers } from './security/authorization/authorized-handlers.js';
 import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
 
@@ -195,7 +196,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
   if (addScram.length > 0) broker.scram.apply({ upsert: addScram });
-  const handlers = clusterHandlers(servedApis);
+  const routed = clusterHandlers(servedApis);
+  const handlers = broker.authorizer ? authorizedHandlers(routed, broker.authorizer) : routed;
 
   const connectionStats: ConnectionStats = { accepted: 0, open: 0 };
   let listeners: BrokerListeners;

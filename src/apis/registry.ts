@@ -17,6 +17,9 @@ import { api as apiVersions } from './18-api-versions.js';
 import { api as createTopics } from './19-create-topics.js';
 import { api as deleteTopics } from './20-delete-topics.js';
 import { api as initProducerId } from './22-init-producer-id.js';
+import { api as describeAcls } from './29-describe-acls.js';
+import { api as createAcls } from './30-create-acls.js';
+import { api as deleteAcls } from './31-delete-acls.js';
 import { api as describeConfigs } from './32-describe-configs.js';
 import { api as saslAuthenticate } from './36-sasl-authenticate.js';
 import { api as deleteGroups } from './42-delete-groups.js';
@@ -34,6 +37,7 @@ const ALL: ApiDefinition[] = [
   describeConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
+  describeAcls, createAcls, deleteAcls,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

@@ -38,6 +38,15 @@ export function topicLookup(broker: Pick<Broker, 'topics'>): TopicLookup {
 /** Returned by a handler that must not answer (Produce with acks=0). */
 export const NO_RESPONSE = Symbol('no response');
 
+/**
+ * Thrown (or rejected) by a handler to close the connection without an answer where Kafka does so
+ * on purpose (an acks=0 Produce that failed: the client learns of it only by the close). Logged at
+ * info, unlike a handler failure.
+ */
+export class CloseConnection extends Error {
+  override readonly name: string = 'CloseConnection';
+}
+
 /** A topic's name by its id (`TopicStore.getById`), undefined when no topic has that id. */
 export type TopicLookup = (topicId: string) => string | undefined;
 

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { FrameReader } from './frame-reader.js';
 import { decodeRequest, encodeApiVersionsFallback, encodeResponse } from './request-codec.js';
 import { errorName } from '../protocol/errors.js';
@@ -95,7 +95,8 @@ export class Connection {
             this.pump();
           },
           (err: unknown) => {
-            this.log.error({ err }, 'request handler failed; closing the connection');
+            if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
+            else this.log.error({ err }, 'request handler failed; closing the connection');
             this.socket.destroy();
           },
         );
@@ -151,7 +152,8 @@ export class Connection {
       if (result instanceof Promise) return result.then(send);
       send(result);
     } catch (err) {
-      this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
+      if (err instanceof CloseConnection) this.log.info({ api: decoded.api.name, reason: err.message }, 'closing the connection');
+      else this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
       this.closed = true;
       this.socket.destroy();
     }
