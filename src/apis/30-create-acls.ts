@@ -1,7 +1,7 @@
 import type { CreateAclsRequest } from '../protocol/messages/CreateAclsRequest.js';
 import type { AclCreationResult, CreateAclsResponse } from '../protocol/messages/CreateAclsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { checkAclFilterCodes, newAclError } from '../security/acl/acl-requests.js';
+import { checkAclFilterCodes, newAclError, unbindableAcl } from '../security/acl/acl-requests.js';
 import type { AclBinding } from '../security/acl/acl-types.js';
 import { errorMessageOf } from '../protocol/error-messages.js';
 import type { ApiDefinition } from './types.js';
@@ -10,10 +10,12 @@ import { ANY_BROKER } from './shapes/routing.js';
 
 /**
  * CreateAcls (key 30, v1-3; v2 flexible), as Kafka 4.3's `AclApis.handleCreateAcls` and the
- * controller's `AclControlManager.validateNewAcl`: each creation gets its own result; a CLUSTER
- * resource not named `kafka-cluster`, an empty name, an ANY or UNKNOWN type/operation, a pattern
- * type other than LITERAL or PREFIXED or a permission other than ALLOW/DENY answers INVALID_REQUEST
- * with Kafka's message; an ACL that exists already succeeds without a copy. The accepted ACLs are
+ * controller's `AclControlManager.validateNewAcl`: a creation naming ANY (resource type,
+ * operation, permission) or a MATCH/ANY pattern type cannot be made into an `AclBinding`, which
+ * fails the whole request (every result UNKNOWN_SERVER_ERROR without a message, nothing created). Otherwise each
+ * creation gets its own result: a CLUSTER resource not named `kafka-cluster`, an empty name, or a
+ * code Kafka does not know (read as UNKNOWN) answers INVALID_REQUEST with Kafka's message; an ACL
+ * that exists already succeeds without a copy. The accepted ACLs are
  * on disk (`acls.json`) before the answer. A creation with an UNKNOWN (0) code closes the
  * connection, as Kafka's request parsing refuses it. Without an authorizer every creation answers
  * SECURITY_DISABLED. (ALTER on the cluster: src/security/authorization.)
@@ -32,6 +34,9 @@ export const api: ApiDefinition<CreateAclsRequest, CreateAclsResponse> = {
     const authorizer = ctx.broker.authorizer;
     if (!authorizer) {
       return { throttleTimeMs: 0, results: req.creations.map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' })) };
+    }
+    if (req.creations.some(unbindableAcl)) {
+      return { throttleTimeMs: 0, results: req.creations.map(() => ({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null })) };
     }
     const accepted: AclBinding[] = [];
     const results = req.creations.map((c): AclCreationResult => {

@@ -45,6 +45,6 @@ export const api: ApiDefinition<DescribeUserScramCredentialsRequest, DescribeUse
       }
       return { user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos: infos.map((i) => ({ mechanism: i.mechanism.type, iterations: i.iterations })) };
     });
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '', results };
   },
 };

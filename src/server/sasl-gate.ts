@@ -233,7 +233,8 @@ export class SaslGate {
       lifetimeMs = this.sasl.reauthMs(this.mechanism);
       if (!this.complete(lifetimeMs)) return;
     }
-    this.io.write(encodeResponse(header, { errorCode: ErrorCode.NONE, errorMessage: null, authBytes: reply, sessionLifetimeMs: BigInt(lifetimeMs) }));
+    // Kafka leaves the message at its generated default, "" (not null), on success.
+    this.io.write(encodeResponse(header, { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: reply, sessionLifetimeMs: BigInt(lifetimeMs) }));
   }
 
   /** Ends a successful (re-)authentication; false when it must not be accepted. */

@@ -96,21 +96,24 @@ describe('ACL APIs', () => {
     const created = await admin.send(30, 2, { creations: [
       acl(CLUSTER, 'other', 'User:alice', DESCRIBE),
       acl(TOPIC, '', 'User:alice', READ),
-      acl(TOPIC, 't', 'User:alice', 1),
-      acl(TOPIC, 't', 'User:alice', READ, { patternType: 2 }),
-      acl(TOPIC, 't', 'User:alice', READ, { permissionType: 1 }),
+      acl(99, 't', 'User:alice', READ),
+      acl(TOPIC, 't', 'User:alice', 99),
+      acl(TOPIC, 't', 'User:alice', READ, { patternType: 99 }),
       acl(TOPIC, 't', 'User:alice', READ),
       acl(TOPIC, 't', 'User:alice', READ),
     ] });
     expect(created.results).toEqual([
       { errorCode: 42, errorMessage: 'The only valid name for the CLUSTER resource is kafka-cluster' },
       { errorCode: 42, errorMessage: 'Invalid empty resource name' },
-      { errorCode: 42, errorMessage: 'Invalid operation ANY' },
-      { errorCode: 42, errorMessage: 'Invalid patternType MATCH' },
-      { errorCode: 42, errorMessage: 'Invalid permissionType ANY' },
+      { errorCode: 42, errorMessage: 'Invalid resourceType UNKNOWN' },
+      { errorCode: 42, errorMessage: 'Invalid operation UNKNOWN' },
+      { errorCode: 42, errorMessage: 'Invalid patternType UNKNOWN' },
       { errorCode: 0, errorMessage: '' },
       { errorCode: 0, errorMessage: '' },
     ]);
+    // An ANY anywhere cannot become an ACL binding in Kafka: the whole request fails, nothing is created.
+    const unbindable = await admin.send(30, 3, { creations: [acl(TOPIC, 'u', 'User:alice', READ), acl(TOPIC, 'u', 'User:alice', 1)] });
+    expect(unbindable.results).toEqual([0, 1].map(() => ({ errorCode: -1, errorMessage: null })));
     const all = await admin.send(29, 1, { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 });
     expect(all.resources).toEqual([{ resourceType: TOPIC, resourceName: 't', patternType: 3, acls: [{ principal: 'User:alice', host: '*', operation: READ, permissionType: 3 }] }]);
     await expect(admin.send(29, 1, { resourceTypeFilter: 0, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 })).rejects.toThrow('connection closed before a response');

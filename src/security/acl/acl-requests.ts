@@ -19,6 +19,15 @@ export function checkAclFilterCodes(message: string, entries: ReadonlyArray<{ re
   }
 }
 
+/**
+ * Whether Kafka's `CreateAclsRequest.aclBinding` throws for this creation (`ResourcePattern` refuses
+ * resource type ANY and pattern types MATCH and ANY, `AccessControlEntry` operation and permission ANY).
+ */
+export function unbindableAcl(c: { resourceType: number; resourcePatternType: number; operation: number; permissionType: number }): boolean {
+  return c.resourceType === ResourceType.ANY || c.resourcePatternType === PatternType.MATCH || c.resourcePatternType === PatternType.ANY
+    || c.operation === AclOperation.ANY || c.permissionType === AclPermissionType.ANY;
+}
+
 const name = (table: Record<string, number>, code: number): string => Object.entries(table).find(([, c]) => c === code)?.[0] ?? 'UNKNOWN';
 
 /**

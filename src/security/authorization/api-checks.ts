@@ -154,7 +154,7 @@ const findCoordinator: ApiCheck = (req, ctx, auth, next, api) => {
   if (denied.size === 0) return next(req);
   const merge = (res: Obj): Obj => {
     const handled = new Map<string, Obj>((res['coordinators'] ?? []).map((c: Obj) => [c.key, c]));
-    res['coordinators'] = keys.map((key) => (denied.has(key) ? { key, nodeId: -1, host: '', port: -1, errorCode: code, errorMessage: null } : handled.get(key)!));
+    res['coordinators'] = keys.map((key) => (denied.has(key) ? { key, nodeId: -1, host: '', port: -1, errorCode: code, errorMessage: '' } : handled.get(key)!));
     return res;
   };
   const allowed = keys.filter((k) => !denied.has(k));
