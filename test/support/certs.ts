@@ -34,8 +34,13 @@ export interface TestCerts {
   clientCert: string;
   clientKeyPath: string;
   clientCertPath: string;
+  /** The client key and certificate in one PEM file (a Java client's `ssl.keystore.location` with `ssl.keystore.type=PEM`). */
+  clientKeystorePath: string;
+  /** The same for the untrusted client certificate. */
+  rogueClientKeystorePath: string;
   /** A CA nobody trusts, with a client certificate and a server keystore of its own. */
   rogueCaCert: string;
+  rogueCaCertPath: string;
   rogueClientKey: string;
   rogueClientCert: string;
   rogueServerKeystorePath: string;
@@ -86,6 +91,8 @@ export async function makeTestCerts(): Promise<TestCerts> {
   writeFileSync(join(dir, 'server-encrypted-keystore.pem'), read('server-encrypted.key') + read('server.crt'));
   writeFileSync(join(dir, 'rsa-pkcs1-keystore.pem'), read('rsa-pkcs1.key') + read('rsa.crt'));
   writeFileSync(join(dir, 'rogue-server-keystore.pem'), read('rogue-server.key') + read('rogue-server.crt'));
+  writeFileSync(join(dir, 'client-keystore.pem'), read('client.key') + read('client.crt'));
+  writeFileSync(join(dir, 'rogue-client-keystore.pem'), read('rogue-client.key') + read('rogue-client.crt'));
   return {
     dir,
     caCert: read('ca.crt'),
@@ -101,7 +108,10 @@ export async function makeTestCerts(): Promise<TestCerts> {
     clientCert: read('client.crt'),
     clientKeyPath: join(dir, 'client.key'),
     clientCertPath: join(dir, 'client.crt'),
+    clientKeystorePath: join(dir, 'client-keystore.pem'),
+    rogueClientKeystorePath: join(dir, 'rogue-client-keystore.pem'),
     rogueCaCert: read('rogue-ca.crt'),
+    rogueCaCertPath: join(dir, 'rogue-ca.crt'),
     rogueClientKey: read('rogue-client.key'),
     rogueClientCert: read('rogue-client.crt'),
     rogueServerKeystorePath: join(dir, 'rogue-server-keystore.pem'),
