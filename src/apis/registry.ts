@@ -24,6 +24,7 @@ import { api as describeConfigs } from './32-describe-configs.js';
 import { api as saslAuthenticate } from './36-sasl-authenticate.js';
 import { api as deleteGroups } from './42-delete-groups.js';
 import { api as offsetDelete } from './47-offset-delete.js';
+import { api as describeClientQuotas } from './48-describe-client-quotas.js';
 import { api as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
 import { api as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { api as describeCluster } from './60-describe-cluster.js';
@@ -37,7 +38,7 @@ const ALL: ApiDefinition[] = [
   describeConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
-  describeAcls, createAcls, deleteAcls,
+  describeAcls, createAcls, deleteAcls, describeClientQuotas,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

@@ -42,6 +42,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 1], // DescribeCluster
@@ -74,6 +75,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
@@ -106,6 +108,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
@@ -138,6 +141,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
@@ -170,6 +174,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster

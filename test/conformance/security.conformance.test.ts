@@ -192,6 +192,28 @@ describe('ACLs', () => {
   });
 });
 
+describe('DescribeClientQuotas', () => {
+  scenario('v0/v1: no quotas set; the filters Kafka refuses, with its messages', async (s) => {
+    const filters: Array<[string, Array<{ entityType: string; matchType: number; match: string | null }>]> = [
+      ['everything', []],
+      ['user exact', [{ entityType: 'user', matchType: 0, match: 'alice' }]],
+      ['user default, client-id specified', [{ entityType: 'user', matchType: 1, match: null }, { entityType: 'client-id', matchType: 2, match: null }]],
+      ['empty type', [{ entityType: '', matchType: 2, match: null }]],
+      ['type twice', [{ entityType: 'user', matchType: 2, match: null }, { entityType: 'user', matchType: 0, match: 'a' }]],
+      ['unknown type', [{ entityType: 'group', matchType: 2, match: null }]],
+      ['exact without a name', [{ entityType: 'user', matchType: 0, match: null }]],
+      ['default with a name', [{ entityType: 'user', matchType: 1, match: 'a' }]],
+      ['ip with user', [{ entityType: 'ip', matchType: 2, match: null }, { entityType: 'user', matchType: 2, match: null }]],
+    ];
+    for (const version of [0, 1]) {
+      for (const [label, components] of filters) {
+        const r = await s.send(48, version, { components, strict: false });
+        s.record(`v${version} ${label}`, { ...r, text: r.errorMessage });
+      }
+    }
+  });
+});
+
 /** Topics and ACLs for the authorization scenarios: alice may READ/WRITE t-ok, DESCRIBE t-secret, READ group g-ok; nothing on t-hidden or g-denied. */
 async function aliceSetup(s: Session) {
   const names = { ok: s.name('t-ok'), secret: s.name('t-secret'), hidden: s.name('t-hidden'), gOk: s.name('g-ok'), gDenied: s.name('g-denied') };
@@ -284,5 +306,6 @@ describe('authorization errors', () => {
     s.record('DeleteAcls', await alice.send(31, 3, { filters: [anyAcl] }));
     s.record('DescribeUserScramCredentials', await alice.send(50, 0, { users: [{ name: 'alice' }] }));
     s.record('AlterUserScramCredentials', await alice.send(51, 0, { deletions: [{ name: 'alice', mechanism: 1 }], upsertions: [] }));
+    s.record('DescribeClientQuotas', await alice.send(48, 1, { components: [], strict: false }));
   });
 });

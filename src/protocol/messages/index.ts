@@ -50,6 +50,8 @@ import * as DeleteGroupsRequest from './DeleteGroupsRequest.js';
 import * as DeleteGroupsResponse from './DeleteGroupsResponse.js';
 import * as OffsetDeleteRequest from './OffsetDeleteRequest.js';
 import * as OffsetDeleteResponse from './OffsetDeleteResponse.js';
+import * as DescribeClientQuotasRequest from './DescribeClientQuotasRequest.js';
+import * as DescribeClientQuotasResponse from './DescribeClientQuotasResponse.js';
 import * as DescribeUserScramCredentialsRequest from './DescribeUserScramCredentialsRequest.js';
 import * as DescribeUserScramCredentialsResponse from './DescribeUserScramCredentialsResponse.js';
 import * as AlterUserScramCredentialsRequest from './AlterUserScramCredentialsRequest.js';
@@ -64,7 +66,7 @@ import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, InitProducerIdRequest, InitProducerIdResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, DeleteGroupsRequest, DeleteGroupsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, InitProducerIdRequest, InitProducerIdResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, DeleteGroupsRequest, DeleteGroupsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -93,6 +95,7 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   36: 'SaslAuthenticate',
   42: 'DeleteGroups',
   47: 'OffsetDelete',
+  48: 'DescribeClientQuotas',
   50: 'DescribeUserScramCredentials',
   51: 'AlterUserScramCredentials',
   60: 'DescribeCluster',
@@ -127,6 +130,7 @@ export const API_CODECS = {
   36: { request: SaslAuthenticateRequest, response: SaslAuthenticateResponse },
   42: { request: DeleteGroupsRequest, response: DeleteGroupsResponse },
   47: { request: OffsetDeleteRequest, response: OffsetDeleteResponse },
+  48: { request: DescribeClientQuotasRequest, response: DescribeClientQuotasResponse },
   50: { request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse },
   51: { request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse },
   60: { request: DescribeClusterRequest, response: DescribeClusterResponse },

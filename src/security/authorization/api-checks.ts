@@ -346,6 +346,7 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   36: none, // SaslAuthenticate
   42: deleteGroups,
   47: groupOperation(Op.DELETE, topicPartitions(Op.READ)), // OffsetDelete
+  48: clusterOperation(Op.DESCRIBE_CONFIGS), // DescribeClientQuotas
   50: clusterOperation(Op.DESCRIBE), // DescribeUserScramCredentials
   51: clusterOperation(Op.ALTER), // AlterUserScramCredentials
   60: describeCluster,
