@@ -43,7 +43,7 @@ export const api: ApiDefinition<DescribeUserScramCredentialsRequest, DescribeUse
       if (infos.length === 0) {
         return { user, errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: `Attempt to describe a user credential that does not exist: ${user}`, credentialInfos: [] };
       }
-      return { user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos: infos.map((i) => ({ mechanism: i.mechanism.type, iterations: i.iterations })) };
+      return { user, errorCode: ErrorCode.NONE, errorMessage: '', credentialInfos: infos.map((i) => ({ mechanism: i.mechanism.type, iterations: i.iterations })) };
     });
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '', results };
   },

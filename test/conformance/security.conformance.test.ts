@@ -134,6 +134,8 @@ describe('SCRAM credentials', () => {
     });
     s.record('alter', sorted(altered.results).map((r) => ({ ...r, user: r.user.replace(s.name(''), '<s>'), text: r.errorMessage })));
     await until(s, `${u2} described`, () => s.send(50, 0, { users: [{ name: u2 }] }), (r) => r.results[0]?.errorCode === 0);
+    const one = await s.send(50, 0, { users: [{ name: u2 }] });
+    s.record('describe one', one.results.map((r) => ({ ...r, user: '<u2>', credentialInfos: [...r.credentialInfos].sort((a, b) => a.mechanism - b.mechanism) })));
     const described = await s.send(50, 0, { users: [{ name: u2 }, { name: s.name('nobody') }, { name: u2 }] });
     s.record('describe', { ...described, results: sorted(described.results).map((r) => ({ ...r, user: r.user.replace(s.name(''), '<s>'), text: r.errorMessage })) });
     const c = await s.raw('new credential');

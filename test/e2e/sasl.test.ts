@@ -55,7 +55,7 @@ describe('SASL handshake and authentication', () => {
       expect(versions.apiKeys.find((a) => a.apiKey === 17)).toEqual({ apiKey: 17, minVersion: 0, maxVersion: 1 });
       expect(versions.apiKeys.find((a) => a.apiKey === 36)).toEqual({ apiKey: 36, minVersion: 0, maxVersion: 2 });
       const answers = await authenticate(c, creds);
-      expect(answers.at(-1)).toMatchObject({ errorCode: 0, errorMessage: null, sessionLifetimeMs: 0n });
+      expect(answers.at(-1)).toMatchObject({ errorCode: 0, errorMessage: '', sessionLifetimeMs: 0n });
       const md = await c.send(3, 12, metadataAll);
       expect(md.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: server.port, rack: null }]);
     }
@@ -197,7 +197,7 @@ describe('SCRAM credentials (AlterUserScramCredentials, DescribeUserScramCredent
       ['nobody', 91, 'Attempt to describe a user credential that does not exist: nobody', []],
     ]);
     await admin.send(51, 0, { deletions: [], upsertions: [upsertion('erin', 1, 'erin-256')] });
-    expect((await admin.send(50, 0, { users: null })).results).toEqual([{ user: 'erin', errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: 1, iterations: 4096 }, { mechanism: 2, iterations: 8192 }] }]);
+    expect((await admin.send(50, 0, { users: null })).results).toEqual([{ user: 'erin', errorCode: 0, errorMessage: '', credentialInfos: [{ mechanism: 1, iterations: 4096 }, { mechanism: 2, iterations: 8192 }] }]);
 
     await close();
     const again = await startServer({ port: 0, dataDir, logLevel: TEST_LOG_LEVEL, config: SASL_CONFIG });
