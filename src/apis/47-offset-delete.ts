@@ -3,7 +3,6 @@ import { defaultOffsetDeleteResponse, type OffsetDeleteResponse } from '../proto
 import type { ApiDefinition } from './types.js';
 import { topLevelError } from './shapes/errors.js';
 import { byGroupCoordinator } from './shapes/routing.js';
-import { partitionedTopics } from './shapes/partitioned-topics.js';
 
 /**
  * OffsetDelete (key 47, v0), served by `GroupCoordinator.deleteOffsets` (coordinator/offsets/
@@ -20,13 +19,6 @@ export const api: ApiDefinition<OffsetDeleteRequest, OffsetDeleteResponse> = {
   errorResponse: topLevelError(defaultOffsetDeleteResponse),
   names: (req) => ({ groups: [req.groupId], topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })) }),
   routing: byGroupCoordinator(),
-  // Per-partition errors (UNKNOWN_TOPIC_OR_PARTITION, TOPIC_AUTHORIZATION_FAILED) beside the top-level one.
-  partitions: partitionedTopics<OffsetDeleteRequest, OffsetDeleteResponse>({
-    request: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
-    response: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
-    emptyResponse: defaultOffsetDeleteResponse,
-    errorPartition: (partitionIndex, errorCode) => ({ partitionIndex, errorCode }),
-  }),
   handle(req, ctx) {
     return ctx.broker.groups.deleteOffsets(req);
   },

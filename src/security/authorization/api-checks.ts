@@ -1,6 +1,9 @@
 import { defaultDescribedGroup as defaultConsumerGroup } from '../../protocol/messages/ConsumerGroupDescribeResponse.js';
 import { defaultMetadataResponseTopic } from '../../protocol/messages/MetadataResponse.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import type { OffsetDeleteRequest } from '../../protocol/messages/OffsetDeleteRequest.js';
+import { defaultOffsetDeleteResponse, type OffsetDeleteResponse } from '../../protocol/messages/OffsetDeleteResponse.js';
+import { partitionedTopics } from '../../apis/shapes/partitioned-topics.js';
 import { errorMessageOf } from '../../protocol/error-messages.js';
 import { ZERO_UUID } from '../../protocol/primitives.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../../topics/topic-name.js';
@@ -9,6 +12,14 @@ import { clusterOperation, groupOperation, none, perGroup, refuse, mapResult, to
 
 const { TOPIC, GROUP, TRANSACTIONAL_ID } = ResourceType;
 const OMITTED = -2147483648;
+
+/** OffsetDelete's topics and partitions, for its per-partition TOPIC_AUTHORIZATION_FAILED. */
+const OFFSET_DELETE_PARTITIONS = partitionedTopics<OffsetDeleteRequest, OffsetDeleteResponse>({
+  request: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  response: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  emptyResponse: defaultOffsetDeleteResponse,
+  errorPartition: (partitionIndex, errorCode) => ({ partitionIndex, errorCode }),
+});
 
 /** A batch's attributes say transactional (bit 4), as `RequestUtils.hasTransactionalRecords` reads the first batch of each partition. */
 function hasTransactionalRecords(req: Obj): boolean {
@@ -345,7 +356,7 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   32: describeConfigs,
   36: none, // SaslAuthenticate
   42: deleteGroups,
-  47: groupOperation(Op.DELETE, topicPartitions(Op.READ)), // OffsetDelete
+  47: groupOperation(Op.DELETE, topicPartitions(Op.READ, false, OFFSET_DELETE_PARTITIONS)), // OffsetDelete
   48: clusterOperation(Op.DESCRIBE_CONFIGS), // DescribeClientQuotas
   50: clusterOperation(Op.DESCRIBE), // DescribeUserScramCredentials
   51: clusterOperation(Op.ALTER), // AlterUserScramCredentials

@@ -54,11 +54,12 @@ export function groupOperation(operation: number, then_: ApiCheck = none): ApiCh
  * the handler, the rest is handled (Kafka's `filterByAuthorized` over the topics). A topic id the
  * broker does not know goes on to the handler (UNKNOWN_TOPIC_ID comes first in Kafka). An acks=0
  * Produce with a refused partition closes the connection after handling the rest, as Kafka does.
+ * `own` is the layout of an API that declares none (OffsetDelete, routed to its group coordinator).
  */
-export function topicPartitions(operation: number, denyAll = false): ApiCheck {
+export function topicPartitions(operation: number, denyAll = false, own?: ApiDefinition['partitions']): ApiCheck {
   return async (body, ctx, auth, next, api) => {
     const { apiVersion: version, broker } = ctx;
-    const layout = api.partitions;
+    const layout = own ?? api.partitions;
     if (!layout) throw new Error(`${api.name} declares no partition layout (ApiDefinition.partitions)`);
     const lookup = topicLookup(broker);
     const target: PartitionTarget = (topic) => denyAll || (!isUnknownTopicId(topic) && !auth.allowed(operation, ResourceType.TOPIC, topic));
