@@ -13,6 +13,8 @@ import { classicGroupsOf } from './coordinator/classic/classic-coordinator.js';
 import { consumerGroupsOf } from './coordinator/consumer/group-store.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
+import { ScramCredentialStore } from './security/scram-store.js';
+import { StandardAuthorizer } from './security/acl/authorizer.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -72,6 +74,10 @@ export class Broker {
   readonly groups: GroupCoordinator;
   /** The offsets retention sweep (`offsets.retention.minutes`, `offsets.retention.check.interval.ms`). */
   readonly retention: OffsetRetention;
+  /** SCRAM credentials (AlterUserScramCredentials), persisted in the data directory. */
+  readonly scram: ScramCredentialStore;
+  /** ACLs and their checks when `authorizer.class.name` names Kafka's StandardAuthorizer; null: every request is allowed. */
+  readonly authorizer: StandardAuthorizer | null;
 
   private constructor(options: BrokerOptions) {
     this.config = options.config;
@@ -80,6 +86,8 @@ export class Broker {
     this.nodeId = options.config.int('node.id');
     this.clusterId = options.clusterId;
     this.dataDir = options.dataDir;
+    this.scram = new ScramCredentialStore(options.dataDir);
+    this.authorizer = StandardAuthorizer.fromConfig(options.config, options.dataDir);
     this.topics = TopicStore.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time, pollTime: options.pollTime });
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
     this.cluster = new ClusterState({

@@ -30,6 +30,7 @@ interface ServeOptions {
   brokers: string;
   kafkaVersion?: string;
   apiVersions?: string;
+  addScram: string[];
   /** Whether --admin-port (or KMC_ADMIN_PORT) was given: then a busy port is an error, not a warning. */
   adminPortExplicit?: boolean;
 }
@@ -99,6 +100,7 @@ async function serve(opts: ServeOptions): Promise<void> {
       brokers: Number(opts.brokers),
       kafkaVersion: opts.kafkaVersion,
       apiVersions: opts.apiVersions,
+      addScram: opts.addScram,
     });
     const adminPort = opts.admin ? Number(opts.adminPort) : undefined;
     let server;
@@ -183,6 +185,7 @@ const program = new Command()
   .addOption(new Option('--brokers <n>', 'simulated brokers (ids node.id, node.id+1, ...; ports consecutive from --port)').env('KMC_BROKERS').default('1'))
   .addOption(new Option('--kafka-version <version>', `advertise the API versions of this Kafka release (${KAFKA_RELEASES.join(', ')})`).env('KMC_KAFKA_VERSION'))
   .addOption(new Option('--api-versions <ranges>', 'per-API version ranges, e.g. OffsetCommit=2-8,Fetch=4-12').env('KMC_API_VERSIONS'))
+  .option('--add-scram <credential>', "a SCRAM credential to create, as kafka-storage format --add-scram: 'SCRAM-SHA-256=[name=alice,password=alice-secret]' (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
   .action(async (opts: ServeOptions) => {
     await serve({ ...opts, adminPortExplicit: program.getOptionValueSource('adminPort') !== 'default' });
   });

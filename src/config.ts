@@ -26,6 +26,13 @@ interface Spec {
 
 const INT_MAX = 2147483647;
 
+/** Kafka's `SecurityProtocol` names. */
+export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
+export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
+
+/** Per-listener overrides, as Kafka's `ListenerName.configPrefix()`: `listener.name.<name in lower case>.`. */
+export const LISTENER_PREFIX = 'listener.name.';
+
 /** Every key we honour. Keys not listed are accepted with a warning, as Kafka does for unknown keys. */
 export const CONFIG_SPECS = {
   'node.id': { kind: 'int', default: '1', min: 0 },
@@ -67,6 +74,37 @@ export const CONFIG_SPECS = {
   'group.consumer.migration.policy': { kind: 'enum', default: 'bidirectional', values: ['bidirectional', 'upgrade', 'downgrade', 'disabled'] },
   // Kafka internal config (`GroupCoordinatorConfig.CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_CONFIG`, atLeast 10000).
   'group.consumer.regex.refresh.interval.ms': { kind: 'int', default: '600000', min: 10000 },
+  // Listeners (src/server/listeners.ts). `inter.broker.listener.name` and the inter-broker settings are
+  // accepted and unused: one node has no other broker to talk to.
+  'listener.security.protocol.map': { kind: 'string', default: 'SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT' },
+  'controller.listener.names': { kind: 'string', default: '' },
+  'inter.broker.listener.name': { kind: 'string', default: '' },
+  'security.inter.broker.protocol': { kind: 'enum', default: 'PLAINTEXT', values: SECURITY_PROTOCOLS },
+  'sasl.mechanism.inter.broker.protocol': { kind: 'string', default: 'GSSAPI' },
+  // SASL (src/security/sasl/); each may also be set per listener as `listener.name.<listener>.<key>`.
+  'sasl.enabled.mechanisms': { kind: 'string', default: 'GSSAPI' },
+  'connections.max.reauth.ms': { kind: 'long', default: '0' },
+  'connection.failed.authentication.delay.ms': { kind: 'int', default: '100', min: 0 },
+  'sasl.server.max.receive.size': { kind: 'int', default: '524288', min: 1 },
+  // TLS (src/security/tls.ts): PEM and PKCS12 key and trust stores.
+  'ssl.keystore.type': { kind: 'string', default: 'JKS' },
+  'ssl.keystore.location': { kind: 'string', default: '' },
+  'ssl.keystore.password': { kind: 'string', default: '' },
+  'ssl.key.password': { kind: 'string', default: '' },
+  'ssl.keystore.key': { kind: 'string', default: '' },
+  'ssl.keystore.certificate.chain': { kind: 'string', default: '' },
+  'ssl.truststore.type': { kind: 'string', default: 'JKS' },
+  'ssl.truststore.location': { kind: 'string', default: '' },
+  'ssl.truststore.password': { kind: 'string', default: '' },
+  'ssl.truststore.certificates': { kind: 'string', default: '' },
+  'ssl.client.auth': { kind: 'enum', default: 'none', values: ['required', 'requested', 'none'] },
+  'ssl.principal.mapping.rules': { kind: 'string', default: 'DEFAULT' },
+  'ssl.enabled.protocols': { kind: 'string', default: 'TLSv1.2,TLSv1.3' },
+  'ssl.cipher.suites': { kind: 'string', default: '' },
+  // Authorization (src/security/acl/): StandardAuthorizer or none.
+  'authorizer.class.name': { kind: 'string', default: '' },
+  'super.users': { kind: 'string', default: '' },
+  'allow.everyone.if.no.acl.found': { kind: 'bool', default: 'false' },
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
   'mock.cluster.id': { kind: 'string', default: '' },
 } satisfies Record<string, Spec>;
@@ -75,8 +113,20 @@ export type ConfigKey = keyof typeof CONFIG_SPECS;
 
 const SPECS: Record<string, Spec> = CONFIG_SPECS;
 
-export function isKnownConfig(key: string): key is ConfigKey {
-  return Object.hasOwn(SPECS, key);
+export function isKnownConfig(key: string): boolean {
+  return Object.hasOwn(SPECS, key) || key.startsWith(LISTENER_PREFIX);
+}
+
+/**
+ * The spec a `listener.name.<listener>.[<mechanism>.]<key>` override is checked against: the
+ * spec of `<key>` when we know it (the listener name cannot hold a dot, a mechanism name can hold
+ * dashes but no dot), else none (a `<mechanism>.sasl.jaas.config` is free text).
+ */
+function listenerOverrideSpec(key: string): Spec | undefined {
+  const rest = key.slice(LISTENER_PREFIX.length);
+  const afterListener = rest.slice(rest.indexOf('.') + 1);
+  const afterMechanism = afterListener.slice(afterListener.indexOf('.') + 1);
+  return SPECS[afterListener] ?? SPECS[afterMechanism];
 }
 
 function checkValue(key: string, spec: Spec, raw: string): void {
@@ -113,6 +163,8 @@ function checkValue(key: string, spec: Spec, raw: string): void {
 /** A validated, immutable set of config values. */
 export class BrokerConfig {
   private readonly values: Map<string, string>;
+  /** `listener.name.*` overrides, by their full key (listener and mechanism in lower case). */
+  private readonly listenerValues = new Map<string, string>();
   /** Keys given that we do not know (accepted and ignored, as Kafka warns and ignores them). */
   readonly unknownKeys: readonly string[];
 
@@ -121,6 +173,12 @@ export class BrokerConfig {
     const unknown: string[] = [];
     for (const [key, value] of Object.entries(overrides)) {
       const text = String(value);
+      if (key.startsWith(LISTENER_PREFIX)) {
+        const spec = listenerOverrideSpec(key);
+        if (spec) checkValue(key, spec, text);
+        this.listenerValues.set(key.toLowerCase(), spec ? text.trim() : text);
+        continue;
+      }
       const spec = SPECS[key];
       if (!spec) {
         unknown.push(key);
@@ -136,8 +194,36 @@ export class BrokerConfig {
       throw new ConfigError('group.max.session.timeout.ms', `must be at least group.min.session.timeout.ms (${minSession})`);
     }
     this.validateConsumerGroupConfig();
-    parseListener('listeners', this.string('listeners'));
-    if (this.string('advertised.listeners') !== '') parseListener('advertised.listeners', this.string('advertised.listeners'));
+    parseListenerList('listeners', this.string('listeners'));
+    if (this.string('advertised.listeners') !== '') parseListenerList('advertised.listeners', this.string('advertised.listeners'));
+  }
+
+  /**
+   * A setting as one listener sees it (Kafka's listener-prefixed configs): `listener.name.<listener>.<key>`
+   * when set, else `<key>`. With `mechanism`, `listener.name.<listener>.<mechanism>.<key>` comes first
+   * (`connections.max.reauth.ms`, `sasl.jaas.config`).
+   */
+  forListener(listener: string, key: string, mechanism?: string): string | undefined {
+    const prefix = `${LISTENER_PREFIX}${listener.toLowerCase()}.`;
+    if (mechanism !== undefined) {
+      const own = this.listenerValues.get(`${prefix}${mechanism.toLowerCase()}.${key}`);
+      if (own !== undefined) return own;
+    }
+    const value = this.listenerValues.get(`${prefix}${key}`);
+    if (value !== undefined) return value;
+    return Object.hasOwn(SPECS, key) ? this.raw(key as ConfigKey) : undefined;
+  }
+
+  /** A `listener.name.<listener>.[<mechanism>.]<key>` value exactly as given (no fallback), or undefined. */
+  listenerSetting(listener: string, key: string, mechanism?: string): string | undefined {
+    const mech = mechanism === undefined ? '' : `${mechanism.toLowerCase()}.`;
+    return this.listenerValues.get(`${LISTENER_PREFIX}${listener.toLowerCase()}.${mech}${key}`);
+  }
+
+  /** Whether `key` was given (not its default), for the listener when one is named. */
+  isSet(key: ConfigKey, listener?: string): boolean {
+    if (listener !== undefined && this.listenerValues.has(`${LISTENER_PREFIX}${listener.toLowerCase()}.${key}`)) return true;
+    return this.values.has(key);
   }
 
   /**
@@ -205,22 +291,33 @@ export class BrokerConfig {
 }
 
 export interface Listener {
+  /** The listener name, in upper case as Kafka's `ListenerName.normalised`. */
   name: string;
+  /** An empty host means all interfaces when binding. */
   host: string;
   port: number;
 }
 
 /**
- * Parses a Kafka listener list (`PLAINTEXT://host:port[,NAME://host:port]`); only the first
- * entry is used. An empty host means all interfaces when binding.
+ * Parses a Kafka listener list (`PLAINTEXT://host:port,SASL_SSL://[::1]:9093`), as Kafka's
+ * `SocketServerConfigs.listenerListToEndPoints`: names normalised to upper case, an IPv6 host in
+ * brackets, an empty host for every interface. Names must differ ("Each listener must have a
+ * different name"); the checks across names (ports, security protocols) are the listeners' own
+ * (src/server/listeners.ts).
  */
-export function parseListener(key: string, text: string): Listener {
-  const first = text.split(',')[0]!.trim();
-  const m = /^([A-Za-z_][A-Za-z0-9_]*):\/\/(\[[^\]]*\]|[^:]*):(\d+)$/.exec(first);
-  if (!m) throw new ConfigError(key, `expected NAME://host:port, got "${text}"`);
-  const port = Number(m[3]);
-  if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
-  return { name: m[1]!, host: m[2]!.replace(/^\[|\]$/g, ''), port };
+export function parseListenerList(key: string, text: string): Listener[] {
+  const out: Listener[] = [];
+  for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const m = /^([A-Za-z0-9_.-]+):\/\/(\[[^\]]*\]|[^:/\s]*):(\d+)$/.exec(entry);
+    if (!m) throw new ConfigError(key, `expected NAME://host:port, got "${entry}"`);
+    const port = Number(m[3]);
+    if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
+    out.push({ name: m[1]!.toUpperCase(), host: m[2]!.replace(/^\[|\]$/g, ''), port });
+  }
+  if (out.length === 0) throw new ConfigError(key, `expected NAME://host:port, got "${text}"`);
+  const names = out.map((l) => l.name);
+  if (new Set(names).size !== names.length) throw new ConfigError(key, `Each listener must have a different name, listeners: ${text}`);
+  return out;
 }
 
 /**

@@ -2,9 +2,13 @@ import pino, { type Logger } from 'pino';
 import { Broker } from './broker.js';
 import type { SweepResult } from './coordinator/offsets/retention.js';
 import type { CompactionSummary } from './coordinator/group-log.js';
-import { BrokerConfig, ConfigError, parseListener } from './config.js';
+import { BrokerConfig, ConfigError, parseListenerList } from './config.js';
 import { systemTime, type Time } from './util/time.js';
-import { KafkaListener, type ConnectionStats } from './server/server.js';
+import type { ConnectionStats } from './server/server.js';
+import { BrokerListeners, type ListenerInfo } from './server/listener-set.js';
+import { resolveListeners, withAdvertisedAddress, withFirstListenerAddress } from './server/listeners.js';
+import { listenerContext } from './server/listener-context.js';
+import { parseAddScram } from './security/add-scram.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
@@ -13,6 +17,7 @@ import type { AdminServer } from './admin/server.js';
 import { advertisedApiKeys } from './apis/18-api-versions.js';
 import { DEFAULT_ADMIN_HOST, isLoopbackHost } from './admin/guard.js';
 import { clusterHandlers } from './cluster/routing.js';
+import { authorizedHandlers } from './security/authorization/authorized-handlers.js';
 import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
 
@@ -31,11 +36,11 @@ export { KAFKA_API_VERSIONS, KAFKA_RELEASES, ApiVersionsError } from './protocol
 export type { KafkaRelease } from './protocol/kafka-versions.js';
 
 export interface StartServerOptions {
-  /** Bind address; default all interfaces. */
+  /** Bind address of the first listener; default all interfaces (or the host `config.listeners` gives). */
   host?: string;
-  /** Kafka port; 0 picks a free one. Default 9092. */
+  /** Port of the first listener; 0 picks a free one. Default 9092 (or the port `config.listeners` gives). */
   port?: number;
-  /** What clients are told to connect to, `HOST:PORT`; default the bound port on localhost. */
+  /** What clients of the first listener are told to connect to, `HOST:PORT`; default the bound port on localhost. */
   advertisedListener?: string;
   /** Data directory; default `./data` (Kafka's `log.dirs`). Ignored with `inMemory`. */
   dataDir?: string;
@@ -82,6 +87,13 @@ export interface StartServerOptions {
   kafkaVersion?: string;
   /** Per-API version ranges, after `kafkaVersion`: `'OffsetCommit=2-8,Fetch=4-12'` or `{ OffsetCommit: [2, 8] }`. */
   apiVersions?: string | Readonly<Record<string, readonly [number, number] | string>>;
+  /**
+   * SCRAM credentials to create at start, in `kafka-storage format --add-scram` syntax:
+   * `['SCRAM-SHA-256=[name=alice,password=alice-secret]']` (also `iterations`, `salt`,
+   * `saltedpassword`). Applied at every start (kept in the data directory like those made by
+   * AlterUserScramCredentials, which `kafka-configs --alter --entity-type users` sends).
+   */
+  addScram?: readonly string[];
 }
 
 export interface ServerHandle {
@@ -104,8 +116,13 @@ export interface ServerHandle {
    * `moveLeader('t', 0, 3)`, `coordinatorOf('g1')`, `leaderOf('t', 0)`, `describe()`.
    */
   readonly cluster: ClusterControl;
-  /** Bound Kafka port of every broker, by broker id (the first one is `port`). */
+  /** Bound Kafka port of every broker's first listener, by broker id (the first one is `port`). */
   readonly ports: ReadonlyMap<number, number>;
+  /**
+   * The first broker's listeners in `listeners` order (name, security protocol, bound port,
+   * advertised `bootstrap`); `port` and `bootstrap` above are the first one's.
+   */
+  readonly listeners: readonly ListenerInfo[];
   /** The admin API (`url`, `port`), or null when not started. */
   readonly admin: { readonly url: string; readonly port: number } | null;
   /**
@@ -126,8 +143,6 @@ export interface ServerHandle {
   /** Stops listening, drops connections, and waits until every acknowledged append is durable. */
   close(): Promise<void>;
 }
-
-const ANY_HOST = new Set(['', '0.0.0.0', '::']);
 
 /**
  * Starts a broker: `const server = await startServer({ port: 0 })`, then point clients at
@@ -151,12 +166,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   adminModule?.catch(() => {});
   const overrides: Record<string, string | number | boolean> = { ...(options.config ?? {}) };
   if (options.host !== undefined || options.port !== undefined || overrides['listeners'] === undefined) {
-    const base = parseListener('listeners', String(overrides['listeners'] ?? 'PLAINTEXT://:9092'));
-    overrides['listeners'] = `PLAINTEXT://${options.host ?? base.host}:${options.port ?? base.port}`;
+    overrides['listeners'] = withFirstListenerAddress(overrides['listeners'] === undefined ? undefined : String(overrides['listeners']), options.host, options.port);
   }
-  if (options.advertisedListener !== undefined) overrides['advertised.listeners'] = `PLAINTEXT://${options.advertisedListener}`;
+  if (options.advertisedListener !== undefined) {
+    const firstName = parseListenerList('listeners', String(overrides['listeners']))[0]!.name;
+    const current = overrides['advertised.listeners'];
+    overrides['advertised.listeners'] = withAdvertisedAddress(current === undefined || current === '' ? undefined : String(current), firstName, options.advertisedListener);
+  }
   if (options.dataDir !== undefined) overrides['log.dirs'] = options.dataDir;
   const config = new BrokerConfig(overrides);
+  // Checked before anything opens: a listener Kafka would refuse is a startup error.
+  const listenerSpecs = resolveListeners(config);
+  const addScram = (options.addScram ?? []).map(parseAddScram);
   const log = options.logger ?? pino({ level: options.logLevel ?? 'warn' });
   for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.`);
 
@@ -174,47 +195,25 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
   const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
-  const handlers = clusterHandlers(servedApis);
+  if (addScram.length > 0) broker.scram.apply({ upsert: addScram });
+  const routed = clusterHandlers(servedApis);
+  const handlers = broker.authorizer ? authorizedHandlers(routed, broker.authorizer) : routed;
 
-  const bind = parseListener('listeners', config.string('listeners'));
-  const advertisedText = config.string('advertised.listeners');
-  const advertisedBase = advertisedText ? parseListener('advertised.listeners', advertisedText) : null;
-  const brokerIds = broker.cluster.brokerIds;
-  const listeners = new Map<number, KafkaListener>();
-  const boundPorts = new Map<number, number>();
-  const closeListeners = () => Promise.all([...listeners.values()].map((l) => l.close()));
   const connectionStats: ConnectionStats = { accepted: 0, open: 0 };
+  let listeners: BrokerListeners;
   try {
-    for (const [i, id] of brokerIds.entries()) {
-      if (bind.port !== 0 && bind.port + i > 65535) throw new Error(`no port for broker ${id}: ${bind.port + i} is out of range`);
-      const listener = new KafkaListener(broker, handlers, faults, id, connectionStats);
-      const address = await listener.listen(bind.host, bind.port === 0 ? 0 : bind.port + i);
-      listeners.set(id, listener);
-      boundPorts.set(id, address.port);
-      broker.cluster.setEndpoint(id, advertisedBase
-        ? { host: advertisedBase.host, port: advertisedBase.port + i }
-        : { host: ANY_HOST.has(bind.host) ? 'localhost' : bind.host, port: address.port });
-    }
+    listeners = new BrokerListeners(broker, handlers, faults, listenerSpecs.map((spec) => listenerContext(spec, config, broker.scram)), connectionStats);
+    await listeners.openAll();
   } catch (err) {
-    await closeListeners();
     await broker.close();
     throw err;
   }
+  const closeListeners = () => listeners.closeAll();
+  const boundPorts = listeners.firstPorts();
   const firstEndpoint = broker.cluster.endpoint(broker.nodeId);
   const bootstrap = `${firstEndpoint.host}:${firstEndpoint.port}`;
   if (brokerCount > 1) log.info({ brokers: broker.cluster.brokers() }, `simulating ${brokerCount} brokers`);
-  const cluster = clusterControl(broker, {
-    async stop(id) {
-      const listener = listeners.get(id);
-      listeners.delete(id);
-      await listener?.close();
-    },
-    async start(id) {
-      const listener = new KafkaListener(broker, handlers, faults, id, connectionStats);
-      await listener.listen(bind.host, boundPorts.get(id)!);
-      listeners.set(id, listener);
-    },
-  }, log);
+  const cluster = clusterControl(broker, { stop: (id) => listeners.stop(id), start: (id) => listeners.start(id) }, log);
 
   let admin: AdminServer | null = null;
   if (options.adminPort !== undefined) {
@@ -244,6 +243,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   return {
     port: boundPorts.get(broker.nodeId)!,
     ports: boundPorts,
+    listeners: listeners.describe(),
     bootstrap,
     broker,
     faults,

@@ -283,7 +283,7 @@ export const OPENAPI_DOCUMENT = {
       },
       RequestLogEntry: {
         type: 'object',
-        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'group', 'groups', 'memberId', 'topics', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
+        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal', 'group', 'groups', 'memberId', 'topics', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
         properties: {
           seq: { type: 'integer' },
           time: { type: 'string', format: 'date-time' },
@@ -293,6 +293,7 @@ export const OPENAPI_DOCUMENT = {
           correlationId: { type: 'integer' },
           clientId: { type: 'string' },
           connectionId: { type: 'string' },
+          principal: { type: 'string' },
           group: nullable({ type: 'string' }),
           groups: { type: 'array', items: { type: 'string' } },
           memberId: nullable({ type: 'string' }),

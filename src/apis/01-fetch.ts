@@ -32,7 +32,9 @@ const TOPICS = partitionedTopics<FetchRequest, FetchResponse>({
     highWatermark: -1n,
     lastStableOffset: -1n,
     logStartOffset: -1n,
-    abortedTransactions: null,
+    // FetchResponse.partitionResponse leaves the list at its generated default: empty, not null
+    // (checked against Kafka 4.3.1 by test/conformance/security.conformance.test.ts).
+    abortedTransactions: [],
     records: EMPTY_BYTES,
   }),
 });

@@ -75,7 +75,7 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
 
     return {
       throttleTimeMs: 0,
-      brokers: broker.cluster.liveBrokers().map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: null })),
+      brokers: broker.cluster.liveBrokers(ctx.listener).map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: null })),
       clusterId: broker.clusterId,
       controllerId: broker.cluster.controllerId(),
       topics,

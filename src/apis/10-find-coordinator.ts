@@ -39,10 +39,10 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
     if (ctx.apiVersion >= BATCHED_FROM) {
       return {
         throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: 0, host: '', port: 0,
-        coordinators: req.coordinatorKeys.map((key) => lookup(ctx.broker, key, keyType)),
+        coordinators: req.coordinatorKeys.map((key) => lookup(ctx.broker, key, keyType, ctx.listener)),
       };
     }
-    const c = lookup(ctx.broker, req.key, keyType);
+    const c = lookup(ctx.broker, req.key, keyType, ctx.listener);
     return {
       // v1-3 carry `Errors.message()` even on success ("NONE"), as Kafka's FindCoordinatorResponse.prepareOldResponse.
       throttleTimeMs: 0, errorCode: c.errorCode, errorMessage: c.errorCode === ErrorCode.NONE ? 'NONE' : c.errorMessage,
@@ -51,13 +51,13 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
   },
 };
 
-function lookup(broker: Broker, key: string, keyType: number): Coordinator {
+function lookup(broker: Broker, key: string, keyType: number, listener: string | undefined): Coordinator {
   if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
   const nodeId = keyType === KEY_TYPE_GROUP ? broker.cluster.coordinatorOf(key) : broker.cluster.transactionCoordinatorOf(key);
   if (nodeId === -1) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
-  const { host, port } = broker.cluster.endpoint(nodeId);
+  const { host, port } = broker.cluster.endpoint(nodeId, listener);
   // Kafka 4.3 sends an empty message (not null) in each v4+ entry on success.
   return { key, nodeId, host, port, errorCode: ErrorCode.NONE, errorMessage: '' };
 }

@@ -25,8 +25,7 @@ export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
   names: namesNothing,
   routing: ANY_BROKER,
   handle(req, ctx) {
-    const invalid = ctx.apiVersion >= 3
-      && (!SOFTWARE_PATTERN.test(req.clientSoftwareName) || !SOFTWARE_PATTERN.test(req.clientSoftwareVersion));
+    const invalid = !isValidApiVersionsRequest(req, ctx.apiVersion);
     // Kafka's error response for an invalid request carries no API ranges.
     return {
       errorCode: invalid ? ErrorCode.INVALID_REQUEST : ErrorCode.NONE,
@@ -39,6 +38,11 @@ export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
     };
   },
 };
+
+/** Kafka's `ApiVersionsRequest.isValid`: from v3 the client software name and version must match KIP-511's pattern. */
+export function isValidApiVersionsRequest(req: ApiVersionsRequest, version: number): boolean {
+  return version < 3 || (SOFTWARE_PATTERN.test(req.clientSoftwareName) && SOFTWARE_PATTERN.test(req.clientSoftwareVersion));
+}
 
 /** The ranges ApiVersions advertises for the served `handlers`, by API key (computed once at start). */
 export function advertisedApiKeys(handlers: ReadonlyMap<number, ApiDefinition>): ApiVersionsResponse['apiKeys'] {

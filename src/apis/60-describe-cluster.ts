@@ -64,7 +64,7 @@ export const api: ApiDefinition<DescribeClusterRequest, DescribeClusterResponse>
       clusterId: broker.clusterId,
       // Every live broker of the simulated cluster (`--brokers N`); the lowest one as controller.
       controllerId: broker.cluster.controllerId(),
-      brokers: broker.cluster.liveBrokers().map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: null, isFenced: false })),
+      brokers: broker.cluster.liveBrokers(ctx.listener).map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: null, isFenced: false })),
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : OPERATIONS_OMITTED,
     };
   },

@@ -12,13 +12,21 @@ import { api as leaveGroup } from './13-leave-group.js';
 import { api as syncGroup } from './14-sync-group.js';
 import { api as describeGroups } from './15-describe-groups.js';
 import { api as listGroups } from './16-list-groups.js';
+import { api as saslHandshake } from './17-sasl-handshake.js';
 import { api as apiVersions } from './18-api-versions.js';
 import { api as createTopics } from './19-create-topics.js';
 import { api as deleteTopics } from './20-delete-topics.js';
 import { api as initProducerId } from './22-init-producer-id.js';
+import { api as describeAcls } from './29-describe-acls.js';
+import { api as createAcls } from './30-create-acls.js';
+import { api as deleteAcls } from './31-delete-acls.js';
 import { api as describeConfigs } from './32-describe-configs.js';
+import { api as saslAuthenticate } from './36-sasl-authenticate.js';
 import { api as deleteGroups } from './42-delete-groups.js';
 import { api as offsetDelete } from './47-offset-delete.js';
+import { api as describeClientQuotas } from './48-describe-client-quotas.js';
+import { api as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
+import { api as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { api as describeCluster } from './60-describe-cluster.js';
 import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
@@ -29,6 +37,8 @@ const ALL: ApiDefinition[] = [
   createTopics, deleteTopics, initProducerId, deleteGroups,
   describeConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe,
+  saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
+  describeAcls, createAcls, deleteAcls, describeClientQuotas,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
+import type { KafkaPrincipal } from '../security/principal.js';
 
 /** What a handler knows about the request it serves. */
 export interface RequestContext {
@@ -17,6 +18,10 @@ export interface RequestContext {
    * `broker.nodeId` (the first one). Read it through `brokerIdOf(ctx)`.
    */
   readonly brokerId?: number;
+  /** The listener that received the request (`listeners`, upper case); absent means the first one. */
+  readonly listener?: string;
+  /** Who sent it (`User:ANONYMOUS` on PLAINTEXT); absent means `User:ANONYMOUS`. */
+  readonly principal?: KafkaPrincipal;
   readonly log: Logger;
 }
 
@@ -32,6 +37,15 @@ export function topicLookup(broker: Pick<Broker, 'topics'>): TopicLookup {
 
 /** Returned by a handler that must not answer (Produce with acks=0). */
 export const NO_RESPONSE = Symbol('no response');
+
+/**
+ * Thrown (or rejected) by a handler to close the connection without an answer where Kafka does so
+ * on purpose (an acks=0 Produce that failed: the client learns of it only by the close). Logged at
+ * info, unlike a handler failure.
+ */
+export class CloseConnection extends Error {
+  override readonly name: string = 'CloseConnection';
+}
 
 /** A topic's name by its id (`TopicStore.getById`), undefined when no topic has that id. */
 export type TopicLookup = (topicId: string) => string | undefined;

@@ -59,7 +59,10 @@ export interface ClusterStateOptions {
  */
 export class ClusterState {
   readonly brokerIds: readonly number[];
+  /** Where clients of the first listener reach each broker (what the control surfaces report). */
   private readonly endpoints = new Map<number, BrokerEndpoint>();
+  /** Per listener name: where clients who connected through that listener reach each broker. */
+  private readonly listenerEndpoints = new Map<string, Map<number, BrokerEndpoint>>();
   private readonly down = new Set<number>();
   private readonly leaderOverrides = new Map<string, number>();
   private readonly coordinatorOverrides = new Map<string, number>();
@@ -86,14 +89,25 @@ export class ClusterState {
     if (!Number.isInteger(id) || !this.isBroker(id)) throw new ClusterError(`unknown broker ${id} (brokers: ${this.brokerIds.join(', ')})`, 404);
   }
 
-  endpoint(id: number): BrokerEndpoint {
+  /**
+   * Where a client reaches broker `id`: through `listener` (its advertised address on that
+   * listener, as Kafka's `MetadataCache.getAliveBrokerNode(id, listenerName)`), else the first listener.
+   */
+  endpoint(id: number, listener?: string): BrokerEndpoint {
     this.checkBroker(id);
-    return this.endpoints.get(id)!;
+    return (listener !== undefined ? this.listenerEndpoints.get(listener)?.get(id) : undefined) ?? this.endpoints.get(id)!;
   }
 
-  setEndpoint(id: number, endpoint: BrokerEndpoint): void {
+  /** Sets where clients of `listener` reach broker `id`; without a listener (or for the first one), the default. */
+  setEndpoint(id: number, endpoint: BrokerEndpoint, listener?: string, first = listener === undefined): void {
     this.checkBroker(id);
-    this.endpoints.set(id, { host: endpoint.host, port: endpoint.port });
+    const copy = { host: endpoint.host, port: endpoint.port };
+    if (first) this.endpoints.set(id, copy);
+    if (listener !== undefined) {
+      let byId = this.listenerEndpoints.get(listener);
+      if (!byId) this.listenerEndpoints.set(listener, (byId = new Map()));
+      byId.set(id, copy);
+    }
   }
 
   isUp(id: number): boolean {
@@ -111,8 +125,9 @@ export class ClusterState {
     return this.brokerIds.map((id) => ({ id, ...this.endpoints.get(id)!, up: this.isUp(id) }));
   }
 
-  liveBrokers(): ClusterBrokerInfo[] {
-    return this.brokers().filter((b) => b.up);
+  /** The live brokers, with their addresses on `listener` (default: the first listener). */
+  liveBrokers(listener?: string): ClusterBrokerInfo[] {
+    return this.brokerIds.filter((id) => this.isUp(id)).map((id) => ({ id, ...this.endpoint(id, listener), up: true }));
   }
 
   /** The controller id reported by Metadata and DescribeCluster: the lowest live broker (-1 if none). */

@@ -3,6 +3,7 @@ import type { Broker } from '../broker.js';
 import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type RequestContext } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
+import { principalString } from '../security/principal.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
@@ -253,6 +254,7 @@ export class FaultRegistry {
       correlationId: ctx.correlationId,
       clientId: ctx.clientId,
       connectionId: ctx.connectionId,
+      principal: ctx.principal ? principalString(ctx.principal) : 'User:ANONYMOUS',
       group: info.groups[0] ?? null,
       groups: info.groups,
       memberId: info.memberIds[0] ?? null,

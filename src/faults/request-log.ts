@@ -12,6 +12,8 @@ export interface RequestLogEntry {
   correlationId: number;
   clientId: string;
   connectionId: string;
+  /** Who sent it, as Kafka's `KafkaPrincipal` prints (`User:alice`; `User:ANONYMOUS` without authentication). */
+  principal: string;
   /** The first group the request names, or null. */
   group: string | null;
   /** Every group the request names. */

@@ -30,13 +30,21 @@ export const KAFKA_API_VERSIONS = {
     14: [0, 5], // SyncGroup
     15: [0, 5], // DescribeGroups
     16: [0, 5], // ListGroups
+    17: [0, 1], // SaslHandshake
     18: [0, 4], // ApiVersions
     19: [0, 7], // CreateTopics
     20: [0, 6], // DeleteTopics
     22: [0, 5], // InitProducerId
+    29: [0, 3], // DescribeAcls
+    30: [0, 3], // CreateAcls
+    31: [0, 3], // DeleteAcls
     32: [0, 4], // DescribeConfigs
+    36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
+    50: [0, 0], // DescribeUserScramCredentials
+    51: [0, 0], // AlterUserScramCredentials
     60: [0, 1], // DescribeCluster
     68: [0, 0], // ConsumerGroupHeartbeat
     69: [0, 0], // ConsumerGroupDescribe
@@ -55,13 +63,21 @@ export const KAFKA_API_VERSIONS = {
     14: [0, 5], // SyncGroup
     15: [0, 6], // DescribeGroups
     16: [0, 5], // ListGroups
+    17: [0, 1], // SaslHandshake
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
     22: [0, 5], // InitProducerId
+    29: [1, 3], // DescribeAcls
+    30: [1, 3], // CreateAcls
+    31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
+    50: [0, 0], // DescribeUserScramCredentials
+    51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
@@ -80,13 +96,21 @@ export const KAFKA_API_VERSIONS = {
     14: [0, 5], // SyncGroup
     15: [0, 6], // DescribeGroups
     16: [0, 5], // ListGroups
+    17: [0, 1], // SaslHandshake
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
     22: [0, 5], // InitProducerId
+    29: [1, 3], // DescribeAcls
+    30: [1, 3], // CreateAcls
+    31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
+    50: [0, 0], // DescribeUserScramCredentials
+    51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
@@ -105,13 +129,21 @@ export const KAFKA_API_VERSIONS = {
     14: [0, 5], // SyncGroup
     15: [0, 6], // DescribeGroups
     16: [0, 5], // ListGroups
+    17: [0, 1], // SaslHandshake
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
     22: [0, 5], // InitProducerId
+    29: [1, 3], // DescribeAcls
+    30: [1, 3], // CreateAcls
+    31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
+    50: [0, 0], // DescribeUserScramCredentials
+    51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
@@ -130,13 +162,21 @@ export const KAFKA_API_VERSIONS = {
     14: [0, 5], // SyncGroup
     15: [0, 6], // DescribeGroups
     16: [0, 5], // ListGroups
+    17: [0, 1], // SaslHandshake
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
     22: [0, 5], // InitProducerId
+    29: [1, 3], // DescribeAcls
+    30: [1, 3], // CreateAcls
+    31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    36: [0, 2], // SaslAuthenticate
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
+    48: [0, 1], // DescribeClientQuotas
+    50: [0, 0], // DescribeUserScramCredentials
+    51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe

@@ -1,11 +1,16 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { FrameReader } from './frame-reader.js';
 import { decodeRequest, encodeApiVersionsFallback, encodeResponse } from './request-codec.js';
 import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
+import type { ListenerContext } from './listener-context.js';
+import { SaslGate, type GateIO } from './sasl-gate.js';
+import type { TLSSocket } from 'node:tls';
+import { peerPrincipal } from '../security/tls.js';
+import type { KafkaPrincipal } from '../security/principal.js';
 
 let nextConnectionId = 0;
 
@@ -22,6 +27,10 @@ export class Connection {
   private readonly clientHost: string;
   private busy = false;
   private closed = false;
+  /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
+  private readonly sasl: SaslGate | null;
+  /** The TLS client's principal (SSL listeners with client authentication); else ANONYMOUS. */
+  private readonly tlsPrincipal: KafkaPrincipal | undefined;
 
   constructor(
     private readonly socket: Socket,
@@ -32,12 +41,22 @@ export class Connection {
     private readonly faults?: FaultRegistry,
     /** The simulated broker whose listener accepted this connection (default `broker.nodeId`). */
     private readonly brokerId: number = broker.nodeId,
+    /** The listener that accepted it (absent: the first listener, PLAINTEXT). */
+    private readonly listener?: ListenerContext,
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
     this.clientHost = `/${(socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')}`;
     this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}`, ...(broker.cluster.size > 1 ? { brokerId: this.brokerId } : {}) });
     this.frames = new FrameReader(broker.config.int('socket.request.max.bytes'));
+    this.sasl = listener?.sasl ? new SaslGate(listener.sasl, broker, handlers, this.gateIO(), this.log) : null;
+    const who = listener?.tls ? peerPrincipal(socket as TLSSocket, listener.tls) : null;
+    this.tlsPrincipal = who && 'principal' in who ? who.principal : undefined;
+    if (who && 'refused' in who) {
+      this.log.info({ reason: who.refused }, 'closing connection: SSL authentication failed');
+      this.closed = true;
+      socket.destroy();
+    }
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
       this.frames.push(chunk);
@@ -67,7 +86,7 @@ export class Connection {
         return;
       }
       if (frame === null) return;
-      const done = this.handleFrame(frame);
+      const done = this.sasl !== null && this.sasl.intercepts(frame) ? this.sasl.receive(frame) : this.handleFrame(frame);
       if (done) {
         this.busy = true;
         done.then(
@@ -76,7 +95,8 @@ export class Connection {
             this.pump();
           },
           (err: unknown) => {
-            this.log.error({ err }, 'request handler failed; closing the connection');
+            if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
+            else this.log.error({ err }, 'request handler failed; closing the connection');
             this.socket.destroy();
           },
         );
@@ -112,6 +132,8 @@ export class Connection {
       connectionId: this.id,
       broker: this.broker,
       brokerId: this.brokerId,
+      listener: this.listener?.spec.name,
+      principal: this.sasl?.principal ?? this.tlsPrincipal,
       log: this.log,
     };
     const send = (response: unknown): void => {
@@ -130,7 +152,8 @@ export class Connection {
       if (result instanceof Promise) return result.then(send);
       send(result);
     } catch (err) {
-      this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
+      if (err instanceof CloseConnection) this.log.info({ api: decoded.api.name, reason: err.message }, 'closing the connection');
+      else this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
       this.closed = true;
       this.socket.destroy();
     }
@@ -146,6 +169,27 @@ export class Connection {
       },
       isClosed: () => this.closed,
       whenClosed: () => (this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()))),
+    };
+  }
+
+  private gateIO(): GateIO {
+    return {
+      write: (bytes) => {
+        if (!this.closed) this.socket.write(bytes);
+      },
+      close: (reason) => this.refuse(null, reason),
+      failAndClose: (response, reason, delayMs) => {
+        this.log.info({ reason }, 'authentication failed; closing the connection');
+        // Nothing more is read: Kafka mutes the channel until the delayed close.
+        this.closed = true;
+        const finish = () => {
+          if (response && !this.socket.destroyed) this.socket.end(response);
+          else this.socket.destroy();
+        };
+        if (delayMs > 0) setTimeout(finish, delayMs).unref();
+        else finish();
+      },
+      serveRequest: (frame) => this.handleFrame(frame),
     };
   }
 

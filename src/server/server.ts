@@ -1,8 +1,10 @@
-import { createServer, type Server, type AddressInfo } from 'node:net';
+import { createServer, type Server, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import type { Broker } from '../broker.js';
 import type { ApiDefinition } from '../apis/types.js';
 import { Connection } from './connection.js';
 import type { FaultRegistry } from '../faults/registry.js';
+import type { ListenerContext } from './listener-context.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -13,12 +15,15 @@ export interface ConnectionStats {
 }
 
 /**
- * The Kafka listener: accepts connections and hands each to a Connection. `close()` stops
- * accepting, drops open connections, and resolves once the listener is closed.
+ * The Kafka listener: accepts connections (over TLS on SSL and SASL_SSL listeners, once the
+ * handshake completed) and hands each to a Connection. `close()` stops accepting, drops open
+ * connections and handshakes in progress, and resolves once the listener is closed.
  */
 export class KafkaListener {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  /** Every TCP socket, handshakes in progress included (a TLS server's close waits for them). */
+  private readonly sockets = new Set<Socket>();
 
   constructor(
     private readonly broker: Broker,
@@ -27,14 +32,27 @@ export class KafkaListener {
     /** The simulated broker this listener belongs to (`--brokers N`); default `broker.nodeId`. */
     readonly brokerId: number = broker.nodeId,
     private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
+    private readonly context?: ListenerContext,
   ) {
-    this.server = createServer((socket) => {
+    const accept = (socket: Socket) => {
       const connection = new Connection(socket, this.broker, this.handlers, (c) => {
         if (this.connections.delete(c)) this.stats.open--;
-      }, this.faults, this.brokerId);
+      }, this.faults, this.brokerId, this.context);
       this.connections.add(connection);
       this.stats.accepted++;
       this.stats.open++;
+    };
+    const tls = context?.tls;
+    this.server = tls ? createTlsServer(tls.options, accept) : createServer(accept);
+    if (tls) {
+      // A client that does not trust our certificate, or one we do not trust: the handshake fails, nothing else happens.
+      this.server.on('tlsClientError', (err: Error, socket: Socket) => {
+        broker.log.info({ listener: context.spec.name, remote: `${socket.remoteAddress}:${socket.remotePort}`, err: err.message }, 'TLS handshake failed');
+      });
+    }
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
     });
   }
 
@@ -52,6 +70,7 @@ export class KafkaListener {
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       for (const c of this.connections) c.destroy();
+      for (const s of this.sockets) s.destroy();
     });
   }
 }

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RawClient } from '../support/raw-client.js';
+import { authenticate } from '../support/sasl-client.js';
 
 export const KAFKA_VERSION = '4.3.1';
 export const KAFKA_LIBS = resolve(process.cwd(), `.kafka/${KAFKA_VERSION}/libs`);
@@ -31,6 +32,34 @@ export const SHARED_CONFIG: Readonly<Record<string, string | number>> = {
   'group.consumer.assignment.interval.ms': 0,
 };
 
+/**
+ * The security settings both targets of the secure scenarios get (test/conformance/security.conformance.test.ts):
+ * one SASL_PLAINTEXT listener with PLAIN (admin, alice, bob) and SCRAM-SHA-256/512 (alice, from
+ * `SECURE_SCRAM`), and the StandardAuthorizer with `admin` as super user. Kafka's own controller
+ * listener is PLAINTEXT, so its broker reaches the controller as User:ANONYMOUS, a super user too
+ * (nobody is anonymous on a SASL listener).
+ */
+export const SECURE_CONFIG: Readonly<Record<string, string | number>> = {
+  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+  'listener.name.sasl_plaintext.plain.sasl.jaas.config':
+    'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret" user_bob="bob-secret";',
+  'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+  'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+  'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+  'super.users': 'User:admin;User:ANONYMOUS',
+  'connection.failed.authentication.delay.ms': 0,
+};
+
+/** SCRAM credentials both secure targets start with (`kafka-storage format --add-scram`, our `addScram`). */
+export const SECURE_SCRAM: readonly string[] = ['SCRAM-SHA-256=[name=alice,password=alice-secret]', 'SCRAM-SHA-512=[name=alice,password=alice-secret,iterations=8192]'];
+
+/** Authenticates a raw connection to a secure target (SASL/PLAIN); null for the plain targets. */
+export type Login = ((c: RawClient, user?: string) => Promise<void>) | null;
+
+export const adminLogin: Login = async (c, user = 'admin') => {
+  await authenticate(c, { mechanism: 'PLAIN', username: user, password: `${user}-secret` });
+};
+
 export interface KafkaOracle {
   readonly port: number;
   readonly dir: string;
@@ -49,6 +78,21 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** `n` distinct free loopback ports (held open together while chosen, so two brokers starting at once never share one). */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((resolveServer, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => resolveServer(srv));
+  })));
+  const ports = servers.map((srv) => {
+    const address = srv.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  });
+  await Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
+  return ports;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function java(args: string[], cwd: string): ChildProcess {
@@ -57,8 +101,8 @@ function java(args: string[], cwd: string): ChildProcess {
 
 const JVM_OPTS = ['-Xms256m', '-Xmx768m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true'];
 
-/** Sends ApiVersions v3 until the broker answers (or `timeoutMs` passes). */
-export async function waitForApiVersions(port: number, timeoutMs: number, alive: () => boolean = () => true): Promise<void> {
+/** Sends ApiVersions v3 until the broker answers (or `timeoutMs` passes); on a secure broker, then authenticates. */
+export async function waitForApiVersions(port: number, timeoutMs: number, alive: () => boolean = () => true, login: Login = null): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -67,6 +111,7 @@ export async function waitForApiVersions(port: number, timeoutMs: number, alive:
       const c = await RawClient.connect(port);
       try {
         const r = await c.send(18, 3, { clientSoftwareName: 'kmc-conformance', clientSoftwareVersion: '1' });
+        if (r.errorCode === 0 && login) await login(c);
         if (r.errorCode === 0) return;
         last = new Error(`ApiVersions error ${r.errorCode}`);
       } finally {
@@ -81,10 +126,11 @@ export async function waitForApiVersions(port: number, timeoutMs: number, alive:
 }
 
 /** Waits until the group coordinator is loaded (FindCoordinator answers NONE). */
-export async function waitForCoordinator(port: number, timeoutMs: number): Promise<void> {
+export async function waitForCoordinator(port: number, timeoutMs: number, login: Login = null): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const c = await RawClient.connect(port);
   try {
+    if (login) await login(c);
     while (Date.now() < deadline) {
       const r = await c.send(10, 4, { key: '', keyType: 0, coordinatorKeys: ['kmc-conformance-warmup'] });
       if (r.coordinators[0]?.errorCode === 0) {
@@ -100,22 +146,28 @@ export async function waitForCoordinator(port: number, timeoutMs: number): Promi
   throw new Error(`Kafka's group coordinator did not become available within ${timeoutMs} ms`);
 }
 
-/** Formats a fresh KRaft storage directory and starts Kafka; resolves once it serves groups. */
-export async function startKafka(options: { startTimeoutMs?: number } = {}): Promise<KafkaOracle> {
+/**
+ * Formats a fresh KRaft storage directory and starts Kafka; resolves once it serves groups. With
+ * `secure`, its broker listener is SASL_PLAINTEXT with `SECURE_CONFIG` and `SECURE_SCRAM` (the
+ * controller listener stays PLAINTEXT).
+ */
+export async function startKafka(options: { startTimeoutMs?: number; secure?: boolean; ports?: readonly [number, number] } = {}): Promise<KafkaOracle> {
   if (!existsSync(join(KAFKA_LIBS, `kafka_2.13-${KAFKA_VERSION}.jar`))) {
     throw new Error(`Kafka ${KAFKA_VERSION} jars are missing in ${KAFKA_LIBS}: run scripts/fetch-kafka.sh`);
   }
   const dir = mkdtempSync(join(tmpdir(), 'kmc-kafka-oracle-'));
-  const [port, controllerPort] = [await freePort(), await freePort()];
+  const [port, controllerPort] = options.ports ?? (await freePorts(2));
+  const listener = options.secure ? 'SASL_PLAINTEXT' : 'PLAINTEXT';
   const props: Record<string, string | number> = {
     'process.roles': 'broker,controller',
     'node.id': 1,
     'controller.quorum.bootstrap.servers': `127.0.0.1:${controllerPort}`,
-    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
+    listeners: `${listener}://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    'advertised.listeners': `${listener}://127.0.0.1:${port}`,
     'controller.listener.names': 'CONTROLLER',
-    'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'inter.broker.listener.name': listener,
+    'listener.security.protocol.map': `${listener}:${listener},CONTROLLER:PLAINTEXT`,
+    ...(options.secure ? { ...SECURE_CONFIG, 'sasl.mechanism.inter.broker.protocol': 'PLAIN' } : {}),
     'log.dirs': join(dir, 'data'),
     'offsets.topic.replication.factor': 1,
     'offsets.topic.num.partitions': 1,
@@ -134,7 +186,8 @@ export async function startKafka(options: { startTimeoutMs?: number } = {}): Pro
   let clusterId: string;
   do clusterId = randomBytes(16).toString('base64url');
   while (clusterId.startsWith('-'));
-  const format = spawnSync('java', [...JVM_OPTS, '-cp', cp, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile, '--standalone'], {
+  const scram = options.secure ? SECURE_SCRAM.flatMap((s) => ['--add-scram', s]) : [];
+  const format = spawnSync('java', [...JVM_OPTS, '-cp', cp, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile, '--standalone', ...scram], {
     cwd: dir,
     encoding: 'utf8',
   });
@@ -164,8 +217,9 @@ export async function startKafka(options: { startTimeoutMs?: number } = {}): Pro
 
   try {
     const timeout = options.startTimeoutMs ?? 90_000;
-    await waitForApiVersions(port, timeout, () => !exited);
-    await waitForCoordinator(port, timeout);
+    const login = options.secure ? adminLogin : null;
+    await waitForApiVersions(port, timeout, () => !exited, login);
+    await waitForCoordinator(port, timeout, login);
   } catch (err) {
     writeFileSync(logFile, Buffer.concat(out));
     const tail = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');

@@ -15,7 +15,7 @@ import { API_CODECS, type ApiKeyWithCodec } from '../../src/protocol/messages/in
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { errorName } from '../../src/protocol/errors.js';
-import { SHARED_CONFIG } from './oracle.js';
+import { adminLogin, SECURE_CONFIG, SECURE_SCRAM, SHARED_CONFIG, type Login } from './oracle.js';
 
 export type TargetName = 'kafka' | 'ours';
 export type Req<K extends ApiKeyWithCodec> = Parameters<(typeof API_CODECS)[K]['request']['encode']>[2];
@@ -40,6 +40,8 @@ export class Session {
     readonly target: TargetName,
     readonly port: number,
     private readonly suffix: string,
+    /** Secure targets: how a connection authenticates (as `admin` unless the script says who). */
+    private readonly login: Login = null,
   ) {}
 
   /** A name unique to this scenario run, identical on both targets. */
@@ -48,11 +50,24 @@ export class Session {
   }
 
   async conn(name = 'main'): Promise<RawClient> {
+    return this.connAs(name, 'admin');
+  }
+
+  /** A connection authenticated as `user` on a secure target (PLAIN, password `<user>-secret`). */
+  async connAs(name: string, user: string): Promise<RawClient> {
     let c = this.conns.get(name);
     if (!c || c.closed) {
       c = await RawClient.connect(this.port);
+      if (this.login) await this.login(c, user);
       this.conns.set(name, c);
     }
+    return c;
+  }
+
+  /** A connection that has not authenticated (the script drives the SASL exchange itself). */
+  async raw(name: string): Promise<RawClient> {
+    const c = await RawClient.connect(this.port);
+    this.conns.set(name, c);
     return c;
   }
 
@@ -290,12 +305,22 @@ export function compareTraces(kafka: Step[], ours: Step[]): string {
 }
 
 let ours: (ServerHandle & { stop: () => Promise<void> }) | null = null;
+let secure = false;
 
-/** Starts our server for this file (same broker configs as the oracle); call once per file. */
-export function useTargets(): void {
+/**
+ * Starts our server for this file (same broker configs as the oracle); call once per file. With
+ * `secure`, both targets are the SASL/ACL brokers (oracle.ts `SECURE_CONFIG`) and every connection
+ * authenticates (`Session.connAs`).
+ */
+export function useTargets(options: { secure?: boolean } = {}): void {
   beforeAll(async () => {
+    secure = options.secure === true;
     // Bound to 127.0.0.1 as the oracle's listener is (a dual-stack bind reports clientHost "/::ffff:127.0.0.1").
-    ours = await startTestServer({ host: '127.0.0.1', config: { ...SHARED_CONFIG, 'offsets.topic.num.partitions': 1 } });
+    ours = await startTestServer({
+      host: '127.0.0.1',
+      config: { ...SHARED_CONFIG, 'offsets.topic.num.partitions': 1, ...(secure ? { ...SECURE_CONFIG, listeners: 'SASL_PLAINTEXT://127.0.0.1:0' } : {}) },
+      addScram: secure ? SECURE_SCRAM : undefined,
+    });
   });
   afterAll(async () => {
     await ours?.stop();
@@ -315,7 +340,7 @@ export interface ScenarioOptions {
 }
 
 async function runOn(target: TargetName, port: number, suffix: string, script: Script): Promise<Session> {
-  const s = new Session(target, port, suffix);
+  const s = new Session(target, port, suffix, secure ? adminLogin : null);
   try {
     await script(s);
   } catch (err) {
@@ -331,7 +356,7 @@ async function runOn(target: TargetName, port: number, suffix: string, script: S
 export async function runScenario(script: Script): Promise<void> {
   if (!ours) throw new Error('useTargets() was not called in this file');
   const suffix = randomBytes(4).toString('hex');
-  const [k, o] = await Promise.all([runOn('kafka', inject('kafkaPort'), suffix, script), runOn('ours', ours.port, suffix, script)]);
+  const [k, o] = await Promise.all([runOn('kafka', inject(secure ? 'kafkaSecurePort' : 'kafkaPort'), suffix, script), runOn('ours', ours.port, suffix, script)]);
   const report = compareTraces(k.normalised(), o.normalised());
   if (report) {
     console.log(report);

@@ -37,13 +37,16 @@ export interface RunJavaOptions {
   timeoutMs?: number;
   /** Called for each result line; return true to kill the JVM with SIGKILL there (a crash without close). */
   killOn?: (event: Record<string, any>) => boolean;
+  /** Client settings every program applies on top of its own (`-Dkmc.client.props`: security.protocol, sasl.*, ssl.*). */
+  clientPropsFile?: string;
 }
 
 /** Runs `kmc.<mainClass>` asynchronously (the server shares this event loop: never spawnSync while it runs). */
 export function runJava(classpath: string, mainClass: string, args: string[], options: RunJavaOptions = {}): Promise<JavaRun> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, `kmc.${mainClass}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const props = options.clientPropsFile ? [`-Dkmc.client.props=${options.clientPropsFile}`] : [];
+    const child = spawn('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', ...props, '-cp', classpath, `kmc.${mainClass}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let pending = '';

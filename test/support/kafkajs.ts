@@ -18,3 +18,32 @@ export function groupConsumer(kafka: Kafka, groupId: string): Consumer {
 }
 
 export type { EachMessagePayload };
+
+/**
+ * The round trip every client test does: produces `values` to `topic` (one partition), consumes them
+ * in `group` from the beginning and waits until `committed()` (the server's committed offset of
+ * partition 0) reaches their count. Resolves with the values consumed, in order; the producer and
+ * consumer go into `cleanups`.
+ */
+export async function produceConsumeCommit(
+  kafka: Kafka,
+  topic: string,
+  group: string,
+  values: readonly string[],
+  committed: () => bigint | undefined,
+  cleanups: Array<() => Promise<unknown> | void>,
+): Promise<string[]> {
+  const producer = kafka.producer();
+  await producer.connect();
+  cleanups.push(() => producer.disconnect());
+  await producer.send({ topic, messages: values.map((value) => ({ value })) });
+  const consumer = groupConsumer(kafka, group);
+  cleanups.push(() => consumer.disconnect());
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const seen: string[] = [];
+  await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
+  await waitFor(() => seen.length === values.length, 60_000, `${values.length} messages of ${topic}`);
+  await waitFor(() => committed() === BigInt(values.length), 60_000, `the commit of ${group}`);
+  return seen;
+}

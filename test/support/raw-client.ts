@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { once } from 'node:events';
 import { Reader, Writer } from '../../src/protocol/primitives.js';
 import { API_CODECS, type ApiKeyWithCodec } from '../../src/protocol/messages/index.js';
@@ -28,6 +29,13 @@ export class RawClient {
   static async connect(port: number, host = '127.0.0.1'): Promise<RawClient> {
     const socket = connect({ port, host });
     await once(socket, 'connect');
+    return new RawClient(socket);
+  }
+
+  /** Connects over TLS (`options`: ca, key, cert, servername...); resolves once the handshake completed on our side. */
+  static async connectTls(port: number, options: ConnectionOptions, host = '127.0.0.1'): Promise<RawClient> {
+    const socket = tlsConnect({ port, host, ...options });
+    await once(socket, 'secureConnect');
     return new RawClient(socket);
   }
 
@@ -113,6 +121,15 @@ export class RawClient {
     this.socket.write(Buffer.from(out));
     const frame = await this.nextFrame();
     return frame.subarray(4);
+  }
+
+  /** Sends one size-prefixed frame of `payload` (no request header) and resolves with the next frame (SASL v0 tokens). */
+  async exchangeFrame(payload: Buffer): Promise<Buffer> {
+    const out = Buffer.alloc(4 + payload.length);
+    out.writeInt32BE(payload.length, 0);
+    payload.copy(out, 4);
+    this.socket.write(out);
+    return this.nextFrame();
   }
 
   close(): void {

@@ -36,6 +36,12 @@ import * as DeleteTopicsRequest from './DeleteTopicsRequest.js';
 import * as DeleteTopicsResponse from './DeleteTopicsResponse.js';
 import * as InitProducerIdRequest from './InitProducerIdRequest.js';
 import * as InitProducerIdResponse from './InitProducerIdResponse.js';
+import * as DescribeAclsRequest from './DescribeAclsRequest.js';
+import * as DescribeAclsResponse from './DescribeAclsResponse.js';
+import * as CreateAclsRequest from './CreateAclsRequest.js';
+import * as CreateAclsResponse from './CreateAclsResponse.js';
+import * as DeleteAclsRequest from './DeleteAclsRequest.js';
+import * as DeleteAclsResponse from './DeleteAclsResponse.js';
 import * as DescribeConfigsRequest from './DescribeConfigsRequest.js';
 import * as DescribeConfigsResponse from './DescribeConfigsResponse.js';
 import * as SaslAuthenticateRequest from './SaslAuthenticateRequest.js';
@@ -44,6 +50,12 @@ import * as DeleteGroupsRequest from './DeleteGroupsRequest.js';
 import * as DeleteGroupsResponse from './DeleteGroupsResponse.js';
 import * as OffsetDeleteRequest from './OffsetDeleteRequest.js';
 import * as OffsetDeleteResponse from './OffsetDeleteResponse.js';
+import * as DescribeClientQuotasRequest from './DescribeClientQuotasRequest.js';
+import * as DescribeClientQuotasResponse from './DescribeClientQuotasResponse.js';
+import * as DescribeUserScramCredentialsRequest from './DescribeUserScramCredentialsRequest.js';
+import * as DescribeUserScramCredentialsResponse from './DescribeUserScramCredentialsResponse.js';
+import * as AlterUserScramCredentialsRequest from './AlterUserScramCredentialsRequest.js';
+import * as AlterUserScramCredentialsResponse from './AlterUserScramCredentialsResponse.js';
 import * as DescribeClusterRequest from './DescribeClusterRequest.js';
 import * as DescribeClusterResponse from './DescribeClusterResponse.js';
 import * as ConsumerGroupHeartbeatRequest from './ConsumerGroupHeartbeatRequest.js';
@@ -54,7 +66,7 @@ import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, InitProducerIdRequest, InitProducerIdResponse, DescribeConfigsRequest, DescribeConfigsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, DeleteGroupsRequest, DeleteGroupsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, InitProducerIdRequest, InitProducerIdResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, DeleteGroupsRequest, DeleteGroupsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -76,10 +88,16 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   19: 'CreateTopics',
   20: 'DeleteTopics',
   22: 'InitProducerId',
+  29: 'DescribeAcls',
+  30: 'CreateAcls',
+  31: 'DeleteAcls',
   32: 'DescribeConfigs',
   36: 'SaslAuthenticate',
   42: 'DeleteGroups',
   47: 'OffsetDelete',
+  48: 'DescribeClientQuotas',
+  50: 'DescribeUserScramCredentials',
+  51: 'AlterUserScramCredentials',
   60: 'DescribeCluster',
   68: 'ConsumerGroupHeartbeat',
   69: 'ConsumerGroupDescribe',
@@ -105,10 +123,16 @@ export const API_CODECS = {
   19: { request: CreateTopicsRequest, response: CreateTopicsResponse },
   20: { request: DeleteTopicsRequest, response: DeleteTopicsResponse },
   22: { request: InitProducerIdRequest, response: InitProducerIdResponse },
+  29: { request: DescribeAclsRequest, response: DescribeAclsResponse },
+  30: { request: CreateAclsRequest, response: CreateAclsResponse },
+  31: { request: DeleteAclsRequest, response: DeleteAclsResponse },
   32: { request: DescribeConfigsRequest, response: DescribeConfigsResponse },
   36: { request: SaslAuthenticateRequest, response: SaslAuthenticateResponse },
   42: { request: DeleteGroupsRequest, response: DeleteGroupsResponse },
   47: { request: OffsetDeleteRequest, response: OffsetDeleteResponse },
+  48: { request: DescribeClientQuotasRequest, response: DescribeClientQuotasResponse },
+  50: { request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse },
+  51: { request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse },
   60: { request: DescribeClusterRequest, response: DescribeClusterResponse },
   68: { request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
   69: { request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },

@@ -36,6 +36,7 @@ def main():
     parser.add_argument("--partitions", type=int, default=3, help="message i goes to partition i %% PARTITIONS")
     parser.add_argument("--timeout", type=float, default=40.0, help="seconds for each of produce and consume")
     parser.add_argument("--debug", default="", help="librdkafka debug contexts, e.g. protocol,cgrp")
+    parser.add_argument("--config", action="append", default=[], help="extra client setting KEY=VALUE (security.protocol, sasl.*, ssl.*), repeatable")
     args = parser.parse_args()
 
     result = {"ok": False, "stage": "import"}
@@ -51,6 +52,7 @@ def main():
     result["librdkafkaVersion"] = confluent_kafka.libversion()[0]
 
     common = {"bootstrap.servers": args.bootstrap, "client.id": "kmc-librdkafka-e2e"}
+    common.update(dict(kv.split("=", 1) for kv in args.config))
     if args.debug:
         common["debug"] = args.debug
 

@@ -36,8 +36,30 @@ public final class Common {
     System.out.flush();
   }
 
+  private static Properties extra;
+
+  /**
+   * Client settings every program applies on top of its own (security: security.protocol, sasl.*,
+   * ssl.*), read from the properties file named by -Dkmc.client.props; none without it.
+   */
+  public static synchronized Properties extra() {
+    if (extra == null) {
+      extra = new Properties();
+      String file = System.getProperty("kmc.client.props");
+      if (file != null) {
+        try (java.io.Reader r = new java.io.FileReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+          extra.load(r);
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    }
+    return extra;
+  }
+
   public static Admin admin(String bootstrap, String clientId) {
     Properties p = new Properties();
+    p.putAll(extra());
     p.put("bootstrap.servers", bootstrap);
     p.put("client.id", clientId);
     p.put("request.timeout.ms", "15000");
@@ -56,6 +78,7 @@ public final class Common {
   /** Produces `count` messages, message i to partition i % partitions, key "k<i>", value "v<i>"; waits for every ack. */
   public static void produce(String bootstrap, String clientId, String topic, int partitions, int count) throws Exception {
     Properties p = new Properties();
+    p.putAll(extra());
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -72,6 +95,7 @@ public final class Common {
 
   public static Properties consumerProps(String bootstrap, String clientId, String group, String protocol) {
     Properties p = new Properties();
+    p.putAll(extra());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);

@@ -1,0 +1,367 @@
+import { defaultDescribedGroup as defaultConsumerGroup } from '../../protocol/messages/ConsumerGroupDescribeResponse.js';
+import { defaultMetadataResponseTopic } from '../../protocol/messages/MetadataResponse.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { OffsetDeleteRequest } from '../../protocol/messages/OffsetDeleteRequest.js';
+import { defaultOffsetDeleteResponse, type OffsetDeleteResponse } from '../../protocol/messages/OffsetDeleteResponse.js';
+import { partitionedTopics } from '../../apis/shapes/partitioned-topics.js';
+import { errorMessageOf } from '../../protocol/error-messages.js';
+import { ZERO_UUID } from '../../protocol/primitives.js';
+import { GROUP_METADATA_TOPIC_NAME } from '../../topics/topic-name.js';
+import { AclOperation as Op, ResourceType } from '../acl/acl-types.js';
+import { clusterOperation, groupOperation, none, perGroup, refuse, mapResult, topicPartitions, withGroupOperations, type ApiCheck, type Obj } from './checks.js';
+
+const { TOPIC, GROUP, TRANSACTIONAL_ID } = ResourceType;
+const OMITTED = -2147483648;
+
+/** OffsetDelete's topics and partitions, for its per-partition TOPIC_AUTHORIZATION_FAILED. */
+const OFFSET_DELETE_PARTITIONS = partitionedTopics<OffsetDeleteRequest, OffsetDeleteResponse>({
+  request: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  response: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  emptyResponse: defaultOffsetDeleteResponse,
+  errorPartition: (partitionIndex, errorCode) => ({ partitionIndex, errorCode }),
+});
+
+/** A batch's attributes say transactional (bit 4), as `RequestUtils.hasTransactionalRecords` reads the first batch of each partition. */
+function hasTransactionalRecords(req: Obj): boolean {
+  return (req['topicData'] ?? []).some((t: Obj) => t['partitionData'].some((p: Obj) => {
+    const records: Buffer | null = p['records'];
+    return records !== null && records.length >= 23 && (records.readInt16BE(21) & 0x10) !== 0;
+  }));
+}
+
+/** Produce: WRITE on the transactional id for transactional batches, WRITE on each topic. */
+const produce: ApiCheck = (req, ctx, auth, next, api) => {
+  if (hasTransactionalRecords(req) && (req.transactionalId === null || !auth.allowed(Op.WRITE, TRANSACTIONAL_ID, req.transactionalId))) {
+    return refuse(api, ctx, req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  }
+  return topicPartitions(Op.WRITE)(req, ctx, auth, next, api);
+};
+
+/** Fetch: a follower (replica id >= 0) needs CLUSTER_ACTION, else every partition is refused; a consumer READ on each topic. */
+const fetch: ApiCheck = (req, ctx, auth, next, api) => {
+  const replicaId = ctx.apiVersion >= 15 ? req.replicaState.replicaId : req.replicaId;
+  if (replicaId >= 0) return topicPartitions(Op.CLUSTER_ACTION, !auth.cluster(Op.CLUSTER_ACTION))(req, ctx, auth, next, api);
+  return topicPartitions(Op.READ)(req, ctx, auth, next, api);
+};
+
+/**
+ * Metadata, as `KafkaApis.handleTopicMetadataRequest`: all-topics requests list only the topics the
+ * principal may DESCRIBE; a named topic it may not answers TOPIC_AUTHORIZATION_FAILED (no id, by
+ * name: nothing reveals whether it exists; by id: the id); a missing topic it could auto-create
+ * needs CREATE on the cluster or the topic, else TOPIC_AUTHORIZATION_FAILED. Authorized
+ * operations: each topic's (v8+, when asked), the cluster's (v8-10, when asked; 0 without DESCRIBE).
+ */
+const metadata: ApiCheck = (req, ctx, auth, next) => {
+  const { broker, apiVersion: version } = ctx;
+  const allTopics = req.topics === null || (version === 0 && req.topics.length === 0);
+  const finish = (res: Obj, refused: Obj[]): Obj => {
+    if (version >= 8 && req.includeTopicAuthorizedOperations) {
+      for (const t of res['topics']) t.topicAuthorizedOperations = auth.operations(TOPIC, t.name ?? '');
+    }
+    res['topics'] = [...res['topics'], ...refused];
+    if (version >= 8 && version <= 10 && req.includeClusterAuthorizedOperations) {
+      res['clusterAuthorizedOperations'] = auth.cluster(Op.DESCRIBE) ? auth.operations(ResourceType.CLUSTER, 'kafka-cluster') : 0;
+    }
+    return res;
+  };
+  if (allTopics) return mapResult(next(req), (res: Obj) => finish({ ...res, topics: res['topics'].filter((t: Obj) => auth.allowed(Op.DESCRIBE, TOPIC, t.name)) }, []));
+  // Before v12 a null name or a topic id is an invalid request as a whole, before any authorization.
+  if (version < 12 && req.topics.some((t: Obj) => t.name === null || t.topicId !== ZERO_UUID)) return next(req);
+  const autoCreate = broker.config.bool('auto.create.topics.enable') && (version < 4 || req.allowAutoTopicCreation);
+  const kept: Obj[] = [];
+  const refusedCreate: Obj[] = [];
+  const refusedDescribe: Obj[] = [];
+  const refusal = (name: string | null, topicId: string): Obj => ({
+    ...defaultMetadataResponseTopic(), errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId, isInternal: name === GROUP_METADATA_TOPIC_NAME, partitions: [], topicAuthorizedOperations: OMITTED,
+  });
+  for (const t of req.topics as Obj[]) {
+    if (t.topicId !== ZERO_UUID || t.name === null) {
+      const topic = broker.topics.getById(t.topicId);
+      if (topic && !auth.allowed(Op.DESCRIBE, TOPIC, topic.name)) refusedDescribe.push(refusal(null, t.topicId));
+      else kept.push(t);
+    } else if (!auth.allowed(Op.DESCRIBE, TOPIC, t.name)) {
+      refusedDescribe.push(refusal(t.name, ZERO_UUID));
+    } else if (autoCreate && t.name !== GROUP_METADATA_TOPIC_NAME && !broker.topics.get(t.name) && !auth.cluster(Op.CREATE) && !auth.allowed(Op.CREATE, TOPIC, t.name)) {
+      refusedCreate.push(refusal(t.name, ZERO_UUID));
+    } else {
+      kept.push(t);
+    }
+  }
+  const dedupe = (list: Obj[]) => list.filter((x, i) => list.findIndex((y) => y.name === x.name && y.topicId === x.topicId) === i);
+  return mapResult(next({ ...req, topics: kept }), (res: Obj) => finish(res, [...dedupe(refusedCreate), ...dedupe(refusedDescribe)]));
+};
+
+/** The topics of one OffsetFetch group the principal may DESCRIBE; the others as TOPIC_AUTHORIZATION_FAILED partitions. */
+function offsetFetchTopics(group: Obj, version: number, auth: Parameters<ApiCheck>[2], broker: Parameters<ApiCheck>[1]['broker']): { allowed: Obj[]; refused: Obj[] } {
+  const allowed: Obj[] = [];
+  const refused: Obj[] = [];
+  for (const t of group['topics'] as Obj[]) {
+    const name = version >= 10 ? broker.topics.getById(t.topicId)?.name : t.name;
+    if (name === undefined || auth.allowed(Op.DESCRIBE, TOPIC, name)) {
+      allowed.push(t);
+      continue;
+    }
+    refused.push({
+      name: version >= 10 ? '' : name,
+      topicId: version >= 10 ? t.topicId : ZERO_UUID,
+      partitions: (t.partitionIndexes as number[]).map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })),
+    });
+  }
+  return { allowed, refused };
+}
+
+/**
+ * OffsetFetch, as `KafkaApis.handleOffsetFetchRequest`: DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED
+ * for that group; v1 has no field for it and answers no topics), then DESCRIBE on each topic:
+ * named topics refused per partition, all-topics answers leave them out.
+ */
+const offsetFetch: ApiCheck = (req, ctx, auth, next, api) => {
+  const { apiVersion: version, broker } = ctx;
+  if (version < 8) {
+    if (!auth.allowed(Op.DESCRIBE, GROUP, req.groupId)) return version < 2 ? { throttleTimeMs: 0, topics: [], errorCode: 0, groups: [] } : refuse(api, ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    if (req.topics === null) return mapResult(next(req), (res: Obj) => ({ ...res, topics: res['topics'].filter((t: Obj) => auth.allowed(Op.DESCRIBE, TOPIC, t.name)) }));
+    return topicPartitions(Op.DESCRIBE)(req, ctx, auth, next, api);
+  }
+  const refusedTopics = new Map<string, Obj[]>();
+  const deniedGroups = new Set<string>();
+  const groups: Obj[] = [];
+  for (const g of req.groups as Obj[]) {
+    if (!auth.allowed(Op.DESCRIBE, GROUP, g['groupId'])) {
+      deniedGroups.add(g['groupId']);
+      continue;
+    }
+    if (g['topics'] === null) {
+      groups.push(g);
+      continue;
+    }
+    const { allowed, refused } = offsetFetchTopics(g, version, auth, broker);
+    refusedTopics.set(g['groupId'], refused);
+    groups.push({ ...g, topics: allowed });
+  }
+  const merge = (res: Obj): Obj => {
+    const handled = new Map<string, Obj>((res['groups'] ?? []).map((g: Obj) => [g.groupId, g]));
+    res['groups'] = (req.groups as Obj[]).map((g) => {
+      if (deniedGroups.has(g['groupId'])) return { groupId: g['groupId'], topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      const got = handled.get(g['groupId']) ?? { groupId: g['groupId'], topics: [], errorCode: ErrorCode.NONE };
+      if (got.errorCode !== ErrorCode.NONE) return got;
+      if (g['topics'] === null) return { ...got, topics: got.topics.filter((t: Obj) => auth.allowed(Op.DESCRIBE, TOPIC, version >= 10 ? broker.topics.getById(t.topicId)?.name ?? '' : t.name)) };
+      return { ...got, topics: [...got.topics, ...(refusedTopics.get(g['groupId']) ?? [])] };
+    });
+    return res;
+  };
+  if (groups.length === 0) return merge(refuse(api, ctx, { ...req, groups: [] }, ErrorCode.NONE));
+  return mapResult(next({ ...req, groups }), merge);
+};
+
+/** FindCoordinator: DESCRIBE on the group (key type 0) or transactional id (1) of each key. */
+const findCoordinator: ApiCheck = (req, ctx, auth, next, api) => {
+  const keyType = ctx.apiVersion >= 1 ? req.keyType : 0;
+  const resource = keyType === 0 ? GROUP : keyType === 1 ? TRANSACTIONAL_ID : null;
+  const code = keyType === 0 ? ErrorCode.GROUP_AUTHORIZATION_FAILED : ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+  if (resource === null) return next(req);
+  if (ctx.apiVersion < 4) return auth.allowed(Op.DESCRIBE, resource, req.key) ? next(req) : refuse(api, ctx, req, code);
+  const keys: string[] = req.coordinatorKeys;
+  const denied = new Set(keys.filter((k) => !auth.allowed(Op.DESCRIBE, resource, k)));
+  if (denied.size === 0) return next(req);
+  const merge = (res: Obj): Obj => {
+    const handled = new Map<string, Obj>((res['coordinators'] ?? []).map((c: Obj) => [c.key, c]));
+    res['coordinators'] = keys.map((key) => (denied.has(key) ? { key, nodeId: -1, host: '', port: -1, errorCode: code, errorMessage: '' } : handled.get(key)!));
+    return res;
+  };
+  const allowed = keys.filter((k) => !denied.has(k));
+  if (allowed.length === 0) return merge(refuse(api, ctx, { ...req, coordinatorKeys: [] }, ErrorCode.NONE));
+  return mapResult(next({ ...req, coordinatorKeys: allowed }), merge);
+};
+
+/** JoinGroup: READ on the group; Kafka's error response names no member and no protocol. */
+const joinGroup: ApiCheck = (req, ctx, auth, next, api) => {
+  if (auth.allowed(Op.READ, GROUP, req.groupId)) return next(req);
+  return { ...refuse(api, ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED), memberId: '', leader: '', generationId: -1, protocolName: ctx.apiVersion >= 7 ? null : '', members: [] };
+};
+
+/** ListGroups: every group with DESCRIBE on the cluster, else only the groups the principal may DESCRIBE. */
+const listGroups: ApiCheck = (req, _ctx, auth, next) => {
+  if (auth.cluster(Op.DESCRIBE)) return next(req);
+  return mapResult(next(req), (res: Obj) => ({ ...res, groups: res['groups'].filter((g: Obj) => auth.allowed(Op.DESCRIBE, GROUP, g.groupId)) }));
+};
+
+/**
+ * CreateTopics, as `ControllerApis.createTopics`: CREATE on the cluster, or on each topic (else
+ * TOPIC_AUTHORIZATION_FAILED "Authorization failed."); a created topic's configs, partition count and
+ * replication factor only with DESCRIBE_CONFIGS on it (else `topicConfigErrorCode` TOPIC_AUTHORIZATION_FAILED).
+ */
+const createTopics: ApiCheck = (req, _ctx, auth, next) => {
+  const clusterCreate = auth.cluster(Op.CREATE);
+  const denied = new Set<string>((req.topics as Obj[]).map((t) => t.name).filter((n: string) => !clusterCreate && !auth.allowed(Op.CREATE, TOPIC, n)));
+  const refused = [...denied].map((name) => ({ name, topicId: ZERO_UUID, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.', topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] }));
+  const merge = (res: Obj): Obj => {
+    for (const t of res['topics'] as Obj[]) {
+      if (t.errorCode === ErrorCode.NONE && !auth.allowed(Op.DESCRIBE_CONFIGS, TOPIC, t.name)) Object.assign(t, { configs: [], numPartitions: -1, replicationFactor: -1, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+    }
+    res['topics'] = [...res['topics'], ...refused];
+    return res;
+  };
+  return mapResult(next({ ...req, topics: (req.topics as Obj[]).filter((t) => !denied.has(t.name)) }), merge);
+};
+
+/**
+ * DeleteTopics, as `ControllerApis.deleteTopics`: DELETE on the cluster, or DESCRIBE and DELETE on
+ * each topic. A name without DESCRIBE is refused whether or not it exists; with DESCRIBE but not
+ * DELETE it is refused when it exists. An id without DELETE is refused, naming the topic only
+ * with DESCRIBE. Unknown ids and names go on to the handler.
+ */
+const deleteTopics: ApiCheck = (req, ctx, auth, next) => {
+  if (auth.cluster(Op.DELETE)) return next(req);
+  const { broker } = ctx;
+  const refused: Obj[] = [];
+  const error = { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: errorMessageOf(ErrorCode.TOPIC_AUTHORIZATION_FAILED) };
+  const nameAllowed = (name: string): boolean => {
+    const describe = auth.allowed(Op.DESCRIBE, TOPIC, name);
+    if (describe && (!broker.topics.get(name) || auth.allowed(Op.DELETE, TOPIC, name))) return true;
+    refused.push({ name, topicId: ZERO_UUID, ...error });
+    return false;
+  };
+  const topicNames = (req.topicNames as string[]).filter(nameAllowed);
+  const topics = (req.topics as Obj[]).filter((t) => {
+    if (t.name !== null && t.topicId === ZERO_UUID) return nameAllowed(t.name);
+    const topic = t.topicId === ZERO_UUID ? undefined : broker.topics.getById(t.topicId);
+    if (!topic || t.name !== null || auth.allowed(Op.DELETE, TOPIC, topic.name)) return true;
+    refused.push({ name: auth.allowed(Op.DESCRIBE, TOPIC, topic.name) ? topic.name : null, topicId: t.topicId, ...error });
+    return false;
+  });
+  if (refused.length === 0) return next(req);
+  return mapResult(next({ ...req, topicNames, topics }), (res: Obj) => ({ ...res, responses: [...res['responses'], ...refused] }));
+};
+
+/**
+ * InitProducerId: WRITE on the transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), or without
+ * one IDEMPOTENT_WRITE on the cluster or WRITE on some topic (CLUSTER_AUTHORIZATION_FAILED).
+ */
+const initProducerId: ApiCheck = (req, ctx, auth, next, api) => {
+  if (req.transactionalId !== null) return auth.allowed(Op.WRITE, TRANSACTIONAL_ID, req.transactionalId) ? next(req) : refuse(api, ctx, req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  return auth.cluster(Op.IDEMPOTENT_WRITE) || auth.byResourceType(Op.WRITE, TOPIC) ? next(req) : refuse(api, ctx, req, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+};
+
+/** `ConfigResource.Type` ids of DescribeConfigs and the resource each one is authorized on. */
+const CONFIG_RESOURCES: Readonly<Record<number, readonly [number, number]>> = {
+  2: [TOPIC, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+  4: [ResourceType.CLUSTER, ErrorCode.CLUSTER_AUTHORIZATION_FAILED], // BROKER
+  8: [ResourceType.CLUSTER, ErrorCode.CLUSTER_AUTHORIZATION_FAILED], // BROKER_LOGGER
+  16: [ResourceType.CLUSTER, ErrorCode.CLUSTER_AUTHORIZATION_FAILED], // CLIENT_METRICS
+  32: [GROUP, ErrorCode.GROUP_AUTHORIZATION_FAILED],
+};
+
+/** DescribeConfigs, as `ConfigHelper.handleDescribeConfigsRequest`: DESCRIBE_CONFIGS on each resource; the refused ones after the others. */
+const describeConfigs: ApiCheck = (req, _ctx, auth, next) => {
+  const refused: Obj[] = [];
+  const resources = (req.resources as Obj[]).filter((r) => {
+    const kind = CONFIG_RESOURCES[r.resourceType];
+    if (!kind) return true;
+    const name = kind[0] === ResourceType.CLUSTER ? 'kafka-cluster' : r.resourceName;
+    if (auth.allowed(Op.DESCRIBE_CONFIGS, kind[0], name)) return true;
+    refused.push({ errorCode: kind[1], errorMessage: errorMessageOf(kind[1]), resourceType: r.resourceType, resourceName: r.resourceName, configs: [] });
+    return false;
+  });
+  if (refused.length === 0) return next(req);
+  return mapResult(next({ ...req, resources }), (res: Obj) => ({ ...res, results: [...res['results'], ...refused] }));
+};
+
+/** ConsumerGroupHeartbeat: READ on the group, then DESCRIBE on every subscribed topic name (else TOPIC_AUTHORIZATION_FAILED). */
+const consumerGroupHeartbeat: ApiCheck = groupOperation(Op.READ, (req, ctx, auth, next, api) => {
+  const names: string[] | null = req.subscribedTopicNames;
+  if (names === null || names.length === 0 || names.every((n) => auth.allowed(Op.DESCRIBE, TOPIC, n))) return next(req);
+  return refuse(api, ctx, req, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+});
+
+/** The describe APIs (DescribeGroups, ConsumerGroupDescribe): DESCRIBE on each group named in `key`, the refused ones first as in Kafka. */
+function describeEachGroup(key: string, refused: (groupId: string, ctx: Parameters<ApiCheck>[1], api: Parameters<ApiCheck>[4]) => Obj): ApiCheck {
+  return perGroup({
+    operation: Op.DESCRIBE,
+    groups: (b) => b[key],
+    withGroups: (b, groups) => ({ ...b, [key]: groups }),
+    entries: (r) => r['groups'] ?? [],
+    withEntries: (r, groups) => ({ ...r, groups }),
+    refused,
+    order: 'refused-first',
+  });
+}
+
+/** ConsumerGroupDescribe: DESCRIBE on each group, its authorized operations, and DESCRIBE on every topic its members are assigned. */
+const consumerGroupDescribe: ApiCheck = (req, ctx, auth, next, api) => describeEachGroup(
+  'groupIds',
+  (groupId) => ({ ...defaultConsumerGroup(), groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }),
+)(req, ctx, auth, (b) => mapResult(next(b), (res: Obj) => {
+  withGroupOperations(res, req.includeAuthorizedOperations, auth);
+  res['groups'] = (res['groups'] as Obj[]).map((g) => {
+    const topics = (g.members as Obj[]).flatMap((m) => [...m.assignment.topicPartitions, ...m.targetAssignment.topicPartitions].map((tp: Obj) => tp.topicName as string));
+    if (topics.every((t) => auth.allowed(Op.DESCRIBE, TOPIC, t))) return g;
+    return { ...defaultConsumerGroup(), groupId: g.groupId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'The group has described topic(s) that the client is not authorized to describe.', members: [] };
+  });
+  return res;
+}), api);
+
+/** DescribeGroups: DESCRIBE on each group (refused ones first, as Kafka), and their authorized operations (v3+). */
+const describeGroups: ApiCheck = (req, ctx, auth, next, api) => describeEachGroup(
+  'groups',
+  (groupId, c, a) => refuse(a, c, { groups: [groupId] }, ErrorCode.GROUP_AUTHORIZATION_FAILED)['groups'][0],
+)(req, ctx, auth, (b) => mapResult(next(b), (res: Obj) => withGroupOperations(res, ctx.apiVersion >= 3 && req.includeAuthorizedOperations, auth)), api);
+
+/** DeleteGroups: DELETE on each group; the refused ones after the others. */
+const deleteGroups: ApiCheck = perGroup({
+  operation: Op.DELETE,
+  groups: (b) => b['groupsNames'],
+  withGroups: (b, groupsNames) => ({ ...b, groupsNames }),
+  entries: (r) => r['results'] ?? [],
+  withEntries: (r, results) => ({ ...r, results }),
+  refused: (groupId) => ({ groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }),
+  order: 'refused-last',
+});
+
+/** DescribeCluster: the cluster's authorized operations when asked (0 without DESCRIBE on it). */
+const describeCluster: ApiCheck = (req, _ctx, auth, next) => mapResult(next(req), (res: Obj) => {
+  if (req.includeClusterAuthorizedOperations && res['errorCode'] === ErrorCode.NONE) {
+    res['clusterAuthorizedOperations'] = auth.cluster(Op.DESCRIBE) ? auth.operations(ResourceType.CLUSTER, 'kafka-cluster') : 0;
+  }
+  return res;
+});
+
+/**
+ * What every served API checks, by API key. Kafka's `KafkaApis` (and `ControllerApis` for the
+ * APIs a broker forwards to its controller, `AclApis` for the ACL APIs) is the source; an API
+ * served without an entry here fails at start when an authorizer is configured (see
+ * `authorizedHandlers`), so adding an API means saying what it checks.
+ */
+export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
+  0: produce,
+  1: fetch,
+  2: topicPartitions(Op.DESCRIBE), // ListOffsets
+  3: metadata,
+  8: groupOperation(Op.READ, topicPartitions(Op.READ)), // OffsetCommit
+  9: offsetFetch,
+  10: findCoordinator,
+  11: joinGroup,
+  12: groupOperation(Op.READ), // Heartbeat
+  13: groupOperation(Op.READ), // LeaveGroup
+  14: groupOperation(Op.READ), // SyncGroup
+  15: describeGroups,
+  16: listGroups,
+  17: none, // SaslHandshake
+  18: none, // ApiVersions
+  19: createTopics,
+  20: deleteTopics,
+  22: initProducerId,
+  29: clusterOperation(Op.DESCRIBE), // DescribeAcls
+  30: clusterOperation(Op.ALTER), // CreateAcls
+  31: clusterOperation(Op.ALTER), // DeleteAcls
+  32: describeConfigs,
+  36: none, // SaslAuthenticate
+  42: deleteGroups,
+  47: groupOperation(Op.DELETE, topicPartitions(Op.READ, false, OFFSET_DELETE_PARTITIONS)), // OffsetDelete
+  48: clusterOperation(Op.DESCRIBE_CONFIGS), // DescribeClientQuotas
+  50: clusterOperation(Op.DESCRIBE), // DescribeUserScramCredentials
+  51: clusterOperation(Op.ALTER), // AlterUserScramCredentials
+  60: describeCluster,
+  68: consumerGroupHeartbeat,
+  69: consumerGroupDescribe,
+};
+
