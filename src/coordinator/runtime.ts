@@ -182,7 +182,9 @@ export class CoordinatorRuntime {
       () => {
         this.inFlight.delete(write);
         this.settled();
-        for (const [shard, list] of this.byShard(records)) shard.onDurable(list);
+        const only = this.onlyShard(records);
+        if (only) only.onDurable(records);
+        else for (const [shard, list] of this.byShard(records)) shard.onDurable(list);
       },
       (err: unknown) => {
         this.inFlight.delete(write);
@@ -263,6 +265,13 @@ export class CoordinatorRuntime {
     const shard = this.shards.get(record.kind);
     if (!shard) throw new Error(`no coordinator shard replays ${record.kind} records`);
     return shard;
+  }
+
+  /** The shard of every record when they all have one kind (the usual write), else null. */
+  private onlyShard(records: readonly CoordinatorRecord[]): CoordinatorShard | null {
+    const kind = records[0]!.kind;
+    for (let i = 1; i < records.length; i++) if (records[i]!.kind !== kind) return null;
+    return this.shardOf(records[0]!);
   }
 
   /** The records by shard, each list in the original order. */

@@ -58,7 +58,8 @@ export function encodeRecordKey(record: RegistryRecord): Buffer {
   const w = new Writer(64);
   w.int16(entry.type);
   entry.key.encode(w, 0, key);
-  return Buffer.from(w.finish());
+  // The writer's buffer is this record's alone: no copy.
+  return w.finish();
 }
 
 /**
@@ -72,7 +73,7 @@ export function encodeRecordValue(record: RegistryRecord, version?: number): Buf
   const w = new Writer(128);
   w.int16(v);
   entry.value.encode(w, v, record.value);
-  return Buffer.from(w.finish());
+  return w.finish();
 }
 
 /** A stored record decoded: its entry, the record, and the version its value was written at. */
