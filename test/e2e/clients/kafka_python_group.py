@@ -104,7 +104,29 @@ def consume(args, result, common):
         result["assigned"] = sorted(tp.partition for tp in consumer.assignment())
 
         result["stage"] = "commit"
-        consumer.commit()  # synchronous: the consumed positions of every assigned partition
+        # Synchronous: the consumed positions of every assigned partition. kafka-python may rejoin
+        # on its own (its leader re-checks topic metadata) right before the commit, which the
+        # coordinator then answers REBALANCE_IN_PROGRESS; as the client's own error text says, an
+        # application polls to finish the rebalance and commits again.
+        # The retry commits the positions reached before the rebalance explicitly (after it the
+        # consumer's positions restart from the committed offsets, and what that poll returns is
+        # not counted).
+        from kafka.structs import OffsetAndMetadata
+        reached = {}
+        for r in polled:
+            reached[r["partition"]] = max(reached.get(r["partition"], 0), r["offset"] + 1)
+        for attempt in range(5):
+            try:
+                if attempt == 0:
+                    consumer.commit()
+                else:
+                    consumer.commit({TopicPartition(args.topic, p): OffsetAndMetadata(o, "", -1) for p, o in reached.items()})
+                break
+            except Exception as err:  # kafka.errors.RebalanceInProgressError / CommitFailedError
+                if attempt == 4 or type(err).__name__ not in ("RebalanceInProgressError", "CommitFailedError"):
+                    raise
+                result.setdefault("commitRetries", []).append(type(err).__name__)
+                consumer.poll(timeout_ms=1000)
 
         result["stage"] = "committed"
         committed = []
