@@ -21,6 +21,12 @@ import type { GroupWatch } from './group-watch.js';
 import { overview } from './overview.js';
 import { METRICS_CONTENT_TYPE } from './metrics.js';
 
+
+/** Open `/events` streams at most (each holds a socket; more get 503). */
+const MAX_EVENT_STREAMS = 100;
+/** Bytes a stream may have waiting for its reader before it is closed. */
+const MAX_EVENT_BUFFER_BYTES = 1 << 20;
+
 export interface ConsoleRouteOptions {
   broker: Broker;
   clock: ServerClock;
@@ -103,12 +109,19 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleRout
 
   const streams = new Set<ServerResponse>();
   app.get('/events', (req, reply) => {
+    if (streams.size >= MAX_EVENT_STREAMS) {
+      return reply.code(503).send({ statusCode: 503, error: 'Service Unavailable', message: `at most ${MAX_EVENT_STREAMS} event streams at once` });
+    }
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     // `retry`: how long a browser's EventSource waits before reconnecting after a drop.
     res.write('retry: 2000\n: connected\n\n');
-    const unsubscribe = watch.subscribe((notice) => res.write(`event: change\ndata: ${JSON.stringify(notice)}\n\n`));
+    // A reader that does not keep up is dropped (its browser reconnects) rather than buffered for.
+    const unsubscribe = watch.subscribe((notice) => {
+      if (res.writableLength > MAX_EVENT_BUFFER_BYTES) res.destroy();
+      else res.write(`event: change\ndata: ${JSON.stringify(notice)}\n\n`);
+    });
     // A comment now and then keeps proxies (and the Docker port mapping) from closing an idle stream.
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
     keepAlive.unref();

@@ -136,6 +136,11 @@ export class GroupWatch {
 
   /** OffsetCommit and TxnOffsetCommit requests answered without an error since start, by group. */
   commitCountsByGroup(): ReadonlyMap<string, number> {
+    // Groups gone (deleted, expired) lose their series, so group ids cannot pile up labels.
+    const { broker } = this.options;
+    for (const groupId of this.commitCounts.keys()) {
+      if (broker.groups.typeOf(groupId) === null && !broker.offsets.hasOffsets(groupId)) this.commitCounts.delete(groupId);
+    }
     return this.commitCounts;
   }
 
@@ -225,8 +230,11 @@ export class GroupWatch {
   /** Compares the group with what was seen last; records what changed. Returns whether anything did. */
   private look(groupId: string, activity: Activity | null): boolean {
     const now = new Date(this.options.clock.now()).toISOString();
-    const view = describeGroup(this.options.broker, groupId);
     const track = this.tracks.get(groupId);
+    // Full: groups beyond the first MAX_TRACKED_GROUPS are not followed (evicting one for another
+    // would make every look at all groups start them all over), nor described.
+    if (!track && this.tracks.size >= MAX_TRACKED_GROUPS) return false;
+    const view = describeGroup(this.options.broker, groupId);
     if (!view) {
       if (!track) return false;
       this.tracks.delete(groupId);
@@ -236,7 +244,6 @@ export class GroupWatch {
     const coordinator = this.options.coordinatorOf?.(groupId) ?? this.options.broker.nodeId;
     const members = new Map<string, MemberSig>(view.members.map((m) => [m.memberId, { clientId: m.clientId, subscription: subscriptionOf(m) }]));
     if (!track) {
-      if (this.tracks.size >= MAX_TRACKED_GROUPS) this.tracks.delete(this.tracks.keys().next().value!);
       const created: Track = {
         type: view.type,
         state: view.state,

@@ -90,7 +90,7 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
 /** A group with members, assignments, committed offsets, log-end offsets and lag; null when unknown. */
 export function describeGroup(broker: Broker, groupId: string): GroupDescription | null {
   const cg = broker.consumer.committedGroup(groupId);
-  const g = cg ? undefined : classicGroups(broker).get(groupId);
+  const g = cg ? undefined : broker.classic.existingGroup(groupId);
   const committed = broker.offsets.offsetsOf(groupId);
   if (!cg && (!g || g.state === 'Dead') && committed.length === 0) return null;
   const consumerView = cg ? consumerGroupView(broker, cg) : null;

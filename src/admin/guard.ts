@@ -42,6 +42,13 @@ export function isLoopbackHost(host: string): boolean {
   return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+/** An IP address (v4 or [v6]) or localhost / *.localhost: names no other site's DNS can rebind. */
+function isAddressOrLocalhost(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const lower = bare.toLowerCase();
+  return isIP(bare) !== 0 || lower === 'localhost' || lower.endsWith('.localhost');
+}
+
 /** The host name of a `Host` header (without its port); '' when it is not `name[:port]` or `[v6][:port]`. */
 function hostName(header: string): string {
   const m = /^(\[[^\]]*\]|[^:[\]]*)(?::\d*)?$/.exec(header);
@@ -76,6 +83,14 @@ export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptio
     const host = req.headers.host ?? '';
     if (options.loopbackOnly && !isLoopbackHost(hostName(host))) {
       return refuse(reply, 403, 'Forbidden', `the admin API answers only to loopback host names (Host: ${JSON.stringify(host)})`);
+    }
+    // Bound to other addresses (the Docker image), a browser must still name the server by address
+    // or localhost: a page whose DNS name was rebound to this server would otherwise be its own
+    // origin (its Origin and Host agree). Browsers say they are browsers (Origin, Sec-Fetch-Site);
+    // other clients (curl, containers calling a service name) pass.
+    const fromBrowser = req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined;
+    if (fromBrowser && !options.loopbackOnly && !isAddressOrLocalhost(hostName(host))) {
+      return refuse(reply, 403, 'Forbidden', `a browser reaches the admin API by IP address or localhost, not by the name ${JSON.stringify(hostName(host))} (DNS rebinding guard)`);
     }
     const path = req.raw.url.split('?')[0]!;
     if (expected !== null && !((req.method === 'GET' || req.method === 'HEAD') && isConsoleAssetPath(path))) {

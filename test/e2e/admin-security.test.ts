@@ -122,6 +122,24 @@ describe('admin API: safe by default', () => {
     }
   });
 
+  it('bound to every address (--admin-host 0.0.0.0 --admin-insecure, the Docker image): a browser must name it by address or localhost (DNS rebinding)', async () => {
+    const server = await startTestServer({ adminPort: 0, adminHost: '0.0.0.0', adminInsecure: true });
+    cleanups.push(() => server.stop());
+    const port = new URL(server.admin!.url).port;
+    const base = `http://127.0.0.1:${port}`;
+    const rebound = { host: `rebind.attacker.example:${port}`, origin: `http://rebind.attacker.example:${port}`, 'sec-fetch-site': 'same-origin' };
+    const post = await call(base, 'POST', '/faults', { ...JSON_TYPE, ...rebound }, RULE);
+    expect(post.status).toBe(403);
+    expect(post.body.message).toBe('a browser reaches the admin API by IP address or localhost, not by the name "rebind.attacker.example" (DNS rebinding guard)');
+    expect((await call(base, 'GET', '/metrics', { host: rebound.host, 'sec-fetch-site': 'same-origin' })).status).toBe(403);
+    expect(server.faults.list()).toEqual([]);
+    // A browser by address or localhost, and non-browser clients by any name, pass.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      expect((await call(base, 'GET', '/health', { host, 'sec-fetch-site': 'none' })).status, host).toBe(200);
+    }
+    expect((await call(base, 'GET', '/health', { host: `kmc-service:${port}` })).status).toBe(200);
+  });
+
   it('binds 127.0.0.1 unless told otherwise: another interface of this machine is refused', async () => {
     const server = await startCli(['--in-memory', '--port', '0', '--admin-port', '0']);
     cleanups.push(() => kill(server, 'SIGKILL'));
