@@ -34,8 +34,12 @@ import * as CreateTopicsRequest from './CreateTopicsRequest.js';
 import * as CreateTopicsResponse from './CreateTopicsResponse.js';
 import * as DeleteTopicsRequest from './DeleteTopicsRequest.js';
 import * as DeleteTopicsResponse from './DeleteTopicsResponse.js';
+import * as DeleteRecordsRequest from './DeleteRecordsRequest.js';
+import * as DeleteRecordsResponse from './DeleteRecordsResponse.js';
 import * as InitProducerIdRequest from './InitProducerIdRequest.js';
 import * as InitProducerIdResponse from './InitProducerIdResponse.js';
+import * as OffsetForLeaderEpochRequest from './OffsetForLeaderEpochRequest.js';
+import * as OffsetForLeaderEpochResponse from './OffsetForLeaderEpochResponse.js';
 import * as DescribeAclsRequest from './DescribeAclsRequest.js';
 import * as DescribeAclsResponse from './DescribeAclsResponse.js';
 import * as CreateAclsRequest from './CreateAclsRequest.js';
@@ -44,10 +48,20 @@ import * as DeleteAclsRequest from './DeleteAclsRequest.js';
 import * as DeleteAclsResponse from './DeleteAclsResponse.js';
 import * as DescribeConfigsRequest from './DescribeConfigsRequest.js';
 import * as DescribeConfigsResponse from './DescribeConfigsResponse.js';
+import * as AlterConfigsRequest from './AlterConfigsRequest.js';
+import * as AlterConfigsResponse from './AlterConfigsResponse.js';
+import * as DescribeLogDirsRequest from './DescribeLogDirsRequest.js';
+import * as DescribeLogDirsResponse from './DescribeLogDirsResponse.js';
 import * as SaslAuthenticateRequest from './SaslAuthenticateRequest.js';
 import * as SaslAuthenticateResponse from './SaslAuthenticateResponse.js';
+import * as CreatePartitionsRequest from './CreatePartitionsRequest.js';
+import * as CreatePartitionsResponse from './CreatePartitionsResponse.js';
 import * as DeleteGroupsRequest from './DeleteGroupsRequest.js';
 import * as DeleteGroupsResponse from './DeleteGroupsResponse.js';
+import * as ElectLeadersRequest from './ElectLeadersRequest.js';
+import * as ElectLeadersResponse from './ElectLeadersResponse.js';
+import * as IncrementalAlterConfigsRequest from './IncrementalAlterConfigsRequest.js';
+import * as IncrementalAlterConfigsResponse from './IncrementalAlterConfigsResponse.js';
 import * as OffsetDeleteRequest from './OffsetDeleteRequest.js';
 import * as OffsetDeleteResponse from './OffsetDeleteResponse.js';
 import * as DescribeClientQuotasRequest from './DescribeClientQuotasRequest.js';
@@ -62,11 +76,13 @@ import * as ConsumerGroupHeartbeatRequest from './ConsumerGroupHeartbeatRequest.
 import * as ConsumerGroupHeartbeatResponse from './ConsumerGroupHeartbeatResponse.js';
 import * as ConsumerGroupDescribeRequest from './ConsumerGroupDescribeRequest.js';
 import * as ConsumerGroupDescribeResponse from './ConsumerGroupDescribeResponse.js';
+import * as DescribeTopicPartitionsRequest from './DescribeTopicPartitionsRequest.js';
+import * as DescribeTopicPartitionsResponse from './DescribeTopicPartitionsResponse.js';
 import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, InitProducerIdRequest, InitProducerIdResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, DeleteGroupsRequest, DeleteGroupsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -87,13 +103,20 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   18: 'ApiVersions',
   19: 'CreateTopics',
   20: 'DeleteTopics',
+  21: 'DeleteRecords',
   22: 'InitProducerId',
+  23: 'OffsetForLeaderEpoch',
   29: 'DescribeAcls',
   30: 'CreateAcls',
   31: 'DeleteAcls',
   32: 'DescribeConfigs',
+  33: 'AlterConfigs',
+  35: 'DescribeLogDirs',
   36: 'SaslAuthenticate',
+  37: 'CreatePartitions',
   42: 'DeleteGroups',
+  43: 'ElectLeaders',
+  44: 'IncrementalAlterConfigs',
   47: 'OffsetDelete',
   48: 'DescribeClientQuotas',
   50: 'DescribeUserScramCredentials',
@@ -101,6 +124,7 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   60: 'DescribeCluster',
   68: 'ConsumerGroupHeartbeat',
   69: 'ConsumerGroupDescribe',
+  75: 'DescribeTopicPartitions',
 };
 
 /** Codec modules by API key. */
@@ -122,13 +146,20 @@ export const API_CODECS = {
   18: { request: ApiVersionsRequest, response: ApiVersionsResponse },
   19: { request: CreateTopicsRequest, response: CreateTopicsResponse },
   20: { request: DeleteTopicsRequest, response: DeleteTopicsResponse },
+  21: { request: DeleteRecordsRequest, response: DeleteRecordsResponse },
   22: { request: InitProducerIdRequest, response: InitProducerIdResponse },
+  23: { request: OffsetForLeaderEpochRequest, response: OffsetForLeaderEpochResponse },
   29: { request: DescribeAclsRequest, response: DescribeAclsResponse },
   30: { request: CreateAclsRequest, response: CreateAclsResponse },
   31: { request: DeleteAclsRequest, response: DeleteAclsResponse },
   32: { request: DescribeConfigsRequest, response: DescribeConfigsResponse },
+  33: { request: AlterConfigsRequest, response: AlterConfigsResponse },
+  35: { request: DescribeLogDirsRequest, response: DescribeLogDirsResponse },
   36: { request: SaslAuthenticateRequest, response: SaslAuthenticateResponse },
+  37: { request: CreatePartitionsRequest, response: CreatePartitionsResponse },
   42: { request: DeleteGroupsRequest, response: DeleteGroupsResponse },
+  43: { request: ElectLeadersRequest, response: ElectLeadersResponse },
+  44: { request: IncrementalAlterConfigsRequest, response: IncrementalAlterConfigsResponse },
   47: { request: OffsetDeleteRequest, response: OffsetDeleteResponse },
   48: { request: DescribeClientQuotasRequest, response: DescribeClientQuotasResponse },
   50: { request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse },
@@ -136,6 +167,7 @@ export const API_CODECS = {
   60: { request: DescribeClusterRequest, response: DescribeClusterResponse },
   68: { request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
   69: { request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
+  75: { request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse },
 } as const;
 
 export type ApiKeyWithCodec = keyof typeof API_CODECS;
