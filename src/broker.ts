@@ -15,6 +15,7 @@ import { OffsetRetention, classicRetentionSource, type SweepResult } from './coo
 import { ClusterState } from './cluster/cluster-state.js';
 import { ScramCredentialStore } from './security/scram-store.js';
 import { StandardAuthorizer } from './security/acl/authorizer.js';
+import { GROUP_METADATA_TOPIC_NAME } from './topics/topic-name.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -90,6 +91,8 @@ export class Broker {
     this.authorizer = StandardAuthorizer.fromConfig(options.config, options.dataDir);
     this.topics = TopicStore.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time, pollTime: options.pollTime });
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
+    // `__consumer_offsets` as clients see it: listed by Metadata (internal), readable, not writable.
+    this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, this.groupLog.partitionLogs());
     this.cluster = new ClusterState({
       firstId: this.nodeId,
       count: options.brokers ?? 1,

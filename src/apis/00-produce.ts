@@ -27,7 +27,7 @@ const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
  * Per partition, in Kafka's order (`KafkaApis.handleProduceRequest`, `UnifiedLog.append`):
  * acks other than -1/0/1 -> INVALID_REQUIRED_ACKS; unknown topic -> UNKNOWN_TOPIC_OR_PARTITION
  * (v13 addresses topics by id: UNKNOWN_TOPIC_ID); partition out of range ->
- * UNKNOWN_TOPIC_OR_PARTITION; records checks (see produce-validation.ts); idempotence
+ * UNKNOWN_TOPIC_OR_PARTITION; an internal topic (`__consumer_offsets`) -> INVALID_TOPIC_EXCEPTION; records checks (see produce-validation.ts); idempotence
  * checks (duplicate -> NONE with the original base offset; 45, 47). Accepted batches are
  * stored as sent, with base offset and leader epoch restamped.
  * acks=0 answers nothing; acks=1/-1 answer once the appends are durable per
@@ -69,6 +69,8 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         if (!topic) return fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         const partition = topic.partition(p.index);
         if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        // ReplicaManager.appendToLocalLog: "Cannot append to internal topic" (no message on the wire).
+        if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
         const check = validateProducedRecords(p.records, version, maxMessageBytes);
         if (!check.ok) return fail(check.errorCode, check.message);
         let outcome;

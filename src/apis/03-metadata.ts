@@ -11,7 +11,6 @@ import { ZERO_UUID } from '../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import type { Topic } from '../topics/topic.js';
 import { TopicError } from '../topics/topic-error.js';
-import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -26,8 +25,9 @@ const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bit
  * brokers of the simulated cluster (one unless `--brokers N`), the lowest live one as controller;
  * each partition's leader, replicas (every broker, preferred leader first), ISR (the live
  * replicas) and offline replicas come from `broker.cluster` (src/cluster/cluster-state.ts), leader
- * epoch 0. Topics: v0 empty list or v1+ null = all topics (internal
- * ones left out); names absent are auto-created with `num.partitions` when
+ * epoch 0. Topics: v0 empty list or v1+ null = all topics, `__consumer_offsets` included with
+ * `is_internal` true (a Kafka broker lists it once a group coordinator created it; it always
+ * exists here); names absent are auto-created with `num.partitions` when
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
  * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
  * (a non-zero id, whatever the name: the Java client sends "" with it) answers UNKNOWN_TOPIC_ID for
@@ -35,7 +35,6 @@ const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bit
  * (KafkaApis: InvalidRequestException "Topic name can not be null for version N" / "Topic IDs are
  * not supported in requests for version N"), answered with `MetadataRequest.getErrorResponse`:
  * INVALID_REQUEST on every topic named, a null name as "".
- * `__consumer_offsets` is described when asked for by name, as internal.
  */
 export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
   apiKey: 3,
@@ -107,7 +106,6 @@ function lookupTopic(broker: Broker, name: string | null, topicId: string, allow
     return res;
   }
   res.name = name;
-  if (name === GROUP_METADATA_TOPIC_NAME) return describeInternal(broker, name, broker.groupLog.partitionCount);
   try {
     const topic = broker.topics.getOrAutoCreate(name, allowAutoCreation);
     if (topic) return describeTopic(broker, topic);
@@ -124,19 +122,8 @@ function describeTopic(broker: Broker, topic: Topic): MetadataResponseTopic {
     errorCode: ErrorCode.NONE,
     name: topic.name,
     topicId: topic.id,
-    isInternal: false,
+    isInternal: topic.internal,
     partitions: partitionsOf(broker, topic.name, topic.partitions.length),
-    topicAuthorizedOperations: OPERATIONS_OMITTED,
-  };
-}
-
-function describeInternal(broker: Broker, name: string, partitionCount: number): MetadataResponseTopic {
-  return {
-    errorCode: ErrorCode.NONE,
-    name,
-    topicId: ZERO_UUID,
-    isInternal: true,
-    partitions: partitionsOf(broker, name, partitionCount),
     topicAuthorizedOperations: OPERATIONS_OMITTED,
   };
 }

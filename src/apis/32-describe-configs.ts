@@ -12,7 +12,7 @@ import {
 } from '../protocol/messages/DescribeConfigsResponse.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 import { BROKER_CONFIGS, ConfigType, TOPIC_CONFIGS } from './32-describe-configs-data.js';
-import type { ApiDefinition } from './types.js';
+import { brokerIdOf, type ApiDefinition } from './types.js';
 import { namesNothing } from './shapes/names.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -89,7 +89,11 @@ export const api: ApiDefinition<DescribeConfigsRequest, DescribeConfigsResponse>
         })),
       };
     }
-    const opts: EntryOptions = { includeSynonyms: ctx.apiVersion >= 1 && req.includeSynonyms, includeDocumentation: ctx.apiVersion >= 3 && req.includeDocumentation };
+    const opts: EntryOptions = {
+      includeSynonyms: ctx.apiVersion >= 1 && req.includeSynonyms,
+      includeDocumentation: ctx.apiVersion >= 3 && req.includeDocumentation,
+      brokerId: brokerIdOf(ctx),
+    };
     return { throttleTimeMs: 0, results: req.resources.map((r) => describeResource(ctx.broker, r, opts, ctx.log.level)) };
   },
 };
@@ -97,6 +101,8 @@ export const api: ApiDefinition<DescribeConfigsRequest, DescribeConfigsResponse>
 interface EntryOptions {
   includeSynonyms: boolean;
   includeDocumentation: boolean;
+  /** The simulated broker answering (`node.id`, `broker.id`; BROKER resources must name it). */
+  brokerId: number;
 }
 
 function describeResource(broker: Broker, resource: DescribeConfigsResource, opts: EntryOptions, logLevel: string): DescribeConfigsResult {
@@ -125,13 +131,13 @@ function entriesOf(broker: Broker, resource: DescribeConfigsResource, opts: Entr
     }
     case ResourceType.BROKER:
       if (name === '') return [];
-      if (brokerIdOf(name) !== broker.nodeId) {
-        throw invalidRequest(`Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${name}`);
+      if (parseBrokerId(name) !== opts.brokerId) {
+        throw invalidRequest(`Unexpected broker id, expected ${opts.brokerId} or empty string, but received ${name}`);
       }
       return brokerEntries(broker, opts);
     case ResourceType.BROKER_LOGGER:
       if (name === '') throw invalidRequest('Broker id must not be empty');
-      if (brokerIdOf(name) !== broker.nodeId) throw invalidRequest(`Unexpected broker id, expected ${broker.nodeId} but received ${name}`);
+      if (parseBrokerId(name) !== opts.brokerId) throw invalidRequest(`Unexpected broker id, expected ${opts.brokerId} but received ${name}`);
       return [{
         name: 'root',
         value: log4jLevel(logLevel),
@@ -154,7 +160,7 @@ function entriesOf(broker: Broker, resource: DescribeConfigsResource, opts: Entr
 const invalidRequest = (message: string): DescribeError => new DescribeError(ErrorCode.INVALID_REQUEST, message);
 
 /** `ConfigHelper.resourceNameToBrokerId`: Java's `Integer.parseInt`. */
-function brokerIdOf(name: string): number {
+function parseBrokerId(name: string): number {
   const n = /^[+-]?\d+$/.test(name) ? Number(name) : NaN;
   if (!Number.isInteger(n) || n > 2147483647 || n < -2147483648) throw invalidRequest(`Broker id must be an integer, but it is: ${name}`);
   return n;
@@ -204,23 +210,24 @@ function render(type: number, raw: string): string {
 
 /**
  * Whether a broker config answers as set in server.properties (STATIC_BROKER_CONFIG): given
- * explicitly, `node.id` (a Kafka broker cannot start without it), or a default of ours that differs
- * from Kafka's.
+ * explicitly, `node.id` and `broker.id` (the answering broker's id: a KRaft broker's server.properties
+ * sets node.id, and broker.id follows it), or a default of ours that differs from Kafka's.
  */
-function staticValue(broker: Broker, key: string): string | undefined {
+function staticValue(broker: Broker, key: string, brokerId: number): string | undefined {
+  if (key === 'node.id' || key === 'broker.id') return String(brokerId);
   if (!Object.hasOwn(CONFIG_SPECS, key)) return undefined;
   const meta = BROKER_CONFIGS[key];
   const [, raw, isDefault] = broker.config.entries().find(([k]) => k === key)!;
-  if (!isDefault || key === 'node.id') return raw;
+  if (!isDefault) return raw;
   if (meta && meta.kafkaDefault !== null && render(meta.type, raw) !== meta.kafkaDefault) return raw;
   return undefined;
 }
 
 /** `ConfigHelper.configSynonyms`: set values, then Kafka's defaults, from `name` on. */
-function configSynonyms(broker: Broker, name: string, synonyms: ReadonlyArray<readonly [string, string | null]>): DescribeConfigsSynonym[] {
+function configSynonyms(broker: Broker, name: string, synonyms: ReadonlyArray<readonly [string, string | null]>, brokerId: number): DescribeConfigsSynonym[] {
   const all: DescribeConfigsSynonym[] = [];
   for (const [syn] of synonyms) {
-    const value = staticValue(broker, syn);
+    const value = staticValue(broker, syn, brokerId);
     if (value !== undefined) all.push({ name: syn, value, source: ConfigSource.STATIC_BROKER_CONFIG });
   }
   for (const [syn, kafkaDefault] of synonyms) {
@@ -236,12 +243,10 @@ function brokerSynonymDefaults(names: readonly string[]): Array<readonly [string
 
 function brokerEntries(broker: Broker, opts: EntryOptions): DescribeConfigsResourceResult[] {
   const out: DescribeConfigsResourceResult[] = [];
-  for (const key of Object.keys(CONFIG_SPECS) as ConfigKey[]) {
-    const meta = BROKER_CONFIGS[key];
-    if (!meta) continue; // mock.*: ours, not Kafka's
-    const set = staticValue(broker, key);
+  for (const [key, meta] of Object.entries(BROKER_CONFIGS)) {
+    const set = staticValue(broker, key, opts.brokerId);
     const value = set !== undefined ? render(meta.type, set) : meta.kafkaDefault;
-    const synonyms = configSynonyms(broker, key, brokerSynonymDefaults(meta.synonyms));
+    const synonyms = configSynonyms(broker, key, brokerSynonymDefaults(meta.synonyms), opts.brokerId);
     out.push({
       name: key,
       value,
@@ -279,7 +284,7 @@ function brokerSuppliedValue(broker: Broker, configName: string, brokerSynonym: 
     case 'log.roll.ms':
       return String(c.logRollMs());
     case 'log.flush.interval.ms':
-      return staticValue(broker, 'log.flush.interval.ms');
+      return staticValue(broker, 'log.flush.interval.ms', broker.nodeId);
     case 'log.cleaner.min.cleanable.ratio':
       return javaDouble(c.double('log.cleaner.min.cleanable.ratio'));
     case 'message.max.bytes':
@@ -297,7 +302,7 @@ function topicEntry(broker: Broker, configName: string, overrides: Map<string, s
   const own = overrides.get(configName);
   const value = own !== undefined ? render(meta.type, own) : (brokerSuppliedValue(broker, configName, meta.brokerSynonym) ?? meta.kafkaValue);
   // ConfigHelper.createTopicConfigEntry
-  const synonyms = meta.brokerSynonym === null ? [] : configSynonyms(broker, meta.brokerSynonym, meta.brokerSynonyms);
+  const synonyms = meta.brokerSynonym === null ? [] : configSynonyms(broker, meta.brokerSynonym, meta.brokerSynonyms, opts.brokerId);
   if (own !== undefined) synonyms.unshift({ name: configName, value, source: ConfigSource.TOPIC_CONFIG });
   return {
     name: configName,

@@ -43,3 +43,16 @@ export function readPartitionMetadata(dir: string): string | null {
   if (!version || version[1] !== '0' || !id) return null;
   return Buffer.from(id[1]!, 'base64url').length === 16 ? id[1]! : null;
 }
+
+/**
+ * The topic id kept in the `partition.metadata` of any of `dirs` (the first readable one), or a
+ * new one; either way written to every directory that lacks it. For a topic whose partition logs
+ * are opened elsewhere (`__consumer_offsets`, owned by the group coordinator). Null entries (in
+ * memory) are skipped.
+ */
+export function loadOrCreateTopicId(dirs: ReadonlyArray<string | null>): string {
+  const onDisk = dirs.filter((d): d is string => d !== null);
+  const id = onDisk.map(readPartitionMetadata).find((found): found is string => found !== null) ?? newTopicId();
+  for (const dir of onDisk) if (readPartitionMetadata(dir) !== id) writePartitionMetadata(dir, id);
+  return id;
+}

@@ -21,7 +21,7 @@ import { ProducerIdManager } from './producer-ids.js';
 import { isIdempotent } from './producer-state.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
-import { newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
+import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
 
 export interface TopicStoreOptions {
@@ -139,6 +139,7 @@ export class TopicStore {
     }
     const topic = this.byName.get(name);
     if (!topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
+    if (topic.internal) throw new TopicError(ErrorCode.INVALID_REQUEST, `Deleting the internal topic ${name} is not supported.`);
     this.byName.delete(name);
     this.byId.delete(topic.id);
     for (const p of topic.partitions) {
@@ -147,6 +148,20 @@ export class TopicStore {
     }
     this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
     for (const listener of this.deletedListeners) listener(topic);
+    return topic;
+  }
+
+  /**
+   * Adds an internal topic whose partition logs belong to someone else (`__consumer_offsets`: the
+   * group coordinator's `GroupLog`): it is listed, described, read by Fetch and ListOffsets, and
+   * refused to Produce, DeleteRecords and deletion. Its topic id lives in the logs'
+   * `partition.metadata` files, as Kafka keeps it. The store never closes these logs.
+   */
+  registerInternal(name: string, logs: readonly PartitionLog[]): Topic {
+    const id = loadOrCreateTopicId(logs.map((l) => l.dir));
+    const parts = logs.map((log, index) => new Partition(name, index, log, (p) => this.waiters.notify(p)));
+    const topic = new Topic(name, id, parts, true);
+    this.add(topic);
     return topic;
   }
 
@@ -172,7 +187,7 @@ export class TopicStore {
   /** Wakes waiting fetches, then waits until every partition's appends are durable and closes the logs. */
   async close(): Promise<void> {
     this.waiters.notifyAll();
-    await Promise.all([...this.byName.values()].flatMap((t) => t.partitions.map((p) => p.log.close())));
+    await Promise.all([...this.byName.values()].filter((t) => !t.internal).flatMap((t) => t.partitions.map((p) => p.log.close())));
   }
 
   private add(topic: Topic): void {

@@ -1,4 +1,8 @@
-/** A user topic: its name, its stable topic id (base64url UUID) and its partitions. */
+/**
+ * A topic: its name, its stable topic id (base64url UUID) and its partitions. `internal` marks
+ * Kafka's internal topics (`__consumer_offsets`), whose partitions are the group coordinator's
+ * logs: clients may read them but not produce to them (Kafka's `Topic.isInternal`).
+ */
 import type { Partition } from './partition.js';
 
 export class Topic {
@@ -6,6 +10,7 @@ export class Topic {
     readonly name: string,
     readonly id: string,
     readonly partitions: readonly Partition[],
+    readonly internal = false,
   ) {}
 
   /** Same as `id` (the name Kafka's messages use). */

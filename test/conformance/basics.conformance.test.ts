@@ -64,6 +64,13 @@ describe('Metadata', () => {
     });
   }
 
+  for (const version of [1, 9, 12]) {
+    scenario(`v${version}: all topics list __consumer_offsets as internal`, async (s) => {
+      const r = await s.send(3, version, metadataBody(version, null));
+      s.record('__consumer_offsets in all topics', r.topics.filter((t) => t.name === '__consumer_offsets'));
+    });
+  }
+
   scenario('v12: a topic requested by id', async (s) => {
     const topic = s.name('md-byid');
     const id = await s.createTopic(topic, 1);

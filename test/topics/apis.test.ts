@@ -77,6 +77,10 @@ describe('Produce and Fetch', () => {
     expect(await codes('nope', 0, records('z'))).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(await codes('t', 5, records('z'))).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(await codes('t', 0, records('z'), 2)).toBe(ErrorCode.INVALID_REQUIRED_ACKS);
+    // ReplicaManager.appendToLocalLog: "Cannot append to internal topic", without a message on the wire.
+    const internal = ((await produceTo(broker, '__consumer_offsets', 0, records('z'))) as any).responses[0].partitionResponses[0];
+    expect(internal).toMatchObject({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, errorMessage: null, baseOffset: -1n });
+    expect(broker.groupLog.partitionLogs()[0]!.logEndOffset).toBe(0n);
   });
 
   it('addresses topics by id from Produce v13 and Fetch v13', async () => {
@@ -160,13 +164,18 @@ describe('ListOffsets', () => {
 
 describe('Metadata', () => {
   it('describes this node, all topics, auto-creates, and answers topic ids from v10', async () => {
-    const broker = newBroker({ 'num.partitions': '2', 'node.id': '3' });
+    const broker = newBroker({ 'num.partitions': '2', 'node.id': '3', 'offsets.topic.num.partitions': '1' });
     const t = broker.topics.create('m', 1);
+    const offsetsTopic = broker.topics.get('__consumer_offsets')!;
     const all = (await call(metadata, broker, 12, { topics: null, allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })) as any;
     expect(all.brokers).toEqual([{ nodeId: 3, host: broker.advertised.host, port: broker.advertised.port, rack: null }]);
     expect(all).toMatchObject({ clusterId: 'test-cluster', controllerId: 3 });
+    const onePartition = [{ errorCode: 0, partitionIndex: 0, leaderId: 3, leaderEpoch: 0, replicaNodes: [3], isrNodes: [3], offlineReplicas: [] }];
+    expect(offsetsTopic.id).not.toBe(ZERO_UUID);
     expect(all.topics).toEqual([
-      { errorCode: 0, name: 'm', topicId: t.id, isInternal: false, topicAuthorizedOperations: -2147483648, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 3, leaderEpoch: 0, replicaNodes: [3], isrNodes: [3], offlineReplicas: [] }] },
+      // Listed as Kafka lists it to "all topics": internal, with its topic id.
+      { errorCode: 0, name: '__consumer_offsets', topicId: offsetsTopic.id, isInternal: true, topicAuthorizedOperations: -2147483648, partitions: onePartition },
+      { errorCode: 0, name: 'm', topicId: t.id, isInternal: false, topicAuthorizedOperations: -2147483648, partitions: onePartition },
     ]);
     const auto = (await call(metadata, broker, 12, { topics: [{ topicId: ZERO_UUID, name: 'fresh' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })) as any;
     expect(auto.topics[0]).toMatchObject({ errorCode: 0, name: 'fresh' });
@@ -176,7 +185,7 @@ describe('Metadata', () => {
     const byId = (await call(metadata, broker, 12, { topics: [{ topicId: t.id, name: null }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', name: null }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })) as any;
     expect(byId.topics.map((x: any) => [x.name, x.errorCode])).toEqual([['m', 0], [null, ErrorCode.UNKNOWN_TOPIC_ID]]);
     const v0 = (await call(metadata, broker, 0, { topics: [], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })) as any;
-    expect(v0.topics.map((x: any) => x.name)).toEqual(['fresh', 'm']);
+    expect(v0.topics.map((x: any) => x.name)).toEqual(['__consumer_offsets', 'fresh', 'm']);
   });
 });
 
@@ -213,6 +222,14 @@ describe('CreateTopics and DeleteTopics', () => {
     expect(byName.responses.map((r: any) => [r.name, r.errorCode])).toEqual([['x', 0], ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
     const byId = (await call(deleteTopics, broker, 6, { topics: [{ name: null, topicId: y.id }, { name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }], topicNames: [], timeoutMs: 1000 })) as any;
     expect(byId.responses.map((r: any) => [r.name, r.errorCode])).toEqual([['y', 0], [null, ErrorCode.UNKNOWN_TOPIC_ID]]);
-    expect(broker.topics.list()).toEqual([]);
+    expect(broker.topics.list().map((t) => t.name)).toEqual(['__consumer_offsets']);
+    // The internal topic is refused by name and by id (Kafka 4.3.1's controller would delete it; see DIFFERENCES.md).
+    const offsetsId = broker.topics.get('__consumer_offsets')!.id;
+    const internal = (await call(deleteTopics, broker, 6, { topics: [{ name: '__consumer_offsets', topicId: ZERO_UUID }, { name: null, topicId: offsetsId }], topicNames: [], timeoutMs: 1000 })) as any;
+    expect(internal.responses.map((r: any) => [r.name, r.errorCode, r.errorMessage])).toEqual([
+      ['__consumer_offsets', ErrorCode.INVALID_REQUEST, 'Deleting the internal topic __consumer_offsets is not supported.'],
+      ['__consumer_offsets', ErrorCode.INVALID_REQUEST, 'Deleting the internal topic __consumer_offsets is not supported.'],
+    ]);
+    expect(broker.topics.get('__consumer_offsets')!.partitionCount).toBe(3);
   });
 });

@@ -1,0 +1,104 @@
+/**
+ * `__consumer_offsets` as clients see it (issue 15): listed in Metadata for all topics with
+ * `is_internal` true and a topic id kept in its partitions' `partition.metadata` across restarts,
+ * readable (ListOffsets, Fetch), not writable (INVALID_TOPIC_EXCEPTION); and DescribeConfigs
+ * answered by every simulated broker for its own id, with `broker.id` and `node.id`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
+import { startClosableServer, startTestServer } from '../support/server.js';
+import { kafkaClient } from '../support/kafkajs.js';
+import { RawClient } from '../support/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { decodeRecords } from '../../src/records/record-batch.js';
+import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/messages/FetchRequest.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const allTopics = { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
+
+describe('__consumer_offsets', () => {
+  it('is listed as internal with a topic id that survives a restart; kafkajs lists it; committed records can be fetched', async () => {
+    const first = await startClosableServer(cleanups, { config: { 'offsets.topic.num.partitions': 2 } });
+    const kafka = kafkaClient(first.server.bootstrap);
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'it-data', numPartitions: 1 }] });
+    expect((await admin.listTopics()).sort()).toEqual(['__consumer_offsets', 'it-data']);
+    await admin.disconnect();
+
+    const raw = await RawClient.connect(first.server.port);
+    // A standalone commit (generation -1): one OffsetCommit record in the group's partition.
+    const commit = await raw.send(8, 8, { groupId: 'it-group', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'it-data', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(0);
+    const md = await raw.send(3, 12, allTopics);
+    const internal = md.topics.find((t) => t.name === '__consumer_offsets')!;
+    expect(internal).toMatchObject({ errorCode: 0, isInternal: true });
+    expect(internal.partitions.map((p) => [p.partitionIndex, p.leaderId, p.errorCode])).toEqual([[0, 1, 0], [1, 1, 0]]);
+    expect(md.topics.find((t) => t.name === 'it-data')!.isInternal).toBe(false);
+    // Kafka's PartitionMetadataFile in every partition directory.
+    for (const p of [0, 1]) {
+      expect(readFileSync(join(first.dataDir, `__consumer_offsets-${p}`, 'partition.metadata'), 'utf8')).toBe(`version: 0\ntopic_id: ${internal.topicId}\n`);
+    }
+
+    // The group's commit landed in partition abs("it-group".hashCode()) % 2: read it back as a consumer would.
+    const partition = first.server.broker.cluster.offsetsPartitionOf('it-group');
+    const end = await raw.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 0, topics: [{ name: '__consumer_offsets', partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n }] }] });
+    expect(end.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, offset: 1n });
+    const fetch = defaultFetchRequest();
+    fetch.maxWaitMs = 0;
+    fetch.topics = [{ topic: '__consumer_offsets', topicId: internal.topicId, partitions: [{ ...defaultFetchPartition(), partition, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }];
+    const fetched = await raw.send(1, 12, fetch);
+    const records = decodeRecords(fetched.responses[0]!.partitions[0]!.records!);
+    expect(records).toHaveLength(1);
+    expect(records[0]!.key!.readInt16BE(0)).toBe(1); // an OffsetCommitKey
+
+    // Producing to it is refused as ReplicaManager refuses appends to internal topics.
+    const produced = await raw.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: '__consumer_offsets', topicId: internal.topicId, partitionData: [{ index: partition, records: fetched.responses[0]!.partitions[0]!.records }] }] });
+    expect(produced.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, baseOffset: -1n });
+    raw.close();
+    await first.close();
+
+    const second = await startClosableServer(cleanups, { dataDir: first.dataDir, config: { 'offsets.topic.num.partitions': 2 } });
+    const again = await RawClient.connect(second.server.port);
+    const md2 = await again.send(3, 12, allTopics);
+    expect(md2.topics.find((t) => t.name === '__consumer_offsets')!.topicId).toBe(internal.topicId);
+    again.close();
+  });
+});
+
+describe('DescribeConfigs on a simulated cluster', () => {
+  it('every broker answers for its own id, with broker.id and node.id; another id is refused as Kafka refuses it', async () => {
+    const server = await startTestServer({ brokers: 3 });
+    cleanups.push(() => server.stop());
+    const kafka = new Kafka({ clientId: 'dc', brokers: [server.bootstrap], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    cleanups.push(async () => { await admin.disconnect(); });
+    await admin.connect();
+    // kafkajs sends each BROKER resource to that broker.
+    for (const id of [1, 2, 3]) {
+      const res = await admin.describeConfigs({ includeSynonyms: true, resources: [{ type: ConfigResourceTypes.BROKER, name: String(id), configNames: ['broker.id', 'node.id'] }] });
+      const entries = res.resources[0]!.configEntries.map((e) => [e.configName, e.configValue, e.configSource, e.readOnly]).sort();
+      expect(res.resources[0]!.errorCode).toBe(0);
+      expect(entries).toEqual([
+        ['broker.id', String(id), 4, true],
+        ['node.id', String(id), 4, true],
+      ]);
+      const brokerId = res.resources[0]!.configEntries.find((e) => e.configName === 'broker.id')!;
+      expect(brokerId.configSynonyms).toEqual([
+        { configName: 'broker.id', configValue: String(id), configSource: 4 },
+        { configName: 'broker.id', configValue: '-1', configSource: 5 },
+      ]);
+    }
+    const raw = await RawClient.connect(server.ports.get(2)!);
+    const wrong = await raw.send(32, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false });
+    expect(wrong.results[0]).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Unexpected broker id, expected 2 or empty string, but received 1' });
+    raw.close();
+  });
+});
