@@ -128,6 +128,7 @@ export class Broker {
     // The consumer groups' view of topic changes (GroupMetadataManager.onMetadataUpdate).
     this.topics.onTopicCreated((topic) => this.consumer.onTopicCreated(topic.name));
     this.topics.onTopicDeleted((topic) => this.consumer.onTopicDeleted(topic.name));
+    this.topics.onPartitionsAdded((topic) => this.consumer.onPartitionsAdded(topic.name));
     this.groups = new GroupCoordinator({
       classic: this.classic,
       consumer: this.consumer,

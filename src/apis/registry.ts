@@ -22,6 +22,7 @@ import { api as createAcls } from './30-create-acls.js';
 import { api as deleteAcls } from './31-delete-acls.js';
 import { api as describeConfigs } from './32-describe-configs.js';
 import { api as saslAuthenticate } from './36-sasl-authenticate.js';
+import { api as createPartitions } from './37-create-partitions.js';
 import { api as deleteGroups } from './42-delete-groups.js';
 import { api as offsetDelete } from './47-offset-delete.js';
 import { api as describeClientQuotas } from './48-describe-client-quotas.js';
@@ -35,7 +36,7 @@ const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
   createTopics, deleteTopics, initProducerId, deleteGroups,
-  describeConfigs, offsetDelete, describeCluster,
+  describeConfigs, createPartitions, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,

@@ -40,6 +40,7 @@ export const KAFKA_API_VERSIONS = {
     31: [0, 3], // DeleteAcls
     32: [0, 4], // DescribeConfigs
     36: [0, 2], // SaslAuthenticate
+    37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -73,6 +74,7 @@ export const KAFKA_API_VERSIONS = {
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     36: [0, 2], // SaslAuthenticate
+    37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -106,6 +108,7 @@ export const KAFKA_API_VERSIONS = {
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     36: [0, 2], // SaslAuthenticate
+    37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -139,6 +142,7 @@ export const KAFKA_API_VERSIONS = {
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     36: [0, 2], // SaslAuthenticate
+    37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -172,6 +176,7 @@ export const KAFKA_API_VERSIONS = {
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     36: [0, 2], // SaslAuthenticate
+    37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas

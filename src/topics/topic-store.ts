@@ -44,6 +44,7 @@ export class TopicStore {
   private readonly waiters: AppendWaiters;
   private readonly deletedListeners: Array<(topic: Topic) => void> = [];
   private readonly createdListeners: Array<(topic: Topic) => void> = [];
+  private readonly partitionsAddedListeners: Array<(topic: Topic) => void> = [];
 
   private constructor(private readonly options: TopicStoreOptions) {
     this.waiters = new AppendWaiters(options.pollTime ?? options.time);
@@ -117,6 +118,25 @@ export class TopicStore {
   }
 
   /**
+   * Adds partitions `topic.partitionCount` .. `count - 1` (CreatePartitions, already validated:
+   * see create-partitions.ts), each a new directory with the topic's `partition.metadata`, then
+   * tells the `onPartitionsAdded` listeners. An I/O failure removes what it created and throws.
+   */
+  addPartitions(topic: Topic, count: number): void {
+    const from = topic.partitionCount;
+    const added: Partition[] = [];
+    try {
+      for (let p = from; p < count; p++) added.push(this.openPartition(topic.name, p, topic.id, true));
+    } catch (err) {
+      for (const part of added) part.log.deleteFiles();
+      throw err;
+    }
+    topic.addPartitions(added);
+    this.options.log.info({ topic: topic.name, topicId: topic.id, from, to: count }, 'added partitions');
+    for (const listener of this.partitionsAddedListeners) listener(topic);
+  }
+
+  /**
    * For Metadata: the topic, auto-created with `num.partitions` when absent and
    * `auto.create.topics.enable` is true (and the request allows it). Returns undefined if
    * absent and not created; throws TopicError(INVALID_TOPIC_EXCEPTION) for a bad name.
@@ -168,6 +188,11 @@ export class TopicStore {
   /** Registers a callback run after a topic is created (not for topics recovered at open). */
   onTopicCreated(listener: (topic: Topic) => void): void {
     this.createdListeners.push(listener);
+  }
+
+  /** Registers a callback run after CreatePartitions added partitions to a topic. */
+  onPartitionsAdded(listener: (topic: Topic) => void): void {
+    this.partitionsAddedListeners.push(listener);
   }
 
   /** Registers a callback run after a topic is deleted (e.g. to drop its committed offsets). */

@@ -6,12 +6,26 @@
 import type { Partition } from './partition.js';
 
 export class Topic {
+  private readonly parts: Partition[];
+
   constructor(
     readonly name: string,
     readonly id: string,
-    readonly partitions: readonly Partition[],
+    partitions: readonly Partition[],
     readonly internal = false,
-  ) {}
+  ) {
+    this.parts = [...partitions];
+  }
+
+  /** The partitions, by index; CreatePartitions adds to the end (`TopicStore.addPartitions`). */
+  get partitions(): readonly Partition[] {
+    return this.parts;
+  }
+
+  /** Appends new partitions (the next indexes); only the TopicStore calls this. */
+  addPartitions(added: readonly Partition[]): void {
+    this.parts.push(...added);
+  }
 
   /** Same as `id` (the name Kafka's messages use). */
   get topicId(): string {

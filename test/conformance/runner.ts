@@ -42,6 +42,8 @@ export class Session {
     private readonly suffix: string,
     /** Secure targets: how a connection authenticates (as `admin` unless the script says who). */
     private readonly login: Login = null,
+    /** Compare the text of non-zero errors' messages too (where Kafka's exact wording is the point). */
+    private readonly exactMessages = false,
   ) {}
 
   /** A name unique to this scenario run, identical on both targets. */
@@ -230,7 +232,7 @@ export class Session {
         if (k === 'throttleTimeMs') continue;
         // Error message texts are compared only where there is no error: the text of a
         // non-zero error is the broker's own prose.
-        if (k === 'errorMessage' && obj.errorCode === 0) out[k] = x ?? null;
+        if (k === 'errorMessage' && (obj.errorCode === 0 || this.exactMessages)) out[k] = x ?? null;
         else out[k] = this.normaliseField(k, x);
       }
       return out;
@@ -337,10 +339,12 @@ export interface ScenarioOptions {
    */
   knownDifference?: string;
   timeoutMs?: number;
+  /** Compare non-zero errors' messages as well (by default only their presence is compared). */
+  exactMessages?: boolean;
 }
 
-async function runOn(target: TargetName, port: number, suffix: string, script: Script): Promise<Session> {
-  const s = new Session(target, port, suffix, secure ? adminLogin : null);
+async function runOn(target: TargetName, port: number, suffix: string, script: Script, exactMessages: boolean): Promise<Session> {
+  const s = new Session(target, port, suffix, secure ? adminLogin : null, exactMessages);
   try {
     await script(s);
   } catch (err) {
@@ -353,10 +357,10 @@ async function runOn(target: TargetName, port: number, suffix: string, script: S
 }
 
 /** Runs `script` against Kafka and against our server and compares the recorded answers. */
-export async function runScenario(script: Script): Promise<void> {
+export async function runScenario(script: Script, exactMessages = false): Promise<void> {
   if (!ours) throw new Error('useTargets() was not called in this file');
   const suffix = randomBytes(4).toString('hex');
-  const [k, o] = await Promise.all([runOn('kafka', inject(secure ? 'kafkaSecurePort' : 'kafkaPort'), suffix, script), runOn('ours', ours.port, suffix, script)]);
+  const [k, o] = await Promise.all([runOn('kafka', inject(secure ? 'kafkaSecurePort' : 'kafkaPort'), suffix, script, exactMessages), runOn('ours', ours.port, suffix, script, exactMessages)]);
   const report = compareTraces(k.normalised(), o.normalised());
   if (report) {
     console.log(report);
@@ -366,7 +370,7 @@ export async function runScenario(script: Script): Promise<void> {
 
 /** Registers a conformance test. */
 export function scenario(title: string, script: Script, options: ScenarioOptions = {}): void {
-  const fn = () => runScenario(script);
+  const fn = () => runScenario(script, options.exactMessages ?? false);
   if (options.knownDifference) it.fails(`${title} [known difference: ${options.knownDifference}]`, fn, options.timeoutMs ?? 60_000);
   else it(title, fn, options.timeoutMs ?? 60_000);
 }

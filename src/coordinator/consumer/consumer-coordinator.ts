@@ -212,6 +212,11 @@ export class ConsumerGroupCoordinator {
     this.requestMetadataRefresh(name);
   }
 
+  /** Partitions were added to a topic (CreatePartitions): its groups refresh their metadata, so the new hash bumps the group epoch. */
+  onPartitionsAdded(name: string): void {
+    this.requestMetadataRefresh(name);
+  }
+
   /** A topic was deleted: the groups subscribed to its name refresh their metadata. */
   onTopicDeleted(name: string): void {
     this.requestMetadataRefresh(name);

@@ -1,0 +1,60 @@
+import type { CreatePartitionsRequest, CreatePartitionsTopic } from '../protocol/messages/CreatePartitionsRequest.js';
+import { defaultCreatePartitionsResponse, type CreatePartitionsResponse, type CreatePartitionsTopicResult } from '../protocol/messages/CreatePartitionsResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { Broker } from '../broker.js';
+import { checkCreatePartitions } from '../topics/create-partitions.js';
+import { TopicError } from '../topics/topic-error.js';
+import type { ApiDefinition } from './types.js';
+import { ANY_BROKER } from './shapes/routing.js';
+
+/**
+ * CreatePartitions (key 37, v0-3; v2+ flexible), as Kafka 4.3's `ControllerApis.createPartitions`
+ * and `ReplicationControlManager.createPartitions`: a topic named twice gets one INVALID_REQUEST
+ * "Duplicate topic name." (answered first, as Kafka collects duplicates first); every other topic is
+ * checked on its own (src/topics/create-partitions.ts: UNKNOWN_TOPIC_OR_PARTITION,
+ * INVALID_PARTITIONS with Kafka's messages, INVALID_REPLICA_ASSIGNMENT) and, unless `validateOnly`,
+ * grown: each new partition gets its directory and `partition.metadata`, leaders are placed as for
+ * every partition of the simulated cluster (manual assignments are checked but do not pick the
+ * leaders), and KIP-848 groups subscribed to the topic see the new partitions through their metadata
+ * hash (a new group epoch at their next heartbeat). Classic group members notice the new partition
+ * count in Metadata and rejoin, as with Kafka. `timeoutMs` is not waited on: the change is complete
+ * when answered. Not served: the controller mutation quota (THROTTLING_QUOTA_EXCEEDED).
+ */
+export const api: ApiDefinition<CreatePartitionsRequest, CreatePartitionsResponse> = {
+  apiKey: 37,
+  name: 'CreatePartitions',
+  minVersion: 0,
+  maxVersion: 3,
+  // CreatePartitionsRequest.getErrorResponse: one result per topic.
+  errorResponse: (req, _version, errorCode) => ({
+    ...defaultCreatePartitionsResponse(),
+    results: req.topics.map((t) => ({ name: t.name, errorCode, errorMessage: null })),
+  }),
+  names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
+  routing: ANY_BROKER,
+  handle(req, ctx) {
+    const counts = new Map<string, number>();
+    for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const results: CreatePartitionsTopicResult[] = [];
+    for (const [name, n] of counts) if (n > 1) results.push({ name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
+    for (const t of req.topics) {
+      if (counts.get(t.name) === 1) results.push(createPartitions(ctx.broker, t, req.validateOnly));
+    }
+    return { throttleTimeMs: 0, results };
+  },
+};
+
+function createPartitions(broker: Broker, t: CreatePartitionsTopic, validateOnly: boolean): CreatePartitionsTopicResult {
+  const topic = broker.topics.get(t.name);
+  try {
+    const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
+    checkCreatePartitions(topic, t.name, t.count, assignments, broker.cluster);
+    if (!validateOnly) broker.topics.addPartitions(topic!, t.count);
+    return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
+  } catch (err) {
+    if (err instanceof TopicError) return { name: t.name, errorCode: err.errorCode, errorMessage: err.errorMessage };
+    // An I/O failure: the partitions created so far are removed (TopicStore.addPartitions).
+    broker.log.error({ err, topic: t.name }, 'could not add partitions');
+    return { name: t.name, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: (err as Error).message };
+  }
+}
