@@ -16,6 +16,7 @@ import { api as saslHandshake } from './17-sasl-handshake.js';
 import { api as apiVersions } from './18-api-versions.js';
 import { api as createTopics } from './19-create-topics.js';
 import { api as deleteTopics } from './20-delete-topics.js';
+import { api as deleteRecords } from './21-delete-records.js';
 import { api as initProducerId } from './22-init-producer-id.js';
 import { api as describeAcls } from './29-describe-acls.js';
 import { api as createAcls } from './30-create-acls.js';
@@ -35,7 +36,7 @@ import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
-  createTopics, deleteTopics, initProducerId, deleteGroups,
+  createTopics, deleteTopics, deleteRecords, initProducerId, deleteGroups,
   describeConfigs, createPartitions, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,

@@ -34,6 +34,7 @@ export const KAFKA_API_VERSIONS = {
     18: [0, 4], // ApiVersions
     19: [0, 7], // CreateTopics
     20: [0, 6], // DeleteTopics
+    21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     29: [0, 3], // DescribeAcls
     30: [0, 3], // CreateAcls
@@ -68,6 +69,7 @@ export const KAFKA_API_VERSIONS = {
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
+    21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
@@ -102,6 +104,7 @@ export const KAFKA_API_VERSIONS = {
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
+    21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
@@ -136,6 +139,7 @@ export const KAFKA_API_VERSIONS = {
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
+    21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
@@ -170,6 +174,7 @@ export const KAFKA_API_VERSIONS = {
     18: [0, 4], // ApiVersions
     19: [2, 7], // CreateTopics
     20: [1, 6], // DeleteTopics
+    21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls

@@ -1,10 +1,12 @@
 /**
  * A partition's segmented, append-only log of RecordBatch v2 in Kafka's on-disk layout
  * (`<dir>/<20-digit base offset>.log`), as Kafka's `UnifiedLog`/`LocalLog` minus
- * replication, retention and index files.
+ * replication and index files.
  *
- * Offsets: `logStartOffset` is the first offset held, `logEndOffset` (LEO) the offset the
- * next appended record gets. With one replica the high watermark equals the LEO.
+ * Offsets: `logStartOffset` is the first offset readable (the first batch's, or higher once
+ * DeleteRecords moved it: `advanceLogStartOffset`), `logEndOffset` (LEO) the offset the next
+ * appended record gets. With one replica the high watermark equals the LEO. Segments wholly
+ * below the log start offset are deleted (Kafka's `deleteLogStartOffsetBreachedSegments`).
  *
  * Durability (group commit): appends made during one event-loop turn are written with one
  * positional writev per segment in a setImmediate, then, per `flushPolicy`:
@@ -50,6 +52,8 @@ export interface PartitionLogOptions {
   time: Time;
   /** Called for every valid batch found while recovering existing segments (a transient view). */
   onRecoveredBatch?: RecoveredBatchListener;
+  /** A log start offset kept from before (Kafka's `log-start-offset-checkpoint`); the first batch's offset otherwise. */
+  logStartOffset?: bigint;
 }
 
 /** Result of an append: the first offset given, and when the bytes are durable. */
@@ -74,6 +78,8 @@ const MAX_RELATIVE_OFFSET = 2147483647n;
 export class PartitionLog {
   private readonly segments: LogSegment[];
   private nextOffset: bigint;
+  /** The log start offset DeleteRecords set (-1: none), effective while above the first batch's offset. */
+  private startOffset: bigint;
   /** Waiters for the current turn's write (+ sync under 'always'). */
   private turnWaiter: Deferred | null = null;
   private turnScheduled = false;
@@ -95,6 +101,7 @@ export class PartitionLog {
     this.segments = segments;
     const last = segments[segments.length - 1]!;
     this.nextOffset = last.nextOffset ?? last.baseOffset;
+    this.startOffset = -1n;
     this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
   }
 
@@ -137,17 +144,59 @@ export class PartitionLog {
       for (const s of segments) s.closeSync();
       throw err;
     }
-    return new PartitionLog(options, segments);
+    const log = new PartitionLog(options, segments);
+    if (options.logStartOffset !== undefined) log.advanceLogStartOffset(options.logStartOffset < log.nextOffset ? options.logStartOffset : log.nextOffset);
+    return log;
   }
 
   get dir(): string | null {
     return this.options.dir;
   }
 
-  /** First offset held by the log. */
+  /** First offset readable: the first batch's base offset, or the higher offset DeleteRecords set. */
   get logStartOffset(): bigint {
     const first = this.segments[0]!;
-    return first.entries[0]?.baseOffset ?? first.baseOffset;
+    const held = first.entries[0]?.baseOffset ?? first.baseOffset;
+    return this.startOffset > held ? this.startOffset : held;
+  }
+
+  /**
+   * The log start offset worth keeping in `log-start-offset-checkpoint` (Kafka writes those above
+   * the first segment's base offset), or null.
+   */
+  get checkpointLogStartOffset(): bigint | null {
+    return this.startOffset > this.segments[0]!.baseOffset ? this.startOffset : null;
+  }
+
+  /**
+   * Moves the log start offset up to `offset` (at most the LEO; the caller checks the bounds Kafka
+   * checks) and deletes the segments wholly below it, never the active one (Kafka's
+   * `maybeIncrementLogStartOffset` then `deleteLogStartOffsetBreachedSegments`; the files go at once,
+   * not after `file.delete.delay.ms`). Returns false when `offset` is not above the current one.
+   */
+  advanceLogStartOffset(offset: bigint): boolean {
+    if (offset <= this.logStartOffset) return false;
+    this.startOffset = offset > this.nextOffset ? this.nextOffset : offset;
+    let drop = 0;
+    while (drop + 1 < this.segments.length && this.segments[drop + 1]!.baseOffset <= this.startOffset) drop++;
+    if (drop > 0) this.removeSegments(this.segments.splice(0, drop));
+    return true;
+  }
+
+  /** Closes and deletes segments already taken out of the log, after the I/O queued so far; a failure is logged. */
+  private removeSegments(dropped: readonly LogSegment[]): void {
+    for (const s of dropped) s.discardPending();
+    this.ioChain = this.ioChain.then(async () => {
+      try {
+        for (const s of dropped) {
+          s.closeSync();
+          if (s.file !== null) await fs.promises.rm(s.file, { force: true });
+        }
+        if (this.options.dir !== null && dropped.some((s) => s.file !== null)) await fsyncDirectory(this.options.dir);
+      } catch (err) {
+        this.options.log.warn({ err, dir: this.options.dir }, 'could not delete log segments below the log start offset');
+      }
+    });
   }
 
   /** Log-end offset (LEO): the offset the next appended record gets. */
@@ -246,12 +295,14 @@ export class PartitionLog {
    * timestamp are answered.
    */
   offsetForTimestamp(ts: bigint): { offset: bigint; timestamp: bigint } | null {
+    const start = this.logStartOffset;
     for (const segment of this.segments) {
       if (segment.maxTimestamp < ts) continue;
       for (let i = 0; i < segment.entries.length; i++) {
         const entry = segment.entries[i]!;
-        if (entry.maxTimestamp < ts) continue;
-        const found = this.findInBatch(segment, i, (t) => t >= ts);
+        if (entry.maxTimestamp < ts || entry.lastOffset < start) continue;
+        // Records below the log start offset (DeleteRecords) are not found (UnifiedLog searches from it).
+        const found = this.findInBatch(segment, i, (t, offset) => t >= ts && offset >= start);
         if (found) return found;
       }
     }
@@ -396,7 +447,7 @@ export class PartitionLog {
     return lo;
   }
 
-  private findInBatch(segment: LogSegment, index: number, match: (timestamp: bigint) => boolean): { offset: bigint; timestamp: bigint } | null {
+  private findInBatch(segment: LogSegment, index: number, match: (timestamp: bigint, offset: bigint) => boolean): { offset: bigint; timestamp: bigint } | null {
     const entry = segment.entries[index]!;
     const [batch] = segment.read(index, index + 1);
     let records: Array<{ offset: bigint; timestamp: bigint }> | null;
@@ -406,7 +457,7 @@ export class PartitionLog {
       records = null; // records we cannot read: answer at batch level, as for snappy/lz4/zstd
     }
     if (records === null) return { offset: entry.baseOffset, timestamp: entry.maxTimestamp };
-    for (const r of records) if (match(r.timestamp)) return r;
+    for (const r of records) if (match(r.timestamp, r.offset)) return r;
     return null;
   }
 

@@ -72,6 +72,26 @@ export class Partition {
     return { errorCode: ErrorCode.NONE, baseOffset, durable: written, duplicate: false };
   }
 
+  /**
+   * DeleteRecords on this partition (Kafka's `Partition.deleteRecordsOnLeader`): `offset` -1 means
+   * the high watermark; the log start offset moves up to it (never down) and segments wholly below
+   * go. Returns the new low watermark (the log start offset), or the error Kafka answers:
+   * OFFSET_OUT_OF_RANGE for a negative offset or one above the high watermark.
+   */
+  deleteRecordsBefore(offset: bigint): { errorCode: number; lowWatermark: bigint; message?: string } {
+    const target = offset === -1n ? this.highWatermark : offset;
+    if (target < 0n) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1n, message: `The offset ${target} for partition ${this.name} is not valid` };
+    if (target > this.highWatermark) {
+      return {
+        errorCode: ErrorCode.OFFSET_OUT_OF_RANGE,
+        lowWatermark: -1n,
+        message: `Cannot increment the log start offset to ${target} of partition ${this.name} since it is larger than the high watermark ${this.highWatermark}`,
+      };
+    }
+    this.log.advanceLogStartOffset(target);
+    return { errorCode: ErrorCode.NONE, lowWatermark: this.logStartOffset };
+  }
+
   /** The idempotent producer state anew from the batches the log holds (as at start). */
   private rebuildProducerState(): void {
     this.producers.clear();

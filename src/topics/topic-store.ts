@@ -15,6 +15,7 @@ import type { Time } from '../util/time.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RECORD_BATCH_OVERHEAD, readBatchHeader } from '../records/record-batch.js';
 import { PartitionLog, type FlushPolicy, type PartitionLogOptions } from '../storage/partition-log.js';
+import { LOG_START_OFFSET_CHECKPOINT_FILE, readOffsetCheckpoint, writeOffsetCheckpoint } from '../storage/offset-checkpoint.js';
 import { AppendWaiters } from './append-waiters.js';
 import { Partition } from './partition.js';
 import { ProducerIdManager } from './producer-ids.js';
@@ -45,6 +46,10 @@ export class TopicStore {
   private readonly deletedListeners: Array<(topic: Topic) => void> = [];
   private readonly createdListeners: Array<(topic: Topic) => void> = [];
   private readonly partitionsAddedListeners: Array<(topic: Topic) => void> = [];
+  /** Log start offsets read from `log-start-offset-checkpoint` at open, by `<topic>-<partition>`. */
+  private readonly checkpointedStarts = new Map<string, bigint>();
+  /** The last `log-start-offset-checkpoint` write; the next one waits for it. */
+  private checkpointWrite: Promise<void> = Promise.resolve();
 
   private constructor(private readonly options: TopicStoreOptions) {
     this.waiters = new AppendWaiters(options.pollTime ?? options.time);
@@ -190,6 +195,25 @@ export class TopicStore {
     this.createdListeners.push(listener);
   }
 
+  /**
+   * Writes `<dataDir>/log-start-offset-checkpoint` (Kafka's file and format) with every partition
+   * whose log start offset DeleteRecords moved past its first segment; resolves once durable. Writes
+   * run one after another, each with the state at its turn. Nothing to do in memory.
+   */
+  checkpointLogStartOffsets(): Promise<void> {
+    const dataDir = this.options.dataDir;
+    if (dataDir === null) return Promise.resolve();
+    const write = this.checkpointWrite.catch(() => {}).then(() => {
+      const entries = [...this.byName.values()]
+        .filter((t) => !t.internal)
+        .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.index, offset: p.log.checkpointLogStartOffset })))
+        .filter((e): e is { topic: string; partition: number; offset: bigint } => e.offset !== null);
+      return writeOffsetCheckpoint(path.join(dataDir, LOG_START_OFFSET_CHECKPOINT_FILE), entries);
+    });
+    this.checkpointWrite = write;
+    return write;
+  }
+
   /** Registers a callback run after CreatePartitions added partitions to a topic. */
   onPartitionsAdded(listener: (topic: Topic) => void): void {
     this.partitionsAddedListeners.push(listener);
@@ -240,8 +264,10 @@ export class TopicStore {
     const dir = dataDir === null ? null : path.join(dataDir, `${topic}-${index}`);
     if (dir !== null && fresh && fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
     const recovered: Buffer[] = [];
+    const checkpointed = fresh ? undefined : this.checkpointedStarts.get(`${topic}-${index}`);
     const log = PartitionLog.open({
       ...this.logOptions(dir),
+      ...(checkpointed !== undefined ? { logStartOffset: checkpointed } : {}),
       onRecoveredBatch: (batch) => {
         const header = readBatchHeader(batch);
         if (!isIdempotent(header)) return;
@@ -260,6 +286,7 @@ export class TopicStore {
 
   /** Rediscovers topics from `<dataDir>/<topic>-<p>/` directories. */
   private recover(dataDir: string): void {
+    for (const e of readOffsetCheckpoint(path.join(dataDir, LOG_START_OFFSET_CHECKPOINT_FILE))) this.checkpointedStarts.set(`${e.topic}-${e.partition}`, e.offset);
     const found = new Map<string, { partitions: Set<number>; ids: Map<number, string | null> }>();
     for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;

@@ -57,3 +57,35 @@ describe('CreatePartitions', () => {
     }, { exactMessages: true });
   }
 });
+
+function fetchBody(topic: string, partition: number, fetchOffset: bigint) {
+  return {
+    clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0,
+    sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
+    topics: [{ topic, topicId: ZERO_UUID, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: ZERO_UUID, highWatermark: -1n }] }],
+  };
+}
+
+describe('DeleteRecords', () => {
+  for (const version of [0, 2]) {
+    scenario(`v${version}: moves the log start offset; Fetch below it, ListOffsets earliest, out-of-range and unknown partitions`, async (s) => {
+      const topic = s.name('dr');
+      await s.createTopic(topic, 2);
+      for (let i = 0; i < 5; i++) await s.produce(topic, 0, [{ value: `a${i}`, timestamp: 1000n + BigInt(i) }, { value: `b${i}`, timestamp: 1000n + BigInt(i) }]);
+      const listEarliest = { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: topic, partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -2n })) }] };
+      await s.call('DeleteRecords to 5', 21, version, { topics: [{ name: topic, partitions: [{ partitionIndex: 0, offset: 5n }] }], timeoutMs: 5000 });
+      await s.call('ListOffsets earliest', 2, 9, listEarliest);
+      await s.call('Fetch below the log start offset', 1, 12, fetchBody(topic, 0, 4n));
+      await s.call('Fetch at the log start offset', 1, 12, fetchBody(topic, 0, 5n));
+      await s.call('DeleteRecords below it, above the high watermark, unknown partition and topic', 21, version, {
+        topics: [
+          { name: topic, partitions: [{ partitionIndex: 0, offset: 2n }, { partitionIndex: 1, offset: 1n }, { partitionIndex: 7, offset: 0n }] },
+          { name: s.name('dr-missing'), partitions: [{ partitionIndex: 0, offset: 0n }] },
+        ],
+        timeoutMs: 5000,
+      });
+      await s.call('DeleteRecords -1 (the high watermark)', 21, version, { topics: [{ name: topic, partitions: [{ partitionIndex: 0, offset: -1n }, { partitionIndex: 1, offset: -1n }] }], timeoutMs: 5000 });
+      await s.call('ListOffsets earliest after', 2, 9, listEarliest);
+    });
+  }
+});

@@ -109,6 +109,41 @@ describe('PartitionLog segments', () => {
   });
 });
 
+describe('PartitionLog log start offset (DeleteRecords)', () => {
+  it('moves up only, hides what is below from reads and timestamp lookups, and deletes the segments wholly below', async () => {
+    const one = batchOf(2).length;
+    const log = openLog({ segmentBytes: one * 2 });
+    for (let i = 0; i < 5; i++) log.append([batchOf(2, 1000n + BigInt(i))]); // offsets 0-9, segments at 0, 4, 8
+    await log.whenIdle();
+    expect(segmentFiles(log.dir!)).toEqual(['00000000000000000000.log', '00000000000000000004.log', '00000000000000000008.log']);
+    expect(log.advanceLogStartOffset(5n)).toBe(true);
+    expect(log.logStartOffset).toBe(5n);
+    expect(log.checkpointLogStartOffset).toBe(5n);
+    expect(log.advanceLogStartOffset(3n)).toBe(false);
+    expect(log.logStartOffset).toBe(5n);
+    // The batch holding offset 5 starts at 4; below 5 nothing is read.
+    expect(log.read(4n, 1 << 20)).toEqual([]);
+    expect(log.read(5n, 1 << 20).map((b) => readBatchHeader(b).baseOffset)).toEqual([4n, 6n, 8n]);
+    // Offset 4 has timestamp 1002, below the log start offset: the lookup answers offset 5.
+    expect(log.offsetForTimestamp(1000n)).toEqual({ offset: 5n, timestamp: 1002n });
+    await log.whenIdle();
+    expect(segmentFiles(log.dir!)).toEqual(['00000000000000000004.log', '00000000000000000008.log']);
+    expect(log.segmentCount).toBe(2);
+    // Up to the LEO: the active segment stays, empty of readable records.
+    expect(log.advanceLogStartOffset(10n)).toBe(true);
+    await log.whenIdle();
+    expect(segmentFiles(log.dir!)).toEqual(['00000000000000000008.log']);
+    expect([log.logStartOffset, log.logEndOffset]).toEqual([10n, 10n]);
+    await log.close();
+
+    // Reopened with the checkpointed offset (as TopicStore does); one past the LEO is cut to it.
+    const reopened = openLog({ dir: log.dir, segmentBytes: one * 2, logStartOffset: 12n });
+    expect([reopened.logStartOffset, reopened.logEndOffset]).toEqual([10n, 10n]);
+    const again = openLog({ dir: tempDir(), logStartOffset: 0n });
+    expect([again.logStartOffset, again.checkpointLogStartOffset]).toEqual([0n, null]);
+  });
+});
+
 describe('PartitionLog durability', () => {
   it('group-commits all appends of one turn with one write and one fdatasync', async () => {
     const log = openLog({ flushPolicy: 'always' });

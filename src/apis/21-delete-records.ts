@@ -1,0 +1,61 @@
+import type { DeleteRecordsRequest } from '../protocol/messages/DeleteRecordsRequest.js';
+import { defaultDeleteRecordsResponse, type DeleteRecordsPartitionResult, type DeleteRecordsResponse } from '../protocol/messages/DeleteRecordsResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDefinition } from './types.js';
+import { partitionedTopics } from './shapes/partitioned-topics.js';
+import { byPartitionLeaders } from './shapes/routing.js';
+
+/** DeleteRecords' topics and partitions (by name). */
+const TOPICS = partitionedTopics<DeleteRecordsRequest, DeleteRecordsResponse>({
+  request: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  response: { topics: 'topics', name: 'name', partitions: 'partitions', index: 'partitionIndex' },
+  emptyResponse: defaultDeleteRecordsResponse,
+  errorPartition: (partitionIndex, errorCode) => ({ partitionIndex, lowWatermark: -1n, errorCode }),
+});
+
+/**
+ * DeleteRecords (key 21, v0-2; v2 flexible), as Kafka 4.3's `ReplicaManager.deleteRecords` on the
+ * partition leader: per partition, unknown topic or partition -> UNKNOWN_TOPIC_OR_PARTITION; an
+ * internal topic -> INVALID_TOPIC_EXCEPTION ("Cannot delete records of internal topic"); offset -1
+ * means the high watermark; a negative offset or one above the high watermark -> OFFSET_OUT_OF_RANGE;
+ * otherwise the log start offset moves up to the offset (never down), the segments wholly below it
+ * are deleted, and the low watermark answered is the new log start offset. Fetch below it then
+ * answers OFFSET_OUT_OF_RANGE and ListOffsets earliest answers it. The moved log start offsets are
+ * written to `<data-dir>/log-start-offset-checkpoint` (Kafka's file) before the answer, so they
+ * survive a restart. Routed to the leader (NOT_LEADER_OR_FOLLOWER elsewhere).
+ * Errored partitions answer low watermark -1. Not served: POLICY_VIOLATION for topics whose
+ * `cleanup.policy` lacks `delete` comes with topic configs.
+ */
+export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
+  apiKey: 21,
+  name: 'DeleteRecords',
+  minVersion: 0,
+  maxVersion: 2,
+  errorResponse: TOPICS.failAll,
+  names: (req, version) => ({ topics: TOPICS.named(req, version) }),
+  partitions: TOPICS,
+  routing: byPartitionLeaders(TOPICS),
+  async handle(req, ctx) {
+    const { broker } = ctx;
+    let moved = false;
+    const topics = req.topics.map((t) => {
+      const topic = broker.topics.get(t.name);
+      return {
+        name: t.name,
+        partitions: t.partitions.map((p): DeleteRecordsPartitionResult => {
+          const fail = (errorCode: number): DeleteRecordsPartitionResult => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode });
+          const partition = topic?.partition(p.partitionIndex);
+          if (!topic || !partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
+          const before = partition.logStartOffset;
+          const result = partition.deleteRecordsBefore(p.offset);
+          if (result.errorCode !== ErrorCode.NONE) return fail(result.errorCode);
+          if (result.lowWatermark !== before) moved = true;
+          return { partitionIndex: p.partitionIndex, lowWatermark: result.lowWatermark, errorCode: ErrorCode.NONE };
+        }),
+      };
+    });
+    if (moved) await broker.topics.checkpointLogStartOffsets();
+    return { throttleTimeMs: 0, topics };
+  },
+};
