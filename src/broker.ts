@@ -16,6 +16,8 @@ import { ClusterState } from './cluster/cluster-state.js';
 import { ScramCredentialStore } from './security/scram-store.js';
 import { StandardAuthorizer } from './security/acl/authorizer.js';
 import { GROUP_METADATA_TOPIC_NAME } from './topics/topic-name.js';
+import { ClusterConfigs } from './configs/cluster-configs.js';
+import { ConfigStore } from './configs/config-store.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -63,6 +65,8 @@ export class Broker {
     this.cluster.setEndpoint(this.nodeId, endpoint);
   }
 
+  /** Every config value with its source: static, dynamic broker, topic and group configs (src/configs). */
+  readonly configs: ClusterConfigs;
   readonly topics: TopicStore;
   readonly groupLog: GroupLog;
   /** Every group and offset change goes through it (runtime.ts). */
@@ -89,7 +93,20 @@ export class Broker {
     this.dataDir = options.dataDir;
     this.scram = new ScramCredentialStore(options.dataDir);
     this.authorizer = StandardAuthorizer.fromConfig(options.config, options.dataDir);
-    this.topics = TopicStore.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time, pollTime: options.pollTime });
+    this.configs = new ClusterConfigs(options.config, ConfigStore.open(options.dataDir, options.config.raw('min.insync.replicas')));
+    this.topics = TopicStore.open({
+      dataDir: options.dataDir,
+      config: options.config,
+      configs: this.configs,
+      // Topics recovered at open come before the cluster exists: their configs are the first broker's.
+      leaderOf: (topic, partition) => {
+        const leader = (this.cluster as ClusterState | undefined)?.leaderOf(topic, partition) ?? -1;
+        return leader >= 0 ? leader : this.nodeId;
+      },
+      log: options.log,
+      time: options.time,
+      pollTime: options.pollTime,
+    });
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
     // `__consumer_offsets` as clients see it: listed by Metadata (internal), readable, not writable.
     this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, this.groupLog.partitionLogs());
@@ -128,6 +145,9 @@ export class Broker {
     // The consumer groups' view of topic changes (GroupMetadataManager.onMetadataUpdate).
     this.topics.onTopicCreated((topic) => this.consumer.onTopicCreated(topic.name));
     this.topics.onTopicDeleted((topic) => this.consumer.onTopicDeleted(topic.name));
+    this.topics.onTopicDeleted((topic) => {
+      void this.configs.store.deleteTopic(topic.id).catch((err: unknown) => this.log.error({ err, topic: topic.name }, 'could not forget the configs of a deleted topic'));
+    });
     this.topics.onPartitionsAdded((topic) => this.consumer.onPartitionsAdded(topic.name));
     this.groups = new GroupCoordinator({
       classic: this.classic,
@@ -166,6 +186,12 @@ export class Broker {
    */
   sweepExpiredOffsets(): Promise<SweepResult> {
     return this.retention.sweep();
+  }
+
+  /** After a topic's configs changed (AlterConfigs): its partitions follow the new segment limits. */
+  refreshTopicConfigs(topicName: string): void {
+    const topic = this.topics.get(topicName);
+    if (topic) this.topics.refreshLogSettings(topic);
   }
 
   /** Stops timers and waits until every appended record is durable. */

@@ -8,6 +8,8 @@ import {
 import { ErrorCode } from '../protocol/errors.js';
 import type { Broker } from '../broker.js';
 import { TopicError } from '../topics/topic-error.js';
+import { AlterConfigsError, validateTopicConfigs } from '../configs/alter-configs.js';
+import { TOPIC_CONFIGS } from '../configs/kafka-config-data.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -19,9 +21,12 @@ import { ANY_BROKER } from './shapes/routing.js';
  * < -1 -> INVALID_PARTITIONS (-1 = `num.partitions`); replication factor 0 or < -1, or
  * above 1 (one broker) -> INVALID_REPLICATION_FACTOR; manual assignments must list
  * partitions 0..n-1 on this node only (INVALID_REPLICA_ASSIGNMENT) with partitions and
- * replication factor -1 (INVALID_REQUEST). Topic configs are accepted and ignored.
- * `validateOnly` runs every check without creating. Success answers (v5+) the partition
- * count and replication factor and (v7+) the new topic id.
+ * replication factor -1 (INVALID_REQUEST). Topic configs are checked as `LogConfig.validate` checks
+ * them (INVALID_CONFIG: "Null value not supported for topic configs: x", "Unknown topic config name:
+ * x", "Invalid value ..."; a name given twice keeps its last value) and stored with the topic
+ * (src/configs). `validateOnly` runs every check without creating. Success answers (v5+) the
+ * partition count, replication factor and every topic config with its value and source, as the
+ * controller sees them (no per-broker dynamic configs), and (v7+) the new topic id.
  */
 export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   apiKey: 19,
@@ -35,7 +40,7 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   }),
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
   routing: ANY_BROKER,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const answered = new Set<string>();
@@ -47,8 +52,10 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
         topics.push(result(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
         continue;
       }
-      topics.push(createOne(ctx.broker, t, req.validateOnly));
+      topics.push(createOne(ctx.broker, t, req.validateOnly, ctx.apiVersion));
     }
+    // The new topics' configs are durable before the answer.
+    await ctx.broker.configs.store.whenWritten();
     return { throttleTimeMs: 0, topics };
   },
 };
@@ -61,23 +68,42 @@ function result(name: string, errorCode: number, errorMessage: string | null): C
   return res;
 }
 
-function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
+function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number): CreatableTopicResult {
   try {
     const partitions = partitionCount(broker, t);
     broker.topics.checkCreate(t.name, partitions);
     checkReplicationFactor(t.assignments.length > 0 ? 1 : t.replicationFactor);
+    const configs = topicConfigs(t);
     const res = result(t.name, ErrorCode.NONE, null);
     res.numPartitions = partitions;
     res.replicationFactor = 1;
-    if (!validateOnly) res.topicId = broker.topics.create(t.name, partitions).id;
+    if (version >= 5) {
+      res.configs = Object.keys(TOPIC_CONFIGS).map((name) => {
+        const c = broker.configs.topicConfig(name, configs, -1);
+        return { name, value: c.value, readOnly: false, configSource: c.source, isSensitive: false };
+      });
+    }
+    if (!validateOnly) res.topicId = broker.topics.create(t.name, partitions, configs).id;
     return res;
   } catch (err) {
     if (err instanceof TopicError) return result(t.name, err.errorCode, err.message);
+    if (err instanceof AlterConfigsError) return result(t.name, err.errorCode, err.message);
     // An I/O failure (EMFILE, ENOSPC): the topic is rolled back and the client told, as Kafka
     // answers an unexpected exception with UNKNOWN_SERVER_ERROR for that topic.
     broker.log.error({ err, topic: t.name }, 'could not create topic');
     return result(t.name, ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message);
   }
+}
+
+/** The topic's configs (a name given twice keeps its last value), checked as `LogConfig.validate` does. */
+function topicConfigs(t: CreatableTopic): Record<string, string> {
+  const configs: Record<string, string> = {};
+  for (const c of t.configs) {
+    if (c.value === null) throw new AlterConfigsError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);
+    configs[c.name] = c.value;
+  }
+  validateTopicConfigs(configs);
+  return configs;
 }
 
 /** The partition count asked for, from numPartitions or the manual assignments. */

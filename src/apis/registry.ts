@@ -22,9 +22,11 @@ import { api as describeAcls } from './29-describe-acls.js';
 import { api as createAcls } from './30-create-acls.js';
 import { api as deleteAcls } from './31-delete-acls.js';
 import { api as describeConfigs } from './32-describe-configs.js';
+import { api as alterConfigs } from './33-alter-configs.js';
 import { api as saslAuthenticate } from './36-sasl-authenticate.js';
 import { api as createPartitions } from './37-create-partitions.js';
 import { api as deleteGroups } from './42-delete-groups.js';
+import { api as incrementalAlterConfigs } from './44-incremental-alter-configs.js';
 import { api as offsetDelete } from './47-offset-delete.js';
 import { api as describeClientQuotas } from './48-describe-client-quotas.js';
 import { api as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
@@ -37,7 +39,7 @@ const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
   createTopics, deleteTopics, deleteRecords, initProducerId, deleteGroups,
-  describeConfigs, createPartitions, offsetDelete, describeCluster,
+  describeConfigs, alterConfigs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,

@@ -40,9 +40,11 @@ export const KAFKA_API_VERSIONS = {
     30: [0, 3], // CreateAcls
     31: [0, 3], // DeleteAcls
     32: [0, 4], // DescribeConfigs
+    33: [0, 2], // AlterConfigs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
@@ -75,9 +77,11 @@ export const KAFKA_API_VERSIONS = {
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    33: [0, 2], // AlterConfigs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
@@ -110,9 +114,11 @@ export const KAFKA_API_VERSIONS = {
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    33: [0, 2], // AlterConfigs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
@@ -145,9 +151,11 @@ export const KAFKA_API_VERSIONS = {
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    33: [0, 2], // AlterConfigs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials
@@ -180,9 +188,11 @@ export const KAFKA_API_VERSIONS = {
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
+    33: [0, 2], // AlterConfigs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
     50: [0, 0], // DescribeUserScramCredentials

@@ -3,6 +3,7 @@
  * log's write path (positional writes, so no shared file cursor is involved).
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 /** Writes all of `buffers` at `position`, retrying short writes. */
 export async function writeFully(fd: number, buffers: Buffer[], position: number): Promise<void> {
@@ -45,6 +46,23 @@ export function fsyncDirectory(dir: string): Promise<void> {
       });
     });
   });
+}
+
+/**
+ * Replaces `file` with `text` durably: a temporary file next to it is written and fdatasync'ed, then
+ * renamed over `file`, then the directory is synced. A crash leaves the old or the new content.
+ */
+export async function writeFileDurably(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp`;
+  const handle = await fs.promises.open(tmp, 'w');
+  try {
+    await handle.writeFile(text);
+    await fdatasync(handle.fd);
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(tmp, file);
+  await fsyncDirectory(path.dirname(file));
 }
 
 /** Reads exactly `length` bytes at `position` into a new buffer; throws if the file is shorter. */

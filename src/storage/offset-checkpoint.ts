@@ -5,8 +5,7 @@
  * renamed over the old one, then the directory is synced, so a crash leaves the old or the new file.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { fdatasync, fsyncDirectory } from './file-io.js';
+import { writeFileDurably } from './file-io.js';
 
 /** Kafka's file name for the log start offsets of a log directory (`LogManager.LOG_START_OFFSET_CHECKPOINT_FILE`). */
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
@@ -44,14 +43,5 @@ export function readOffsetCheckpoint(file: string): CheckpointEntry[] {
 /** Replaces `file` with `entries`, durably (temporary file, fdatasync, rename, directory fsync). */
 export async function writeOffsetCheckpoint(file: string, entries: readonly CheckpointEntry[]): Promise<void> {
   const text = ['0', String(entries.length), ...entries.map((e) => `${e.topic} ${e.partition} ${e.offset}`)].join('\n') + '\n';
-  const tmp = `${file}.tmp`;
-  const handle = await fs.promises.open(tmp, 'w');
-  try {
-    await handle.writeFile(text);
-    await fdatasync(handle.fd);
-  } finally {
-    await handle.close();
-  }
-  await fs.promises.rename(tmp, file);
-  await fsyncDirectory(path.dirname(file));
+  await writeFileDurably(file, text);
 }

@@ -98,6 +98,7 @@ export class PartitionLog {
   readonly stats = { writes: 0, syncs: 0 };
 
   private constructor(private readonly options: PartitionLogOptions, segments: LogSegment[]) {
+    this.options = { ...options };
     this.segments = segments;
     const last = segments[segments.length - 1]!;
     this.nextOffset = last.nextOffset ?? last.baseOffset;
@@ -151,6 +152,12 @@ export class PartitionLog {
 
   get dir(): string | null {
     return this.options.dir;
+  }
+
+  /** New segment limits (a topic's `segment.bytes` / `segment.ms` changed); the active segment rolls by them from now on. */
+  setSegmentLimits(segmentBytes: number, rollMs: number): void {
+    this.options.segmentBytes = segmentBytes;
+    this.options.rollMs = rollMs;
   }
 
   /** First offset readable: the first batch's base offset, or the higher offset DeleteRecords set. */

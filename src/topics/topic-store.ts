@@ -15,6 +15,8 @@ import type { Time } from '../util/time.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RECORD_BATCH_OVERHEAD, readBatchHeader } from '../records/record-batch.js';
 import { PartitionLog, type FlushPolicy, type PartitionLogOptions } from '../storage/partition-log.js';
+import type { ClusterConfigs } from '../configs/cluster-configs.js';
+import { logConfigOf, type LogConfig } from '../configs/log-config.js';
 import { LOG_START_OFFSET_CHECKPOINT_FILE, readOffsetCheckpoint, writeOffsetCheckpoint } from '../storage/offset-checkpoint.js';
 import { AppendWaiters } from './append-waiters.js';
 import { Partition } from './partition.js';
@@ -29,6 +31,10 @@ export interface TopicStoreOptions {
   /** Root data directory, or null to keep every topic in memory. */
   dataDir: string | null;
   config: BrokerConfig;
+  /** Topic configs (segment size and roll time per topic); the static broker config's when absent. */
+  configs?: ClusterConfigs;
+  /** The broker leading a partition, whose configs apply to it (default `node.id`). */
+  leaderOf?: (topic: string, partition: number) => number;
   log: Logger;
   time: Time;
   /** Clock for Fetch long-poll waits (`max_wait_ms`); default `time`. Real time under a manual clock, so polls still end. */
@@ -103,11 +109,16 @@ export class TopicStore {
     }
   }
 
-  /** Creates a topic with a new topic id (see checkCreate for the errors thrown). */
-  create(name: string, partitions: number): Topic {
+  /**
+   * Creates a topic with a new topic id (see checkCreate for the errors thrown) and its own configs
+   * (already validated; stored before its partitions open, so their segment settings follow them;
+   * `configs.store.whenWritten()` tells when they are durable).
+   */
+  create(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Topic {
     this.checkCreate(name, partitions);
     let id = newTopicId();
     while (this.byId.has(id)) id = newTopicId();
+    if (Object.keys(topicConfigs).length > 0) void this.options.configs?.store.setTopicConfigs(id, name, { ...topicConfigs }).catch(() => {});
     const parts: Partition[] = [];
     try {
       for (let p = 0; p < partitions; p++) parts.push(this.openPartition(name, p, id, true));
@@ -244,12 +255,35 @@ export class TopicStore {
     this.byId.set(topic.id, topic);
   }
 
-  private logOptions(dir: string | null): PartitionLogOptions {
+  /**
+   * The topic configs of a partition as its leader sees them (Kafka's `LogConfig`); null without
+   * `configs` (a store opened on its own, as unit tests do).
+   */
+  logConfig(topic: Topic, partition = 0): LogConfig | null {
+    return this.logConfigByName(topic.name, topic.id, partition);
+  }
+
+  private logConfigByName(name: string, topicId: string, partition: number): LogConfig | null {
+    const { configs, leaderOf, config } = this.options;
+    if (!configs) return null;
+    return logConfigOf(configs, name, topicId, leaderOf?.(name, partition) ?? config.int('node.id'));
+  }
+
+  /** After a topic's configs changed: its partitions roll segments by the new `segment.bytes` / `segment.ms`. */
+  refreshLogSettings(topic: Topic): void {
+    for (const p of topic.partitions) {
+      const lc = this.logConfig(topic, p.index);
+      if (lc) p.log.setSegmentLimits(lc.segmentBytes, lc.segmentMs);
+    }
+  }
+
+  private logOptions(dir: string | null, topic: string, topicId: string, partition: number): PartitionLogOptions {
     const config = this.options.config;
+    const lc = this.logConfigByName(topic, topicId, partition);
     return {
       dir,
-      segmentBytes: config.int('log.segment.bytes'),
-      rollMs: config.logRollMs(),
+      segmentBytes: lc?.segmentBytes ?? config.int('log.segment.bytes'),
+      rollMs: lc?.segmentMs ?? config.logRollMs(),
       flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
       flushIntervalMs: Number(config.long('log.flush.interval.ms')),
       flushIntervalMessages: config.long('log.flush.interval.messages'),
@@ -266,7 +300,7 @@ export class TopicStore {
     const recovered: Buffer[] = [];
     const checkpointed = fresh ? undefined : this.checkpointedStarts.get(`${topic}-${index}`);
     const log = PartitionLog.open({
-      ...this.logOptions(dir),
+      ...this.logOptions(dir, topic, topicId, index),
       ...(checkpointed !== undefined ? { logStartOffset: checkpointed } : {}),
       onRecoveredBatch: (batch) => {
         const header = readBatchHeader(batch);

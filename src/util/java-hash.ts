@@ -16,17 +16,24 @@ export function offsetsPartitionFor(groupId: string, partitions: number): number
 }
 
 /**
- * The iteration order of `new HashSet<>(values)` for strings in Java 17 (`HashMap` buckets by
- * `(h ^ (h >>> 16)) & (capacity - 1)`, capacity the power of two above `size / 0.75`, at least 16;
- * insertion order within a bucket). Kafka answers some lists in that order (SaslHandshake's mechanisms).
+ * The iteration order of `new java.util.HashSet<>(strings)` (then `retainAll`-ed down to `kept`):
+ * bucket by bucket over a table sized for `strings` (`HashMap`'s capacity for that many entries),
+ * each bucket in insertion order. Kafka prints some sets this way (`Cannot update these configs
+ * dynamically: [...]`).
  */
-export function javaHashSetOrder(values: readonly string[]): string[] {
-  const unique = [...new Set(values)];
-  let capacity = 16;
-  while (capacity < Math.floor(unique.length / 0.75) + 1) capacity *= 2;
+export function javaHashSetOrder(strings: readonly string[], kept: readonly string[] = strings): string[] {
+  const unique = [...new Set(strings)];
+  let capacity = 1;
+  const wanted = Math.max(Math.floor(unique.length / 0.75) + 1, 16);
+  while (capacity < wanted) capacity *= 2;
   const bucket = (s: string): number => {
     const h = javaStringHashCode(s);
     return (h ^ (h >>> 16)) & (capacity - 1);
   };
-  return unique.map((s, i) => ({ s, i, b: bucket(s) })).sort((x, y) => x.b - y.b || x.i - y.i).map((x) => x.s);
+  const keep = new Set(kept);
+  return unique
+    .map((s, i) => ({ s, i, b: bucket(s) }))
+    .filter((e) => keep.has(e.s))
+    .sort((a, b) => a.b - b.b || a.i - b.i)
+    .map((e) => e.s);
 }

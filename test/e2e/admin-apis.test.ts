@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultJoinGroupRequest } from '../../src/protocol/messages/JoinGroupRequest.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
-import { javaDouble } from '../../src/apis/32-describe-configs.js';
+import { javaDouble } from '../../src/configs/config-def.js';
 import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
 
@@ -161,10 +161,13 @@ describe('DescribeConfigs v1-4', () => {
     ]);
   });
 
-  it('answers broker "" with no configs and other broker ids with INVALID_REQUEST', async () => {
-    const r = await client.send(32, 4, { resources: [res(4, ''), res(4, '2'), res(4, 'x'), res(8, '')], includeSynonyms: false, includeDocumentation: false });
+  it('answers broker "" with the cluster defaults (min.insync.replicas, as a KRaft controller bootstraps it) and other broker ids with INVALID_REQUEST', async () => {
+    const r = await client.send(32, 4, { resources: [res(4, ''), res(4, '2'), res(4, 'x'), res(8, '')], includeSynonyms: true, includeDocumentation: false });
+    expect(r.results[0]!.configs).toEqual([
+      { name: 'min.insync.replicas', value: '1', readOnly: false, configSource: 3, isSensitive: false, synonyms: [{ name: 'min.insync.replicas', value: '1', source: 3 }], configType: 3, documentation: null },
+    ]);
     expect(r.results.map((x: any) => [x.errorCode, x.errorMessage, x.configs.length])).toEqual([
-      [0, '', 0],
+      [0, '', 1],
       [ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 1 or empty string, but received 2', 0],
       [ErrorCode.INVALID_REQUEST, 'Broker id must be an integer, but it is: x', 0],
       [ErrorCode.INVALID_REQUEST, 'Broker id must not be empty', 0],

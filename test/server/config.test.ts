@@ -19,7 +19,7 @@ describe('BrokerConfig', () => {
   });
 
   it('accepts unknown keys and lists them', () => {
-    expect(new BrokerConfig({ 'log.retention.hours': 1 }).unknownKeys).toEqual(['log.retention.hours']);
+    expect(new BrokerConfig({ 'log.retention.hours': 1, 'background.threads': 4 }).unknownKeys).toEqual(['background.threads']);
   });
 
   it('names the environment variable of a key', () => {

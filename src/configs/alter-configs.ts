@@ -1,0 +1,286 @@
+/**
+ * IncrementalAlterConfigs and AlterConfigs for one resource, as Kafka 4.3 checks and applies them
+ * (`ConfigAdminManager.preprocess` on the broker, then the controller's
+ * `ConfigurationControlManager` with `ControllerConfigurationValidator`: `LogConfig.validate`,
+ * `DynamicBrokerConfig.validateConfigs`, `GroupConfig.validate`), with Kafka's errors and messages:
+ *
+ * - TOPIC: the topic must exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does not exist.");
+ *   unknown names (INVALID_CONFIG "Unknown topic config name: x"), values by type and validator
+ *   (INVALID_CONFIG "Invalid value ..."), `min.compaction.lag.ms` above `max.compaction.lag.ms`.
+ * - BROKER: "" (the cluster default) or the id of the answering broker (INVALID_REQUEST "Unexpected
+ *   broker id, expected N, but received M"); configs Kafka cannot change dynamically are refused as a
+ *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order),
+ *   per-broker ones at the default level, then values by type (INVALID_REQUEST "Invalid value ...").
+ *   Names Kafka does not know are kept, as Kafka keeps them.
+ * - GROUP: unknown names (INVALID_CONFIG "Unknown group config name: x"), values by type and
+ *   validator, then the bounds the broker's group configs set ("consumer.session.timeout.ms must be
+ *   greater than or equal to group.consumer.min.session.timeout.ms", ...).
+ * Every resource: a SET without a value (INVALID_REQUEST "Null value not supported for : x"), a name
+ * twice (INVALID_REQUEST "Error due to duplicate config keys"), APPEND/SUBTRACT on a non-list
+ * (INVALID_CONFIG "Can't APPEND to key x because its type is not LIST.").
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { javaHashSetOrder } from '../util/java-hash.js';
+import { ConfigValueError, parseConfigValue, validateConfigValue } from './config-def.js';
+import type { ClusterConfigs } from './cluster-configs.js';
+import { CLUSTER_DEFAULT } from './config-store.js';
+import { ConfigType, GROUP_CONFIGS, KAFKA_BROKER_CONFIGS, NON_DYNAMIC_BROKER_CONFIGS, PER_BROKER_CONFIGS, TOPIC_CONFIGS, type ConfigValidator } from './kafka-config-data.js';
+
+/** `ConfigResource.Type` ids. */
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
+
+/** `AlterConfigOp.OpType` ids. */
+export const AlterOp = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
+const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
+
+export interface ConfigChange {
+  name: string;
+  op: number;
+  value: string | null;
+}
+
+/** A refused change: the error code and message the resource is answered with. */
+export class AlterConfigsError extends Error {
+  constructor(readonly errorCode: number, message: string) {
+    super(message);
+  }
+}
+
+/** What the checks need to know about the broker answering and its topics. */
+export interface AlterContext {
+  readonly configs: ClusterConfigs;
+  /** The answering broker's id. */
+  readonly brokerId: number;
+  /** A topic's id and whether it is internal, or undefined when it does not exist. */
+  topic(name: string): { id: string; internal: boolean } | undefined;
+}
+
+/** A checked change: where it goes and the complete new set of configs there. */
+export type PlannedChange =
+  | { kind: 'topic'; topicId: string; topicName: string; configs: Record<string, string> }
+  | { kind: 'broker'; scope: string; configs: Record<string, string> }
+  | { kind: 'group'; groupId: string; configs: Record<string, string> };
+
+const invalidRequest = (message: string) => new AlterConfigsError(ErrorCode.INVALID_REQUEST, message);
+const invalidConfig = (message: string) => new AlterConfigsError(ErrorCode.INVALID_CONFIG, message);
+
+/**
+ * Checks the changes to one resource and returns the new configs to store; throws AlterConfigsError.
+ * `incremental` false is AlterConfigs: `changes` (all SET) replace every config of the resource.
+ */
+export function planAlterConfigs(ctx: AlterContext, resourceType: number, resourceName: string, changes: readonly ConfigChange[], incremental: boolean): PlannedChange {
+  const seen = new Set<string>();
+  for (const c of changes) {
+    if (seen.has(c.name)) throw invalidRequest('Error due to duplicate config keys');
+    seen.add(c.name);
+  }
+  switch (resourceType) {
+    case ResourceType.TOPIC: {
+      const topic = ctx.topic(resourceName);
+      if (!topic) throw new AlterConfigsError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${resourceName}' does not exist.`);
+      if (topic.internal) throw invalidRequest(`Altering the configs of the internal topic ${resourceName} is not supported.`);
+      const current = incremental ? ctx.configs.store.topicConfigs(topic.id) : {};
+      const next = applyChanges(current, changes, (name) => TOPIC_CONFIGS[name]?.type, (name) => TOPIC_CONFIGS[name]?.kafkaValue ?? null);
+      validateTopicConfigs(next);
+      return { kind: 'topic', topicId: topic.id, topicName: resourceName, configs: next };
+    }
+    case ResourceType.BROKER: {
+      const scope = brokerScope(resourceName, ctx.brokerId);
+      const current = incremental ? ctx.configs.store.brokerConfigs(scope) : {};
+      const next = applyChanges(current, changes, (name) => KAFKA_BROKER_CONFIGS[name]?.[0] ?? ConfigType.STRING, (name) => KAFKA_BROKER_CONFIGS[name]?.[1] ?? null);
+      validateBrokerConfigs(changes.filter((c) => c.op !== AlterOp.DELETE).map((c) => c.name), next, scope === CLUSTER_DEFAULT);
+      return { kind: 'broker', scope, configs: next };
+    }
+    case ResourceType.GROUP: {
+      if (resourceName === '') throw invalidRequest('Group name must not be empty');
+      const current = incremental ? ctx.configs.store.groupConfigs(resourceName) : {};
+      const next = applyChanges(current, changes, (name) => GROUP_CONFIGS[name]?.type, (name) => GROUP_CONFIGS[name]?.kafkaDefault ?? null);
+      validateGroupConfigs(ctx.configs, next);
+      return { kind: 'group', groupId: resourceName, configs: next };
+    }
+    case ResourceType.BROKER_LOGGER:
+    case ResourceType.CLIENT_METRICS:
+      throw invalidRequest(`Altering ${resourceType === ResourceType.BROKER_LOGGER ? 'broker loggers' : 'client metrics subscriptions'} is not supported by this server.`);
+    default:
+      throw invalidRequest(`Unknown resource type ${resourceType}`);
+  }
+}
+
+/** `ConfigAdminManager.validateResourceNameIsCurrentNodeId`: "" or the answering broker's id. */
+function brokerScope(name: string, brokerId: number): string {
+  if (name === '') return CLUSTER_DEFAULT;
+  const n = /^[+-]?\d+$/.test(name) ? Number(name) : NaN;
+  if (!Number.isInteger(n) || n > 2147483647 || n < -2147483648) throw invalidRequest(`Node id must be an integer, but it is: ${name}`);
+  if (n !== brokerId) throw invalidRequest(`Unexpected broker id, expected ${brokerId}, but received ${name}`);
+  return String(n);
+}
+
+/**
+ * The configs after `changes`: SET replaces, DELETE removes, APPEND/SUBTRACT edit a LIST config,
+ * starting from Kafka's default when the resource has no value of its own (`getParts`).
+ */
+function applyChanges(
+  current: Readonly<Record<string, string>>,
+  changes: readonly ConfigChange[],
+  typeOf: (name: string) => number | undefined,
+  defaultOf: (name: string) => string | null,
+): Record<string, string> {
+  const next: Record<string, string> = { ...current };
+  for (const c of changes) {
+    if ((c.op === AlterOp.SET || c.op === AlterOp.APPEND || c.op === AlterOp.SUBTRACT) && c.value === null) {
+      throw invalidRequest(`Null value not supported for : ${c.name}`);
+    }
+    switch (c.op) {
+      case AlterOp.SET:
+        next[c.name] = c.value!;
+        break;
+      case AlterOp.DELETE:
+        delete next[c.name];
+        break;
+      case AlterOp.APPEND:
+      case AlterOp.SUBTRACT: {
+        if (typeOf(c.name) !== ConfigType.LIST) throw invalidConfig(`Can't ${OP_NAMES[c.op]} to key ${c.name} because its type is not LIST.`);
+        const have = (next[c.name] ?? defaultOf(c.name) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const items = c.value!.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const result = c.op === AlterOp.APPEND ? [...have, ...items.filter((i) => !have.includes(i))] : have.filter((h) => !items.includes(h));
+        next[c.name] = result.join(',');
+        break;
+      }
+      default:
+        throw invalidRequest(`Unknown operation type ${c.op}`);
+    }
+  }
+  return next;
+}
+
+/** Unknown names first ("Unknown topic config name: x"), then each value by its type and validator (INVALID_CONFIG). */
+function checkNamesAndValues(configs: Readonly<Record<string, string>>, defs: Readonly<Record<string, { type: number; validator: ConfigValidator }>>, kind: string): void {
+  for (const name of Object.keys(configs)) if (!defs[name]) throw invalidConfig(`Unknown ${kind} config name: ${name}`);
+  for (const [name, value] of Object.entries(configs)) {
+    const meta = defs[name]!;
+    try {
+      validateConfigValue(name, value, parseConfigValue(name, meta.type, value), meta.validator);
+    } catch (err) {
+      if (err instanceof ConfigValueError) throw invalidConfig(err.message);
+      throw err;
+    }
+  }
+}
+
+/** `LogConfig.validate`: names, then values, then the compaction lag bounds. */
+export function validateTopicConfigs(configs: Readonly<Record<string, string>>): void {
+  checkNamesAndValues(configs, TOPIC_CONFIGS, 'topic');
+  const minLag = configs['min.compaction.lag.ms'];
+  const maxLag = configs['max.compaction.lag.ms'];
+  if (minLag !== undefined && maxLag !== undefined && BigInt(minLag.trim()) > BigInt(maxLag.trim())) {
+    throw invalidConfig(`conflict topic config setting min.compaction.lag.ms (${minLag.trim()}) > max.compaction.lag.ms (${maxLag.trim()})`);
+  }
+}
+
+/** `DynamicBrokerConfig.validateConfigs`: dynamic ones only, per-broker ones per broker, values by type. */
+function validateBrokerConfigs(changed: readonly string[], configs: Readonly<Record<string, string>>, clusterDefault: boolean): void {
+  const names = Object.keys(configs);
+  const nonDynamic = names.filter((n) => NON_DYNAMIC_BROKER_CONFIGS.has(n));
+  if (nonDynamic.length > 0) throw invalidRequest(`Cannot update these configs dynamically: [${javaHashSetOrder(names, nonDynamic).join(', ')}]`);
+  if (clusterDefault) {
+    const perBroker = names.filter((n) => PER_BROKER_CONFIGS.has(n));
+    if (perBroker.length > 0) throw invalidRequest(`Cannot update these configs at default cluster level, broker id must be specified: [${javaHashSetOrder(names, perBroker).join(', ')}]`);
+  }
+  for (const name of changed) {
+    const type = KAFKA_BROKER_CONFIGS[name]?.[0];
+    if (type === undefined || configs[name] === undefined) continue;
+    try {
+      parseConfigValue(name, type, configs[name]!);
+    } catch (err) {
+      if (err instanceof ConfigValueError) throw invalidRequest(err.message);
+      throw err;
+    }
+  }
+}
+
+/** `GroupConfig.validate`: names, values by type and validator, then the broker's bounds. */
+function validateGroupConfigs(configs: ClusterConfigs, values: Readonly<Record<string, string>>): void {
+  checkNamesAndValues(values, GROUP_CONFIGS, 'group');
+  const broker = (key: string): number => Number(configs.brokerValue(key, -1) ?? configs.kafkaDefault(key));
+  const value = (name: string): number => Number(values[name] ?? GROUP_CONFIGS[name]!.kafkaDefault);
+  const bounded = (name: string, lo: string | null, hi: string | null): void => {
+    if (values[name] === undefined) return;
+    if (lo !== null && value(name) < broker(lo)) throw invalidConfig(`${name} must be greater than or equal to ${lo}`);
+    if (hi !== null && value(name) > broker(hi)) throw invalidConfig(`${name} must be less than or equal to ${hi}`);
+  };
+  for (const kind of ['consumer', 'share', 'streams']) {
+    bounded(`${kind}.session.timeout.ms`, `group.${kind}.min.session.timeout.ms`, `group.${kind}.max.session.timeout.ms`);
+    bounded(`${kind}.heartbeat.interval.ms`, `group.${kind}.min.heartbeat.interval.ms`, `group.${kind}.max.heartbeat.interval.ms`);
+    bounded(`${kind}.assignment.interval.ms`, `group.${kind}.min.assignment.interval.ms`, `group.${kind}.max.assignment.interval.ms`);
+  }
+  bounded('share.record.lock.duration.ms', 'group.share.min.record.lock.duration.ms', 'group.share.max.record.lock.duration.ms');
+  bounded('share.delivery.count.limit', 'group.share.min.delivery.count.limit', 'group.share.max.delivery.count.limit');
+  bounded('share.partition.max.record.locks', 'group.share.min.partition.max.record.locks', 'group.share.max.partition.max.record.locks');
+  bounded('streams.num.standby.replicas', null, 'group.streams.max.standby.replicas');
+  for (const kind of ['consumer', 'share', 'streams']) {
+    const session = `${kind}.session.timeout.ms`;
+    const heartbeat = `${kind}.heartbeat.interval.ms`;
+    if ((values[session] !== undefined || values[heartbeat] !== undefined) && groupValue(configs, values, session) <= groupValue(configs, values, heartbeat)) {
+      throw invalidConfig(`${session} must be greater than ${heartbeat}`);
+    }
+  }
+}
+
+/** A group config's value: the new value, else the broker synonym's (what the group would get). */
+function groupValue(configs: ClusterConfigs, values: Readonly<Record<string, string>>, name: string): number {
+  if (values[name] !== undefined) return Number(values[name]);
+  const synonym = GROUP_CONFIGS[name]!.brokerSynonym;
+  return Number((synonym !== null ? configs.brokerValue(synonym, -1) : null) ?? GROUP_CONFIGS[name]!.kafkaDefault);
+}
+
+/** One resource of an AlterConfigs / IncrementalAlterConfigs request, in the shape both share. */
+export interface AlterResource {
+  resourceType: number;
+  resourceName: string;
+  changes: ConfigChange[];
+}
+
+export interface AlterResult {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
+
+/**
+ * Checks every resource (a resource named twice: INVALID_REQUEST "Each resource must appear at most
+ * once." on each) and, unless `validateOnly`, stores the accepted ones; `onTopicChanged` runs for
+ * each topic whose configs changed. Resolves once the stored changes are durable.
+ */
+export async function alterConfigs(
+  ctx: AlterContext,
+  resources: readonly AlterResource[],
+  incremental: boolean,
+  validateOnly: boolean,
+  onTopicChanged: (topicName: string) => void,
+): Promise<AlterResult[]> {
+  const key = (r: AlterResource) => `${r.resourceType}\u0000${r.resourceName}`;
+  const counts = new Map<string, number>();
+  for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+  const writes: Promise<void>[] = [];
+  const results = resources.map((r): AlterResult => {
+    const base = { resourceType: r.resourceType, resourceName: r.resourceName };
+    if (counts.get(key(r))! > 1) return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' };
+    try {
+      const plan = planAlterConfigs(ctx, r.resourceType, r.resourceName, r.changes, incremental);
+      if (!validateOnly) {
+        const store = ctx.configs.store;
+        if (plan.kind === 'topic') writes.push(store.setTopicConfigs(plan.topicId, plan.topicName, plan.configs));
+        else if (plan.kind === 'broker') writes.push(store.setBrokerConfigs(plan.scope, plan.configs));
+        else writes.push(store.setGroupConfigs(plan.groupId, plan.configs));
+        if (plan.kind === 'topic') onTopicChanged(plan.topicName);
+      }
+      return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
+    } catch (err) {
+      if (!(err instanceof AlterConfigsError)) throw err;
+      return { ...base, errorCode: err.errorCode, errorMessage: err.message };
+    }
+  });
+  await Promise.all(writes);
+  return results;
+}

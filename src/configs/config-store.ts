@@ -1,0 +1,134 @@
+/**
+ * The configs set at run time, which a KRaft cluster keeps in its metadata log as ConfigRecords:
+ * topic overrides (by topic id, so a re-created topic starts clean), dynamic broker configs (per
+ * broker id, and the cluster default under ""), and group configs. Kept in `<data-dir>/kmc-configs.json`
+ * (ours: this server has no metadata log), replaced durably on every change (temporary file,
+ * fdatasync, rename, directory fsync); nothing is written in memory mode.
+ *
+ * A new store holds the cluster-level `min.insync.replicas` that a Kafka 4.3 controller writes when
+ * it bootstraps with eligible leader replicas enabled (so DescribeConfigs and the tools show it as
+ * Kafka's do), from the static `min.insync.replicas`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeFileDurably } from '../storage/file-io.js';
+
+/** The file, in the data directory. */
+export const CONFIG_STORE_FILE = 'kmc-configs.json';
+
+/** The broker scope of the cluster-wide defaults (Kafka's empty broker resource name). */
+export const CLUSTER_DEFAULT = '';
+
+type Configs = Record<string, string>;
+
+interface StoredState {
+  version: 1;
+  /** Topic id -> its name (for people reading the file) and its overrides. */
+  topics: Record<string, { name: string; configs: Configs }>;
+  /** Broker id ("" = cluster default) -> dynamic configs. */
+  brokers: Record<string, Configs>;
+  groups: Record<string, Configs>;
+}
+
+/** A config file this server cannot read. */
+export class ConfigStoreError extends Error {}
+
+export class ConfigStore {
+  private state: StoredState;
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly file: string | null, state: StoredState) {
+    this.state = state;
+  }
+
+  /**
+   * Opens the store of `dataDir` (null: in memory). A missing file starts a new cluster's state
+   * (the cluster-level `min.insync.replicas` = `minInsyncReplicas`); an unreadable one throws.
+   */
+  static open(dataDir: string | null, minInsyncReplicas: string): ConfigStore {
+    const fresh = (): StoredState => ({ version: 1, topics: {}, brokers: { [CLUSTER_DEFAULT]: { 'min.insync.replicas': minInsyncReplicas } }, groups: {} });
+    if (dataDir === null) return new ConfigStore(null, fresh());
+    const file = path.join(dataDir, CONFIG_STORE_FILE);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      const store = new ConfigStore(file, fresh());
+      store.writeSync();
+      return store;
+    }
+    let state: StoredState;
+    try {
+      state = JSON.parse(text) as StoredState;
+    } catch (err) {
+      throw new ConfigStoreError(`${file} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (state?.version !== 1 || typeof state.topics !== 'object' || typeof state.brokers !== 'object' || typeof state.groups !== 'object') {
+      throw new ConfigStoreError(`${file} is not a config store of this server (version 1 with topics, brokers and groups)`);
+    }
+    return new ConfigStore(file, state);
+  }
+
+  /** The overrides of a topic (empty when none). */
+  topicConfigs(topicId: string): Readonly<Configs> {
+    return this.state.topics[topicId]?.configs ?? {};
+  }
+
+  /** Dynamic configs of broker `scope` (a broker id, or CLUSTER_DEFAULT). */
+  brokerConfigs(scope: string): Readonly<Configs> {
+    return this.state.brokers[scope] ?? {};
+  }
+
+  groupConfigs(groupId: string): Readonly<Configs> {
+    return this.state.groups[groupId] ?? {};
+  }
+
+  /** Replaces a topic's overrides; resolves once durable. */
+  setTopicConfigs(topicId: string, name: string, configs: Configs): Promise<void> {
+    if (Object.keys(configs).length === 0) delete this.state.topics[topicId];
+    else this.state.topics[topicId] = { name, configs: { ...configs } };
+    return this.persist();
+  }
+
+  /** Forgets a deleted topic's overrides. */
+  deleteTopic(topicId: string): Promise<void> {
+    if (!(topicId in this.state.topics)) return Promise.resolve();
+    delete this.state.topics[topicId];
+    return this.persist();
+  }
+
+  setBrokerConfigs(scope: string, configs: Configs): Promise<void> {
+    if (Object.keys(configs).length === 0) delete this.state.brokers[scope];
+    else this.state.brokers[scope] = { ...configs };
+    return this.persist();
+  }
+
+  setGroupConfigs(groupId: string, configs: Configs): Promise<void> {
+    if (Object.keys(configs).length === 0) delete this.state.groups[groupId];
+    else this.state.groups[groupId] = { ...configs };
+    return this.persist();
+  }
+
+  /** Resolves once every change made so far is durable (rejects if the last write failed). */
+  whenWritten(): Promise<void> {
+    return this.writing;
+  }
+
+  /** Writes the state as it is now, after the writes before it; resolves once durable. */
+  private persist(): Promise<void> {
+    const file = this.file;
+    if (file === null) return Promise.resolve();
+    const text = JSON.stringify(this.state, null, 2) + '\n';
+    const write = this.writing.catch(() => {}).then(() => writeFileDurably(file, text));
+    this.writing = write;
+    return write;
+  }
+
+  private writeSync(): void {
+    const file = this.file!;
+    const tmp = `${file}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(this.state, null, 2) + '\n');
+    fs.renameSync(tmp, file);
+  }
+}

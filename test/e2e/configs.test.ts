@@ -1,0 +1,111 @@
+/**
+ * Topic, broker and group configs (issue 15) with kafkajs and raw requests: configs given at
+ * CreateTopics are stored and described as TOPIC_CONFIG, AlterConfigs replaces them and
+ * IncrementalAlterConfigs edits them, everything survives a restart (`kmc-configs.json`), a deleted
+ * topic's configs are forgotten; a broker config Kafka cannot change dynamically is refused with
+ * Kafka's message and stays unchanged; a dynamic one reaches topics through their synonyms.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigResourceTypes } from 'kafkajs';
+import { startClosableServer, startTestServer } from '../support/server.js';
+import { kafkaClient } from '../support/kafkajs.js';
+import { RawClient } from '../support/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const describeTopic = (name: string, keys: string[]) => ({ resources: [{ resourceType: 2, resourceName: name, configurationKeys: keys }], includeSynonyms: true, includeDocumentation: false });
+
+describe('topic configs', () => {
+  it('are stored at CreateTopics, replaced by AlterConfigs, edited incrementally, kept across a restart and forgotten with the topic', async () => {
+    const first = await startClosableServer(cleanups);
+    const admin = kafkaClient(first.server.bootstrap, 'cfg').admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'cfg-t', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '3600000' }, { name: 'cleanup.policy', value: 'compact' }] }] });
+    const described = await admin.describeConfigs({ includeSynonyms: true, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'cfg-t', configNames: ['retention.ms', 'cleanup.policy', 'max.message.bytes'] }] });
+    const byName = Object.fromEntries(described.resources[0]!.configEntries.map((e) => [e.configName, [e.configValue, e.configSource]]));
+    expect(byName).toEqual({ 'retention.ms': ['3600000', 1], 'cleanup.policy': ['compact', 1], 'max.message.bytes': ['1048588', 5] });
+
+    // kafkajs alterConfigs is AlterConfigs (33): the set given replaces the topic's configs.
+    await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'cfg-t', configEntries: [{ name: 'max.message.bytes', value: '51200' }] }] });
+    const raw = await RawClient.connect(first.server.port);
+    const after = await raw.send(32, 4, describeTopic('cfg-t', ['retention.ms', 'cleanup.policy', 'max.message.bytes']));
+    expect(after.results[0]!.configs.map((c) => [c.name, c.value, c.configSource])).toEqual([
+      ['cleanup.policy', 'delete', 5],
+      ['max.message.bytes', '51200', 1],
+      ['retention.ms', '604800000', 5],
+    ]);
+    const inc = await raw.send(44, 1, { resources: [{ resourceType: 2, resourceName: 'cfg-t', configs: [{ name: 'cleanup.policy', configOperation: 2, value: 'compact' }, { name: 'segment.ms', configOperation: 0, value: '60000' }] }], validateOnly: false });
+    expect(inc.responses).toEqual([{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 'cfg-t' }]);
+    const topicId = first.server.broker.topics.get('cfg-t')!.id;
+    expect(JSON.parse(readFileSync(join(first.dataDir, 'kmc-configs.json'), 'utf8')).topics[topicId]).toEqual({
+      name: 'cfg-t',
+      configs: { 'max.message.bytes': '51200', 'cleanup.policy': 'delete,compact', 'segment.ms': '60000' },
+    });
+    raw.close();
+    await admin.disconnect();
+    await first.close();
+
+    const second = await startClosableServer(cleanups, { dataDir: first.dataDir });
+    const raw2 = await RawClient.connect(second.server.port);
+    cleanups.push(() => raw2.close());
+    const kept = await raw2.send(32, 4, describeTopic('cfg-t', ['cleanup.policy', 'segment.ms', 'max.message.bytes']));
+    expect(kept.results[0]!.configs.map((c) => [c.name, c.value, c.configSource])).toEqual([
+      ['cleanup.policy', 'delete,compact', 1],
+      ['max.message.bytes', '51200', 1],
+      ['segment.ms', '60000', 1],
+    ]);
+    // Deleted and created again under the same name: a new topic id, no configs of the old one.
+    await raw2.send(20, 6, { topics: [{ name: 'cfg-t', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], topicNames: [], timeoutMs: 1000 });
+    await raw2.send(19, 7, { topics: [{ name: 'cfg-t', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    const fresh = await raw2.send(32, 4, describeTopic('cfg-t', ['max.message.bytes']));
+    expect(fresh.results[0]!.configs.map((c) => [c.name, c.value, c.configSource])).toEqual([['max.message.bytes', '1048588', 5]]);
+    await new Promise((r) => setTimeout(r, 0));
+    await second.server.broker.configs.store.whenWritten();
+    expect(JSON.parse(readFileSync(join(first.dataDir, 'kmc-configs.json'), 'utf8')).topics).toEqual({});
+  });
+});
+
+describe('broker configs', () => {
+  it("refuse what Kafka cannot change dynamically with Kafka's message, leaving the config unchanged; a dynamic one reaches topics", async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.stop());
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    const alter = (name: string, configs: Array<[string, string]>) =>
+      raw.send(44, 1, { resources: [{ resourceType: 4, resourceName: name, configs: configs.map(([n, value]) => ({ name: n, configOperation: 0, value })) }], validateOnly: false });
+    expect((await alter('1', [['offsets.retention.minutes', '1']])).responses[0]).toEqual({
+      errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Cannot update these configs dynamically: [offsets.retention.minutes]', resourceType: 4, resourceName: '1',
+    });
+    // Java's HashSet order, as Kafka prints the set.
+    expect((await alter('1', [['log.retention.ms', '100000'], ['offsets.retention.minutes', '1'], ['num.partitions', '3']])).responses[0]!.errorMessage)
+      .toBe('Cannot update these configs dynamically: [num.partitions, offsets.retention.minutes]');
+    const brokerConfigs = await raw.send(32, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['offsets.retention.minutes', 'log.retention.ms'] }], includeSynonyms: false, includeDocumentation: false });
+    expect(brokerConfigs.results[0]!.configs.map((c) => [c.name, c.value, c.configSource])).toEqual([
+      ['log.retention.ms', null, 5],
+      ['offsets.retention.minutes', '10080', 5],
+    ]);
+
+    // log.retention.ms is dynamic: set on broker 1, topics see it through retention.ms's synonyms.
+    expect((await alter('1', [['log.retention.ms', '100000']])).responses[0]!.errorCode).toBe(0);
+    await raw.send(19, 7, { topics: [{ name: 'bc-t', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    const topic = await raw.send(32, 4, describeTopic('bc-t', ['retention.ms']));
+    expect(topic.results[0]!.configs[0]).toMatchObject({
+      value: '100000',
+      configSource: 2,
+      synonyms: [{ name: 'log.retention.ms', value: '100000', source: 2 }, { name: 'log.retention.hours', value: '168', source: 5 }],
+    });
+  });
+
+  it('a config store that cannot be read stops the start with a message naming the file', async () => {
+    const first = await startClosableServer(cleanups);
+    await first.close();
+    writeFileSync(join(first.dataDir, 'kmc-configs.json'), '{ not json');
+    await expect(startClosableServer(cleanups, { dataDir: first.dataDir })).rejects.toThrow(/kmc-configs\.json is not valid JSON/);
+  });
+});
