@@ -18,6 +18,7 @@ import { StandardAuthorizer } from './security/acl/authorizer.js';
 import { GROUP_METADATA_TOPIC_NAME } from './topics/topic-name.js';
 import { ClusterConfigs } from './configs/cluster-configs.js';
 import { ConfigStore } from './configs/config-store.js';
+import { LogMaintenance } from './topics/log-maintenance.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -83,6 +84,8 @@ export class Broker {
   readonly scram: ScramCredentialStore;
   /** ACLs and their checks when `authorizer.class.name` names Kafka's StandardAuthorizer; null: every request is allowed. */
   readonly authorizer: StandardAuthorizer | null;
+  /** Retention and compaction of user topics by their configs (`log.retention.check.interval.ms`, `log.cleaner.backoff.ms`). */
+  readonly logMaintenance: LogMaintenance;
 
   private constructor(options: BrokerOptions) {
     this.config = options.config;
@@ -173,6 +176,15 @@ export class Broker {
     });
     // Kafka schedules the first cleanup when a coordinator partition is loaded.
     this.retention.start();
+    this.logMaintenance = new LogMaintenance({
+      topics: this.topics,
+      time: options.time,
+      log: options.log,
+      retentionCheckIntervalMs: Number(options.config.long('log.retention.check.interval.ms')),
+      cleanerEnabled: options.config.bool('log.cleaner.enable'),
+      cleanerBackoffMs: Number(options.config.long('log.cleaner.backoff.ms')),
+    });
+    this.logMaintenance.start();
   }
 
   static open(options: BrokerOptions): Broker {
@@ -197,6 +209,7 @@ export class Broker {
   /** Stops timers and waits until every appended record is durable. */
   async close(): Promise<void> {
     this.retention.stop();
+    await this.logMaintenance.stop();
     this.classic.shutdown();
     this.consumer.shutdown();
     await this.groupLog.close();

@@ -8,6 +8,8 @@ import {
 } from '../protocol/messages/ProduceResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { validateProducedRecords } from '../topics/produce-validation.js';
+import { checkRecordRules } from '../topics/record-rules.js';
+import { stampLogAppendTime } from '../records/record-batch.js';
 import { NO_RESPONSE, type ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
@@ -27,9 +29,14 @@ const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
  * Per partition, in Kafka's order (`KafkaApis.handleProduceRequest`, `UnifiedLog.append`):
  * acks other than -1/0/1 -> INVALID_REQUIRED_ACKS; unknown topic -> UNKNOWN_TOPIC_OR_PARTITION
  * (v13 addresses topics by id: UNKNOWN_TOPIC_ID); partition out of range ->
- * UNKNOWN_TOPIC_OR_PARTITION; an internal topic (`__consumer_offsets`) -> INVALID_TOPIC_EXCEPTION; records checks (see produce-validation.ts); idempotence
- * checks (duplicate -> NONE with the original base offset; 45, 47). Accepted batches are
- * stored as sent, with base offset and leader epoch restamped.
+ * UNKNOWN_TOPIC_OR_PARTITION; an internal topic (`__consumer_offsets`) -> INVALID_TOPIC_EXCEPTION; records checks (see
+ * produce-validation.ts) against the topic's `max.message.bytes` (MESSAGE_TOO_LARGE, no message);
+ * acks=-1 with fewer live replicas than `min.insync.replicas` (at most the replica count, Kafka's
+ * `effectiveMinIsr`) -> NOT_ENOUGH_REPLICAS; the topic's record rules (record-rules.ts: keys of a
+ * compacted topic, the CreateTime window -> INVALID_RECORD / INVALID_TIMESTAMP with `recordErrors`);
+ * idempotence checks (duplicate -> NONE with the original base offset; 45, 47). Accepted batches are
+ * stored as sent, with base offset and leader epoch restamped, and with LogAppendTime when the
+ * topic's `message.timestamp.type` says so (answered in `logAppendTimeMs`).
  * acks=0 answers nothing; acks=1/-1 answer once the appends are durable per
  * `mock.flush.policy`; a failed write answers KAFKA_STORAGE_ERROR.
  */
@@ -50,7 +57,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
     const version = ctx.apiVersion;
     const byId = TOPICS.byId(version);
     const acksValid = req.acks === -1 || req.acks === 0 || req.acks === 1;
-    const maxMessageBytes = broker.config.int('message.max.bytes');
+    const now = BigInt(broker.time.now());
     const pending: Promise<void>[] = [];
 
     const responses: TopicProduceResponse[] = req.topicData.map((t) => {
@@ -71,8 +78,26 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         // ReplicaManager.appendToLocalLog: "Cannot append to internal topic" (no message on the wire).
         if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
-        const check = validateProducedRecords(p.records, version, maxMessageBytes);
-        if (!check.ok) return fail(check.errorCode, check.message);
+        const lc = broker.topics.logConfig(topic, p.index)!;
+        const check = validateProducedRecords(p.records, version, lc.maxMessageBytes);
+        // Kafka answers a RecordTooLargeException without a message.
+        if (!check.ok) return fail(check.errorCode, check.errorCode === ErrorCode.MESSAGE_TOO_LARGE ? null : check.message);
+        if (req.acks === -1) {
+          const replicas = broker.cluster.replicas(topic.name, p.index);
+          const inSync = replicas.filter((id) => broker.cluster.isUp(id)).length;
+          if (inSync < Math.min(lc.minInsyncReplicas, replicas.length)) return fail(ErrorCode.NOT_ENOUGH_REPLICAS);
+        }
+        const rules = checkRecordRules(check.batch, lc, partition.name, now);
+        if (rules) {
+          fail(rules.errorCode, rules.errorMessage);
+          res.recordErrors = rules.recordErrors;
+          res.logStartOffset = partition.logStartOffset;
+          return res;
+        }
+        if (lc.logAppendTime) {
+          stampLogAppendTime(check.batch, now);
+          res.logAppendTimeMs = now;
+        }
         let outcome;
         try {
           outcome = partition.appendProduced(check.batch);

@@ -19,7 +19,7 @@ import { ANY_BROKER } from './shapes/routing.js';
  * a name given twice -> INVALID_REQUEST ("Duplicate topic name."); illegal or colliding
  * name -> INVALID_TOPIC_EXCEPTION; existing -> TOPIC_ALREADY_EXISTS; partitions 0 or
  * < -1 -> INVALID_PARTITIONS (-1 = `num.partitions`); replication factor 0 or < -1, or
- * above 1 (one broker) -> INVALID_REPLICATION_FACTOR; manual assignments must list
+ * above the number of simulated brokers -> INVALID_REPLICATION_FACTOR; manual assignments must list
  * partitions 0..n-1 on this node only (INVALID_REPLICA_ASSIGNMENT) with partitions and
  * replication factor -1 (INVALID_REQUEST). Topic configs are checked as `LogConfig.validate` checks
  * them (INVALID_CONFIG: "Null value not supported for topic configs: x", "Unknown topic config name:
@@ -72,7 +72,7 @@ function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, ver
   try {
     const partitions = partitionCount(broker, t);
     broker.topics.checkCreate(t.name, partitions);
-    checkReplicationFactor(t.assignments.length > 0 ? 1 : t.replicationFactor);
+    checkReplicationFactor(t.assignments.length > 0 ? 1 : t.replicationFactor, broker.cluster.size);
     const configs = topicConfigs(t);
     const res = result(t.name, ErrorCode.NONE, null);
     res.numPartitions = partitions;
@@ -134,13 +134,14 @@ function partitionCount(broker: Broker, t: CreatableTopic): number {
   return t.assignments.length;
 }
 
-function checkReplicationFactor(replicationFactor: number): void {
-  if (replicationFactor === -1 || replicationFactor === 1) return;
+/** A replication factor the simulated cluster can place: -1 (the default) or 1 to the number of brokers. */
+function checkReplicationFactor(replicationFactor: number, brokers: number): void {
+  if (replicationFactor === -1 || (replicationFactor >= 1 && replicationFactor <= brokers)) return;
   if (replicationFactor <= 0) {
     throw new TopicError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
   }
   throw new TopicError(
     ErrorCode.INVALID_REPLICATION_FACTOR,
-    `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`,
+    `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only ${brokers} broker(s) are registered.`,
   );
 }

@@ -23,8 +23,8 @@ const TOPICS = partitionedTopics<DeleteRecordsRequest, DeleteRecordsResponse>({
  * answers OFFSET_OUT_OF_RANGE and ListOffsets earliest answers it. The moved log start offsets are
  * written to `<data-dir>/log-start-offset-checkpoint` (Kafka's file) before the answer, so they
  * survive a restart. Routed to the leader (NOT_LEADER_OR_FOLLOWER elsewhere).
- * Errored partitions answer low watermark -1. Not served: POLICY_VIOLATION for topics whose
- * `cleanup.policy` lacks `delete` comes with topic configs.
+ * A topic whose `cleanup.policy` lacks `delete` -> POLICY_VIOLATION. Errored partitions answer low
+ * watermark -1.
  */
 export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
   apiKey: 21,
@@ -47,6 +47,8 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
           const partition = topic?.partition(p.partitionIndex);
           if (!topic || !partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
+          // Partition.deleteRecordsOnLeader: "Records of partition X can not be deleted due to the configured policy".
+          if (!broker.topics.logConfig(topic, p.partitionIndex)!.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
           const before = partition.logStartOffset;
           const result = partition.deleteRecordsBefore(p.offset);
           if (result.errorCode !== ErrorCode.NONE) return fail(result.errorCode);

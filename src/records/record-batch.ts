@@ -166,6 +166,18 @@ export function setPartitionLeaderEpoch(buf: Buffer, epoch: number, offset = 0):
   buf.writeInt32BE(epoch, offset + PARTITION_LEADER_EPOCH_OFFSET);
 }
 
+/**
+ * Stamps a batch with LogAppendTime in place (Kafka's `setMaxTimestamp(LOG_APPEND_TIME, now)`): the
+ * timestamp-type attribute bit, maxTimestamp = `now` (ms), and a new CRC. The records keep their
+ * create-time deltas; readers take maxTimestamp for every record of such a batch.
+ */
+export function stampLogAppendTime(buf: Buffer, now: bigint, offset = 0): void {
+  buf.writeInt16BE(buf.readInt16BE(offset + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK, offset + ATTRIBUTES_OFFSET);
+  buf.writeBigInt64BE(now, offset + MAX_TIMESTAMP_OFFSET);
+  const size = batchSize(buf, offset);
+  buf.writeUInt32BE(crc32c(buf.subarray(offset + ATTRIBUTES_OFFSET, offset + size)), offset + CRC_OFFSET);
+}
+
 /** The compression codec id of an attributes value (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd). */
 export function compressionCodec(attributes: number): number {
   return attributes & COMPRESSION_CODEC_MASK;
@@ -240,6 +252,21 @@ export function decodeRecords(batch: Buffer): DecodedRecord[] {
     if (err instanceof CorruptRecordError) throw err;
     throw new CorruptRecordError(`records of batch at offset ${header.baseOffset} do not parse: ${(err as Error).message}`);
   }
+}
+
+/**
+ * The records of an uncompressed or gzip batch (decompressed with node:zlib), as `decodeRecords`
+ * gives them; null for snappy, lz4 and zstd batches, whose records this server does not decompress.
+ * Throws CorruptRecordError for records that do not parse.
+ */
+export function decodeRecordsIfReadable(batch: Buffer): DecodedRecord[] | null {
+  const header = readBatchHeader(batch);
+  const codec = compressionCodec(header.attributes);
+  if (codec === CompressionCodec.NONE) return decodeRecords(batch);
+  if (codec !== CompressionCodec.GZIP) return null;
+  const body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, header.batchLength + LOG_OVERHEAD));
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? header.maxTimestamp : null;
+  return readRecords(body, 0, body.length, header.recordCount, header.baseOffset, header.baseTimestamp, logAppendTime);
 }
 
 /**

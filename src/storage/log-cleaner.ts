@@ -68,6 +68,11 @@ export interface LogCleanerOptions {
   minCleanableRatio: number;
   /** Largest segment made by merging closed segments (the log's segment.bytes). */
   maxSegmentBytes: number;
+  /**
+   * `min.compaction.lag.ms`: segments holding a record newer than this (ms before now) and those
+   * after them are not cleaned yet (`LogCleanerManager.cleanableOffsets`). Default 0.
+   */
+  minCompactionLagMs?: number;
   /** Test hook, called at each swap step with the file concerned. */
   onStep?: (step: CleanerStep, file: string) => void;
 }
@@ -184,11 +189,21 @@ export class LogCleaner {
     const firstDirty = this.state(log).firstDirtyOffset;
     let clean = 0;
     let dirty = 0;
-    for (const s of log.closedSegments()) {
+    for (const s of this.cleanableSegments(log)) {
       if ((s.nextOffset ?? s.baseOffset) <= firstDirty) clean += s.size;
       else dirty += s.size;
     }
     return { clean, dirty };
+  }
+
+  /** The closed segments before the first one still within `min.compaction.lag.ms` of now (all of them without a lag). */
+  private cleanableSegments(log: PartitionLog): LogSegment[] {
+    const closed = [...log.closedSegments()];
+    const lag = this.options.minCompactionLagMs ?? 0;
+    if (lag <= 0) return closed;
+    const limit = BigInt(this.options.time.now() - lag);
+    const tooNew = closed.findIndex((s) => s.maxTimestamp > limit);
+    return tooNew < 0 ? closed : closed.slice(0, tooNew);
   }
 
   private checkRunning(log: PartitionLog): void {
@@ -197,10 +212,11 @@ export class LogCleaner {
 
   private async doClean(log: PartitionLog, st: LogCleanState): Promise<CleanResult | null> {
     if (st.uncleanable) return null;
-    const closed = [...log.closedSegments()];
+    const closed = this.cleanableSegments(log);
     if (closed.length === 0) return null;
     const now = BigInt(this.options.time.now());
-    const firstUncleanable = log.activeSegmentBaseOffset;
+    const all = log.closedSegments();
+    const firstUncleanable = closed.length < all.length ? all[closed.length]!.baseOffset : log.activeSegmentBaseOffset;
     const firstDirty = st.firstDirtyOffset;
     const result: CleanResult = {
       segmentsCleaned: 0,

@@ -190,6 +190,51 @@ export class PartitionLog {
     return true;
   }
 
+  /**
+   * Retention (Kafka's `UnifiedLog.deleteOldSegments` / `deletableSegments`): deletes segments from
+   * the oldest while `predicate` holds (never an empty active segment). When every segment goes, a
+   * new empty one is rolled at the LEO first, so the log stays appendable. The log start offset
+   * follows the first remaining segment. Returns the number of segments deleted.
+   */
+  deleteOldestSegments(predicate: (segment: LogSegment) => boolean): number {
+    let n = 0;
+    while (n < this.segments.length) {
+      const segment = this.segments[n]!;
+      if (n === this.segments.length - 1 && segment.isEmpty) break;
+      if (!predicate(segment)) break;
+      n++;
+    }
+    if (n === 0) return 0;
+    if (n === this.segments.length) this.roll();
+    const dropped = this.segments.splice(0, n);
+    const first = this.segments[0]!.baseOffset;
+    if (this.startOffset < first) this.startOffset = first;
+    this.removeSegments(dropped);
+    return n;
+  }
+
+  /**
+   * Segments deleted by `retention.ms` (`deleteRetentionMsBreachedSegments`): those whose largest
+   * timestamp (their creation time when they hold none) is more than `retentionMs` before `now`;
+   * and by `retention.bytes` (`deleteRetentionSizeBreachedSegments`): the oldest, while the log
+   * stays at least that large without them. Negative values disable each. Returns segments deleted.
+   */
+  deleteRetentionBreachedSegments(retentionMs: bigint, retentionBytes: bigint, now: number): number {
+    let deleted = 0;
+    if (retentionMs >= 0n) {
+      deleted += this.deleteOldestSegments((s) => BigInt(now) - (s.maxTimestamp >= 0n ? s.maxTimestamp : BigInt(s.createdMs)) > retentionMs);
+    }
+    if (retentionBytes >= 0n && BigInt(this.sizeInBytes) >= retentionBytes) {
+      let diff = BigInt(this.sizeInBytes) - retentionBytes;
+      deleted += this.deleteOldestSegments((s) => {
+        if (diff - BigInt(s.size) < 0n) return false;
+        diff -= BigInt(s.size);
+        return true;
+      });
+    }
+    return deleted;
+  }
+
   /** Closes and deletes segments already taken out of the log, after the I/O queued so far; a failure is logged. */
   private removeSegments(dropped: readonly LogSegment[]): void {
     for (const s of dropped) s.discardPending();
@@ -432,6 +477,11 @@ export class PartitionLog {
     const old = this.options.time.now() - active.createdMs >= this.options.rollMs;
     const offsetsOverflow = lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET;
     if (!full && !old && !offsetsOverflow) return;
+    this.roll();
+  }
+
+  /** Starts a new, empty active segment at the LEO. */
+  private roll(): void {
     const now = this.options.time.now();
     if (this.options.dir === null) {
       this.segments.push(LogSegment.inMemory(this.nextOffset, now));

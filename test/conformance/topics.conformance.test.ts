@@ -4,6 +4,7 @@
  */
 import { describe } from 'vitest';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { encodeRecordBatch, readBatchHeader } from '../../src/records/record-batch.js';
 import { scenario, sleep, useTargets, type Session } from './runner.js';
 
 useTargets();
@@ -88,4 +89,41 @@ describe('DeleteRecords', () => {
       await s.call('ListOffsets earliest after', 2, 9, listEarliest);
     });
   }
+});
+
+describe('Produce with topic configs', () => {
+  scenario('max.message.bytes, a compacted topic without keys, the CreateTime window, LogAppendTime, min.insync.replicas above the replicas', async (s) => {
+    const topic = (n: string) => s.name(`pc-${n}`);
+    const create = (name: string, configs: Array<[string, string]>) => s.send(19, 7, {
+      topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: configs.map(([n, value]) => ({ name: n, value })) }], timeoutMs: 10_000, validateOnly: false,
+    });
+    await create(topic('small'), [['max.message.bytes', '200'], ['min.insync.replicas', '2']]);
+    await create(topic('compact'), [['cleanup.policy', 'compact']]);
+    await create(topic('window'), [['message.timestamp.before.max.ms', '3600000'], ['message.timestamp.after.max.ms', '3600000']]);
+    await create(topic('append'), [['message.timestamp.type', 'LogAppendTime']]);
+    for (const t of ['small', 'compact', 'window', 'append']) await waitPartitions(s, topic(t), 1);
+    const now = BigInt(Date.now());
+    const produce = async (label: string, name: string, records: Array<{ key: string | null; value: string; timestamp: bigint }>) => {
+      const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: records[0]!.timestamp, records: records.map((r) => ({ key: r.key === null ? null : Buffer.from(r.key), value: Buffer.from(r.value), timestamp: r.timestamp })) });
+      const r = await s.send(0, 11, { transactionalId: null, acks: -1, timeoutMs: 10_000, topicData: [{ name, topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch }] }] });
+      // The broker's clock is in the timestamp messages and in logAppendTimeMs: compare their shape.
+      const p = r.responses[0]!.partitionResponses[0]!;
+      s.record(label, {
+        ...p,
+        logAppendTimeMs: p.logAppendTimeMs > 0n ? '<now>' : p.logAppendTimeMs,
+        recordErrors: p.recordErrors.map((e) => ({ ...e, batchIndexErrorMessage: e.batchIndexErrorMessage?.replace(/^Timestamp \d+/, 'Timestamp <t>').replace(/within \[-?\d+, -?\d+\]/, 'within [<now - before>, <now + after>]') ?? null })),
+      });
+    };
+    await produce('too large', topic('small'), [{ key: null, value: 'x'.repeat(300), timestamp: now }]);
+    await produce('small enough, min.insync.replicas 2 on one replica', topic('small'), [{ key: null, value: 'x', timestamp: now }]);
+    await produce('compacted, one record without a key', topic('compact'), [{ key: 'k', value: 'a', timestamp: now }, { key: null, value: 'b', timestamp: now }]);
+    await produce('compacted, with keys', topic('compact'), [{ key: 'k', value: 'a', timestamp: now }]);
+    await produce('timestamps out of the window', topic('window'), [{ key: null, value: 'a', timestamp: now - 7_200_000n }, { key: null, value: 'b', timestamp: now }, { key: null, value: 'c', timestamp: now + 7_200_000n }]);
+    await produce('timestamps in the window', topic('window'), [{ key: null, value: 'a', timestamp: now - 60_000n }]);
+    await produce('LogAppendTime', topic('append'), [{ key: null, value: 'a', timestamp: 1n }]);
+    const fetched = await s.send(1, 12, fetchBody(topic('append'), 0, 0n));
+    const batch = fetched.responses[0]!.partitions[0]!.records!;
+    const header = readBatchHeader(Buffer.from(batch));
+    s.record('LogAppendTime batch', { timestampType: (header.attributes & 0x08) !== 0 ? 'LogAppendTime' : 'CreateTime', maxTimestampIsNow: header.maxTimestamp >= now, baseTimestamp: header.baseTimestamp });
+  }, { exactMessages: true });
 });

@@ -13,6 +13,8 @@ import { startClosableServer, startTestServer } from '../support/server.js';
 import { kafkaClient } from '../support/kafkajs.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -107,5 +109,35 @@ describe('broker configs', () => {
     await first.close();
     writeFileSync(join(first.dataDir, 'kmc-configs.json'), '{ not json');
     await expect(startClosableServer(cleanups, { dataDir: first.dataDir })).rejects.toThrow(/kmc-configs\.json is not valid JSON/);
+  });
+
+  it('min.insync.replicas: acks=-1 answers NOT_ENOUGH_REPLICAS once fewer brokers than it are up (at most the replica count counts)', async () => {
+    const server = await startTestServer({ brokers: 3 });
+    cleanups.push(() => server.stop());
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    await raw.send(19, 7, { topics: [
+      { name: 'isr3', numPartitions: 1, replicationFactor: 3, assignments: [], configs: [{ name: 'min.insync.replicas', value: '3' }] },
+      { name: 'isr9', numPartitions: 1, replicationFactor: 3, assignments: [], configs: [{ name: 'min.insync.replicas', value: '9' }] },
+    ], timeoutMs: 1000, validateOnly: false });
+    const produceTo = async (topic: string, acks: number) => {
+      const leader = server.cluster.leaderOf(topic, 0);
+      const c = await RawClient.connect(server.ports.get(leader)!);
+      try {
+        const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: 1n, records: [{ key: null, value: Buffer.from('v') }] });
+        const r = await c.send(0, 9, { transactionalId: null, acks, timeoutMs: 1000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch }] }] });
+        return r.responses[0]!.partitionResponses[0]!;
+      } finally {
+        c.close();
+      }
+    };
+    // 9 is capped at the 3 replicas (Kafka 4's effective min ISR): all 3 up, accepted.
+    expect((await produceTo('isr9', -1)).errorCode).toBe(0);
+    const down = [1, 2, 3].find((id) => id !== server.cluster.leaderOf('isr3', 0))!;
+    await server.cluster.stopBroker(down);
+    expect(await produceTo('isr3', -1)).toMatchObject({ errorCode: ErrorCode.NOT_ENOUGH_REPLICAS, errorMessage: null, baseOffset: -1n });
+    expect((await produceTo('isr3', 1)).errorCode).toBe(0);
+    await server.cluster.startBroker(down);
+    expect((await produceTo('isr3', -1)).errorCode).toBe(0);
   });
 });

@@ -1,0 +1,153 @@
+/**
+ * Background work on user topics' logs by their configs, as Kafka's `LogManager` schedules it on the
+ * broker's clock (so `--clock manual` drives it):
+ *
+ * - Retention, every `log.retention.check.interval.ms` (`LogManager.cleanupLogs`): partitions of
+ *   topics whose `cleanup.policy` includes `delete` lose the segments `retention.ms` and
+ *   `retention.bytes` let go (`PartitionLog.deleteRetentionBreachedSegments`); the log start offset
+ *   follows. Kafka waits `log.initial.task.delay.ms` (30 s) before the first pass; here the first
+ *   comes after one interval.
+ * - Compaction, every `log.cleaner.backoff.ms` when `log.cleaner.enable` (the cleaner threads'
+ *   `tryCleanFilthiestLog`): partitions of topics whose `cleanup.policy` includes `compact` are
+ *   cleaned by the log cleaner of src/storage (the one `__consumer_offsets` uses) once their dirty
+ *   ratio reaches `min.cleanable.dirty.ratio` or a tombstone's `delete.retention.ms` has passed,
+ *   leaving segments within `min.compaction.lag.ms` alone.
+ *
+ * `retentionPass()` and `cleanerPass()` run one at once (tests, the admin API).
+ */
+import type { Logger } from 'pino';
+import type { Time, Timer } from '../util/time.js';
+import { LogCleaner, CleanerAbortedError } from '../storage/log-cleaner.js';
+import type { LogConfig } from '../configs/log-config.js';
+import type { TopicStore } from './topic-store.js';
+
+export interface LogMaintenanceOptions {
+  topics: TopicStore;
+  time: Time;
+  log: Logger;
+  /** `log.retention.check.interval.ms`. */
+  retentionCheckIntervalMs: number;
+  /** `log.cleaner.enable` and `log.cleaner.backoff.ms`. */
+  cleanerEnabled: boolean;
+  cleanerBackoffMs: number;
+}
+
+export interface RetentionPassResult {
+  /** Partitions that lost segments, as `<topic>-<partition>`. */
+  partitions: string[];
+  segmentsDeleted: number;
+}
+
+export class LogMaintenance {
+  private retentionTimer: Timer | null = null;
+  private cleanerTimer: Timer | null = null;
+  /** One cleaner per set of cleaning settings (its per-log state is kept across passes). */
+  private readonly cleaners = new Map<string, LogCleaner>();
+  private cleaning: Promise<void> | null = null;
+  private cleanerBusy = false;
+  private stopped = false;
+
+  constructor(private readonly options: LogMaintenanceOptions) {}
+
+  start(): void {
+    this.scheduleRetention();
+    if (this.options.cleanerEnabled) this.scheduleCleaner();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.retentionTimer?.cancel();
+    this.cleanerTimer?.cancel();
+    for (const c of this.cleaners.values()) c.shutdown();
+    return (this.cleaning ?? Promise.resolve()).catch(() => {});
+  }
+
+  /** One retention pass over every user topic with `delete` in its `cleanup.policy`. */
+  async retentionPass(): Promise<RetentionPassResult> {
+    const { topics, time } = this.options;
+    const result: RetentionPassResult = { partitions: [], segmentsDeleted: 0 };
+    const now = time.now();
+    for (const topic of topics.list()) {
+      if (topic.internal) continue;
+      for (const p of topic.partitions) {
+        const config = topics.logConfig(topic, p.index);
+        if (!config?.deletePolicy || p.log.isClosed) continue;
+        const deleted = p.log.deleteRetentionBreachedSegments(config.retentionMs, config.retentionBytes, now);
+        if (deleted === 0) continue;
+        result.partitions.push(p.name);
+        result.segmentsDeleted += deleted;
+        this.options.log.info({ partition: p.name, segments: deleted, logStartOffset: String(p.logStartOffset) }, 'deleted log segments by retention');
+      }
+    }
+    if (result.segmentsDeleted > 0) await topics.checkpointLogStartOffsets();
+    return result;
+  }
+
+  /** One cleaner pass: cleans every compacted partition that needs it (`force`: whatever its dirty ratio). */
+  cleanerPass(force = false): Promise<void> {
+    const run = (this.cleaning ?? Promise.resolve()).catch(() => {}).then(() => this.clean(force));
+    this.cleaning = run;
+    return run;
+  }
+
+  private async clean(force: boolean): Promise<void> {
+    const { topics } = this.options;
+    for (const topic of topics.list()) {
+      if (topic.internal) continue;
+      for (const p of topic.partitions) {
+        const config = topics.logConfig(topic, p.index);
+        if (!config?.compactPolicy || p.log.isClosed || this.stopped) continue;
+        const cleaner = this.cleanerFor(config);
+        if (!force && !cleaner.needsCleaning(p.log)) continue;
+        try {
+          await cleaner.clean(p.log);
+        } catch (err) {
+          if (!(err instanceof CleanerAbortedError)) this.options.log.warn({ err, partition: p.name }, 'could not clean a compacted partition');
+        }
+      }
+    }
+  }
+
+  private cleanerFor(config: LogConfig): LogCleaner {
+    const key = `${config.deleteRetentionMs}:${config.minCleanableDirtyRatio}:${config.segmentBytes}:${config.minCompactionLagMs}`;
+    let cleaner = this.cleaners.get(key);
+    if (!cleaner) {
+      cleaner = new LogCleaner({
+        time: this.options.time,
+        log: this.options.log,
+        deleteRetentionMs: Number(config.deleteRetentionMs),
+        minCleanableRatio: config.minCleanableDirtyRatio,
+        maxSegmentBytes: config.segmentBytes,
+        minCompactionLagMs: Number(config.minCompactionLagMs),
+      });
+      this.cleaners.set(key, cleaner);
+    }
+    return cleaner;
+  }
+
+  /**
+   * At a fixed rate, as Kafka's scheduler runs these tasks: the next pass is scheduled before this
+   * one runs, so a manual clock advanced by many intervals runs one pass per interval, each at its
+   * own time. The deletions of a pass happen when its timer fires (only the checkpoint is awaited).
+   */
+  private scheduleRetention(): void {
+    if (this.stopped) return;
+    this.retentionTimer = this.options.time.schedule(this.options.retentionCheckIntervalMs, () => {
+      this.scheduleRetention();
+      void this.retentionPass().catch((err: unknown) => this.options.log.error({ err }, 'retention pass failed'));
+    });
+  }
+
+  /** Every `log.cleaner.backoff.ms`; a pass still running when the next is due makes that one a no-op. */
+  private scheduleCleaner(): void {
+    if (this.stopped) return;
+    this.cleanerTimer = this.options.time.schedule(this.options.cleanerBackoffMs, () => {
+      this.scheduleCleaner();
+      if (this.cleanerBusy) return;
+      this.cleanerBusy = true;
+      void this.cleanerPass()
+        .catch((err: unknown) => this.options.log.error({ err }, 'cleaner pass failed'))
+        .finally(() => (this.cleanerBusy = false));
+    });
+  }
+}
