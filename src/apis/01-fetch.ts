@@ -10,6 +10,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { EMPTY_BYTES } from '../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import type { Partition } from '../topics/partition.js';
+import { leaderEpochError } from '../topics/leader-epoch-check.js';
 import type { ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
@@ -48,7 +49,8 @@ const TOPICS = partitionedTopics<FetchRequest, FetchResponse>({
  * the response's `max_bytes`, except that the first partition with data always gets at
  * least one batch (KIP-74). Errors: unknown topic -> UNKNOWN_TOPIC_OR_PARTITION (v13+ by id:
  * UNKNOWN_TOPIC_ID), fetch offset outside [log start, log end] -> OFFSET_OUT_OF_RANGE,
- * current leader epoch > 0 -> UNKNOWN_LEADER_EPOCH; an errored partition has watermarks -1.
+ * a current leader epoch (v9+, -1 = none) below the partition's -> FENCED_LEADER_EPOCH, above it ->
+ * UNKNOWN_LEADER_EPOCH; an errored partition has watermarks -1.
  * Long poll: with fewer than `min_bytes` and no error, the response waits up to
  * `max_wait_ms` for an append to any fetched partition. Fetch sessions (KIP-227) are not
  * kept: session id 0 is answered; an incremental request gets FETCH_SESSION_ID_NOT_FOUND.
@@ -115,7 +117,8 @@ function buildResponse(broker: Broker, req: FetchRequest, version: number): Buil
       if (!topic) return fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       const partition = topic.partition(p.partition);
       if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-      if (version >= 9 && p.currentLeaderEpoch > partition.leaderEpoch) return fail(ErrorCode.UNKNOWN_LEADER_EPOCH);
+      const epochError = version >= 9 ? leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) : ErrorCode.NONE;
+      if (epochError !== ErrorCode.NONE) return fail(epochError);
       const logStart = partition.logStartOffset;
       const logEnd = partition.logEndOffset;
       if (p.fetchOffset < logStart || p.fetchOffset > logEnd) return fail(ErrorCode.OFFSET_OUT_OF_RANGE);

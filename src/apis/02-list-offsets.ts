@@ -7,6 +7,7 @@ import {
 } from '../protocol/messages/ListOffsetsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Partition } from '../topics/partition.js';
+import { leaderEpochError } from '../topics/leader-epoch-check.js';
 import type { ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
@@ -34,7 +35,9 @@ export const EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6n;
  * holding the largest timestamp; -5/-6 (tiered) -> offset -1; any other T -> the first
  * offset whose record timestamp >= T, with that timestamp. Not found: offset -1,
  * timestamp -1, no error. Special timestamps answer timestamp -1. Unknown topic or
- * partition -> UNKNOWN_TOPIC_OR_PARTITION; current leader epoch > 0 -> UNKNOWN_LEADER_EPOCH.
+ * partition -> UNKNOWN_TOPIC_OR_PARTITION; a current leader epoch (v4+) below the
+ * partition's -> FENCED_LEADER_EPOCH, above it -> UNKNOWN_LEADER_EPOCH. The leader epoch answered is
+ * the one of the offset found (the current one for latest).
  */
 export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
   apiKey: 2,
@@ -58,8 +61,9 @@ export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
             res.partitionIndex = p.partitionIndex;
             const partition = topic?.partition(p.partitionIndex);
             if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-            else if (ctx.apiVersion >= 4 && p.currentLeaderEpoch > partition.leaderEpoch) res.errorCode = ErrorCode.UNKNOWN_LEADER_EPOCH;
-            else Object.assign(res, lookup(partition, p.timestamp));
+            else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) !== ErrorCode.NONE) {
+              res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch);
+            } else Object.assign(res, lookup(partition, p.timestamp));
             return res;
           }),
         };
@@ -69,14 +73,15 @@ export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
 };
 
 function lookup(partition: Partition, timestamp: bigint): { offset: bigint; timestamp: bigint; leaderEpoch: number } {
-  const found = (offset: bigint, ts = -1n) => ({ offset, timestamp: ts, leaderEpoch: partition.leaderEpoch });
+  // UnifiedLog.fetchOffsetByTimestamp: the epoch of the offset found (the latest epoch for LATEST).
+  const found = (offset: bigint, ts = -1n) => ({ offset, timestamp: ts, leaderEpoch: partition.epochs.epochForOffset(offset) });
   const none = { offset: -1n, timestamp: -1n, leaderEpoch: -1 };
   switch (timestamp) {
     case EARLIEST_TIMESTAMP:
     case EARLIEST_LOCAL_TIMESTAMP:
       return found(partition.logStartOffset);
     case LATEST_TIMESTAMP:
-      return found(partition.lastStableOffset);
+      return { offset: partition.lastStableOffset, timestamp: -1n, leaderEpoch: partition.leaderEpoch };
     case LATEST_TIERED_TIMESTAMP:
     case EARLIEST_PENDING_UPLOAD_TIMESTAMP:
       return none;

@@ -11,22 +11,21 @@ import { ZERO_UUID } from '../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import type { Topic } from '../topics/topic.js';
 import { TopicError } from '../topics/topic-error.js';
+import { ALL_TOPIC_OPERATIONS, partitionMetadata } from './partition-metadata.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
 /** Kafka's "authorized operations not requested" sentinel. */
 const OPERATIONS_OMITTED = -2147483648;
-/** With no authorizer every operation is allowed: READ..DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS bits (`AclOperation` codes). */
-const ALL_TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0);
 const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
 
 /**
  * Metadata (key 3, v0-13), as Kafka's `KafkaApis.handleTopicMetadataRequest`. Brokers: the live
  * brokers of the simulated cluster (one unless `--brokers N`), the lowest live one as controller;
  * each partition's leader, replicas (every broker, preferred leader first), ISR (the live
- * replicas) and offline replicas come from `broker.cluster` (src/cluster/cluster-state.ts), leader
- * epoch 0. Topics: v0 empty list or v1+ null = all topics, `__consumer_offsets` included with
- * `is_internal` true (a Kafka broker lists it once a group coordinator created it; it always
+ * replicas) and offline replicas come from `broker.cluster` (src/cluster/cluster-state.ts), the
+ * leader epoch from the partition (bumped on every simulated leader change). Topics: v0 empty
+ * list or v1+ null = all topics, `__consumer_offsets` included with `is_internal` true (a Kafka broker lists it once a group coordinator created it; it always
  * exists here); names absent are auto-created with `num.partitions` when
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
  * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
@@ -123,26 +122,11 @@ function describeTopic(broker: Broker, topic: Topic): MetadataResponseTopic {
     name: topic.name,
     topicId: topic.id,
     isInternal: topic.internal,
-    partitions: partitionsOf(broker, topic.name, topic.partitions.length),
+    partitions: partitionsOf(broker, topic),
     topicAuthorizedOperations: OPERATIONS_OMITTED,
   };
 }
 
-function partitionsOf(broker: Broker, topic: string, count: number): MetadataResponsePartition[] {
-  const { cluster } = broker;
-  const out: MetadataResponsePartition[] = new Array(count);
-  for (let p = 0; p < count; p++) {
-    const replicas = cluster.replicas(topic, p);
-    const leaderId = cluster.leaderOf(topic, p);
-    out[p] = {
-      errorCode: leaderId === -1 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
-      partitionIndex: p,
-      leaderId,
-      leaderEpoch: 0,
-      replicaNodes: replicas,
-      isrNodes: replicas.filter((id) => cluster.isUp(id)),
-      offlineReplicas: replicas.filter((id) => !cluster.isUp(id)),
-    };
-  }
-  return out;
+function partitionsOf(broker: Broker, topic: Topic): MetadataResponsePartition[] {
+  return topic.partitions.map((p) => partitionMetadata(broker, topic, p.index));
 }

@@ -18,11 +18,13 @@ import { api as createTopics } from './19-create-topics.js';
 import { api as deleteTopics } from './20-delete-topics.js';
 import { api as deleteRecords } from './21-delete-records.js';
 import { api as initProducerId } from './22-init-producer-id.js';
+import { api as offsetForLeaderEpoch } from './23-offset-for-leader-epoch.js';
 import { api as describeAcls } from './29-describe-acls.js';
 import { api as createAcls } from './30-create-acls.js';
 import { api as deleteAcls } from './31-delete-acls.js';
 import { api as describeConfigs } from './32-describe-configs.js';
 import { api as alterConfigs } from './33-alter-configs.js';
+import { api as describeLogDirs } from './35-describe-log-dirs.js';
 import { api as saslAuthenticate } from './36-sasl-authenticate.js';
 import { api as createPartitions } from './37-create-partitions.js';
 import { api as deleteGroups } from './42-delete-groups.js';
@@ -34,13 +36,14 @@ import { api as alterUserScramCredentials } from './51-alter-user-scram-credenti
 import { api as describeCluster } from './60-describe-cluster.js';
 import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
+import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
-  createTopics, deleteTopics, deleteRecords, initProducerId, deleteGroups,
-  describeConfigs, alterConfigs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
-  consumerGroupHeartbeat, consumerGroupDescribe,
+  createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups,
+  describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
+  consumerGroupHeartbeat, consumerGroupDescribe, describeTopicPartitions,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
 ];

@@ -55,7 +55,7 @@ export interface ClusterStateOptions {
  *   `moveCoordinator(group, b)` pinned it to `b` (while `b` is up).
  * - A stopped broker leads nothing: its partitions and groups fail over to the next live replica
  *   and come back when it starts again (as preferred leader election would).
- * - Leader epochs stay 0 (records are not re-stamped on a move).
+ * - Leader epochs live with the partitions (src/topics/leader-epochs.ts); control.ts bumps them on every leader change.
  */
 export class ClusterState {
   readonly brokerIds: readonly number[];

@@ -53,6 +53,29 @@ export interface BrokerListeners {
   start(brokerId: number): Promise<void>;
 }
 
+/**
+ * Runs a change of the cluster, then gives every partition whose leader it changed a new leader
+ * epoch (as the controller's `PartitionChangeBuilder` bumps it on every leader election), written
+ * to the partition's `leader-epoch-checkpoint` before this resolves.
+ */
+async function electing(broker: Broker, change: () => void | Promise<void>): Promise<void> {
+  const leaders = (): Map<string, number> => {
+    const out = new Map<string, number>();
+    for (const t of broker.topics.list()) for (const p of t.partitions) out.set(`${t.name}\u0000${p.index}`, broker.cluster.leaderOf(t.name, p.index));
+    return out;
+  };
+  const before = leaders();
+  await change();
+  const bumps: Promise<void>[] = [];
+  for (const [key, leader] of leaders()) {
+    if (before.get(key) === leader) continue;
+    const cut = key.lastIndexOf('\u0000');
+    const partition = broker.topics.get(key.slice(0, cut))?.partition(Number(key.slice(cut + 1)));
+    if (partition) bumps.push(partition.bumpLeaderEpoch());
+  }
+  await Promise.all(bumps);
+}
+
 export function clusterControl(broker: Broker, listeners: BrokerListeners, log: Logger): ClusterControl {
   const { cluster } = broker;
   // Stops and starts run one at a time, so a stop racing a start cannot leave a listener behind.
@@ -83,7 +106,7 @@ export function clusterControl(broker: Broker, listeners: BrokerListeners, log: 
       return serial(async () => {
         cluster.checkBroker(brokerId);
         if (!cluster.isUp(brokerId)) throw new ClusterError(`broker ${brokerId} is already stopped`, 409);
-        cluster.setUp(brokerId, false);
+        await electing(broker, () => cluster.setUp(brokerId, false));
         await listeners.stop(brokerId);
         log.info({ brokerId }, `cluster: broker ${brokerId} stopped`);
       });
@@ -93,13 +116,14 @@ export function clusterControl(broker: Broker, listeners: BrokerListeners, log: 
         cluster.checkBroker(brokerId);
         if (cluster.isUp(brokerId)) throw new ClusterError(`broker ${brokerId} is already running`, 409);
         await listeners.start(brokerId);
-        cluster.setUp(brokerId, true);
+        await electing(broker, () => cluster.setUp(brokerId, true));
         log.info({ brokerId }, `cluster: broker ${brokerId} started`);
       });
     },
     moveLeader(topic, partition, brokerId) {
       const previous = typeof topic === 'string' && Number.isInteger(partition) ? cluster.leaderOf(topic, partition) : -1;
       cluster.moveLeader(topic, partition, brokerId);
+      if (previous !== brokerId) void broker.topics.get(topic)?.partition(partition)?.bumpLeaderEpoch().catch((err: unknown) => log.error({ err, topic, partition }, 'could not write the new leader epoch'));
       log.info({ topic, partition, from: previous, to: brokerId }, `cluster: leader of ${topic}-${partition} moved from broker ${previous} to ${brokerId}`);
       return previous;
     },

@@ -1,6 +1,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { NO_RESPONSE, brokerIdOf, routingOf, topicLookup, type ApiDefinition, type GroupList, type PartitionTarget, type RequestContext } from '../apis/types.js';
 import type { Broker } from '../broker.js';
+import { addLeaderHints } from './leader-hints.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Obj = Record<string, any>;
@@ -19,8 +20,10 @@ export function groupRoutingError(broker: Broker, brokerId: number, groupId: str
  * handler: group APIs sent to a broker that does not coordinate the group answer NOT_COORDINATOR
  * (per group for DescribeGroups, DeleteGroups, OffsetFetch v8+, ConsumerGroupDescribe; on every
  * partition for OffsetCommit), COORDINATOR_LOAD_IN_PROGRESS while `coordinatorLoadInProgress`
- * lasts (a classic Heartbeat gets NONE then, as Kafka); Produce, Fetch and ListOffsets answer
- * NOT_LEADER_OR_FOLLOWER on the partitions this broker does not lead while the rest is handled;
+ * lasts (a classic Heartbeat gets NONE then, as Kafka); the per-partition APIs routed to leaders
+ * (Produce, Fetch, ListOffsets, DeleteRecords, OffsetForLeaderEpoch) answer NOT_LEADER_OR_FOLLOWER on
+ * the partitions this broker does not lead while the rest is handled (Produce and Fetch with KIP-951's
+ * `currentLeader` and `nodeEndpoints`: leader-hints.ts);
  * ListGroups lists only the groups this broker coordinates. Everything else goes to the handler.
  */
 export function routeRequest(api: ApiDefinition, body: unknown, ctx: RequestContext): unknown {
@@ -38,16 +41,20 @@ export function routeRequest(api: ApiDefinition, body: unknown, ctx: RequestCont
     case 'group-coordinators':
       return routeGroups(api, routing.groups, (body ?? {}) as Obj, ctx, self);
     case 'partition-leaders': {
-      if (broker.cluster.size === 1) return api.handle(body, ctx);
+      // KIP-951: Produce and Fetch partitions told to go elsewhere say where (leader-hints.ts).
+      const hinted = (res: unknown): unknown => addLeaderHints(api.apiKey, version, res, broker);
       const notLeader: PartitionTarget = (topic, partition) => {
         const count = broker.topics.get(topic)?.partitionCount;
         return count !== undefined && partition >= 0 && partition < count && broker.cluster.leaderOf(topic, partition) !== self;
       };
       const lookup = topicLookup(broker);
-      if (!routing.partitions.targets(body, version, lookup, notLeader)) return api.handle(body, ctx);
+      if (broker.cluster.size === 1 || !routing.partitions.targets(body, version, lookup, notLeader)) {
+        const res = api.handle(body, ctx);
+        return res instanceof Promise ? res.then(hinted) : hinted(res);
+      }
       return routing.partitions
         .answer(body, version, lookup, ErrorCode.NOT_LEADER_OR_FOLLOWER, notLeader, async (rest) => api.handle(rest, ctx))
-        .then((res) => (api.unanswered?.(body) ? NO_RESPONSE : res));
+        .then((res) => (api.unanswered?.(body) ? NO_RESPONSE : hinted(res)));
     }
     case 'coordinated-groups':
       return listGroups(api, body, ctx, self);

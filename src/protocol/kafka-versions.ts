@@ -36,11 +36,13 @@ export const KAFKA_API_VERSIONS = {
     20: [0, 6], // DeleteTopics
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
+    23: [0, 4], // OffsetForLeaderEpoch
     29: [0, 3], // DescribeAcls
     30: [0, 3], // CreateAcls
     31: [0, 3], // DeleteAcls
     32: [0, 4], // DescribeConfigs
     33: [0, 2], // AlterConfigs
+    35: [0, 4], // DescribeLogDirs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
@@ -52,6 +54,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 1], // DescribeCluster
     68: [0, 0], // ConsumerGroupHeartbeat
     69: [0, 0], // ConsumerGroupDescribe
+    75: [0, 0], // DescribeTopicPartitions
   },
   '4.0': {
     0: [3, 12], // Produce
@@ -73,11 +76,13 @@ export const KAFKA_API_VERSIONS = {
     20: [1, 6], // DeleteTopics
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
+    23: [2, 4], // OffsetForLeaderEpoch
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     33: [0, 2], // AlterConfigs
+    35: [1, 4], // DescribeLogDirs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
@@ -89,6 +94,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    75: [0, 0], // DescribeTopicPartitions
   },
   '4.1': {
     0: [3, 13], // Produce
@@ -110,11 +116,13 @@ export const KAFKA_API_VERSIONS = {
     20: [1, 6], // DeleteTopics
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
+    23: [2, 4], // OffsetForLeaderEpoch
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     33: [0, 2], // AlterConfigs
+    35: [1, 4], // DescribeLogDirs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
@@ -126,6 +134,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    75: [0, 0], // DescribeTopicPartitions
   },
   '4.2': {
     0: [3, 13], // Produce
@@ -147,11 +156,13 @@ export const KAFKA_API_VERSIONS = {
     20: [1, 6], // DeleteTopics
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
+    23: [2, 4], // OffsetForLeaderEpoch
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     33: [0, 2], // AlterConfigs
+    35: [1, 4], // DescribeLogDirs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
@@ -163,6 +174,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    75: [0, 0], // DescribeTopicPartitions
   },
   '4.3': {
     0: [3, 13], // Produce
@@ -184,11 +196,13 @@ export const KAFKA_API_VERSIONS = {
     20: [1, 6], // DeleteTopics
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
+    23: [2, 4], // OffsetForLeaderEpoch
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
     32: [1, 4], // DescribeConfigs
     33: [0, 2], // AlterConfigs
+    35: [1, 5], // DescribeLogDirs
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
@@ -200,6 +214,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    75: [0, 0], // DescribeTopicPartitions
   },
 } as const satisfies Record<string, Readonly<Record<number, readonly [number, number]>>>;
 

@@ -74,6 +74,7 @@ export class LogMaintenance {
         if (!config?.deletePolicy || p.log.isClosed) continue;
         const deleted = p.log.deleteRetentionBreachedSegments(config.retentionMs, config.retentionBytes, now);
         if (deleted === 0) continue;
+        p.onLogStartOffsetMoved();
         result.partitions.push(p.name);
         result.segmentsDeleted += deleted;
         this.options.log.info({ partition: p.name, segments: deleted, logStartOffset: String(p.logStartOffset) }, 'deleted log segments by retention');

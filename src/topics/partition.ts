@@ -1,12 +1,14 @@
 /**
- * One partition of a user topic on this (only) broker: its log, its idempotent producer
- * state and its leader epoch (always 0: this node has led it since creation). The high
- * watermark and last stable offset equal the log-end offset (one replica, no transactions).
+ * One partition of a topic: its log, its idempotent producer state and its leader epochs (the
+ * current one is the latest in its cache; the cluster simulation bumps it on every leader change).
+ * The high watermark and last stable offset equal the log-end offset (the replicas share one log,
+ * no transactions).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { readBatchHeader, setPartitionLeaderEpoch } from '../records/record-batch.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { ProducerStateTable, isIdempotent } from './producer-state.js';
+import { LeaderEpochCache } from './leader-epochs.js';
 
 /** Outcome of a produce to one partition. */
 export type PartitionAppendResult =
@@ -14,16 +16,34 @@ export type PartitionAppendResult =
   | { errorCode: number; errorMessage: string };
 
 export class Partition {
-  /** Leader epoch of this node's leadership; Kafka starts at 0 on creation. */
-  readonly leaderEpoch = 0;
   readonly producers = new ProducerStateTable();
+  /** The leader epochs (Kafka's leader epoch cache); in memory unless the store gives a persisted one. */
+  readonly epochs: LeaderEpochCache;
 
   constructor(
     readonly topicName: string,
     readonly index: number,
     readonly log: PartitionLog,
     private readonly onAppend: (partition: Partition) => void,
-  ) {}
+    epochs?: LeaderEpochCache,
+  ) {
+    this.epochs = epochs ?? LeaderEpochCache.open(null, [], log.logEndOffset, false);
+  }
+
+  /** The current leader epoch (0 for a partition that never changed leader). */
+  get leaderEpoch(): number {
+    return this.epochs.latestEpoch;
+  }
+
+  /** A new leader took the partition: the next epoch, starting at the log-end offset (durable when resolved). */
+  bumpLeaderEpoch(): Promise<void> {
+    return this.epochs.bump(this.log.logEndOffset);
+  }
+
+  /** The log start offset moved (DeleteRecords, retention): epochs wholly below it are forgotten. */
+  onLogStartOffsetMoved(): void {
+    this.epochs.truncateFromStart(this.log.logStartOffset);
+  }
 
   get logStartOffset(): bigint {
     return this.log.logStartOffset;
@@ -88,7 +108,7 @@ export class Partition {
         message: `Cannot increment the log start offset to ${target} of partition ${this.name} since it is larger than the high watermark ${this.highWatermark}`,
       };
     }
-    this.log.advanceLogStartOffset(target);
+    if (this.log.advanceLogStartOffset(target)) this.onLogStartOffsetMoved();
     return { errorCode: ErrorCode.NONE, lowWatermark: this.logStartOffset };
   }
 

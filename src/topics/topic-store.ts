@@ -25,6 +25,7 @@ import { isIdempotent } from './producer-state.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
+import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
 
 export interface TopicStoreOptions {
@@ -298,19 +299,24 @@ export class TopicStore {
     const dir = dataDir === null ? null : path.join(dataDir, `${topic}-${index}`);
     if (dir !== null && fresh && fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
     const recovered: Buffer[] = [];
+    const epochs: EpochEntry[] = [];
     const checkpointed = fresh ? undefined : this.checkpointedStarts.get(`${topic}-${index}`);
     const log = PartitionLog.open({
       ...this.logOptions(dir, topic, topicId, index),
       ...(checkpointed !== undefined ? { logStartOffset: checkpointed } : {}),
       onRecoveredBatch: (batch) => {
         const header = readBatchHeader(batch);
+        // The epoch cache rebuilt from the batches, for a directory without leader-epoch-checkpoint.
+        if (header.partitionLeaderEpoch >= 0 && header.partitionLeaderEpoch > (epochs[epochs.length - 1]?.epoch ?? -1)) {
+          epochs.push({ epoch: header.partitionLeaderEpoch, startOffset: header.baseOffset });
+        }
         if (!isIdempotent(header)) return;
         this.producerIds.observe(header.producerId);
         recovered.push(Buffer.from(batch.subarray(0, RECORD_BATCH_OVERHEAD)));
       },
     });
     if (dir !== null) writePartitionMetadata(dir, topicId);
-    const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p));
+    const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p), LeaderEpochCache.open(dir, epochs, log.logEndOffset, true));
     for (const header of recovered) {
       const h = readBatchHeader(header);
       partition.producers.update(h, h.baseOffset);

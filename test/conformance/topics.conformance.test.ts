@@ -127,3 +127,60 @@ describe('Produce with topic configs', () => {
     s.record('LogAppendTime batch', { timestampType: (header.attributes & 0x08) !== 0 ? 'LogAppendTime' : 'CreateTime', maxTimestampIsNow: header.maxTimestamp >= now, baseTimestamp: header.baseTimestamp });
   }, { exactMessages: true });
 });
+
+describe('OffsetForLeaderEpoch', () => {
+  for (const version of [2, 3, 4]) {
+    scenario(`v${version}: the current epoch's end offset, an unknown epoch, current leader epoch checks, unknown partitions`, async (s) => {
+      const topic = s.name('olep');
+      await s.createTopic(topic, 2);
+      await s.produce(topic, 0, [{ value: 'a', timestamp: 1000n }, { value: 'b', timestamp: 1001n }]);
+      await s.produce(topic, 0, [{ value: 'c', timestamp: 1002n }]);
+      const ask = (partitions: Array<[partition: number, currentLeaderEpoch: number, leaderEpoch: number]>, name = topic) => ({
+        replicaId: -1,
+        topics: [{ topic: name, partitions: partitions.map(([partition, currentLeaderEpoch, leaderEpoch]) => ({ partition, currentLeaderEpoch, leaderEpoch })) }],
+      });
+      await s.call('epoch 0 (current)', 23, version, ask([[0, -1, 0], [1, 0, 0]]));
+      await s.call('an epoch above the current one, and -1', 23, version, ask([[0, -1, 3], [0, -1, -1]]));
+      await s.call('current leader epoch ahead of the broker', 23, version, ask([[0, 5, 0]]));
+      await s.call('unknown partition and topic', 23, version, ask([[9, -1, 0]]));
+      await s.call('unknown topic', 23, version, ask([[0, -1, 0]], s.name('olep-missing')));
+      await s.call('Fetch with a current leader epoch ahead', 1, 12, { ...fetchBody(topic, 0, 0n), topics: [{ ...fetchBody(topic, 0, 0n).topics[0]!, partitions: [{ ...fetchBody(topic, 0, 0n).topics[0]!.partitions[0]!, currentLeaderEpoch: 4 }] }] });
+      await s.call('ListOffsets latest with the current leader epoch', 2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: 0, timestamp: -1n }, { partitionIndex: 1, currentLeaderEpoch: 2, timestamp: -1n }] }] });
+    });
+  }
+});
+
+describe('DescribeTopicPartitions', () => {
+  scenario('v0: named topics in name order, an unknown one, pages of 2 partitions with cursors', async (s) => {
+    const a = s.name('dtp-a');
+    const b = s.name('dtp-b');
+    await s.createTopic(a, 3);
+    await s.createTopic(b, 2);
+    const body = (limit: number, cursor: { topicName: string; partitionIndex: number } | null, names = [b, a, s.name('dtp-missing')]) => ({ topics: names.map((name) => ({ name })), responsePartitionLimit: limit, cursor });
+    await s.call('all at once', 75, 0, body(2000, null));
+    const first = await s.call('first page', 75, 0, body(2, null, [a, b]));
+    const second = await s.call('second page', 75, 0, body(2, first.nextCursor, [a, b]));
+    await s.call('third page', 75, 0, body(2, second.nextCursor, [a, b]));
+  });
+});
+
+describe('DescribeLogDirs', () => {
+  for (const version of [1, 3, 4]) {
+    scenario(`v${version}: the data directory with the sizes of a topic's partitions`, async (s) => {
+      const topic = s.name('dld');
+      await s.createTopic(topic, 2);
+      await s.produce(topic, 1, [{ value: 'abc', timestamp: 1000n }]);
+      const r = await s.send(35, version, { topics: null });
+      s.record('DescribeLogDirs', {
+        errorCode: r.errorCode,
+        results: r.results.map((d) => ({
+          errorCode: d.errorCode,
+          logDir: d.logDir.startsWith('/') ? '<absolute path>' : d.logDir,
+          topics: d.topics.filter((t) => t.name === topic),
+          totalBytes: d.totalBytes > 0n ? '<positive>' : d.totalBytes,
+          usableBytes: d.usableBytes > 0n ? '<positive>' : d.usableBytes,
+        })),
+      });
+    });
+  }
+});
