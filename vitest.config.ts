@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // test/conformance/ needs a real Kafka broker: `npm run test:conformance` (vitest.conformance.config.ts).
-    exclude: ['**/node_modules/**', 'test/conformance/**'],
+    // test/conformance/ and test/kafka-tools/ need a real Kafka broker: `npm run test:conformance`,
+    // `npm run test:kafka-tools` (vitest.conformance.config.ts, vitest.kafka-tools.config.ts).
+    exclude: ['**/node_modules/**', 'test/conformance/**', 'test/kafka-tools/**'],
     // Backstops for a hang, not speed limits: every wait in a test is for an event, so a loaded
     // machine makes a test slower, never wrong.
     testTimeout: 120_000,

@@ -36,6 +36,7 @@ import { api as alterUserScramCredentials } from './51-alter-user-scram-credenti
 import { api as describeCluster } from './60-describe-cluster.js';
 import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
+import { api as listConfigResources } from './74-list-config-resources.js';
 import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
 
 const ALL: ApiDefinition[] = [
@@ -43,7 +44,7 @@ const ALL: ApiDefinition[] = [
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
   createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups,
   describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
-  consumerGroupHeartbeat, consumerGroupDescribe, describeTopicPartitions,
+  consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
 ];

@@ -84,6 +84,11 @@ export class ConfigStore {
     return this.state.groups[groupId] ?? {};
   }
 
+  /** The groups that have configs of their own. */
+  groupsWithConfigs(): string[] {
+    return Object.keys(this.state.groups);
+  }
+
   /** Replaces a topic's overrides; resolves once durable. */
   setTopicConfigs(topicId: string, name: string, configs: Configs): Promise<void> {
     if (Object.keys(configs).length === 0) delete this.state.topics[topicId];

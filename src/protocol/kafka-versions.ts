@@ -54,6 +54,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 1], // DescribeCluster
     68: [0, 0], // ConsumerGroupHeartbeat
     69: [0, 0], // ConsumerGroupDescribe
+    74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
   },
   '4.0': {
@@ -94,6 +95,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
   },
   '4.1': {
@@ -134,6 +136,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
   },
   '4.2': {
@@ -174,6 +177,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
   },
   '4.3': {
@@ -214,6 +218,7 @@ export const KAFKA_API_VERSIONS = {
     60: [0, 2], // DescribeCluster
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
+    74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
   },
 } as const satisfies Record<string, Readonly<Record<number, readonly [number, number]>>>;

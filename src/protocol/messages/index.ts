@@ -76,13 +76,15 @@ import * as ConsumerGroupHeartbeatRequest from './ConsumerGroupHeartbeatRequest.
 import * as ConsumerGroupHeartbeatResponse from './ConsumerGroupHeartbeatResponse.js';
 import * as ConsumerGroupDescribeRequest from './ConsumerGroupDescribeRequest.js';
 import * as ConsumerGroupDescribeResponse from './ConsumerGroupDescribeResponse.js';
+import * as ListConfigResourcesRequest from './ListConfigResourcesRequest.js';
+import * as ListConfigResourcesResponse from './ListConfigResourcesResponse.js';
 import * as DescribeTopicPartitionsRequest from './DescribeTopicPartitionsRequest.js';
 import * as DescribeTopicPartitionsResponse from './DescribeTopicPartitionsResponse.js';
 import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -124,6 +126,7 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   60: 'DescribeCluster',
   68: 'ConsumerGroupHeartbeat',
   69: 'ConsumerGroupDescribe',
+  74: 'ListConfigResources',
   75: 'DescribeTopicPartitions',
 };
 
@@ -167,6 +170,7 @@ export const API_CODECS = {
   60: { request: DescribeClusterRequest, response: DescribeClusterResponse },
   68: { request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
   69: { request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
+  74: { request: ListConfigResourcesRequest, response: ListConfigResourcesResponse },
   75: { request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse },
 } as const;
 
