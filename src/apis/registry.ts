@@ -28,6 +28,7 @@ import { api as describeLogDirs } from './35-describe-log-dirs.js';
 import { api as saslAuthenticate } from './36-sasl-authenticate.js';
 import { api as createPartitions } from './37-create-partitions.js';
 import { api as deleteGroups } from './42-delete-groups.js';
+import { api as electLeaders } from './43-elect-leaders.js';
 import { api as incrementalAlterConfigs } from './44-incremental-alter-configs.js';
 import { api as offsetDelete } from './47-offset-delete.js';
 import { api as describeClientQuotas } from './48-describe-client-quotas.js';
@@ -42,7 +43,7 @@ import { api as describeTopicPartitions } from './75-describe-topic-partitions.j
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
   joinGroup, heartbeat, leaveGroup, syncGroup, describeGroups, listGroups, apiVersions,
-  createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups,
+  createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups, electLeaders,
   describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,

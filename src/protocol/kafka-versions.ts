@@ -46,6 +46,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    43: [0, 2], // ElectLeaders
     44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -87,6 +88,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    43: [0, 2], // ElectLeaders
     44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -128,6 +130,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    43: [0, 2], // ElectLeaders
     44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -169,6 +172,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    43: [0, 2], // ElectLeaders
     44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas
@@ -210,6 +214,7 @@ export const KAFKA_API_VERSIONS = {
     36: [0, 2], // SaslAuthenticate
     37: [0, 3], // CreatePartitions
     42: [0, 2], // DeleteGroups
+    43: [0, 2], // ElectLeaders
     44: [0, 1], // IncrementalAlterConfigs
     47: [0, 0], // OffsetDelete
     48: [0, 1], // DescribeClientQuotas

@@ -184,3 +184,15 @@ describe('DescribeLogDirs', () => {
     });
   }
 });
+
+describe('ElectLeaders', () => {
+  for (const version of [0, 1, 2]) {
+    scenario(`v${version}: preferred and unclean elections of led partitions, unknown partitions and topics`, async (s) => {
+      const topic = s.name('el');
+      await s.createTopic(topic, 2);
+      const body = (electionType: number) => ({ electionType, topicPartitions: [{ topic, partitions: [0, 1, 9] }, { topic: s.name('el-missing'), partitions: [0] }], timeoutMs: 5000 });
+      await s.call('PREFERRED', 43, version, body(0));
+      if (version >= 1) await s.call('UNCLEAN', 43, version, body(1));
+    }, { exactMessages: true });
+  }
+});

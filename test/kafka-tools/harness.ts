@@ -30,6 +30,7 @@ export const TOOLS = {
   'kafka-console-producer': 'org.apache.kafka.tools.ConsoleProducer',
   'kafka-console-consumer': 'org.apache.kafka.tools.consumer.ConsoleConsumer',
   'kafka-dump-log': 'org.apache.kafka.tools.DumpLogSegments',
+  'kafka-leader-election': 'org.apache.kafka.tools.LeaderElectionCommand',
 } as const;
 
 export type ToolName = keyof typeof TOOLS;

@@ -32,4 +32,12 @@ describe('kafka-topics', () => {
   toolCase('describe __consumer_offsets', async (t) => {
     await t.call('describe __consumer_offsets', 'kafka-topics', ['--describe', '--topic', '__consumer_offsets']);
   });
+
+  toolCase('kafka-leader-election: preferred election of a partition its preferred leader leads, and of an unknown topic', async (t) => {
+    const topic = t.topic('elect');
+    await t.run('kafka-topics', ['--create', '--topic', topic, '--partitions', '2']);
+    await t.call('preferred, one partition', 'kafka-leader-election', ['--election-type', 'preferred', '--topic', topic, '--partition', '0']);
+    await t.call('unclean, one partition', 'kafka-leader-election', ['--election-type', 'unclean', '--topic', topic, '--partition', '1']);
+    await t.call('an unknown topic', 'kafka-leader-election', ['--election-type', 'preferred', '--topic', t.topic('elect-missing'), '--partition', '0']);
+  });
 });
