@@ -221,6 +221,7 @@ export class GroupWatch {
     const { broker } = this.options;
     let sig = broker.cluster.brokers().map((b) => (b.up ? '1' : '0')).join('');
     for (const topic of broker.topics.list()) {
+      if (topic.internal) continue;
       sig += `|${topic.name}:${topic.partitionCount}`;
       for (const p of topic.partitions) sig += `,${p.logStartOffset}-${p.logEndOffset}`;
     }

@@ -7,7 +7,8 @@ import type { Overview, OverviewGroup, OverviewTopic } from './views.js';
 export type { Overview, OverviewGroup, OverviewTopic } from './views.js';
 
 export function overview(broker: Broker, bootstrap: string, clock: { mode: string; now: () => number }): Overview {
-  const topics = broker.topics.list().map((t): OverviewTopic => {
+  // The console lists the user's topics; `__consumer_offsets` is the group coordinator's log.
+  const topics = broker.topics.list().filter((t) => !t.internal).map((t): OverviewTopic => {
     const partitions = t.partitions.map((p) => ({
       partition: p.index,
       logStartOffset: Number(p.logStartOffset),

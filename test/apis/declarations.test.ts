@@ -44,9 +44,10 @@ describe('API definitions', () => {
       SyncGroup: 'group-coordinator', OffsetDelete: 'group-coordinator', ConsumerGroupHeartbeat: 'group-coordinator',
       OffsetFetch: 'group-coordinators', DescribeGroups: 'group-coordinators', DeleteGroups: 'group-coordinators', ConsumerGroupDescribe: 'group-coordinators',
       ListGroups: 'coordinated-groups', Metadata: 'any-broker', FindCoordinator: 'any-broker', ApiVersions: 'any-broker',
+      DeleteRecords: 'partition-leaders', OffsetForLeaderEpoch: 'partition-leaders', CreatePartitions: 'any-broker', DescribeConfigs: 'any-broker',
     });
     expect(routingOf(api(9), 7).to).toBe('group-coordinator');
-    expect([...API_HANDLERS.values()].filter((a) => a.partitions).map((a) => a.name)).toEqual(['Produce', 'Fetch', 'ListOffsets', 'OffsetCommit', 'OffsetFetch']);
+    expect([...API_HANDLERS.values()].filter((a) => a.partitions).map((a) => a.name)).toEqual(['Produce', 'Fetch', 'ListOffsets', 'OffsetCommit', 'OffsetFetch', 'DeleteRecords', 'OffsetForLeaderEpoch']);
   });
 
   it('puts the error on every partition of Produce (by topic id from v13) and OffsetCommit', () => {
