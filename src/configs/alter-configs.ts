@@ -41,7 +41,8 @@ export interface ConfigChange {
 
 /** A refused change: the error code and message the resource is answered with. */
 export class AlterConfigsError extends Error {
-  constructor(readonly errorCode: number, message: string) {
+  /** `answered`: the message the resource is answered with, when not `message` (null: none). */
+  constructor(readonly errorCode: number, message: string, readonly answered: string | null = message) {
     super(message);
   }
 }
@@ -53,6 +54,11 @@ export interface AlterContext {
   readonly brokerId: number;
   /** A topic's id and whether it is internal, or undefined when it does not exist. */
   topic(name: string): { id: string; internal: boolean } | undefined;
+  /**
+   * With an authorizer: the error (and message) a resource's ALTER_CONFIGS refusal answers, null
+   * when allowed. Kafka checks it on the controller, after the broker's preprocessing.
+   */
+  readonly refusal?: (resourceType: number, resourceName: string) => AlterConfigsError | null;
 }
 
 /** A checked change: where it goes and the complete new set of configs there. */
@@ -74,8 +80,16 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
     if (seen.has(c.name)) throw invalidRequest('Error due to duplicate config keys');
     seen.add(c.name);
   }
+  // `ConfigAdminManager.preprocess`: every value a change needs, named together.
+  const nullUpdates = changes.filter((c) => c.op !== AlterOp.DELETE && c.value === null).map((c) => c.name);
+  if (nullUpdates.length > 0) throw invalidRequest(`Null value not supported for : ${nullUpdates.join(', ')}`);
+  const authorize = (): void => {
+    const refused = ctx.refusal?.(resourceType, resourceName);
+    if (refused) throw refused;
+  };
   switch (resourceType) {
     case ResourceType.TOPIC: {
+      authorize();
       const topic = ctx.topic(resourceName);
       if (!topic) throw new AlterConfigsError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${resourceName}' does not exist.`);
       if (topic.internal) throw invalidRequest(`Altering the configs of the internal topic ${resourceName} is not supported.`);
@@ -89,9 +103,11 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
       const current = incremental ? ctx.configs.store.brokerConfigs(scope) : {};
       const next = applyChanges(current, changes, (name) => KAFKA_BROKER_CONFIGS[name]?.[0] ?? ConfigType.STRING, (name) => KAFKA_BROKER_CONFIGS[name]?.[1] ?? null);
       validateBrokerConfigs(changes.filter((c) => c.op !== AlterOp.DELETE).map((c) => c.name), next, scope === CLUSTER_DEFAULT);
+      authorize();
       return { kind: 'broker', scope, configs: next };
     }
     case ResourceType.GROUP: {
+      authorize();
       if (resourceName === '') throw invalidRequest('Group name must not be empty');
       const current = incremental ? ctx.configs.store.groupConfigs(resourceName) : {};
       const next = applyChanges(current, changes, (name) => GROUP_CONFIGS[name]?.type, (name) => GROUP_CONFIGS[name]?.kafkaDefault ?? null);
@@ -100,6 +116,9 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
     }
     case ResourceType.BROKER_LOGGER:
     case ResourceType.CLIENT_METRICS:
+      // Legacy AlterConfigs has no BROKER_LOGGER (its preprocessing refuses the type).
+      if (resourceType === ResourceType.BROKER_LOGGER && !incremental) throw invalidRequest(`Unknown resource type ${resourceType}`);
+      authorize();
       throw invalidRequest(`Altering ${resourceType === ResourceType.BROKER_LOGGER ? 'broker loggers' : 'client metrics subscriptions'} is not supported by this server.`);
     default:
       throw invalidRequest(`Unknown resource type ${resourceType}`);
@@ -127,9 +146,6 @@ function applyChanges(
 ): Record<string, string> {
   const next: Record<string, string> = { ...current };
   for (const c of changes) {
-    if ((c.op === AlterOp.SET || c.op === AlterOp.APPEND || c.op === AlterOp.SUBTRACT) && c.value === null) {
-      throw invalidRequest(`Null value not supported for : ${c.name}`);
-    }
     switch (c.op) {
       case AlterOp.SET:
         next[c.name] = c.value!;
@@ -278,7 +294,7 @@ export async function alterConfigs(
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (err) {
       if (!(err instanceof AlterConfigsError)) throw err;
-      return { ...base, errorCode: err.errorCode, errorMessage: err.message };
+      return { ...base, errorCode: err.errorCode, errorMessage: err.answered };
     }
   });
   await Promise.all(writes);

@@ -311,3 +311,55 @@ describe('authorization errors', () => {
     s.record('DescribeClientQuotas', await alice.send(48, 1, { components: [], strict: false }));
   });
 });
+
+describe('authorization errors of the topic, config and log APIs', () => {
+  /** Sorted by name (or topic), so that Kafka's hash-set order does not matter. */
+  const byName = <T extends { name?: string | null; topic?: string; resourceName?: string }>(items: T[]): T[] => [...items].sort((a, b) => String(a.name ?? a.topic ?? a.resourceName).localeCompare(String(b.name ?? b.topic ?? b.resourceName)));
+
+  scenario('DeleteRecords, OffsetForLeaderEpoch, CreatePartitions, IncrementalAlterConfigs, AlterConfigs: per-topic, per-group and cluster refusals after the checks Kafka makes first', async (s) => {
+    const { alice, ok, secret, hidden, gOk } = await aliceSetup(s);
+    const missing = s.name('t-missing');
+    const deleted = await alice.send(21, 2, { topics: [ok, hidden].map((name) => ({ name, partitions: [{ partitionIndex: 0, offset: 0n }] })), timeoutMs: 5000 });
+    s.record('DeleteRecords v2 without DELETE', { ...deleted, topics: byName(deleted.topics) });
+    const epochs = await alice.send(23, 4, { replicaId: -1, topics: [ok, secret, hidden].map((topic) => ({ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] })) });
+    s.record('OffsetForLeaderEpoch v4 (DESCRIBE on two of three)', { ...epochs, topics: byName(epochs.topics) });
+    const grown = await alice.send(37, 3, { topics: [ok, hidden, missing, secret, secret].map((name) => ({ name, count: 2, assignments: null })), timeoutMs: 5000, validateOnly: false });
+    s.record('CreatePartitions v3 without ALTER, and a duplicate', { ...grown, results: byName(grown.results) });
+    const set = (name: string, value: string | null) => ({ name, configOperation: 0, value });
+    const incremental = await alice.send(44, 1, {
+      resources: [
+        { resourceType: 2, resourceName: ok, configs: [set('retention.ms', '1000')] },
+        { resourceType: 2, resourceName: missing, configs: [set('retention.ms', '1000')] },
+        { resourceType: 2, resourceName: secret, configs: [set('retention.ms', null)] },
+        { resourceType: 4, resourceName: '', configs: [set('log.retention.ms', '1000')] },
+        { resourceType: 4, resourceName: '1', configs: [set('log.dirs', '/tmp')] },
+        { resourceType: 8, resourceName: '1', configs: [set('kafka.server', 'DEBUG')] },
+        { resourceType: 32, resourceName: gOk, configs: [set('consumer.session.timeout.ms', '45000')] },
+      ],
+      validateOnly: false,
+    });
+    s.record('IncrementalAlterConfigs v1', incremental);
+    const legacy = await alice.send(33, 2, {
+      resources: [
+        { resourceType: 2, resourceName: ok, configs: [{ name: 'retention.ms', value: '1000' }] },
+        { resourceType: 4, resourceName: '', configs: [{ name: 'log.retention.ms', value: '1000' }] },
+        { resourceType: 8, resourceName: '1', configs: [{ name: 'kafka.server', value: 'DEBUG' }] },
+        { resourceType: 32, resourceName: gOk, configs: [{ name: 'consumer.session.timeout.ms', value: '45000' }] },
+      ],
+      validateOnly: false,
+    });
+    s.record('AlterConfigs v2', legacy);
+  }, { exactMessages: true });
+
+  scenario('DescribeLogDirs, ElectLeaders, ListConfigResources (cluster operations) and DescribeTopicPartitions (DESCRIBE per topic, authorized operations)', async (s) => {
+    const { alice, ok, secret, hidden } = await aliceSetup(s);
+    for (const version of [1, 4]) s.record(`DescribeLogDirs v${version}`, await alice.send(35, version, { topics: null }));
+    const elected = await alice.send(43, 2, { electionType: 0, topicPartitions: [{ topic: ok, partitions: [0] }], timeoutMs: 5000 });
+    s.record('ElectLeaders v2', { errorCode: elected.errorCode, results: elected.replicaElectionResults.map((r) => ({ topic: r.topic, partitions: r.partitionResult.map((p) => [p.partitionId, p.errorCode]) })) });
+    s.record('ListConfigResources v1', await alice.send(74, 1, { resourceTypes: [] }));
+    const named = await alice.send(75, 0, { topics: [ok, secret, hidden, s.name('t-missing')].map((name) => ({ name })), responsePartitionLimit: 2000, cursor: null });
+    s.record('DescribeTopicPartitions v0 named', { ...named, topics: byName(named.topics) });
+    const all = await alice.send(75, 0, { topics: [], responsePartitionLimit: 2000, cursor: null });
+    s.record('DescribeTopicPartitions v0 all topics (this scenario only)', ownSorted(s, all.topics));
+  });
+});

@@ -325,6 +325,48 @@ const describeCluster: ApiCheck = (req, _ctx, auth, next) => mapResult(next(req)
   return res;
 });
 
+/** OffsetForLeaderEpoch: CLUSTER_ACTION on the cluster (a follower) allows every partition, else DESCRIBE on each topic (KIP-320 consumers). */
+const offsetForLeaderEpoch: ApiCheck = (req, ctx, auth, next, api) => (auth.cluster(Op.CLUSTER_ACTION) ? next(req) : topicPartitions(Op.DESCRIBE)(req, ctx, auth, next, api));
+
+/**
+ * CreatePartitions, as `ControllerApis.createPartitions`: a topic named twice is refused as a
+ * duplicate whatever the ACLs; of the others, those without ALTER answer TOPIC_AUTHORIZATION_FAILED
+ * (no message), after the duplicates and before the handled ones.
+ */
+const createPartitions: ApiCheck = (req, _ctx, auth, next) => {
+  const counts = new Map<string, number>();
+  for (const t of req.topics as Obj[]) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  const denied = new Set([...counts.keys()].filter((n) => counts.get(n) === 1 && !auth.allowed(Op.ALTER, TOPIC, n)));
+  if (denied.size === 0) return next(req);
+  const refused = [...denied].map((name) => ({ name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }));
+  return mapResult(next({ ...req, topics: (req.topics as Obj[]).filter((t) => !denied.has(t.name)) }), (res: Obj) => {
+    const results = res['results'] as Obj[];
+    const duplicates = results.filter((r) => (counts.get(r.name) ?? 0) > 1);
+    return { ...res, results: [...duplicates, ...refused, ...results.filter((r) => !duplicates.includes(r))] };
+  });
+};
+
+/**
+ * DescribeTopicPartitions, as `DescribeTopicPartitionsRequestHandler`: only topics with DESCRIBE
+ * are described (and paged: the handler sees the allowed names only); a named topic without it
+ * answers TOPIC_AUTHORIZATION_FAILED after the others (no id, not internal), an all-topics request
+ * leaves it out. Each described topic carries the principal's authorized operations on it.
+ */
+const describeTopicPartitions: ApiCheck = (req, ctx, auth, next) => {
+  const all = (req.topics as Obj[]).length === 0;
+  const names: string[] = all ? ctx.broker.topics.list().map((t) => t.name) : [...new Set((req.topics as Obj[]).map((t) => t.name as string))];
+  const allowed = names.filter((n) => auth.allowed(Op.DESCRIBE, TOPIC, n));
+  const refused = all ? [] : names.filter((n) => !allowed.includes(n)).sort().map((name) => ({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: OMITTED }));
+  const finish = (res: Obj): Obj => {
+    for (const t of res['topics'] as Obj[]) t.topicAuthorizedOperations = auth.operations(TOPIC, t.name);
+    return { ...res, topics: [...res['topics'], ...refused] };
+  };
+  // Nothing allowed: nothing to describe (an empty list would mean every topic to the handler).
+  if (allowed.length === 0) return finish({ throttleTimeMs: 0, topics: [], nextCursor: null });
+  if (!all && allowed.length === names.length) return mapResult(next(req), finish);
+  return mapResult(next({ ...req, topics: allowed.map((name) => ({ name })) }), finish);
+};
+
 /**
  * What every served API checks, by API key. Kafka's `KafkaApis` (and `ControllerApis` for the
  * APIs a broker forwards to its controller, `AclApis` for the ACL APIs) is the source; an API
@@ -349,13 +391,20 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   18: none, // ApiVersions
   19: createTopics,
   20: deleteTopics,
+  21: topicPartitions(Op.DELETE), // DeleteRecords
   22: initProducerId,
+  23: offsetForLeaderEpoch,
   29: clusterOperation(Op.DESCRIBE), // DescribeAcls
   30: clusterOperation(Op.ALTER), // CreateAcls
   31: clusterOperation(Op.ALTER), // DeleteAcls
   32: describeConfigs,
+  33: none, // AlterConfigs: ALTER_CONFIGS per resource, checked by the handler after Kafka's preprocessing (src/apis/alter-context.ts)
+  35: clusterOperation(Op.DESCRIBE), // DescribeLogDirs
   36: none, // SaslAuthenticate
+  37: createPartitions,
   42: deleteGroups,
+  43: clusterOperation(Op.ALTER), // ElectLeaders
+  44: none, // IncrementalAlterConfigs: as AlterConfigs (33)
   47: groupOperation(Op.DELETE, topicPartitions(Op.READ, false, OFFSET_DELETE_PARTITIONS)), // OffsetDelete
   48: clusterOperation(Op.DESCRIBE_CONFIGS), // DescribeClientQuotas
   50: clusterOperation(Op.DESCRIBE), // DescribeUserScramCredentials
@@ -363,5 +412,7 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   60: describeCluster,
   68: consumerGroupHeartbeat,
   69: consumerGroupDescribe,
+  74: clusterOperation(Op.DESCRIBE_CONFIGS), // ListConfigResources
+  75: describeTopicPartitions,
 };
 
