@@ -47,10 +47,13 @@ describe('DeleteRecords', () => {
     await admin.deleteTopicRecords({ topic: 'dr', partitions: [{ partition: 0, offset: '17' }] });
     const offsets = await admin.fetchTopicOffsets('dr');
     expect(offsets.map((o) => [o.partition, o.low, o.high]).sort()).toEqual([[0, '17', '30'], [1, '0', '1']]);
-    // Segments wholly below offset 17 are gone; the one holding 17 stays.
-    const segmentsAfter = readdirSync(join(first.dataDir, 'dr-0')).filter((f) => f.endsWith('.log'));
-    const bases = segmentsAfter.map((f) => BigInt(f.slice(0, 20)));
-    expect(bases[0]! <= 17n && (bases[1] === undefined || bases[1] > 17n)).toBe(true);
+    // Segments wholly below offset 17 go (their files after the answer, as Kafka deletes them
+    // asynchronously); the one holding 17 stays.
+    const logFiles = () => readdirSync(join(first.dataDir, 'dr-0')).filter((f) => f.endsWith('.log'));
+    const bases = () => logFiles().map((f) => BigInt(f.slice(0, 20)));
+    await waitFor(() => bases()[1] === undefined || bases()[1]! > 17n, 10_000, 'the segments below offset 17 to be deleted');
+    const segmentsAfter = logFiles();
+    expect(bases()[0]! <= 17n).toBe(true);
     expect(segmentsAfter.length).toBeLessThan(segmentsBefore.length);
     expect(readFileSync(join(first.dataDir, 'log-start-offset-checkpoint'), 'utf8')).toBe('0\n1\ndr 0 17\n');
 
