@@ -31,7 +31,7 @@ import {
 import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, type PendingWrite } from './segment.js';
 import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
-import { writeFully, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
+import { writeFully, writeFullySync, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
@@ -71,6 +71,12 @@ interface RollbackPoint {
   /** Offset of the turn's first batch: the log end offset after the rollback. */
   baseOffset: bigint;
 }
+
+/**
+ * A turn's write up to this many bytes is made on the event-loop thread (a page-cache copy, a few
+ * microseconds), larger ones on libuv's thread pool, so a big produce batch never holds up the loop.
+ */
+const SYNC_WRITE_MAX_BYTES = 64 * 1024;
 
 /** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
 const MAX_RELATIVE_OFFSET = 2147483647n;
@@ -649,7 +655,10 @@ export class PartitionLog {
   private async write(w: PendingWrite): Promise<void> {
     const fd = w.segment.fd;
     if (fd === null) return; // deleted meanwhile
-    await writeFully(fd, w.buffers, w.position);
+    let bytes = 0;
+    for (const b of w.buffers) bytes += b.length;
+    if (bytes <= SYNC_WRITE_MAX_BYTES) writeFullySync(fd, w.buffers, w.position);
+    else await writeFully(fd, w.buffers, w.position);
     this.stats.writes++;
     w.segment.dirty = true;
     for (const e of w.entries) e.data = null;
