@@ -19,7 +19,7 @@ const profileDir = join(ROOT, '.tmp', 'profiles', `commit-${policy}-${loadText}-
 mkdirSync(profileDir, { recursive: true });
 const dataDir = mkdtempSync(join(tmpdir(), 'kmc-profile-'));
 
-const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profileDir, CLI, '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`], {
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', profileDir, CLI, '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let port;
@@ -94,3 +94,16 @@ for (const [id, t] of dt) {
 }
 console.log('\ninclusive time by function, top 60:');
 for (const [k, t] of [...inclFn].sort((a, b) => b[1] - a[1]).slice(0, 60)) console.log(`${pct(t)}  ${k}`);
+// Self time by kind: our code, dependencies, Node's JavaScript, native calls, GC, idle.
+const kinds = new Map();
+for (const [id, t] of dt) {
+  const n = byId.get(id);
+  const url = n.callFrame.url;
+  const name = n.callFrame.functionName;
+  const kind = name === '(idle)' ? 'idle' : name === '(garbage collector)' ? 'gc' : name === '(program)' ? 'program' :
+    url.includes('/dist/') ? 'ours' : url.includes('/node_modules/') ? 'dependencies' : url.startsWith('node:') ? 'node js' : `native ${name}`;
+  kinds.set(kind, (kinds.get(kind) ?? 0) + t);
+}
+const busy = total - (kinds.get('idle') ?? 0);
+console.log(`\nself time by kind (% of busy time; ${(busy / 1000 / Math.max(1, commits)).toFixed(1)} µs busy per commit):`);
+for (const [k, t] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 15)) if (k !== 'idle') console.log(`${((t / busy) * 100).toFixed(1).padStart(5)}%  ${k}`);
