@@ -77,21 +77,10 @@ function walkErrors(found: number[], value: unknown, depth: number): void {
 /** Shared by every entry without errors or fault rules (never handed out: `toJSON` copies). */
 const NONE: readonly string[] = Object.freeze([]);
 
-/** What the fault layer knows of a request when it arrives. */
-export interface ArrivedRequest {
-  /** Wall-clock ms since the epoch. */
+/** What the fault layer knows of a request when it arrives (`timeMs`: wall-clock ms since the epoch). */
+export type ArrivedRequest = Pick<RequestLogEntry, 'api' | 'apiKey' | 'version' | 'correlationId' | 'clientId' | 'connectionId' | 'principal' | 'groups' | 'memberId' | 'topics'> & {
   timeMs: number;
-  api: string;
-  apiKey: number;
-  version: number;
-  correlationId: number;
-  clientId: string;
-  connectionId: string;
-  principal: string;
-  groups: string[];
-  memberId: string | null;
-  topics: string[];
-}
+};
 
 /**
  * One request of the log, as the request path fills it: a class with its fields in one fixed
