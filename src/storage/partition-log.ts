@@ -31,6 +31,7 @@ import {
 import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, type PendingWrite } from './segment.js';
 import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
+import { readInt64BE } from '../protocol/primitives.js';
 import { writeFully, writeFullySync, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
 
@@ -298,7 +299,7 @@ export class PartitionLog {
       if (this.options.dir === null && (batch.byteOffset !== 0 || batch.buffer.byteLength !== batch.length)) {
         batch = Buffer.from(batch);
       }
-      this.active.append(batch, first, last, batch.readBigInt64BE(MAX_TIMESTAMP_OFFSET));
+      this.active.append(batch, first, last, readInt64BE(batch, MAX_TIMESTAMP_OFFSET));
       this.nextOffset = last + 1n;
       this.unflushedMessages += BigInt(lastDelta) + 1n;
     }
