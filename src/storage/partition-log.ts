@@ -32,6 +32,7 @@ import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, typ
 import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
 import { readInt64BE } from '../protocol/primitives.js';
+import { beginBurst, burstOpen, nextRound } from '../util/burst.js';
 import { writeFully, writeFullySync, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
 
@@ -530,7 +531,10 @@ export class PartitionLog {
     if (this.options.dir === null) return Promise.resolve();
     if (!this.turnScheduled) {
       this.turnScheduled = true;
-      setImmediate(() => this.flushTurn());
+      // Appends made while the answers of a turn's write go out (muted connections taking their next
+      // request) are written in the burst's next round, not a turn later (util/burst.ts).
+      if (burstOpen()) nextRound(this.flushTurnNow);
+      else setImmediate(this.flushTurnNow);
     }
     // Every policy acknowledges only once the bytes are written to the file (so a process crash
     // loses nothing acknowledged); 'always' also waits for their fdatasync.
@@ -548,6 +552,8 @@ export class PartitionLog {
     return this.turnWaiter.promise;
   }
 
+  private readonly flushTurnNow = (): void => this.flushTurn();
+
   /** Queues one write per segment of this turn's appends (plus a sync under 'always'). */
   private flushTurn(): void {
     this.turnScheduled = false;
@@ -555,6 +561,7 @@ export class PartitionLog {
     const waiter = this.turnWaiter;
     this.turnWaiter = null;
     if (writes.length === 0 && waiter === null) return;
+    beginBurst();
     const sync = this.policy === 'always';
     const first = writes[0];
     const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.entries[0]!.baseOffset } : null;
