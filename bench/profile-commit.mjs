@@ -60,7 +60,26 @@ const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
 const dt = new Map();
-profile.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+// Only the samples from 1 s after the first commit was handled: start-up and JIT warm-up left out.
+const parentOf = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+const handlesCommit = new Set();
+for (const n of profile.nodes) {
+  for (let x = n.id; x !== undefined; x = parentOf.get(x)) {
+    if (byId.get(x).callFrame.functionName === 'commitOffsets') {
+      handlesCommit.add(n.id);
+      break;
+    }
+  }
+}
+let clock = 0;
+let from = Infinity;
+profile.samples.forEach((id, i) => {
+  clock += profile.timeDeltas[i] ?? 0;
+  if (from === Infinity && handlesCommit.has(id)) from = clock + 1_000_000;
+  if (clock >= from) dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+const measuredSeconds = (clock - from) / 1e6;
 const total = [...dt.values()].reduce((a, b) => a + b, 0);
 const label = (n) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '$1/').replace(/^node:/, 'node:')}:${n.callFrame.lineNumber + 1}`;
 for (const [id, t] of dt) {
@@ -80,7 +99,7 @@ for (const [id, t] of dt) {
   for (const f of files) incl.set(f, (incl.get(f) ?? 0) + t);
 }
 const pct = (t) => `${((t / total) * 100).toFixed(1).padStart(5)}%`;
-console.log(`${commits} commits in ${seconds} s (${loadText}, flush ${policy}); profile ${join(profileDir, file)}`);
+console.log(`${commits} commits in ${seconds} s (${loadText}, flush ${policy}); profile ${join(profileDir, file)}; the last ${measuredSeconds.toFixed(1)} s counted`);
 console.log('\nself time, top 40:');
 for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${pct(t)}  ${k}`);
 console.log('\ninclusive time by file, top 30:');
@@ -105,5 +124,9 @@ for (const [id, t] of dt) {
   kinds.set(kind, (kinds.get(kind) ?? 0) + t);
 }
 const busy = total - (kinds.get('idle') ?? 0);
-console.log(`\nself time by kind (% of busy time; ${(busy / 1000 / Math.max(1, commits)).toFixed(1)} µs busy per commit):`);
+console.log(`\nself time by kind (% of busy time; busy ${((busy / 1e6 / measuredSeconds) * 100).toFixed(0)}% of one core):`);
 for (const [k, t] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 15)) if (k !== 'idle') console.log(`${((t / busy) * 100).toFixed(1).padStart(5)}%  ${k}`);
+// Node's own JavaScript on the request path (streams, events, timers): which parts.
+const nodeSelf = [...self].filter(([k]) => / node:/.test(k) && !/modules|bootstrap|loader/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 20);
+console.log('\nNode.js JavaScript, self time (% of busy), top 20:');
+for (const [k, t] of nodeSelf) console.log(`${((t / busy) * 100).toFixed(1).padStart(5)}%  ${k}`);
