@@ -9,7 +9,9 @@
  * below the log start offset are deleted (Kafka's `deleteLogStartOffsetBreachedSegments`).
  *
  * Durability (group commit): appends made during one event-loop turn are written with one
- * positional writev per segment in a setImmediate, then, per `flushPolicy`:
+ * positional writev per segment in a setImmediate (on the event-loop thread up to 64 KiB, else on
+ * the thread pool), or, for appends made while a write's answers go out, in the next round of that
+ * burst (util/burst.ts); then, per `flushPolicy`:
  *   - 'always':   one fdatasync per segment written; `durable` resolves after it.
  *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms),
  *                 or as soon as `flushIntervalMessages` messages are waiting for one.
