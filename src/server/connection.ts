@@ -10,7 +10,6 @@ import type { ListenerContext } from './listener-context.js';
 import { SaslGate, type GateIO } from './sasl-gate.js';
 import type { TLSSocket } from 'node:tls';
 import { peerPrincipal } from '../security/tls.js';
-import { atBurstEnd } from '../util/burst.js';
 import type { KafkaPrincipal } from '../security/principal.js';
 
 let nextConnectionId = 0;
@@ -28,8 +27,6 @@ export class Connection {
   private readonly clientHost: string;
   private busy = false;
   private closed = false;
-  /** Answers are held for one socket write while the client has further requests buffered (see `writeResponse`). */
-  private corked = false;
   /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
   private readonly sasl: SaslGate | null;
   /** The TLS client's principal (SSL listeners with client authentication); else ANONYMOUS. */
@@ -76,39 +73,7 @@ export class Connection {
 
   /** Closes the connection (server shutdown). */
   destroy(): void {
-    this.closeSocket();
-  }
-
-  /** Sends the answers held (as an uncorked socket would have sent them already), then closes. */
-  private closeSocket(): void {
-    this.uncork();
     this.socket.destroy();
-  }
-
-  private readonly uncork = (): void => {
-    if (!this.corked) return;
-    this.corked = false;
-    this.socket.uncork();
-  };
-
-  /**
-   * Writes one response. When the client has already sent its next request (pipelining), the
-   * answer is held (corked) and leaves with the ones that follow in one socket write, at the end of
-   * the burst that serves them (util/burst.ts) or as soon as no request is buffered; otherwise it
-   * leaves now.
-   */
-  private writeResponse(bytes: Buffer): void {
-    if (this.frames.hasFrame()) {
-      if (!this.corked) {
-        this.corked = true;
-        this.socket.cork();
-        atBurstEnd(this.uncork);
-      }
-      this.socket.write(bytes);
-      return;
-    }
-    this.socket.write(bytes);
-    this.uncork();
   }
 
   private pump(): void {
@@ -132,7 +97,7 @@ export class Connection {
           (err: unknown) => {
             if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
             else this.log.error({ err }, 'request handler failed; closing the connection');
-            this.closeSocket();
+            this.socket.destroy();
           },
         );
       }
@@ -155,7 +120,7 @@ export class Connection {
     const { header } = decoded;
     if (decoded.kind === 'api-versions-too-new') {
       this.log.debug({ api: 'ApiVersions', version: header.apiVersion, clientId: header.clientId }, 'too-new ApiVersions: answering UNSUPPORTED_VERSION');
-      this.writeResponse(encodeApiVersionsFallback(header, this.handlers.get(18)!));
+      this.socket.write(encodeApiVersionsFallback(header, this.handlers.get(18)!));
       return null;
     }
     const ctx: RequestContext = {
@@ -176,7 +141,7 @@ export class Connection {
       if (this.log.isLevelEnabled('debug')) {
         this.log.debug({ api: decoded.api.name, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
       }
-      this.writeResponse(encodeResponse(header, response));
+      this.socket.write(encodeResponse(header, response));
     };
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.
@@ -190,7 +155,7 @@ export class Connection {
       if (err instanceof CloseConnection) this.log.info({ api: decoded.api.name, reason: err.message }, 'closing the connection');
       else this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
       this.closed = true;
-      this.closeSocket();
+      this.socket.destroy();
     }
     return null;
   }
@@ -200,7 +165,7 @@ export class Connection {
       send,
       close: () => {
         this.closed = true;
-        this.closeSocket();
+        this.socket.destroy();
       },
       isClosed: () => this.closed,
       whenClosed: () => (this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()))),
@@ -219,7 +184,7 @@ export class Connection {
         this.closed = true;
         const finish = () => {
           if (response && !this.socket.destroyed) this.socket.end(response);
-          else this.closeSocket();
+          else this.socket.destroy();
         };
         if (delayMs > 0) setTimeout(finish, delayMs).unref();
         else finish();
@@ -231,7 +196,7 @@ export class Connection {
   private refuse(header: { apiKey: number; apiVersion: number; clientId: string } | null, reason: string): void {
     this.log.warn({ apiKey: header?.apiKey, apiVersion: header?.apiVersion, clientId: header?.clientId }, `closing connection: ${reason}`);
     this.closed = true;
-    this.closeSocket();
+    this.socket.destroy();
   }
 }
 

@@ -16,13 +16,6 @@ export class FrameReader {
     this.buffered += chunk.length;
   }
 
-  /** Whether `next()` would return a frame now (or throw for a bad size) rather than null. */
-  hasFrame(): boolean {
-    if (this.buffered < 4) return false;
-    const size = this.peek(4).readInt32BE(0);
-    return size < 0 || size > this.maxFrameBytes || this.buffered >= 4 + size;
-  }
-
   /** The next complete frame (without its size prefix), or null if more bytes are needed. */
   next(): Buffer | null {
     if (this.buffered < 4) return null;

@@ -1,12 +1,10 @@
 /**
- * Bursts: work that follows on from itself within one event-loop turn, with what must wait for its
- * end. A log's group commit (storage/partition-log.ts) writes the appends of one turn with one
- * write; the answers it unblocks let muted connections take their next, already buffered request,
- * whose appends make the next *round* of the burst instead of waiting for the next turn, and the
- * connections send the answers of all rounds with one socket write each when the burst ends
- * (server/connection.ts). Every connection still has one request in flight at a time, as Kafka's
- * `Processor` mutes a channel from a complete request until its response is sent; what the burst
- * saves is one event-loop turn, one file write and one socket write per request.
+ * Bursts: work that follows on from itself within one event-loop turn. A log's group commit
+ * (storage/partition-log.ts) writes the appends of one turn with one write; the answers it
+ * unblocks let muted connections take their next, already buffered request, whose appends make
+ * the next *round* of the burst instead of waiting for the next turn. Every connection still has
+ * one request in flight at a time, as Kafka's `Processor` mutes a channel from a complete request
+ * until its response is sent; what a round saves is an event-loop turn per pipelined request.
  *
  * Mechanics: a round runs once everything its previous round set off synchronously has settled
  * (the microtask queue drained: `queueMicrotask` then `process.nextTick`, which Node runs only
@@ -15,13 +13,9 @@
  * data waits meanwhile); work still asked for then runs in the next turn (`setImmediate`).
  */
 
-/**
- * Rounds per burst. Each connection answers at most this many requests with one socket write, and
- * keeps the rest of what it has pipelined for the next burst, so its client can send more while
- * those are served instead of waiting for one answer to all it sent.
- */
+/** Rounds per burst: a connection serves at most this many pipelined requests before the event loop polls again. */
 export const MAX_ROUNDS = 8;
-/** Wall-clock bound on a burst (ms): other connections' requests are read, and held answers sent, soon enough. */
+/** Wall-clock bound on a burst (ms): other connections' requests are read soon enough. */
 export const MAX_BURST_MS = 2;
 
 let active = false;
@@ -29,7 +23,6 @@ let rounds = 0;
 let startedAt = 0;
 let settleQueued = false;
 let work: Array<() => void> = [];
-let endHooks: Array<() => void> = [];
 
 /** Runs `settle` once everything set off so far has run (ticks come after the drained microtasks). */
 function queueSettle(): void {
@@ -52,12 +45,9 @@ function settle(): void {
     for (const fn of next) setImmediate(fn);
   }
   active = false;
-  const hooks = endHooks;
-  endHooks = [];
-  runAll(hooks);
 }
 
-/** Runs every function even if one throws; a throw is rethrown afterwards, as an uncaught error (what `setImmediate` would have made of it). */
+/** Runs every function even if one throws; a throw is rethrown afterwards as an uncaught error (what `setImmediate` would have made of it). */
 function runAll(fns: ReadonlyArray<() => void>): void {
   for (const fn of fns) {
     try {
@@ -91,10 +81,4 @@ export function burstOpen(): boolean {
 export function nextRound(fn: () => void): void {
   work.push(fn);
   queueSettle();
-}
-
-/** Runs `fn` when the current burst ends, or, outside a burst, once the work set off so far has settled. */
-export function atBurstEnd(fn: () => void): void {
-  endHooks.push(fn);
-  beginBurst();
 }

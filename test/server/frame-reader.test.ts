@@ -29,23 +29,4 @@ describe('FrameReader', () => {
     n.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
     expect(() => n.next()).toThrow(FrameTooLargeError);
   });
-
-  it('hasFrame says whether next() has a frame (or a bad size) to give, without taking it', () => {
-    const r = new FrameReader(10);
-    expect(r.hasFrame()).toBe(false);
-    const two = Buffer.concat([frame([7, 8]), frame([9])]);
-    r.push(two.subarray(0, 3));
-    expect(r.hasFrame()).toBe(false);
-    r.push(two.subarray(3, 7));
-    expect(r.hasFrame()).toBe(true);
-    expect(r.hasFrame()).toBe(true);
-    expect([...r.next()!]).toEqual([7, 8]);
-    expect(r.hasFrame()).toBe(false);
-    r.push(two.subarray(7));
-    expect(r.hasFrame()).toBe(true);
-    expect([...r.next()!]).toEqual([9]);
-    r.push(frame(new Array(11).fill(0)));
-    expect(r.hasFrame()).toBe(true);
-    expect(() => r.next()).toThrow(FrameTooLargeError);
-  });
 });

@@ -1,10 +1,10 @@
 /**
  * Pipelined requests (several sent before the first answer) on a real server: each connection is
  * served one request at a time in arrival order, as Kafka's `Processor` mutes a channel until the
- * response to its current request is sent, even though answers of pipelined requests leave
- * together (server/connection.ts) and a log's group commit serves them in rounds (util/burst.ts). So
- * an OffsetFetch pipelined behind an OffsetCommit sees that commit, under every flush policy, and
- * the answers held for one socket write are sent before a bad frame closes the connection.
+ * response to its current request is sent, even though a log's group commit serves them in rounds
+ * of one turn (util/burst.ts). So an OffsetFetch pipelined behind an OffsetCommit sees that commit,
+ * under every flush policy, and the answers to the requests before a bad frame are sent before it
+ * closes the connection.
  */
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
@@ -179,7 +179,7 @@ describe('pipelined requests on one connection', () => {
     expect(partition.logEndOffset).toBe(128n);
   });
 
-  it('answers held for one write are sent before a bad frame closes the connection', async () => {
+  it('the requests before a bad frame are answered before it closes the connection', async () => {
     const server = await start({ policy: 'never' });
     const p = await open(server);
     const requests = [commit('g2', 1, 5n), commit('g2', 1, 6n), fetchOffset('g2', 1)];
