@@ -28,6 +28,7 @@ import {
   restampBaseOffset,
   LAST_OFFSET_DELTA_OFFSET,
   MAX_TIMESTAMP_OFFSET,
+  RECORD_BATCH_OVERHEAD,
   recordOffsetsAndTimestamps,
 } from '../records/record-batch.js';
 import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, type PendingWrite } from './segment.js';
@@ -363,7 +364,10 @@ export class PartitionLog {
     if (fromOffset >= maxOffset || fromOffset >= this.nextOffset || fromOffset < this.logStartOffset) return null;
     for (let s = this.segmentIndexFor(fromOffset); s < this.segments.length; s++) {
       const segment = this.segments[s]!;
-      const from = segment.indexOf(fromOffset);
+      let from = segment.indexOf(fromOffset);
+      // Batches the cleaner emptied (header only): Kafka's cleaner drops them, so a Kafka read finds
+      // no data there and goes on (a consumer could not move past them).
+      while (from < segment.entries.length && segment.entries[from]!.size <= RECORD_BATCH_OVERHEAD) from++;
       if (from >= segment.entries.length) continue;
       const first = segment.entries[from]!;
       if (first.baseOffset >= maxOffset) return null;
