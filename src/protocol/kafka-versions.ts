@@ -37,6 +37,10 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [0, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 4], // EndTxn
+    28: [0, 4], // TxnOffsetCommit
     29: [0, 3], // DescribeAcls
     30: [0, 3], // CreateAcls
     31: [0, 3], // DeleteAcls
@@ -53,6 +57,8 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 1], // DescribeCluster
+    65: [0, 0], // DescribeTransactions
+    66: [0, 1], // ListTransactions
     68: [0, 0], // ConsumerGroupHeartbeat
     69: [0, 0], // ConsumerGroupDescribe
     74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -79,6 +85,10 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -95,6 +105,8 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    65: [0, 0], // DescribeTransactions
+    66: [0, 1], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -121,6 +133,10 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -137,6 +153,8 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    65: [0, 0], // DescribeTransactions
+    66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -163,6 +181,10 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -179,6 +201,8 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    65: [0, 0], // DescribeTransactions
+    66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -205,6 +229,10 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -221,6 +249,8 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    65: [0, 0], // DescribeTransactions
+    66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
