@@ -20,10 +20,11 @@ import { ClusterConfigs } from './configs/cluster-configs.js';
 import { ConfigStore } from './configs/config-store.js';
 import { LogMaintenance } from './topics/log-maintenance.js';
 import { TransactionLog } from './transactions/transaction-log.js';
-import { TransactionCoordinator, type MarkerWriter } from './transactions/transaction-coordinator.js';
+import { TransactionCoordinator } from './transactions/transaction-coordinator.js';
 import { TransactionTimers } from './transactions/transaction-timers.js';
 import { TRANSACTION_STATE_TOPIC_NAME } from './topics/topic-name.js';
 import { ErrorCode } from './protocol/errors.js';
+import { TransactionMarkers } from './topics/transaction-markers.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -74,6 +75,8 @@ export class Broker {
   /** Every config value with its source: static, dynamic broker, topic and group configs (src/configs). */
   readonly configs: ClusterConfigs;
   readonly topics: TopicStore;
+  /** End-transaction markers and the Produce path's transaction verifier (topics/transaction-markers.ts). */
+  readonly txnMarkers: TransactionMarkers;
   readonly groupLog: GroupLog;
   /** Every group and offset change goes through it (runtime.ts). */
   readonly runtime: CoordinatorRuntime;
@@ -120,6 +123,7 @@ export class Broker {
       time: options.time,
       pollTime: options.pollTime,
     });
+    this.txnMarkers = new TransactionMarkers(this.topics, options.time);
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
     // `__consumer_offsets` as clients see it: listed by Metadata (internal), readable, not writable.
     this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, this.groupLog.partitionLogs());
@@ -205,12 +209,21 @@ export class Broker {
     this.transactions = new TransactionCoordinator({
       log: this.transactionLog,
       producerIds: this.topics.producerIds,
-      writeMarkers: this.markerWriter(),
+      writeMarkers: (marker, partitions) => this.txnMarkers.write(marker, partitions),
       time: options.time,
       logger: options.log,
       maxTimeoutMs: options.config.int('transaction.max.timeout.ms'),
       idExpirationMs: options.config.int('transactional.id.expiration.ms'),
     });
+    // `__consumer_offsets` markers complete the group coordinator's pending transactional offsets;
+    // the Produce path verifies transactional batches with the coordinator (KIP-890).
+    this.txnMarkers.setOffsetsCompletion((partition, marker) =>
+      this.runtime.completeTransaction(partition, marker, marker.commit, marker.coordinatorEpoch).then(
+        () => ErrorCode.NONE,
+        (err: unknown) => (err as { errorCode?: number }).errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+      ),
+    );
+    this.txnMarkers.setVerifier(this.transactions);
     this.transactions.load();
     this.transactionTimers = new TransactionTimers({
       coordinator: this.transactions,
@@ -220,25 +233,6 @@ export class Broker {
       expireIntervalMs: options.config.int('transaction.remove.expired.transaction.cleanup.interval.ms'),
     });
     this.transactionTimers.start();
-  }
-
-  /**
-   * Where the transaction coordinator's markers go: `__consumer_offsets` partitions through the
-   * coordinator runtime (the group coordinator's pending transactional offsets).
-   */
-  private markerWriter(): MarkerWriter {
-    return async (marker, partitions) =>
-      Promise.all(
-        partitions.map(async (p) => {
-          if (p.topic !== GROUP_METADATA_TOPIC_NAME) return { ...p, errorCode: ErrorCode.NONE };
-          try {
-            await this.runtime.completeTransaction(p.partition, marker, marker.commit, marker.coordinatorEpoch);
-            return { ...p, errorCode: ErrorCode.NONE };
-          } catch (err) {
-            return { ...p, errorCode: (err as { errorCode?: number }).errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR };
-          }
-        }),
-      );
   }
 
   static open(options: BrokerOptions): Broker {

@@ -23,6 +23,7 @@ import { api as addPartitionsToTxn } from './24-add-partitions-to-txn.js';
 import { api as addOffsetsToTxn } from './25-add-offsets-to-txn.js';
 import { api as endTxn } from './26-end-txn.js';
 import { api as txnOffsetCommit } from './28-txn-offset-commit.js';
+import { api as writeTxnMarkers } from './27-write-txn-markers.js';
 import { api as describeAcls } from './29-describe-acls.js';
 import { api as createAcls } from './30-create-acls.js';
 import { api as deleteAcls } from './31-delete-acls.js';
@@ -55,6 +56,7 @@ const ALL: ApiDefinition[] = [
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
   addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeTransactions, listTransactions,
+  writeTxnMarkers,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

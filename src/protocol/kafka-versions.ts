@@ -40,6 +40,7 @@ export const KAFKA_API_VERSIONS = {
     24: [0, 5], // AddPartitionsToTxn
     25: [0, 4], // AddOffsetsToTxn
     26: [0, 4], // EndTxn
+    27: [0, 1], // WriteTxnMarkers
     28: [0, 4], // TxnOffsetCommit
     29: [0, 3], // DescribeAcls
     30: [0, 3], // CreateAcls
@@ -88,6 +89,7 @@ export const KAFKA_API_VERSIONS = {
     24: [0, 5], // AddPartitionsToTxn
     25: [0, 4], // AddOffsetsToTxn
     26: [0, 5], // EndTxn
+    27: [1, 1], // WriteTxnMarkers
     28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
@@ -136,6 +138,7 @@ export const KAFKA_API_VERSIONS = {
     24: [0, 5], // AddPartitionsToTxn
     25: [0, 4], // AddOffsetsToTxn
     26: [0, 5], // EndTxn
+    27: [1, 1], // WriteTxnMarkers
     28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
@@ -184,6 +187,7 @@ export const KAFKA_API_VERSIONS = {
     24: [0, 5], // AddPartitionsToTxn
     25: [0, 4], // AddOffsetsToTxn
     26: [0, 5], // EndTxn
+    27: [1, 2], // WriteTxnMarkers
     28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
@@ -232,6 +236,7 @@ export const KAFKA_API_VERSIONS = {
     24: [0, 5], // AddPartitionsToTxn
     25: [0, 4], // AddOffsetsToTxn
     26: [0, 5], // EndTxn
+    27: [1, 2], // WriteTxnMarkers
     28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls

@@ -34,18 +34,13 @@ import {
   type TxnPartition,
 } from './transaction-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
+import type { MarkerPartitionResult, TransactionVerifier, TxnMarkerSpec, TxnVerificationRequest } from '../topics/transaction-markers.js';
 
-/** A marker to write (the log side's `TxnMarkerSpec`). */
-export interface TxnMarker {
-  producerId: bigint;
-  producerEpoch: number;
-  coordinatorEpoch: number;
-  commit: boolean;
-  transactionVersion: number;
-}
+/** A marker to write (the partition leader's `TxnMarkerSpec`). */
+export type TxnMarker = TxnMarkerSpec;
 
-/** Writes a marker to partitions; one error code per partition, never rejects (the log side's `writeTxnMarkers`). */
-export type MarkerWriter = (marker: TxnMarker, partitions: TxnPartition[]) => Promise<Array<TxnPartition & { errorCode: number }>>;
+/** Writes a marker to partitions; one error code per partition, never rejects (`TransactionMarkers.write`). */
+export type MarkerWriter = (marker: TxnMarker, partitions: TxnPartition[]) => Promise<MarkerPartitionResult[]>;
 
 export interface TransactionCoordinatorOptions {
   log: TransactionLog;
@@ -74,7 +69,7 @@ const fail = (errorCode: number): ProducerIdResult => ({ errorCode, producerId: 
 /** How many times a marker write that failed for a partition is retried before the coordinator moves on. */
 const MARKER_ATTEMPTS = 5;
 
-export class TransactionCoordinator {
+export class TransactionCoordinator implements TransactionVerifier {
   private readonly txns = new Map<string, TxnMetadata>();
   /** Background work in progress: marker rounds, timed-out aborts, expirations (for `flush` and tests). */
   private readonly completing = new Set<Promise<void>>();
@@ -204,7 +199,7 @@ export class TransactionCoordinator {
    * `implicitAdd` (Produce v12+, transaction version 2) adds the partitions to the transaction;
    * otherwise they must already be in it.
    */
-  async verify(req: { transactionalId: string; producerId: bigint; producerEpoch: number; partitions: readonly TxnPartition[]; implicitAdd: boolean }): Promise<number[]> {
+  async verify(req: TxnVerificationRequest): Promise<number[]> {
     if (!req.implicitAdd) return this.verifyPartitions(req.transactionalId, req.producerId, req.producerEpoch, req.partitions);
     const code = await this.addPartitions(req.transactionalId, req.producerId, req.producerEpoch, [...req.partitions], 2);
     return req.partitions.map(() => code);

@@ -46,6 +46,8 @@ import * as AddOffsetsToTxnRequest from './AddOffsetsToTxnRequest.js';
 import * as AddOffsetsToTxnResponse from './AddOffsetsToTxnResponse.js';
 import * as EndTxnRequest from './EndTxnRequest.js';
 import * as EndTxnResponse from './EndTxnResponse.js';
+import * as WriteTxnMarkersRequest from './WriteTxnMarkersRequest.js';
+import * as WriteTxnMarkersResponse from './WriteTxnMarkersResponse.js';
 import * as TxnOffsetCommitRequest from './TxnOffsetCommitRequest.js';
 import * as TxnOffsetCommitResponse from './TxnOffsetCommitResponse.js';
 import * as DescribeAclsRequest from './DescribeAclsRequest.js';
@@ -96,7 +98,7 @@ import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, EndTxnRequest, EndTxnResponse, TxnOffsetCommitRequest, TxnOffsetCommitResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, DescribeTransactionsRequest, DescribeTransactionsResponse, ListTransactionsRequest, ListTransactionsResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, EndTxnRequest, EndTxnResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse, TxnOffsetCommitRequest, TxnOffsetCommitResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, DescribeTransactionsRequest, DescribeTransactionsResponse, ListTransactionsRequest, ListTransactionsResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -123,6 +125,7 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   24: 'AddPartitionsToTxn',
   25: 'AddOffsetsToTxn',
   26: 'EndTxn',
+  27: 'WriteTxnMarkers',
   28: 'TxnOffsetCommit',
   29: 'DescribeAcls',
   30: 'CreateAcls',
@@ -173,6 +176,7 @@ export const API_CODECS = {
   24: { request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse },
   25: { request: AddOffsetsToTxnRequest, response: AddOffsetsToTxnResponse },
   26: { request: EndTxnRequest, response: EndTxnResponse },
+  27: { request: WriteTxnMarkersRequest, response: WriteTxnMarkersResponse },
   28: { request: TxnOffsetCommitRequest, response: TxnOffsetCommitResponse },
   29: { request: DescribeAclsRequest, response: DescribeAclsResponse },
   30: { request: CreateAclsRequest, response: CreateAclsResponse },
