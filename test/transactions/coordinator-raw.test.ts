@@ -69,6 +69,10 @@ describe('transaction coordinator (raw protocol)', () => {
     expect([fc.errorCode, fc.nodeId, fc.port]).toEqual([0, 1, server.port]);
     expect(existsSync(join(dataDir, '__transaction_state-0'))).toBe(true);
     expect(existsSync(join(dataDir, '__transaction_state-49'))).toBe(true);
+    // Listed by Metadata as an internal topic from then on.
+    const md = await c.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const txnTopic = md.topics.find((t) => t.name === '__transaction_state');
+    expect([txnTopic?.isInternal, txnTopic?.partitions.length]).toEqual([true, 50]);
 
     const first = await init(c, 'txn-a');
     expect(first.errorCode).toBe(0);
