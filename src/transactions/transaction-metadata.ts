@@ -239,11 +239,11 @@ export function newTxnFields(producerId: bigint, txnTimeoutMs: number, now: numb
 
 /**
  * The TransactionLogValue of fields (`TransactionLog.valueToBytes`): partitions grouped by topic
- * (null in Empty, CompleteCommit and CompleteAbort, as Kafka writes them), value version 1.
+ * (null in Empty, as Kafka writes them; an empty list once completed), value version 1.
  */
 export function toLogValue(f: TxnFields): TransactionLogValue {
   let transactionPartitions: TransactionLogValue['transactionPartitions'] = null;
-  if (f.state !== TxnState.EMPTY && f.state !== TxnState.COMPLETE_COMMIT && f.state !== TxnState.COMPLETE_ABORT) {
+  if (f.state !== TxnState.EMPTY) {
     const byTopic = new Map<string, number[]>();
     for (const p of f.partitions.values()) {
       const list = byTopic.get(p.topic);

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
 import { startClosableServer } from '../support/server.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { dumpLogFile } from '../../src/tools/dump-log.js';
 import type { ServerHandle } from '../../src/index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -264,7 +265,18 @@ describe('transaction coordinator (raw protocol)', () => {
     const open = await init(c, 'txn-r2');
     await addPartitions(c, 3, 'txn-r2', open.producerId, open.producerEpoch, [{ name: 'tx-restart', partitions: [0] }]);
     await first.server.broker.transactions.flush();
+    const partition = first.server.broker.transactionLog.partitionFor('txn-r1');
     await first.close();
+    // Kafka's DumpLogSegments --transaction-log-decoder view of the id's records.
+    const lines: string[] = [];
+    dumpLogFile(join(first.dataDir, `__transaction_state-${partition}`, '00000000000000000000.log'), (l) => lines.push(l), (l) => lines.push(l), '__transaction_state');
+    const records = lines.filter((l) => l.startsWith('| offset:')).map((l) => JSON.parse(l.slice(l.indexOf('payload: ') + 9)).data);
+    expect(records.map((r) => [r.transactionStatus, r.producerEpoch, r.transactionPartitions])).toEqual([
+      [0, 0, null],
+      [1, 0, [{ topic: 'tx-restart', partitionIds: [0] }]],
+      [2, 0, [{ topic: 'tx-restart', partitionIds: [0] }]],
+      [4, 0, []],
+    ]);
 
     const second = await startClosableServer(cleanups, { dataDir: first.dataDir });
     c = await client(second.server);
