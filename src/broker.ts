@@ -19,6 +19,7 @@ import { GROUP_METADATA_TOPIC_NAME } from './topics/topic-name.js';
 import { ClusterConfigs } from './configs/cluster-configs.js';
 import { ConfigStore } from './configs/config-store.js';
 import { LogMaintenance } from './topics/log-maintenance.js';
+import { TransactionMarkers } from './topics/transaction-markers.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -69,6 +70,8 @@ export class Broker {
   /** Every config value with its source: static, dynamic broker, topic and group configs (src/configs). */
   readonly configs: ClusterConfigs;
   readonly topics: TopicStore;
+  /** End-transaction markers and the Produce path's transaction verifier (topics/transaction-markers.ts). */
+  readonly txnMarkers: TransactionMarkers;
   readonly groupLog: GroupLog;
   /** Every group and offset change goes through it (runtime.ts). */
   readonly runtime: CoordinatorRuntime;
@@ -110,6 +113,7 @@ export class Broker {
       time: options.time,
       pollTime: options.pollTime,
     });
+    this.txnMarkers = new TransactionMarkers(this.topics, options.time);
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
     // `__consumer_offsets` as clients see it: listed by Metadata (internal), readable, not writable.
     this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, this.groupLog.partitionLogs());

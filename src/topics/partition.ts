@@ -1,14 +1,22 @@
 /**
- * One partition of a topic: its log, its idempotent producer state and its leader epochs (the
- * current one is the latest in its cache; the cluster simulation bumps it on every leader change).
- * The high watermark and last stable offset equal the log-end offset (the replicas share one log,
- * no transactions).
+ * One partition of a topic: its log, its producer state (idempotence and open transactions), its
+ * aborted transactions and its leader epochs (the current one is the latest in its cache; the
+ * cluster simulation bumps it on every leader change). The high watermark equals the log-end
+ * offset (the replicas share one log); the last stable offset is the first offset of the oldest
+ * open transaction, else the high watermark (Kafka's `UnifiedLog.lastStableOffset`).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { readBatchHeader, setPartitionLeaderEpoch } from '../records/record-batch.js';
+import { encodeEndTxnMarkerBatch, isControlBatch, readEndTxnMarker } from '../records/control-batch.js';
 import type { PartitionLog } from '../storage/partition-log.js';
-import { ProducerStateTable, isIdempotent } from './producer-state.js';
+import { ProducerStateTable, type CompletedTxn, type MarkerInfo } from './producer-state.js';
+import { AbortedTransactionIndex } from './aborted-transactions.js';
 import { LeaderEpochCache } from './leader-epochs.js';
+
+/** Outcome of writing an end-transaction marker to one partition. */
+export type MarkerAppendResult =
+  | { errorCode: typeof ErrorCode.NONE; offset: bigint; durable: Promise<void> }
+  | { errorCode: number; errorMessage: string };
 
 /** Outcome of a produce to one partition. */
 export type PartitionAppendResult =
@@ -17,6 +25,8 @@ export type PartitionAppendResult =
 
 export class Partition {
   readonly producers = new ProducerStateTable();
+  /** The aborted transactions (Kafka's transaction index), for read_committed fetches. */
+  readonly abortedTxns = new AbortedTransactionIndex();
   /** The leader epochs (Kafka's leader epoch cache); in memory unless the store gives a persisted one. */
   readonly epochs: LeaderEpochCache;
 
@@ -58,9 +68,11 @@ export class Partition {
     return this.log.logEndOffset;
   }
 
-  /** No transactions are kept open: last stable offset = high watermark. */
+  /** The first offset of the oldest open transaction, else the high watermark. */
   get lastStableOffset(): bigint {
-    return this.log.logEndOffset;
+    const unstable = this.producers.firstUnstableOffset();
+    const hw = this.highWatermark;
+    return unstable !== null && unstable < hw ? unstable : hw;
   }
 
   get name(): string {
@@ -74,7 +86,7 @@ export class Partition {
    */
   appendProduced(batch: Buffer): PartitionAppendResult {
     const header = readBatchHeader(batch);
-    const check = this.producers.check(header, `partition ${this.name}`);
+    const check = this.producers.check(header, this.name, this.log.logEndOffset);
     if (check.kind === 'error') return { errorCode: check.errorCode, errorMessage: check.message };
     if (check.kind === 'duplicate') {
       return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: Promise.resolve(), duplicate: true };
@@ -112,12 +124,71 @@ export class Partition {
     return { errorCode: ErrorCode.NONE, lowWatermark: this.logStartOffset };
   }
 
-  /** The idempotent producer state anew from the batches the log holds (as at start). */
+  /**
+   * Writes an end-transaction marker (Kafka's `UnifiedLog.appendAsLeader` of a control batch with
+   * origin COORDINATOR): checked against the producer's state (INVALID_PRODUCER_EPOCH,
+   * TRANSACTION_COORDINATOR_FENCED: see `ProducerStateTable.checkMarker`), then appended with this
+   * node's leader epoch and `timestamp` (ms). It closes the producer's open transaction here; an
+   * aborted one joins the aborted transactions index. `durable` per the flush policy.
+   */
+  appendEndTxnMarker(marker: MarkerInfo, timestamp: bigint): MarkerAppendResult {
+    const offset = this.log.logEndOffset;
+    const refused = this.producers.checkMarker(marker, this.name, offset);
+    if (refused) return { errorCode: refused.errorCode, errorMessage: refused.message };
+    const batch = encodeEndTxnMarkerBatch({
+      producerId: marker.producerId,
+      producerEpoch: marker.producerEpoch,
+      marker: { commit: marker.commit, coordinatorEpoch: marker.coordinatorEpoch },
+      timestamp,
+      partitionLeaderEpoch: this.leaderEpoch,
+    });
+    const { baseOffset, durable } = this.log.append([batch]);
+    this.applyMarker(marker, baseOffset, timestamp);
+    this.onAppend(this);
+    const written = durable.catch((err: unknown) => {
+      this.rebuildProducerState();
+      throw err;
+    });
+    return { errorCode: ErrorCode.NONE, offset: baseOffset, durable: written };
+  }
+
+  /** The producer state and aborted index after a marker at `offset` (written or replayed). */
+  private applyMarker(marker: MarkerInfo, offset: bigint, timestamp: bigint): CompletedTxn | null {
+    const completed = this.producers.completeTxn(marker, offset, timestamp);
+    if (completed?.isAborted) {
+      this.abortedTxns.append({ ...completed, lastStableOffset: this.producers.lastStableOffsetAfter(completed) });
+    }
+    return completed;
+  }
+
+  /**
+   * Replays stored batches into the producer state and aborted index (Kafka's
+   * `LogSegment.updateProducerState` at recovery): data batches may be headers only; control
+   * batches must be whole (their marker is read).
+   */
+  replayBatches(batches: Iterable<Buffer>): void {
+    for (const batch of batches) {
+      const header = readBatchHeader(batch);
+      if (header.producerId < 0n) continue;
+      if (isControlBatch(batch)) {
+        const marker = readEndTxnMarker(batch);
+        if (marker === null) continue;
+        // Markers from the log are not checked again (Kafka's REPLICATION origin).
+        this.applyMarker(
+          { producerId: header.producerId, producerEpoch: header.producerEpoch, coordinatorEpoch: marker.coordinatorEpoch, commit: marker.commit, transactionVersion: -1 },
+          header.baseOffset,
+          header.maxTimestamp,
+        );
+      } else {
+        this.producers.update(header, header.baseOffset);
+      }
+    }
+  }
+
+  /** The producer state and aborted index anew from the batches the log holds (as at start). */
   private rebuildProducerState(): void {
     this.producers.clear();
-    for (const batch of this.log.batches()) {
-      const header = readBatchHeader(batch);
-      if (isIdempotent(header)) this.producers.update(header, header.baseOffset);
-    }
+    this.abortedTxns.clear();
+    this.replayBatches(this.log.batches());
   }
 }

@@ -1,14 +1,18 @@
 /**
- * Per-partition idempotent producer state, as Kafka's `ProducerStateManager` and
- * `ProducerAppendInfo`: for each producer id the current epoch and the sequence ranges
- * and offsets of its last 5 batches, so a retried batch is recognised and answered with
- * its original offset instead of being appended twice.
+ * Per-partition producer state, as Kafka's `ProducerStateManager`, `ProducerStateEntry` and
+ * `ProducerAppendInfo` (storage module): for each producer id the current epoch, the sequence
+ * ranges and offsets of its last 5 batches (so a retried batch is answered with its original
+ * offset instead of being appended twice), the coordinator epoch of its last end-transaction
+ * marker, and the first offset of its ongoing transaction. Transactions in flight are listed in
+ * offset order (Kafka's `ongoingTxns`), which gives the partition's first unstable offset.
  */
 import { ErrorCode } from '../protocol/errors.js';
 
 /** Kafka keeps this many batches per producer (`ProducerStateEntry.NUM_BATCHES_TO_RETAIN`). */
 export const NUM_BATCHES_TO_RETAIN = 5;
 const INT32_MAX = 2147483647;
+/** `RecordBatch.NO_SEQUENCE`. */
+const NO_SEQUENCE = -1;
 
 /** What an appended batch of a producer covered. */
 export interface ProducerBatch {
@@ -18,9 +22,16 @@ export interface ProducerBatch {
   lastOffset: bigint;
 }
 
-interface ProducerEntry {
+/** A producer's state in one partition (Kafka's `ProducerStateEntry`). */
+export interface ProducerEntry {
   epoch: number;
   batches: ProducerBatch[];
+  /** Coordinator epoch of the last end-transaction marker (-1: none). */
+  coordinatorEpoch: number;
+  /** First offset of the producer's ongoing transaction here, null when none is open. */
+  currentTxnFirstOffset: bigint | null;
+  /** Timestamp (ms) of the producer's last batch or marker. */
+  lastTimestamp: bigint;
 }
 
 /** The producer fields of a batch header. */
@@ -29,12 +40,36 @@ export interface ProducerBatchInfo {
   producerEpoch: number;
   baseSequence: number;
   lastOffsetDelta: number;
+  /** Batch attributes (transactional bit 0x10); absent: not transactional. */
+  attributes?: number;
+  maxTimestamp?: bigint;
 }
 
 export type SequenceCheck =
   | { kind: 'append' }
   | { kind: 'duplicate'; batch: ProducerBatch }
   | { kind: 'error'; errorCode: number; message: string };
+
+/** A transaction that an end marker closed (Kafka's `CompletedTxn`); only non-empty ones are reported. */
+export interface CompletedTxn {
+  producerId: bigint;
+  firstOffset: bigint;
+  /** Offset of the marker. */
+  lastOffset: bigint;
+  isAborted: boolean;
+}
+
+/** The marker fields the producer state checks (Kafka's `ProducerAppendInfo.appendEndTxnMarker`). */
+export interface MarkerInfo {
+  producerId: bigint;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  commit: boolean;
+  /** 0/1 legacy, 2 TV2 (the marker's epoch must be newer), -1 unknown (replayed from the log: legacy rules). */
+  transactionVersion: number;
+}
+
+const TRANSACTIONAL = 0x10;
 
 /** Kafka's `DefaultRecordBatch.incrementSequence`: sequences wrap from INT32_MAX to 0. */
 export function incrementSequence(sequence: number, increment: number): number {
@@ -50,16 +85,24 @@ export function isIdempotent(info: ProducerBatchInfo): boolean {
   return info.producerId >= 0n && info.baseSequence >= 0;
 }
 
+function isTransactional(info: ProducerBatchInfo): boolean {
+  return ((info.attributes ?? 0) & TRANSACTIONAL) !== 0;
+}
+
 export class ProducerStateTable {
   private readonly producers = new Map<bigint, ProducerEntry>();
+  /** Ongoing transactions: producer id -> first offset, in first-offset order (appends come in offset order). */
+  private readonly ongoing = new Map<bigint, bigint>();
 
   /**
-   * Checks a batch about to be appended: a duplicate of one of the last 5 batches of the
-   * same epoch; an epoch older than the last seen (INVALID_PRODUCER_EPOCH); a new epoch
-   * not starting at sequence 0 or a gap in sequences (OUT_OF_ORDER_SEQUENCE_NUMBER).
+   * Checks a data batch about to be appended, in Kafka's order: a duplicate of one of the last 5
+   * batches of the same epoch; an epoch older than the last seen (INVALID_PRODUCER_EPOCH); a new
+   * epoch not starting at sequence 0 or a gap in sequences (OUT_OF_ORDER_SEQUENCE_NUMBER); a
+   * non-transactional batch while the producer's transaction is open (INVALID_TXN_STATE).
    * A producer with no state here is accepted at any sequence, as Kafka does since KIP-360.
+   * `firstOffset` is where the batch would land (for the messages).
    */
-  check(info: ProducerBatchInfo, where: string): SequenceCheck {
+  check(info: ProducerBatchInfo, where: string, firstOffset = -1n): SequenceCheck {
     if (!isIdempotent(info)) return { kind: 'append' };
     const entry = this.producers.get(info.producerId);
     if (entry === undefined) return { kind: 'append' };
@@ -73,7 +116,7 @@ export class ProducerStateTable {
       return {
         kind: 'error',
         errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
-        message: `Epoch of producer ${info.producerId} in ${where} is ${info.producerEpoch}, which is smaller than the last seen epoch ${entry.epoch}`,
+        message: `Epoch of producer ${info.producerId} at offset ${firstOffset} in ${where} is ${info.producerEpoch}, which is smaller than the last seen epoch ${entry.epoch}`,
       };
     }
     if (info.producerEpoch > entry.epoch) {
@@ -81,42 +124,155 @@ export class ProducerStateTable {
         return {
           kind: 'error',
           errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-          message: `Invalid sequence number for new epoch of producer ${info.producerId} in ${where}: ${info.producerEpoch} (request epoch), ${firstSeq} (seq. number), ${entry.epoch} (current producer epoch)`,
+          message: `Invalid sequence number for new epoch of producer ${info.producerId}at offset ${firstOffset} in partition ${where}: ${info.producerEpoch} (request epoch), ${firstSeq} (seq. number), ${entry.epoch} (current producer epoch)`,
         };
       }
-      return { kind: 'append' };
+    } else {
+      // An entry whose batches a marker's epoch bump cleared expects sequence 0 (NO_SEQUENCE + 1).
+      const currentLastSeq = entry.batches[entry.batches.length - 1]?.lastSeq ?? NO_SEQUENCE;
+      if (!inSequence(currentLastSeq, firstSeq)) {
+        return {
+          kind: 'error',
+          errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+          message: `Out of order sequence number for producer ${info.producerId} at offset ${firstOffset} in partition ${where}: ${firstSeq} (incoming seq. number), ${currentLastSeq} (current end sequence number)`,
+        };
+      }
     }
-    const last = entry.batches[entry.batches.length - 1];
-    if (last !== undefined && !inSequence(last.lastSeq, firstSeq)) {
+    if (entry.currentTxnFirstOffset !== null && !isTransactional(info)) {
       return {
         kind: 'error',
-        errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-        message: `Out of order sequence number for producer ${info.producerId} in ${where}: ${firstSeq} (incoming seq. number), ${last.lastSeq} (current end sequence number)`,
+        errorCode: ErrorCode.INVALID_TXN_STATE,
+        message: `Expected transactional write from producer ${info.producerId} at offset (offset=${firstOffset}, segment=[-1:-1]) in partition ${where}`,
       };
     }
     return { kind: 'append' };
   }
 
-  /** Records an appended batch at [baseOffset, baseOffset + lastOffsetDelta]. */
+  /** Records an appended data batch at [baseOffset, baseOffset + lastOffsetDelta]; a transactional one may open a transaction. */
   update(info: ProducerBatchInfo, baseOffset: bigint): void {
-    if (!isIdempotent(info)) return;
+    if (info.producerId < 0n) return;
     let entry = this.producers.get(info.producerId);
-    if (entry === undefined || info.producerEpoch !== entry.epoch) {
-      entry = { epoch: info.producerEpoch, batches: [] };
+    if (entry === undefined) {
+      entry = { epoch: info.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n };
       this.producers.set(info.producerId, entry);
+    } else if (info.producerEpoch !== entry.epoch) {
+      entry.epoch = info.producerEpoch;
+      entry.batches = [];
     }
-    entry.batches.push({
-      firstSeq: info.baseSequence,
-      lastSeq: incrementSequence(info.baseSequence, info.lastOffsetDelta),
-      baseOffset,
-      lastOffset: baseOffset + BigInt(info.lastOffsetDelta),
-    });
-    if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
+    if (info.baseSequence >= 0) {
+      entry.batches.push({
+        firstSeq: info.baseSequence,
+        lastSeq: incrementSequence(info.baseSequence, info.lastOffsetDelta),
+        baseOffset,
+        lastOffset: baseOffset + BigInt(info.lastOffsetDelta),
+      });
+      if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
+    }
+    if (info.maxTimestamp !== undefined) entry.lastTimestamp = info.maxTimestamp;
+    if (entry.currentTxnFirstOffset === null && isTransactional(info)) {
+      entry.currentTxnFirstOffset = baseOffset;
+      this.ongoing.set(info.producerId, baseOffset);
+    }
+  }
+
+  /**
+   * Checks an end-transaction marker (Kafka's `ProducerAppendInfo.appendEndTxnMarker` with origin
+   * COORDINATOR): an epoch older than the producer's (TV2: not newer, unless it repeats a marker
+   * already written for a closed transaction, KAFKA-19999) -> INVALID_PRODUCER_EPOCH; a coordinator
+   * epoch older than the last marker's -> TRANSACTION_COORDINATOR_FENCED. Null when it may be written.
+   */
+  checkMarker(marker: MarkerInfo, where: string, offset: bigint): { errorCode: number; message: string } | null {
+    const entry = this.producers.get(marker.producerId);
+    if (entry !== undefined) {
+      const tv2 = marker.transactionVersion >= 2;
+      const invalid = tv2 ? marker.producerEpoch <= entry.epoch : marker.producerEpoch < entry.epoch;
+      const idempotentRetry = tv2 && marker.producerEpoch === entry.epoch && entry.currentTxnFirstOffset === null;
+      if (invalid && !idempotentRetry) {
+        return {
+          errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
+          message:
+            `Epoch of producer ${marker.producerId} at offset ${offset} in ${where} is ${marker.producerEpoch}, ` +
+            `which is ${tv2 ? '<=' : '<'} the last seen epoch ${entry.epoch} (TV${marker.transactionVersion})`,
+        };
+      }
+      if (entry.coordinatorEpoch > marker.coordinatorEpoch) {
+        return {
+          errorCode: ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+          message:
+            `Invalid coordinator epoch for producerId ${marker.producerId} at offset ${offset} in partition ${where}: ` +
+            `${marker.coordinatorEpoch} (zombie), ${entry.coordinatorEpoch} (current)`,
+        };
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Records a marker written at `offset` (checked, or replayed from the log): the producer takes the
+   * marker's epoch (a new epoch forgets the batches), its transaction closes. Returns the completed
+   * transaction when one was open here.
+   */
+  completeTxn(marker: MarkerInfo, offset: bigint, timestamp: bigint): CompletedTxn | null {
+    let entry = this.producers.get(marker.producerId);
+    if (entry === undefined) {
+      entry = { epoch: marker.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n };
+      this.producers.set(marker.producerId, entry);
+    }
+    const completed: CompletedTxn | null =
+      entry.currentTxnFirstOffset === null
+        ? null
+        : { producerId: marker.producerId, firstOffset: entry.currentTxnFirstOffset, lastOffset: offset, isAborted: !marker.commit };
+    if (entry.epoch !== marker.producerEpoch) {
+      entry.epoch = marker.producerEpoch;
+      entry.batches = [];
+    }
+    entry.coordinatorEpoch = marker.coordinatorEpoch;
+    entry.currentTxnFirstOffset = null;
+    entry.lastTimestamp = timestamp;
+    this.ongoing.delete(marker.producerId);
+    return completed;
+  }
+
+  /**
+   * The last stable offset after `completed` closes (Kafka's `ProducerStateManager.lastStableOffset`):
+   * the first offset of the oldest other open transaction, else the marker's offset + 1.
+   */
+  lastStableOffsetAfter(completed: CompletedTxn): bigint {
+    for (const [producerId, firstOffset] of this.ongoing) if (producerId !== completed.producerId) return firstOffset;
+    return completed.lastOffset + 1n;
+  }
+
+  /** First offset of the oldest open transaction (Kafka's `firstUnstableOffset`), null when none is open. */
+  firstUnstableOffset(): bigint | null {
+    for (const firstOffset of this.ongoing.values()) return firstOffset;
+    return null;
+  }
+
+  /** Whether `producerId` has a transaction open here at `producerEpoch` (Kafka's `hasOngoingTransaction`). */
+  hasOngoingTransaction(producerId: bigint, producerEpoch: number): boolean {
+    const entry = this.producers.get(producerId);
+    return entry !== undefined && entry.currentTxnFirstOffset !== null && entry.epoch === producerEpoch;
+  }
+
+  /** The open transactions, oldest first (producer id, first offset). */
+  ongoingTransactions(): Array<{ producerId: bigint; firstOffset: bigint }> {
+    return [...this.ongoing].map(([producerId, firstOffset]) => ({ producerId, firstOffset }));
+  }
+
+  /** The state of a producer, or undefined if unknown here (a view: do not modify). */
+  entry(producerId: bigint): Readonly<ProducerEntry> | undefined {
+    return this.producers.get(producerId);
+  }
+
+  /** Every producer with state here (DescribeProducers). */
+  entries(): IterableIterator<[bigint, Readonly<ProducerEntry>]> {
+    return this.producers.entries();
   }
 
   /** Forgets every producer (before a rebuild from the log). */
   clear(): void {
     this.producers.clear();
+    this.ongoing.clear();
   }
 
   /** The current epoch of a producer, or undefined if unknown here. */

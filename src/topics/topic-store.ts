@@ -21,7 +21,7 @@ import { LOG_START_OFFSET_CHECKPOINT_FILE, readOffsetCheckpoint, writeOffsetChec
 import { AppendWaiters } from './append-waiters.js';
 import { Partition } from './partition.js';
 import { ProducerIdManager } from './producer-ids.js';
-import { isIdempotent } from './producer-state.js';
+import { isControlBatch } from '../records/control-batch.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
@@ -293,7 +293,7 @@ export class TopicStore {
     };
   }
 
-  /** Opens (or creates) one partition; its producer state is rebuilt from the recovered batches. */
+  /** Opens (or creates) one partition; its producer state, open transactions and aborted index are rebuilt from the recovered batches. */
   private openPartition(topic: string, index: number, topicId: string, fresh: boolean): Partition {
     const dataDir = this.options.dataDir;
     const dir = dataDir === null ? null : path.join(dataDir, `${topic}-${index}`);
@@ -310,17 +310,15 @@ export class TopicStore {
         if (header.partitionLeaderEpoch >= 0 && header.partitionLeaderEpoch > (epochs[epochs.length - 1]?.epoch ?? -1)) {
           epochs.push({ epoch: header.partitionLeaderEpoch, startOffset: header.baseOffset });
         }
-        if (!isIdempotent(header)) return;
+        if (header.producerId < 0n) return;
         this.producerIds.observe(header.producerId);
-        recovered.push(Buffer.from(batch.subarray(0, RECORD_BATCH_OVERHEAD)));
+        // The listener's view is transient: keep a header copy (a control batch whole: its marker is read).
+        recovered.push(Buffer.from(isControlBatch(batch) ? batch : batch.subarray(0, RECORD_BATCH_OVERHEAD)));
       },
     });
     if (dir !== null) writePartitionMetadata(dir, topicId);
     const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p), LeaderEpochCache.open(dir, epochs, log.logEndOffset, true));
-    for (const header of recovered) {
-      const h = readBatchHeader(header);
-      partition.producers.update(h, h.baseOffset);
-    }
+    partition.replayBatches(recovered);
     return partition;
   }
 

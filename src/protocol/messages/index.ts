@@ -40,6 +40,8 @@ import * as InitProducerIdRequest from './InitProducerIdRequest.js';
 import * as InitProducerIdResponse from './InitProducerIdResponse.js';
 import * as OffsetForLeaderEpochRequest from './OffsetForLeaderEpochRequest.js';
 import * as OffsetForLeaderEpochResponse from './OffsetForLeaderEpochResponse.js';
+import * as WriteTxnMarkersRequest from './WriteTxnMarkersRequest.js';
+import * as WriteTxnMarkersResponse from './WriteTxnMarkersResponse.js';
 import * as DescribeAclsRequest from './DescribeAclsRequest.js';
 import * as DescribeAclsResponse from './DescribeAclsResponse.js';
 import * as CreateAclsRequest from './CreateAclsRequest.js';
@@ -84,7 +86,7 @@ import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -108,6 +110,7 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   21: 'DeleteRecords',
   22: 'InitProducerId',
   23: 'OffsetForLeaderEpoch',
+  27: 'WriteTxnMarkers',
   29: 'DescribeAcls',
   30: 'CreateAcls',
   31: 'DeleteAcls',
@@ -152,6 +155,7 @@ export const API_CODECS = {
   21: { request: DeleteRecordsRequest, response: DeleteRecordsResponse },
   22: { request: InitProducerIdRequest, response: InitProducerIdResponse },
   23: { request: OffsetForLeaderEpochRequest, response: OffsetForLeaderEpochResponse },
+  27: { request: WriteTxnMarkersRequest, response: WriteTxnMarkersResponse },
   29: { request: DescribeAclsRequest, response: DescribeAclsResponse },
   30: { request: CreateAclsRequest, response: CreateAclsResponse },
   31: { request: DeleteAclsRequest, response: DeleteAclsResponse },
