@@ -10,6 +10,9 @@ import { ErrorCode } from '../protocol/errors.js';
 import { validateProducedRecords } from '../topics/produce-validation.js';
 import { checkRecordRules } from '../topics/record-rules.js';
 import { stampLogAppendTime } from '../records/record-batch.js';
+import { produceTransactionOperation, transactionalProducer, verificationFailure } from '../topics/produce-transactions.js';
+import type { Partition } from '../topics/partition.js';
+import type { Broker } from '../broker.js';
 import { NO_RESPONSE, type ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
@@ -60,18 +63,30 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
     const now = BigInt(broker.time.now());
     const pending: Promise<void>[] = [];
 
+    // KafkaApis: transactional batches need a transactional id; ReplicaManager: one producer at most.
+    const producers = new Set<string>();
+    for (const t of req.topicData) {
+      for (const p of t.partitionData) {
+        const producer = transactionalProducer(p.records);
+        if (producer) producers.add(`${producer.producerId}:${producer.producerEpoch}`);
+      }
+    }
+    if (producers.size > 0 && req.transactionalId === null) return TOPICS.failAll(req, version, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (producers.size > 1) return TOPICS.failAll(req, version, ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+
+    /** A partition that passed every check before the append. */
+    interface Ready {
+      res: PartitionProduceResponse;
+      partition: Partition;
+      batch: Buffer;
+    }
+    const ready: Ready[] = [];
     const responses: TopicProduceResponse[] = req.topicData.map((t) => {
       const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.name);
       const partitionResponses = t.partitionData.map((p): PartitionProduceResponse => {
         const res = defaultPartitionProduceResponse();
         res.index = p.index;
-        const fail = (errorCode: number, message: string | null = null): PartitionProduceResponse => {
-          res.errorCode = errorCode;
-          res.errorMessage = message;
-          res.baseOffset = -1n;
-          res.logStartOffset = -1n;
-          return res;
-        };
+        const fail = (errorCode: number, message: string | null = null) => failPartition(res, errorCode, message);
         if (!acksValid) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
         if (!topic) return fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         const partition = topic.partition(p.index);
@@ -98,24 +113,84 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
           stampLogAppendTime(check.batch, now);
           res.logAppendTimeMs = now;
         }
-        let outcome;
-        try {
-          outcome = partition.appendProduced(check.batch);
-        } catch (err) {
-          ctx.log.error({ err, partition: partition.name }, 'produce append failed');
-          return fail(ErrorCode.KAFKA_STORAGE_ERROR, (err as Error).message);
-        }
-        if (!('baseOffset' in outcome)) return fail(outcome.errorCode, outcome.errorMessage);
-        res.baseOffset = outcome.baseOffset;
-        res.logStartOffset = partition.logStartOffset;
-        pending.push(outcome.durable.catch((err: Error) => void fail(ErrorCode.KAFKA_STORAGE_ERROR, err.message)));
+        ready.push({ res, partition, batch: check.batch });
         return res;
       });
       return { name: byId ? '' : t.name, topicId: byId ? t.topicId : topic?.id ?? t.topicId, partitionResponses };
     });
+
+    const refused = req.transactionalId === null ? null : await verifyTransaction(broker, req.transactionalId, ready, version);
+    for (const { res, partition, batch } of ready) {
+      const failure = refused?.get(partition);
+      if (failure) {
+        failPartition(res, failure.errorCode, failure.message);
+        continue;
+      }
+      let outcome;
+      try {
+        outcome = partition.appendProduced(batch);
+      } catch (err) {
+        ctx.log.error({ err, partition: partition.name }, 'produce append failed');
+        failPartition(res, ErrorCode.KAFKA_STORAGE_ERROR, (err as Error).message);
+        continue;
+      }
+      if (!('baseOffset' in outcome)) {
+        failPartition(res, outcome.errorCode, outcome.errorMessage);
+        continue;
+      }
+      res.baseOffset = outcome.baseOffset;
+      res.logStartOffset = partition.logStartOffset;
+      pending.push(outcome.durable.catch((err: Error) => void failPartition(res, ErrorCode.KAFKA_STORAGE_ERROR, err.message)));
+    }
 
     if (req.acks === 0) return NO_RESPONSE;
     if (pending.length > 0) await Promise.all(pending);
     return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
   },
 };
+
+/** Marks a partition's answer failed (no offsets). */
+function failPartition(res: PartitionProduceResponse, errorCode: number, message: string | null = null): PartitionProduceResponse {
+  res.errorCode = errorCode;
+  res.errorMessage = message;
+  res.baseOffset = -1n;
+  res.logStartOffset = -1n;
+  return res;
+}
+
+/**
+ * Asks the transaction coordinator about the partitions whose transactional batch would open the
+ * producer's transaction there (`Partition.maybeStartTransactionVerification`: none is asked about
+ * a transaction already open at that epoch); under v12+ they join the transaction (KIP-890).
+ * Returns the refused partitions with the error each answers, or null when none was asked about.
+ */
+async function verifyTransaction(
+  broker: Broker,
+  transactionalId: string,
+  ready: ReadonlyArray<{ partition: Partition; batch: Buffer }>,
+  version: number,
+): Promise<Map<Partition, { errorCode: number; message: string | null }> | null> {
+  const toVerify: Partition[] = [];
+  let producer: { producerId: bigint; producerEpoch: number } | null = null;
+  for (const { partition, batch } of ready) {
+    const p = transactionalProducer(batch);
+    if (p === null || partition.producers.hasOngoingTransaction(p.producerId, p.producerEpoch)) continue;
+    producer = p;
+    toVerify.push(partition);
+  }
+  if (producer === null) return null;
+  const operation = produceTransactionOperation(version);
+  const errors = await broker.txnMarkers.verifier.verify({
+    transactionalId,
+    producerId: producer.producerId,
+    producerEpoch: producer.producerEpoch,
+    partitions: toVerify.map((p) => ({ topic: p.topicName, partition: p.index })),
+    implicitAdd: operation === 'add-partition',
+  });
+  const refused = new Map<Partition, { errorCode: number; message: string | null }>();
+  toVerify.forEach((partition, i) => {
+    const error = errors[i] ?? ErrorCode.NONE;
+    if (error !== ErrorCode.NONE) refused.set(partition, verificationFailure(error, operation));
+  });
+  return refused;
+}

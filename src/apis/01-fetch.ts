@@ -42,9 +42,13 @@ const TOPICS = partitionedTopics<FetchRequest, FetchResponse>({
 
 /**
  * Fetch (key 1, v4-18), for consumers, as Kafka's `ReplicaManager.fetchMessages` on a single
- * replica: per partition the high watermark and last stable offset are the log-end offset,
- * plus the log start offset, no aborted transactions (null for read_uncommitted, [] for
- * read_committed) and preferred read replica -1. Whole batches are returned from the one
+ * replica: per partition the high watermark (the log-end offset), the last stable offset (the
+ * first offset of the oldest open transaction, else the high watermark), the log start offset and
+ * preferred read replica -1. read_uncommitted (isolation 0): aborted transactions null, batches up
+ * to the high watermark; read_committed (1): batches below the last stable offset from one segment
+ * and Kafka's aborted transactions for the fetched range (`Partition.readCommitted`; [] when none).
+ * Control batches (transaction markers) are returned as stored: clients skip them.
+ * Whole batches are returned from the one
  * holding the fetch offset (which may start before it), within `partition_max_bytes` and
  * the response's `max_bytes`, except that the first partition with data always gets at
  * least one batch (KIP-74). Errors: unknown topic -> UNKNOWN_TOPIC_OR_PARTITION (v13+ by id:
@@ -125,10 +129,17 @@ function buildResponse(broker: Broker, req: FetchRequest, version: number): Buil
       res.highWatermark = partition.highWatermark;
       res.lastStableOffset = partition.lastStableOffset;
       res.logStartOffset = logStart;
-      res.abortedTransactions = readCommitted ? [] : null;
       partitions.push(partition);
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, remaining));
-      const batches = partition.log.read(p.fetchOffset, limit, bytes === 0);
+      let batches: Buffer[];
+      if (readCommitted) {
+        const read = partition.readCommitted(p.fetchOffset, limit, bytes === 0, broker.topics.logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096);
+        batches = read.batches;
+        res.abortedTransactions = read.abortedTransactions;
+      } else {
+        batches = partition.log.read(p.fetchOffset, limit, bytes === 0);
+        res.abortedTransactions = null;
+      }
       res.records = batches.length === 0 ? EMPTY_BYTES : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
       bytes += res.records.length;
       remaining -= res.records.length;

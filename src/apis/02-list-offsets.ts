@@ -22,6 +22,7 @@ const TOPICS = partitionedTopics<ListOffsetsRequest, ListOffsetsResponse>({
 
 /** Special timestamps of ListOffsets (Kafka's `ListOffsetsRequest`). */
 export const LATEST_TIMESTAMP = -1n;
+const READ_COMMITTED = 1;
 export const EARLIEST_TIMESTAMP = -2n;
 export const MAX_TIMESTAMP = -3n;
 export const EARLIEST_LOCAL_TIMESTAMP = -4n;
@@ -31,7 +32,8 @@ export const EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6n;
 /**
  * ListOffsets (key 2, v1-11), as Kafka's `UnifiedLog.fetchOffsetByTimestamp` on a log
  * without tiered storage: -2 earliest / -4 earliest local -> log start offset; -1 latest ->
- * log-end offset (= high watermark = last stable offset here); -3 -> the first record
+ * the high watermark (= log-end offset here), under read_committed (v2+ isolation level 1) the last
+ * stable offset; a lookup finding an offset at or past that answers -1; -3 -> the first record
  * holding the largest timestamp; -5/-6 (tiered) -> offset -1; any other T -> the first
  * offset whose record timestamp >= T, with that timestamp. Not found: offset -1,
  * timestamp -1, no error. Special timestamps answer timestamp -1. Unknown topic or
@@ -63,7 +65,7 @@ export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
             if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
             else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) !== ErrorCode.NONE) {
               res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch);
-            } else Object.assign(res, lookup(partition, p.timestamp));
+            } else Object.assign(res, lookup(partition, p.timestamp, req.isolationLevel === READ_COMMITTED));
             return res;
           }),
         };
@@ -72,16 +74,22 @@ export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
   },
 };
 
-function lookup(partition: Partition, timestamp: bigint): { offset: bigint; timestamp: bigint; leaderEpoch: number } {
+/**
+ * Kafka's `Partition.fetchOffsetForTimestamp` for a client: the last fetchable offset is the last
+ * stable offset under read_committed, the high watermark otherwise; latest answers it, and a
+ * timestamp lookup finding an offset at or past it answers nothing (`ReplicaManager.fetchOffset`).
+ */
+function lookup(partition: Partition, timestamp: bigint, readCommitted: boolean): { offset: bigint; timestamp: bigint; leaderEpoch: number } {
+  const lastFetchable = readCommitted ? partition.lastStableOffset : partition.highWatermark;
   // UnifiedLog.fetchOffsetByTimestamp: the epoch of the offset found (the latest epoch for LATEST).
-  const found = (offset: bigint, ts = -1n) => ({ offset, timestamp: ts, leaderEpoch: partition.epochs.epochForOffset(offset) });
   const none = { offset: -1n, timestamp: -1n, leaderEpoch: -1 };
+  const found = (offset: bigint, ts = -1n) => (offset < lastFetchable ? { offset, timestamp: ts, leaderEpoch: partition.epochs.epochForOffset(offset) } : none);
   switch (timestamp) {
     case EARLIEST_TIMESTAMP:
     case EARLIEST_LOCAL_TIMESTAMP:
-      return found(partition.logStartOffset);
+      return { offset: partition.logStartOffset, timestamp: -1n, leaderEpoch: partition.epochs.epochForOffset(partition.logStartOffset) };
     case LATEST_TIMESTAMP:
-      return { offset: partition.lastStableOffset, timestamp: -1n, leaderEpoch: partition.leaderEpoch };
+      return { offset: lastFetchable, timestamp: -1n, leaderEpoch: partition.leaderEpoch };
     case LATEST_TIERED_TIMESTAMP:
     case EARLIEST_PENDING_UPLOAD_TIMESTAMP:
       return none;

@@ -19,6 +19,7 @@ import { api as deleteTopics } from './20-delete-topics.js';
 import { api as deleteRecords } from './21-delete-records.js';
 import { api as initProducerId } from './22-init-producer-id.js';
 import { api as offsetForLeaderEpoch } from './23-offset-for-leader-epoch.js';
+import { api as writeTxnMarkers } from './27-write-txn-markers.js';
 import { api as describeAcls } from './29-describe-acls.js';
 import { api as createAcls } from './30-create-acls.js';
 import { api as deleteAcls } from './31-delete-acls.js';
@@ -48,6 +49,7 @@ const ALL: ApiDefinition[] = [
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
+  writeTxnMarkers,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

@@ -30,6 +30,8 @@ export interface LogConfig {
   readonly minCompactionLagMs: bigint;
   readonly deleteRetentionMs: bigint;
   readonly minCleanableDirtyRatio: number;
+  /** `index.interval.bytes`: the spacing of Kafka's offset index entries (read_committed fetch bounds). */
+  readonly indexIntervalBytes: number;
 }
 
 /** The LogConfig of topic `name` (id `topicId`) as broker `brokerId` sees it. */
@@ -54,5 +56,6 @@ export function logConfigOf(configs: ClusterConfigs, name: string, topicId: stri
     minCompactionLagMs: BigInt(get('min.compaction.lag.ms')),
     deleteRetentionMs: BigInt(get('delete.retention.ms')),
     minCleanableDirtyRatio: Number(get('min.cleanable.dirty.ratio')),
+    indexIntervalBytes: Number(get('index.interval.bytes')),
   };
 }

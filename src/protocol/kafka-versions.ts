@@ -37,6 +37,7 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [0, 4], // OffsetForLeaderEpoch
+    27: [0, 1], // WriteTxnMarkers
     29: [0, 3], // DescribeAcls
     30: [0, 3], // CreateAcls
     31: [0, 3], // DeleteAcls
@@ -79,6 +80,7 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    27: [1, 1], // WriteTxnMarkers
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -121,6 +123,7 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    27: [1, 1], // WriteTxnMarkers
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -163,6 +166,7 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    27: [1, 2], // WriteTxnMarkers
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -205,6 +209,7 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    27: [1, 2], // WriteTxnMarkers
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls

@@ -47,15 +47,29 @@ export function isTransactionalBatch(batch: Buffer): boolean {
  * emptied it, as Kafka's), the key is not COMMIT/ABORT, or the records cannot be read.
  */
 export function readEndTxnMarker(batch: Buffer): EndTxnMarker | null {
-  const records = decodeRecordsIfReadable(batch);
-  const first = records?.[0];
-  if (first === undefined) return null;
-  const type = controlRecordType(first.key);
+  const first = decodeRecordsIfReadable(batch)?.[0];
+  return first === undefined ? null : decodeEndTxnMarker(first.key, first.value);
+}
+
+/** The end-transaction marker of a control record's key and value; null when it is not COMMIT/ABORT or too short. */
+export function decodeEndTxnMarker(key: Buffer | null, value: Buffer | null): EndTxnMarker | null {
+  const type = controlRecordType(key);
   if (type !== ControlRecordType.ABORT && type !== ControlRecordType.COMMIT) return null;
-  if (first.value === null || first.value.length < 6) return null;
-  const r = new Reader(first.value, 2);
+  if (value === null || value.length < 6) return null;
+  const r = new Reader(value, 2);
   return { commit: type === ControlRecordType.COMMIT, coordinatorEpoch: EndTxnMarkerSchema.decode(r, 0).coordinatorEpoch };
 }
+
+/** Kafka's `ControlRecordType` names by id (for tools). */
+export const CONTROL_TYPE_NAMES: Readonly<Record<number, string>> = {
+  0: 'ABORT',
+  1: 'COMMIT',
+  2: 'LEADER_CHANGE',
+  3: 'SNAPSHOT_HEADER',
+  4: 'SNAPSHOT_FOOTER',
+  5: 'KRAFT_VERSION',
+  6: 'KRAFT_VOTERS',
+};
 
 export interface EndTxnMarkerBatchOptions {
   producerId: bigint;

@@ -325,6 +325,57 @@ export class PartitionLog {
     return out;
   }
 
+  /**
+   * A bounded read as Kafka's `LocalLog.read` serves a read_committed fetch: whole batches from the
+   * one holding `fromOffset`, all below `maxOffset` (the last stable offset, a batch boundary), from
+   * ONE segment (Kafka reads a single segment per partition per fetch), within `maxBytes` (the first
+   * batch regardless with `minOneBatch`). Also what `addAbortedTransactions` searches with: the base
+   * offset of the segment read and Kafka's upper bound offset of the fetched range
+   * (`LogSegment.fetchUpperBoundOffset` over the offset index Kafka would have written, one entry each
+   * time more than `indexIntervalBytes` were appended since the last, at the batch's last offset and
+   * start position; else the next segment's base offset; else the log end offset). Null when nothing
+   * lies in [fromOffset, maxOffset).
+   */
+  readBelow(
+    fromOffset: bigint,
+    maxOffset: bigint,
+    maxBytes: number,
+    minOneBatch: boolean,
+    indexIntervalBytes: number,
+  ): { batches: Buffer[]; segmentBaseOffset: bigint; upperBoundOffset: bigint } | null {
+    if (fromOffset >= maxOffset || fromOffset >= this.nextOffset || fromOffset < this.logStartOffset) return null;
+    for (let s = this.segmentIndexFor(fromOffset); s < this.segments.length; s++) {
+      const segment = this.segments[s]!;
+      const from = segment.indexOf(fromOffset);
+      if (from >= segment.entries.length) continue;
+      const first = segment.entries[from]!;
+      if (first.baseOffset >= maxOffset) return null;
+      // Kafka slices min(maxPosition - start, max(maxBytes, first batch with minOneMessage)) bytes.
+      let maxPosition = segment.size;
+      const bound = segment.entries.findIndex((e) => e.baseOffset >= maxOffset);
+      if (bound >= 0) maxPosition = segment.entries[bound]!.position;
+      const sliceBytes = Math.min(maxPosition - first.position, minOneBatch ? Math.max(maxBytes, first.size) : maxBytes);
+      let to = from;
+      while (to < segment.entries.length && segment.entries[to]!.position + segment.entries[to]!.size <= first.position + sliceBytes) to++;
+      const fetchEnd = first.position + sliceBytes;
+      let upperBoundOffset: bigint | null = null;
+      let sinceLastEntry = 0;
+      for (const e of segment.entries) {
+        if (sinceLastEntry > indexIntervalBytes) {
+          if (e.position >= fetchEnd) {
+            upperBoundOffset = e.lastOffset;
+            break;
+          }
+          sinceLastEntry = 0;
+        }
+        sinceLastEntry += e.size;
+      }
+      upperBoundOffset ??= this.segments[s + 1]?.baseOffset ?? this.nextOffset;
+      return { batches: to > from ? segment.read(from, to) : [], segmentBaseOffset: segment.baseOffset, upperBoundOffset };
+    }
+    return null;
+  }
+
   /** Every batch in offset order (reads each segment in large sequential chunks). */
   *batches(): Iterable<Buffer> {
     const CHUNK = 4 << 20;

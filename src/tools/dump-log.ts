@@ -32,6 +32,7 @@ import {
 } from '../records/record-batch.js';
 import { readRecords, type DecodedRecord } from '../records/record-codec.js';
 import { formatCoordinatorRecord } from './coordinator-json.js';
+import { CONTROL_TYPE_NAMES, controlRecordType, decodeEndTxnMarker } from '../records/control-batch.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
 
 /** Kafka's `DefaultRecordBatch` header bytes up to and including magic (`HEADER_SIZE_UP_TO_MAGIC`). */
@@ -86,9 +87,12 @@ export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord, log: Co
     ` keySize: ${r.key === null ? -1 : r.key.length} valueSize: ${r.value === null ? -1 : r.value.length}` +
     ` sequence: ${sequence} headerKeys: [${r.headers.map((x) => x.key).join(',')}]`;
   if ((h.attributes & CONTROL_FLAG_MASK) !== 0) {
-    // Kafka decodes control records (transaction markers); we only say what type it is.
-    const controlType = r.key !== null && r.key.length >= 4 ? r.key.readInt16BE(2) : -1;
-    return line + ` controlType: ${controlType === 0 ? 'ABORT' : controlType === 1 ? 'COMMIT' : 'UNKNOWN'}(${controlType})`;
+    // Transaction markers as Kafka prints them; other control types (KRaft's) by name and id, with
+    // the extra line break of Kafka's `println` there.
+    const marker = decodeEndTxnMarker(r.key, r.value);
+    if (marker) return line + ` endTxnMarker: ${marker.commit ? 'COMMIT' : 'ABORT'} coordinatorEpoch: ${marker.coordinatorEpoch}`;
+    const controlType = controlRecordType(r.key) ?? -1;
+    return line + ` controlType: ${CONTROL_TYPE_NAMES[controlType] ?? 'UNKNOWN'}(${controlType})\n`;
   }
   const f = formatCoordinatorRecord(log, r.key, r.value, r.offset);
   if (f.key !== undefined) line += ` key: ${f.key}`;

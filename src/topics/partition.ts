@@ -75,6 +75,24 @@ export class Partition {
     return unstable !== null && unstable < hw ? unstable : hw;
   }
 
+  /**
+   * A read_committed fetch (Kafka's `UnifiedLog.read` with `FetchIsolation.TXN_COMMITTED` and
+   * `LocalLog.addAbortedTransactions`): whole batches below the last stable offset from one segment,
+   * and the aborted transactions overlapping the fetched range (producer id and first offset each),
+   * which a consumer drops. Nothing to read: no batches, no aborted transactions.
+   */
+  readCommitted(
+    fetchOffset: bigint,
+    maxBytes: number,
+    minOneBatch: boolean,
+    indexIntervalBytes: number,
+  ): { batches: Buffer[]; abortedTransactions: Array<{ producerId: bigint; firstOffset: bigint }> } {
+    const read = this.log.readBelow(fetchOffset, this.lastStableOffset, maxBytes, minOneBatch, indexIntervalBytes);
+    if (read === null) return { batches: [], abortedTransactions: [] };
+    const aborted = this.abortedTxns.collect(read.segmentBaseOffset, fetchOffset, read.upperBoundOffset);
+    return { batches: read.batches, abortedTransactions: aborted.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset })) };
+  }
+
   get name(): string {
     return `${this.topicName}-${this.index}`;
   }

@@ -15,6 +15,19 @@ export function offsetsPartitionFor(groupId: string, partitions: number): number
   return kafkaAbs(javaStringHashCode(groupId)) % partitions;
 }
 
+/** The bucket of a hash in a Java `HashMap`/`ConcurrentHashMap` table of `capacity` slots (`spread`). */
+function javaBucket(hash: number, capacity: number): number {
+  return (hash ^ (hash >>> 16)) & (capacity - 1);
+}
+
+/** Items in bucket order over a table of `capacity`, each bucket in insertion order. */
+function inBucketOrder<T>(items: readonly T[], hashOf: (item: T) => number, capacity: number): T[] {
+  return items
+    .map((item, i) => ({ item, i, b: javaBucket(hashOf(item), capacity) }))
+    .sort((a, b) => a.b - b.b || a.i - b.i)
+    .map((e) => e.item);
+}
+
 /**
  * The iteration order of `new java.util.HashSet<>(strings)` (then `retainAll`-ed down to `kept`):
  * bucket by bucket over a table sized for `strings` (`HashMap`'s capacity for that many entries),
@@ -26,14 +39,29 @@ export function javaHashSetOrder(strings: readonly string[], kept: readonly stri
   let capacity = 1;
   const wanted = Math.max(Math.floor(unique.length / 0.75) + 1, 16);
   while (capacity < wanted) capacity *= 2;
-  const bucket = (s: string): number => {
-    const h = javaStringHashCode(s);
-    return (h ^ (h >>> 16)) & (capacity - 1);
-  };
   const keep = new Set(kept);
-  return unique
-    .map((s, i) => ({ s, i, b: bucket(s) }))
-    .filter((e) => keep.has(e.s))
-    .sort((a, b) => a.b - b.b || a.i - b.i)
-    .map((e) => e.s);
+  return inBucketOrder(unique, javaStringHashCode, capacity).filter((s) => keep.has(s));
+}
+
+/**
+ * The iteration order of a default-sized Java `HashMap` (or `ConcurrentHashMap` with `concurrent`)
+ * filled with `keys` one `put` at a time: 16 slots, doubled when the map passes its 0.75 load
+ * (a `ConcurrentHashMap` doubles on reaching it). Collisions keep insertion order (exact for the
+ * small maps Kafka builds per request; a `ConcurrentHashMap` resize may reorder a crowded bucket).
+ */
+export function javaHashMapOrder<T>(keys: readonly T[], hashOf: (key: T) => number, concurrent = false): T[] {
+  let capacity = 16;
+  while (concurrent ? keys.length >= capacity * 0.75 : keys.length > capacity * 0.75) capacity *= 2;
+  return inBucketOrder(keys, hashOf, capacity);
+}
+
+/** Java's `Long.hashCode`. */
+export function javaLongHashCode(v: bigint): number {
+  const u = BigInt.asUintN(64, v);
+  return Number(BigInt.asIntN(32, u ^ (u >> 32n)));
+}
+
+/** Kafka's `TopicPartition.hashCode`. */
+export function topicPartitionHashCode(topic: string, partition: number): number {
+  return (Math.imul(31, 31 + partition) + javaStringHashCode(topic)) | 0;
 }

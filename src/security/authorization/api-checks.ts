@@ -37,6 +37,10 @@ const produce: ApiCheck = (req, ctx, auth, next, api) => {
   return topicPartitions(Op.WRITE)(req, ctx, auth, next, api);
 };
 
+/** WriteTxnMarkers: ALTER on the cluster, else CLUSTER_ACTION (`KafkaApis.handleWriteTxnMarkersRequest`). */
+const writeTxnMarkers: ApiCheck = (req, ctx, auth, next, api) =>
+  auth.cluster(Op.ALTER) || auth.cluster(Op.CLUSTER_ACTION) ? next(req) : refuse(api, ctx, req, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+
 /** Fetch: a follower (replica id >= 0) needs CLUSTER_ACTION, else every partition is refused; a consumer READ on each topic. */
 const fetch: ApiCheck = (req, ctx, auth, next, api) => {
   const replicaId = ctx.apiVersion >= 15 ? req.replicaState.replicaId : req.replicaId;
@@ -394,6 +398,7 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   21: topicPartitions(Op.DELETE), // DeleteRecords
   22: initProducerId,
   23: offsetForLeaderEpoch,
+  27: writeTxnMarkers,
   29: clusterOperation(Op.DESCRIBE), // DescribeAcls
   30: clusterOperation(Op.ALTER), // CreateAcls
   31: clusterOperation(Op.ALTER), // DeleteAcls
