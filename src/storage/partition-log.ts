@@ -170,6 +170,11 @@ export class PartitionLog {
     return this.startOffset > held ? this.startOffset : held;
   }
 
+  /** Base offset of the oldest segment still held (what a segment deletion moves). */
+  get firstSegmentBaseOffset(): bigint {
+    return this.segments[0]!.baseOffset;
+  }
+
   /**
    * The log start offset worth keeping in `log-start-offset-checkpoint` (Kafka writes those above
    * the first segment's base offset), or null.
