@@ -155,6 +155,7 @@ export class Broker {
       topics: this.topics,
       offsets: this.offsets,
       classic: this.classic,
+      groupConfigs: (groupId) => this.configs.store.groupConfigs(groupId),
     });
     // Kafka 4.x deletes the committed offsets of a deleted topic (GroupCoordinator.onPartitionsDeleted).
     this.topics.onTopicDeleted((topic) => {

@@ -64,9 +64,19 @@ async function refresh(): Promise<void> {
   }
 }
 
+/** The location's hash without '#', percent-decoded; a malformed escape (a hand-typed `%`) is taken literally rather than breaking routing. */
+function decodedHash(): string {
+  const raw = location.hash.replace(/^#/, '');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 function route(): void {
   page?.dispose?.();
-  const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
+  const hash = decodedHash() || '/';
   for (const a of document.querySelectorAll('nav a')) a.classList.toggle('current', a.getAttribute('href') === `#${hash === '/' ? '/' : hash}`);
   if (hash.startsWith('/groups/')) page = groupPage(main, hash.slice('/groups/'.length));
   else if (hash === '/faults') page = faultsPage(main);

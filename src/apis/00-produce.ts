@@ -135,7 +135,10 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         continue;
       }
       if (!('baseOffset' in outcome)) {
-        failPartition(res, outcome.errorCode, outcome.errorMessage);
+        // ReplicaManager.appendToLocalLog: a producer-state refusal (45, 47, 48) answers the log start
+        // offset and no message (`hasCustomErrorMessage` false).
+        failPartition(res, outcome.errorCode);
+        res.logStartOffset = partition.logStartOffset;
         continue;
       }
       res.baseOffset = outcome.baseOffset;

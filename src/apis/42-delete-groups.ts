@@ -7,7 +7,7 @@ import { byGroupCoordinators } from './shapes/routing.js';
 const GROUPS = groupList<DeleteGroupsRequest, DeleteGroupsResponse>({ request: 'groupsNames', response: 'results' });
 
 /**
- * DeleteGroups (key 42, v0-2), served by `GroupCoordinator.deleteGroups`: per group
+ * DeleteGroups (key 42, v0-2), served by `GroupCoordinator.deleteGroups`: per distinct group
  * GROUP_ID_NOT_FOUND (unknown, including ""; Kafka refuses only a null id), NON_EMPTY_GROUP
  * (members present), or NONE once the group's offsets and the group are tombstoned durably.
  */
@@ -16,8 +16,11 @@ export const api: ApiDefinition<DeleteGroupsRequest, DeleteGroupsResponse> = {
   name: 'DeleteGroups',
   minVersion: 0,
   maxVersion: 2,
-  // DeleteGroupsRequest.getErrorResponse: one result per group.
-  errorResponse: (req, _version, errorCode) => ({ ...defaultDeleteGroupsResponse(), results: req.groupsNames.map((groupId) => ({ ...defaultDeletableGroupResult(), groupId, errorCode })) }),
+  // DeleteGroupsRequest.getErrorResponse: one result per distinct group (a collection keyed by id).
+  errorResponse: (req, _version, errorCode) => ({
+    ...defaultDeleteGroupsResponse(),
+    results: [...new Set(req.groupsNames)].map((groupId) => ({ ...defaultDeletableGroupResult(), groupId, errorCode })),
+  }),
   names: (req) => ({ groups: GROUPS.ids(req) }),
   routing: byGroupCoordinators(GROUPS),
   async handle(req, ctx) {

@@ -149,8 +149,13 @@ export class GroupCoordinator {
     return [...this.classic.listGroups(statesFilter, typesFilter), ...this.consumer.listGroups(statesFilter, typesFilter)];
   }
 
-  /** DeleteGroups: one result per id, in request order, from the coordinator of the id's group type. */
-  async deleteGroups(groupIds: readonly string[]): Promise<DeletableGroupResult[]> {
+  /**
+   * DeleteGroups: one result per distinct id, in the order the ids first appear, from the
+   * coordinator of the id's group type. An id named twice is answered once, as Kafka's
+   * `DeletableGroupResultCollection` (keyed by group id) keeps the first result.
+   */
+  async deleteGroups(requested: readonly string[]): Promise<DeletableGroupResult[]> {
+    const groupIds = [...new Set(requested)];
     const consumerIds = new Set(groupIds.filter((id) => this.consumer.hasGroup(id)));
     const classicResults = await this.classic.deleteGroups(groupIds.filter((id) => !consumerIds.has(id)));
     const consumerResults = new Map(await Promise.all([...consumerIds].map(async (id) => [id, await this.consumer.deleteGroup(id)] as const)));

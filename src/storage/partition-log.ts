@@ -33,6 +33,7 @@ import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
 import { writeFully, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
+import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
 
@@ -94,6 +95,8 @@ export class PartitionLog {
   private recovering = false;
   private closing: Promise<void> | null = null;
   private readonly policy: FlushPolicy;
+  /** Kafka's offset index of each segment a read_committed fetch read (see offset-index.ts). */
+  private readonly offsetIndexes = new WeakMap<LogSegment, OffsetIndexBuilder>();
   /** Counters for tests and metrics: positional writes and fdatasync calls made. */
   readonly stats = { writes: 0, syncs: 0 };
 
@@ -165,6 +168,11 @@ export class PartitionLog {
     const first = this.segments[0]!;
     const held = first.entries[0]?.baseOffset ?? first.baseOffset;
     return this.startOffset > held ? this.startOffset : held;
+  }
+
+  /** Base offset of the oldest segment still held (what a segment deletion moves). */
+  get firstSegmentBaseOffset(): bigint {
+    return this.segments[0]!.baseOffset;
   }
 
   /**
@@ -331,9 +339,8 @@ export class PartitionLog {
    * ONE segment (Kafka reads a single segment per partition per fetch), within `maxBytes` (the first
    * batch regardless with `minOneBatch`). Also what `addAbortedTransactions` searches with: the base
    * offset of the segment read and Kafka's upper bound offset of the fetched range
-   * (`LogSegment.fetchUpperBoundOffset` over the offset index Kafka would have written, one entry each
-   * time more than `indexIntervalBytes` were appended since the last, at the batch's last offset and
-   * start position; else the next segment's base offset; else the log end offset). Null when nothing
+   * (`LogSegment.fetchUpperBoundOffset` over the offset index Kafka would have written, see
+   * offset-index.ts; else the next segment's base offset; else the log end offset). Null when nothing
    * lies in [fromOffset, maxOffset).
    */
   readBelow(
@@ -357,19 +364,9 @@ export class PartitionLog {
       const sliceBytes = Math.min(maxPosition - first.position, minOneBatch ? Math.max(maxBytes, first.size) : maxBytes);
       let to = from;
       while (to < segment.entries.length && segment.entries[to]!.position + segment.entries[to]!.size <= first.position + sliceBytes) to++;
-      const fetchEnd = first.position + sliceBytes;
-      let upperBoundOffset: bigint | null = null;
-      let sinceLastEntry = 0;
-      for (const e of segment.entries) {
-        if (sinceLastEntry > indexIntervalBytes) {
-          if (e.position >= fetchEnd) {
-            upperBoundOffset = e.lastOffset;
-            break;
-          }
-          sinceLastEntry = 0;
-        }
-        sinceLastEntry += e.size;
-      }
+      let index = this.offsetIndexes.get(segment);
+      if (index === undefined || index.indexIntervalBytes !== indexIntervalBytes) this.offsetIndexes.set(segment, (index = new OffsetIndexBuilder(indexIntervalBytes)));
+      let upperBoundOffset = fetchUpperBoundOffset(index.extend(segment.entries), first.position, sliceBytes);
       upperBoundOffset ??= this.segments[s + 1]?.baseOffset ?? this.nextOffset;
       return { batches: to > from ? segment.read(from, to) : [], segmentBaseOffset: segment.baseOffset, upperBoundOffset };
     }

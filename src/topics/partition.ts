@@ -50,9 +50,11 @@ export class Partition {
     return this.epochs.bump(this.log.logEndOffset);
   }
 
-  /** The log start offset moved (DeleteRecords, retention): epochs wholly below it are forgotten. */
+  /** The log start offset moved (DeleteRecords, retention): epochs wholly below it and the aborted transactions of deleted segments are forgotten. */
   onLogStartOffsetMoved(): void {
     this.epochs.truncateFromStart(this.log.logStartOffset);
+    // Kafka's transaction index goes with its segment.
+    this.abortedTxns.dropBelow(this.log.firstSegmentBaseOffset);
   }
 
   get logStartOffset(): bigint {

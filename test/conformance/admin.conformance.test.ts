@@ -64,6 +64,21 @@ describe('DeleteGroups', () => {
   }
 });
 
+describe('DeleteGroups with a group named twice', () => {
+  scenario('an empty classic group, an empty consumer group and an unknown group, each twice in one request', async (s) => {
+    const { topic, empty } = await threeGroups(s);
+    const left = s.name('adm-left');
+    const memberId = s.name('lm');
+    const join = { groupId: left, memberId, instanceId: null, rackId: null, rebalanceTimeoutMs: 30000, subscribedTopicNames: [topic], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [] };
+    await s.send(68, 1, { ...join, memberEpoch: 0 });
+    await s.send(68, 1, { ...join, memberEpoch: -1, rebalanceTimeoutMs: -1, subscribedTopicNames: null, topicPartitions: null });
+    const unknown = s.name('adm-unknown');
+    await s.call('DeleteGroups', 42, 2, { groupsNames: [empty, left, unknown, empty, left, unknown] });
+    const after = await s.send(16, 5, { statesFilter: [], typesFilter: [] });
+    s.record('ListGroups after: the two deleted groups', after.groups.filter((g) => g.groupId === empty || g.groupId === left));
+  });
+});
+
 describe('OffsetDelete', () => {
   scenario('v0: a subscribed topic (GROUP_SUBSCRIBED_TO_TOPIC), an unsubscribed one, an empty group, an unknown group', async (s) => {
     const { classic, empty, topic } = await threeGroups(s);

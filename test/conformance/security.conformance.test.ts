@@ -362,4 +362,13 @@ describe('authorization errors of the topic, config and log APIs', () => {
     const all = await alice.send(75, 0, { topics: [], responsePartitionLimit: 2000, cursor: null });
     s.record('DescribeTopicPartitions v0 all topics (this scenario only)', ownSorted(s, all.topics));
   });
+
+  scenario('WriteTxnMarkers: CLUSTER_AUTHORIZATION_FAILED on every partition without ALTER or CLUSTER_ACTION on the cluster; a super user writes', async (s) => {
+    const { alice, ok } = await aliceSetup(s);
+    const markers = (producerId: bigint) => ({
+      markers: [{ producerId, producerEpoch: 0, transactionResult: false, topics: [{ name: ok, partitionIndexes: [0] }, { name: s.name('t-missing'), partitionIndexes: [1] }], coordinatorEpoch: 0, transactionVersion: 0 }],
+    });
+    for (const version of [1, 2]) s.record(`WriteTxnMarkers v${version} as alice`, await alice.send(27, version, markers(123456789n)));
+    s.record('WriteTxnMarkers v1 as admin', await (await s.conn()).send(27, 1, markers(123456790n)));
+  });
 });

@@ -168,6 +168,10 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect((await rows(page, 'rules'))[0]!.slice(0, 6)).toEqual([rule!.id, `api=OffsetCommit group=${GROUP} topic=${TOPIC}`, 'error error=COORDINATOR_LOAD_IN_PROGRESS', '1', '1', 'exhausted']);
     await page.locator('#requests').getByText('COORDINATOR_LOAD_IN_PROGRESS').first().waitFor({ timeout: UI_TIMEOUT });
     await page.screenshot({ path: join(SHOTS, 'faults.png'), fullPage: true });
+    // A hand-typed hash with a bare '%' (not a valid escape) names that group literally.
+    await page.evaluate(() => (location.hash = '#/groups/50%off'));
+    await page.locator('#group-id').getByText('50%off', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByText('No group "50%off" (yet).').waitFor({ timeout: UI_TIMEOUT });
     expect(pageErrors).toEqual([]);
     await page.close();
   });

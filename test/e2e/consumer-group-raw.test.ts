@@ -291,6 +291,30 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     expect((await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
   });
 
+  it("a group's own consumer.heartbeat.interval.ms and consumer.session.timeout.ms (GROUP configs) apply to it alone (fake time)", async () => {
+    const time = new FakeTime(Date.now());
+    const { server } = await start({ time });
+    createTopic(server, 'gc', 2);
+    const c = await client(server);
+    const own = 'gc-own';
+    const other = 'gc-other';
+    const altered = await c.send(44, 1, {
+      resources: [{ resourceType: 32, resourceName: own, configs: [{ name: 'consumer.session.timeout.ms', configOperation: 0, value: '1500' }, { name: 'consumer.heartbeat.interval.ms', configOperation: 0, value: '150' }] }],
+      validateOnly: false,
+    });
+    expect(altered.responses[0]!.errorCode).toBe(0);
+    const a = uuid();
+    const b = uuid();
+    const joinedA = await c.send(68, 1, joinReq(own, a, ['gc']));
+    const joinedB = await c.send(68, 1, joinReq(other, b, ['gc']));
+    expect([joinedA.heartbeatIntervalMs, joinedB.heartbeatIntervalMs]).toEqual([150, 200]);
+    // Past the group's 1500 ms but within the broker's 3000 ms: only the first member is gone.
+    time.advance(2000);
+    const owned = (r: typeof joinedA) => r.assignment!.topicPartitions;
+    expect((await c.send(68, 1, hb(own, a, joinedA.memberEpoch, { topicPartitions: owned(joinedA) }))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await c.send(68, 1, hb(other, b, joinedB.memberEpoch, { topicPartitions: owned(joinedB) }))).errorCode).toBe(ErrorCode.NONE);
+  });
+
   it('lists consumer groups with their type; DescribeGroups answers for them as for non-classic groups; empty groups convert', async () => {
     const { server } = await start();
     createTopic(server, 'lt', 1);

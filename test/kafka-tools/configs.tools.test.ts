@@ -33,9 +33,11 @@ describe('kafka-configs', () => {
     await t.call('alter offsets.retention.minutes', 'kafka-configs', ['--alter', ...broker, '--add-config', 'offsets.retention.minutes=1']);
     const all = await t.run('kafka-configs', ['--describe', '--all', ...broker]);
     t.record('offsets.retention.minutes after', all.stdout.split('\n').filter((l) => l.includes('offsets.retention.minutes=')).join('\n'));
-    await t.call('alter log.retention.ms', 'kafka-configs', ['--alter', ...broker, '--add-config', 'log.retention.ms=100000']);
+    // A dynamic config that no topic's description shows: the tools' files share the two brokers, and
+    // a broker-level log.retention.ms would show as every topic's retention.ms in kafka-topics --describe.
+    await t.call('alter log.cleaner.threads', 'kafka-configs', ['--alter', ...broker, '--add-config', 'log.cleaner.threads=2']);
     await t.call('describe broker 1 after', 'kafka-configs', ['--describe', ...broker]);
-    await t.call('delete log.retention.ms', 'kafka-configs', ['--alter', ...broker, '--delete-config', 'log.retention.ms']);
+    await t.call('delete log.cleaner.threads', 'kafka-configs', ['--alter', ...broker, '--delete-config', 'log.cleaner.threads']);
     await t.call('describe the cluster defaults', 'kafka-configs', ['--describe', '--entity-type', 'brokers', '--entity-default']);
     await t.call('describe a broker that does not exist', 'kafka-configs', ['--describe', '--entity-type', 'brokers', '--entity-name', '7']);
   });

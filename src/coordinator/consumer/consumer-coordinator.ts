@@ -36,7 +36,7 @@ import { loadAssignors, parseAssignorNames } from './assignors.js';
 import { classicJoin } from './classic-join.js';
 import { classicHeartbeat, classicLeave, classicSync } from './classic-members.js';
 import { ConsumerGroupState, type ConsumerGroup } from './consumer-group.js';
-import type { ClassicGroupBridge, ConsumerContext, ConsumerOffsets, ConsumerRequestContext, ConsumerSettings, ConsumerTopicSource } from './context.js';
+import type { ClassicGroupBridge, ConsumerContext, ConsumerGroupSettings, ConsumerOffsets, ConsumerRequestContext, ConsumerSettings, ConsumerTopicSource } from './context.js';
 import { describeConsumerGroup, listConsumerGroups } from './describe.js';
 import { ConsumerGroupError } from './errors.js';
 import { consumerRetentionSource, deleteConsumerGroup, takeEmptyGroupForClassicJoin } from './group-deletion.js';
@@ -63,6 +63,8 @@ export interface ConsumerGroupCoordinatorOptions {
   classic?: ClassicGroupBridge;
   /** The consumer groups' view of the broker's one group map (default: a map of its own). */
   groups?: GroupView<ConsumerGroup>;
+  /** A group's own configs (GROUP config resources), as stored: name → value. Default: none. */
+  groupConfigs?: (groupId: string) => Readonly<Record<string, string>>;
 }
 
 export class ConsumerGroupCoordinator {
@@ -78,10 +80,12 @@ export class ConsumerGroupCoordinator {
       migrationPolicy: config.string('group.consumer.migration.policy'),
       regexRefreshIntervalMs: config.int('group.consumer.regex.refresh.interval.ms'),
     };
+    const ownConfigs = options.groupConfigs ?? (() => ({}));
     let timers!: MemberTimers;
     let regexes!: RegexRefresher;
     this.ctx = {
       settings,
+      groupSettings: (groupId) => groupSettingsOf(settings, ownConfigs(groupId)),
       time,
       log,
       store: new ConsumerGroupStore(
@@ -279,3 +283,13 @@ function errorResponse(errorCode: number, message: string): ConsumerGroupHeartbe
 }
 
 export { ConsumerGroupState };
+
+/** `settings` with a group's own `consumer.*` configs applied (GroupConfigManager: a group config, else the broker's). */
+function groupSettingsOf(settings: ConsumerSettings, own: Readonly<Record<string, string>>): ConsumerGroupSettings {
+  const int = (name: string, fallback: number): number => (own[name] === undefined ? fallback : Number(own[name]));
+  return {
+    sessionTimeoutMs: int('consumer.session.timeout.ms', settings.sessionTimeoutMs),
+    heartbeatIntervalMs: int('consumer.heartbeat.interval.ms', settings.heartbeatIntervalMs),
+    assignmentIntervalMs: int('consumer.assignment.interval.ms', settings.assignmentIntervalMs),
+  };
+}

@@ -98,9 +98,22 @@ export interface RegexSubscriptions {
   maybeUpdateRegularExpressions(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, emit: Emit): RegexUpdateStatus;
 }
 
+/**
+ * The settings a group's own configs (GROUP resources: `consumer.session.timeout.ms`,
+ * `consumer.heartbeat.interval.ms`, `consumer.assignment.interval.ms`) can override, as
+ * `GroupMetadataManager.consumerGroupSessionTimeoutMs(groupId)` and its siblings read them.
+ */
+export interface ConsumerGroupSettings {
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly assignmentIntervalMs: number;
+}
+
 /** The shared state every consumer group handler works on; one per coordinator. */
 export interface ConsumerContext {
   readonly settings: ConsumerSettings;
+  /** `settings`, with the group's own configs where it has them. */
+  groupSettings(groupId: string): ConsumerGroupSettings;
   readonly time: Time;
   readonly log: Logger;
   readonly store: ConsumerGroupStore;

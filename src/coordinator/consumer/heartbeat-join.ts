@@ -105,7 +105,7 @@ export function consumerGroupHeartbeatJoin(
     errorMessage: null,
     memberId,
     memberEpoch: updated.memberEpoch,
-    heartbeatIntervalMs: ctx.settings.heartbeatIntervalMs,
+    heartbeatIntervalMs: ctx.groupSettings(groupId).heartbeatIntervalMs,
     assignment: null,
   };
   const isFullRequest =

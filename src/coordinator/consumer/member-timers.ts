@@ -27,7 +27,7 @@ export class MemberTimers implements ConsumerTimers {
     this.timers = new KeyedTimers(ctx.time);
   }
 
-  scheduleSession(groupId: string, memberId: string, timeoutMs = this.ctx.settings.sessionTimeoutMs): void {
+  scheduleSession(groupId: string, memberId: string, timeoutMs = this.ctx.groupSettings(groupId).sessionTimeoutMs): void {
     this.timers.schedule(sessionKey(groupId, memberId), timeoutMs, () => {
       this.fenceOnExpiry(groupId, memberId, 'the member session expired', 'consumer group session expiry');
     });
@@ -106,7 +106,7 @@ export class MemberTimers implements ConsumerTimers {
    */
   restartGroup(group: ConsumerGroup): void {
     for (const m of group.members.values()) {
-      this.scheduleSession(group.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs ?? this.ctx.settings.sessionTimeoutMs);
+      this.scheduleSession(group.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs ?? this.ctx.groupSettings(group.groupId).sessionTimeoutMs);
       if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalance(group.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
     }
   }

@@ -108,10 +108,11 @@ export function updateAndReconcile(
   return updated;
 }
 
-/** Kafka 4.3 (KIP-1263): a new target at most every `group.consumer.assignment.interval.ms`. */
+/** Kafka 4.3 (KIP-1263): a new target at most every `consumer.assignment.interval.ms` (the group's, else the broker's). */
 function canComputeTargetAssignment(ctx: ConsumerContext, group: ConsumerGroup, now: number): boolean {
-  if (ctx.settings.assignmentIntervalMs === 0 || group.assignmentTimestamp === 0n) return true;
-  return BigInt(now) >= group.assignmentTimestamp + BigInt(ctx.settings.assignmentIntervalMs);
+  const intervalMs = ctx.groupSettings(group.groupId).assignmentIntervalMs;
+  if (intervalMs === 0 || group.assignmentTimestamp === 0n) return true;
+  return BigInt(now) >= group.assignmentTimestamp + BigInt(intervalMs);
 }
 
 function classicMetadataChanged(a: ClassicMemberMetadata | null, b: ClassicMemberMetadata | null): boolean {
