@@ -244,6 +244,24 @@ describe('transaction coordinator (raw protocol)', () => {
     expect((await endTxn(c, 3, 'txn-t', p.producerId, p.producerEpoch, true)).errorCode).toBe(ErrorCode.PRODUCER_FENCED);
   });
 
+  it('offsets retention keeps an offset a transaction is about to replace, and its group', async () => {
+    const { server } = await startClosableServer(cleanups, { clock: 'manual', config: { 'offsets.retention.minutes': '1' } });
+    const c = await client(server);
+    await createTopic(c, 'tx-ret', 1);
+    const commit = await c.send(8, 8, { groupId: 'ret-group', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'tx-ret', topicId: '', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+    expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(0);
+    const { producerId, producerEpoch } = await init(c, 'txn-ret', 900_000);
+    await c.send(25, 3, { transactionalId: 'txn-ret', producerId, producerEpoch, groupId: 'ret-group' });
+    expect((await txnOffsetCommit(c, 3, { transactionalId: 'txn-ret', groupId: 'ret-group', producerId, producerEpoch }, 'tx-ret', 0, 5n)).topics[0]!.partitions[0]!.errorCode).toBe(0);
+    server.clock.advance(120_000);
+    expect(await server.broker.sweepExpiredOffsets()).toEqual({ expiredOffsets: 0, deletedGroups: [] });
+    expect(await fetchOffset(c, 'ret-group', 'tx-ret', 0, false)).toEqual([3n, 0]);
+    expect((await endTxn(c, 3, 'txn-ret', producerId, producerEpoch, false)).errorCode).toBe(0);
+    await server.broker.transactions.flush();
+    expect(await server.broker.sweepExpiredOffsets()).toEqual({ expiredOffsets: 1, deletedGroups: ['ret-group'] });
+    expect(await fetchOffset(c, 'ret-group', 'tx-ret', 0, false)).toEqual([-1n, 0]);
+  });
+
   it('transactional ids idle for transactional.id.expiration.ms are removed', async () => {
     const { server } = await startClosableServer(cleanups, { clock: 'manual', config: { 'transactional.id.expiration.ms': '60000', 'transaction.remove.expired.transaction.cleanup.interval.ms': '30000' } });
     const c = await client(server);
