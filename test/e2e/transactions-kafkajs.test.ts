@@ -7,6 +7,7 @@
  * with the same transactional id fences the first (kafkajs sees INVALID_PRODUCER_EPOCH).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { Kafka, logLevel } from 'kafkajs';
 import { startTestServer } from '../support/server.js';
 import { kafkaClient, waitFor } from '../support/kafkajs.js';
 
@@ -54,6 +55,29 @@ describe('transactions with kafkajs', () => {
 
     const state = server.broker.transactions.get('kmc-tx-1')!;
     expect([state.fields.state, state.fields.partitions.size]).toEqual([5 /* CompleteAbort */, 0]);
+  });
+
+  it('on a simulated cluster of 3 brokers: the transaction, its partitions on three leaders and its offsets commit', async () => {
+    const server = await startTestServer({ brokers: 3 });
+    cleanups.push(() => server.stop());
+    const brokers = server.cluster.brokers().map((b) => `${b.host}:${b.port}`);
+    const kafka = new Kafka({ clientId: 'kmc-txn-cluster', brokers, logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 100 } });
+    const admin = kafka.admin();
+    await admin.connect();
+    cleanups.push(() => admin.disconnect());
+    await admin.createTopics({ topics: [{ topic: 'txn-out', numPartitions: 3 }, { topic: 'txn-in', numPartitions: 1 }] });
+    const producer = kafka.producer({ transactionalId: 'kmc-tx-cluster', maxInFlightRequests: 1, idempotent: true });
+    await producer.connect();
+    cleanups.push(() => producer.disconnect());
+    const txn = await producer.transaction();
+    await txn.send({ topic: 'txn-out', messages: Array.from({ length: 9 }, (_, i) => ({ value: `c${i}`, partition: i % 3 })) });
+    await txn.sendOffsets({ consumerGroupId: 'txn-cluster-app', topics: [{ topic: 'txn-in', partitions: [{ partition: 0, offset: '9' }] }] });
+    await txn.commit();
+    await server.broker.transactions.flush();
+    expect(await admin.fetchOffsets({ groupId: 'txn-cluster-app', topics: ['txn-in'] })).toEqual([{ topic: 'txn-in', partitions: [{ partition: 0, offset: '9', metadata: null }] }]);
+    // Each partition holds its 3 records and the COMMIT marker.
+    expect((await admin.fetchTopicOffsets('txn-out')).map((p) => [p.partition, p.high]).sort()).toEqual([[0, '4'], [1, '4'], [2, '4']]);
+    expect(server.broker.transactions.get('kmc-tx-cluster')!.fields.state).toBe(4 /* CompleteCommit */);
   });
 
   it('a second producer with the same transactional id fences the first', async () => {

@@ -101,6 +101,21 @@ describe('transaction coordinator (raw protocol)', () => {
     expect((await describeTxn(c, '')).errorCode).toBe(ErrorCode.INVALID_REQUEST);
   });
 
+  it('on a simulated cluster, a broker that does not coordinate the transactional id answers NOT_COORDINATOR', async () => {
+    const { server } = await startClosableServer(cleanups, { brokers: 3 });
+    const c = await client(server);
+    const fc = await c.send(10, 3, { key: 'txn-routed', keyType: 1, coordinatorKeys: [] });
+    expect(fc.nodeId).toBe(server.broker.cluster.transactionCoordinatorOf('txn-routed'));
+    const other = [...server.ports.keys()].find((id) => id !== fc.nodeId)!;
+    const elsewhere = await RawClient.connect(server.ports.get(other)!);
+    cleanups.push(() => elsewhere.close());
+    expect((await init(elsewhere, 'txn-routed')).errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect((await endTxn(elsewhere, 3, 'txn-routed', 0n, 0, true)).errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    const coordinator = await RawClient.connect(fc.port);
+    cleanups.push(() => coordinator.close());
+    expect((await init(coordinator, 'txn-routed')).errorCode).toBe(0);
+  });
+
   it('a transaction with offsets: AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit pending until EndTxn commits', async () => {
     const { server } = await startClosableServer(cleanups);
     const c = await client(server);
