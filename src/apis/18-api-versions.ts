@@ -43,11 +43,21 @@ export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
       throttleTimeMs: 0,
       supportedFeatures: invalid ? [] : FEATURES.map(({ name, minVersion, maxVersion }) => ({ name, minVersion, maxVersion })),
       finalizedFeaturesEpoch: invalid ? -1n : FINALIZED_FEATURES_EPOCH,
-      finalizedFeatures: invalid ? [] : FEATURES.map(({ name, finalized }) => ({ name, maxVersionLevel: finalized, minVersionLevel: finalized })),
+      finalizedFeatures: invalid || !servesTransactionVersion2(ctx.broker.advertisedApiKeys) ? [] : FEATURES.map(({ name, finalized }) => ({ name, maxVersionLevel: finalized, minVersionLevel: finalized })),
       zkMigrationReady: false,
     };
   },
 };
+
+/**
+ * Whether the advertised ranges carry transaction version 2 (EndTxn v5, Produce v12): a server
+ * capped to an older release (`--kafka-version 3.9`, `--api-versions EndTxn=0-4`) finalizes no
+ * `transaction.version`, as such a cluster, so Java producers keep to AddPartitionsToTxn.
+ */
+function servesTransactionVersion2(apiKeys: ReadonlyArray<{ apiKey: number; maxVersion: number }>): boolean {
+  const max = (key: number): number => apiKeys.find((k) => k.apiKey === key)?.maxVersion ?? -1;
+  return max(26) >= 5 && max(0) >= 12;
+}
 
 /** Kafka's `ApiVersionsRequest.isValid`: from v3 the client software name and version must match KIP-511's pattern. */
 export function isValidApiVersionsRequest(req: ApiVersionsRequest, version: number): boolean {

@@ -237,12 +237,14 @@ export class TransactionCoordinator implements TransactionVerifier {
     let next: TxnFields;
     switch (f.state) {
       case TxnState.ONGOING: {
-        if (txn.pendingState === TxnState.PREPARE_EPOCH_FENCE) {
+        const fencing = txn.pendingState === TxnState.PREPARE_EPOCH_FENCE;
+        if (fencing) {
           // The fence's epoch becomes the transaction's; the abort below writes it.
           txn.abortTransition();
           txn.fields = { ...txn.fields, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH };
         }
-        const nextProducerId = tv2 && isEpochExhausted(txn.producerEpoch + 1) ? this.o.producerIds.generate() : NO_PRODUCER_ID;
+        // Version 2: an exhausted epoch moves the producer to a new id when this transaction completes (not for a fence's abort).
+        const nextProducerId = tv2 && !fencing && txn.isProducerEpochExhausted ? this.o.producerIds.generate() : NO_PRODUCER_ID;
         next = txn.prepareAbortOrCommit(commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, version, nextProducerId, now, false);
         break;
       }

@@ -101,6 +101,20 @@ describe('transaction coordinator (raw protocol)', () => {
     expect((await describeTxn(c, '')).errorCode).toBe(ErrorCode.INVALID_REQUEST);
   });
 
+  it('ApiVersions finalizes transaction.version 2, unless the versions are capped below EndTxn v5', async () => {
+    const features = async (server: ServerHandle) => {
+      const r = await (await client(server)).send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+      return { supported: r.supportedFeatures, finalized: r.finalizedFeatures };
+    };
+    const { server } = await startClosableServer(cleanups);
+    expect(await features(server)).toEqual({
+      supported: [{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }],
+      finalized: [{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }],
+    });
+    const old = await startClosableServer(cleanups, { kafkaVersion: '3.9' });
+    expect((await features(old.server)).finalized).toEqual([]);
+  });
+
   it('on a simulated cluster, a broker that does not coordinate the transactional id answers NOT_COORDINATOR', async () => {
     const { server } = await startClosableServer(cleanups, { brokers: 3 });
     const c = await client(server);
