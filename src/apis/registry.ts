@@ -36,6 +36,7 @@ import { api as describeClientQuotas } from './48-describe-client-quotas.js';
 import { api as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
 import { api as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { api as describeCluster } from './60-describe-cluster.js';
+import { api as describeProducers } from './61-describe-producers.js';
 import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { api as listConfigResources } from './74-list-config-resources.js';
@@ -49,7 +50,7 @@ const ALL: ApiDefinition[] = [
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
-  writeTxnMarkers,
+  writeTxnMarkers, describeProducers,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

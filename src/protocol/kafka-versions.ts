@@ -54,6 +54,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 1], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     68: [0, 0], // ConsumerGroupHeartbeat
     69: [0, 0], // ConsumerGroupDescribe
     74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -97,6 +98,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -140,6 +142,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -183,6 +186,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -226,6 +230,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)

@@ -187,6 +187,30 @@ describe('transactions on the partition log', () => {
     await s.call('no markers', 27, 1, { markers: [] });
   }, { timeoutMs: 90_000 });
 
+  scenario('DescribeProducers: a producer in and after its transaction, after a TV2 marker; an illegal name, unknown topic and partition', async (s) => {
+    const { topic, txnId, p } = await topicAndProducer(s, 'txdesc');
+    const describe = async (label: string, topics: Array<{ name: string; partitionIndexes: number[] }>) => {
+      const r = await s.send(61, 0, { topics });
+      s.record(label, r.topics.map((t) => ({
+        ...t,
+        name: t.name.replace(s.name(''), '<s>'),
+        partitions: t.partitions.map((part) => ({
+          ...part,
+          activeProducers: part.activeProducers.map((a) => ({ ...a, producerId: pidName(a.producerId, p), lastTimestamp: a.lastTimestamp > 0n ? '<timestamp>' : a.lastTimestamp })),
+        })),
+      })));
+    };
+    const here = [{ name: topic, partitionIndexes: [0] }];
+    await describe('no producer yet', here);
+    await produce(s, 'a transactional batch of 3', topic, txnId, txnBatch(p, 0, 3));
+    await describe('in the transaction', here);
+    await marker(s, 'COMMIT, coordinator epoch 3', p, true, here, { coordinatorEpoch: 3 });
+    await describe('after the COMMIT', here);
+    await marker(s, 'TV2 ABORT with the next epoch', { producerId: p.producerId, producerEpoch: p.producerEpoch + 1 }, false, here, { coordinatorEpoch: 3, version: 2, transactionVersion: 2 });
+    await describe('after the TV2 marker', here);
+    await describe('errors', [{ name: 'bad name!', partitionIndexes: [0] }, { name: s.name('txdesc-missing'), partitionIndexes: [0, 1] }, { name: topic, partitionIndexes: [4] }]);
+  }, { timeoutMs: 90_000, exactMessages: true });
+
   scenario('Produce: transactional batches without a transactional id; a non-transactional batch of a producer inside its transaction', async (s) => {
     const { topic, txnId, p } = await topicAndProducer(s, 'txprod');
     await produce(s, 'no transactional id', topic, null, txnBatch(p, 0, 1));

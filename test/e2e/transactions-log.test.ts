@@ -16,7 +16,7 @@ import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/m
 import { defaultListOffsetsPartition, defaultListOffsetsRequest } from '../../src/protocol/messages/ListOffsetsRequest.js';
 import { defaultPartitionProduceData, defaultProduceRequest } from '../../src/protocol/messages/ProduceRequest.js';
 import { readBatchHeader, TRANSACTIONAL_FLAG_MASK, CONTROL_FLAG_MASK } from '../../src/records/record-batch.js';
-import { batchOf, createTopic, initProducer, produce as produceTo, writeMarker as writeMarkerTo, type MarkerSpec } from '../support/raw-transactions.js';
+import { batchOf, createTopic, initProducer, logOnly, produce as produceTo, writeMarker as writeMarkerTo, type MarkerSpec } from '../support/raw-transactions.js';
 import { readEndTxnMarker } from '../../src/records/control-batch.js';
 import { dumpLogFile } from '../../src/tools/dump-log.js';
 
@@ -26,6 +26,13 @@ afterEach(async () => {
 });
 
 const TOPIC = 'txn-log';
+
+/** A server whose Produce path accepts every transactional batch (see `logOnly`). */
+async function logOnlyServer(options: Parameters<typeof startClosableServer>[1]): ReturnType<typeof startClosableServer> {
+  const started = await startClosableServer(cleanups, options);
+  logOnly(started.server);
+  return started;
+}
 
 async function connect(port: number): Promise<RawClient> {
   const raw = await RawClient.connect(port);
@@ -74,7 +81,7 @@ function batchesOf(records: Buffer | null): Array<[bigint, bigint, string]> {
 
 describe('transactions on the partition log', () => {
   it("10 committed + 5 aborted records: data 0-9, COMMIT at 10, data 11-15, ABORT at 16, HW = LSO = 17; read_committed gets the aborted list; all kept across a restart", async () => {
-    const first = await startClosableServer(cleanups, { clock: 'manual' });
+    const first = await logOnlyServer({ clock: 'manual' });
     let raw = await connect(first.server.port);
     await createTopic(raw, TOPIC);
     const { producerId, producerEpoch } = await initProducer(raw, 'tx-observed');
@@ -122,7 +129,7 @@ describe('transactions on the partition log', () => {
     expect(control[1]).toMatch(/^\| offset: 10 CreateTime: \d+ keySize: 4 valueSize: 6 sequence: -1 headerKeys: \[\] endTxnMarker: COMMIT coordinatorEpoch: 0$/);
     expect(control[3]).toMatch(/^\| offset: 16 CreateTime: \d+ keySize: 4 valueSize: 6 sequence: -1 headerKeys: \[\] endTxnMarker: ABORT coordinatorEpoch: 0$/);
 
-    const second = await startClosableServer(cleanups, { clock: 'manual', dataDir: first.dataDir });
+    const second = await logOnlyServer({ clock: 'manual', dataDir: first.dataDir });
     raw = await connect(second.server.port);
     await expectObserved(raw);
     // The producer state came back from the log: a retry of the last batch is a duplicate, the next sequence appends.
@@ -131,7 +138,7 @@ describe('transactions on the partition log', () => {
   });
 
   it('an open transaction survives a restart: the last stable offset stays at its first offset until the marker', async () => {
-    const first = await startClosableServer(cleanups, { clock: 'manual' });
+    const first = await logOnlyServer({ clock: 'manual' });
     let raw = await connect(first.server.port);
     await createTopic(raw, TOPIC);
     const a = await initProducer(raw, 'tx-a');
@@ -143,12 +150,19 @@ describe('transactions on the partition log', () => {
     expect(await latest(raw, 1)).toBe(2n);
     await first.close();
 
-    const second = await startClosableServer(cleanups, { clock: 'manual', dataDir: first.dataDir });
+    const second = await logOnlyServer({ clock: 'manual', dataDir: first.dataDir });
     raw = await connect(second.server.port);
     const during = await fetch(raw, 1);
     expect([during.highWatermark, during.lastStableOffset]).toEqual([6n, 2n]);
     expect(batchesOf(during.records)).toEqual([[0n, 1n, 'txn-data']]);
     expect(during.abortedTransactions).toEqual([{ producerId: a.producerId, firstOffset: 0n }]);
+    // DescribeProducers shows the state rebuilt from the log: a's transaction closed by its marker, b's open from 2.
+    const described = await raw.send(61, 0, { topics: [{ name: TOPIC, partitionIndexes: [0] }] });
+    const producers = described.topics[0]!.partitions[0]!.activeProducers.map((x) => [x.producerId, x.producerEpoch, x.lastSequence, x.coordinatorEpoch, x.currentTxnStartOffset]);
+    expect(producers.sort((x, y) => (x[0]! < y[0]! ? -1 : 1))).toEqual([
+      [a.producerId, a.producerEpoch, 1, 0, -1n],
+      [b.producerId, b.producerEpoch, 2, -1, 2n],
+    ]);
     // b's idempotent state came back too: its next batch continues the sequence inside the open transaction.
     expect((await produce(raw, 'tx-b', batchOf({ ...b, baseSequence: 3, count: 1, transactional: true }))).baseOffset).toBe(6n);
     expect((await writeMarker(raw, { ...b, commit: true })).markers[0]!.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
@@ -158,7 +172,7 @@ describe('transactions on the partition log', () => {
   });
 
   it("Kafka's errors: transactional batches without a transactional id, two producers in one request, a non-transactional batch inside a transaction, fenced markers", async () => {
-    const { server } = await startClosableServer(cleanups, { clock: 'manual' });
+    const { server } = await logOnlyServer({ clock: 'manual' });
     const raw = await connect(server.port);
     await createTopic(raw, TOPIC, 2);
     const p = await initProducer(raw, 'tx-errors');
