@@ -40,6 +40,7 @@ import { api as describeClientQuotas } from './48-describe-client-quotas.js';
 import { api as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
 import { api as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { api as describeCluster } from './60-describe-cluster.js';
+import { api as describeProducers } from './61-describe-producers.js';
 import { api as describeTransactions } from './65-describe-transactions.js';
 import { api as listTransactions } from './66-list-transactions.js';
 import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
@@ -56,7 +57,7 @@ const ALL: ApiDefinition[] = [
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
   addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeTransactions, listTransactions,
-  writeTxnMarkers,
+  writeTxnMarkers, describeProducers,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

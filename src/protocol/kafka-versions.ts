@@ -58,6 +58,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 1], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     65: [0, 0], // DescribeTransactions
     66: [0, 1], // ListTransactions
     68: [0, 0], // ConsumerGroupHeartbeat
@@ -107,6 +108,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     65: [0, 0], // DescribeTransactions
     66: [0, 1], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
@@ -156,6 +158,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     65: [0, 0], // DescribeTransactions
     66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
@@ -205,6 +208,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     65: [0, 0], // DescribeTransactions
     66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
@@ -254,6 +258,7 @@ export const KAFKA_API_VERSIONS = {
     50: [0, 0], // DescribeUserScramCredentials
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
+    61: [0, 0], // DescribeProducers
     65: [0, 0], // DescribeTransactions
     66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat

@@ -70,7 +70,11 @@ export class Partition {
     return this.log.logEndOffset;
   }
 
-  /** The first offset of the oldest open transaction, else the high watermark. */
+  /**
+   * The first offset of the oldest open transaction, else the high watermark. Kafka 4.3.1 leaves it
+   * below the log start offset when DeleteRecords passed an open transaction's first offset (checked
+   * by conformance), and so do we.
+   */
   get lastStableOffset(): bigint {
     const unstable = this.producers.firstUnstableOffset();
     const hw = this.highWatermark;

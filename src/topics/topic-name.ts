@@ -27,6 +27,20 @@ export function validateTopicName(name: string): void {
   }
 }
 
+/**
+ * What Kafka 4.3's `Topic.validate(String)` says of an illegal name (the broker-side check of
+ * DescribeProducers and others; CreateTopics words it as `validateTopicName`), null when legal.
+ */
+export function topicValidateProblem(name: string): string | null {
+  const invalid = (why: string): string => `Topic name is invalid: ${why}`;
+  if (name.length === 0) return invalid('the empty string is not allowed');
+  if (name === '.') return invalid("'.' is not allowed");
+  if (name === '..') return invalid("'..' is not allowed");
+  if (name.length > MAX_TOPIC_NAME_LENGTH) return invalid(`the length of '${name}' is longer than the max allowed length ${MAX_TOPIC_NAME_LENGTH}`);
+  if (!LEGAL.test(name)) return invalid(`'${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`);
+  return null;
+}
+
 export function isValidTopicName(name: string): boolean {
   try {
     validateTopicName(name);

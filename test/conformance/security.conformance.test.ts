@@ -371,4 +371,10 @@ describe('authorization errors of the topic, config and log APIs', () => {
     for (const version of [1, 2]) s.record(`WriteTxnMarkers v${version} as alice`, await alice.send(27, version, markers(123456789n)));
     s.record('WriteTxnMarkers v1 as admin', await (await s.conn()).send(27, 1, markers(123456790n)));
   });
+
+  scenario('DescribeProducers: READ per topic, after the name check', async (s) => {
+    const { alice, ok, secret, hidden } = await aliceSetup(s);
+    const r = await alice.send(61, 0, { topics: [ok, secret, 'bad name!', hidden, s.name('t-missing')].map((name) => ({ name, partitionIndexes: [0] })) });
+    s.record('DescribeProducers v0', r.topics.map((t) => ({ ...t, name: t.name.replace(s.name(''), '<s>') })));
+  }, { exactMessages: true });
 });

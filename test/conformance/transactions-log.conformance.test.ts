@@ -143,6 +143,12 @@ describe('transactions on the partition log', () => {
     await fetchSummary(s, 'read_committed from 17', topic, p, 1, 17n);
     await latest(s, 'latest read_committed', topic, 1);
     await latest(s, 'latest read_uncommitted', topic, 0);
+    for (const isolationLevel of [0, 1]) {
+      // Max timestamp (-3): the markers carry the brokers' clocks, so only the offset is compared.
+      const max = await s.send(2, 9, { replicaId: -1, isolationLevel, timeoutMs: 5000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -3n }] }] });
+      const part = max.topics[0]!.partitions[0]!;
+      s.record(`max timestamp, isolation ${isolationLevel}`, { errorCode: part.errorCode, offset: part.offset, leaderEpoch: part.leaderEpoch });
+    }
   }, { timeoutMs: 90_000 });
 
   scenario("two producers' interleaved transactions over 4 KiB index intervals: read_committed aborted lists by fetch offset and size", async (s) => {
@@ -186,6 +192,40 @@ describe('transactions on the partition log', () => {
     await fetchSummary(s, 'the log', topic, p, 1);
     await s.call('no markers', 27, 1, { markers: [] });
   }, { timeoutMs: 90_000 });
+
+  scenario('DeleteRecords past an open transaction\'s first offset: the last stable offset is the log start offset until the marker', async (s) => {
+    const { topic, txnId, p } = await topicAndProducer(s, 'txdel');
+    await produce(s, 'a transactional batch of 3', topic, txnId, txnBatch(p, 0, 3));
+    await s.call('DeleteRecords to 2', 21, 2, { topics: [{ name: topic, partitions: [{ partitionIndex: 0, offset: 2n }] }], timeoutMs: 5000 });
+    await fetchSummary(s, 'read_committed from 2', topic, p, 1, 2n);
+    await latest(s, 'latest read_committed', topic, 1);
+    await marker(s, 'COMMIT', p, true, [{ name: topic, partitionIndexes: [0] }]);
+    await fetchSummary(s, 'read_committed from 2 after the COMMIT', topic, p, 1, 2n);
+  }, { timeoutMs: 90_000 });
+
+  scenario('DescribeProducers: a producer in and after its transaction, after a TV2 marker; an illegal name, unknown topic and partition', async (s) => {
+    const { topic, txnId, p } = await topicAndProducer(s, 'txdesc');
+    const describe = async (label: string, topics: Array<{ name: string; partitionIndexes: number[] }>) => {
+      const r = await s.send(61, 0, { topics });
+      s.record(label, r.topics.map((t) => ({
+        ...t,
+        name: t.name.replace(s.name(''), '<s>'),
+        partitions: t.partitions.map((part) => ({
+          ...part,
+          activeProducers: part.activeProducers.map((a) => ({ ...a, producerId: pidName(a.producerId, p), lastTimestamp: a.lastTimestamp > 0n ? '<timestamp>' : a.lastTimestamp })),
+        })),
+      })));
+    };
+    const here = [{ name: topic, partitionIndexes: [0] }];
+    await describe('no producer yet', here);
+    await produce(s, 'a transactional batch of 3', topic, txnId, txnBatch(p, 0, 3));
+    await describe('in the transaction', here);
+    await marker(s, 'COMMIT, coordinator epoch 3', p, true, here, { coordinatorEpoch: 3 });
+    await describe('after the COMMIT', here);
+    await marker(s, 'TV2 ABORT with the next epoch', { producerId: p.producerId, producerEpoch: p.producerEpoch + 1 }, false, here, { coordinatorEpoch: 3, version: 2, transactionVersion: 2 });
+    await describe('after the TV2 marker', here);
+    await describe('errors', [{ name: 'bad name!', partitionIndexes: [0] }, { name: s.name('txdesc-missing'), partitionIndexes: [0, 1] }, { name: topic, partitionIndexes: [4] }]);
+  }, { timeoutMs: 90_000, exactMessages: true });
 
   scenario('Produce: transactional batches without a transactional id; a non-transactional batch of a producer inside its transaction', async (s) => {
     const { topic, txnId, p } = await topicAndProducer(s, 'txprod');

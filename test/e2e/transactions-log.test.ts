@@ -16,7 +16,7 @@ import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/m
 import { defaultListOffsetsPartition, defaultListOffsetsRequest } from '../../src/protocol/messages/ListOffsetsRequest.js';
 import { defaultPartitionProduceData, defaultProduceRequest } from '../../src/protocol/messages/ProduceRequest.js';
 import { readBatchHeader, TRANSACTIONAL_FLAG_MASK, CONTROL_FLAG_MASK } from '../../src/records/record-batch.js';
-import { batchOf, createTopic, initProducer, produce as produceTo, writeMarker as writeMarkerTo, type MarkerSpec } from '../support/raw-transactions.js';
+import { batchOf, createTopic, initProducer, logOnly, produce as produceTo, writeMarker as writeMarkerTo, type MarkerSpec } from '../support/raw-transactions.js';
 import { readEndTxnMarker } from '../../src/records/control-batch.js';
 import { dumpLogFile } from '../../src/tools/dump-log.js';
 
@@ -25,18 +25,14 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/**
- * A server whose Produce path accepts every transactional batch (the default verifier): these
- * tests drive the partition log alone, writing markers with WriteTxnMarkers, without the
- * transaction coordinator's AddPartitionsToTxn bookkeeping (test/transactions covers that).
- */
+const TOPIC = 'txn-log';
+
+/** A server whose Produce path accepts every transactional batch (see `logOnly`). */
 async function logOnlyServer(options: Parameters<typeof startClosableServer>[1]): ReturnType<typeof startClosableServer> {
   const started = await startClosableServer(cleanups, options);
-  started.server.broker.txnMarkers.setVerifier(null);
+  logOnly(started.server);
   return started;
 }
-
-const TOPIC = 'txn-log';
 
 async function connect(port: number): Promise<RawClient> {
   const raw = await RawClient.connect(port);
@@ -160,6 +156,13 @@ describe('transactions on the partition log', () => {
     expect([during.highWatermark, during.lastStableOffset]).toEqual([6n, 2n]);
     expect(batchesOf(during.records)).toEqual([[0n, 1n, 'txn-data']]);
     expect(during.abortedTransactions).toEqual([{ producerId: a.producerId, firstOffset: 0n }]);
+    // DescribeProducers shows the state rebuilt from the log: a's transaction closed by its marker, b's open from 2.
+    const described = await raw.send(61, 0, { topics: [{ name: TOPIC, partitionIndexes: [0] }] });
+    const producers = described.topics[0]!.partitions[0]!.activeProducers.map((x) => [x.producerId, x.producerEpoch, x.lastSequence, x.coordinatorEpoch, x.currentTxnStartOffset]);
+    expect(producers.sort((x, y) => (x[0]! < y[0]! ? -1 : 1))).toEqual([
+      [a.producerId, a.producerEpoch, 1, 0, -1n],
+      [b.producerId, b.producerEpoch, 2, -1, 2n],
+    ]);
     // b's idempotent state came back too: its next batch continues the sequence inside the open transaction.
     expect((await produce(raw, 'tx-b', batchOf({ ...b, baseSequence: 3, count: 1, transactional: true }))).baseOffset).toBe(6n);
     expect((await writeMarker(raw, { ...b, commit: true })).markers[0]!.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);

@@ -17,7 +17,7 @@ import { kafkaClient, waitFor } from '../support/kafkajs.js';
 import { RawClient } from '../support/raw-client.js';
 import { python, runPythonClient, type PythonClientResult } from '../support/python.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { batchOf, createTopic, initProducer, markerError, produce, writeMarker, type RawProducer } from '../support/raw-transactions.js';
+import { batchOf, createTopic, initProducer, logOnly, markerError, produce, writeMarker, type RawProducer } from '../support/raw-transactions.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ISOLATION = join(HERE, 'clients', 'librdkafka_isolation.py');
@@ -42,9 +42,8 @@ interface Log {
 
 /** Writes the log up to C's open transaction and plain-2/3 (offset 15). */
 async function writeLogWithCOpen(): Promise<Log> {
-  const server = await startTestServer();
-  // The partition log alone (markers by WriteTxnMarkers, no AddPartitionsToTxn): accept every transactional batch.
-  server.broker.txnMarkers.setVerifier(null);
+  // The raw producers add no partitions with AddPartitionsToTxn: the Produce path accepts their batches.
+  const server = logOnly(await startTestServer());
   cleanups.push(() => server.stop());
   const raw = await RawClient.connect(server.port);
   cleanups.push(() => raw.close());

@@ -5,12 +5,23 @@
  */
 import { expect } from 'vitest';
 import type { RawClient } from './raw-client.js';
+import type { ServerHandle } from '../../src/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { defaultCreatableTopic, defaultCreateTopicsRequest } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultInitProducerIdRequest } from '../../src/protocol/messages/InitProducerIdRequest.js';
 import { defaultPartitionProduceData, defaultProduceRequest } from '../../src/protocol/messages/ProduceRequest.js';
 import { encodeRecordBatch, TRANSACTIONAL_FLAG_MASK } from '../../src/records/record-batch.js';
+
+/**
+ * Makes `server`'s Produce path accept every transactional batch (the default verifier): tests that
+ * drive the partition log alone write markers with WriteTxnMarkers, without the transaction
+ * coordinator's AddPartitionsToTxn bookkeeping. Returns `server`.
+ */
+export function logOnly<S extends { broker: ServerHandle['broker'] }>(server: S): S {
+  server.broker.txnMarkers.setVerifier(null);
+  return server;
+}
 
 export interface RawProducer {
   producerId: bigint;

@@ -6,7 +6,7 @@ import { defaultOffsetDeleteResponse, type OffsetDeleteResponse } from '../../pr
 import { partitionedTopics } from '../../apis/shapes/partitioned-topics.js';
 import { errorMessageOf } from '../../protocol/error-messages.js';
 import { ZERO_UUID } from '../../protocol/primitives.js';
-import { GROUP_METADATA_TOPIC_NAME } from '../../topics/topic-name.js';
+import { GROUP_METADATA_TOPIC_NAME, isValidTopicName } from '../../topics/topic-name.js';
 import { AclOperation as Op, ResourceType } from '../acl/acl-types.js';
 import { TXN_API_CHECKS } from './txn-checks.js';
 import { clusterOperation, groupOperation, none, perGroup, refuse, mapResult, topicPartitions, withGroupOperations, type ApiCheck, type Obj } from './checks.js';
@@ -36,6 +36,29 @@ const produce: ApiCheck = (req, ctx, auth, next, api) => {
     return refuse(api, ctx, req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   }
   return topicPartitions(Op.WRITE)(req, ctx, auth, next, api);
+};
+
+/**
+ * DescribeProducers: READ on each topic with a legal name (`KafkaApis.handleDescribeProducersRequest`
+ * checks the name first): a refused topic's partitions answer TOPIC_AUTHORIZATION_FAILED with the
+ * error's message, in request order.
+ */
+const describeProducers: ApiCheck = (req, ctx, auth, next) => {
+  const refused = (t: Obj): boolean => isValidTopicName(t['name']) && !auth.allowed(Op.READ, TOPIC, t['name']);
+  const topics: Obj[] = req.topics;
+  if (!topics.some(refused)) return next(req);
+  return mapResult(next({ ...req, topics: topics.filter((t) => !refused(t)) }), (res) => {
+    const handled: Obj[] = [...res['topics']];
+    const message = errorMessageOf(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    return {
+      ...res,
+      topics: topics.map((t) =>
+        refused(t)
+          ? { name: t['name'], partitions: t['partitionIndexes'].map((partitionIndex: number) => ({ partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: message, activeProducers: [] })) }
+          : handled.shift(),
+      ),
+    };
+  });
 };
 
 /** WriteTxnMarkers: ALTER on the cluster, else CLUSTER_ACTION (`KafkaApis.handleWriteTxnMarkersRequest`). */
@@ -416,6 +439,7 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   50: clusterOperation(Op.DESCRIBE), // DescribeUserScramCredentials
   51: clusterOperation(Op.ALTER), // AlterUserScramCredentials
   60: describeCluster,
+  61: describeProducers,
   68: consumerGroupHeartbeat,
   69: consumerGroupDescribe,
   74: clusterOperation(Op.DESCRIBE_CONFIGS), // ListConfigResources
