@@ -1,33 +1,54 @@
-// OffsetCommit throughput and latency against a server in a child process (`node dist/cli.js`),
-// so the clients' CPU is not the server's (on a 2-core machine they still share the cores).
+// OffsetCommit throughput, latency and server CPU per commit, against servers in child processes
+// (ours: `node dist/cli.js`; the floor: bench/echo-server.mjs, a bare Node server answering every
+// frame with a canned response), so the clients' CPU is not the server's (on a 2-core machine
+// they still share the cores).
 //
-// For each flush policy and each concurrency N: N TCP connections, client i committing
-// increasing offsets for partition i of a shared topic in one simple group (generation -1,
-// no member id), OffsetCommit v8 (flexible), one request in flight per connection. After a
-// warm-up, every acknowledged commit in the measurement window counts; latency is request
-// write to response decode.
+// For each flush policy and each load `CxD` (C TCP connections, D requests in flight on each):
+// client i commits increasing offsets for partition i of a shared topic in one simple group
+// (generation -1, no member id), OffsetCommit v8 (flexible). The servers are measured in turn,
+// A B A B (BENCH_ROUNDS rounds per load), so a change in the machine's load hits each about
+// equally; a row sums its rounds. After a warm-up, every acknowledged commit in the measurement
+// window counts; latency is request write to response decode. Server CPU is the child's
+// utime + stime (/proc) over the window: CPU time, not wall time, so it holds on a loaded machine.
 //
-// Env: BENCH_POLICIES (always,interval,never), BENCH_CLIENTS (1,16,64), BENCH_COMMIT_SECONDS
-// (5), BENCH_WARMUP_SECONDS (1), BENCH_FLUSH_INTERVAL_MS (100), BENCH_DATA_DIR (a parent for
-// the temporary data directories; default the OS temp dir).
+// Env: BENCH_POLICIES (always,interval,never), BENCH_LOADS (1x1,16x1,64x1,16x16), BENCH_SERVERS
+// (ours,echo; echo runs beside `never` only, flushing being nothing to it), BENCH_ROUNDS (2),
+// BENCH_COMMIT_SECONDS (3), BENCH_WARMUP_SECONDS (1), BENCH_FLUSH_INTERVAL_MS (100),
+// BENCH_DATA_DIR (a parent for the temporary data directories; default the OS temp dir),
+// BENCH_BASE_CLI (another build's dist/cli.js, run as server `base`, to compare a change A/B).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Writer } from '../dist/protocol/primitives.js';
+import { API_CODECS } from '../dist/protocol/messages/index.js';
 import { BenchClient, envInt, envList, fmt, percentile, processCpuMs, startCliServer, stopChild } from './lib.mjs';
 
 const TOPIC = 'bench-commit-topic';
 const GROUP = 'bench-commit-group';
+const ECHO = fileURLToPath(new URL('./echo-server.mjs', import.meta.url));
 
 export function commitBenchOptions() {
   return {
     policies: envList('BENCH_POLICIES', ['always', 'interval', 'never']),
-    clients: envList('BENCH_CLIENTS', ['1', '16', '64']).map(Number),
-    seconds: envInt('BENCH_COMMIT_SECONDS', 5),
+    loads: envList('BENCH_LOADS', ['1x1', '16x1', '64x1', '16x16']).map(parseLoad),
+    servers: envList('BENCH_SERVERS', ['ours', 'echo']),
+    rounds: envInt('BENCH_ROUNDS', 2),
+    seconds: envInt('BENCH_COMMIT_SECONDS', 3),
     warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 1),
     flushIntervalMs: envInt('BENCH_FLUSH_INTERVAL_MS', 100),
     parentDir: process.env.BENCH_DATA_DIR || tmpdir(),
+    baseCli: process.env.BENCH_BASE_CLI,
   };
+}
+
+function parseLoad(text) {
+  const m = /^(\d+)x(\d+)$/.exec(text);
+  if (!m) throw new Error(`BENCH_LOADS: "${text}" is not CONNECTIONSxDEPTH (e.g. 16x16)`);
+  return { connections: Number(m[1]), depth: Number(m[2]), name: text };
 }
 
 function commitRequest(partition, offset) {
@@ -41,26 +62,71 @@ function commitRequest(partition, offset) {
   };
 }
 
-async function measure(port, n, nextOffset, { seconds, warmupSeconds }, serverPid) {
-  const clients = await Promise.all(Array.from({ length: n }, () => BenchClient.connect(port)));
+/** The OffsetCommit v8 response frame the echo server sends (correlation id 0, patched per request). */
+function echoTemplate() {
+  const w = new Writer(64);
+  w.int32(0);
+  w.int32(0);
+  w.uvarint(0); // response header v1: no tagged fields
+  API_CODECS[8].response.encode(w, 8, { throttleTimeMs: 0, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, errorCode: 0 }] }] });
+  const out = Buffer.from(w.finish());
+  out.writeInt32BE(out.length - 4, 0);
+  return out.toString('hex');
+}
+
+async function startEcho() {
+  const child = spawn(process.execPath, [ECHO, echoTemplate()], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = await Promise.race([
+    once(createInterface({ input: child.stdout }), 'line'),
+    once(child, 'exit').then(([code]) => Promise.reject(new Error(`echo server exited with ${code}`))),
+  ]);
+  return { child, port: Number(/:(\d+)$/.exec(line)[1]) };
+}
+
+async function startOurs(policy, options, partitions, cli) {
+  const dataDir = mkdtempSync(join(options.parentDir, `kmc-bench-commit-${policy}-`));
+  const args = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`];
+  if (policy === 'interval') args.push('--config', `log.flush.interval.ms=${options.flushIntervalMs}`);
+  const server = await startCliServer(args, { cli });
+  const admin = await BenchClient.connect(server.port);
+  const created = await admin.send(19, 5, {
+    topics: [{ name: TOPIC, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 5000,
+    validateOnly: false,
+  });
+  admin.close();
+  if (created.topics[0].errorCode !== 0) throw new Error(`CreateTopics failed: error ${created.topics[0].errorCode}`);
+  return { child: server.child, port: server.port, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+/** One measurement window of `load` against the server on `port`; totals, not rates, so rounds add up. */
+async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serverPid) {
+  const clients = await Promise.all(Array.from({ length: load.connections }, () => BenchClient.connect(port)));
   const latencies = [];
   let counted = 0;
   let errors = 0;
   let phase = 'warmup';
-  const loops = clients.map(async (client, partition) => {
-    while (phase !== 'done') {
-      const offset = nextOffset[partition]++;
-      const t0 = process.hrtime.bigint();
-      const res = await client.send(8, 8, commitRequest(partition, offset));
-      const t1 = process.hrtime.bigint();
-      if (res.topics[0].partitions[0].errorCode !== 0) {
-        errors++;
-        continue;
-      }
-      if (phase === 'measure') {
-        latencies.push(Number(t1 - t0) / 1e6);
-        counted++;
-      }
+  const loops = [];
+  clients.forEach((client, partition) => {
+    for (let d = 0; d < load.depth; d++) {
+      loops.push(
+        (async () => {
+          while (phase !== 'done') {
+            const offset = nextOffset[partition]++;
+            const t0 = process.hrtime.bigint();
+            const res = await client.send(8, 8, commitRequest(partition, offset));
+            const t1 = process.hrtime.bigint();
+            if (res.topics[0].partitions[0].errorCode !== 0) {
+              errors++;
+              continue;
+            }
+            if (phase === 'measure') {
+              latencies.push(Number(t1 - t0) / 1e6);
+              counted++;
+            }
+          }
+        })(),
+      );
     }
   });
   await new Promise((r) => setTimeout(r, warmupSeconds * 1000));
@@ -72,54 +138,84 @@ async function measure(port, n, nextOffset, { seconds, warmupSeconds }, serverPi
   const serverCpu1 = processCpuMs(serverPid);
   const clientCpu1 = process.cpuUsage(clientCpu0);
   const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-  const done = counted;
-  const lat = latencies.slice(0, done).sort((a, b) => a - b);
+  const commits = counted;
+  const lat = latencies.slice(0, commits);
   phase = 'done';
   await Promise.all(loops);
   for (const c of clients) c.close();
   return {
-    commitsPerSec: (done / elapsedMs) * 1000,
-    p50: percentile(lat, 50),
-    p99: percentile(lat, 99),
-    commits: done,
+    commits,
+    elapsedMs,
     errors,
-    serverCpuPct: serverCpu0 === null || serverCpu1 === null ? null : ((serverCpu1 - serverCpu0) / elapsedMs) * 100,
-    clientCpuPct: ((clientCpu1.user + clientCpu1.system) / 1000 / elapsedMs) * 100,
+    latencies: lat,
+    serverCpuMs: serverCpu0 === null || serverCpu1 === null ? null : serverCpu1 - serverCpu0,
+    clientCpuMs: (clientCpu1.user + clientCpu1.system) / 1000,
   };
 }
 
-/** Runs every policy x concurrency; returns one row per combination. */
+function summarize(server, policy, load, windows) {
+  const sum = (k) => windows.reduce((n, w) => (n === null || w[k] === null ? null : n + w[k]), 0);
+  const commits = sum('commits');
+  const elapsedMs = sum('elapsedMs');
+  const serverCpuMs = sum('serverCpuMs');
+  const lat = windows.flatMap((w) => w.latencies).sort((a, b) => a - b);
+  return {
+    server,
+    policy,
+    load: load.name,
+    connections: load.connections,
+    depth: load.depth,
+    rounds: windows.length,
+    commits,
+    commitsPerSec: (commits / elapsedMs) * 1000,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    errors: sum('errors'),
+    /** Server CPU time (user + system) per acknowledged commit, in microseconds. */
+    serverCpuUsPerCommit: serverCpuMs === null || commits === 0 ? null : (serverCpuMs * 1000) / commits,
+    serverCpuPct: serverCpuMs === null ? null : (serverCpuMs / elapsedMs) * 100,
+    clientCpuPct: (sum('clientCpuMs') / elapsedMs) * 100,
+  };
+}
+
+/**
+ * Runs every policy x load, each load against each server in turn (A B A B); returns one row per
+ * (server, policy, load) with the rounds summed.
+ */
 export async function runCommitBench(options = commitBenchOptions(), log = console.error) {
   const rows = [];
-  const maxClients = Math.max(...options.clients);
+  const partitions = Math.max(...options.loads.map((l) => l.connections));
   for (const policy of options.policies) {
-    const dataDir = mkdtempSync(join(options.parentDir, `kmc-bench-commit-${policy}-`));
-    const args = ['--port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`];
-    if (policy === 'interval') args.push('--config', `log.flush.interval.ms=${options.flushIntervalMs}`);
-    const server = await startCliServer(args);
+    const servers = [];
     try {
-      const admin = await BenchClient.connect(server.port);
-      const created = await admin.send(19, 5, {
-        topics: [{ name: TOPIC, numPartitions: maxClients, replicationFactor: 1, assignments: [], configs: [] }],
-        timeoutMs: 5000,
-        validateOnly: false,
-      });
-      if (created.topics[0].errorCode !== 0) throw new Error(`CreateTopics failed: error ${created.topics[0].errorCode}`);
-      admin.close();
-      const nextOffset = Array.from({ length: maxClients }, () => 1n);
-      for (const n of options.clients) {
-        const r = await measure(server.port, n, nextOffset, options, server.child.pid);
-        const row = { policy, clients: n, ...r };
-        rows.push(row);
-        log(
-          `commit ${policy.padEnd(8)} clients=${String(n).padStart(2)}  ${fmt(r.commitsPerSec, 0).padStart(7)} commits/s  ` +
-            `p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  server CPU ${fmt(r.serverCpuPct, 0)}%  client CPU ${fmt(r.clientCpuPct, 0)}%` +
-            (r.errors ? `  ERRORS ${r.errors}` : ''),
-        );
+      for (const name of options.servers) {
+        if (name === 'ours') servers.push({ name, ...(await startOurs(policy, options, partitions)) });
+        else if (name === 'base') servers.push({ name, ...(await startOurs(policy, options, partitions, options.baseCli)) });
+        else if (name === 'echo') {
+          if (policy === 'never') servers.push({ name, ...(await startEcho()) });
+        } else throw new Error(`BENCH_SERVERS: unknown server "${name}" (ours, echo, base)`);
+      }
+      for (const load of options.loads) {
+        const windows = new Map(servers.map((s) => [s, []]));
+        const nextOffset = new Map(servers.map((s) => [s, Array.from({ length: partitions }, () => 1n)]));
+        for (let round = 0; round < options.rounds; round++) {
+          for (const s of servers) windows.get(s).push(await measure(s.port, load, nextOffset.get(s), options, s.child.pid));
+        }
+        for (const s of servers) {
+          const row = summarize(s.name, policy, load, windows.get(s));
+          rows.push(row);
+          log(
+            `commit ${s.name.padEnd(4)} ${policy.padEnd(8)} ${load.name.padStart(5)}  ${fmt(row.commitsPerSec, 0).padStart(7)} commits/s  ` +
+              `p50 ${fmt(row.p50)} ms  p99 ${fmt(row.p99)} ms  server ${fmt(row.serverCpuUsPerCommit, 1)} µs CPU/commit (${fmt(row.serverCpuPct, 0)}% of a core)  ` +
+              `client CPU ${fmt(row.clientCpuPct, 0)}%` + (row.errors ? `  ERRORS ${row.errors}` : ''),
+          );
+        }
       }
     } finally {
-      await stopChild(server.child);
-      rmSync(dataDir, { recursive: true, force: true });
+      for (const s of servers) {
+        await stopChild(s.child);
+        s.cleanup?.();
+      }
     }
   }
   return rows;

@@ -29,12 +29,14 @@ export function envList(name, fallback) {
 }
 
 /**
- * One TCP connection speaking Kafka; one request in flight at a time (as a consumer's
- * coordinator connection commits), responses decoded with our codecs.
+ * One TCP connection speaking Kafka, responses decoded with our codecs. `send` may be called
+ * again before the previous answer (pipelining): responses come back in request order, as a
+ * Kafka broker answers a connection's requests.
  */
 export class BenchClient {
   #buffered = Buffer.alloc(0);
-  #waiting = null;
+  /** Requests sent and not yet answered, oldest first. */
+  #waiting = [];
   #correlationId = 0;
 
   constructor(socket) {
@@ -46,9 +48,9 @@ export class BenchClient {
     });
     socket.on('error', () => {});
     socket.on('close', () => {
-      const w = this.#waiting;
-      this.#waiting = null;
-      w?.reject(new Error('connection closed'));
+      const waiting = this.#waiting;
+      this.#waiting = [];
+      for (const w of waiting) w.reject(new Error('connection closed'));
     });
   }
 
@@ -59,14 +61,13 @@ export class BenchClient {
   }
 
   #drain() {
-    if (!this.#waiting || this.#buffered.length < 4) return;
-    const size = this.#buffered.readInt32BE(0);
-    if (this.#buffered.length < 4 + size) return;
-    const frame = this.#buffered.subarray(4, 4 + size);
-    this.#buffered = this.#buffered.subarray(4 + size);
-    const w = this.#waiting;
-    this.#waiting = null;
-    w.resolve(frame);
+    while (this.#waiting.length > 0 && this.#buffered.length >= 4) {
+      const size = this.#buffered.readInt32BE(0);
+      if (this.#buffered.length < 4 + size) return;
+      const frame = this.#buffered.subarray(4, 4 + size);
+      this.#buffered = this.#buffered.subarray(4 + size);
+      this.#waiting.shift().resolve(frame);
+    }
   }
 
   /** Sends `body` as `apiKey` v`version`; resolves with the decoded response. */
@@ -85,7 +86,7 @@ export class BenchClient {
     const out = Buffer.from(w.finish());
     out.writeInt32BE(out.length - 4, 0);
     return new Promise((resolve, reject) => {
-      this.#waiting = {
+      this.#waiting.push({
         resolve: (frame) => {
           try {
             const r = new Reader(frame);
@@ -98,7 +99,7 @@ export class BenchClient {
           }
         },
         reject,
-      };
+      });
       this.socket.write(out);
       this.#drain();
     });
@@ -109,9 +110,9 @@ export class BenchClient {
   }
 }
 
-/** Starts `node dist/cli.js` with `args`; resolves at its ready line with { child, port, lines }. */
-export async function startCliServer(args, { timeoutMs = 120_000 } = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines }. */
+export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = {}) {
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = [];
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -41,17 +41,51 @@ lines.push(
     '(anything above 0 is other work sharing the cores and the disk, which these figures then include).',
 );
 lines.push('');
+const loadText = (r) => (r.depth === 1 ? `${r.connections} x 1` : `${r.connections} x ${r.depth} pipelined`);
+const us = (v) => (v === null ? 'n/a' : `${fmt(v, 1)} µs`);
+const ratio = (a, b) => (a === null || b === null || !b ? 'n/a' : `${fmt(a / b, 2)}x`);
+const rowsOf = (server, policy) => commitRows.filter((r) => r.server === server && r.policy === policy);
 lines.push(
-  `**OffsetCommit** (v8, simple group, one connection per client, one request in flight per connection, ` +
-    `${commitOptions.warmupSeconds} s warm-up then ${commitOptions.seconds} s measured; server in a child process, ` +
-    `the bench clients in one Node process, both on the same ${machine.nproc} cores; CPU columns are % of one core):`,
+  `**OffsetCommit** (v8, simple group, one partition per connection, C connections x D requests in flight on each; ` +
+    `${commitOptions.warmupSeconds} s warm-up then ${commitOptions.seconds} s measured per round, ${commitOptions.rounds} rounds per load, ` +
+    `the servers measured in turn (ours, echo, ours, echo, ...) and each row summing its rounds; servers in child processes, ` +
+    `the bench clients in one Node process, all on the same ${machine.nproc} cores; server CPU is the server process's user + system ` +
+    `time per acknowledged commit, and as % of one core):`,
 );
 lines.push('');
-lines.push('| `mock.flush.policy` | clients | commits/s | p50 latency (ms) | p99 latency (ms) | server CPU | client CPU |');
-lines.push('|---|---:|---:|---:|---:|---:|---:|');
-for (const r of commitRows) {
+lines.push('| `mock.flush.policy` | load | commits/s | p50 latency (ms) | p99 latency (ms) | server CPU per commit | server CPU | client CPU |');
+lines.push('|---|---|---:|---:|---:|---:|---:|---:|');
+for (const r of commitRows.filter((row) => row.server === 'ours')) {
   const policy = r.policy === 'interval' ? `interval (\`log.flush.interval.ms=${commitOptions.flushIntervalMs}\`)` : r.policy;
-  lines.push(`| ${policy} | ${r.clients} | ${fmt(r.commitsPerSec, 0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${pct(r.serverCpuPct)} | ${pct(r.clientCpuPct)} |`);
+  lines.push(`| ${policy} | ${loadText(r)} | ${fmt(r.commitsPerSec, 0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${us(r.serverCpuUsPerCommit)} | ${pct(r.serverCpuPct)} | ${pct(r.clientCpuPct)} |`);
+}
+const echoRows = rowsOf('echo', 'never');
+if (echoRows.length > 0) {
+  lines.push('');
+  lines.push(
+    'Against the floor, a bare Node.js server answering every frame with a canned OffsetCommit response (`bench/echo-server.mjs`), ' +
+      'measured in the same rounds (flush `never`; the same clients):',
+  );
+  lines.push('');
+  lines.push('| load | ours commits/s | echo commits/s | ours / echo | ours CPU per commit | echo CPU per commit | ours / echo |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|');
+  for (const e of echoRows) {
+    const o = rowsOf('ours', 'never').find((r) => r.load === e.load);
+    if (!o) continue;
+    lines.push(
+      `| ${loadText(e)} | ${fmt(o.commitsPerSec, 0)} | ${fmt(e.commitsPerSec, 0)} | ${ratio(o.commitsPerSec, e.commitsPerSec)} | ` +
+        `${us(o.serverCpuUsPerCommit)} | ${us(e.serverCpuUsPerCommit)} | ${ratio(o.serverCpuUsPerCommit, e.serverCpuUsPerCommit)} |`,
+    );
+  }
+}
+const always = rowsOf('ours', 'always');
+if (always.length > 0 && rowsOf('ours', 'never').length > 0) {
+  lines.push('');
+  const pairs = always
+    .map((a) => [a, rowsOf('ours', 'never').find((n) => n.load === a.load)])
+    .filter(([, n]) => n)
+    .map(([a, n]) => `${loadText(a)} ${ratio(a.commitsPerSec, n.commitsPerSec)}`);
+  lines.push(`Flush \`always\` (one fdatasync per write) against \`never\`, commits/s: ${pairs.join(', ')}.`);
 }
 lines.push('');
 lines.push(

@@ -164,6 +164,13 @@ export class GroupLog {
    */
   append(records: readonly CoordinatorRecord[], txn?: TransactionalWriter): Promise<void> {
     if (records.length === 0) return Promise.resolve();
+    const timestamp = BigInt(this.time.now());
+    const groupId = records[0]!.groupId;
+    // The usual write: one group's records, one batch.
+    if (records.every((r) => r.groupId === groupId)) {
+      const p = this.partitionFor(groupId);
+      return this.partitions[p]!.append([this.encodeBatch(p, records, timestamp, txn)]).durable;
+    }
     const byPartition = new Map<number, CoordinatorRecord[]>();
     for (const record of records) {
       const p = this.partitionFor(record.groupId);
@@ -171,26 +178,27 @@ export class GroupLog {
       if (!list) byPartition.set(p, (list = []));
       list.push(record);
     }
-    const timestamp = BigInt(this.time.now());
-    const batches: Array<[number, Buffer]> = [];
-    for (const [p, list] of byPartition) {
-      const batch = encodeRecordBatch({
-        baseOffset: 0n,
-        timestamp,
-        records: list.map((r) => ({ key: encodeKey(r), value: encodeValue(r) })),
-        // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
-        ...(txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : {}),
-      });
-      if (batch.length > this.maxBatchBytes) {
-        throw Object.assign(
-          new Error(`Message batch size is ${batch.length} bytes in append to partition ${OFFSETS_TOPIC}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
-          { errorCode: ErrorCode.MESSAGE_TOO_LARGE },
-        );
-      }
-      batches.push([p, batch]);
+    // Every batch is encoded (and may be refused) before any is appended.
+    const batches = [...byPartition].map(([p, list]) => [p, this.encodeBatch(p, list, timestamp, txn)] as const);
+    return Promise.all(batches.map(([p, batch]) => this.partitions[p]!.append([batch]).durable)).then(() => undefined);
+  }
+
+  /** One partition's records as a batch; throws when larger than `message.max.bytes`. */
+  private encodeBatch(p: number, records: readonly CoordinatorRecord[], timestamp: bigint, txn: TransactionalWriter | undefined): Buffer {
+    const batch = encodeRecordBatch({
+      baseOffset: 0n,
+      timestamp,
+      records: records.map((r) => ({ key: encodeKey(r), value: encodeValue(r) })),
+      // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
+      ...(txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : {}),
+    });
+    if (batch.length > this.maxBatchBytes) {
+      throw Object.assign(
+        new Error(`Message batch size is ${batch.length} bytes in append to partition ${OFFSETS_TOPIC}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
+        { errorCode: ErrorCode.MESSAGE_TOO_LARGE },
+      );
     }
-    const durable = batches.map(([p, batch]) => this.partitions[p]!.append([batch]).durable);
-    return durable.length === 1 ? durable[0]! : Promise.all(durable).then(() => undefined);
+    return batch;
   }
 
   /** Appends a transaction's COMMIT or ABORT marker (a control batch of its producer) to `partition`; resolves once durable. */

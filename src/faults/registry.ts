@@ -9,6 +9,9 @@ import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
 
+/** The principal of a request without authentication, as Kafka's `KafkaPrincipal.ANONYMOUS` prints. */
+const ANONYMOUS = 'User:ANONYMOUS';
+
 /** A rule as the control surfaces report it. */
 export interface FaultRuleInfo {
   id: string;
@@ -247,28 +250,22 @@ export class FaultRegistry {
     const info = requestInfo(api, ctx.apiVersion, body, ctx.broker);
     const started = Date.now();
     const entry = this.requestLog.add({
-      time: new Date(started).toISOString(),
+      timeMs: started,
       api: api.name,
       apiKey: api.apiKey,
       version: ctx.apiVersion,
       correlationId: ctx.correlationId,
       clientId: ctx.clientId,
       connectionId: ctx.connectionId,
-      principal: ctx.principal ? principalString(ctx.principal) : 'User:ANONYMOUS',
-      group: info.groups[0] ?? null,
+      principal: ctx.principal ? principalString(ctx.principal) : ANONYMOUS,
       groups: info.groups,
       memberId: info.memberIds[0] ?? null,
-      topics: [...info.topics.keys()],
-      error: null,
-      errors: [],
-      faults: [],
-      outcome: 'pending',
-      durationMs: null,
+      topics: info.topics.size === 0 ? [] : [...info.topics.keys()],
     });
     const finish = (outcome: RequestLogEntry['outcome'], response?: unknown): void => {
       entry.outcome = outcome;
       entry.durationMs = Date.now() - started;
-      if (response !== undefined && response !== NO_RESPONSE) RequestLog.setResponse(entry, response);
+      if (response !== undefined && response !== NO_RESPONSE) entry.setResponse(response);
       if (this.doneListeners.size !== 0) for (const listener of this.doneListeners) listener(entry);
     };
     const respond = (response: unknown): void => {
@@ -293,7 +290,7 @@ export class FaultRegistry {
       return null;
     }
     const { rule, index } = hit;
-    entry.faults.push(rule.id);
+    entry.addFault(rule.id);
     const action = rule.spec.action;
     const errorCode = rule.definition.errorCode?.(action, index);
     this.log.info(

@@ -44,56 +44,161 @@ export interface RequestLogFilter {
   limit?: number;
 }
 
-/** Distinct non-zero `errorCode`s in a response (top-level first), skipping byte buffers. */
+/** Distinct non-zero `errorCode`s in a response (top-level first, then depth first), skipping byte buffers. */
 export function responseErrors(response: unknown): number[] {
   const found: number[] = [];
-  const seen = new Set<number>();
-  const add = (code: unknown): void => {
-    if (typeof code === 'number' && code !== 0 && !seen.has(code)) {
-      seen.add(code);
-      found.push(code);
-    }
-  };
-  const walk = (value: unknown, depth: number): void => {
-    if (depth > 6 || value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Uint8Array) return;
-    if (Array.isArray(value)) {
-      for (const v of value) walk(v, depth + 1);
-      return;
-    }
-    const obj = value as Record<string, unknown>;
-    add(obj['errorCode']);
-    for (const [k, v] of Object.entries(obj)) if (k !== 'errorCode' && typeof v === 'object') walk(v, depth + 1);
-  };
   if (response !== null && typeof response === 'object') {
-    add((response as Record<string, unknown>)['errorCode']);
-    walk(response, 0);
+    addCode(found, (response as Record<string, unknown>)['errorCode']);
+    walkErrors(found, response, 0);
   }
   return found;
 }
 
-/** A ring buffer of the most recent requests. */
-export class RequestLog {
-  private readonly entries: RequestLogEntry[] = [];
-  private seq = 0;
+function addCode(found: number[], code: unknown): void {
+  if (typeof code === 'number' && code !== 0 && !found.includes(code)) found.push(code);
+}
 
-  constructor(readonly capacity = 1000) {}
+/** On the request path for every response: no per-object allocation (`for...in` over plain decoded objects). */
+function walkErrors(found: number[], value: unknown, depth: number): void {
+  if (depth > 6 || value === null || typeof value !== 'object' || value instanceof Uint8Array) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) walkErrors(found, value[i], depth + 1);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  addCode(found, obj['errorCode']);
+  for (const k in obj) {
+    if (k === 'errorCode') continue;
+    const v = obj[k];
+    if (typeof v === 'object' && v !== null) walkErrors(found, v, depth + 1);
+  }
+}
 
-  add(entry: Omit<RequestLogEntry, 'seq'>): RequestLogEntry {
-    const full: RequestLogEntry = { seq: ++this.seq, ...entry };
-    this.entries.push(full);
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
-    return full;
+/** Shared by every entry without errors or fault rules (never handed out: `toJSON` copies). */
+const NONE: readonly string[] = Object.freeze([]);
+
+/** What the fault layer knows of a request when it arrives (`timeMs`: wall-clock ms since the epoch). */
+export type ArrivedRequest = Pick<RequestLogEntry, 'api' | 'apiKey' | 'version' | 'correlationId' | 'clientId' | 'connectionId' | 'principal' | 'groups' | 'memberId' | 'topics'> & {
+  timeMs: number;
+};
+
+/**
+ * One request of the log, as the request path fills it: a class with its fields in one fixed
+ * order, the ISO time formatted only when read, no arrays of its own until a response has errors or
+ * a rule fires. Read as a `RequestLogEntry` (listeners); `toJSON` is the plain copy the admin API
+ * and `FaultRegistry.requests` hand out.
+ */
+export class LoggedRequest implements RequestLogEntry {
+  error: string | null = null;
+  errors: string[] = NONE as string[];
+  faults: string[] = NONE as string[];
+  outcome: RequestLogEntry['outcome'] = 'pending';
+  durationMs: number | null = null;
+  readonly timeMs: number;
+  readonly api: string;
+  readonly apiKey: number;
+  readonly version: number;
+  readonly correlationId: number;
+  readonly clientId: string;
+  readonly connectionId: string;
+  readonly principal: string;
+  readonly groups: string[];
+  readonly memberId: string | null;
+  readonly topics: string[];
+
+  constructor(readonly seq: number, r: ArrivedRequest) {
+    this.timeMs = r.timeMs;
+    this.api = r.api;
+    this.apiKey = r.apiKey;
+    this.version = r.version;
+    this.correlationId = r.correlationId;
+    this.clientId = r.clientId;
+    this.connectionId = r.connectionId;
+    this.principal = r.principal;
+    this.groups = r.groups;
+    this.memberId = r.memberId;
+    this.topics = r.topics;
   }
 
-  static setResponse(entry: RequestLogEntry, response: unknown): void {
+  get time(): string {
+    return new Date(this.timeMs).toISOString();
+  }
+
+  get group(): string | null {
+    return this.groups[0] ?? null;
+  }
+
+  /** Notes a fault rule that fired on this request. */
+  addFault(ruleId: string): void {
+    this.faults = this.faults === NONE ? [ruleId] : [...this.faults, ruleId];
+  }
+
+  /** Sets `error` and `errors` from the response's error codes. */
+  setResponse(response: unknown): void {
     const codes = responseErrors(response);
-    entry.errors = codes.map(errorName);
-    entry.error = entry.errors[0] ?? null;
+    if (codes.length === 0) return;
+    this.errors = codes.map(errorName);
+    this.error = this.errors[0]!;
+  }
+
+  /** The entry as a plain object, keys in the documented order (arrays copied). */
+  toJSON(): RequestLogEntry {
+    return {
+      seq: this.seq,
+      time: this.time,
+      api: this.api,
+      apiKey: this.apiKey,
+      version: this.version,
+      correlationId: this.correlationId,
+      clientId: this.clientId,
+      connectionId: this.connectionId,
+      principal: this.principal,
+      group: this.group,
+      groups: [...this.groups],
+      memberId: this.memberId,
+      topics: [...this.topics],
+      error: this.error,
+      errors: [...this.errors],
+      faults: [...this.faults],
+      outcome: this.outcome,
+      durationMs: this.durationMs,
+    };
+  }
+}
+
+/** A ring buffer of the most recent requests: adding one is O(1) whatever the capacity. */
+export class RequestLog {
+  private readonly slots: Array<LoggedRequest | undefined>;
+  /** Slot the next entry goes to. */
+  private next = 0;
+  /** Entries held (at most the capacity). */
+  private size = 0;
+  private seq = 0;
+
+  constructor(readonly capacity = 1000) {
+    this.slots = new Array<LoggedRequest | undefined>(Math.max(0, capacity)).fill(undefined);
+  }
+
+  add(request: ArrivedRequest): LoggedRequest {
+    const entry = new LoggedRequest(++this.seq, request);
+    if (this.capacity <= 0) return entry;
+    this.slots[this.next] = entry;
+    this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
+    if (this.size < this.capacity) this.size++;
+    return entry;
+  }
+
+  /** The entries held, oldest first. */
+  private held(): LoggedRequest[] {
+    const out: LoggedRequest[] = [];
+    const first = (this.next - this.size + this.capacity) % Math.max(1, this.capacity);
+    for (let i = 0; i < this.size; i++) out.push(this.slots[(first + i) % this.capacity]!);
+    return out;
   }
 
   list(filter: RequestLogFilter = {}): RequestLogEntry[] {
     const api = filter.api === undefined ? undefined : String(filter.api).toLowerCase();
-    let out = this.entries.filter(
+    let out = this.held().filter(
       (e) =>
         (api === undefined || e.api.toLowerCase() === api || String(e.apiKey) === api) &&
         (filter.group === undefined || e.groups.includes(filter.group)) &&
@@ -101,10 +206,12 @@ export class RequestLog {
         (filter.sinceSeq === undefined || e.seq > filter.sinceSeq),
     );
     if (filter.limit !== undefined && out.length > filter.limit) out = out.slice(out.length - filter.limit);
-    return out.map((e) => ({ ...e }));
+    return out.map((e) => e.toJSON());
   }
 
   clear(): void {
-    this.entries.length = 0;
+    this.slots.fill(undefined);
+    this.next = 0;
+    this.size = 0;
   }
 }

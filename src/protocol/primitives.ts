@@ -11,6 +11,45 @@ export const EMPTY_BYTES: Buffer = Buffer.alloc(0);
 /** Thrown when a frame cannot be decoded; the connection that sent it is closed. */
 export class MalformedFrameError extends Error {}
 
+const TWO_32 = 4294967296;
+/** int64 values whose high word is within ±2^21 (|v| < 2^53) convert to and from a Number exactly. */
+const MAX_EXACT = 2n ** 53n - 1n;
+const MIN_EXACT = -MAX_EXACT;
+
+/**
+ * Writes a big-endian int64 at `at`. Values within ±(2^53 - 1) (every offset and timestamp in
+ * practice) go through two 32-bit writes, which allocate nothing; Node's `writeBigInt64BE` makes
+ * several intermediate BigInts. Throws RangeError outside the int64 range, as Node's does.
+ */
+export function writeInt64BE(buf: Buffer, v: bigint, at: number): void {
+  if (v <= MAX_EXACT && v >= MIN_EXACT) {
+    const n = Number(v);
+    const hi = Math.floor(n / TWO_32);
+    buf.writeInt32BE(hi, at);
+    buf.writeUInt32BE(n - hi * TWO_32, at + 4);
+  } else {
+    buf.writeBigInt64BE(v, at);
+  }
+}
+
+/** Reads a big-endian int64 at `at`: one BigInt made from a Number when the value fits in ±2^53. */
+export function readInt64BE(buf: Buffer, at: number): bigint {
+  const hi = buf.readInt32BE(at);
+  if (hi >= -2097152 && hi < 2097152) return BigInt(hi * TWO_32 + buf.readUInt32BE(at + 4));
+  return buf.readBigInt64BE(at);
+}
+
+/** Bytes of `v` as an unsigned varint. */
+function uvarintSize(v: number): number {
+  let x = v >>> 0;
+  let n = 1;
+  while (x >= 0x80) {
+    x >>>= 7;
+    n++;
+  }
+  return n;
+}
+
 export function nonNull<T>(value: T | null, field: string): T {
   if (value === null) throw new TypeError(`${field} must not be null at this version`);
   return value;
@@ -39,7 +78,7 @@ export class Reader {
   uint16(): number { return this.buf.readUInt16BE(this.take(2)); }
   int32(): number { return this.buf.readInt32BE(this.take(4)); }
   uint32(): number { return this.buf.readUInt32BE(this.take(4)); }
-  int64(): bigint { return this.buf.readBigInt64BE(this.take(8)); }
+  int64(): bigint { return readInt64BE(this.buf, this.take(8)); }
   float64(): number { return this.buf.readDoubleBE(this.take(8)); }
 
   uuid(): string {
@@ -168,13 +207,15 @@ export class Writer {
   uint16(v: number): void { const at = this.room(2); this.buf.writeUInt16BE(v, at); }
   int32(v: number): void { const at = this.room(4); this.buf.writeInt32BE(v, at); }
   uint32(v: number): void { const at = this.room(4); this.buf.writeUInt32BE(v, at); }
-  int64(v: bigint): void { const at = this.room(8); this.buf.writeBigInt64BE(v, at); }
+  int64(v: bigint): void { const at = this.room(8); writeInt64BE(this.buf, v, at); }
   float64(v: number): void { const at = this.room(8); this.buf.writeDoubleBE(v, at); }
 
   uuid(v: string): void {
+    const at = this.room(16);
+    // The usual form (22 base64url characters) decodes in place; anything else takes the checked path.
+    if (v.length === 22 && this.buf.write(v, at, 16, 'base64url') === 16) return;
     const bytes = Buffer.from(v, 'base64url');
     if (bytes.length !== 16) throw new TypeError(`not a Kafka UUID: ${v}`);
-    const at = this.room(16);
     bytes.copy(this.buf, at);
   }
 
@@ -259,15 +300,27 @@ export class Writer {
     this.nullableArray(v, compact, writeOne);
   }
 
-  /** Writes a tagged-field block; `tags` must be in ascending tag order. */
+  /**
+   * Writes a tagged-field block; `tags` must be in ascending tag order. Each value is written in
+   * place after room for the largest size prefix, which then shrinks to the size's own length.
+   */
   taggedFields(tags: ReadonlyArray<readonly [number, (w: Writer) => void]>): void {
     this.uvarint(tags.length);
     for (const [tag, writeValue] of tags) {
-      const inner = new Writer(64);
-      writeValue(inner);
       this.uvarint(tag);
-      this.uvarint(inner.offset);
-      this.raw(inner.finish());
+      const sizeAt = this.room(5);
+      const start = this.offset;
+      writeValue(this);
+      const size = this.offset - start;
+      const sizeBytes = uvarintSize(size);
+      if (sizeBytes < 5) {
+        this.buf.copyWithin(sizeAt + sizeBytes, start, this.offset);
+        this.offset -= 5 - sizeBytes;
+      }
+      const end = this.offset;
+      this.offset = sizeAt;
+      this.uvarint(size);
+      this.offset = end;
     }
   }
 }

@@ -13,6 +13,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { crc32c } from './crc32c.js';
+import { readInt64BE, writeInt64BE } from '../protocol/primitives.js';
 import {
   readRecords,
   writeRecords,
@@ -84,16 +85,16 @@ export function readBatchHeader(buf: Buffer, offset = 0): RecordBatchHeader {
     throw new RangeError(`record batch header needs ${RECORD_BATCH_OVERHEAD} bytes at ${offset}, have ${buf.length - offset}`);
   }
   return {
-    baseOffset: buf.readBigInt64BE(offset + BASE_OFFSET_OFFSET),
+    baseOffset: readInt64BE(buf, offset + BASE_OFFSET_OFFSET),
     batchLength: buf.readInt32BE(offset + BATCH_LENGTH_OFFSET),
     partitionLeaderEpoch: buf.readInt32BE(offset + PARTITION_LEADER_EPOCH_OFFSET),
     magic: buf.readInt8(offset + MAGIC_OFFSET),
     crc: buf.readUInt32BE(offset + CRC_OFFSET),
     attributes: buf.readInt16BE(offset + ATTRIBUTES_OFFSET),
     lastOffsetDelta: buf.readInt32BE(offset + LAST_OFFSET_DELTA_OFFSET),
-    baseTimestamp: buf.readBigInt64BE(offset + BASE_TIMESTAMP_OFFSET),
-    maxTimestamp: buf.readBigInt64BE(offset + MAX_TIMESTAMP_OFFSET),
-    producerId: buf.readBigInt64BE(offset + PRODUCER_ID_OFFSET),
+    baseTimestamp: readInt64BE(buf, offset + BASE_TIMESTAMP_OFFSET),
+    maxTimestamp: readInt64BE(buf, offset + MAX_TIMESTAMP_OFFSET),
+    producerId: readInt64BE(buf, offset + PRODUCER_ID_OFFSET),
     producerEpoch: buf.readInt16BE(offset + PRODUCER_EPOCH_OFFSET),
     baseSequence: buf.readInt32BE(offset + BASE_SEQUENCE_OFFSET),
     recordCount: buf.readInt32BE(offset + RECORD_COUNT_OFFSET),
@@ -148,17 +149,17 @@ export function batchSize(buf: Buffer, offset = 0): number {
 
 /** The batch's base offset. */
 export function batchBaseOffset(buf: Buffer, offset = 0): bigint {
-  return buf.readBigInt64BE(offset + BASE_OFFSET_OFFSET);
+  return readInt64BE(buf, offset + BASE_OFFSET_OFFSET);
 }
 
 /** The offset of the batch's last record: baseOffset + lastOffsetDelta. */
 export function batchLastOffset(buf: Buffer, offset = 0): bigint {
-  return buf.readBigInt64BE(offset + BASE_OFFSET_OFFSET) + BigInt(buf.readInt32BE(offset + LAST_OFFSET_DELTA_OFFSET));
+  return readInt64BE(buf, offset + BASE_OFFSET_OFFSET) + BigInt(buf.readInt32BE(offset + LAST_OFFSET_DELTA_OFFSET));
 }
 
 /** Overwrites the base offset in place (outside the CRC, so the batch stays valid). */
 export function restampBaseOffset(buf: Buffer, baseOffset: bigint, offset = 0): void {
-  buf.writeBigInt64BE(baseOffset, offset + BASE_OFFSET_OFFSET);
+  writeInt64BE(buf, baseOffset, offset + BASE_OFFSET_OFFSET);
 }
 
 /** Overwrites the partition leader epoch in place (outside the CRC). */
@@ -173,7 +174,7 @@ export function setPartitionLeaderEpoch(buf: Buffer, epoch: number, offset = 0):
  */
 export function stampLogAppendTime(buf: Buffer, now: bigint, offset = 0): void {
   buf.writeInt16BE(buf.readInt16BE(offset + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK, offset + ATTRIBUTES_OFFSET);
-  buf.writeBigInt64BE(now, offset + MAX_TIMESTAMP_OFFSET);
+  writeInt64BE(buf, now, offset + MAX_TIMESTAMP_OFFSET);
   const size = batchSize(buf, offset);
   buf.writeUInt32BE(crc32c(buf.subarray(offset + ATTRIBUTES_OFFSET, offset + size)), offset + CRC_OFFSET);
 }
@@ -212,15 +213,15 @@ export function encodeRecordBatch(options: EncodeBatchOptions): Buffer {
   const recordsSize = encodedRecordsSize(records, timestamp);
   const size = RECORD_BATCH_OVERHEAD + recordsSize;
   const buf = Buffer.allocUnsafe(size);
-  buf.writeBigInt64BE(baseOffset, BASE_OFFSET_OFFSET);
+  writeInt64BE(buf, baseOffset, BASE_OFFSET_OFFSET);
   buf.writeInt32BE(size - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
   buf.writeInt32BE(options.partitionLeaderEpoch ?? -1, PARTITION_LEADER_EPOCH_OFFSET);
   buf.writeInt8(MAGIC_V2, MAGIC_OFFSET);
   buf.writeInt16BE(attributes, ATTRIBUTES_OFFSET);
   buf.writeInt32BE(records.length - 1, LAST_OFFSET_DELTA_OFFSET);
-  buf.writeBigInt64BE(timestamp, BASE_TIMESTAMP_OFFSET);
-  buf.writeBigInt64BE(maxTimestamp, MAX_TIMESTAMP_OFFSET);
-  buf.writeBigInt64BE(options.producerId ?? -1n, PRODUCER_ID_OFFSET);
+  writeInt64BE(buf, timestamp, BASE_TIMESTAMP_OFFSET);
+  writeInt64BE(buf, maxTimestamp, MAX_TIMESTAMP_OFFSET);
+  writeInt64BE(buf, options.producerId ?? -1n, PRODUCER_ID_OFFSET);
   buf.writeInt16BE(options.producerEpoch ?? -1, PRODUCER_EPOCH_OFFSET);
   buf.writeInt32BE(options.baseSequence ?? -1, BASE_SEQUENCE_OFFSET);
   buf.writeInt32BE(records.length, RECORD_COUNT_OFFSET);

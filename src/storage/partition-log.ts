@@ -9,7 +9,9 @@
  * below the log start offset are deleted (Kafka's `deleteLogStartOffsetBreachedSegments`).
  *
  * Durability (group commit): appends made during one event-loop turn are written with one
- * positional writev per segment in a setImmediate, then, per `flushPolicy`:
+ * positional writev per segment in a setImmediate (on the event-loop thread up to 64 KiB, else on
+ * the thread pool), or, for appends made while a write's answers go out, in the next round of that
+ * burst (util/burst.ts); then, per `flushPolicy`:
  *   - 'always':   one fdatasync per segment written; `durable` resolves after it.
  *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms),
  *                 or as soon as `flushIntervalMessages` messages are waiting for one.
@@ -31,7 +33,9 @@ import {
 import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, type PendingWrite } from './segment.js';
 import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
-import { writeFully, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
+import { readInt64BE } from '../protocol/primitives.js';
+import { beginBurst, burstOpen, nextRound } from '../util/burst.js';
+import { writeFully, writeFullySync, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
 import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 
@@ -72,6 +76,12 @@ interface RollbackPoint {
   /** Offset of the turn's first batch: the log end offset after the rollback. */
   baseOffset: bigint;
 }
+
+/**
+ * A turn's write up to this many bytes is made on the event-loop thread (a page-cache copy, a few
+ * microseconds), larger ones on libuv's thread pool, so a big produce batch never holds up the loop.
+ */
+const SYNC_WRITE_MAX_BYTES = 64 * 1024;
 
 /** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
 const MAX_RELATIVE_OFFSET = 2147483647n;
@@ -300,7 +310,7 @@ export class PartitionLog {
       if (this.options.dir === null && (batch.byteOffset !== 0 || batch.buffer.byteLength !== batch.length)) {
         batch = Buffer.from(batch);
       }
-      this.active.append(batch, first, last, batch.readBigInt64BE(MAX_TIMESTAMP_OFFSET));
+      this.active.append(batch, first, last, readInt64BE(batch, MAX_TIMESTAMP_OFFSET));
       this.nextOffset = last + 1n;
       this.unflushedMessages += BigInt(lastDelta) + 1n;
     }
@@ -571,7 +581,10 @@ export class PartitionLog {
     if (this.options.dir === null) return Promise.resolve();
     if (!this.turnScheduled) {
       this.turnScheduled = true;
-      setImmediate(() => this.flushTurn());
+      // Appends made while the answers of a turn's write go out (muted connections taking their next
+      // request) are written in the burst's next round, not a turn later (util/burst.ts).
+      if (burstOpen()) nextRound(this.flushTurnNow);
+      else setImmediate(this.flushTurnNow);
     }
     // Every policy acknowledges only once the bytes are written to the file (so a process crash
     // loses nothing acknowledged); 'always' also waits for their fdatasync.
@@ -589,6 +602,8 @@ export class PartitionLog {
     return this.turnWaiter.promise;
   }
 
+  private readonly flushTurnNow = (): void => this.flushTurn();
+
   /** Queues one write per segment of this turn's appends (plus a sync under 'always'). */
   private flushTurn(): void {
     this.turnScheduled = false;
@@ -596,6 +611,7 @@ export class PartitionLog {
     const waiter = this.turnWaiter;
     this.turnWaiter = null;
     if (writes.length === 0 && waiter === null) return;
+    beginBurst();
     const sync = this.policy === 'always';
     const first = writes[0];
     const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.entries[0]!.baseOffset } : null;
@@ -697,7 +713,10 @@ export class PartitionLog {
   private async write(w: PendingWrite): Promise<void> {
     const fd = w.segment.fd;
     if (fd === null) return; // deleted meanwhile
-    await writeFully(fd, w.buffers, w.position);
+    let bytes = 0;
+    for (const b of w.buffers) bytes += b.length;
+    if (bytes <= SYNC_WRITE_MAX_BYTES) writeFullySync(fd, w.buffers, w.position);
+    else await writeFully(fd, w.buffers, w.position);
     this.stats.writes++;
     w.segment.dirty = true;
     for (const e of w.entries) e.data = null;

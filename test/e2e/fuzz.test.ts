@@ -87,7 +87,10 @@ describe(`fuzzing every advertised API (${INPUTS} inputs, seed ${SEED})`, () => 
     const rssAfter = rssKiB(server.process.pid!);
     // eslint-disable-next-line no-console
     console.log(`fuzz seed ${SEED}: ${stats.sent} inputs, ${stats.answered} answered, ${stats.connections} connections; RSS ${rssBefore} -> ${rssAfter} KiB`);
-    expect(rssAfter).toBeLessThan(rssBefore * 1.2);
+    // RSS keeps the peak of what was buffered at once, and that peak grows when a loaded machine lets
+    // the fuzzer run ahead of the server (alone: +8%; load average 29: +28%). A leak of what 100,000
+    // malformed frames carry (tens of MiB and up) still exceeds half again the warm-up's RSS.
+    expect(rssAfter).toBeLessThan(rssBefore * 1.5);
     expect(await kill(server, 'SIGTERM')).toBe(0);
   }, Math.max(600_000, INPUTS * 3)); // a backstop: about 1 ms per input on a loaded 2-core machine, three times that
 });

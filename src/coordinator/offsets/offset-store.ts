@@ -300,19 +300,22 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
    * group touched, so a write of many partitions costs no more than its size.
    */
   private forget(records: readonly OffsetCommitRecord[]): void {
-    const only = this.inFlight.get(records[0]!.groupId);
-    // The usual case: the group's only write in flight (its list is exactly these records).
-    if (only && only.length === records.length && records.every((r) => r.groupId === records[0]!.groupId)) {
-      this.inFlight.delete(records[0]!.groupId);
+    const groupId = records[0]!.groupId;
+    const list = this.inFlight.get(groupId);
+    // The usual case: one group's write, the oldest of its writes in flight (writes become durable
+    // in append order), so its records head the group's list.
+    if (list && list.length >= records.length && records.every((r, i) => r.groupId === groupId && list[i] === r)) {
+      if (list.length === records.length) this.inFlight.delete(groupId);
+      else list.splice(0, records.length);
       return;
     }
     const done = new Set(records);
-    for (const groupId of new Set(records.map((r) => r.groupId))) {
-      const list = this.inFlight.get(groupId);
-      if (!list) continue;
-      const left = list.filter((r) => !done.has(r));
-      if (left.length === 0) this.inFlight.delete(groupId);
-      else this.inFlight.set(groupId, left);
+    for (const id of new Set(records.map((r) => r.groupId))) {
+      const held = this.inFlight.get(id);
+      if (!held) continue;
+      const left = held.filter((r) => !done.has(r));
+      if (left.length === 0) this.inFlight.delete(id);
+      else this.inFlight.set(id, left);
     }
   }
 

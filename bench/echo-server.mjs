@@ -1,0 +1,34 @@
+// The floor the commit benchmark compares against: a bare Node.js TCP server that splits Kafka
+// frames and answers every request with one canned OffsetCommit v8 response (correlation id
+// patched in), doing no other work. Run as a child process like ours:
+// `node bench/echo-server.mjs <response-template-hex>`; prints `ready on 127.0.0.1:<port>`.
+import { createServer } from 'node:net';
+
+const template = Buffer.from(process.argv[2] ?? '', 'hex');
+if (template.length < 8) throw new Error('usage: node bench/echo-server.mjs <response frame as hex>');
+
+const server = createServer((socket) => {
+  socket.setNoDelay(true);
+  let buffered = Buffer.alloc(0);
+  socket.on('data', (chunk) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    let at = 0;
+    socket.cork();
+    while (buffered.length - at >= 4) {
+      const size = buffered.readInt32BE(at);
+      if (buffered.length - at < 4 + size) break;
+      const response = Buffer.from(template);
+      // Request header: size, api key, api version, correlation id.
+      response.writeInt32BE(buffered.readInt32BE(at + 8), 4);
+      socket.write(response);
+      at += 4 + size;
+    }
+    socket.uncork();
+    buffered = buffered.subarray(at);
+  });
+  socket.on('error', () => {});
+});
+server.listen(0, '127.0.0.1', () => {
+  console.log(`echo server ready on 127.0.0.1:${server.address().port}`);
+});
+process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,105 @@
+/**
+ * The request log's ring buffer (src/faults/request-log.ts): oldest first across the wrap, sequence
+ * numbers that survive `clear`, filters and `limit`, entries handed out as plain copies with the
+ * documented keys in order, and response errors found top-level first then depth first.
+ */
+import { describe, expect, it } from 'vitest';
+import { RequestLog, responseErrors, type ArrivedRequest } from '../../src/faults/request-log.js';
+
+const T0 = Date.UTC(2026, 11, 2, 7, 0, 0, 125);
+
+function request(i: number, overrides: Partial<ArrivedRequest> = {}): ArrivedRequest {
+  return {
+    timeMs: T0 + i,
+    api: i % 2 === 0 ? 'OffsetCommit' : 'Heartbeat',
+    apiKey: i % 2 === 0 ? 8 : 12,
+    version: 8,
+    correlationId: i,
+    clientId: `client-${i % 3}`,
+    connectionId: 'c1',
+    principal: 'User:ANONYMOUS',
+    groups: [`g${i % 2}`],
+    memberId: null,
+    topics: ['t'],
+    ...overrides,
+  };
+}
+
+describe('RequestLog', () => {
+  it('keeps the newest `capacity` entries, oldest first, across many wraps', () => {
+    const log = new RequestLog(4);
+    for (let i = 0; i < 11; i++) log.add(request(i));
+    expect(log.list().map((e) => [e.seq, e.correlationId])).toEqual([[8, 7], [9, 8], [10, 9], [11, 10]]);
+    expect(log.list({ limit: 2 }).map((e) => e.seq)).toEqual([10, 11]);
+    expect(log.list({ limit: 0 })).toEqual([]);
+    expect(log.list({ api: 'offsetcommit' }).map((e) => e.seq)).toEqual([9, 11]);
+    expect(log.list({ api: 12 }).map((e) => e.seq)).toEqual([8, 10]);
+    expect(log.list({ group: 'g1', sinceSeq: 8 }).map((e) => e.seq)).toEqual([10]);
+    expect(log.list({ clientId: 'client-1' }).map((e) => e.seq)).toEqual([8, 11]);
+  });
+
+  it('numbers on after clear, and holds nothing with capacity 0', () => {
+    const log = new RequestLog(3);
+    log.add(request(0));
+    log.add(request(1));
+    log.clear();
+    expect(log.list()).toEqual([]);
+    log.add(request(2));
+    expect(log.list().map((e) => e.seq)).toEqual([3]);
+    const none = new RequestLog(0);
+    expect(none.add(request(0)).seq).toBe(1);
+    expect(none.list()).toEqual([]);
+  });
+
+  it('hands out plain copies with the documented keys in order; errors and faults as set on the request path', () => {
+    const log = new RequestLog(2);
+    const entry = log.add(request(0, { groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'] }));
+    expect(entry.time).toBe('2026-12-02T07:00:00.125Z');
+    expect(entry.group).toBe('a');
+    expect(entry.errors).toEqual([]);
+    entry.addFault('f1');
+    entry.addFault('f2');
+    entry.setResponse({ errorCode: 0, topics: [{ name: 't1', partitions: [{ partitionIndex: 0, errorCode: 27 }, { partitionIndex: 1, errorCode: 0 }] }] });
+    entry.outcome = 'response';
+    entry.durationMs = 3;
+    const [listed] = log.list();
+    expect(Object.keys(listed!)).toEqual([
+      'seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal',
+      'group', 'groups', 'memberId', 'topics', 'error', 'errors', 'faults', 'outcome', 'durationMs',
+    ]);
+    expect(listed).toEqual({
+      seq: 1, time: '2026-12-02T07:00:00.125Z', api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 0, clientId: 'client-0',
+      connectionId: 'c1', principal: 'User:ANONYMOUS', group: 'a', groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'],
+      error: 'REBALANCE_IN_PROGRESS', errors: ['REBALANCE_IN_PROGRESS'], faults: ['f1', 'f2'], outcome: 'response', durationMs: 3,
+    });
+    expect(JSON.parse(JSON.stringify(entry))).toEqual(listed);
+    // A copy: changing it changes nothing held.
+    listed!.errors.push('X');
+    listed!.faults.push('f9');
+    expect(log.list()[0]!.errors).toEqual(['REBALANCE_IN_PROGRESS']);
+    expect(log.list()[0]!.faults).toEqual(['f1', 'f2']);
+    // An entry without errors or faults hands out arrays of its own as well.
+    const quiet = log.add(request(1));
+    quiet.setResponse({ errorCode: 0, throttleTimeMs: 0 });
+    const listedQuiet = log.list()[1]!;
+    expect([listedQuiet.error, listedQuiet.errors, listedQuiet.faults]).toEqual([null, [], []]);
+    listedQuiet.errors.push('X');
+    expect(log.list()[1]!.errors).toEqual([]);
+  });
+});
+
+describe('responseErrors', () => {
+  it('lists distinct non-zero codes, the top-level one first, then depth first; byte buffers are not walked', () => {
+    expect(responseErrors({ throttleTimeMs: 0, topics: [{ partitions: [{ errorCode: 0 }] }] })).toEqual([]);
+    expect(
+      responseErrors({
+        topics: [{ partitions: [{ errorCode: 3 }, { errorCode: 6, records: Buffer.from([0, 0, 0, 7]) }] }, { errorCode: 3 }],
+        errorCode: 16,
+        more: { nested: [{ errorCode: 27 }] },
+      }),
+    ).toEqual([16, 3, 6, 27]);
+    expect(responseErrors(null)).toEqual([]);
+    expect(responseErrors({ a: { b: { c: { d: { e: { f: { g: { errorCode: 5 } } } } } } } })).toEqual([]);
+    expect(responseErrors({ a: { b: { c: { d: { e: { errorCode: 5 } } } } } })).toEqual([5]);
+  });
+});

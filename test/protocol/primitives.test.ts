@@ -1,0 +1,85 @@
+/**
+ * The allocation-free paths of the primitives (src/protocol/primitives.ts) write the same bytes as
+ * Node's BigInt writers and Kafka's layouts: int64 on both sides of ±2^53, uuids in and out of the
+ * usual 22-character form, tagged fields whose size prefix takes one, two or three bytes.
+ */
+import { describe, expect, it } from 'vitest';
+import { Reader, Writer, readInt64BE, writeInt64BE } from '../../src/protocol/primitives.js';
+
+const INT64 = [
+  0n, 1n, -1n, 255n, 4294967295n, 4294967296n, -4294967296n, -4294967297n, 1796194354287n, -1796194354287n,
+  2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n),
+];
+
+describe('int64', () => {
+  it.each(INT64.map((v) => [v]))('%s: the bytes of writeBigInt64BE, read back the same', (v) => {
+    const ours = Buffer.alloc(10);
+    const node = Buffer.alloc(10);
+    writeInt64BE(ours, v, 1);
+    node.writeBigInt64BE(v, 1);
+    expect(ours.toString('hex')).toBe(node.toString('hex'));
+    expect(readInt64BE(node, 1)).toBe(v);
+    const w = new Writer(4);
+    w.int64(v);
+    expect(new Reader(w.finish()).int64()).toBe(v);
+  });
+
+  it('refuses values outside the int64 range as Node does', () => {
+    expect(() => writeInt64BE(Buffer.alloc(8), 2n ** 63n, 0)).toThrow(RangeError);
+    expect(() => writeInt64BE(Buffer.alloc(8), -(2n ** 63n) - 1n, 0)).toThrow(RangeError);
+  });
+});
+
+describe('uuid', () => {
+  it('writes the 16 bytes of a 22-character id in place, and of a padded one; refuses a malformed one', () => {
+    const id = 'AQIDBAUGBwgJCgsMDQ4PEA';
+    const w = new Writer(8);
+    w.int8(7);
+    w.uuid(id);
+    w.uuid(`${id}==`);
+    expect(w.finish().toString('hex')).toBe(`07${'0102030405060708090a0b0c0d0e0f10'.repeat(2)}`);
+    expect(new Reader(w.finish(), 1).uuid()).toBe(id);
+    expect(() => new Writer().uuid('AQIDBAUGBwgJCgsMDQ4P')).toThrow(/not a Kafka UUID/);
+    expect(() => new Writer().uuid('AQIDBAUGBwgJCgsMDQ4P!!')).toThrow(/not a Kafka UUID/);
+  });
+});
+
+describe('taggedFields', () => {
+  it.each([0, 1, 127, 128, 300, 16383, 16384, 70000])('a %i-byte value: tag, uvarint size, value; read back', (n) => {
+    const value = Buffer.alloc(n, 0xab);
+    const w = new Writer(16);
+    w.int16(0x1234);
+    w.taggedFields([
+      [0, (inner) => inner.int32(42)],
+      [3, (inner) => inner.raw(value)],
+    ]);
+    w.int8(9);
+    const out = w.finish();
+    // Expected bytes, built by hand: count, (tag, size, value) per field.
+    const uvarint = (v: number): number[] => {
+      const bytes: number[] = [];
+      while (v >= 0x80) {
+        bytes.push((v & 0x7f) | 0x80);
+        v >>>= 7;
+      }
+      return [...bytes, v];
+    };
+    const expected = Buffer.concat([
+      Buffer.from([0x12, 0x34, 2, 0, 4, 0, 0, 0, 42, 3, ...uvarint(n)]),
+      value,
+      Buffer.from([9]),
+    ]);
+    expect(out.equals(expected)).toBe(true);
+    const r = new Reader(out, 2);
+    const seen: Array<[number, number]> = [];
+    r.taggedFields((tag) => {
+      const before = r.offset;
+      if (tag === 0) r.int32();
+      else r.offset += n;
+      seen.push([tag, r.offset - before]);
+      return true;
+    });
+    expect(seen).toEqual([[0, 4], [3, n]]);
+    expect(r.int8()).toBe(9);
+  });
+});

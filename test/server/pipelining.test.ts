@@ -1,0 +1,196 @@
+/**
+ * Pipelined requests (several sent before the first answer) on a real server: each connection is
+ * served one request at a time in arrival order, as Kafka's `Processor` mutes a channel until the
+ * response to its current request is sent, even though a log's group commit serves them in rounds
+ * of one turn (util/burst.ts). So an OffsetFetch pipelined behind an OffsetCommit sees that commit,
+ * under every flush policy, and the answers to the requests before a bad frame are sent before it
+ * closes the connection.
+ */
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Reader, Writer } from '../../src/protocol/primitives.js';
+import { API_CODECS } from '../../src/protocol/messages/index.js';
+import { startClosableServer } from '../support/server.js';
+import type { ServerHandle } from '../../src/index.js';
+
+interface Request {
+  apiKey: 8 | 9;
+  version: number;
+  body: unknown;
+}
+
+/** A connection that writes many requests at once and reads the answers in order. */
+class Pipeliner {
+  private buffered = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private wake: (() => void) | null = null;
+  closed = false;
+
+  constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      while (this.buffered.length >= 4 && this.buffered.length >= 4 + this.buffered.readInt32BE(0)) {
+        const size = this.buffered.readInt32BE(0);
+        this.frames.push(this.buffered.subarray(4, 4 + size));
+        this.buffered = this.buffered.subarray(4 + size);
+      }
+      this.wake?.();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake?.();
+    });
+    socket.on('error', () => {});
+  }
+
+  static async connect(port: number): Promise<Pipeliner> {
+    const socket = connect({ port, host: '127.0.0.1' });
+    await once(socket, 'connect');
+    return new Pipeliner(socket);
+  }
+
+  /** Writes `requests` (correlation ids from `firstCorrelationId`) with one socket write, plus `trailing` raw bytes. */
+  write(requests: readonly Request[], firstCorrelationId: number, trailing = Buffer.alloc(0)): void {
+    const frames = requests.map((req, i) => {
+      const codec = API_CODECS[req.apiKey];
+      const w = new Writer();
+      w.int32(0);
+      w.int16(req.apiKey);
+      w.int16(req.version);
+      w.int32(firstCorrelationId + i);
+      w.nullableString('pipeliner', false);
+      w.uvarint(0); // both requests are flexible at the versions used here
+      (codec.request.encode as (w: Writer, v: number, b: unknown) => void)(w, req.version, req.body);
+      const out = Buffer.from(w.finish());
+      out.writeInt32BE(out.length - 4, 0);
+      return out;
+    });
+    this.socket.write(Buffer.concat([...frames, trailing]));
+  }
+
+  /** The next `n` answers (decoded), checking their correlation ids; fewer if the connection closes. */
+  async read(requests: readonly Request[], firstCorrelationId: number): Promise<any[]> {
+    const out: any[] = [];
+    for (let i = 0; i < requests.length; i++) {
+      while (this.frames.length === 0 && !this.closed) await new Promise<void>((resolve) => (this.wake = resolve));
+      const frame = this.frames.shift();
+      if (frame === undefined) break;
+      const r = new Reader(frame);
+      expect(r.int32()).toBe(firstCorrelationId + i);
+      r.taggedFields(() => false);
+      const codec = API_CODECS[requests[i]!.apiKey];
+      out.push((codec.response.decode as (r: Reader, v: number) => unknown)(r, requests[i]!.version));
+    }
+    return out;
+  }
+
+  async waitClosed(): Promise<void> {
+    while (!this.closed) await new Promise<void>((resolve) => (this.wake = resolve));
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+const commit = (group: string, partition: number, offset: bigint): Request => ({
+  apiKey: 8,
+  version: 8,
+  body: {
+    groupId: group,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [{ name: 't', partitions: [{ partitionIndex: partition, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: `m${offset}` }] }],
+  },
+});
+
+const fetchOffset = (group: string, partition: number): Request => ({
+  apiKey: 9,
+  version: 8,
+  body: { groupId: '', topics: null, groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [partition] }] }], requireStable: false },
+});
+
+const committedIn = (res: any): bigint => res.groups[0].topics[0].partitions[0].committedOffset;
+
+describe('pipelined requests on one connection', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+
+  async function start(options: { inMemory?: boolean; policy?: string }): Promise<ServerHandle> {
+    const { server } = await startClosableServer(cleanups, {
+      inMemory: options.inMemory === true,
+      config: options.policy ? { 'mock.flush.policy': options.policy } : {},
+    });
+    server.broker.topics.create('t', 8);
+    return server;
+  }
+
+  async function open(server: ServerHandle): Promise<Pipeliner> {
+    const p = await Pipeliner.connect(server.port);
+    cleanups.push(() => p.close());
+    return p;
+  }
+
+  it.each([
+    ['never', false],
+    ['always', false],
+    ['interval', false],
+    ['in memory', true],
+  ] as const)('flush %s: commits and fetches sent together are answered in order, each fetch seeing the commit before it', async (policy, inMemory) => {
+    const server = await start(inMemory ? { inMemory } : { policy });
+    const p = await open(server);
+    const requests: Request[] = [];
+    for (let i = 1; i <= 12; i++) requests.push(commit('g', 0, BigInt(i)), fetchOffset('g', 0));
+    p.write(requests, 100);
+    const answers = await p.read(requests, 100);
+    expect(answers).toHaveLength(24);
+    for (let i = 0; i < 12; i++) {
+      expect(answers[2 * i].topics[0].partitions[0]).toEqual({ partitionIndex: 0, errorCode: 0 });
+      expect(answers[2 * i + 1].groups[0].errorCode).toBe(0);
+      expect(committedIn(answers[2 * i + 1])).toBe(BigInt(i + 1));
+    }
+    expect(server.broker.offsets.fetch('g', 't', 0)).toMatchObject({ committedOffset: 12n, metadata: 'm12' });
+  });
+
+  it('many connections pipelining into one group: every connection in order, every commit durable and visible', async () => {
+    const server = await start({ policy: 'never' });
+    const conns = await Promise.all(Array.from({ length: 8 }, () => open(server)));
+    const perConnection = conns.map((_, c) => {
+      const requests: Request[] = [];
+      for (let i = 1; i <= 16; i++) requests.push(commit('shared', c, BigInt(c * 1000 + i)));
+      requests.push(fetchOffset('shared', c));
+      return requests;
+    });
+    conns.forEach((p, c) => p.write(perConnection[c]!, 1));
+    const answers = await Promise.all(conns.map((p, c) => p.read(perConnection[c]!, 1)));
+    answers.forEach((list, c) => {
+      expect(list).toHaveLength(17);
+      expect(list.slice(0, 16).map((a) => a.topics[0].partitions[0].errorCode)).toEqual(new Array(16).fill(0));
+      expect(committedIn(list[16])).toBe(BigInt(c * 1000 + 16));
+    });
+    // Kafka's log: 8 x 16 commits, each its own batch of one record, all on the group's partition.
+    const groupLog = server.broker.groupLog;
+    const partition = groupLog.partitionLogs()[groupLog.partitionFor('shared')]!;
+    expect(partition.logEndOffset).toBe(128n);
+  });
+
+  it('the requests before a bad frame are answered before it closes the connection', async () => {
+    const server = await start({ policy: 'never' });
+    const p = await open(server);
+    const requests = [commit('g2', 1, 5n), commit('g2', 1, 6n), fetchOffset('g2', 1)];
+    // A frame with an API key no broker has: Kafka closes the connection.
+    const bad = Buffer.alloc(14);
+    bad.writeInt32BE(10, 0);
+    bad.writeInt16BE(999, 4);
+    p.write(requests, 7, bad);
+    const answers = await p.read(requests, 7);
+    expect(answers).toHaveLength(3);
+    expect(committedIn(answers[2])).toBe(6n);
+    await p.waitClosed();
+  });
+});
