@@ -19,6 +19,11 @@ import { GROUP_METADATA_TOPIC_NAME } from './topics/topic-name.js';
 import { ClusterConfigs } from './configs/cluster-configs.js';
 import { ConfigStore } from './configs/config-store.js';
 import { LogMaintenance } from './topics/log-maintenance.js';
+import { TransactionLog } from './transactions/transaction-log.js';
+import { TransactionCoordinator } from './transactions/transaction-coordinator.js';
+import { TransactionTimers } from './transactions/transaction-timers.js';
+import { TRANSACTION_STATE_TOPIC_NAME } from './topics/topic-name.js';
+import { ErrorCode } from './protocol/errors.js';
 import { TransactionMarkers } from './topics/transaction-markers.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
@@ -89,6 +94,11 @@ export class Broker {
   readonly authorizer: StandardAuthorizer | null;
   /** Retention and compaction of user topics by their configs (`log.retention.check.interval.ms`, `log.cleaner.backoff.ms`). */
   readonly logMaintenance: LogMaintenance;
+  /** `__transaction_state` (created on first use, as Kafka's). */
+  readonly transactionLog: TransactionLog;
+  /** Transactional ids, their transactions and markers (src/transactions). */
+  readonly transactions: TransactionCoordinator;
+  private readonly transactionTimers: TransactionTimers;
 
   private constructor(options: BrokerOptions) {
     this.config = options.config;
@@ -121,6 +131,7 @@ export class Broker {
       firstId: this.nodeId,
       count: options.brokers ?? 1,
       offsetsPartitions: this.groupLog.partitionCount,
+      transactionPartitions: options.config.int('transaction.state.log.num.partitions'),
       partitionCount: (topic) => this.topics.get(topic)?.partitionCount,
     });
     this.runtime = new CoordinatorRuntime(this.groupLog, options.log);
@@ -170,7 +181,11 @@ export class Broker {
     this.runtime.register(this.offsets);
     this.runtime.register(this.classic);
     this.runtime.register(this.consumer.shard);
-    this.groupLog.replay((record) => this.runtime.load(record));
+    this.runtime.registerTransactional(this.offsets);
+    this.groupLog.replay((record) => this.runtime.load(record), {
+      transactional: (record, producerId) => this.runtime.loadTransactional(record, producerId),
+      endTransaction: (partition, producerId, commit) => this.runtime.loadEndTransaction(partition, producerId, commit),
+    });
     this.consumer.onLoaded();
     this.retention = new OffsetRetention({
       config: options.config,
@@ -190,6 +205,35 @@ export class Broker {
       cleanerBackoffMs: Number(options.config.long('log.cleaner.backoff.ms')),
     });
     this.logMaintenance.start();
+    this.transactionLog = new TransactionLog({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
+    this.transactionLog.onCreated((logs) => this.topics.registerInternal(TRANSACTION_STATE_TOPIC_NAME, logs));
+    this.transactions = new TransactionCoordinator({
+      log: this.transactionLog,
+      producerIds: this.topics.producerIds,
+      writeMarkers: (marker, partitions) => this.txnMarkers.write(marker, partitions),
+      time: options.time,
+      logger: options.log,
+      maxTimeoutMs: options.config.int('transaction.max.timeout.ms'),
+      idExpirationMs: options.config.int('transactional.id.expiration.ms'),
+    });
+    // `__consumer_offsets` markers complete the group coordinator's pending transactional offsets;
+    // the Produce path verifies transactional batches with the coordinator (KIP-890).
+    this.txnMarkers.setOffsetsCompletion((partition, marker) =>
+      this.runtime.completeTransaction(partition, marker, marker.commit, marker.coordinatorEpoch).then(
+        () => ErrorCode.NONE,
+        (err: unknown) => (err as { errorCode?: number }).errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+      ),
+    );
+    this.txnMarkers.setVerifier(this.transactions);
+    this.transactions.load();
+    this.transactionTimers = new TransactionTimers({
+      coordinator: this.transactions,
+      time: options.time,
+      log: options.log,
+      abortIntervalMs: options.config.int('transaction.abort.timed.out.transaction.cleanup.interval.ms'),
+      expireIntervalMs: options.config.int('transaction.remove.expired.transaction.cleanup.interval.ms'),
+    });
+    this.transactionTimers.start();
   }
 
   static open(options: BrokerOptions): Broker {
@@ -213,11 +257,14 @@ export class Broker {
 
   /** Stops timers and waits until every appended record is durable. */
   async close(): Promise<void> {
+    this.transactionTimers.stop();
+    await this.transactions.flush();
     this.retention.stop();
     await this.logMaintenance.stop();
     this.classic.shutdown();
     this.consumer.shutdown();
     await this.groupLog.close();
+    await this.transactionLog.close();
     await this.topics.close();
   }
 }

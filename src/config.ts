@@ -67,6 +67,13 @@ export const CONFIG_SPECS = {
   'log.flush.interval.ms': { kind: 'long', default: '-1' },
   'offsets.topic.num.partitions': { kind: 'int', default: '50', min: 1 },
   'offsets.topic.segment.bytes': { kind: 'int', default: '104857600', min: 1 },
+  // The transaction coordinator (Kafka's `TransactionStateManagerConfig`, `TransactionLogConfig`).
+  'transaction.state.log.num.partitions': { kind: 'int', default: '50', min: 1 },
+  'transaction.state.log.segment.bytes': { kind: 'int', default: '104857600', min: 1 },
+  'transaction.max.timeout.ms': { kind: 'int', default: '900000', min: 1 },
+  'transactional.id.expiration.ms': { kind: 'int', default: '604800000', min: 1 },
+  'transaction.abort.timed.out.transaction.cleanup.interval.ms': { kind: 'int', default: '10000', min: 1 },
+  'transaction.remove.expired.transaction.cleanup.interval.ms': { kind: 'int', default: '3600000', min: 1 },
   'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1 },
   'offsets.retention.check.interval.ms': { kind: 'long', default: '600000', min: 1 },
   'offset.metadata.max.bytes': { kind: 'int', default: '4096', min: 0 },

@@ -55,6 +55,8 @@ function lookup(broker: Broker, key: string, keyType: number, listener: string |
   if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
+  // Kafka creates `__transaction_state` on the first lookup of a transactional id.
+  if (keyType === KEY_TYPE_TRANSACTION) broker.transactionLog.ensureCreated();
   const nodeId = keyType === KEY_TYPE_GROUP ? broker.cluster.coordinatorOf(key) : broker.cluster.transactionCoordinatorOf(key);
   if (nodeId === -1) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
   const { host, port } = broker.cluster.endpoint(nodeId, listener);

@@ -2,19 +2,24 @@ import type { InitProducerIdRequest } from '../protocol/messages/InitProducerIdR
 import { defaultInitProducerIdResponse, type InitProducerIdResponse } from '../protocol/messages/InitProducerIdResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
+import { byTransactionCoordinator } from './shapes/routing.js';
 import { namesNothing } from './shapes/names.js';
-import { ANY_BROKER } from './shapes/routing.js';
+import { fencedForVersion } from './shapes/txn-errors.js';
 
-/** Kafka's `transaction.max.timeout.ms` default (ms). */
-const TRANSACTION_MAX_TIMEOUT_MS = 900_000;
+/** KIP-360: from v3 the request may carry the producer id and epoch the client had. */
+const KIP_360_VERSION = 3;
+/** Below this version PRODUCER_FENCED is answered as INVALID_PRODUCER_EPOCH (KIP-588). */
+const PRODUCER_FENCED_VERSION = 4;
 
 /**
  * InitProducerId (key 22, v0-5), as Kafka's `TransactionCoordinator.handleInitProducerId`:
- * without a transactional id, a new producer id with epoch 0 every time (idempotent
- * producers); with one, the same id with its epoch bumped (fencing older instances), a
- * timeout outside (0, 900000] ms -> INVALID_TRANSACTION_TIMEOUT, an empty id ->
- * INVALID_REQUEST. Errors answer producer id -1 and epoch -1. Transactions themselves
- * (AddPartitionsToTxn, EndTxn) are not served by this broker.
+ * without a transactional id, a new producer id with epoch 0 every time (idempotent producers);
+ * with one, the transaction coordinator (src/transactions) bumps the id's epoch, fencing older
+ * instances and aborting their open transaction (CONCURRENT_TRANSACTIONS until that is done), a
+ * timeout outside (0, `transaction.max.timeout.ms`] -> INVALID_TRANSACTION_TIMEOUT, an empty id ->
+ * INVALID_REQUEST, a KIP-360 producer id and epoch (v3+) that are not the id's -> PRODUCER_FENCED
+ * (INVALID_PRODUCER_EPOCH below v4); only one of the two set -> INVALID_REQUEST. Errors answer
+ * producer id -1 and epoch -1. Routed to the id's coordinator on a simulated cluster.
  */
 export const api: ApiDefinition<InitProducerIdRequest, InitProducerIdResponse> = {
   apiKey: 22,
@@ -24,19 +29,16 @@ export const api: ApiDefinition<InitProducerIdRequest, InitProducerIdResponse> =
   // InitProducerIdRequest.getErrorResponse: producer id and epoch -1.
   errorResponse: (_req, _version, errorCode) => ({ ...defaultInitProducerIdResponse(), errorCode, producerId: -1n, producerEpoch: -1 }),
   names: namesNothing,
-  routing: ANY_BROKER,
-  handle(req, ctx) {
+  routing: byTransactionCoordinator(),
+  async handle(req, ctx) {
     const base = { throttleTimeMs: 0, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };
-    const transactional = req.transactionalId !== null && req.transactionalId !== '';
-    if (transactional && (req.transactionTimeoutMs <= 0 || req.transactionTimeoutMs > TRANSACTION_MAX_TIMEOUT_MS)) {
-      return { ...base, errorCode: ErrorCode.INVALID_TRANSACTION_TIMEOUT, producerId: -1n, producerEpoch: -1 };
-    }
-    const withIds = ctx.apiVersion >= 3;
-    const result = ctx.broker.topics.producerIds.initProducerId(
-      req.transactionalId,
-      withIds ? req.producerId : -1n,
-      withIds ? req.producerEpoch : -1,
-    );
-    return { ...base, ...result };
+    const withIds = ctx.apiVersion >= KIP_360_VERSION;
+    const producerId = withIds ? req.producerId : -1n;
+    const producerEpoch = withIds ? req.producerEpoch : -1;
+    if ((producerId === -1n) !== (producerEpoch === -1)) return { ...base, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
+    if (req.transactionalId === null) return { ...base, ...ctx.broker.topics.producerIds.initProducerId(null) };
+    const expected = producerId === -1n ? null : { producerId, producerEpoch };
+    const result = await ctx.broker.transactions.initProducerId(req.transactionalId, req.transactionTimeoutMs, expected);
+    return { ...base, ...result, errorCode: fencedForVersion(result.errorCode, ctx.apiVersion, PRODUCER_FENCED_VERSION) };
   },
 };

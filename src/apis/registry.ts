@@ -19,6 +19,10 @@ import { api as deleteTopics } from './20-delete-topics.js';
 import { api as deleteRecords } from './21-delete-records.js';
 import { api as initProducerId } from './22-init-producer-id.js';
 import { api as offsetForLeaderEpoch } from './23-offset-for-leader-epoch.js';
+import { api as addPartitionsToTxn } from './24-add-partitions-to-txn.js';
+import { api as addOffsetsToTxn } from './25-add-offsets-to-txn.js';
+import { api as endTxn } from './26-end-txn.js';
+import { api as txnOffsetCommit } from './28-txn-offset-commit.js';
 import { api as writeTxnMarkers } from './27-write-txn-markers.js';
 import { api as describeAcls } from './29-describe-acls.js';
 import { api as createAcls } from './30-create-acls.js';
@@ -37,6 +41,8 @@ import { api as describeUserScramCredentials } from './50-describe-user-scram-cr
 import { api as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { api as describeCluster } from './60-describe-cluster.js';
 import { api as describeProducers } from './61-describe-producers.js';
+import { api as describeTransactions } from './65-describe-transactions.js';
+import { api as listTransactions } from './66-list-transactions.js';
 import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { api as listConfigResources } from './74-list-config-resources.js';
@@ -50,6 +56,7 @@ const ALL: ApiDefinition[] = [
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
+  addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeTransactions, listTransactions,
   writeTxnMarkers, describeProducers,
 ];
 

@@ -118,13 +118,16 @@ export interface GroupList<Req = any, Res = any> {
  *   their error entry; the groups coordinated here are handled together).
  * - `partition-leaders`: partitions a broker does not lead answer NOT_LEADER_OR_FOLLOWER.
  * - `coordinated-groups`: a listing (ListGroups) of the groups this broker coordinates.
+ * - `transaction-coordinator`: one transactional id; a broker that does not coordinate it answers
+ *   `errorResponse(NOT_COORDINATOR)`.
  */
 export type Routing<Req = any, Res = any> =
   | { readonly to: 'any-broker' }
   | { readonly to: 'group-coordinator'; groupOf(req: Req): string; readonly whileLoading?: number }
   | { readonly to: 'group-coordinators'; readonly groups: GroupList<Req, Res> }
   | { readonly to: 'partition-leaders'; readonly partitions: PartitionLayout<Req, Res> }
-  | { readonly to: 'coordinated-groups' };
+  | { readonly to: 'coordinated-groups' }
+  | { readonly to: 'transaction-coordinator'; transactionalIdOf(req: Req): string };
 
 /**
  * One Kafka API served by this broker: its versions, its handler, and what the fault layer and

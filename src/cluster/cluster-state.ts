@@ -37,6 +37,8 @@ export interface ClusterStateOptions {
   count: number;
   /** `offsets.topic.num.partitions`. */
   offsetsPartitions: number;
+  /** `transaction.state.log.num.partitions` (default 50). */
+  transactionPartitions?: number;
   /** Partition count of a user topic, or undefined when it does not exist. */
   partitionCount: (topic: string) => number | undefined;
 }
@@ -168,7 +170,7 @@ export class ClusterState {
 
   /** The broker coordinating a transactional id (leader of its `__transaction_state` partition). */
   transactionCoordinatorOf(transactionalId: string): number {
-    return this.leaderOf(TRANSACTION_STATE_TOPIC_NAME, kafkaAbs(javaStringHashCode(transactionalId)) % TRANSACTION_STATE_PARTITIONS);
+    return this.leaderOf(TRANSACTION_STATE_TOPIC_NAME, kafkaAbs(javaStringHashCode(transactionalId)) % (this.options.transactionPartitions ?? TRANSACTION_STATE_PARTITIONS));
   }
 
   /** Pins a group's coordinator to `brokerId` (the previous coordinator then answers NOT_COORDINATOR). */

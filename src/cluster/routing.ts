@@ -24,7 +24,8 @@ export function groupRoutingError(broker: Broker, brokerId: number, groupId: str
  * (Produce, Fetch, ListOffsets, DeleteRecords, OffsetForLeaderEpoch) answer NOT_LEADER_OR_FOLLOWER on
  * the partitions this broker does not lead while the rest is handled (Produce and Fetch with KIP-951's
  * `currentLeader` and `nodeEndpoints`: leader-hints.ts);
- * ListGroups lists only the groups this broker coordinates. Everything else goes to the handler.
+ * ListGroups lists only the groups this broker coordinates; the transaction APIs sent to a broker that
+ * does not coordinate the transactional id answer NOT_COORDINATOR. Everything else goes to the handler.
  */
 export function routeRequest(api: ApiDefinition, body: unknown, ctx: RequestContext): unknown {
   const { broker } = ctx;
@@ -58,6 +59,12 @@ export function routeRequest(api: ApiDefinition, body: unknown, ctx: RequestCont
     }
     case 'coordinated-groups':
       return listGroups(api, body, ctx, self);
+    case 'transaction-coordinator': {
+      // An empty id is the handler's to refuse (INVALID_REQUEST).
+      const id = routing.transactionalIdOf(body);
+      if (id === '' || broker.cluster.transactionCoordinatorOf(id) === self) return api.handle(body, ctx);
+      return api.errorResponse(body, version, ErrorCode.NOT_COORDINATOR);
+    }
     case 'any-broker':
       return api.handle(body, ctx);
   }

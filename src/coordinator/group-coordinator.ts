@@ -39,6 +39,9 @@ import type { OffsetStore } from './offsets/offset-store.js';
 import { commitOffsets, type OffsetCommitContext, type OffsetTopics } from './offsets/offset-commit.js';
 import { fetchOffsets } from './offsets/offset-fetch.js';
 import { deleteOffsets } from './offsets/offset-delete.js';
+import { commitTransactionalOffsets } from './offsets/txn-offset-commit.js';
+import type { TxnOffsetCommitRequest } from '../protocol/messages/TxnOffsetCommitRequest.js';
+import type { TxnOffsetCommitResponse } from '../protocol/messages/TxnOffsetCommitResponse.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 
 /** The group types ListGroups and DescribeGroups name (`GroupType`). */
@@ -177,6 +180,35 @@ export class GroupCoordinator {
 
   commitOffsets(req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {
     return commitOffsets(this.commitContext, req, apiVersion);
+  }
+
+  /**
+   * TxnOffsetCommit (offsets/txn-offset-commit.ts); `verify` is the transaction coordinator's check
+   * of the group's `__consumer_offsets` partition (added to the transaction when `implicitAdd`).
+   */
+  commitTransactionalOffsets(req: TxnOffsetCommitRequest, apiVersion: number, verify: (req: TxnOffsetCommitRequest, implicitAdd: boolean) => Promise<number>): Promise<TxnOffsetCommitResponse> {
+    return commitTransactionalOffsets(
+      { topics: this.topics, offsets: this.offsets, validateGroup: (r) => this.validateTransactionalCommit(r), verify, maxMetadataSize: this.maxMetadataSize, log: this.log },
+      req,
+      apiVersion,
+    );
+  }
+
+  /**
+   * `OffsetMetadataManager.validateTransactionalOffsetCommit`: an unknown group passes with a
+   * negative generation (a simple group), else ILLEGAL_GENERATION; a consumer group checks the
+   * member (a stale epoch is ILLEGAL_GENERATION); a classic group checks member, instance and
+   * generation for a transactional commit.
+   */
+  private validateTransactionalCommit(req: TxnOffsetCommitRequest): number {
+    if (this.consumer.hasGroup(req.groupId)) {
+      // The transactional path has no version floor for KIP-848 members (isTransactional).
+      const { errorCode } = this.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationId, Number.MAX_SAFE_INTEGER);
+      return errorCode === ErrorCode.STALE_MEMBER_EPOCH ? ErrorCode.ILLEGAL_GENERATION : errorCode;
+    }
+    const group = this.classic.group(req.groupId);
+    if (!group) return req.generationId < 0 ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
+    return group.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationId, true, Number.MAX_SAFE_INTEGER);
   }
 
   fetchOffsets(req: OffsetFetchRequest, apiVersion: number): OffsetFetchResponse {

@@ -4,7 +4,9 @@ import type { BrokerConfig } from '../config.js';
 import type { Time, Timer } from '../util/time.js';
 import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
 import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
-import { encodeRecordBatch, decodeRecords } from '../records/record-batch.js';
+import { encodeRecordBatch, decodeRecords, readBatchHeader, TRANSACTIONAL_FLAG_MASK } from '../records/record-batch.js';
+import { encodeEndTxnMarkerBatch, isControlBatch, readEndTxnMarker } from '../records/control-batch.js';
+import type { TransactionalWriter } from './runtime.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
@@ -160,14 +162,14 @@ export class GroupLog {
    * writing nothing, when a record cannot be encoded or a partition's batch would be larger than
    * `message.max.bytes` (Kafka's `CoordinatorRuntime` refuses it with RecordTooLargeException).
    */
-  append(records: readonly CoordinatorRecord[]): Promise<void> {
+  append(records: readonly CoordinatorRecord[], txn?: TransactionalWriter): Promise<void> {
     if (records.length === 0) return Promise.resolve();
     const timestamp = BigInt(this.time.now());
     const groupId = records[0]!.groupId;
     // The usual write: one group's records, one batch.
     if (records.every((r) => r.groupId === groupId)) {
       const p = this.partitionFor(groupId);
-      return this.partitions[p]!.append([this.encodeBatch(p, records, timestamp)]).durable;
+      return this.partitions[p]!.append([this.encodeBatch(p, records, timestamp, txn)]).durable;
     }
     const byPartition = new Map<number, CoordinatorRecord[]>();
     for (const record of records) {
@@ -177,13 +179,19 @@ export class GroupLog {
       list.push(record);
     }
     // Every batch is encoded (and may be refused) before any is appended.
-    const batches = [...byPartition].map(([p, list]) => [p, this.encodeBatch(p, list, timestamp)] as const);
+    const batches = [...byPartition].map(([p, list]) => [p, this.encodeBatch(p, list, timestamp, txn)] as const);
     return Promise.all(batches.map(([p, batch]) => this.partitions[p]!.append([batch]).durable)).then(() => undefined);
   }
 
   /** One partition's records as a batch; throws when larger than `message.max.bytes`. */
-  private encodeBatch(p: number, records: readonly CoordinatorRecord[], timestamp: bigint): Buffer {
-    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp, records: records.map((r) => ({ key: encodeKey(r), value: encodeValue(r) })) });
+  private encodeBatch(p: number, records: readonly CoordinatorRecord[], timestamp: bigint, txn: TransactionalWriter | undefined): Buffer {
+    const batch = encodeRecordBatch({
+      baseOffset: 0n,
+      timestamp,
+      records: records.map((r) => ({ key: encodeKey(r), value: encodeValue(r) })),
+      // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
+      ...(txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : {}),
+    });
     if (batch.length > this.maxBatchBytes) {
       throw Object.assign(
         new Error(`Message batch size is ${batch.length} bytes in append to partition ${OFFSETS_TOPIC}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
@@ -193,17 +201,39 @@ export class GroupLog {
     return batch;
   }
 
-  /** Replays every stored record in log order, partition by partition; unknown record types are skipped. */
-  replay(apply: (record: CoordinatorRecord) => void): void {
-    for (const partition of this.partitions) {
+  /** Appends a transaction's COMMIT or ABORT marker (a control batch of its producer) to `partition`; resolves once durable. */
+  appendMarker(partition: number, txn: TransactionalWriter, commit: boolean, coordinatorEpoch: number): Promise<void> {
+    const batch = encodeEndTxnMarkerBatch({ producerId: txn.producerId, producerEpoch: txn.producerEpoch, marker: { commit, coordinatorEpoch }, timestamp: BigInt(this.time.now()) });
+    return this.partitions[partition]!.append([batch]).durable;
+  }
+
+  /**
+   * Replays every stored record in log order, partition by partition; unknown record types are
+   * skipped. Records of transactional batches go to `replay.transactional` with their producer id,
+   * markers to `replay.endTransaction` (Kafka's `CoordinatorLoaderImpl`).
+   */
+  replay(
+    apply: (record: CoordinatorRecord) => void,
+    txn?: { transactional(record: CoordinatorRecord, producerId: bigint): void; endTransaction(partition: number, producerId: bigint, commit: boolean): void },
+  ): void {
+    this.partitions.forEach((partition, index) => {
       for (const batch of partition.batches()) {
+        const header = readBatchHeader(batch);
+        if (isControlBatch(batch)) {
+          const marker = readEndTxnMarker(batch);
+          if (marker && txn) txn.endTransaction(index, header.producerId, marker.commit);
+          continue;
+        }
+        const transactional = (header.attributes & TRANSACTIONAL_FLAG_MASK) !== 0;
         for (const r of decodeRecords(batch)) {
           if (r.key === null) continue;
           const record = decodeRecord(r.key, r.value);
-          if (record.kind !== 'unknown') apply(record);
+          if (record.kind === 'unknown') continue;
+          if (transactional && txn) txn.transactional(record, header.producerId);
+          else apply(record);
         }
       }
-    }
+    });
   }
 
   async close(): Promise<void> {

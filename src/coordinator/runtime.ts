@@ -18,7 +18,7 @@
  */
 import type { Logger } from 'pino';
 import { ErrorCode } from '../protocol/errors.js';
-import type { CoordinatorRecord } from './records.js';
+import type { CoordinatorRecord, OffsetCommitRecord } from './records.js';
 
 type RecordKind = CoordinatorRecord['kind'];
 type RecordOf<K extends RecordKind> = Extract<CoordinatorRecord, { kind: K }>;
@@ -42,12 +42,31 @@ export interface CoordinatorShard<K extends RecordKind = RecordKind> {
   revert(failed: readonly RecordOf<K>[], pending: readonly RecordOf<K>[]): void;
 }
 
+/**
+ * A shard holding transactional records (Kafka's `CoordinatorShard.replayEndTransactionMarker`
+ * and replay with a producer id): only offset commits are written inside transactions.
+ */
+export interface TransactionalShard {
+  /** A durable record of a transactional batch of `producerId` (start-up replay or live). */
+  replayTransactional(record: OffsetCommitRecord, producerId: bigint): void;
+  /** A durable COMMIT or ABORT marker of `producerId` on the partition whose groups `inPartition` accepts. */
+  replayEndTransaction(producerId: bigint, commit: boolean, inPartition: (groupId: string) => boolean): void;
+}
+
+/** The producer of a transactional write (TxnOffsetCommit). */
+export interface TransactionalWriter {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+}
+
 /** The log the runtime writes to (a `GroupLog`). */
 export interface CoordinatorLog {
   /** The `__consumer_offsets` partition of a group. */
   partitionFor(groupId: string): number;
-  /** Appends records; resolves once durable, rejects (or throws while encoding) on failure. */
-  append(records: readonly CoordinatorRecord[]): Promise<void>;
+  /** Appends records (in a transactional batch of `txn` when given); resolves once durable, rejects (or throws while encoding) on failure. */
+  append(records: readonly CoordinatorRecord[], txn?: TransactionalWriter): Promise<void>;
+  /** Appends a COMMIT or ABORT control batch of the producer to `partition`; resolves once durable (test logs may lack it). */
+  appendMarker?(partition: number, txn: TransactionalWriter, commit: boolean, coordinatorEpoch: number): Promise<void>;
 }
 
 /** A write that did not happen, with the error the client gets. */
@@ -125,6 +144,7 @@ export class CoordinatorRuntime {
   private flushWaiters: Array<() => void> = [];
   /** The writes `capture` is collecting, innermost last. */
   private readonly captures: Array<Array<Promise<void>>> = [];
+  private transactional: TransactionalShard | null = null;
 
   constructor(
     private readonly groupLog: CoordinatorLog,
@@ -142,6 +162,83 @@ export class CoordinatorRuntime {
   /** Start-up replay of one stored record (both views). */
   load(record: CoordinatorRecord): void {
     this.shardOf(record).load(record);
+  }
+
+  /** Adds the shard that holds transactional offsets (the `OffsetStore`). */
+  registerTransactional(shard: TransactionalShard): void {
+    this.transactional = shard;
+  }
+
+  /** Start-up replay of a record of a transactional batch of `producerId`. */
+  loadTransactional(record: CoordinatorRecord, producerId: bigint): void {
+    if (record.kind !== 'offset-commit') throw new Error(`a ${record.kind} record in a transactional batch`);
+    this.transactionalShard().replayTransactional(record, producerId);
+  }
+
+  /** Start-up replay of a COMMIT or ABORT marker of `producerId` on `__consumer_offsets` partition `partition`. */
+  loadEndTransaction(partition: number, producerId: bigint, commit: boolean): void {
+    this.transactionalShard().replayEndTransaction(producerId, commit, (groupId) => this.groupLog.partitionFor(groupId) === partition);
+  }
+
+  /**
+   * Writes offset commits inside the transaction of `txn` (Kafka's
+   * `scheduleTransactionalWriteOperation`): one transactional batch on the group's partition; the
+   * records are pending (invisible to reads) once durable, until `completeTransaction`. Rejects with
+   * a `CoordinatorWriteError`; nothing is applied before the write is durable, so a failure leaves
+   * nothing to undo.
+   */
+  appendTransactional(records: readonly OffsetCommitRecord[], producerId: bigint, producerEpoch: number): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    const shard = this.transactionalShard();
+    let durable: Promise<void>;
+    try {
+      durable = this.groupLog.append(records, { producerId, producerEpoch });
+    } catch (err) {
+      durable = Promise.reject(err);
+    }
+    const done = this.track(durable).then(
+      () => {
+        for (const r of records) shard.replayTransactional(r, producerId);
+      },
+      (err: unknown) => {
+        throw toCoordinatorWriteError(err);
+      },
+    );
+    for (const c of this.captures) c.push(done);
+    return done;
+  }
+
+  /**
+   * Ends the transaction of `txn` on one `__consumer_offsets` partition (Kafka's
+   * `scheduleTransactionCompletion`, from WriteTxnMarkers): a COMMIT or ABORT control batch, then
+   * the pending offsets of that partition's groups become committed or are dropped.
+   */
+  completeTransaction(partition: number, txn: TransactionalWriter, commit: boolean, coordinatorEpoch = 0): Promise<void> {
+    const shard = this.transactionalShard();
+    let durable: Promise<void>;
+    try {
+      if (!this.groupLog.appendMarker) throw new Error('this log writes no transaction markers');
+      durable = this.groupLog.appendMarker(partition, txn, commit, coordinatorEpoch);
+    } catch (err) {
+      durable = Promise.reject(err);
+    }
+    return this.track(durable).then(
+      () => shard.replayEndTransaction(txn.producerId, commit, (groupId) => this.groupLog.partitionFor(groupId) === partition),
+      (err: unknown) => {
+        throw toCoordinatorWriteError(err);
+      },
+    );
+  }
+
+  /** Counts a write in `flush` until it settles. */
+  private track(durable: Promise<void>): Promise<void> {
+    this.unsettled++;
+    return durable.finally(() => this.settled());
+  }
+
+  private transactionalShard(): TransactionalShard {
+    if (!this.transactional) throw new Error('no coordinator shard holds transactional offsets');
+    return this.transactional;
   }
 
   /**

@@ -37,7 +37,11 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [0, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 4], // EndTxn
     27: [0, 1], // WriteTxnMarkers
+    28: [0, 4], // TxnOffsetCommit
     29: [0, 3], // DescribeAcls
     30: [0, 3], // CreateAcls
     31: [0, 3], // DeleteAcls
@@ -55,6 +59,8 @@ export const KAFKA_API_VERSIONS = {
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 1], // DescribeCluster
     61: [0, 0], // DescribeProducers
+    65: [0, 0], // DescribeTransactions
+    66: [0, 1], // ListTransactions
     68: [0, 0], // ConsumerGroupHeartbeat
     69: [0, 0], // ConsumerGroupDescribe
     74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -81,7 +87,11 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
     27: [1, 1], // WriteTxnMarkers
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -99,6 +109,8 @@ export const KAFKA_API_VERSIONS = {
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     61: [0, 0], // DescribeProducers
+    65: [0, 0], // DescribeTransactions
+    66: [0, 1], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 0], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -125,7 +137,11 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
     27: [1, 1], // WriteTxnMarkers
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -143,6 +159,8 @@ export const KAFKA_API_VERSIONS = {
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     61: [0, 0], // DescribeProducers
+    65: [0, 0], // DescribeTransactions
+    66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -169,7 +187,11 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
     27: [1, 2], // WriteTxnMarkers
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -187,6 +209,8 @@ export const KAFKA_API_VERSIONS = {
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     61: [0, 0], // DescribeProducers
+    65: [0, 0], // DescribeTransactions
+    66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
@@ -213,7 +237,11 @@ export const KAFKA_API_VERSIONS = {
     21: [0, 2], // DeleteRecords
     22: [0, 5], // InitProducerId
     23: [2, 4], // OffsetForLeaderEpoch
+    24: [0, 5], // AddPartitionsToTxn
+    25: [0, 4], // AddOffsetsToTxn
+    26: [0, 5], // EndTxn
     27: [1, 2], // WriteTxnMarkers
+    28: [0, 5], // TxnOffsetCommit
     29: [1, 3], // DescribeAcls
     30: [1, 3], // CreateAcls
     31: [1, 3], // DeleteAcls
@@ -231,6 +259,8 @@ export const KAFKA_API_VERSIONS = {
     51: [0, 0], // AlterUserScramCredentials
     60: [0, 2], // DescribeCluster
     61: [0, 0], // DescribeProducers
+    65: [0, 0], // DescribeTransactions
+    66: [0, 2], // ListTransactions
     68: [0, 1], // ConsumerGroupHeartbeat
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)

@@ -332,7 +332,8 @@ export class TopicStore {
       if (!m) continue;
       const topic = m[1]!;
       const index = Number(m[2]);
-      if (topic === GROUP_METADATA_TOPIC_NAME || !isValidTopicName(topic)) continue;
+      // Internal topics belong to their coordinators (GroupLog, TransactionLog).
+      if (isInternalTopic(topic) || !isValidTopicName(topic)) continue;
       let t = found.get(topic);
       if (!t) found.set(topic, (t = { partitions: new Set(), ids: new Map() }));
       t.partitions.add(index);

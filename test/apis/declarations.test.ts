@@ -31,7 +31,7 @@ describe('API definitions', () => {
       for (let v = a.minVersion; v <= a.maxVersion; v++) {
         const w = new Writer();
         expect(() => codec(key).response.encode(w, v, a.errorResponse(defaultRequest(key), v, ErrorCode.NOT_COORDINATOR)), `${a.name} v${v}`).not.toThrow();
-        expect(routingOf(a, v).to, `${a.name} v${v}`).toMatch(/^(any-broker|group-coordinators?|partition-leaders|coordinated-groups)$/);
+        expect(routingOf(a, v).to, `${a.name} v${v}`).toMatch(/^(any-broker|group-coordinators?|partition-leaders|coordinated-groups|transaction-coordinator)$/);
       }
     }
   });
@@ -45,6 +45,8 @@ describe('API definitions', () => {
       OffsetFetch: 'group-coordinators', DescribeGroups: 'group-coordinators', DeleteGroups: 'group-coordinators', ConsumerGroupDescribe: 'group-coordinators',
       ListGroups: 'coordinated-groups', Metadata: 'any-broker', FindCoordinator: 'any-broker', ApiVersions: 'any-broker',
       DeleteRecords: 'partition-leaders', OffsetForLeaderEpoch: 'partition-leaders', CreatePartitions: 'any-broker', DescribeConfigs: 'any-broker',
+      InitProducerId: 'transaction-coordinator', AddOffsetsToTxn: 'transaction-coordinator', EndTxn: 'transaction-coordinator', TxnOffsetCommit: 'group-coordinator',
+      AddPartitionsToTxn: 'any-broker', DescribeTransactions: 'any-broker', ListTransactions: 'any-broker',
     });
     expect(routingOf(api(9), 7).to).toBe('group-coordinator');
     expect([...API_HANDLERS.values()].filter((a) => a.partitions).map((a) => a.name)).toEqual(['Produce', 'Fetch', 'ListOffsets', 'OffsetCommit', 'OffsetFetch', 'DeleteRecords', 'OffsetForLeaderEpoch']);

@@ -27,3 +27,8 @@ export function byPartitionLeaders<Req, Res>(partitions: PartitionLayout<Req, Re
 
 /** Every broker answers with the groups it coordinates (ListGroups). */
 export const COORDINATED_GROUPS: Routing = { to: 'coordinated-groups' };
+
+/** Only the coordinator of the request's transactional id (`idOf`, default its `transactionalId`) serves it (elsewhere NOT_COORDINATOR). */
+export function byTransactionCoordinator<Req>(idOf: (req: Req) => string | null = (req) => (req as { transactionalId?: string | null }).transactionalId ?? null): Routing<Req> {
+  return { to: 'transaction-coordinator', transactionalIdOf: (req) => idOf(req) ?? '' };
+}

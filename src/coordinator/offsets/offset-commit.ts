@@ -35,6 +35,15 @@ export interface OffsetCommitContext {
   readonly log: Logger;
 }
 
+/** The offset a request's partition commits (OffsetCommit, TxnOffsetCommit). */
+export function offsetToCommit(
+  topic: { name: string; topicId: string },
+  p: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null },
+  expireTimestamp: bigint,
+): OffsetToCommit {
+  return { topic: topic.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata ?? '', topicId: topic.topicId, expireTimestamp };
+}
+
 /** From this version OffsetCommit names topics by id (KIP-848's v10). */
 export const OFFSET_COMMIT_TOPIC_IDS_VERSION = 10;
 
@@ -60,16 +69,8 @@ export async function commitOffsets(c: OffsetCommitContext, req: OffsetCommitReq
           errorCode = validation.partitionError(topic.topicId, p.partitionIndex);
         } else if ((p.committedMetadata?.length ?? 0) > c.maxMetadataSize) errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
         else {
-          toCommit.push({
-            topic: topic.name,
-            partition: p.partitionIndex,
-            offset: p.committedOffset,
-            leaderEpoch: p.committedLeaderEpoch,
-            metadata: p.committedMetadata ?? '',
-            topicId: topic.topicId,
-            // Java's long arithmetic wraps around; Kafka stores what it computes.
-            expireTimestamp: req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, now + req.retentionTimeMs),
-          });
+          // Java's long arithmetic wraps around; Kafka stores what it computes.
+          toCommit.push(offsetToCommit(topic, p, req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, now + req.retentionTimeMs)));
         }
         const result = { partitionIndex: p.partitionIndex, errorCode };
         if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated.push(result);

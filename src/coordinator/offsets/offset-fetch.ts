@@ -5,8 +5,9 @@
  * partition (v1), at the top level (v2-7) or per group (v8+, batched groups). Topics null means
  * every committed offset of the group. From v10 topics are named by id (unknown id:
  * UNKNOWN_TOPIC_ID on its partitions). From v9 a KIP-848 consumer group checks the member id and
- * epoch (`ConsumerGroup.validateOffsetFetch`). requireStable (v7+) never answers
- * UNSTABLE_OFFSET_COMMIT: there are no pending transactional offsets here.
+ * epoch (`ConsumerGroup.validateOffsetFetch`). With requireStable (v7+) a partition with a pending
+ * transactional offset (a TxnOffsetCommit whose transaction has no marker yet) answers
+ * UNSTABLE_OFFSET_COMMIT with offset -1, as Kafka's `OffsetMetadataManager.fetchOffsets`.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { OffsetFetchRequest } from '../../protocol/messages/OffsetFetchRequest.js';
@@ -16,7 +17,7 @@ import type { OffsetTopics } from './offset-commit.js';
 
 export interface OffsetFetchContext {
   readonly topics: OffsetTopics;
-  readonly offsets: Pick<OffsetStore, 'fetch' | 'offsetsOf'>;
+  readonly offsets: Pick<OffsetStore, 'fetch' | 'offsetsOf' | 'hasPendingOffset'>;
   /** The group's member check (`Group.validateOffsetFetch`); null when no group holds the id. */
   validateMember(groupId: string, memberId: string | null, memberEpoch: number): number | null;
 }
@@ -45,16 +46,19 @@ export function fetchOffsets(c: OffsetFetchContext, req: OffsetFetchRequest, api
           const errorCode = c.validateMember(g.groupId, g.memberId, g.memberEpoch);
           if (errorCode !== null && errorCode !== ErrorCode.NONE) return { groupId: g.groupId, topics: [], errorCode };
         }
-        return { groupId: g.groupId, topics: fetchGroup(c, g.groupId, g.topics, byId), errorCode: ErrorCode.NONE };
+        return { groupId: g.groupId, topics: fetchGroup(c, g.groupId, g.topics, byId, req.requireStable), errorCode: ErrorCode.NONE };
       }),
     };
   }
   const topicsIn = req.topics?.map((t) => ({ name: t.name, topicId: '', partitionIndexes: t.partitionIndexes })) ?? null;
-  const topics = fetchGroup(c, req.groupId, topicsIn, false).map((t) => ({ name: t.name, partitions: t.partitions }));
+  const topics = fetchGroup(c, req.groupId, topicsIn, false, req.requireStable).map((t) => ({ name: t.name, partitions: t.partitions }));
   return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NONE, groups: [] };
 }
 
-function fetchGroup(c: OffsetFetchContext, groupId: string, requested: RequestedTopic[] | null, byId: boolean): OffsetFetchResponseTopics[] {
+/** A partition whose transactional offset is pending, under requireStable. */
+const UNSTABLE: Omit<OffsetFetchResponsePartitions, 'partitionIndex'> = { committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
+
+function fetchGroup(c: OffsetFetchContext, groupId: string, requested: RequestedTopic[] | null, byId: boolean, requireStable: boolean): OffsetFetchResponseTopics[] {
   if (requested === null) {
     const byTopic = new Map<string, OffsetFetchResponseTopics>();
     for (const { topic, partition, offset } of c.offsets.offsetsOf(groupId)) {
@@ -63,6 +67,10 @@ function fetchGroup(c: OffsetFetchContext, groupId: string, requested: Requested
         const topicId = byId ? c.topics.get(topic)?.topicId : '';
         if (topicId === undefined) continue;
         byTopic.set(topic, (entry = { name: byId ? '' : topic, topicId, partitions: [] }));
+      }
+      if (requireStable && c.offsets.hasPendingOffset(groupId, topic, partition)) {
+        entry.partitions.push({ partitionIndex: partition, ...UNSTABLE });
+        continue;
       }
       entry.partitions.push({
         partitionIndex: partition,
@@ -83,6 +91,7 @@ function fetchGroup(c: OffsetFetchContext, groupId: string, requested: Requested
         if (name === undefined) {
           return { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNKNOWN_TOPIC_ID };
         }
+        if (requireStable && c.offsets.hasPendingOffset(groupId, name, partitionIndex)) return { partitionIndex, ...UNSTABLE };
         const committed = c.offsets.fetch(groupId, name, partitionIndex);
         return committed
           ? { partitionIndex, committedOffset: committed.committedOffset, committedLeaderEpoch: committed.leaderEpoch, metadata: committed.metadata, errorCode: ErrorCode.NONE }

@@ -1,5 +1,5 @@
 import type { Time } from '../../util/time.js';
-import type { CoordinatorRuntime, CoordinatorShard } from '../runtime.js';
+import type { CoordinatorRuntime, CoordinatorShard, TransactionalShard } from '../runtime.js';
 import type { OffsetCommitRecord, OffsetCommitValueData } from '../records.js';
 
 /** A committed offset as the coordinator holds it (Kafka's `OffsetAndMetadata`). */
@@ -27,7 +27,7 @@ export interface OffsetToCommit {
 }
 
 export interface OffsetStoreOptions {
-  runtime: Pick<CoordinatorRuntime, 'append'>;
+  runtime: Pick<CoordinatorRuntime, 'append' | 'appendTransactional'>;
   time: Time;
 }
 
@@ -71,12 +71,18 @@ function applyRecord(offsets: GroupEntries, record: OffsetCommitRecord): void {
  * commit). A write that fails just leaves the in-flight list (`revert`), so nothing
  * unacknowledged is ever visible.
  */
-export class OffsetStore implements CoordinatorShard<'offset-commit'> {
+export class OffsetStore implements CoordinatorShard<'offset-commit'>, TransactionalShard {
   readonly kinds = ['offset-commit'] as const;
   private readonly committed = new Map<string, GroupEntries>();
+  /**
+   * Durable transactional offsets whose transaction has no marker yet, by producer id then group
+   * (`OffsetMetadataManager.pendingTransactionalOffsets`): not visible to OffsetFetch until the
+   * COMMIT marker is written to the group's partition, dropped by the ABORT marker.
+   */
+  private readonly pending = new Map<bigint, Map<string, GroupEntries>>();
   /** Per group, its records appended but not yet durable, in append order. */
   private readonly inFlight = new Map<string, OffsetCommitRecord[]>();
-  private readonly runtime: Pick<CoordinatorRuntime, 'append'>;
+  private readonly runtime: Pick<CoordinatorRuntime, 'append' | 'appendTransactional'>;
   private readonly time: Time;
 
   constructor(options: OffsetStoreOptions) {
@@ -107,6 +113,65 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
     this.forget(failed);
   }
 
+  // ---- transactional offsets (TxnOffsetCommit, markers) ----------------------------------------
+
+  /** A durable transactional OffsetCommit record (start-up replay or live): pending until its marker. */
+  replayTransactional(record: OffsetCommitRecord, producerId: bigint): void {
+    let byGroup = this.pending.get(producerId);
+    if (!byGroup) this.pending.set(producerId, (byGroup = new Map()));
+    let entries = byGroup.get(record.groupId);
+    if (!entries) byGroup.set(record.groupId, (entries = new Map()));
+    applyRecord(entries, record);
+  }
+
+  /**
+   * A transaction marker of `producerId` is durable on a `__consumer_offsets` partition
+   * (`OffsetMetadataManager.replayEndTransactionMarker`): its pending offsets of the groups
+   * `inPartition` accepts become committed (COMMIT) or are dropped (ABORT).
+   */
+  replayEndTransaction(producerId: bigint, commit: boolean, inPartition: (groupId: string) => boolean): void {
+    const byGroup = this.pending.get(producerId);
+    if (!byGroup) return;
+    for (const [groupId, entries] of byGroup) {
+      if (!inPartition(groupId)) continue;
+      byGroup.delete(groupId);
+      if (!commit) continue;
+      for (const { topic, partition, offset } of entries.values()) {
+        const { committedOffset, leaderEpoch, metadata, commitTimestamp, expireTimestamp, topicId } = offset;
+        this.applyCommitted({ kind: 'offset-commit', groupId, topic, partition, value: { offset: committedOffset, leaderEpoch, metadata, commitTimestamp, expireTimestamp, topicId } });
+      }
+    }
+    if (byGroup.size === 0) this.pending.delete(producerId);
+  }
+
+  /**
+   * TxnOffsetCommit's write: OffsetCommit records in a transactional batch of `producerId`
+   * (value v4, as `commit`); they are pending once durable. Rejects with a `CoordinatorWriteError`.
+   */
+  commitTransactional(groupId: string, entries: readonly OffsetToCommit[], producerId: bigint, producerEpoch: number): Promise<void> {
+    return this.runtime.appendTransactional(this.commitRecords(groupId, entries), producerId, producerEpoch);
+  }
+
+  /** Whether a transaction has a pending offset for the partition (OffsetFetch requireStable: UNSTABLE_OFFSET_COMMIT). */
+  hasPendingOffset(groupId: string, topic: string, partition: number): boolean {
+    const key = partitionKey(topic, partition);
+    for (const byGroup of this.pending.values()) if (byGroup.get(groupId)?.has(key)) return true;
+    return false;
+  }
+
+  /** Whether the group has pending transactional offsets (retention keeps such groups). */
+  hasPendingOffsets(groupId: string): boolean {
+    for (const byGroup of this.pending.values()) if (byGroup.has(groupId)) return true;
+    return false;
+  }
+
+  /** Every pending transactional offset of a group, with its producer id (describe, admin API). */
+  pendingOffsetsOf(groupId: string): Array<{ producerId: bigint; topic: string; partition: number; offset: CommittedOffset }> {
+    const out: Array<{ producerId: bigint; topic: string; partition: number; offset: CommittedOffset }> = [];
+    for (const [producerId, byGroup] of this.pending) for (const e of byGroup.get(groupId)?.values() ?? []) out.push({ producerId, ...e });
+    return out;
+  }
+
   // ---- writes ---------------------------------------------------------------------------------
 
   /**
@@ -115,8 +180,12 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
    * `CoordinatorWriteError` (nothing committed) when the write fails.
    */
   commit(groupId: string, entries: readonly OffsetToCommit[]): Promise<void> {
+    return this.write(this.commitRecords(groupId, entries));
+  }
+
+  private commitRecords(groupId: string, entries: readonly OffsetToCommit[]): OffsetCommitRecord[] {
     const commitTimestamp = BigInt(this.time.now());
-    const records: OffsetCommitRecord[] = entries.map((e) => {
+    return entries.map((e): OffsetCommitRecord => {
       const value: OffsetCommitValueData = {
         offset: e.offset,
         leaderEpoch: e.leaderEpoch,
@@ -127,7 +196,6 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'> {
       };
       return { kind: 'offset-commit', groupId, topic: e.topic, partition: e.partition, value };
     });
-    return this.write(records);
   }
 
   /** Tombstones every offset of the group, writes in flight included; resolves once durable. */

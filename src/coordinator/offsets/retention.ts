@@ -52,7 +52,7 @@ export interface OffsetRetentionOptions {
   config: BrokerConfig;
   log: Logger;
   time: Time;
-  offsets: Pick<OffsetStore, 'latestGroupIds' | 'latestOffsetsOf' | 'deleteOffsets'>;
+  offsets: Pick<OffsetStore, 'latestGroupIds' | 'latestOffsetsOf' | 'deleteOffsets' | 'hasPendingOffset' | 'hasPendingOffsets'>;
   /** Group coordinators, asked in order for each group id. */
   sources: readonly RetentionGroupSource[];
 }
@@ -70,8 +70,9 @@ export interface OffsetRetentionOptions {
  * the other reads see the expiry once the tombstones are durable, when the returned promise
  * resolves (`lastSweep` for the periodic runs).
  *
- * Not modelled: pending transactional offsets (this broker serves no TxnOffsetCommit), which
- * Kafka never expires and which keep a group from being deleted.
+ * Offsets with a transaction's pending offset for the same partition are not expired, and a group
+ * with pending transactional offsets is not deleted (Kafka's `hasPendingTransactionalOffsets`,
+ * `openTransactionsByGroup`).
  */
 export class OffsetRetention {
   readonly retentionMs: number;
@@ -160,16 +161,18 @@ export class OffsetRetention {
     nowMs: number,
   ): { expired: Array<{ topic: string; partition: number }>; allExpired: boolean } {
     const offsets = this.offsets.latestOffsetsOf(groupId);
-    if (offsets.length === 0) return { expired: [], allExpired: true };
+    if (offsets.length === 0) return { expired: [], allExpired: !this.offsets.hasPendingOffsets(groupId) };
     const condition = group.offsetExpirationCondition();
     if (condition === null) return { expired: [], allExpired: false };
     const expired: Array<{ topic: string; partition: number }> = [];
     for (const { topic, partition, offset } of offsets) {
-      if (!group.isSubscribedToTopic(topic) && isOffsetExpired(condition, offset, nowMs, this.retentionMs)) {
+      // An offset a transaction is about to replace stays (Kafka's `hasPendingTransactionalOffsets`).
+      if (!group.isSubscribedToTopic(topic) && isOffsetExpired(condition, offset, nowMs, this.retentionMs) && !this.offsets.hasPendingOffset(groupId, topic, partition)) {
         expired.push({ topic, partition });
       }
     }
-    return { expired, allExpired: expired.length === offsets.length };
+    // A group with an open transaction's offsets is kept (`openTransactionsByGroup`).
+    return { expired, allExpired: expired.length === offsets.length && !this.offsets.hasPendingOffsets(groupId) };
   }
 
   /** Every group any coordinator holds plus every group with offsets, each once. */

@@ -40,8 +40,16 @@ import * as InitProducerIdRequest from './InitProducerIdRequest.js';
 import * as InitProducerIdResponse from './InitProducerIdResponse.js';
 import * as OffsetForLeaderEpochRequest from './OffsetForLeaderEpochRequest.js';
 import * as OffsetForLeaderEpochResponse from './OffsetForLeaderEpochResponse.js';
+import * as AddPartitionsToTxnRequest from './AddPartitionsToTxnRequest.js';
+import * as AddPartitionsToTxnResponse from './AddPartitionsToTxnResponse.js';
+import * as AddOffsetsToTxnRequest from './AddOffsetsToTxnRequest.js';
+import * as AddOffsetsToTxnResponse from './AddOffsetsToTxnResponse.js';
+import * as EndTxnRequest from './EndTxnRequest.js';
+import * as EndTxnResponse from './EndTxnResponse.js';
 import * as WriteTxnMarkersRequest from './WriteTxnMarkersRequest.js';
 import * as WriteTxnMarkersResponse from './WriteTxnMarkersResponse.js';
+import * as TxnOffsetCommitRequest from './TxnOffsetCommitRequest.js';
+import * as TxnOffsetCommitResponse from './TxnOffsetCommitResponse.js';
 import * as DescribeAclsRequest from './DescribeAclsRequest.js';
 import * as DescribeAclsResponse from './DescribeAclsResponse.js';
 import * as CreateAclsRequest from './CreateAclsRequest.js';
@@ -76,6 +84,10 @@ import * as DescribeClusterRequest from './DescribeClusterRequest.js';
 import * as DescribeClusterResponse from './DescribeClusterResponse.js';
 import * as DescribeProducersRequest from './DescribeProducersRequest.js';
 import * as DescribeProducersResponse from './DescribeProducersResponse.js';
+import * as DescribeTransactionsRequest from './DescribeTransactionsRequest.js';
+import * as DescribeTransactionsResponse from './DescribeTransactionsResponse.js';
+import * as ListTransactionsRequest from './ListTransactionsRequest.js';
+import * as ListTransactionsResponse from './ListTransactionsResponse.js';
 import * as ConsumerGroupHeartbeatRequest from './ConsumerGroupHeartbeatRequest.js';
 import * as ConsumerGroupHeartbeatResponse from './ConsumerGroupHeartbeatResponse.js';
 import * as ConsumerGroupDescribeRequest from './ConsumerGroupDescribeRequest.js';
@@ -88,7 +100,7 @@ import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, DescribeProducersRequest, DescribeProducersResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, EndTxnRequest, EndTxnResponse, WriteTxnMarkersRequest, WriteTxnMarkersResponse, TxnOffsetCommitRequest, TxnOffsetCommitResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, DescribeProducersRequest, DescribeProducersResponse, DescribeTransactionsRequest, DescribeTransactionsResponse, ListTransactionsRequest, ListTransactionsResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -112,7 +124,11 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   21: 'DeleteRecords',
   22: 'InitProducerId',
   23: 'OffsetForLeaderEpoch',
+  24: 'AddPartitionsToTxn',
+  25: 'AddOffsetsToTxn',
+  26: 'EndTxn',
   27: 'WriteTxnMarkers',
+  28: 'TxnOffsetCommit',
   29: 'DescribeAcls',
   30: 'CreateAcls',
   31: 'DeleteAcls',
@@ -130,6 +146,8 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   51: 'AlterUserScramCredentials',
   60: 'DescribeCluster',
   61: 'DescribeProducers',
+  65: 'DescribeTransactions',
+  66: 'ListTransactions',
   68: 'ConsumerGroupHeartbeat',
   69: 'ConsumerGroupDescribe',
   74: 'ListConfigResources',
@@ -158,7 +176,11 @@ export const API_CODECS = {
   21: { request: DeleteRecordsRequest, response: DeleteRecordsResponse },
   22: { request: InitProducerIdRequest, response: InitProducerIdResponse },
   23: { request: OffsetForLeaderEpochRequest, response: OffsetForLeaderEpochResponse },
+  24: { request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse },
+  25: { request: AddOffsetsToTxnRequest, response: AddOffsetsToTxnResponse },
+  26: { request: EndTxnRequest, response: EndTxnResponse },
   27: { request: WriteTxnMarkersRequest, response: WriteTxnMarkersResponse },
+  28: { request: TxnOffsetCommitRequest, response: TxnOffsetCommitResponse },
   29: { request: DescribeAclsRequest, response: DescribeAclsResponse },
   30: { request: CreateAclsRequest, response: CreateAclsResponse },
   31: { request: DeleteAclsRequest, response: DeleteAclsResponse },
@@ -176,6 +198,8 @@ export const API_CODECS = {
   51: { request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse },
   60: { request: DescribeClusterRequest, response: DescribeClusterResponse },
   61: { request: DescribeProducersRequest, response: DescribeProducersResponse },
+  65: { request: DescribeTransactionsRequest, response: DescribeTransactionsResponse },
+  66: { request: ListTransactionsRequest, response: ListTransactionsResponse },
   68: { request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
   69: { request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
   74: { request: ListConfigResourcesRequest, response: ListConfigResourcesResponse },

@@ -8,6 +8,7 @@ import { errorMessageOf } from '../../protocol/error-messages.js';
 import { ZERO_UUID } from '../../protocol/primitives.js';
 import { GROUP_METADATA_TOPIC_NAME, isValidTopicName } from '../../topics/topic-name.js';
 import { AclOperation as Op, ResourceType } from '../acl/acl-types.js';
+import { TXN_API_CHECKS } from './txn-checks.js';
 import { clusterOperation, groupOperation, none, perGroup, refuse, mapResult, topicPartitions, withGroupOperations, type ApiCheck, type Obj } from './checks.js';
 
 const { TOPIC, GROUP, TRANSACTIONAL_ID } = ResourceType;
@@ -443,5 +444,6 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   69: consumerGroupDescribe,
   74: clusterOperation(Op.DESCRIBE_CONFIGS), // ListConfigResources
   75: describeTopicPartitions,
+  ...TXN_API_CHECKS,
 };
 

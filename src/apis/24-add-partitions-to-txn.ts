@@ -1,0 +1,91 @@
+import type { AddPartitionsToTxnRequest, AddPartitionsToTxnTopic, AddPartitionsToTxnTransaction } from '../protocol/messages/AddPartitionsToTxnRequest.js';
+import { defaultAddPartitionsToTxnResponse, type AddPartitionsToTxnResponse, type AddPartitionsToTxnTopicResult } from '../protocol/messages/AddPartitionsToTxnResponse.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiDefinition, RequestContext } from './types.js';
+import { ANY_BROKER, byTransactionCoordinator } from './shapes/routing.js';
+import { brokerIdOf } from './types.js';
+import { fencedForVersion } from './shapes/txn-errors.js';
+import type { TxnPartition } from '../transactions/transaction-metadata.js';
+
+/** From v4 a request batches transactions (KIP-890: sent by brokers, with `verifyOnly`). */
+const BATCHED_VERSION = 4;
+/** A v5 add (not verify-only) is transaction version 2's implicit add. */
+const TV2_VERSION = 5;
+/** Below this version PRODUCER_FENCED is answered as INVALID_PRODUCER_EPOCH (KIP-588). */
+const PRODUCER_FENCED_VERSION = 2;
+
+/**
+ * AddPartitionsToTxn (key 24, v0-5), as Kafka's `KafkaApis.handleAddPartitionsToTxnRequest` and
+ * `TransactionCoordinator.handleAddPartitionsToTransaction`:
+ * - v0-3 (transaction version 1 clients: kafkajs, librdkafka): one transaction; partitions of
+ *   unknown topics (or beyond the partition count) answer UNKNOWN_TOPIC_OR_PARTITION and every other
+ *   partition OPERATION_NOT_ATTEMPTED; otherwise the coordinator's error on every partition:
+ *   INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH below v2),
+ *   CONCURRENT_TRANSACTIONS, INVALID_REQUEST for an empty id. Routed to the id's coordinator.
+ * - v4-5 (sent by partition leaders): per transaction, `verifyOnly` checks that the partitions
+ *   are in the transaction (TRANSACTION_ABORTABLE for those that are not); otherwise they are
+ *   added (v5: transaction version 2). A transaction this broker does not coordinate answers
+ *   NOT_COORDINATOR on its partitions. Not modelled: the CLUSTER_ACTION check Kafka makes for v4+.
+ */
+export const api: ApiDefinition<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse> = {
+  apiKey: 24,
+  name: 'AddPartitionsToTxn',
+  minVersion: 0,
+  maxVersion: 5,
+  // AddPartitionsToTxnRequest.getErrorResponse: every partition (v0-3), the top-level error (v4+).
+  errorResponse(req, version, errorCode) {
+    if (version >= BATCHED_VERSION) return { ...defaultAddPartitionsToTxnResponse(), errorCode };
+    return { ...defaultAddPartitionsToTxnResponse(), resultsByTopicV3AndBelow: topicResults(req.v3AndBelowTopics, () => errorCode) };
+  },
+  names: (req, version) => ({
+    topics: (version >= BATCHED_VERSION ? req.transactions.flatMap((t) => t.topics) : req.v3AndBelowTopics).map((t) => ({ name: t.name, partitions: t.partitions })),
+  }),
+  routing: (version) => (version >= BATCHED_VERSION ? ANY_BROKER : byTransactionCoordinator<AddPartitionsToTxnRequest>((req) => req.v3AndBelowTransactionalId)),
+  async handle(req, ctx) {
+    if (ctx.apiVersion >= BATCHED_VERSION) {
+      const resultsByTransaction = await Promise.all(req.transactions.map(async (t) => ({ transactionalId: t.transactionalId, topicResults: await handleBatched(t, ctx) })));
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction, resultsByTopicV3AndBelow: [] };
+    }
+    const res = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: [] };
+    const unknown = unknownPartitions(req.v3AndBelowTopics, ctx);
+    if (unknown.size > 0) {
+      const code = (topic: string, p: number): number => (unknown.has(`${topic}\u0000${p}`) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED);
+      return { ...res, resultsByTopicV3AndBelow: topicResults(req.v3AndBelowTopics, code) };
+    }
+    const errorCode = await ctx.broker.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, partitionsOf(req.v3AndBelowTopics), 0);
+    const answered = fencedForVersion(errorCode, ctx.apiVersion, PRODUCER_FENCED_VERSION);
+    return { ...res, resultsByTopicV3AndBelow: topicResults(req.v3AndBelowTopics, () => answered) };
+  },
+};
+
+/** One transaction of a v4+ request: verified or added, or NOT_COORDINATOR when another broker coordinates it. */
+async function handleBatched(t: AddPartitionsToTxnTransaction, ctx: RequestContext): Promise<AddPartitionsToTxnTopicResult[]> {
+  const { broker } = ctx;
+  if (t.transactionalId !== '' && broker.cluster.transactionCoordinatorOf(t.transactionalId) !== brokerIdOf(ctx)) return topicResults(t.topics, () => ErrorCode.NOT_COORDINATOR);
+  const partitions = partitionsOf(t.topics);
+  if (t.verifyOnly) {
+    const codes = broker.transactions.verifyPartitions(t.transactionalId, t.producerId, t.producerEpoch, partitions);
+    let i = 0;
+    return topicResults(t.topics, () => codes[i++]!);
+  }
+  const errorCode = await broker.transactions.addPartitions(t.transactionalId, t.producerId, t.producerEpoch, partitions, ctx.apiVersion >= TV2_VERSION ? 2 : 0);
+  return topicResults(t.topics, () => errorCode);
+}
+
+function partitionsOf(topics: readonly AddPartitionsToTxnTopic[]): TxnPartition[] {
+  return topics.flatMap((t) => t.partitions.map((partition) => ({ topic: t.name, partition })));
+}
+
+/** `topic\u0000partition` of the partitions that do not exist. */
+function unknownPartitions(topics: readonly AddPartitionsToTxnTopic[], ctx: RequestContext): Set<string> {
+  const out = new Set<string>();
+  for (const t of topics) {
+    const count = ctx.broker.topics.get(t.name)?.partitionCount ?? 0;
+    for (const p of t.partitions) if (p < 0 || p >= count) out.add(`${t.name}\u0000${p}`);
+  }
+  return out;
+}
+
+function topicResults(topics: readonly AddPartitionsToTxnTopic[], code: (topic: string, partition: number) => number): AddPartitionsToTxnTopicResult[] {
+  return topics.map((t) => ({ name: t.name, resultsByPartition: t.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: code(t.name, p) })) }));
+}

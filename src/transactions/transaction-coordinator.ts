@@ -1,0 +1,421 @@
+/**
+ * The transaction coordinator (Kafka 4.3's `TransactionCoordinator` with `TransactionStateManager`'s
+ * cache): one `TxnMetadata` per transactional id, every change written to `__transaction_state`
+ * (transaction-log.ts) before it becomes current and before the client is answered. The request
+ * handlers (InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, DescribeTransactions,
+ * ListTransactions) call one method each; the Produce path calls `verify` (KIP-890).
+ *
+ * Ending a transaction: EndTxn writes PrepareCommit/PrepareAbort and is answered; the markers are
+ * then written to every partition of the transaction (user topics through the log side's
+ * `writeMarkers`, `__consumer_offsets` through the group coordinator runtime), and
+ * CompleteCommit/CompleteAbort is written (`TransactionMarkerChannelManager`). Meanwhile requests
+ * for the id answer CONCURRENT_TRANSACTIONS, as Kafka's pending transition does.
+ *
+ * Transaction version: requests of the client-driven protocol (AddPartitionsToTxn v0-3, EndTxn v0-4)
+ * run at version 0; EndTxn v5 and the Produce path's implicit adds (Produce v12+) at version 2, which
+ * bumps the epoch with every transaction (KIP-890).
+ */
+import type { Logger } from 'pino';
+import { ErrorCode } from '../protocol/errors.js';
+import type { Time } from '../util/time.js';
+import type { ProducerIdManager } from '../topics/producer-ids.js';
+import { TxnState, txnStateName, isTxnState } from './transaction-state.js';
+import {
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  TxnMetadata,
+  TxnTransitionError,
+  fromLogValue,
+  isEpochExhausted,
+  newTxnFields,
+  toLogValue,
+  type TransactionVersion,
+  type TxnFields,
+  type TxnPartition,
+} from './transaction-metadata.js';
+import type { TransactionLog } from './transaction-log.js';
+import type { MarkerPartitionResult, TransactionVerifier, TxnMarkerSpec, TxnVerificationRequest } from '../topics/transaction-markers.js';
+
+/** A marker to write (the partition leader's `TxnMarkerSpec`). */
+export type TxnMarker = TxnMarkerSpec;
+
+/** Writes a marker to partitions; one error code per partition, never rejects (`TransactionMarkers.write`). */
+export type MarkerWriter = (marker: TxnMarker, partitions: TxnPartition[]) => Promise<MarkerPartitionResult[]>;
+
+export interface TransactionCoordinatorOptions {
+  log: TransactionLog;
+  producerIds: ProducerIdManager;
+  writeMarkers: MarkerWriter;
+  time: Time;
+  logger: Logger;
+  /** `transaction.max.timeout.ms` */
+  maxTimeoutMs: number;
+  /** `transactional.id.expiration.ms` */
+  idExpirationMs: number;
+}
+
+/** InitProducerId's answer. */
+export interface ProducerIdResult {
+  errorCode: number;
+  producerId: bigint;
+  producerEpoch: number;
+}
+
+/** EndTxn's answer (v5 carries the producer id and epoch the next transaction uses). */
+export interface EndTxnResult extends ProducerIdResult {}
+
+const fail = (errorCode: number): ProducerIdResult => ({ errorCode, producerId: -1n, producerEpoch: -1 });
+
+/** How many times a marker write that failed for a partition is retried before the coordinator moves on. */
+const MARKER_ATTEMPTS = 5;
+
+export class TransactionCoordinator implements TransactionVerifier {
+  private readonly txns = new Map<string, TxnMetadata>();
+  /** Background work in progress: marker rounds, timed-out aborts, expirations (for `flush` and tests). */
+  private readonly completing = new Set<Promise<void>>();
+
+  constructor(private readonly o: TransactionCoordinatorOptions) {}
+
+  // ---- load -------------------------------------------------------------------------------------
+
+  /**
+   * Start-up: the last record of every id (`loadTransactionsForTxnTopicPartition`); producer ids
+   * in it are never handed out again; a transaction in PrepareCommit/PrepareAbort gets its
+   * markers written and completes; an Ongoing one is left to time out.
+   */
+  load(): void {
+    this.o.log.replay((transactionalId, value) => {
+      if (value === null) {
+        this.txns.delete(transactionalId);
+        return;
+      }
+      if (!isTxnState(value.transactionStatus)) {
+        this.o.logger.warn({ transactionalId, state: value.transactionStatus }, 'unknown transaction state in __transaction_state; skipped');
+        return;
+      }
+      const fields = fromLogValue(value, value.transactionStatus);
+      this.o.producerIds.observe(fields.producerId);
+      if (fields.nextProducerId >= 0n) this.o.producerIds.observe(fields.nextProducerId);
+      this.txns.set(transactionalId, new TxnMetadata(transactionalId, fields));
+    });
+    for (const txn of this.txns.values()) {
+      if (txn.state === TxnState.PREPARE_COMMIT || txn.state === TxnState.PREPARE_ABORT) this.sendMarkers(txn);
+    }
+  }
+
+  // ---- InitProducerId -----------------------------------------------------------------------------
+
+  /**
+   * `handleInitProducerId` for a transactional id (the handler serves a null id itself): a new id
+   * starts at epoch 0; an existing one has its epoch bumped (a new producer id once exhausted); an
+   * open transaction of the previous incarnation is aborted first (CONCURRENT_TRANSACTIONS: the
+   * client retries). `expected` is KIP-360's producer id and epoch (v3+), or null.
+   */
+  async initProducerId(transactionalId: string, txnTimeoutMs: number, expected: { producerId: bigint; producerEpoch: number } | null): Promise<ProducerIdResult> {
+    if (transactionalId === '') return fail(ErrorCode.INVALID_REQUEST);
+    if (txnTimeoutMs <= 0 || txnTimeoutMs > this.o.maxTimeoutMs) return fail(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+    const now = this.o.time.now();
+    let txn = this.txns.get(transactionalId);
+    if (!txn) {
+      txn = new TxnMetadata(transactionalId, newTxnFields(this.o.producerIds.generate(), txnTimeoutMs, now));
+      this.txns.set(transactionalId, txn);
+    }
+    if (txn.pendingTransitionInProgress) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    const f = txn.fields;
+    if (expected !== null) {
+      // KIP-360: the id and epoch the client had must be the current ones (or a retry of the last rotation).
+      const valid =
+        f.producerEpoch === NO_PRODUCER_EPOCH || expected.producerId === f.producerId || (expected.producerId === f.previousProducerId && isEpochExhausted(expected.producerEpoch));
+      if (!valid) return fail(ErrorCode.PRODUCER_FENCED);
+    }
+    switch (f.state) {
+      case TxnState.PREPARE_ABORT:
+      case TxnState.PREPARE_COMMIT:
+        return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+      case TxnState.ONGOING: {
+        // Abort the open transaction with a fenced epoch, then let the client retry.
+        const fence = txn.prepareFenceProducerEpoch(now);
+        const result = await this.endTransaction(txn, fence.producerId, fence.producerEpoch, false, false, f.clientTransactionVersion);
+        return fail(result.errorCode === ErrorCode.NONE ? ErrorCode.CONCURRENT_TRANSACTIONS : result.errorCode);
+      }
+      case TxnState.EMPTY:
+      case TxnState.COMPLETE_ABORT:
+      case TxnState.COMPLETE_COMMIT: {
+        let next: TxnFields;
+        try {
+          next =
+            txn.isProducerEpochExhausted && (expected === null || expected.producerEpoch === f.producerEpoch)
+              ? txn.prepareProducerIdRotation(this.o.producerIds.generate(), txnTimeoutMs, now, expected !== null)
+              : txn.prepareIncrementProducerEpoch(txnTimeoutMs, expected?.producerEpoch ?? null, now);
+        } catch (err) {
+          if (err instanceof TxnTransitionError) return fail(err.errorCode);
+          throw err;
+        }
+        const errorCode = await this.write(txn, next);
+        if (errorCode !== ErrorCode.NONE) return fail(errorCode);
+        this.o.logger.info({ transactionalId, producerId: next.producerId, producerEpoch: next.producerEpoch }, 'initialized transactional id');
+        return { errorCode: ErrorCode.NONE, producerId: next.producerId, producerEpoch: next.producerEpoch };
+      }
+      default:
+        throw new Error(`${transactionalId} is in state ${txnStateName(f.state)}`);
+    }
+  }
+
+  // ---- AddPartitionsToTxn, AddOffsetsToTxn, verification ---------------------------------------------
+
+  /**
+   * `handleAddPartitionsToTransaction`: Ongoing with the partitions added (written before the
+   * answer). Errors: INVALID_REQUEST (empty id), INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED,
+   * CONCURRENT_TRANSACTIONS (a write or marker round in flight, or PrepareCommit/PrepareAbort).
+   */
+  async addPartitions(transactionalId: string, producerId: bigint, producerEpoch: number, partitions: TxnPartition[], version: TransactionVersion): Promise<number> {
+    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    const txn = this.txns.get(transactionalId);
+    if (!txn || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (txn.pendingTransitionInProgress) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (txn.state === TxnState.PREPARE_COMMIT || txn.state === TxnState.PREPARE_ABORT) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (txn.state === TxnState.ONGOING && partitions.every((p) => txn.hasPartition(p.topic, p.partition))) return ErrorCode.NONE;
+    return this.write(txn, txn.prepareAddPartitions(partitions, this.o.time.now(), version));
+  }
+
+  /**
+   * `handleVerifyPartitionsInTransaction` (AddPartitionsToTxn v4+ with verifyOnly, the Produce path
+   * under version 1): per partition NONE when it is in the transaction, else TRANSACTION_ABORTABLE;
+   * one error for all when the id, producer or state is wrong.
+   */
+  verifyPartitions(transactionalId: string, producerId: bigint, producerEpoch: number, partitions: readonly TxnPartition[]): number[] {
+    const all = (code: number): number[] => partitions.map(() => code);
+    if (transactionalId === '') return all(ErrorCode.INVALID_REQUEST);
+    const txn = this.txns.get(transactionalId);
+    if (!txn || txn.producerId !== producerId) return all(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (txn.producerEpoch !== producerEpoch) return all(ErrorCode.PRODUCER_FENCED);
+    if (txn.state === TxnState.PREPARE_COMMIT || txn.state === TxnState.PREPARE_ABORT) return all(ErrorCode.CONCURRENT_TRANSACTIONS);
+    return partitions.map((p) => (txn.hasPartition(p.topic, p.partition) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE));
+  }
+
+  /**
+   * The Produce path's check of a transactional batch (the log side's `TransactionVerifier`):
+   * `implicitAdd` (Produce v12+, transaction version 2) adds the partitions to the transaction;
+   * otherwise they must already be in it.
+   */
+  async verify(req: TxnVerificationRequest): Promise<number[]> {
+    if (!req.implicitAdd) return this.verifyPartitions(req.transactionalId, req.producerId, req.producerEpoch, req.partitions);
+    const code = await this.addPartitions(req.transactionalId, req.producerId, req.producerEpoch, [...req.partitions], 2);
+    return req.partitions.map(() => code);
+  }
+
+  // ---- EndTxn -------------------------------------------------------------------------------------
+
+  /** `handleEndTransaction` from a client. */
+  endTxn(transactionalId: string, producerId: bigint, producerEpoch: number, commit: boolean, version: TransactionVersion): Promise<EndTxnResult> {
+    if (transactionalId === '') return Promise.resolve(fail(ErrorCode.INVALID_REQUEST));
+    const txn = this.txns.get(transactionalId);
+    if (!txn) return Promise.resolve(fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING));
+    return this.endTransaction(txn, producerId, producerEpoch, commit, true, version);
+  }
+
+  /**
+   * `endTransaction`: from a client (EndTxn) or from the coordinator (an epoch fence: InitProducerId
+   * of a new incarnation, a timed-out transaction), which aborts with the fenced epoch.
+   */
+  private async endTransaction(txn: TxnMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean, version: TransactionVersion): Promise<EndTxnResult> {
+    const f = txn.fields;
+    const tv2 = version >= 2;
+    const complete = f.state === TxnState.COMPLETE_COMMIT || f.state === TxnState.COMPLETE_ABORT;
+    // Version 2: a retry after the epoch bump of the previous EndTxn (or after the producer id rotated).
+    const retryOnOverflow = tv2 && complete && f.previousProducerId === producerId && isEpochExhausted(producerEpoch) && f.producerEpoch === 0;
+    const retryOnEpochBump = tv2 && complete && f.producerId === producerId && producerEpoch === f.producerEpoch - 1;
+    const isRetry = retryOnOverflow || retryOnEpochBump;
+    const current = (): EndTxnResult => ({ errorCode: ErrorCode.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch });
+    const error = (errorCode: number): EndTxnResult => fail(errorCode);
+    if (f.producerId !== producerId && !retryOnOverflow) return error(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    // A client must send the current epoch (or retry the last end); the coordinator's own aborts fence with a newer one.
+    if (fromClient ? producerEpoch !== f.producerEpoch && !isRetry : producerEpoch < f.producerEpoch) return error(ErrorCode.PRODUCER_FENCED);
+    if (txn.pendingTransitionInProgress && txn.pendingState !== TxnState.PREPARE_EPOCH_FENCE) return error(ErrorCode.CONCURRENT_TRANSACTIONS);
+    const now = this.o.time.now();
+    let next: TxnFields;
+    switch (f.state) {
+      case TxnState.ONGOING: {
+        const fencing = txn.pendingState === TxnState.PREPARE_EPOCH_FENCE;
+        if (fencing) {
+          // The fence's epoch becomes the transaction's; the abort below writes it.
+          txn.abortTransition();
+          txn.fields = { ...txn.fields, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH };
+        }
+        // Version 2: an exhausted epoch moves the producer to a new id when this transaction completes (not for a fence's abort).
+        const nextProducerId = tv2 && !fencing && txn.isProducerEpochExhausted ? this.o.producerIds.generate() : NO_PRODUCER_ID;
+        next = txn.prepareAbortOrCommit(commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, version, nextProducerId, now, false);
+        break;
+      }
+      case TxnState.COMPLETE_COMMIT:
+        if (commit) return tv2 && !isRetry ? error(ErrorCode.INVALID_TXN_STATE) : current();
+        if (!tv2 || isRetry) return error(ErrorCode.INVALID_TXN_STATE);
+        next = txn.prepareAbortOrCommit(TxnState.PREPARE_ABORT, version, NO_PRODUCER_ID, now, true);
+        break;
+      case TxnState.COMPLETE_ABORT:
+        if (!commit) {
+          if (!tv2 || isRetry) return current();
+          next = txn.prepareAbortOrCommit(TxnState.PREPARE_ABORT, version, NO_PRODUCER_ID, now, true);
+          break;
+        }
+        return error(ErrorCode.INVALID_TXN_STATE);
+      case TxnState.PREPARE_COMMIT:
+        return error(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+      case TxnState.PREPARE_ABORT:
+        return error(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
+      case TxnState.EMPTY:
+        if (tv2 && !commit) {
+          next = txn.prepareAbortOrCommit(TxnState.PREPARE_ABORT, version, NO_PRODUCER_ID, now, true);
+          break;
+        }
+        return error(ErrorCode.INVALID_TXN_STATE);
+      default:
+        throw new Error(`${txn.transactionalId} is in state ${txnStateName(f.state)}`);
+    }
+    const errorCode = await this.write(txn, next);
+    if (errorCode !== ErrorCode.NONE) {
+      if (!fromClient) txn.hasFailedEpochFence = true;
+      return error(errorCode);
+    }
+    // Answered now; the markers and the Complete* record follow (the id stays pending meanwhile).
+    const completed = txn.prepareComplete(this.o.time.now());
+    this.sendMarkers(txn, completed);
+    return { errorCode: ErrorCode.NONE, producerId: completed.producerId, producerEpoch: completed.producerEpoch };
+  }
+
+  /**
+   * `TransactionMarkerChannelManager`: the markers of the Prepare* transaction, then its
+   * Complete* record. `completed` is the prepared Complete* transition (start-up prepares it here).
+   */
+  private sendMarkers(txn: TxnMetadata, completed?: TxnFields): void {
+    const prepared = txn.fields;
+    const next = completed ?? txn.prepareComplete(this.o.time.now());
+    const marker: TxnMarker = {
+      producerId: prepared.producerId,
+      producerEpoch: prepared.producerEpoch,
+      coordinatorEpoch: 0,
+      commit: prepared.state === TxnState.PREPARE_COMMIT,
+      transactionVersion: prepared.clientTransactionVersion,
+    };
+    this.track((async () => {
+      let left = [...prepared.partitions.values()];
+      for (let attempt = 1; left.length > 0 && attempt <= MARKER_ATTEMPTS; attempt++) {
+        const results = await this.o.writeMarkers(marker, left);
+        // A partition that no longer exists needs no marker (Kafka drops it too).
+        left = results.filter((r) => r.errorCode !== ErrorCode.NONE && r.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION).map(({ topic, partition }) => ({ topic, partition }));
+        if (left.length > 0) this.o.logger.warn({ transactionalId: txn.transactionalId, attempt, failed: results.filter((r) => r.errorCode !== ErrorCode.NONE) }, 'transaction markers not written');
+      }
+      // The pending Complete* transition (a failure leaves Prepare*: the next start sends the markers again).
+      const errorCode = await this.write(txn, next);
+      if (errorCode !== ErrorCode.NONE) this.o.logger.warn({ transactionalId: txn.transactionalId, errorCode }, 'could not write the completed transaction');
+    })());
+  }
+
+  /** Keeps background work (marker rounds, timer writes) for `flush`; a failure is logged. */
+  private track(work: Promise<void>): void {
+    const tracked = work.catch((err: unknown) => this.o.logger.error({ err }, 'transaction coordinator background work failed')).finally(() => this.completing.delete(tracked));
+    this.completing.add(tracked);
+  }
+
+  /**
+   * Resolves once the background work started so far (and any it started meanwhile) is done:
+   * marker rounds with their Complete* records, timed-out aborts, expirations.
+   */
+  async flush(): Promise<void> {
+    while (this.completing.size > 0) await Promise.allSettled([...this.completing]);
+  }
+
+  // ---- timers: timeouts and expiration --------------------------------------------------------------
+
+  /**
+   * `abortTimedOutTransactions`: every Ongoing transaction older than its timeout is aborted with
+   * a fenced epoch (the producer's next request is fenced). Returns the ids aborted.
+   */
+  abortTimedOutTransactions(): string[] {
+    const now = this.o.time.now();
+    const aborted: string[] = [];
+    for (const txn of this.txns.values()) {
+      const f = txn.fields;
+      if (f.state !== TxnState.ONGOING || txn.pendingTransitionInProgress || f.txnStartTimestamp + f.txnTimeoutMs >= now) continue;
+      if (txn.isProducerEpochExhausted) continue;
+      const fence = txn.prepareFenceProducerEpoch(now);
+      aborted.push(txn.transactionalId);
+      this.o.logger.info({ transactionalId: txn.transactionalId, producerId: fence.producerId }, 'aborting a timed-out transaction');
+      this.track(this.endTransaction(txn, fence.producerId, fence.producerEpoch, false, false, f.clientTransactionVersion).then(() => undefined));
+    }
+    return aborted;
+  }
+
+  /**
+   * `removeExpiredTransactionalIds`: ids idle (Empty, CompleteCommit, CompleteAbort) for
+   * `transactional.id.expiration.ms` are tombstoned and forgotten. Resolves with the ids removed.
+   */
+  async removeExpiredTransactionalIds(): Promise<string[]> {
+    const now = this.o.time.now();
+    const expired: Array<Promise<string | null>> = [];
+    for (const txn of this.txns.values()) {
+      const s = txn.state;
+      if (s !== TxnState.EMPTY && s !== TxnState.COMPLETE_COMMIT && s !== TxnState.COMPLETE_ABORT) continue;
+      if (txn.pendingTransitionInProgress || txn.fields.txnLastUpdateTimestamp > now - this.o.idExpirationMs) continue;
+      txn.prepareDead(now);
+      expired.push(
+        this.o.log.append(txn.transactionalId, null).then(
+          () => {
+            this.txns.delete(txn.transactionalId);
+            return txn.transactionalId;
+          },
+          (err: unknown) => {
+            txn.abortTransition();
+            this.o.logger.warn({ err, transactionalId: txn.transactionalId }, 'could not expire a transactional id');
+            return null;
+          },
+        ),
+      );
+    }
+    const done = Promise.all(expired).then((ids) => ids.filter((id): id is string => id !== null));
+    this.track(done.then(() => undefined));
+    return done;
+  }
+
+  // ---- reads --------------------------------------------------------------------------------------
+
+  /** The metadata of an id (Dead ones excluded), for DescribeTransactions and the admin API. */
+  get(transactionalId: string): TxnMetadata | undefined {
+    const txn = this.txns.get(transactionalId);
+    return txn && txn.state !== TxnState.DEAD ? txn : undefined;
+  }
+
+  /** Every id's metadata (Dead ones excluded), in insertion order. */
+  all(): TxnMetadata[] {
+    return [...this.txns.values()].filter((t) => t.state !== TxnState.DEAD);
+  }
+
+  // ---- the write path -----------------------------------------------------------------------------
+
+  /**
+   * `appendTransactionToLog`: writes the prepared transition and makes it current once durable;
+   * a failed write leaves the metadata as it was and answers Kafka's mapped error
+   * (KAFKA_STORAGE_ERROR and the like -> NOT_COORDINATOR; a record too large -> UNKNOWN_SERVER_ERROR).
+   * A new id whose first write fails is forgotten.
+   */
+  private async write(txn: TxnMetadata, next: TxnFields): Promise<number> {
+    try {
+      await this.o.log.append(txn.transactionalId, toLogValue(next));
+    } catch (err) {
+      txn.abortTransition();
+      if (txn.producerEpoch === NO_PRODUCER_EPOCH && txn.state === TxnState.EMPTY) this.txns.delete(txn.transactionalId);
+      this.o.logger.warn({ err, transactionalId: txn.transactionalId }, 'could not write to __transaction_state');
+      return appendErrorCode(err);
+    }
+    txn.completeTransition(next);
+    return ErrorCode.NONE;
+  }
+}
+
+/** `TransactionStateManager.appendTransactionToLog`'s error mapping for a failed append. */
+function appendErrorCode(err: unknown): number {
+  const e = err as { errorCode?: unknown } | null;
+  if (e?.errorCode === ErrorCode.MESSAGE_TOO_LARGE || e?.errorCode === ErrorCode.RECORD_LIST_TOO_LARGE) return ErrorCode.UNKNOWN_SERVER_ERROR;
+  return ErrorCode.NOT_COORDINATOR;
+}
