@@ -39,6 +39,8 @@ import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js'
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { api as listConfigResources } from './74-list-config-resources.js';
 import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { api as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
+import { api as shareGroupDescribe } from './77-share-group-describe.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
@@ -46,6 +48,7 @@ const ALL: ApiDefinition[] = [
   createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups, electLeaders,
   describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
+  shareGroupHeartbeat, shareGroupDescribe,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
 ];

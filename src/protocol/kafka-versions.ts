@@ -225,6 +225,8 @@ export const KAFKA_API_VERSIONS = {
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
+    76: [1, 1], // ShareGroupHeartbeat
+    77: [1, 1], // ShareGroupDescribe
   },
 } as const satisfies Record<string, Readonly<Record<number, readonly [number, number]>>>;
 
