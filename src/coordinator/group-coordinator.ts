@@ -45,6 +45,7 @@ import { commitOffsets, type OffsetCommitContext, type OffsetTopics } from './of
 import { fetchOffsets } from './offsets/offset-fetch.js';
 import { deleteOffsets } from './offsets/offset-delete.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
+import { groupsByOffsetsPartition } from './group-views.js';
 
 /** The group types ListGroups and DescribeGroups name (`GroupType`). */
 export type GroupType = 'classic' | 'consumer' | 'share';
@@ -200,11 +201,15 @@ export class GroupCoordinator {
     return this.share.heartbeat(req, ctx);
   }
 
-  /** ShareGroupDescribe: INVALID_GROUP_ID for "", else the share coordinator's description. */
+  /**
+   * ShareGroupDescribe in `GroupCoordinatorService.shareGroupDescribe`'s order: INVALID_GROUP_ID for
+   * each "" first, then the groups by `__consumer_offsets` partition (a Java HashMap of
+   * TopicPartition), each partition's in request order.
+   */
   shareGroupDescribe(groupIds: readonly string[], includeAuthorizedOperations: boolean, authorizedOperations: number): ShareDescribedGroup[] {
-    return groupIds.map((groupId) =>
-      groupId === '' ? shareDescribedGroupError(groupId, ErrorCode.INVALID_GROUP_ID, null) : this.share.describe(groupId, includeAuthorizedOperations, authorizedOperations),
-    );
+    const invalid = groupIds.filter((id) => id === '').map((id) => shareDescribedGroupError(id, ErrorCode.INVALID_GROUP_ID, null));
+    const byPartition = groupsByOffsetsPartition(groupIds.filter((id) => id !== ''), this.offsetsPartitions);
+    return [...invalid, ...byPartition.map((groupId) => this.share.describe(groupId, includeAuthorizedOperations, authorizedOperations))];
   }
 
   // ---- offsets -------------------------------------------------------------------------------

@@ -5,6 +5,9 @@
  */
 import type { ListedGroup } from '../protocol/messages/ListGroupsResponse.js';
 import type { GroupView } from './group-map.js';
+import { javaStringHashCode, offsetsPartitionFor } from '../util/java-hash.js';
+import { JavaHashMap } from './share/java-collections.js';
+import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 
 /**
  * A failed write's groups go back to their committed state with the writes still in flight
@@ -48,4 +51,17 @@ export function listedGroups(
   return [...groups]
     .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
     .map((g) => ({ groupId: g.groupId, protocolType: type.protocolType, groupState: g.state, groupType: type.groupType }));
+}
+
+/**
+ * Group ids in the order Kafka's `GroupCoordinatorService` answers a batch it splits by
+ * `__consumer_offsets` partition: the partitions as a `HashMap<TopicPartition, List<String>>`
+ * iterates them (`TopicPartition.hashCode`: `31 * (31 + partition) + topic.hashCode()`), the ids of
+ * one partition in request order.
+ */
+export function groupsByOffsetsPartition(groupIds: readonly string[], partitions: number): string[] {
+  const topicHash = javaStringHashCode(GROUP_METADATA_TOPIC_NAME);
+  const byPartition = new JavaHashMap<number, string[]>((p) => (Math.imul(31, 31 + p) + topicHash) | 0, (p) => p);
+  for (const id of groupIds) byPartition.computeIfAbsent(offsetsPartitionFor(id, partitions), () => []).push(id);
+  return [...byPartition.entries()].flatMap(([, ids]) => ids);
 }

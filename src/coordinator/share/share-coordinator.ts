@@ -29,7 +29,7 @@ import { listedGroups } from '../group-views.js';
 import { ShareGroupStore } from './share-group-store.js';
 import { combineInitMaps, partitionsToRecord, SHARE_GROUP_TYPE, SHARE_PROTOCOL_TYPE, stateMetadataValue, type ShareGroup } from './share-group.js';
 import { ShareGroupError, type ShareContext, type ShareSettings, type ShareTimers, type ShareTopicSource } from './share-context.js';
-import { fenceShareMember, shareGroupHeartbeatJoin, shareGroupLeave, throwIfShareGroupHeartbeatRequestIsInvalid } from './share-heartbeat.js';
+import { NO_MESSAGE, fenceShareMember, shareGroupHeartbeatJoin, shareGroupLeave, throwIfShareGroupHeartbeatRequestIsInvalid } from './share-heartbeat.js';
 import { markInitialized, markUninitialized, persisterEntries, type InitializeRequest } from './share-state-init.js';
 
 export interface ShareGroupCoordinatorOptions {
@@ -294,5 +294,5 @@ export function describedGroupError(groupId: string, errorCode: number, errorMes
 }
 
 function errorResponse(errorCode: number, message: string): ShareGroupHeartbeatResponse {
-  return { throttleTimeMs: 0, errorCode, errorMessage: message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+  return { throttleTimeMs: 0, errorCode, errorMessage: message === NO_MESSAGE ? null : message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }

@@ -47,13 +47,16 @@ export interface HeartbeatResult {
 }
 
 const invalid = (message: string) => new ShareGroupError(ErrorCode.INVALID_REQUEST, message);
+/** An error answered without a message (`errorMessage` null). */
+export const NO_MESSAGE = '';
 
 /**
  * `KafkaApis.handleShareGroupHeartbeatRequest` (member id present and at most 36 characters) and
  * `GroupCoordinatorService.throwIfShareGroupHeartbeatRequestIsInvalid`.
  */
 export function throwIfShareGroupHeartbeatRequestIsInvalid(req: ShareGroupHeartbeatRequest): void {
-  if (req.memberId === '' || req.memberId.length > 36) throw invalid('Invalid member id in the request.');
+  // KafkaApis answers with `getErrorResponse(exception)`, which carries the code and no message.
+  if (req.memberId === '' || req.memberId.length > 36) throw new ShareGroupError(ErrorCode.INVALID_REQUEST, NO_MESSAGE);
   const blank = (s: string | null) => s !== null && s.trim() === '';
   if (blank(req.memberId)) throw invalid("MemberId can't be empty.");
   if (blank(req.groupId)) throw invalid("GroupId can't be empty.");
