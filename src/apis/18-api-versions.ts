@@ -5,6 +5,7 @@ import type { ApiDefinition } from './types.js';
 import { topLevelError } from './shapes/errors.js';
 import { namesNothing } from './shapes/names.js';
 import { ANY_BROKER } from './shapes/routing.js';
+import { ADVERTISED_FEATURES, finalizedFeaturesEpoch } from '../protocol/features.js';
 
 /** Kafka's `ApiVersionsRequest.isValid` pattern for client software name and version (KIP-511). */
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
@@ -13,7 +14,8 @@ const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
  * ApiVersions (key 18, v0-4): the ranges of every API this broker serves (see `registry.ts`),
  * with Kafka 4.3's advertised minimums (Produce from v0), or those of the Kafka release chosen by
  * `--kafka-version` / `--api-versions` (`broker.advertisedApiKeys`, src/protocol/kafka-versions.ts). v3+ with an invalid client software
- * name or version answers INVALID_REQUEST. A version newer than v4 never reaches this handler:
+ * name or version answers INVALID_REQUEST. v3+ carries the feature flags of src/protocol/features.ts
+ * (share.version while ShareGroupHeartbeat is served). A version newer than v4 never reaches this handler:
  * the connection answers it with the v0 body and UNSUPPORTED_VERSION (see server/api-versions-fallback.ts).
  */
 export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
@@ -27,13 +29,16 @@ export const api: ApiDefinition<ApiVersionsRequest, ApiVersionsResponse> = {
   handle(req, ctx) {
     const invalid = !isValidApiVersionsRequest(req, ctx.apiVersion);
     // Kafka's error response for an invalid request carries no API ranges.
+    const apiKeys = invalid ? [] : [...ctx.broker.advertisedApiKeys];
+    const features = ADVERTISED_FEATURES.filter((f) => apiKeys.some((k) => k.apiKey === f.withApiKey));
     return {
       errorCode: invalid ? ErrorCode.INVALID_REQUEST : ErrorCode.NONE,
-      apiKeys: invalid ? [] : [...ctx.broker.advertisedApiKeys],
+      apiKeys,
       throttleTimeMs: 0,
-      supportedFeatures: [],
-      finalizedFeaturesEpoch: -1n,
-      finalizedFeatures: [],
+      // KIP-1022: below v4 a supported range starting at 0 is left out (older clients cannot read level 0).
+      supportedFeatures: features.filter((f) => ctx.apiVersion >= 4 || f.minVersion > 0).map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion })),
+      finalizedFeaturesEpoch: finalizedFeaturesEpoch(features),
+      finalizedFeatures: features.map((f) => ({ name: f.name, maxVersionLevel: f.finalizedLevel, minVersionLevel: f.finalizedLevel })),
       zkMigrationReady: false,
     };
   },

@@ -59,9 +59,15 @@ describe('share groups (raw protocol)', () => {
   it('advertises ShareGroupHeartbeat v1 and ShareGroupDescribe v1', async () => {
     const { server } = await start();
     const c = await client(server);
-    const res = await c.send(18, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' });
+    const res = await c.send(18, 4, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' });
     expect(res.apiKeys.find((k: { apiKey: number }) => k.apiKey === 76)).toEqual({ apiKey: 76, minVersion: 1, maxVersion: 1 });
     expect(res.apiKeys.find((k: { apiKey: number }) => k.apiKey === 77)).toEqual({ apiKey: 77, minVersion: 1, maxVersion: 1 });
+    // share.version as Kafka 4.3.1 advertises it: supported 0-1, finalized at 1.
+    expect(res.supportedFeatures).toEqual([{ name: 'share.version', minVersion: 0, maxVersion: 1 }]);
+    expect(res.finalizedFeatures).toEqual([{ name: 'share.version', minVersionLevel: 1, maxVersionLevel: 1 }]);
+    expect(res.finalizedFeaturesEpoch).toBe(1n);
+    // KIP-1022: v3 leaves out supported ranges that start at 0.
+    expect((await c.send(18, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })).supportedFeatures).toEqual([]);
   });
 
   it('validates ShareGroupHeartbeat as Kafka 4.3 does', async () => {
