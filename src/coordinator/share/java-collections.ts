@@ -1,8 +1,9 @@
 /**
  * Just enough of `java.util.HashMap` / `HashSet` to iterate as Java does: a key lands in bucket
  * `(h ^ (h >>> 16)) & (capacity - 1)`, buckets are visited in index order and a bucket's keys in
- * the order they were put (a resize splits buckets keeping that order; a removed and re-added key
- * goes to the end of its bucket). The table is allocated on the first put with the constructor's
+ * list order: `put` appends a new key to its bucket's list, `computeIfAbsent` puts it at the head
+ * (Java's `HashMap.computeIfAbsent` links the new node before the bin's first), a resize splits
+ * lists keeping their order, and a removed and re-added key is new again. The table is allocated on the first put with the constructor's
  * capacity (`tableSizeFor`) and doubles when the size passes 0.75 of it. Kafka's `SimpleAssignor`
  * walks such maps and sets, and the partitions a member gets depend on that order. Treeified
  * buckets (8+ colliding keys in a table of 64+) are not modelled.
@@ -12,7 +13,8 @@ import { tableSizeFor } from '../consumer/assignor/java-order.js';
 interface Slot<K, V> {
   key: K;
   value: V;
-  seq: number;
+  /** Position in its bucket's list: appended keys count up from 1, keys linked at the head down from -1. */
+  pos: number;
 }
 
 /** A `HashMap<K, V>`; `id` turns a key into its identity (`equals`), `hash` is its `hashCode()`. */
@@ -43,22 +45,24 @@ export class JavaHashMap<K, V> {
   }
 
   set(key: K, value: V): this {
-    const k = this.id(key);
-    const slot = this.slots.get(k);
+    const slot = this.slots.get(this.id(key));
     if (slot) slot.value = value;
-    else {
-      this.slots.set(k, { key, value, seq: this.seq++ });
-      while (this.slots.size > this.capacity * 0.75) this.capacity *= 2;
-    }
+    else this.insert(key, value, ++this.seq);
     return this;
   }
 
+  /** `HashMap.computeIfAbsent`: a new key is linked at the head of its bucket. */
   computeIfAbsent(key: K, make: () => V): V {
     const slot = this.slots.get(this.id(key));
     if (slot) return slot.value;
     const value = make();
-    this.set(key, value);
+    this.insert(key, value, -++this.seq);
     return value;
+  }
+
+  private insert(key: K, value: V, pos: number): void {
+    this.slots.set(this.id(key), { key, value, pos });
+    while (this.slots.size > this.capacity * 0.75) this.capacity *= 2;
   }
 
   delete(key: K): boolean {
@@ -76,7 +80,7 @@ export class JavaHashMap<K, V> {
       return (h ^ (h >>> 16)) & mask;
     };
     const order = [...this.slots.entries()].map(([k, s]) => ({ k, s, b: bucket(s.key) }));
-    order.sort((x, y) => x.b - y.b || x.s.seq - y.s.seq);
+    order.sort((x, y) => x.b - y.b || x.s.pos - y.s.pos);
     for (const { k, s } of order) {
       if (this.slots.get(k) === s) yield [s.key, s.value];
     }
