@@ -41,6 +41,7 @@ import { api as listConfigResources } from './74-list-config-resources.js';
 import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
 import { api as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
 import { api as shareGroupDescribe } from './77-share-group-describe.js';
+import { api as describeShareGroupOffsets } from './90-describe-share-group-offsets.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
@@ -48,7 +49,7 @@ const ALL: ApiDefinition[] = [
   createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups, electLeaders,
   describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
-  shareGroupHeartbeat, shareGroupDescribe,
+  shareGroupHeartbeat, shareGroupDescribe, describeShareGroupOffsets,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
 ];

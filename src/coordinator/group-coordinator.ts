@@ -46,6 +46,8 @@ import { fetchOffsets } from './offsets/offset-fetch.js';
 import { deleteOffsets } from './offsets/offset-delete.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 import { groupsByOffsetsPartition } from './group-views.js';
+import type { DescribeShareGroupOffsetsRequestGroup } from '../protocol/messages/DescribeShareGroupOffsetsRequest.js';
+import type { DescribeShareGroupOffsetsResponseGroup } from '../protocol/messages/DescribeShareGroupOffsetsResponse.js';
 
 /** The group types ListGroups and DescribeGroups name (`GroupType`). */
 export type GroupType = 'classic' | 'consumer' | 'share';
@@ -210,6 +212,11 @@ export class GroupCoordinator {
     const invalid = groupIds.filter((id) => id === '').map((id) => shareDescribedGroupError(id, ErrorCode.INVALID_GROUP_ID, null));
     const byPartition = groupsByOffsetsPartition(groupIds.filter((id) => id !== ''), this.offsetsPartitions);
     return [...invalid, ...byPartition.map((groupId) => this.share.describe(groupId, includeAuthorizedOperations, authorizedOperations))];
+  }
+
+  /** DescribeShareGroupOffsets for one group (`latestOffset`: a partition's high watermark); see `share/share-offsets.ts`. */
+  describeShareGroupOffsets(req: DescribeShareGroupOffsetsRequestGroup, latestOffset: (topic: string, partition: number) => bigint | null): Promise<DescribeShareGroupOffsetsResponseGroup> {
+    return this.share.describeOffsets(req, latestOffset);
   }
 
   // ---- offsets -------------------------------------------------------------------------------

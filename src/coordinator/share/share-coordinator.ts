@@ -31,6 +31,9 @@ import { combineInitMaps, partitionsToRecord, SHARE_GROUP_TYPE, SHARE_PROTOCOL_T
 import { ShareGroupError, type ShareContext, type ShareSettings, type ShareTimers, type ShareTopicSource } from './share-context.js';
 import { NO_MESSAGE, fenceShareMember, shareGroupHeartbeatJoin, shareGroupLeave, throwIfShareGroupHeartbeatRequestIsInvalid } from './share-heartbeat.js';
 import { markInitialized, markUninitialized, persisterEntries, type InitializeRequest } from './share-state-init.js';
+import { describeShareGroupOffsets } from './share-offsets.js';
+import type { DescribeShareGroupOffsetsRequestGroup } from '../../protocol/messages/DescribeShareGroupOffsetsRequest.js';
+import type { DescribeShareGroupOffsetsResponseGroup } from '../../protocol/messages/DescribeShareGroupOffsetsResponse.js';
 
 export interface ShareGroupCoordinatorOptions {
   config: BrokerConfig;
@@ -226,6 +229,20 @@ export class ShareGroupCoordinator {
       })),
       authorizedOperations: includeAuthorizedOperations ? authorizedOperations : AUTHORIZED_OPERATIONS_OMITTED,
     };
+  }
+
+  /** DescribeShareGroupOffsets (90) for one group: start offsets and lag from the persister's state summary. */
+  describeOffsets(req: DescribeShareGroupOffsetsRequestGroup, latestOffset: (topic: string, partition: number) => bigint | null): Promise<DescribeShareGroupOffsetsResponseGroup> {
+    return describeShareGroupOffsets(
+      {
+        persister: this.ctx.persister,
+        topicByName: (name) => this.ctx.topics.get(name),
+        topicNameById: (topicId) => this.ctx.topics.getById(topicId)?.name,
+        initializedPartitions: (groupId) => new Map([...(this.ctx.store.committed(groupId)?.stateMetadata?.initialized ?? [])].map(([id, t]) => [id, t.partitions])),
+        latestOffset,
+      },
+      req,
+    );
   }
 
   /** ListGroups entries for share groups passing the state (case-insensitive) and type filters. */

@@ -431,5 +431,6 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   75: describeTopicPartitions,
   76: consumerGroupHeartbeat, // ShareGroupHeartbeat: READ on the group, DESCRIBE on the subscribed topics
   77: shareGroupDescribe,
+  90: perGroup({ operation: Op.DESCRIBE, groups: (b) => b['groups'].map((g: Obj) => g.groupId), withGroups: (b, ids) => ({ ...b, groups: b['groups'].filter((g: Obj) => ids.includes(g.groupId)) }), entries: (r) => r['groups'] ?? [], withEntries: (r, groups) => ({ ...r, groups }), refused: (groupId) => ({ groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }), order: 'refused-first' }), // DescribeShareGroupOffsets: DESCRIBE on each group
 };
 
