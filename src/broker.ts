@@ -11,6 +11,9 @@ import { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { GroupMap } from './coordinator/group-map.js';
 import { classicGroupsOf } from './coordinator/classic/classic-coordinator.js';
 import { consumerGroupsOf } from './coordinator/consumer/group-store.js';
+import { ShareGroupCoordinator } from './coordinator/share/share-coordinator.js';
+import { shareGroupsOf } from './coordinator/share/share-group-store.js';
+import { acceptingPersister } from './coordinator/share/accepting-persister.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
 import { ScramCredentialStore } from './security/scram-store.js';
@@ -84,6 +87,8 @@ export class Broker {
   readonly classic: ClassicGroupCoordinator;
   /** KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe). */
   readonly consumer: ConsumerGroupCoordinator;
+  /** Share groups (KIP-932: ShareGroupHeartbeat, ShareGroupDescribe). */
+  readonly share: ShareGroupCoordinator;
   /** Every group API and the offset APIs, routed by group type (group-coordinator.ts). */
   readonly groups: GroupCoordinator;
   /** The offsets retention sweep (`offsets.retention.minutes`, `offsets.retention.check.interval.ms`). */
@@ -157,6 +162,17 @@ export class Broker {
       classic: this.classic,
       groupConfigs: (groupId) => this.configs.store.groupConfigs(groupId),
     });
+    this.share = new ShareGroupCoordinator({
+      config: options.config,
+      groupConfig: (groupId, name) => this.configs.groupConfig(groupId, name, this.nodeId).value ?? '',
+      log: options.log,
+      time: options.time,
+      writer: this.runtime,
+      topics: this.topics,
+      persister: acceptingPersister,
+      groups: shareGroupsOf(groupMap),
+      groupTaken: (groupId) => groupMap.get(groupId) !== undefined,
+    });
     // Kafka 4.x deletes the committed offsets of a deleted topic (GroupCoordinator.onPartitionsDeleted).
     this.topics.onTopicDeleted((topic) => {
       void this.offsets.deleteTopicOffsets(topic.name).catch((err: unknown) => this.log.error({ err, topic: topic.name }, 'could not delete offsets of a deleted topic'));
@@ -168,9 +184,11 @@ export class Broker {
       void this.configs.store.deleteTopic(topic.id).catch((err: unknown) => this.log.error({ err, topic: topic.name }, 'could not forget the configs of a deleted topic'));
     });
     this.topics.onPartitionsAdded((topic) => this.consumer.onPartitionsAdded(topic.name));
+    for (const on of ['onTopicCreated', 'onTopicDeleted', 'onPartitionsAdded'] as const) this.topics[on]((topic) => this.share.onTopicChanged(topic.name));
     this.groups = new GroupCoordinator({
       classic: this.classic,
       consumer: this.consumer,
+      share: this.share,
       offsets: this.offsets,
       topics: this.topics,
       offsetsPartitions: this.groupLog.partitionCount,
@@ -182,11 +200,13 @@ export class Broker {
     this.runtime.register(this.classic);
     this.runtime.register(this.consumer.shard);
     this.runtime.registerTransactional(this.offsets);
+    this.runtime.register(this.share.shard);
     this.groupLog.replay((record) => this.runtime.load(record), {
       transactional: (record, producerId) => this.runtime.loadTransactional(record, producerId),
       endTransaction: (partition, producerId, commit) => this.runtime.loadEndTransaction(partition, producerId, commit),
     });
     this.consumer.onLoaded();
+    this.share.onLoaded();
     this.retention = new OffsetRetention({
       config: options.config,
       log: options.log,
@@ -263,6 +283,7 @@ export class Broker {
     await this.logMaintenance.stop();
     this.classic.shutdown();
     this.consumer.shutdown();
+    this.share.shutdown();
     await this.groupLog.close();
     await this.transactionLog.close();
     await this.topics.close();

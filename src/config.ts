@@ -93,6 +93,29 @@ export const CONFIG_SPECS = {
   'group.consumer.migration.policy': { kind: 'enum', default: 'bidirectional', values: ['bidirectional', 'upgrade', 'downgrade', 'disabled'] },
   // Kafka internal config (`GroupCoordinatorConfig.CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_CONFIG`, atLeast 10000).
   'group.consumer.regex.refresh.interval.ms': { kind: 'int', default: '600000', min: 10000 },
+  // Share groups (KIP-932): Kafka 4.3's `GroupCoordinatorConfig` group.share.* keys and `ShareGroupConfig` (ranges as Kafka's).
+  'group.share.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },
+  'group.share.min.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },
+  'group.share.max.session.timeout.ms': { kind: 'int', default: '60000', min: 1 },
+  'group.share.heartbeat.interval.ms': { kind: 'int', default: '5000', min: 1 },
+  'group.share.min.heartbeat.interval.ms': { kind: 'int', default: '5000', min: 1 },
+  'group.share.max.heartbeat.interval.ms': { kind: 'int', default: '15000', min: 1 },
+  'group.share.max.size': { kind: 'int', default: '200', min: 1 },
+  'group.share.assignors': { kind: 'string', default: 'simple' },
+  'group.share.assignment.interval.ms': { kind: 'int', default: '1000', min: 0 },
+  'group.share.min.assignment.interval.ms': { kind: 'int', default: '0', min: 0 },
+  'group.share.max.assignment.interval.ms': { kind: 'int', default: '15000', min: 0 },
+  'group.share.initialize.retry.interval.ms': { kind: 'int', default: '30000', min: 1 },
+  'group.share.delivery.count.limit': { kind: 'int', default: '5', min: 2, max: 10 },
+  'group.share.min.delivery.count.limit': { kind: 'int', default: '2', min: 2, max: 5 },
+  'group.share.max.delivery.count.limit': { kind: 'int', default: '10', min: 5, max: 25 },
+  'group.share.record.lock.duration.ms': { kind: 'int', default: '30000', min: 1000, max: 3600000 },
+  'group.share.min.record.lock.duration.ms': { kind: 'int', default: '15000', min: 1000, max: 30000 },
+  'group.share.max.record.lock.duration.ms': { kind: 'int', default: '60000', min: 30000, max: 3600000 },
+  'group.share.partition.max.record.locks': { kind: 'int', default: '2000', min: 100, max: 10000 },
+  'group.share.min.partition.max.record.locks': { kind: 'int', default: '100', min: 100, max: 2000 },
+  'group.share.max.partition.max.record.locks': { kind: 'int', default: '4000', min: 2000, max: 10000 },
+  'group.share.max.share.sessions': { kind: 'int', default: '2000', min: 1 },
   // Listeners (src/server/listeners.ts). `inter.broker.listener.name` and the inter-broker settings are
   // accepted and unused: one node has no other broker to talk to.
   'listener.security.protocol.map': { kind: 'string', default: 'SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT' },
@@ -213,6 +236,7 @@ export class BrokerConfig {
       throw new ConfigError('group.max.session.timeout.ms', `must be at least group.min.session.timeout.ms (${minSession})`);
     }
     this.validateConsumerGroupConfig();
+    this.validateShareGroupConfig();
     parseListenerList('listeners', this.string('listeners'));
     if (this.string('advertised.listeners') !== '') parseListenerList('advertised.listeners', this.string('advertised.listeners'));
   }
@@ -271,6 +295,39 @@ export class BrokerConfig {
     const known = ['uniform', 'range', 'org.apache.kafka.coordinator.group.assignor.UniformAssignor', 'org.apache.kafka.coordinator.group.assignor.RangeAssignor'];
     for (const a of assignors) if (!known.includes(a)) throw new ConfigError('group.consumer.assignors', `unknown assignor "${a}" (known: uniform, range)`);
     if (new Set(assignors).size !== assignors.length) throw new ConfigError('group.consumer.assignors', 'lists an assignor twice');
+  }
+
+  /**
+   * The share-group keys, checked as Kafka's `GroupCoordinatorConfig` and `ShareGroupConfig` do:
+   * each timeout and interval within its min and max, the heartbeat below the session timeout,
+   * each limit within its group-config bounds, the `simple` assignor, and as many share sessions
+   * as members.
+   */
+  private validateShareGroupConfig(): void {
+    const atLeast = (k: ConfigKey, lo: ConfigKey) => {
+      if (this.int(k) < this.int(lo)) throw new ConfigError(k, `must be greater than or equal to ${lo} (${this.int(lo)}), got ${this.int(k)}`);
+    };
+    atLeast('group.share.max.session.timeout.ms', 'group.share.min.session.timeout.ms');
+    atLeast('group.share.max.heartbeat.interval.ms', 'group.share.min.heartbeat.interval.ms');
+    atLeast('group.share.session.timeout.ms', 'group.share.min.session.timeout.ms');
+    atLeast('group.share.max.session.timeout.ms', 'group.share.session.timeout.ms');
+    atLeast('group.share.heartbeat.interval.ms', 'group.share.min.heartbeat.interval.ms');
+    atLeast('group.share.max.heartbeat.interval.ms', 'group.share.heartbeat.interval.ms');
+    atLeast('group.share.assignment.interval.ms', 'group.share.min.assignment.interval.ms');
+    atLeast('group.share.max.assignment.interval.ms', 'group.share.assignment.interval.ms');
+    if (this.int('group.share.heartbeat.interval.ms') >= this.int('group.share.session.timeout.ms')) {
+      throw new ConfigError('group.share.heartbeat.interval.ms', `must be less than group.share.session.timeout.ms (${this.int('group.share.session.timeout.ms')})`);
+    }
+    atLeast('group.share.max.delivery.count.limit', 'group.share.delivery.count.limit');
+    atLeast('group.share.delivery.count.limit', 'group.share.min.delivery.count.limit');
+    atLeast('group.share.max.partition.max.record.locks', 'group.share.partition.max.record.locks');
+    atLeast('group.share.partition.max.record.locks', 'group.share.min.partition.max.record.locks');
+    atLeast('group.share.record.lock.duration.ms', 'group.share.min.record.lock.duration.ms');
+    atLeast('group.share.max.record.lock.duration.ms', 'group.share.record.lock.duration.ms');
+    atLeast('group.share.max.share.sessions', 'group.share.max.size');
+    const assignors = this.string('group.share.assignors').split(',').map((a) => a.trim()).filter((a) => a !== '');
+    const known = ['simple', 'org.apache.kafka.coordinator.group.assignor.SimpleAssignor'];
+    if (assignors.length !== 1 || !known.includes(assignors[0]!)) throw new ConfigError('group.share.assignors', 'must name exactly one assignor: simple');
   }
 
   raw(key: ConfigKey): string {

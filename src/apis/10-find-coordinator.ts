@@ -4,9 +4,17 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { Broker } from '../broker.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
+import { shareCoordinatorKey, shareStatePartitionFor } from '../share/persister.js';
+import { parseKafkaUuid } from '../coordinator/consumer/assignor/java-order.js';
 
 const KEY_TYPE_GROUP = 0;
 const KEY_TYPE_TRANSACTION = 1;
+/** KIP-932: a share-partition key `groupId:topicId:partition`, from v6. */
+const KEY_TYPE_SHARE = 2;
+const SHARE_FROM = 6;
+/** `share.coordinator.state.topic.num.partitions` (Kafka's default). */
+const SHARE_STATE_PARTITIONS = 50;
+const SHARE_GROUP_STATE_TOPIC_NAME = '__share_group_state';
 /** From v4 a request carries a batch of keys (KIP-699). */
 const BATCHED_FROM = 4;
 
@@ -15,8 +23,11 @@ const BATCHED_FROM = 4;
  * The coordinator of a group is the leader of its `__consumer_offsets` partition in the simulated
  * cluster (or where `cluster.moveCoordinator` pinned it), whichever broker is asked; a
  * transactional id maps to a `__transaction_state` partition the same way (src/cluster).
- * An empty group id answers INVALID_REQUEST; key types other than group (0) and transaction (1)
- * answer INVALID_REQUEST, as Kafka's `KafkaApis.handleFindCoordinatorRequest`.
+ * From v6 a share-partition key (type 2, `groupId:topicId:partition`, KIP-932) maps to its
+ * `__share_group_state` partition (`ShareCoordinatorService.partitionFor`); a key that is not in
+ * that form (`SharePartitionKey.validate`) answers INVALID_REQUEST.
+ * An empty group id answers INVALID_REQUEST; other key types answer INVALID_REQUEST, as Kafka's
+ * `KafkaApis.handleFindCoordinatorRequest`.
  */
 export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse> = {
   apiKey: 10,
@@ -39,10 +50,10 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
     if (ctx.apiVersion >= BATCHED_FROM) {
       return {
         throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: 0, host: '', port: 0,
-        coordinators: req.coordinatorKeys.map((key) => lookup(ctx.broker, key, keyType, ctx.listener)),
+        coordinators: req.coordinatorKeys.map((key) => lookup(ctx.broker, key, keyType, ctx.listener, ctx.apiVersion)),
       };
     }
-    const c = lookup(ctx.broker, req.key, keyType, ctx.listener);
+    const c = lookup(ctx.broker, req.key, keyType, ctx.listener, ctx.apiVersion);
     return {
       // v1-3 carry `Errors.message()` even on success ("NONE"), as Kafka's FindCoordinatorResponse.prepareOldResponse.
       throttleTimeMs: 0, errorCode: c.errorCode, errorMessage: c.errorCode === ErrorCode.NONE ? 'NONE' : c.errorMessage,
@@ -51,15 +62,42 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
   },
 };
 
-function lookup(broker: Broker, key: string, keyType: number, listener: string | undefined): Coordinator {
+function lookup(broker: Broker, key: string, keyType: number, listener: string | undefined, apiVersion: number): Coordinator {
+  if (keyType === KEY_TYPE_SHARE && apiVersion >= SHARE_FROM) {
+    const canonical = canonicalShareKey(key);
+    if (canonical === null) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
+    return found(broker, key, broker.cluster.leaderOf(SHARE_GROUP_STATE_TOPIC_NAME, shareStatePartitionFor(canonical, SHARE_STATE_PARTITIONS)), listener);
+  }
   if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
   // Kafka creates `__transaction_state` on the first lookup of a transactional id.
   if (keyType === KEY_TYPE_TRANSACTION) broker.transactionLog.ensureCreated();
   const nodeId = keyType === KEY_TYPE_GROUP ? broker.cluster.coordinatorOf(key) : broker.cluster.transactionCoordinatorOf(key);
+  return found(broker, key, nodeId, listener);
+}
+
+function found(broker: Broker, key: string, nodeId: number, listener: string | undefined): Coordinator {
   if (nodeId === -1) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
   const { host, port } = broker.cluster.endpoint(nodeId, listener);
   // Kafka 4.3 sends an empty message (not null) in each v4+ entry on success.
   return { key, nodeId, host, port, errorCode: ErrorCode.NONE, errorMessage: '' };
+}
+
+/**
+ * `SharePartitionKey.getInstance(key).asCoordinatorKey()`: `groupId:topicId:partition` split at
+ * the last two colons (the group id may hold colons), the topic id a Kafka uuid, the partition an
+ * int; null when the key is not in that form.
+ */
+function canonicalShareKey(key: string): string | null {
+  const tokens = key.split(':');
+  while (tokens.length > 0 && tokens[tokens.length - 1] === '') tokens.pop(); // Java's split drops trailing empties
+  if (tokens.length < 3) return null;
+  const partition = tokens[tokens.length - 1]!;
+  const topicId = tokens[tokens.length - 2]!;
+  const groupId = tokens.slice(0, -2).join(':');
+  if (groupId.trim() === '' || parseKafkaUuid(topicId) === null || !/^[+-]?\d+$/.test(partition)) return null;
+  const p = Number(partition);
+  if (!Number.isInteger(p) || p < -2147483648 || p > 2147483647) return null;
+  return shareCoordinatorKey(groupId, topicId, p);
 }

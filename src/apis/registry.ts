@@ -47,6 +47,9 @@ import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js'
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { api as listConfigResources } from './74-list-config-resources.js';
 import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { api as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
+import { api as shareGroupDescribe } from './77-share-group-describe.js';
+import { api as describeShareGroupOffsets } from './90-describe-share-group-offsets.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
@@ -54,6 +57,7 @@ const ALL: ApiDefinition[] = [
   createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups, electLeaders,
   describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
+  shareGroupHeartbeat, shareGroupDescribe, describeShareGroupOffsets,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
   addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeTransactions, listTransactions,

@@ -34,6 +34,11 @@ import { lacksMandatoryProtocol } from './classic/classic-coordinator.js';
 import { ClassicGroupState } from './classic/group-state.js';
 import { errorJoin, errorSync } from './classic/classic-group.js';
 import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
+import type { ShareGroupCoordinator } from './share/share-coordinator.js';
+import type { ShareGroupHeartbeatRequest } from '../protocol/messages/ShareGroupHeartbeatRequest.js';
+import type { ShareGroupHeartbeatResponse } from '../protocol/messages/ShareGroupHeartbeatResponse.js';
+import type { DescribedGroup as ShareDescribedGroup } from '../protocol/messages/ShareGroupDescribeResponse.js';
+import { describedGroupError as shareDescribedGroupError } from './share/share-coordinator.js';
 import { describedGroupError } from './consumer/describe.js';
 import type { OffsetStore } from './offsets/offset-store.js';
 import { commitOffsets, type OffsetCommitContext, type OffsetTopics } from './offsets/offset-commit.js';
@@ -43,13 +48,17 @@ import { commitTransactionalOffsets } from './offsets/txn-offset-commit.js';
 import type { TxnOffsetCommitRequest } from '../protocol/messages/TxnOffsetCommitRequest.js';
 import type { TxnOffsetCommitResponse } from '../protocol/messages/TxnOffsetCommitResponse.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
+import { groupsByOffsetsPartition } from './group-views.js';
+import type { DescribeShareGroupOffsetsRequestGroup } from '../protocol/messages/DescribeShareGroupOffsetsRequest.js';
+import type { DescribeShareGroupOffsetsResponseGroup } from '../protocol/messages/DescribeShareGroupOffsetsResponse.js';
 
 /** The group types ListGroups and DescribeGroups name (`GroupType`). */
-export type GroupType = 'classic' | 'consumer';
+export type GroupType = 'classic' | 'consumer' | 'share';
 
 export interface GroupCoordinatorOptions {
   classic: ClassicGroupCoordinator;
   consumer: ConsumerGroupCoordinator;
+  share: ShareGroupCoordinator;
   offsets: OffsetStore;
   topics: OffsetTopics;
   /** `offsets.topic.num.partitions` (OffsetDelete knows `__consumer_offsets` as a topic). */
@@ -63,6 +72,7 @@ export interface GroupCoordinatorOptions {
 export class GroupCoordinator {
   readonly classic: ClassicGroupCoordinator;
   readonly consumer: ConsumerGroupCoordinator;
+  readonly share: ShareGroupCoordinator;
   private readonly offsets: OffsetStore;
   private readonly topics: OffsetTopics;
   private readonly offsetsPartitions: number;
@@ -74,6 +84,7 @@ export class GroupCoordinator {
   constructor(options: GroupCoordinatorOptions) {
     this.classic = options.classic;
     this.consumer = options.consumer;
+    this.share = options.share;
     this.offsets = options.offsets;
     this.topics = options.topics;
     this.offsetsPartitions = options.offsetsPartitions;
@@ -86,6 +97,7 @@ export class GroupCoordinator {
   /** The type of the group holding `groupId` now (the latest state), or null when none does. */
   typeOf(groupId: string): GroupType | null {
     if (this.consumer.hasGroup(groupId)) return 'consumer';
+    if (this.share.hasGroup(groupId)) return 'share';
     return this.classic.group(groupId) ? 'classic' : null;
   }
 
@@ -100,6 +112,8 @@ export class GroupCoordinator {
   async joinGroup(req: JoinGroupRequest, ctx: ClassicRequestContext): Promise<JoinGroupResponse> {
     const invalid = this.classic.joinGroupRequestError(req);
     if (invalid) return invalid;
+    // `classicGroupJoin`: a share group's id answers INCONSISTENT_GROUP_PROTOCOL with no member id.
+    if (this.share.hasGroup(req.groupId)) return errorJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, '');
     if (this.consumer.servesClassicJoin(req.groupId)) return this.consumer.classicJoin(req, ctx);
     if (!this.consumer.hasGroup(req.groupId)) return this.classic.joinGroup(req, ctx);
     // An empty consumer group becomes a classic group in the same operation as the join, as in
@@ -139,14 +153,14 @@ export class GroupCoordinator {
   describeGroups(groupIds: readonly string[], apiVersion: number): DescribedGroup[] {
     const groups = this.classic.describeGroups(groupIds, apiVersion);
     for (const g of groups) {
-      if (apiVersion >= 6 && this.consumer.hasGroup(g.groupId)) g.errorMessage = `Group ${g.groupId} is not a classic group.`;
+      if (apiVersion >= 6 && (this.consumer.hasGroup(g.groupId) || this.share.hasGroup(g.groupId))) g.errorMessage = `Group ${g.groupId} is not a classic group.`;
     }
     return groups;
   }
 
   /** ListGroups: every group of every type passing the state and type filters. */
   listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
-    return [...this.classic.listGroups(statesFilter, typesFilter), ...this.consumer.listGroups(statesFilter, typesFilter)];
+    return [...this.classic.listGroups(statesFilter, typesFilter), ...this.consumer.listGroups(statesFilter, typesFilter), ...this.share.listGroups(statesFilter, typesFilter)];
   }
 
   /**
@@ -156,24 +170,56 @@ export class GroupCoordinator {
    */
   async deleteGroups(requested: readonly string[]): Promise<DeletableGroupResult[]> {
     const groupIds = [...new Set(requested)];
-    const consumerIds = new Set(groupIds.filter((id) => this.consumer.hasGroup(id)));
-    const classicResults = await this.classic.deleteGroups(groupIds.filter((id) => !consumerIds.has(id)));
-    const consumerResults = new Map(await Promise.all([...consumerIds].map(async (id) => [id, await this.consumer.deleteGroup(id)] as const)));
+    const modern = new Map<string, () => Promise<number>>();
+    for (const id of groupIds) {
+      if (this.consumer.hasGroup(id)) modern.set(id, () => this.consumer.deleteGroup(id));
+      else if (this.share.hasGroup(id)) modern.set(id, () => this.share.deleteGroup(id, () => this.offsets.tombstoneGroup(id)));
+    }
+    const classicResults = await this.classic.deleteGroups(groupIds.filter((id) => !modern.has(id)));
+    const modernResults = new Map(await Promise.all([...modern].map(async ([id, del]) => [id, await del()] as const)));
     let next = 0;
-    return groupIds.map((groupId) => (consumerResults.has(groupId) ? { groupId, errorCode: consumerResults.get(groupId)! } : classicResults[next++]!));
+    return groupIds.map((groupId) => (modernResults.has(groupId) ? { groupId, errorCode: modernResults.get(groupId)! } : classicResults[next++]!));
   }
 
   // ---- KIP-848 consumer group APIs -----------------------------------------------------------
 
   consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, ctx: ClassicRequestContext): Promise<ConsumerGroupHeartbeatResponse> {
+    // `getOrMaybeCreateConsumerGroup`: an id held by a share group is no consumer group.
+    if (req.groupId !== '' && this.share.hasGroup(req.groupId)) {
+      return Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${req.groupId} is not a consumer group.`, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
+    }
     return this.consumer.heartbeat(req, ctx);
   }
 
   /** ConsumerGroupDescribe: INVALID_GROUP_ID for "", else the consumer coordinator's description. */
   consumerGroupDescribe(groupIds: readonly string[], includeAuthorizedOperations: boolean, authorizedOperations: number): ConsumerDescribedGroup[] {
-    return groupIds.map((groupId) =>
-      groupId === '' ? describedGroupError(groupId, ErrorCode.INVALID_GROUP_ID, null) : this.consumer.describe(groupId, includeAuthorizedOperations, authorizedOperations),
-    );
+    return groupIds.map((groupId) => {
+      if (groupId === '') return describedGroupError(groupId, ErrorCode.INVALID_GROUP_ID, null);
+      if (this.share.committedGroup(groupId)) return describedGroupError(groupId, ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+      return this.consumer.describe(groupId, includeAuthorizedOperations, authorizedOperations);
+    });
+  }
+
+  // ---- share groups (KIP-932) ----------------------------------------------------------------
+
+  shareGroupHeartbeat(req: ShareGroupHeartbeatRequest, ctx: { clientId: string; clientHost: string }): Promise<ShareGroupHeartbeatResponse> {
+    return this.share.heartbeat(req, ctx);
+  }
+
+  /**
+   * ShareGroupDescribe in `GroupCoordinatorService.shareGroupDescribe`'s order: INVALID_GROUP_ID for
+   * each "" first, then the groups by `__consumer_offsets` partition (a Java HashMap of
+   * TopicPartition), each partition's in request order.
+   */
+  shareGroupDescribe(groupIds: readonly string[], includeAuthorizedOperations: boolean, authorizedOperations: number): ShareDescribedGroup[] {
+    const invalid = groupIds.filter((id) => id === '').map((id) => shareDescribedGroupError(id, ErrorCode.INVALID_GROUP_ID, null));
+    const byPartition = groupsByOffsetsPartition(groupIds.filter((id) => id !== ''), this.offsetsPartitions);
+    return [...invalid, ...byPartition.map((groupId) => this.share.describe(groupId, includeAuthorizedOperations, authorizedOperations))];
+  }
+
+  /** DescribeShareGroupOffsets for one group (`latestOffset`: a partition's high watermark); see `share/share-offsets.ts`. */
+  describeShareGroupOffsets(req: DescribeShareGroupOffsetsRequestGroup, latestOffset: (topic: string, partition: number) => bigint | null): Promise<DescribeShareGroupOffsetsResponseGroup> {
+    return this.share.describeOffsets(req, latestOffset);
   }
 
   // ---- offsets -------------------------------------------------------------------------------
@@ -215,6 +261,8 @@ export class GroupCoordinator {
     // `Group.validateOffsetFetch` of whichever group holds the id (an unknown group passes).
     const validateMember = (groupId: string, memberId: string | null, memberEpoch: number): number | null => {
       if (this.consumer.hasGroup(groupId)) return this.consumer.validateOffsetFetch(groupId, memberId, memberEpoch);
+      // `ShareGroup.validateOffsetFetch`: a share group has no committed offsets.
+      if (this.share.hasGroup(groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
       return this.classic.existingGroup(groupId)?.validateOffsetFetch(memberId, memberEpoch) ?? null;
     };
     return fetchOffsets({ topics: this.topics, offsets: this.offsets, validateMember }, req, apiVersion);
@@ -237,6 +285,8 @@ export class GroupCoordinator {
    * group's `isSubscribedToTopic`.
    */
   private subscriptionOf(groupId: string): number | ((topic: string) => boolean) {
+    // `ShareGroup.validateOffsetDelete`: "Group g is not a consumer group."
+    if (this.share.hasGroup(groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
     if (this.consumer.hasGroup(groupId)) {
       // ConsumerGroup.validateOffsetDelete accepts any state; ModernGroup.isSubscribedToTopic.
       const view = this.consumer.retentionSource().group(groupId);

@@ -13,7 +13,8 @@ import { API_NAMES } from './messages/index.js';
  * advertise Produce from v0 although they refuse v0-2 (KAFKA-18659,
  * `ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION`). Runtime filters of a real broker (a
  * disabled feature, a missing authorizer) are not modelled: 3.9's ConsumerGroupHeartbeat v0 is
- * listed, as its JSON is.
+ * listed, as its JSON is. 3.9 and 4.0 have no share-group API (their v0 is `latestVersionUnstable`), so
+ * `--kafka-version 3.9|4.0` advertises none.
  */
 export const KAFKA_API_VERSIONS = {
   '3.9': {
@@ -165,6 +166,9 @@ export const KAFKA_API_VERSIONS = {
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
+    76: [1, 1], // ShareGroupHeartbeat
+    77: [1, 1], // ShareGroupDescribe
+    90: [0, 0], // DescribeShareGroupOffsets
   },
   '4.2': {
     0: [3, 13], // Produce
@@ -215,6 +219,9 @@ export const KAFKA_API_VERSIONS = {
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
+    76: [1, 1], // ShareGroupHeartbeat
+    77: [1, 1], // ShareGroupDescribe
+    90: [0, 1], // DescribeShareGroupOffsets
   },
   '4.3': {
     0: [3, 13], // Produce
@@ -265,6 +272,9 @@ export const KAFKA_API_VERSIONS = {
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
+    76: [1, 1], // ShareGroupHeartbeat
+    77: [1, 1], // ShareGroupDescribe
+    90: [0, 1], // DescribeShareGroupOffsets
   },
 } as const satisfies Record<string, Readonly<Record<number, readonly [number, number]>>>;
 

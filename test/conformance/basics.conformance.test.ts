@@ -2,6 +2,7 @@
  * Conformance: ApiVersions (every version), Metadata (existing and missing topics),
  * FindCoordinator v0-v6 and ListOffsets (earliest, latest, by timestamp, max timestamp).
  */
+import { ADVERTISED_FEATURES } from '../../src/protocol/features.js';
 import { describe } from 'vitest';
 import { API_HANDLERS } from '../../src/apis/registry.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
@@ -11,6 +12,7 @@ useTargets();
 
 /** The API keys our server serves: ApiVersions answers are compared on these. */
 const SERVED = new Set(API_HANDLERS.keys());
+const FEATURES = new Set(ADVERTISED_FEATURES.map((f) => f.name));
 
 describe('ApiVersions', () => {
   for (const version of [0, 1, 2, 3, 4]) {
@@ -22,6 +24,9 @@ describe('ApiVersions', () => {
         // Kafka serves more APIs than we do; ours must be a subset with the same ranges.
         apiKeys: r.apiKeys.filter((k) => SERVED.has(k.apiKey)).sort((a, b) => a.apiKey - b.apiKey),
         served: [...SERVED].filter((k) => r.apiKeys.some((a) => a.apiKey === k)).length,
+        // The features we advertise (src/protocol/features.ts) as Kafka advertises them.
+        supportedFeatures: (r.supportedFeatures ?? []).filter((f) => FEATURES.has(f.name)),
+        finalizedFeatures: (r.finalizedFeatures ?? []).filter((f) => FEATURES.has(f.name)),
       });
     });
   }

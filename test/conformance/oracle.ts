@@ -30,6 +30,10 @@ export const SHARED_CONFIG: Readonly<Record<string, string | number>> = {
   'group.consumer.heartbeat.interval.ms': 500,
   'group.consumer.min.heartbeat.interval.ms': 100,
   'group.consumer.assignment.interval.ms': 0,
+  // Share groups (KIP-932): a short heartbeat interval and assignment at every epoch bump.
+  'group.share.heartbeat.interval.ms': 500,
+  'group.share.min.heartbeat.interval.ms': 100,
+  'group.share.assignment.interval.ms': 0,
 };
 
 /**

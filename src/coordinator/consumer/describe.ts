@@ -11,6 +11,7 @@ import { assignmentToResponse, partitionsOf, type Assignment } from './assignmen
 import { CONSUMER_GROUP_TYPE, CONSUMER_PROTOCOL_TYPE } from './consumer-group.js';
 import type { ConsumerContext } from './context.js';
 import { useClassicProtocol } from './member.js';
+import { listedGroups } from '../group-views.js';
 
 /** Kafka's `ConsumerGroupDescribeResponseData` member types (v1). */
 const MEMBER_TYPE_CLASSIC = 0;
@@ -75,13 +76,7 @@ export function describeConsumerGroup(ctx: ConsumerContext, groupId: string, inc
 
 /** ListGroups entries for consumer groups passing the state (case-insensitive) and type filters. */
 export function listConsumerGroups(ctx: ConsumerContext, statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
-  const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()));
-  const types = new Set(typesFilter.map((t) => t.trim().toLowerCase()));
-  if (types.size > 0 && !types.has(CONSUMER_GROUP_TYPE)) return [];
-  return ctx.store
-    .allCommitted()
-    .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
-    .map((g) => ({ groupId: g.groupId, protocolType: CONSUMER_PROTOCOL_TYPE, groupState: g.state, groupType: CONSUMER_GROUP_TYPE }));
+  return listedGroups(ctx.store.allCommitted(), statesFilter, typesFilter, { groupType: CONSUMER_GROUP_TYPE, protocolType: CONSUMER_PROTOCOL_TYPE });
 }
 
 function mergeAssignments(a: Assignment, b: Assignment): Assignment {

@@ -7,6 +7,7 @@ import type { ConsumerGroupRecord, CoordinatorRecord } from '../records.js';
 import type { CoordinatorShard } from '../runtime.js';
 import { CONSUMER_OFFSETS_RECORD_KINDS } from '../../records/schemas/record-types.js';
 import { GroupMap, type GroupView } from '../group-map.js';
+import { revertGroups } from '../group-views.js';
 import { assignmentFromTargetRecord } from './assignment.js';
 import { ConsumerGroup } from './consumer-group.js';
 import { LEAVE_GROUP_MEMBER_EPOCH, applyCurrentAssignment, applyMemberMetadata, newMember } from './member.js';
@@ -184,23 +185,11 @@ export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord[
   }
 
   revert(failed: readonly ConsumerGroupRecord[], pending: readonly ConsumerGroupRecord[]): void {
-    const touched = new Set(failed.map((r) => r.groupId));
-    for (const groupId of touched) {
-      // A group of another type took the id meanwhile (a classic JoinGroup after the conversion
-      // of an empty consumer group): it keeps it.
-      if (this.groups.taken(groupId) && !this.groups.has(groupId)) {
-        touched.delete(groupId);
-        continue;
-      }
-      const committed = this.committedGroups.get(groupId);
-      if (committed) this.groups.set(groupId, committed.clone());
-      else if (this.groups.delete(groupId)) this.onGroupDeleted(groupId);
-    }
-    for (const r of pending) if (touched.has(r.groupId)) this.apply(r);
-    for (const groupId of touched) {
-      const group = this.groups.get(groupId);
-      if (group) this.onGroupReverted(group);
-    }
+    revertGroups(this.groups, this.committedGroups, failed, pending, {
+      apply: (r) => this.apply(r),
+      onDeleted: this.onGroupDeleted,
+      onReverted: this.onGroupReverted,
+    });
   }
 
   /**

@@ -6,6 +6,8 @@ import type { ConsumerGroupCoordinator } from '../consumer/consumer-coordinator.
 export interface GroupCoordinators {
   readonly consumer: Pick<ConsumerGroupCoordinator, 'hasGroup' | 'validateOffsetCommit'>;
   readonly classic: Pick<ClassicGroupCoordinator, 'group'>;
+  /** Share groups (KIP-932) take no commits (`ShareGroup.validateOffsetCommit`: GROUP_ID_NOT_FOUND). */
+  readonly share?: { hasGroup(groupId: string): boolean };
 }
 
 export interface OffsetCommitIdentity {
@@ -31,6 +33,7 @@ export function validateOffsetCommit(
   req: OffsetCommitIdentity,
   apiVersion: number,
 ): { errorCode: number; partitionError?: (topicId: string, partition: number) => number } {
+  if (groups.share?.hasGroup(req.groupId)) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
   if (groups.consumer.hasGroup(req.groupId)) {
     return groups.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationIdOrMemberEpoch, apiVersion);
   }

@@ -1,4 +1,5 @@
 import { defaultDescribedGroup as defaultConsumerGroup } from '../../protocol/messages/ConsumerGroupDescribeResponse.js';
+import { defaultDescribedGroup as defaultShareGroup } from '../../protocol/messages/ShareGroupDescribeResponse.js';
 import { defaultMetadataResponseTopic } from '../../protocol/messages/MetadataResponse.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { OffsetDeleteRequest } from '../../protocol/messages/OffsetDeleteRequest.js';
@@ -328,6 +329,20 @@ const consumerGroupDescribe: ApiCheck = (req, ctx, auth, next, api) => describeE
   return res;
 }), api);
 
+/** ShareGroupDescribe: as ConsumerGroupDescribe, over the members' assignments (share members have no separate target). */
+const shareGroupDescribe: ApiCheck = (req, ctx, auth, next, api) => describeEachGroup(
+  'groupIds',
+  (groupId) => ({ ...defaultShareGroup(), groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }),
+)(req, ctx, auth, (b) => mapResult(next(b), (res: Obj) => {
+  withGroupOperations(res, req.includeAuthorizedOperations, auth);
+  res['groups'] = (res['groups'] as Obj[]).map((g) => {
+    const topics = (g.members as Obj[]).flatMap((m) => m.assignment.topicPartitions.map((tp: Obj) => tp.topicName as string));
+    if (topics.every((t) => auth.allowed(Op.DESCRIBE, TOPIC, t))) return g;
+    return { ...defaultShareGroup(), groupId: g.groupId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'The group has described topic(s) that the client is not authorized to describe.', members: [] };
+  });
+  return res;
+}), api);
+
 /** DescribeGroups: DESCRIBE on each group (refused ones first, as Kafka), and their authorized operations (v3+). */
 const describeGroups: ApiCheck = (req, ctx, auth, next, api) => describeEachGroup(
   'groups',
@@ -445,5 +460,8 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   74: clusterOperation(Op.DESCRIBE_CONFIGS), // ListConfigResources
   75: describeTopicPartitions,
   ...TXN_API_CHECKS,
+  76: consumerGroupHeartbeat, // ShareGroupHeartbeat: READ on the group, DESCRIBE on the subscribed topics
+  77: shareGroupDescribe,
+  90: perGroup({ operation: Op.DESCRIBE, groups: (b) => b['groups'].map((g: Obj) => g.groupId), withGroups: (b, ids) => ({ ...b, groups: b['groups'].filter((g: Obj) => ids.includes(g.groupId)) }), entries: (r) => r['groups'] ?? [], withEntries: (r, groups) => ({ ...r, groups }), refused: (groupId) => ({ groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }), order: 'refused-first' }), // DescribeShareGroupOffsets: DESCRIBE on each group
 };
 

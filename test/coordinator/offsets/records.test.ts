@@ -29,6 +29,6 @@ describe('__consumer_offsets records', () => {
     expect(bytes.readInt16BE(0)).toBe(3);
     const back = decodeRecord(encodeKey({ kind: 'group-metadata', groupId: 'g', value: null }), bytes);
     expect(back).toEqual({ kind: 'group-metadata', groupId: 'g', value });
-    expect(decodeRecord(Buffer.from([0, 11, 0, 1, 0x67]), null)).toEqual({ kind: 'unknown', type: 11 });
+    expect(decodeRecord(Buffer.from([0, 17, 0, 1, 0x67]), null)).toEqual({ kind: 'unknown', type: 17 });
   });
 });
