@@ -80,11 +80,35 @@ import * as ListConfigResourcesRequest from './ListConfigResourcesRequest.js';
 import * as ListConfigResourcesResponse from './ListConfigResourcesResponse.js';
 import * as DescribeTopicPartitionsRequest from './DescribeTopicPartitionsRequest.js';
 import * as DescribeTopicPartitionsResponse from './DescribeTopicPartitionsResponse.js';
+import * as ShareGroupHeartbeatRequest from './ShareGroupHeartbeatRequest.js';
+import * as ShareGroupHeartbeatResponse from './ShareGroupHeartbeatResponse.js';
+import * as ShareGroupDescribeRequest from './ShareGroupDescribeRequest.js';
+import * as ShareGroupDescribeResponse from './ShareGroupDescribeResponse.js';
+import * as ShareFetchRequest from './ShareFetchRequest.js';
+import * as ShareFetchResponse from './ShareFetchResponse.js';
+import * as ShareAcknowledgeRequest from './ShareAcknowledgeRequest.js';
+import * as ShareAcknowledgeResponse from './ShareAcknowledgeResponse.js';
+import * as InitializeShareGroupStateRequest from './InitializeShareGroupStateRequest.js';
+import * as InitializeShareGroupStateResponse from './InitializeShareGroupStateResponse.js';
+import * as ReadShareGroupStateRequest from './ReadShareGroupStateRequest.js';
+import * as ReadShareGroupStateResponse from './ReadShareGroupStateResponse.js';
+import * as WriteShareGroupStateRequest from './WriteShareGroupStateRequest.js';
+import * as WriteShareGroupStateResponse from './WriteShareGroupStateResponse.js';
+import * as DeleteShareGroupStateRequest from './DeleteShareGroupStateRequest.js';
+import * as DeleteShareGroupStateResponse from './DeleteShareGroupStateResponse.js';
+import * as ReadShareGroupStateSummaryRequest from './ReadShareGroupStateSummaryRequest.js';
+import * as ReadShareGroupStateSummaryResponse from './ReadShareGroupStateSummaryResponse.js';
+import * as DescribeShareGroupOffsetsRequest from './DescribeShareGroupOffsetsRequest.js';
+import * as DescribeShareGroupOffsetsResponse from './DescribeShareGroupOffsetsResponse.js';
+import * as AlterShareGroupOffsetsRequest from './AlterShareGroupOffsetsRequest.js';
+import * as AlterShareGroupOffsetsResponse from './AlterShareGroupOffsetsResponse.js';
+import * as DeleteShareGroupOffsetsRequest from './DeleteShareGroupOffsetsRequest.js';
+import * as DeleteShareGroupOffsetsResponse from './DeleteShareGroupOffsetsResponse.js';
 import * as RequestHeader from './RequestHeader.js';
 import * as ResponseHeader from './ResponseHeader.js';
 
 export { RequestHeader, ResponseHeader };
-export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse };
+export { ProduceRequest, ProduceResponse, FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest, LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse, ListGroupsRequest, ListGroupsResponse, SaslHandshakeRequest, SaslHandshakeResponse, ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse, DeleteRecordsRequest, DeleteRecordsResponse, InitProducerIdRequest, InitProducerIdResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeConfigsRequest, DescribeConfigsResponse, AlterConfigsRequest, AlterConfigsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest, DeleteGroupsResponse, ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse, DescribeClientQuotasRequest, DescribeClientQuotasResponse, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, DescribeClusterRequest, DescribeClusterResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, ListConfigResourcesRequest, ListConfigResourcesResponse, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, ShareGroupDescribeRequest, ShareGroupDescribeResponse, ShareFetchRequest, ShareFetchResponse, ShareAcknowledgeRequest, ShareAcknowledgeResponse, InitializeShareGroupStateRequest, InitializeShareGroupStateResponse, ReadShareGroupStateRequest, ReadShareGroupStateResponse, WriteShareGroupStateRequest, WriteShareGroupStateResponse, DeleteShareGroupStateRequest, DeleteShareGroupStateResponse, ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse, DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse, AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse, DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse };
 
 /** Schema names of the API messages we have codecs for, by API key. */
 export const API_NAMES: Readonly<Record<number, string>> = {
@@ -128,6 +152,18 @@ export const API_NAMES: Readonly<Record<number, string>> = {
   69: 'ConsumerGroupDescribe',
   74: 'ListConfigResources',
   75: 'DescribeTopicPartitions',
+  76: 'ShareGroupHeartbeat',
+  77: 'ShareGroupDescribe',
+  78: 'ShareFetch',
+  79: 'ShareAcknowledge',
+  83: 'InitializeShareGroupState',
+  84: 'ReadShareGroupState',
+  85: 'WriteShareGroupState',
+  86: 'DeleteShareGroupState',
+  87: 'ReadShareGroupStateSummary',
+  90: 'DescribeShareGroupOffsets',
+  91: 'AlterShareGroupOffsets',
+  92: 'DeleteShareGroupOffsets',
 };
 
 /** Codec modules by API key. */
@@ -172,6 +208,18 @@ export const API_CODECS = {
   69: { request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
   74: { request: ListConfigResourcesRequest, response: ListConfigResourcesResponse },
   75: { request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse },
+  76: { request: ShareGroupHeartbeatRequest, response: ShareGroupHeartbeatResponse },
+  77: { request: ShareGroupDescribeRequest, response: ShareGroupDescribeResponse },
+  78: { request: ShareFetchRequest, response: ShareFetchResponse },
+  79: { request: ShareAcknowledgeRequest, response: ShareAcknowledgeResponse },
+  83: { request: InitializeShareGroupStateRequest, response: InitializeShareGroupStateResponse },
+  84: { request: ReadShareGroupStateRequest, response: ReadShareGroupStateResponse },
+  85: { request: WriteShareGroupStateRequest, response: WriteShareGroupStateResponse },
+  86: { request: DeleteShareGroupStateRequest, response: DeleteShareGroupStateResponse },
+  87: { request: ReadShareGroupStateSummaryRequest, response: ReadShareGroupStateSummaryResponse },
+  90: { request: DescribeShareGroupOffsetsRequest, response: DescribeShareGroupOffsetsResponse },
+  91: { request: AlterShareGroupOffsetsRequest, response: AlterShareGroupOffsetsResponse },
+  92: { request: DeleteShareGroupOffsetsRequest, response: DeleteShareGroupOffsetsResponse },
 } as const;
 
 export type ApiKeyWithCodec = keyof typeof API_CODECS;
