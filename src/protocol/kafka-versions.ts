@@ -225,6 +225,18 @@ export const KAFKA_API_VERSIONS = {
     69: [0, 1], // ConsumerGroupDescribe
     74: [0, 1], // ListConfigResources (ListClientMetricsResources before 4.1)
     75: [0, 0], // DescribeTopicPartitions
+    76: [1, 1], // ShareGroupHeartbeat
+    77: [1, 1], // ShareGroupDescribe
+    78: [1, 2], // ShareFetch
+    79: [1, 2], // ShareAcknowledge
+    83: [0, 0], // InitializeShareGroupState
+    84: [0, 0], // ReadShareGroupState
+    85: [0, 1], // WriteShareGroupState
+    86: [0, 0], // DeleteShareGroupState
+    87: [0, 1], // ReadShareGroupStateSummary
+    90: [0, 1], // DescribeShareGroupOffsets
+    91: [0, 0], // AlterShareGroupOffsets
+    92: [0, 0], // DeleteShareGroupOffsets
   },
 } as const satisfies Record<string, Readonly<Record<number, readonly [number, number]>>>;
 
