@@ -19,6 +19,10 @@ import { GROUP_METADATA_TOPIC_NAME } from './topics/topic-name.js';
 import { ClusterConfigs } from './configs/cluster-configs.js';
 import { ConfigStore } from './configs/config-store.js';
 import { LogMaintenance } from './topics/log-maintenance.js';
+import { openShareStateLog } from './share/state/share-state-log.js';
+import { ShareCoordinator } from './share/state/share-coordinator.js';
+import { SharePartitionManager } from './share/share-partition-manager.js';
+import type { SharePersister } from './share/persister.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -47,6 +51,8 @@ export class Broker {
   readonly config: BrokerConfig;
   readonly log: Logger;
   readonly time: Time;
+  /** The clock long polls (Fetch, ShareFetch) wait on. */
+  readonly pollTime: Time;
   readonly nodeId: number;
   readonly clusterId: string;
   readonly dataDir: string | null;
@@ -86,11 +92,20 @@ export class Broker {
   readonly authorizer: StandardAuthorizer | null;
   /** Retention and compaction of user topics by their configs (`log.retention.check.interval.ms`, `log.cleaner.backoff.ms`). */
   readonly logMaintenance: LogMaintenance;
+  /** The share coordinator: share-partition state in `__share_group_state` (src/share/state/). */
+  readonly shareCoordinator: ShareCoordinator;
+  /** What the share group coordinator calls to initialize, summarize and delete share-partition state. */
+  get sharePersister(): SharePersister {
+    return this.shareCoordinator;
+  }
+  /** Share partitions and share sessions: ShareFetch and ShareAcknowledge (src/share/). */
+  readonly shares: SharePartitionManager;
 
   private constructor(options: BrokerOptions) {
     this.config = options.config;
     this.log = options.log;
     this.time = options.time;
+    this.pollTime = options.pollTime ?? options.time;
     this.nodeId = options.config.int('node.id');
     this.clusterId = options.clusterId;
     this.dataDir = options.dataDir;
@@ -186,6 +201,28 @@ export class Broker {
       cleanerBackoffMs: Number(options.config.long('log.cleaner.backoff.ms')),
     });
     this.logMaintenance.start();
+    this.shareCoordinator = new ShareCoordinator({
+      log: openShareStateLog({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time }),
+      time: options.time,
+      logger: options.log,
+      updatesPerSnapshot: options.config.int('share.coordinator.snapshot.update.records.per.snapshot'),
+      partitionCount: (topicId) => this.topics.getById(topicId)?.partitionCount,
+    });
+    this.shareCoordinator.load();
+    this.shares = new SharePartitionManager({
+      topics: this.topics,
+      configs: this.configs,
+      coordinator: this.shareCoordinator,
+      time: options.time,
+      log: options.log,
+      nodeId: this.nodeId,
+      maxSessions: 2000,
+    });
+  }
+
+  /** A client connection closed: the share session it opened ends (its member's records are released). */
+  connectionClosed(connectionId: string): void {
+    this.shares.onDisconnect(connectionId);
   }
 
   static open(options: BrokerOptions): Broker {
@@ -213,7 +250,9 @@ export class Broker {
     await this.logMaintenance.stop();
     this.classic.shutdown();
     this.consumer.shutdown();
+    this.shares.shutdown();
     await this.groupLog.close();
+    await this.shareCoordinator.close();
     await this.topics.close();
   }
 }

@@ -39,6 +39,8 @@ import { api as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js'
 import { api as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { api as listConfigResources } from './74-list-config-resources.js';
 import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { api as shareFetch } from './78-share-fetch.js';
+import { api as shareAcknowledge } from './79-share-acknowledge.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
@@ -48,6 +50,7 @@ const ALL: ApiDefinition[] = [
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
+  shareFetch, shareAcknowledge,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */
