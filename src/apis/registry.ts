@@ -41,6 +41,11 @@ import { api as listConfigResources } from './74-list-config-resources.js';
 import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
 import { api as shareFetch } from './78-share-fetch.js';
 import { api as shareAcknowledge } from './79-share-acknowledge.js';
+import { api as initializeShareGroupState } from './83-initialize-share-group-state.js';
+import { api as readShareGroupState } from './84-read-share-group-state.js';
+import { api as writeShareGroupState } from './85-write-share-group-state.js';
+import { api as deleteShareGroupState } from './86-delete-share-group-state.js';
+import { api as readShareGroupStateSummary } from './87-read-share-group-state-summary.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
@@ -51,6 +56,7 @@ const ALL: ApiDefinition[] = [
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
   shareFetch, shareAcknowledge,
+  initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

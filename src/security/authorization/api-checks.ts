@@ -414,5 +414,12 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   69: consumerGroupDescribe,
   74: clusterOperation(Op.DESCRIBE_CONFIGS), // ListConfigResources
   75: describeTopicPartitions,
+  78: groupOperation(Op.READ), // ShareFetch (READ on its topics is not checked yet)
+  79: groupOperation(Op.READ), // ShareAcknowledge (READ on its topics is not checked yet)
+  83: clusterOperation(Op.CLUSTER_ACTION), // InitializeShareGroupState
+  84: clusterOperation(Op.CLUSTER_ACTION), // ReadShareGroupState
+  85: clusterOperation(Op.CLUSTER_ACTION), // WriteShareGroupState
+  86: clusterOperation(Op.CLUSTER_ACTION), // DeleteShareGroupState
+  87: clusterOperation(Op.CLUSTER_ACTION), // ReadShareGroupStateSummary
 };
 
