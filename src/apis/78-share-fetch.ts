@@ -35,6 +35,10 @@ export const api: ApiDefinition<ShareFetchRequest, ShareFetchResponse> = {
       pollTime: broker.pollTime,
       connectionId: ctx.connectionId,
       maxBytes: FETCH_MAX_BYTES,
+      leaderOf: (topic, partition) => {
+        const leader = broker.cluster.leaderOf(topic, partition);
+        return leader >= 0 ? leader : broker.nodeId;
+      },
     });
   },
 };

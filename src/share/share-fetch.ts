@@ -29,6 +29,8 @@ export interface ShareFetchContext {
   connectionId: string;
   /** `fetch.max.bytes`-like cap of the broker (Kafka takes min(request, `fetch.max.bytes`)). */
   maxBytes: number;
+  /** The leader of a partition (what `CurrentLeader` carries for a partition served). */
+  leaderOf(topic: string, partition: number): number;
 }
 
 /** `ShareFetchRequest.getErrorResponse`: the top-level error only, no message (`ShareFetchResponse.of`). */
@@ -148,7 +150,6 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
         anyError = true;
         continue;
       }
-      data.currentLeader = { leaderId: -1, leaderEpoch: -1 };
       let sp;
       try {
         sp = await ctx.manager.forFetch(groupId, p.topicId, p.partition);
@@ -159,6 +160,7 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
         continue;
       }
       waitOn.push(partition);
+      data.currentLeader = { leaderId: ctx.leaderOf(topic.name, p.partition), leaderEpoch: partition.leaderEpoch };
       const remaining = req.maxRecords - acquired;
       if (remaining <= 0 || maxBytes - bytes <= 0 || !sp.canAcquireRecords()) continue;
       const batches = partition.log.read(sp.nextFetchOffset(), maxBytes - bytes, bytes === 0);
