@@ -51,17 +51,25 @@ function acknowledge(g: string, member: string, epoch: number, topicId: string, 
   return { groupId: g, memberId: member, shareSessionEpoch: epoch, isRenewAck: false, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: acks }] }] } as never;
 }
 
+/** A 1-partition topic and a share group `base` whose member A holds the partition, then `sizes` batches produced (values v0..). */
+async function setup(s: Session, base: string, sizes: number[]): Promise<{ topicId: string; g: string; a: string }> {
+  const topic = s.name(`${base}-t`);
+  await s.createTopic(topic, 1);
+  const g = s.name(base);
+  const a = s.name('ma');
+  s.alias(a, 'A');
+  await joinAndWait(s, g, a, topic);
+  let next = 0;
+  for (const n of sizes) {
+    const values = Array.from({ length: n }, () => next++);
+    await s.produce(topic, 0, values.map((i) => ({ value: `v${i}`, timestamp: 1_700_000_000_000n + BigInt(i) })));
+  }
+  return { topicId: s.topicId(topic), g, a };
+}
+
 describe.skipIf(!API_HANDLERS.has(76))('ShareFetch / ShareAcknowledge', () => {
   scenario('acquire, accept, release (redelivered with delivery count 2), reject, standalone acknowledge, final fetch', async (s) => {
-    const topic = s.name('sf-t');
-    await s.createTopic(topic, 1);
-    const topicId = s.topicId(topic);
-    const g = s.name('sf');
-    const a = s.name('ma');
-    s.alias(a, 'A');
-    await joinAndWait(s, g, a, topic);
-    await s.produce(topic, 0, [0, 1, 2, 3, 4].map((i) => ({ value: `v${i}`, timestamp: 1_700_000_000_000n + BigInt(i) })));
-    await s.produce(topic, 0, [5, 6].map((i) => ({ value: `v${i}`, timestamp: 1_700_000_000_000n + BigInt(i) })));
+    const { topicId, g, a } = await setup(s, 'sf', [5, 2]);
     await s.call('first fetch: both batches acquired', 78, 2, fetch(g, a, 0, topicId));
     await s.call('fetch with acknowledgements: offset 2 comes back with delivery count 2', 78, 2, fetch(g, a, 1, topicId, [
       { firstOffset: 0n, lastOffset: 6n, acknowledgeTypes: [ACCEPT, ACCEPT, RELEASE, REJECT, ACCEPT, ACCEPT, ACCEPT] },
@@ -75,14 +83,7 @@ describe.skipIf(!API_HANDLERS.has(76))('ShareFetch / ShareAcknowledge', () => {
   });
 
   scenario('session errors and malformed acknowledgements', async (s) => {
-    const topic = s.name('se-t');
-    await s.createTopic(topic, 1);
-    const topicId = s.topicId(topic);
-    const g = s.name('se');
-    const a = s.name('ma');
-    s.alias(a, 'A');
-    await joinAndWait(s, g, a, topic);
-    await s.produce(topic, 0, [0, 1, 2].map((i) => ({ value: `v${i}`, timestamp: 1_700_000_000_000n + BigInt(i) })));
+    const { topicId, g, a } = await setup(s, 'se', [3]);
     await s.call('incremental fetch without a session', 78, 2, fetch(g, a, 1, topicId, [], { maxWaitMs: 0 }));
     await s.call('acknowledgements in an initial fetch', 78, 2, fetch(g, a, 0, topicId, [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [ACCEPT] }], { maxWaitMs: 0 }));
     await s.call('member id of 37 characters', 78, 2, fetch(g, 'm'.repeat(37), 0, topicId, [], { maxWaitMs: 0 }));
