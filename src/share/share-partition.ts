@@ -76,6 +76,8 @@ interface OffsetState {
 interface LockTask {
   readonly memberId: string;
   timer: Timer | null;
+  /** Offsets still under this lock: the timer is cancelled when none is left. */
+  held: number;
 }
 
 /** One `AcquiredRecords` entry. */
@@ -258,7 +260,7 @@ export class SharePartition {
     const maxInFlight = this.config.maxInFlightRecords();
     const strict = mode === ShareAcquireMode.RECORD_LIMIT;
     const lockMs = this.config.recordLockDurationMs();
-    const task: LockTask = { memberId, timer: null };
+    const task: LockTask = { memberId, timer: null, held: 0 };
     const hw = this.partition.highWatermark;
     outer: for (const span of spans) {
       let took = false;
@@ -280,6 +282,7 @@ export class SharePartition {
         s.deliveryCount++;
         s.memberId = memberId;
         s.lock = task;
+        task.held++;
         acquired.push(o);
         counts.push(s.deliveryCount);
         took = true;
@@ -367,26 +370,22 @@ export class SharePartition {
   }
 
   private renew(memberId: string, offsets: Array<[bigint, OffsetState]>): void {
-    const task: LockTask = { memberId, timer: null };
+    const task: LockTask = { memberId, timer: null, held: 0 };
     for (const [, s] of offsets) {
-      const old = s.lock;
+      release(s.lock);
       s.lock = task;
-      if (old?.timer && ![...this.inFlight.values()].some((x) => x.lock === old)) old.timer.cancel();
+      task.held++;
     }
     task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
   }
 
   /** Moves an ACQUIRED record to `target`; a release at the delivery count limit archives it. */
   private settle(s: OffsetState, target: number): void {
-    const old = s.lock;
+    release(s.lock);
     s.lock = null;
     s.memberId = null;
     s.state = target === RecordState.AVAILABLE && s.deliveryCount >= this.config.deliveryCountLimit() ? RecordState.ARCHIVED : target;
     if (TERMINAL.has(s.state)) this.deliveryCompleteCount++;
-    if (old?.timer && ![...this.inFlight.values()].some((x) => x.lock === old)) {
-      old.timer.cancel();
-      old.timer = null;
-    }
   }
 
   private restore(changes: ReadonlyArray<[bigint, OffsetState]>): void {
@@ -396,9 +395,10 @@ export class SharePartition {
       if (now === undefined) continue;
       if (TERMINAL.has(now.state) && !TERMINAL.has(before.state)) this.deliveryCompleteCount--;
       Object.assign(now, before);
-      if (now.lock && now.lock.timer === null && now.state === RecordState.ACQUIRED) {
+      if (now.lock && now.state === RecordState.ACQUIRED) {
         const task = now.lock;
-        task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+        task.held++;
+        if (task.timer === null) task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
       }
     }
   }
@@ -442,6 +442,16 @@ export class SharePartition {
     }
     if (first >= this.nextNew) throw new SharePartitionError(ErrorCode.INVALID_REQUEST, 'Batch record not found. The first offset in request is past acquired records.');
     if (batch.lastOffset >= this.nextNew) throw new SharePartitionError(ErrorCode.INVALID_REQUEST, 'Batch record not found. The last offset in request is past acquired records.');
+  }
+}
+
+/** One offset leaves `task`: its timer stops once no offset is held under it. */
+function release(task: LockTask | null): void {
+  if (task === null) return;
+  task.held--;
+  if (task.held <= 0 && task.timer) {
+    task.timer.cancel();
+    task.timer = null;
   }
 }
 
