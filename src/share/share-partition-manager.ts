@@ -143,13 +143,13 @@ export class SharePartitionManager {
     await this.releaseHeld(groupId, memberId, [...session.partitions.values()]);
   }
 
-  /** A connection closed: the session it opened ends and its member's records are released. */
+  /** A connection closed: the sessions it opened end and their members' records are released. */
   onDisconnect(connectionId: string): void {
-    const session = this.sessions.removeForConnection(connectionId);
-    if (session === undefined) return;
-    void this.releaseHeld(session.groupId, session.memberId, [...session.partitions.values()]).catch((err: unknown) =>
-      this.options.log.warn({ err, groupId: session.groupId }, 'could not release the records of a closed share session'),
-    );
+    for (const session of this.sessions.removeForConnection(connectionId)) {
+      void this.releaseHeld(session.groupId, session.memberId, [...session.partitions.values()]).catch((err: unknown) =>
+        this.options.log.warn({ err, groupId: session.groupId }, 'could not release the records of a closed share session'),
+      );
+    }
   }
 
   private async releaseHeld(groupId: string, memberId: string, partitions: ReadonlyArray<{ topicId: string; partition: number }>): Promise<void> {

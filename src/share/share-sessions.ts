@@ -3,6 +3,9 @@
  * `SharePartitionManager.newContext` / `acknowledgeSessionUpdate`): one per (group, member), with
  * its epoch and the partitions it fetches, created by a ShareFetch with epoch 0 and ended by epoch
  * -1 or by its connection closing. At most `group.share.max.share.sessions` sessions.
+ * Kafka's cache links a connection to the last session it opened only; here a closed connection
+ * ends every session it opened (a connection that opened sessions for several members leaves none
+ * behind).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { SharePartitionError } from './share-partition.js';
@@ -35,8 +38,8 @@ const BAD_EPOCH = 'The share session epoch is invalid.';
 
 export class ShareSessionCache {
   private readonly sessions = new Map<string, ShareSession>();
-  /** The session each connection opened last (Kafka's `connectionIdToSessionMap`). */
-  private readonly byConnection = new Map<string, string>();
+  /** The sessions each connection opened (Kafka's `connectionIdToSessionMap`, which keeps the last). */
+  private readonly byConnection = new Map<string, Set<string>>();
 
   constructor(private readonly maxSessions: number) {}
 
@@ -66,7 +69,9 @@ export class ShareSessionCache {
       if (this.sessions.size >= this.maxSessions) throw new SharePartitionError(ErrorCode.SHARE_SESSION_LIMIT_REACHED, 'The limit of share sessions has been reached.');
       const session: ShareSession = { groupId, memberId, epoch: 1, partitions: new Map(partitions.map((p) => [partitionKey(p), p])), connectionId };
       this.sessions.set(key, session);
-      this.byConnection.set(connectionId, key);
+      let keys = this.byConnection.get(connectionId);
+      if (!keys) this.byConnection.set(connectionId, (keys = new Set()));
+      keys.add(key);
       return { session, isNew: true };
     }
     const session = this.sessions.get(key);
@@ -95,18 +100,24 @@ export class ShareSessionCache {
     const session = this.sessions.get(key);
     if (session === undefined) return undefined;
     this.sessions.delete(key);
-    if (this.byConnection.get(session.connectionId) === key) this.byConnection.delete(session.connectionId);
+    const keys = this.byConnection.get(session.connectionId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byConnection.delete(session.connectionId);
     return session;
   }
 
-  /** The session the closed connection opened last, removed (its member's records are then released). */
-  removeForConnection(connectionId: string): ShareSession | undefined {
-    const key = this.byConnection.get(connectionId);
-    if (key === undefined) return undefined;
+  /** The sessions the closed connection opened, removed (their members' records are then released). */
+  removeForConnection(connectionId: string): ShareSession[] {
+    const keys = this.byConnection.get(connectionId);
+    if (keys === undefined) return [];
     this.byConnection.delete(connectionId);
-    const session = this.sessions.get(key);
-    if (session === undefined || session.connectionId !== connectionId) return undefined;
-    this.sessions.delete(key);
-    return session;
+    const removed: ShareSession[] = [];
+    for (const key of keys) {
+      const session = this.sessions.get(key);
+      if (session === undefined || session.connectionId !== connectionId) continue;
+      this.sessions.delete(key);
+      removed.push(session);
+    }
+    return removed;
   }
 }

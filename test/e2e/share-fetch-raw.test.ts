@@ -210,8 +210,12 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
     const b = await client(server);
     const res = await a.send(78, 2, fetchReq('g', uuid(), 0, topicId));
     expect(partitionOf(res)?.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 2n, deliveryCount: 1 }]);
+    // A second member's session on the same connection ends with it too.
+    expect((await a.send(78, 2, fetchReq('g2', uuid(), 0, topicId))).errorCode).toBe(0);
+    expect(server.broker.shares.sessions.size).toBe(2);
     a.socket.destroy();
     await waitForState(() => server.broker.shares.get('g', topicId, 0)!.counts().available === 3);
+    expect(server.broker.shares.sessions.size).toBe(0);
     const other = await b.send(78, 2, fetchReq('g', uuid(), 0, topicId));
     expect(partitionOf(other)?.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 2n, deliveryCount: 2 }]);
   });
