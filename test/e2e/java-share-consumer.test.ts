@@ -2,18 +2,15 @@
  * Java kafka-clients 4.3.1 `KafkaShareConsumer` (KIP-932) against the server
  * (test/clients/java ShareConsume): two consumers share a 2-partition topic, every record once;
  * explicit acknowledgement (a RELEASEd record comes back with delivery count 2, a REJECTed one never);
- * a record released `share.delivery.count.limit` times is archived; a consumer that stops polling
- * while holding records loses them to another after `share.record.lock.duration.ms` on the manual
- * clock. Needs ShareGroupHeartbeat (the group side of issue 14): skipped while the server does not
+ * a record released `share.delivery.count.limit` times is archived. (Redelivery after a lock runs
+ * out is shown with raw clients in share-fetch-raw.test.ts: a Java consumer that stops polling may
+ * still have a ShareFetch in flight that takes the released records back.) Needs ShareGroupHeartbeat (the group side of issue 14): skipped while the server does not
  * serve it. Skipped without java and mvn (test/support/provision.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { API_HANDLERS } from '../../src/apis/registry.js';
 import { expectOk, javaClasspath, runJava } from '../support/java.js';
-import { startTestServer, tempDataDir } from '../support/server.js';
-import { waitFor } from '../support/kafkajs.js';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { startTestServer } from '../support/server.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -87,33 +84,6 @@ describe.skipIf(javaClasspath === null || !SHARE_GROUPS_SERVED)('Java KafkaShare
       const topicId = server.broker.topics.get('share-poison')!.id;
       expect(server.broker.shares.get('sg-poison', topicId, 0)!.spso).toBe(3n);
       expect(server.broker.shareCoordinator.stateOf('sg-poison', topicId, 0)!.stateBatches).toEqual([{ firstOffset: 0n, lastOffset: 2n, deliveryState: 4, deliveryCount: 2 }]);
-    });
-  }, 180_000);
-
-  it('records a consumer holds without polling go to another consumer after share.record.lock.duration.ms (manual clock)', async () => {
-    await withServer({ manual: true }, async (server) => {
-      await earliest(server, 'sg-hold');
-      await setup(server, 'share-hold', 1, 5);
-      let holding: Record<string, any> | undefined;
-      const stopDir = tempDataDir('kmc-share-hold-');
-      const stopFile = join(stopDir.dir, 'stop');
-      const holder = runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-hold', 'sg-hold', 'hold', '5', stopFile], {
-        killOn: (e) => {
-          if (e['event'] === 'holding') holding = e;
-          return false;
-        },
-      });
-      const topicId = () => server.broker.topics.get('share-hold')!.id;
-      await waitFor(() => holding !== undefined, 90_000, 'the holder to hold 5 records');
-      expect(holding!['held']).toEqual(['v0#1', 'v1#1', 'v2#1', 'v3#1', 'v4#1']);
-      expect(server.broker.shares.get('sg-hold', topicId(), 0)!.counts().acquired).toBe(5);
-      server.clock.advance(30_000);
-      await waitFor(() => server.broker.shares.get('sg-hold', topicId(), 0)!.counts().available === 5, 10_000, 'the locks to run out');
-      const other = expectOk(await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-hold', 'sg-hold', 'explicit', '5']));
-      expect((other.events.find((e) => e['event'] === 'explicit')!['deliveries'] as string[]).sort()).toEqual(['v0#2', 'v1#2', 'v2#2', 'v3#2', 'v4#2']);
-      writeFileSync(stopFile, '');
-      expect((await holder).code).toBe(0);
-      stopDir.remove();
     });
   }, 180_000);
 });

@@ -23,10 +23,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * - explicit WANT: explicit acknowledgement: the first delivery of "v3" is RELEASEd, "v5" REJECTed,
  *   the rest ACCEPTed (commitSync after each poll) until WANT records are accepted or rejected;
  *   prints every delivery (value and delivery count);
- * - poison WANT: explicit acknowledgement, every delivery RELEASEd, until WANT deliveries were seen;
- * - hold WANT STOPFILE: polls until it holds WANT records (implicit mode, not acknowledged), prints
- *   "holding" and waits without polling (its acquisition locks run out on the broker) until STOPFILE
- *   exists, then halts without closing.
+ * - poison WANT: explicit acknowledgement, every delivery RELEASEd, until WANT deliveries were seen.
  */
 public final class ShareConsume {
   static KafkaShareConsumer<String, String> consumer(String bootstrap, String clientId, String group, boolean explicit) {
@@ -119,20 +116,6 @@ public final class ShareConsume {
           }
         }
         Common.emit(mode, Map.of("deliveries", deliveries, "settled", settled));
-        return;
-      }
-      case "hold": {
-        int want = Integer.parseInt(args[4]);
-        List<String> held = new ArrayList<>();
-        KafkaShareConsumer<String, String> c = consumer(bootstrap, "java-share-hold", group, false);
-        c.subscribe(List.of(topic));
-        while (held.size() < want && System.currentTimeMillis() < deadline) {
-          for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) held.add(deliveryOf(r));
-        }
-        Common.emit("holding", Map.of("held", held));
-        java.io.File stop = new java.io.File(args[5]);
-        while (!stop.exists()) Thread.sleep(50);
-        Runtime.getRuntime().halt(0);
         return;
       }
       default:
