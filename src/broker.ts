@@ -13,7 +13,6 @@ import { classicGroupsOf } from './coordinator/classic/classic-coordinator.js';
 import { consumerGroupsOf } from './coordinator/consumer/group-store.js';
 import { ShareGroupCoordinator } from './coordinator/share/share-coordinator.js';
 import { shareGroupsOf } from './coordinator/share/share-group-store.js';
-import { acceptingPersister } from './coordinator/share/accepting-persister.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
 import { ScramCredentialStore } from './security/scram-store.js';
@@ -28,6 +27,10 @@ import { TransactionTimers } from './transactions/transaction-timers.js';
 import { TRANSACTION_STATE_TOPIC_NAME } from './topics/topic-name.js';
 import { ErrorCode } from './protocol/errors.js';
 import { TransactionMarkers } from './topics/transaction-markers.js';
+import { openShareStateLog } from './share/state/share-state-log.js';
+import { ShareCoordinator } from './share/state/share-coordinator.js';
+import { SharePartitionManager } from './share/share-partition-manager.js';
+import type { SharePersister } from './share/persister.js';
 
 /** Where clients reach this broker (what Metadata and FindCoordinator answer). */
 export interface AdvertisedEndpoint {
@@ -56,6 +59,8 @@ export class Broker {
   readonly config: BrokerConfig;
   readonly log: Logger;
   readonly time: Time;
+  /** The clock long polls (Fetch, ShareFetch) wait on. */
+  readonly pollTime: Time;
   readonly nodeId: number;
   readonly clusterId: string;
   readonly dataDir: string | null;
@@ -104,11 +109,20 @@ export class Broker {
   /** Transactional ids, their transactions and markers (src/transactions). */
   readonly transactions: TransactionCoordinator;
   private readonly transactionTimers: TransactionTimers;
+  /** The share coordinator: share-partition state in `__share_group_state` (src/share/state/). */
+  readonly shareCoordinator: ShareCoordinator;
+  /** What the share group coordinator calls to initialize, summarize and delete share-partition state. */
+  get sharePersister(): SharePersister {
+    return this.shareCoordinator;
+  }
+  /** Share partitions and share sessions: ShareFetch and ShareAcknowledge (src/share/). */
+  readonly shares: SharePartitionManager;
 
   private constructor(options: BrokerOptions) {
     this.config = options.config;
     this.log = options.log;
     this.time = options.time;
+    this.pollTime = options.pollTime ?? options.time;
     this.nodeId = options.config.int('node.id');
     this.clusterId = options.clusterId;
     this.dataDir = options.dataDir;
@@ -169,7 +183,12 @@ export class Broker {
       time: options.time,
       writer: this.runtime,
       topics: this.topics,
-      persister: acceptingPersister,
+      // The share coordinator is built further down: calls reach it through the broker.
+      persister: {
+        initializeState: (groupId, partitions) => this.sharePersister.initializeState(groupId, partitions),
+        readStateSummary: (groupId, partitions) => this.sharePersister.readStateSummary(groupId, partitions),
+        deleteState: (groupId, partitions) => this.sharePersister.deleteState(groupId, partitions),
+      },
       groups: shareGroupsOf(groupMap),
       groupTaken: (groupId) => groupMap.get(groupId) !== undefined,
     });
@@ -254,6 +273,28 @@ export class Broker {
       expireIntervalMs: options.config.int('transaction.remove.expired.transaction.cleanup.interval.ms'),
     });
     this.transactionTimers.start();
+    this.shareCoordinator = new ShareCoordinator({
+      log: openShareStateLog({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time }),
+      time: options.time,
+      logger: options.log,
+      updatesPerSnapshot: options.config.int('share.coordinator.snapshot.update.records.per.snapshot'),
+      partitionCount: (topicId) => this.topics.getById(topicId)?.partitionCount,
+    });
+    this.shareCoordinator.load();
+    this.shares = new SharePartitionManager({
+      topics: this.topics,
+      configs: this.configs,
+      coordinator: this.shareCoordinator,
+      time: options.time,
+      log: options.log,
+      nodeId: this.nodeId,
+      maxSessions: 2000,
+    });
+  }
+
+  /** A client connection closed: the share session it opened ends (its member's records are released). */
+  connectionClosed(connectionId: string): void {
+    this.shares.onDisconnect(connectionId);
   }
 
   static open(options: BrokerOptions): Broker {
@@ -284,8 +325,10 @@ export class Broker {
     this.classic.shutdown();
     this.consumer.shutdown();
     this.share.shutdown();
+    this.shares.shutdown();
     await this.groupLog.close();
     await this.transactionLog.close();
+    await this.shareCoordinator.close();
     await this.topics.close();
   }
 }

@@ -147,6 +147,10 @@ export const CONFIG_SPECS = {
   'authorizer.class.name': { kind: 'string', default: '' },
   'super.users': { kind: 'string', default: '' },
   'allow.everyone.if.no.acl.found': { kind: 'bool', default: 'false' },
+  // The share coordinator's `__share_group_state` (Kafka's ShareCoordinatorConfig; src/share/state/).
+  'share.coordinator.state.topic.num.partitions': { kind: 'int', default: '50', min: 1 },
+  'share.coordinator.state.topic.segment.bytes': { kind: 'int', default: '104857600', min: 1 },
+  'share.coordinator.snapshot.update.records.per.snapshot': { kind: 'int', default: '500', min: 0, max: 500 },
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
   'mock.cluster.id': { kind: 'string', default: '' },
 } satisfies Record<string, Spec>;

@@ -50,6 +50,13 @@ import { api as describeTopicPartitions } from './75-describe-topic-partitions.j
 import { api as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
 import { api as shareGroupDescribe } from './77-share-group-describe.js';
 import { api as describeShareGroupOffsets } from './90-describe-share-group-offsets.js';
+import { api as shareFetch } from './78-share-fetch.js';
+import { api as shareAcknowledge } from './79-share-acknowledge.js';
+import { api as initializeShareGroupState } from './83-initialize-share-group-state.js';
+import { api as readShareGroupState } from './84-read-share-group-state.js';
+import { api as writeShareGroupState } from './85-write-share-group-state.js';
+import { api as deleteShareGroupState } from './86-delete-share-group-state.js';
+import { api as readShareGroupStateSummary } from './87-read-share-group-state-summary.js';
 
 const ALL: ApiDefinition[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator,
@@ -62,6 +69,8 @@ const ALL: ApiDefinition[] = [
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
   addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeTransactions, listTransactions,
   writeTxnMarkers, describeProducers,
+  shareFetch, shareAcknowledge,
+  initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,
 ];
 
 /** The APIs this broker serves, by API key. ApiVersions advertises exactly these. */

@@ -13,7 +13,39 @@ import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
-export interface GroupLogOptions {
+/**
+ * What makes a coordinator log of one kind: its topic, partition count and segment size, which
+ * partition a record goes to and how records are encoded and decoded. The default is
+ * `__consumer_offsets` (`OFFSETS_LAYOUT`); the share coordinator's `__share_group_state` passes its own.
+ */
+export interface CoordinatorLogLayout<R> {
+  topic: string;
+  partitionCount: number;
+  segmentBytes: number;
+  partitionOf(record: R): number;
+  encode(record: R): { key: Buffer; value: Buffer | null };
+  /** The record, or null for a record type replay skips. */
+  decode(key: Buffer, value: Buffer | null): R | null;
+}
+
+function offsetsLayout(config: BrokerConfig): CoordinatorLogLayout<CoordinatorRecord> {
+  const partitionCount = config.int('offsets.topic.num.partitions');
+  return {
+    topic: OFFSETS_TOPIC,
+    partitionCount,
+    segmentBytes: config.int('offsets.topic.segment.bytes'),
+    partitionOf: (record) => offsetsPartitionFor(record.groupId, partitionCount),
+    encode: (record) => ({ key: encodeKey(record), value: encodeValue(record) }),
+    decode: (key, value) => {
+      const record = decodeRecord(key, value);
+      return record.kind === 'unknown' ? null : record;
+    },
+  };
+}
+
+export interface GroupLogOptions<R = CoordinatorRecord> {
+  /** Default: `__consumer_offsets` with `offsets.topic.*`. */
+  layout?: CoordinatorLogLayout<R>;
   dataDir: string | null;
   config: BrokerConfig;
   log: Logger;
@@ -39,8 +71,9 @@ export interface CompactionSummary {
  * Each `append` call becomes one RecordBatch per partition touched, as Kafka's coordinator
  * runtime writes one batch per write operation.
  */
-export class GroupLog {
+export class GroupLog<R = CoordinatorRecord> {
   readonly partitionCount: number;
+  readonly layout: CoordinatorLogLayout<R>;
   private readonly partitions: PartitionLog[];
   private readonly time: Time;
   private readonly log: Logger;
@@ -55,8 +88,9 @@ export class GroupLog {
   private cleanerPass: Promise<void> | null = null;
   private closed = false;
 
-  private constructor(options: GroupLogOptions) {
+  private constructor(options: GroupLogOptions<R>) {
     const { config, dataDir } = options;
+    this.layout = options.layout ?? (offsetsLayout(config) as unknown as CoordinatorLogLayout<R>);
     this.time = options.time;
     this.log = options.log;
     this.cleaner = new LogCleaner({
@@ -64,19 +98,19 @@ export class GroupLog {
       log: options.log,
       deleteRetentionMs: Number(config.long('log.cleaner.delete.retention.ms')),
       minCleanableRatio: config.double('log.cleaner.min.cleanable.ratio'),
-      maxSegmentBytes: config.int('offsets.topic.segment.bytes'),
+      maxSegmentBytes: this.layout.segmentBytes,
       ...(options.onCleanerStep ? { onStep: options.onCleanerStep } : {}),
     });
     this.cleanerEnabled = config.bool('log.cleaner.enable');
     this.cleanerBackoffMs = Number(config.long('log.cleaner.backoff.ms'));
     this.maxBatchBytes = config.int('message.max.bytes');
-    this.partitionCount = config.int('offsets.topic.num.partitions');
+    this.partitionCount = this.layout.partitionCount;
     this.partitions = [];
     for (let p = 0; p < this.partitionCount; p++) {
       this.partitions.push(
         PartitionLog.open({
-          dir: dataDir === null ? null : join(dataDir, `${OFFSETS_TOPIC}-${p}`),
-          segmentBytes: config.int('offsets.topic.segment.bytes'),
+          dir: dataDir === null ? null : join(dataDir, `${this.layout.topic}-${p}`),
+          segmentBytes: this.layout.segmentBytes,
           rollMs: config.logRollMs(),
           flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
           flushIntervalMs: Number(config.long('log.flush.interval.ms')),
@@ -89,8 +123,8 @@ export class GroupLog {
   }
 
   /** Opens the partitions; with `log.cleaner.enable` the background cleaner is scheduled. */
-  static open(options: GroupLogOptions): GroupLog {
-    const groupLog = new GroupLog(options);
+  static open<R = CoordinatorRecord>(options: GroupLogOptions<R>): GroupLog<R> {
+    const groupLog = new GroupLog<R>(options);
     groupLog.scheduleCleaner();
     return groupLog;
   }
@@ -162,18 +196,17 @@ export class GroupLog {
    * writing nothing, when a record cannot be encoded or a partition's batch would be larger than
    * `message.max.bytes` (Kafka's `CoordinatorRuntime` refuses it with RecordTooLargeException).
    */
-  append(records: readonly CoordinatorRecord[], txn?: TransactionalWriter): Promise<void> {
+  append(records: readonly R[], txn?: TransactionalWriter): Promise<void> {
     if (records.length === 0) return Promise.resolve();
     const timestamp = BigInt(this.time.now());
-    const groupId = records[0]!.groupId;
-    // The usual write: one group's records, one batch.
-    if (records.every((r) => r.groupId === groupId)) {
-      const p = this.partitionFor(groupId);
-      return this.partitions[p]!.append([this.encodeBatch(p, records, timestamp, txn)]).durable;
+    const first = this.layout.partitionOf(records[0]!);
+    // The usual write: one group's (one key's) records, one batch.
+    if (records.every((r) => this.layout.partitionOf(r) === first)) {
+      return this.partitions[first]!.append([this.encodeBatch(first, records, timestamp, txn)]).durable;
     }
-    const byPartition = new Map<number, CoordinatorRecord[]>();
+    const byPartition = new Map<number, R[]>();
     for (const record of records) {
-      const p = this.partitionFor(record.groupId);
+      const p = this.layout.partitionOf(record);
       let list = byPartition.get(p);
       if (!list) byPartition.set(p, (list = []));
       list.push(record);
@@ -184,17 +217,17 @@ export class GroupLog {
   }
 
   /** One partition's records as a batch; throws when larger than `message.max.bytes`. */
-  private encodeBatch(p: number, records: readonly CoordinatorRecord[], timestamp: bigint, txn: TransactionalWriter | undefined): Buffer {
+  private encodeBatch(p: number, records: readonly R[], timestamp: bigint, txn: TransactionalWriter | undefined): Buffer {
     const batch = encodeRecordBatch({
       baseOffset: 0n,
       timestamp,
-      records: records.map((r) => ({ key: encodeKey(r), value: encodeValue(r) })),
+      records: records.map((r) => this.layout.encode(r)),
       // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
       ...(txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : {}),
     });
     if (batch.length > this.maxBatchBytes) {
       throw Object.assign(
-        new Error(`Message batch size is ${batch.length} bytes in append to partition ${OFFSETS_TOPIC}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
+        new Error(`Message batch size is ${batch.length} bytes in append to partition ${this.layout.topic}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
         { errorCode: ErrorCode.MESSAGE_TOO_LARGE },
       );
     }
@@ -213,8 +246,8 @@ export class GroupLog {
    * markers to `replay.endTransaction` (Kafka's `CoordinatorLoaderImpl`).
    */
   replay(
-    apply: (record: CoordinatorRecord) => void,
-    txn?: { transactional(record: CoordinatorRecord, producerId: bigint): void; endTransaction(partition: number, producerId: bigint, commit: boolean): void },
+    apply: (record: R) => void,
+    txn?: { transactional(record: R, producerId: bigint): void; endTransaction(partition: number, producerId: bigint, commit: boolean): void },
   ): void {
     this.partitions.forEach((partition, index) => {
       for (const batch of partition.batches()) {
@@ -227,8 +260,8 @@ export class GroupLog {
         const transactional = (header.attributes & TRANSACTIONAL_FLAG_MASK) !== 0;
         for (const r of decodeRecords(batch)) {
           if (r.key === null) continue;
-          const record = decodeRecord(r.key, r.value);
-          if (record.kind === 'unknown') continue;
+          const record = this.layout.decode(r.key, r.value);
+          if (record === null) continue;
           if (transactional && txn) txn.transactional(record, header.producerId);
           else apply(record);
         }

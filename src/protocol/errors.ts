@@ -122,6 +122,7 @@ export const ErrorCode = {
   DUPLICATE_VOTER: 126,
   VOTER_NOT_FOUND: 127,
   INVALID_REGULAR_EXPRESSION: 128,
+  SHARE_SESSION_LIMIT_REACHED: 133,
 } as const;
 
 export type ErrorName = keyof typeof ErrorCode;

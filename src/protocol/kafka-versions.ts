@@ -13,8 +13,8 @@ import { API_NAMES } from './messages/index.js';
  * advertise Produce from v0 although they refuse v0-2 (KAFKA-18659,
  * `ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION`). Runtime filters of a real broker (a
  * disabled feature, a missing authorizer) are not modelled: 3.9's ConsumerGroupHeartbeat v0 is
- * listed, as its JSON is. 3.9 and 4.0 have no share-group API (their v0 is `latestVersionUnstable`), so
- * `--kafka-version 3.9|4.0` advertises none.
+ * listed, as its JSON is. The share-group APIs (76-79, 83-87, 90-92) are `latestVersionUnstable` in
+ * 3.9 and 4.0 (KIP-932 early access): those releases do not advertise them.
  */
 export const KAFKA_API_VERSIONS = {
   '3.9': {
@@ -168,7 +168,16 @@ export const KAFKA_API_VERSIONS = {
     75: [0, 0], // DescribeTopicPartitions
     76: [1, 1], // ShareGroupHeartbeat
     77: [1, 1], // ShareGroupDescribe
+    78: [1, 1], // ShareFetch
+    79: [1, 1], // ShareAcknowledge
+    83: [0, 0], // InitializeShareGroupState
+    84: [0, 0], // ReadShareGroupState
+    85: [0, 0], // WriteShareGroupState
+    86: [0, 0], // DeleteShareGroupState
+    87: [0, 0], // ReadShareGroupStateSummary
     90: [0, 0], // DescribeShareGroupOffsets
+    91: [0, 0], // AlterShareGroupOffsets
+    92: [0, 0], // DeleteShareGroupOffsets
   },
   '4.2': {
     0: [3, 13], // Produce
@@ -221,7 +230,16 @@ export const KAFKA_API_VERSIONS = {
     75: [0, 0], // DescribeTopicPartitions
     76: [1, 1], // ShareGroupHeartbeat
     77: [1, 1], // ShareGroupDescribe
+    78: [1, 2], // ShareFetch
+    79: [1, 2], // ShareAcknowledge
+    83: [0, 0], // InitializeShareGroupState
+    84: [0, 0], // ReadShareGroupState
+    85: [0, 1], // WriteShareGroupState
+    86: [0, 0], // DeleteShareGroupState
+    87: [0, 1], // ReadShareGroupStateSummary
     90: [0, 1], // DescribeShareGroupOffsets
+    91: [0, 0], // AlterShareGroupOffsets
+    92: [0, 0], // DeleteShareGroupOffsets
   },
   '4.3': {
     0: [3, 13], // Produce
@@ -274,7 +292,16 @@ export const KAFKA_API_VERSIONS = {
     75: [0, 0], // DescribeTopicPartitions
     76: [1, 1], // ShareGroupHeartbeat
     77: [1, 1], // ShareGroupDescribe
+    78: [1, 2], // ShareFetch
+    79: [1, 2], // ShareAcknowledge
+    83: [0, 0], // InitializeShareGroupState
+    84: [0, 0], // ReadShareGroupState
+    85: [0, 1], // WriteShareGroupState
+    86: [0, 0], // DeleteShareGroupState
+    87: [0, 1], // ReadShareGroupStateSummary
     90: [0, 1], // DescribeShareGroupOffsets
+    91: [0, 0], // AlterShareGroupOffsets
+    92: [0, 0], // DeleteShareGroupOffsets
   },
 } as const satisfies Record<string, Readonly<Record<number, readonly [number, number]>>>;
 

@@ -66,6 +66,7 @@ export class Connection {
     socket.on('close', () => {
       this.closed = true;
       this.log.info('connection closed');
+      this.broker.connectionClosed(this.id);
       this.onClose(this);
     });
     this.log.info('connection opened');

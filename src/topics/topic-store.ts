@@ -245,6 +245,11 @@ export class TopicStore {
     return this.waiters.wait(partitions, timeoutMs);
   }
 
+  /** Wakes the fetches waiting on `partition` as an append would (share partitions whose records became available again). */
+  wakeFetches(partition: Partition): void {
+    this.waiters.notify(partition);
+  }
+
   /** Wakes waiting fetches, then waits until every partition's appends are durable and closes the logs. */
   async close(): Promise<void> {
     this.waiters.notifyAll();

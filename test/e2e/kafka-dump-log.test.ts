@@ -185,6 +185,38 @@ describe.skipIf(LIBS === null)("Kafka 4.3's DumpLogSegments on our __consumer_of
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('decodes the __share_group_state segments a share session wrote (snapshot, updates, tombstone) as our dump-log does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kmc-kafka-share-dump-'));
+    const share = await startServer({ port: 0, dataDir: dir, logLevel: 'silent' });
+    try {
+      const topic = await share.broker.topics.create('share-dump', 1);
+      const partition = topic.partition(0)!;
+      const appended = partition.appendProduced(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [0, 1, 2].map((i) => ({ key: null, value: Buffer.from(`v${i}`) })) }));
+      if ('durable' in appended) await appended.durable;
+      await share.broker.sharePersister.initializeState('sg', [{ topicId: topic.id, partition: 0, stateEpoch: 1, startOffset: -1n }]);
+      await share.broker.sharePersister.initializeState('sg-gone', [{ topicId: topic.id, partition: 0, stateEpoch: 1, startOffset: 0n }]);
+      await share.broker.sharePersister.deleteState('sg-gone', [{ topicId: topic.id, partition: 0 }]);
+      await share.broker.shareCoordinator.writeState('sg', { topicId: topic.id, partition: 0, stateEpoch: 1, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 2, stateBatches: [{ firstOffset: 0n, lastOffset: 1n, deliveryState: 2, deliveryCount: 1 }, { firstOffset: 2n, lastOffset: 2n, deliveryState: 0, deliveryCount: 1 }] });
+    } finally {
+      await share.close();
+    }
+    try {
+      const files = readdirSync(dir)
+        .filter((d) => d.startsWith('__share_group_state-'))
+        .map((d) => join(dir, d, '00000000000000000000.log'))
+        .filter((f) => statSync(f, { throwIfNoEntry: false })?.size);
+      expect(files.length).toBeGreaterThanOrEqual(1);
+      const kafkaLines = await kafkaDump(files, '--share-group-state-decoder');
+      const printed = records(kafkaLines);
+      expect(printed.map((r) => [Number(r.key.type), r.key.data['groupId'], r.payload === '<DELETE>' ? 'DELETE' : (r.payload as { data: Record<string, unknown> }).data['startOffset']])).toEqual(
+        expect.arrayContaining([[0, 'sg', -1], [0, 'sg-gone', 0], [0, 'sg-gone', 'DELETE'], [1, 'sg', 0]]),
+      );
+      expect(ourDump(files, '__share_group_state')).toEqual(kafkaLines);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   const DECODERS: ReadonlyArray<readonly [CoordinatorLog, string]> = [
     ['__consumer_offsets', '--offsets-decoder'],
     ['__transaction_state', '--transaction-log-decoder'],

@@ -23,20 +23,21 @@ describe('DescribeShareGroupOffsets (raw protocol)', () => {
     cleanups.push(() => void c.socket.destroy());
     const m = randomUUID();
     await c.send(76, 1, { groupId: 'og', memberId: m, memberEpoch: 0, rackId: null, subscribedTopicNames: ['so'] });
-    await new Promise((r) => setImmediate(r));
+    await server.broker.share.initializationsSettled();
     await server.broker.runtime.flush();
 
-    // The state summary of the accepting persister: never started (-1), so no lag (-1).
+    // Initialized with start offset -1 (resolved at the first ShareFetch) and leader epoch 0, as
+    // Kafka's ShareGroupOffset.fromRequest: no start offset yet, so no lag (-1).
     const all = await c.send(90, 1, { groups: [{ groupId: 'og', topics: null }] });
     expect(all.groups).toEqual([
       {
         groupId: 'og', errorCode: 0, errorMessage: null,
-        topics: [{ topicName: 'so', topicId: topic.topicId, partitions: [0, 1].map((p) => ({ partitionIndex: p, startOffset: -1n, leaderEpoch: -1, lag: -1n, errorCode: 0, errorMessage: null })) }],
+        topics: [{ topicName: 'so', topicId: topic.topicId, partitions: [0, 1].map((p) => ({ partitionIndex: p, startOffset: -1n, leaderEpoch: 0, lag: -1n, errorCode: 0, errorMessage: null })) }],
       },
     ]);
     const named = await c.send(90, 1, { groups: [{ groupId: 'og', topics: [{ topicName: 'missing', partitions: [0] }, { topicName: 'so', partitions: [1] }] }] });
     expect(named.groups[0]!.topics).toEqual([
-      { topicName: 'so', topicId: topic.topicId, partitions: [{ partitionIndex: 1, startOffset: -1n, leaderEpoch: -1, lag: -1n, errorCode: 0, errorMessage: null }] },
+      { topicName: 'so', topicId: topic.topicId, partitions: [{ partitionIndex: 1, startOffset: -1n, leaderEpoch: 0, lag: -1n, errorCode: 0, errorMessage: null }] },
       { topicName: 'missing', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, startOffset: -1n, leaderEpoch: 0, lag: -1n, errorCode: 0, errorMessage: null }] },
     ]);
     // A group that does not exist has no initialized partitions: nothing to describe.

@@ -36,7 +36,7 @@ const partitionsOf = (a: { topicPartitions: Array<{ partitions: number[] }> } | 
 
 /** Lets the initialization the heartbeat started (persister, then record 15) finish. */
 async function initialized(server: ServerHandle): Promise<void> {
-  await new Promise((r) => setImmediate(r));
+  await server.broker.share.initializationsSettled();
   await server.broker.runtime.flush();
 }
 

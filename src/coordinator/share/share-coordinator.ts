@@ -56,6 +56,8 @@ export class ShareGroupCoordinator {
   private readonly ctx: ShareContext;
   private readonly timers: KeyedTimers;
   private readonly groupTaken: (groupId: string) => boolean;
+  /** Share-state initializations waiting for the persister (`initializationsSettled`). */
+  private readonly initializing = new Set<Promise<void>>();
 
   constructor(options: ShareGroupCoordinatorOptions) {
     const { config, log, time } = options;
@@ -144,8 +146,21 @@ export class ShareGroupCoordinator {
       return errorResponse(writeErrorCode(err), 'The coordinator could not write the group records.');
     }
     // GroupCoordinatorService: the persister is called after the response, on a timer task.
-    if (initialize) void this.initializeState(initialize);
+    if (initialize) {
+      const initializing = this.initializeState(initialize);
+      this.initializing.add(initializing);
+      void initializing.finally(() => this.initializing.delete(initializing));
+    }
     return response;
+  }
+
+  /**
+   * Resolves once every share-state initialization started so far has been answered by the
+   * persister and its records handed to the runtime (tests and shutdown wait on it; records may
+   * still be in flight: `runtime.flush()` waits for those).
+   */
+  async initializationsSettled(): Promise<void> {
+    while (this.initializing.size > 0) await Promise.all([...this.initializing]);
   }
 
   /** `persisterInitialize` then `initialize-share-group-state` / `uninitialize-share-group-state`. */

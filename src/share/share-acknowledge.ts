@@ -1,0 +1,47 @@
+/**
+ * ShareAcknowledge (key 79) as Kafka 4.3.1's `KafkaApis.handleShareAcknowledgeRequest`: request
+ * checks, the share session's epoch (`acknowledgeSessionUpdate`: 0 is INVALID_SHARE_SESSION_EPOCH,
+ * no session SHARE_SESSION_NOT_FOUND), each partition's batches checked and applied; with epoch -1
+ * the session then ends and the member's remaining records are released.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { ShareAcknowledgeRequest } from '../protocol/messages/ShareAcknowledgeRequest.js';
+import { defaultPartitionData, defaultShareAcknowledgeResponse, type PartitionData, type ShareAcknowledgeResponse } from '../protocol/messages/ShareAcknowledgeResponse.js';
+import type { TopicStore } from '../topics/topic-store.js';
+import { SharePartitionError } from './share-partition.js';
+import type { SharePartitionManager } from './share-partition-manager.js';
+import { ackRequestError, isValidMemberId } from './share-request-checks.js';
+
+/** `ShareAcknowledgeRequest.getErrorResponse`: the top-level error only. */
+function topLevel(errorCode: number): ShareAcknowledgeResponse {
+  return { ...defaultShareAcknowledgeResponse(), errorCode };
+}
+
+export async function shareAcknowledge(req: ShareAcknowledgeRequest, version: number, manager: SharePartitionManager, topics: TopicStore): Promise<ShareAcknowledgeResponse> {
+  if (req.groupId === null) return topLevel(ErrorCode.INVALID_REQUEST);
+  const groupId = req.groupId;
+  if (!isValidMemberId(req.memberId)) return topLevel(ErrorCode.INVALID_REQUEST);
+  const memberId = req.memberId!;
+  try {
+    manager.sessions.forAcknowledge(groupId, memberId, req.shareSessionEpoch);
+  } catch (err) {
+    if (err instanceof SharePartitionError) return topLevel(err.errorCode);
+    throw err;
+  }
+  const renewAck = version >= 2 && req.isRenewAck;
+  const responses = [];
+  for (const t of req.topics) {
+    const partitions: PartitionData[] = [];
+    for (const p of t.partitions) {
+      const data: PartitionData = { ...defaultPartitionData(), partitionIndex: p.partitionIndex };
+      const invalid = topics.getById(t.topicId) ? ackRequestError(p.acknowledgementBatches, version >= 2, renewAck) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: null };
+      const outcome = invalid ?? (await manager.acknowledge(groupId, memberId, t.topicId, p.partitionIndex, p.acknowledgementBatches));
+      data.errorCode = outcome.errorCode;
+      data.errorMessage = outcome.errorMessage;
+      partitions.push(data);
+    }
+    responses.push({ topicId: t.topicId, partitions });
+  }
+  if (req.shareSessionEpoch === -1) void manager.releaseSession(groupId, memberId).catch(() => undefined);
+  return { ...defaultShareAcknowledgeResponse(), acquisitionLockTimeoutMs: manager.recordLockDurationMs(groupId), responses };
+}

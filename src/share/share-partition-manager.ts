@@ -1,0 +1,175 @@
+/**
+ * The broker's share partitions and share sessions (Kafka 4.3.1's `SharePartitionManager`): one
+ * `SharePartition` per (share group, topic partition), created at the first ShareFetch naming it
+ * and loaded from the share coordinator; acknowledgements go to the partition holding the
+ * records; a share session that ends (final epoch -1, or its connection closing:
+ * `ShareSessionCache.ClientConnectionDisconnectListener`) releases what its member still holds.
+ * A share partition whose state the group coordinator deletes, or whose topic is deleted, is
+ * dropped (its lock timers stop).
+ * Group configs are read at each use through the broker's configs (`share.record.lock.duration.ms`,
+ * `share.delivery.count.limit`, `share.partition.max.record.locks`, `share.renew.acknowledge.enable`,
+ * `share.auto.offset.reset`), falling back to the `group.share.*` broker configs as Kafka's
+ * `ShareGroupConfigProvider`.
+ */
+import type { Logger } from 'pino';
+import type { ClusterConfigs } from '../configs/cluster-configs.js';
+import type { TopicStore } from '../topics/topic-store.js';
+import type { Time } from '../util/time.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { SharePartition, SharePartitionError, type AcknowledgementBatch, type SharePartitionConfig } from './share-partition.js';
+import { ShareSessionCache } from './share-sessions.js';
+import type { ShareCoordinator } from './state/share-coordinator.js';
+
+export interface SharePartitionManagerOptions {
+  topics: TopicStore;
+  configs: ClusterConfigs;
+  coordinator: ShareCoordinator;
+  time: Time;
+  log: Logger;
+  nodeId: number;
+  /** `group.share.max.share.sessions` (Kafka default 2000). */
+  maxSessions: number;
+}
+
+/** A per-partition answer: Kafka error code and message (null for NONE). */
+export interface PartitionOutcome {
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+const OK: PartitionOutcome = { errorCode: ErrorCode.NONE, errorMessage: null };
+
+function outcomeOf(err: unknown): PartitionOutcome {
+  if (err instanceof SharePartitionError) return { errorCode: err.errorCode, errorMessage: err.message };
+  return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: err instanceof Error ? err.message : String(err) };
+}
+
+export class SharePartitionManager {
+  readonly sessions: ShareSessionCache;
+  private readonly partitions = new Map<string, SharePartition>();
+
+  constructor(private readonly options: SharePartitionManagerOptions) {
+    this.sessions = new ShareSessionCache(options.maxSessions);
+    options.coordinator.onStateDeleted((groupId, topicId, partition) => this.drop(SharePartitionManager.key(groupId, topicId, partition)));
+    options.topics.onTopicDeleted((topic) => {
+      for (const [key, sp] of this.partitions) if (sp.topicId === topic.id) this.drop(key);
+      void options.coordinator.deleteTopic(topic.id).catch((err: unknown) => options.log.error({ err, topic: topic.name }, 'could not delete the share state of a deleted topic'));
+    });
+  }
+
+  private static key(groupId: string, topicId: string, partition: number): string {
+    return `${groupId}\u0000${topicId}:${partition}`;
+  }
+
+  /** The group config `name` as a number (its group override, else the `group.share.*` broker config). */
+  private groupInt(groupId: string, name: string): number {
+    return Number(this.options.configs.groupConfig(groupId, name, this.options.nodeId).value);
+  }
+
+  /** `share.record.lock.duration.ms` of a group: what responses carry as `AcquisitionLockTimeoutMs`. */
+  recordLockDurationMs(groupId: string): number {
+    return this.groupInt(groupId, 'share.record.lock.duration.ms');
+  }
+
+  private configFor(groupId: string): SharePartitionConfig {
+    const { configs, nodeId } = this.options;
+    return {
+      recordLockDurationMs: () => this.groupInt(groupId, 'share.record.lock.duration.ms'),
+      deliveryCountLimit: () => this.groupInt(groupId, 'share.delivery.count.limit'),
+      maxInFlightRecords: () => this.groupInt(groupId, 'share.partition.max.record.locks'),
+      renewAcknowledgeEnabled: () => configs.groupConfig(groupId, 'share.renew.acknowledge.enable', nodeId).value === 'true',
+      autoOffsetReset: () => configs.groupConfig(groupId, 'share.auto.offset.reset', nodeId).value ?? 'latest',
+    };
+  }
+
+  /** The share partition, if one is loaded (acknowledgements only go to loaded ones). */
+  get(groupId: string, topicId: string, partition: number): SharePartition | undefined {
+    return this.partitions.get(SharePartitionManager.key(groupId, topicId, partition));
+  }
+
+  /** Every loaded share partition of a group (views). */
+  ofGroup(groupId: string): SharePartition[] {
+    return [...this.partitions.values()].filter((sp) => sp.groupId === groupId);
+  }
+
+  /**
+   * The share partition of a fetch, created and loaded when needed (`getOrCreateSharePartition`,
+   * `maybeInitialize`). Rejects with SharePartitionError; a share partition that failed to load is
+   * dropped, so the next fetch tries again.
+   */
+  async forFetch(groupId: string, topicId: string, partitionIndex: number): Promise<SharePartition> {
+    const key = SharePartitionManager.key(groupId, topicId, partitionIndex);
+    let sp = this.partitions.get(key);
+    if (sp === undefined) {
+      const topic = this.options.topics.getById(topicId);
+      const partition = topic?.partition(partitionIndex);
+      if (!partition) throw new SharePartitionError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
+      sp = new SharePartition(groupId, topicId, partitionIndex, partition, this.options.time, this.options.coordinator, this.configFor(groupId));
+      sp.onAvailable = () => this.options.topics.wakeFetches(partition);
+      this.partitions.set(key, sp);
+    }
+    try {
+      await sp.maybeInitialize();
+    } catch (err) {
+      if (this.partitions.get(key) === sp && sp.failed) this.drop(key);
+      throw err;
+    }
+    return sp;
+  }
+
+  /** Acknowledges on one partition (`SharePartitionManager.acknowledge`): UNKNOWN_TOPIC_OR_PARTITION when it is not loaded. */
+  async acknowledge(groupId: string, memberId: string, topicId: string, partition: number, batches: readonly AcknowledgementBatch[]): Promise<PartitionOutcome> {
+    const sp = this.get(groupId, topicId, partition);
+    if (sp === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'This server does not host this topic-partition.' };
+    try {
+      await sp.acknowledge(memberId, batches);
+      return OK;
+    } catch (err) {
+      const outcome = outcomeOf(err);
+      if (outcome.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER || outcome.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || outcome.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) {
+        this.drop(SharePartitionManager.key(groupId, topicId, partition));
+      }
+      return outcome;
+    }
+  }
+
+  /**
+   * Ends a member's share session and releases the records it holds on the session's partitions
+   * (`releaseSession`); SHARE_SESSION_NOT_FOUND without a session.
+   */
+  async releaseSession(groupId: string, memberId: string): Promise<void> {
+    const session = this.sessions.remove(groupId, memberId);
+    if (session === undefined) throw new SharePartitionError(ErrorCode.SHARE_SESSION_NOT_FOUND, 'The share session was not found.');
+    await this.releaseHeld(groupId, memberId, [...session.partitions.values()]);
+  }
+
+  /** A connection closed: the sessions it opened end and their members' records are released. */
+  onDisconnect(connectionId: string): void {
+    for (const session of this.sessions.removeForConnection(connectionId)) {
+      void this.releaseHeld(session.groupId, session.memberId, [...session.partitions.values()]).catch((err: unknown) =>
+        this.options.log.warn({ err, groupId: session.groupId }, 'could not release the records of a closed share session'),
+      );
+    }
+  }
+
+  private async releaseHeld(groupId: string, memberId: string, partitions: ReadonlyArray<{ topicId: string; partition: number }>): Promise<void> {
+    await Promise.all(
+      partitions.map(async (p) => {
+        const sp = this.get(groupId, p.topicId, p.partition);
+        if (sp) await sp.releaseAcquiredRecords(memberId).catch((err: unknown) => this.options.log.warn({ err, groupId }, 'could not release acquired records'));
+      }),
+    );
+  }
+
+  private drop(key: string): void {
+    const sp = this.partitions.get(key);
+    if (sp === undefined) return;
+    this.partitions.delete(key);
+    sp.close();
+  }
+
+  /** Stops every lock timer (broker shutdown). */
+  shutdown(): void {
+    for (const key of [...this.partitions.keys()]) this.drop(key);
+  }
+}

@@ -1,0 +1,497 @@
+/**
+ * One share partition: the records of a topic partition as a share group sees them (Kafka 4.3.1's
+ * `SharePartition`). Offsets below the share-partition start offset (SPSO) are done; offsets from
+ * the SPSO up to the last offset ever acquired (the end offset, SPEO) are in flight, each AVAILABLE,
+ * ACQUIRED (by one member, under an acquisition lock), ACKNOWLEDGED or ARCHIVED, with its delivery
+ * count; offsets after that were never delivered.
+ *
+ * - `acquire`: from the first AVAILABLE offset (else the end), whole log batches (`batch_optimized`,
+ *   ShareAcquireMode 0: batches are acquired until `maxRecords` is reached, the last one whole) or
+ *   exactly up to `maxRecords` (`record_limit`, 1), never more than `share.partition.max.record.locks`
+ *   records in flight; each acquired offset's delivery count goes up by one and it gets a lock of
+ *   `share.record.lock.duration.ms` on the share partition's clock.
+ * - `acknowledge`: ACCEPT (1) -> ACKNOWLEDGED, RELEASE (2) -> AVAILABLE, REJECT (3) and GAP (0) ->
+ *   ARCHIVED, RENEW (4) restarts the lock (when `share.renew.acknowledge.enable`, else
+ *   INVALID_RECORD_STATE `Renewing acquisition locks is not enabled for the group.`). Offsets must be
+ *   ACQUIRED by the member: else INVALID_RECORD_STATE (`The offset cannot be acknowledged. The
+ *   offset is not acquired.`, `Member is not the owner of offset`), offsets not in flight
+ *   INVALID_RECORD_STATE `Batch record not found. ...` / INVALID_REQUEST past the acquired records.
+ * - A released or timed-out record whose delivery count reached `share.delivery.count.limit` is
+ *   ARCHIVED instead (a poison record).
+ * - Every change is written to the share coordinator (WriteShareGroupState) before it is answered;
+ *   then the SPSO moves past ACKNOWLEDGED/ARCHIVED records (`maybeUpdateCachedStateAndOffsets`).
+ *   A failed write puts the offsets back as they were and answers the persister's error.
+ *
+ * Kafka keeps in-flight state per fetched batch and splits it per offset when needed; here the
+ * state is per offset and `AcquiredRecords` are the runs of consecutive offsets with one delivery
+ * count, so a batch acquired whole is one range as on Kafka. Acquisitions are not written: after a
+ * restart, records that were acquired are AVAILABLE again with their last written delivery count.
+ */
+import type { Partition } from '../topics/partition.js';
+import type { Time, Timer } from '../util/time.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { RecordState, type StateBatch } from './state/state-batches.js';
+import type { PersisterReadResult, PersisterWriteEntry } from './state/share-coordinator.js';
+import type { PersisterPartitionResult } from './persister.js';
+
+/** ShareAcquireMode (KIP-1206). */
+export const ShareAcquireMode = { BATCH_OPTIMIZED: 0, RECORD_LIMIT: 1 } as const;
+
+/** AcknowledgeType ids: GAP (0, archive an offset holding no record), ACCEPT, RELEASE, REJECT, RENEW. */
+export const AcknowledgeType = { GAP: 0, ACCEPT: 1, RELEASE: 2, REJECT: 3, RENEW: 4 } as const;
+
+/** A Kafka error raised by a share partition: code and message. */
+export class SharePartitionError extends Error {
+  constructor(readonly errorCode: number, message: string) {
+    super(message);
+    this.name = 'SharePartitionError';
+  }
+}
+
+/** The group configs a share partition reads at each use (Kafka's `ShareGroupConfigProvider`). */
+export interface SharePartitionConfig {
+  recordLockDurationMs(): number;
+  deliveryCountLimit(): number;
+  maxInFlightRecords(): number;
+  renewAcknowledgeEnabled(): boolean;
+  /** `share.auto.offset.reset`: `latest`, `earliest` or `by_duration:<ISO-8601 duration>`. */
+  autoOffsetReset(): string;
+}
+
+/** What a share partition needs from the share coordinator. */
+export interface ShareStateAccess {
+  readState(groupId: string, p: { topicId: string; partition: number; leaderEpoch: number }): Promise<PersisterReadResult>;
+  writeState(groupId: string, p: PersisterWriteEntry): Promise<PersisterPartitionResult>;
+}
+
+interface OffsetState {
+  state: number;
+  deliveryCount: number;
+  /** The member holding the record while ACQUIRED. */
+  memberId: string | null;
+  lock: LockTask | null;
+}
+
+/** One acquisition lock: the offsets it covers that still point at it are released when it fires. */
+interface LockTask {
+  readonly memberId: string;
+  timer: Timer | null;
+  /** Offsets still under this lock: the timer is cancelled when none is left. */
+  held: number;
+}
+
+/** One `AcquiredRecords` entry. */
+export interface AcquiredRange {
+  firstOffset: bigint;
+  lastOffset: bigint;
+  deliveryCount: number;
+}
+
+export interface AcknowledgementBatch {
+  firstOffset: bigint;
+  lastOffset: bigint;
+  acknowledgeTypes: number[];
+}
+
+/** The parsed header of a stored RecordBatch. */
+interface BatchSpan {
+  bytes: Buffer;
+  baseOffset: bigint;
+  lastOffset: bigint;
+}
+
+function batchSpans(batches: readonly Buffer[]): BatchSpan[] {
+  return batches.map((bytes) => {
+    const baseOffset = bytes.readBigInt64BE(0);
+    return { bytes, baseOffset, lastOffset: baseOffset + BigInt(bytes.readInt32BE(23)) };
+  });
+}
+
+const TERMINAL = new Set<number>([RecordState.ACKNOWLEDGED, RecordState.ARCHIVED]);
+
+/** `by_duration:PnDTnHnMn.nS` -> milliseconds (Java's `Duration.parse`, days/hours/minutes/seconds). */
+function durationMs(text: string): number {
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(text);
+  if (!m) return 0;
+  return ((Number(m[1] ?? 0) * 24 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 60_000 + Math.round(Number(m[4] ?? 0) * 1000);
+}
+
+export class SharePartition {
+  private status: 'empty' | 'initializing' | 'active' | 'failed' | 'fenced' = 'empty';
+  private initializing: Promise<void> | null = null;
+  private startOffset = 0n;
+  /** The first offset never acquired (SPEO + 1). */
+  private nextNew = 0n;
+  private readonly inFlight = new Map<bigint, OffsetState>();
+  private stateEpoch = 0;
+  private deliveryCompleteCount = 0;
+  /** Told when records become available again (a waiting ShareFetch may acquire them). */
+  onAvailable: () => void = () => {};
+
+  constructor(
+    readonly groupId: string,
+    readonly topicId: string,
+    readonly partitionIndex: number,
+    private readonly partition: Partition,
+    private readonly time: Time,
+    private readonly state: ShareStateAccess,
+    private readonly config: SharePartitionConfig,
+  ) {}
+
+  /** The share-partition start offset (SPSO). */
+  get spso(): bigint {
+    return this.startOffset;
+  }
+
+  /** The share-partition end offset (SPEO): the last offset in flight, or SPSO - 1... as Kafka's `endOffset`. */
+  get speo(): bigint {
+    return this.inFlight.size === 0 ? this.startOffset : this.nextNew - 1n;
+  }
+
+  /** In-flight record counts by state, for views. */
+  counts(): { acquired: number; available: number; acknowledged: number; archived: number } {
+    const c = { acquired: 0, available: 0, acknowledged: 0, archived: 0 };
+    for (const s of this.inFlight.values()) {
+      if (s.state === RecordState.ACQUIRED) c.acquired++;
+      else if (s.state === RecordState.AVAILABLE) c.available++;
+      else if (s.state === RecordState.ACKNOWLEDGED) c.acknowledged++;
+      else c.archived++;
+    }
+    return c;
+  }
+
+  // ---- initialization (maybeInitialize) -----------------------------------------------------
+
+  /**
+   * Loads the state from the share coordinator once. Rejects with SharePartitionError:
+   * UNKNOWN_SERVER_ERROR for an uninitialized share partition (the coordinator's INVALID_REQUEST),
+   * as `fetchPersisterError` maps it, LEADER_NOT_AVAILABLE while fenced.
+   */
+  maybeInitialize(): Promise<void> {
+    if (this.status === 'active') return Promise.resolve();
+    if (this.status === 'fenced') return Promise.reject(new SharePartitionError(ErrorCode.LEADER_NOT_AVAILABLE, `Share partition is fenced ${this.groupId}-${this.topicId}:${this.partitionIndex}`));
+    if (this.initializing) return this.initializing;
+    this.status = 'initializing';
+    this.initializing = this.state
+      .readState(this.groupId, { topicId: this.topicId, partition: this.partitionIndex, leaderEpoch: this.partition.leaderEpoch })
+      .then((read) => {
+        if (read.errorCode !== ErrorCode.NONE) throw new SharePartitionError(persisterError(read.errorCode), read.errorMessage ?? '');
+        this.load(read);
+        this.status = 'active';
+      })
+      .catch((err: unknown) => {
+        this.status = 'failed';
+        throw err;
+      })
+      .finally(() => {
+        this.initializing = null;
+      });
+    return this.initializing;
+  }
+
+  /** Whether the last initialization failed (the manager then drops this share partition). */
+  get failed(): boolean {
+    return this.status === 'failed';
+  }
+
+  private load(read: PersisterReadResult): void {
+    this.stateEpoch = read.stateEpoch;
+    this.startOffset = read.startOffset === -1n ? this.resetOffset() : read.startOffset;
+    this.nextNew = this.startOffset;
+    for (const b of read.stateBatches) {
+      for (let o = b.firstOffset; o <= b.lastOffset; o++) {
+        if (o < this.startOffset) continue;
+        this.inFlight.set(o, { state: b.deliveryState, deliveryCount: b.deliveryCount, memberId: null, lock: null });
+        if (TERMINAL.has(b.deliveryState)) this.deliveryCompleteCount++;
+      }
+      if (b.lastOffset + 1n > this.nextNew) this.nextNew = b.lastOffset + 1n;
+    }
+    // Offsets between the batches were never written: they are delivered as new records would be.
+    for (let o = this.startOffset; o < this.nextNew; o++) {
+      if (!this.inFlight.has(o)) this.inFlight.set(o, { state: RecordState.AVAILABLE, deliveryCount: 0, memberId: null, lock: null });
+    }
+    this.advanceStartOffset();
+  }
+
+  /** `startOffsetDuringInitialization`: the offset `share.auto.offset.reset` names. */
+  private resetOffset(): bigint {
+    const reset = this.config.autoOffsetReset();
+    if (reset === 'earliest') return this.partition.logStartOffset;
+    if (reset.startsWith('by_duration:')) {
+      const ts = BigInt(this.time.now() - durationMs(reset.slice('by_duration:'.length)));
+      return this.partition.log.offsetForTimestamp(ts)?.offset ?? this.partition.highWatermark;
+    }
+    return this.partition.highWatermark;
+  }
+
+  // ---- acquisition ----------------------------------------------------------------------------
+
+  /** The first offset a fetch reads from (`nextFetchOffset`). */
+  nextFetchOffset(): bigint {
+    for (let o = this.startOffset; o < this.nextNew; o++) {
+      if (this.inFlight.get(o)?.state === RecordState.AVAILABLE) return o;
+    }
+    return this.nextNew;
+  }
+
+  /** Whether another record may be put in flight (`canAcquireRecords`). */
+  canAcquireRecords(): boolean {
+    return this.inFlight.size === 0 || this.inFlightCount() < this.config.maxInFlightRecords() || this.hasAvailable();
+  }
+
+  private inFlightCount(): number {
+    return Number(this.nextNew - this.startOffset);
+  }
+
+  private hasAvailable(): boolean {
+    for (const s of this.inFlight.values()) if (s.state === RecordState.AVAILABLE) return true;
+    return false;
+  }
+
+  /**
+   * Acquires records for `memberId` from `batches` (read from the log at `nextFetchOffset()`).
+   * Returns the acquired ranges and the batches holding them (what the response carries).
+   */
+  acquire(memberId: string, batches: readonly Buffer[], maxRecords: number, mode: number): { ranges: AcquiredRange[]; records: Buffer[] } {
+    const spans = batchSpans(batches);
+    const acquired: bigint[] = [];
+    const counts: number[] = [];
+    const recordsOut: Buffer[] = [];
+    const maxInFlight = this.config.maxInFlightRecords();
+    const strict = mode === ShareAcquireMode.RECORD_LIMIT;
+    const lockMs = this.config.recordLockDurationMs();
+    const task: LockTask = { memberId, timer: null, held: 0 };
+    const hw = this.partition.highWatermark;
+    outer: for (const span of spans) {
+      let took = false;
+      for (let o = span.baseOffset; o <= span.lastOffset; o++) {
+        if (o < this.startOffset || o >= hw) continue;
+        if (strict && acquired.length >= maxRecords) break outer;
+        let s = this.inFlight.get(o);
+        if (s === undefined) {
+          if (o < this.nextNew) continue;
+          if (this.inFlightCount() >= maxInFlight) break outer;
+          // Offsets skipped inside the log (compaction, control records) are archived as Kafka archives gaps.
+          for (let gap = this.nextNew; gap < o; gap++) this.inFlight.set(gap, { state: RecordState.ARCHIVED, deliveryCount: 0, memberId: null, lock: null });
+          s = { state: RecordState.AVAILABLE, deliveryCount: 0, memberId: null, lock: null };
+          this.inFlight.set(o, s);
+          this.nextNew = o + 1n;
+        }
+        if (s.state !== RecordState.AVAILABLE) continue;
+        s.state = RecordState.ACQUIRED;
+        s.deliveryCount++;
+        s.memberId = memberId;
+        s.lock = task;
+        task.held++;
+        acquired.push(o);
+        counts.push(s.deliveryCount);
+        took = true;
+      }
+      if (took) recordsOut.push(span.bytes);
+      if (!strict && acquired.length >= maxRecords) break;
+    }
+    if (acquired.length > 0) task.timer = this.time.schedule(lockMs, () => this.onLockTimeout(task));
+    return { ranges: toRanges(acquired, counts), records: recordsOut };
+  }
+
+  // ---- acknowledgement --------------------------------------------------------------------------
+
+  /**
+   * Applies acknowledgements from `memberId` (already checked for shape by the API layer), writes
+   * them and moves the SPSO. Rejects with SharePartitionError; nothing changes then.
+   */
+  async acknowledge(memberId: string, batches: readonly AcknowledgementBatch[]): Promise<void> {
+    const changes: Array<[bigint, OffsetState]> = [];
+    const written: StateBatch[] = [];
+    const renewed: Array<[bigint, OffsetState]> = [];
+    try {
+      for (const batch of batches) {
+        if (batch.lastOffset < this.startOffset) continue;
+        this.checkInFlight(batch);
+        const perOffset = batch.acknowledgeTypes.length > 1;
+        for (let o = batch.firstOffset; o <= batch.lastOffset; o++) {
+          if (o < this.startOffset) continue;
+          const s = this.inFlight.get(o);
+          if (s === undefined || s.state !== RecordState.ACQUIRED) {
+            throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'The offset cannot be acknowledged. The offset is not acquired.');
+          }
+          if (s.memberId !== memberId) throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Member is not the owner of offset');
+          const type = perOffset ? batch.acknowledgeTypes[Number(o - batch.firstOffset)]! : batch.acknowledgeTypes[0]!;
+          if (type === AcknowledgeType.RENEW) {
+            if (!this.config.renewAcknowledgeEnabled()) throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Renewing acquisition locks is not enabled for the group.');
+            renewed.push([o, s]);
+            continue;
+          }
+          changes.push([o, { ...s }]);
+          this.settle(s, type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED : type === AcknowledgeType.RELEASE ? RecordState.AVAILABLE : RecordState.ARCHIVED);
+          written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
+        }
+      }
+    } catch (err) {
+      this.restore(changes);
+      throw err;
+    }
+    if (renewed.length > 0) this.renew(memberId, renewed);
+    await this.persist(written, changes);
+  }
+
+  /** Releases every record `memberId` holds (its share session ended: `releaseAcquiredRecords`). */
+  async releaseAcquiredRecords(memberId: string): Promise<void> {
+    const changes: Array<[bigint, OffsetState]> = [];
+    const written: StateBatch[] = [];
+    for (const [o, s] of this.inFlight) {
+      if (s.state !== RecordState.ACQUIRED || s.memberId !== memberId) continue;
+      changes.push([o, { ...s }]);
+      this.settle(s, RecordState.AVAILABLE);
+      written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
+    }
+    await this.persist(written, changes);
+  }
+
+  /** Stops every lock timer (the share partition is dropped or the broker stops). */
+  close(): void {
+    this.status = 'fenced';
+    for (const s of this.inFlight.values()) s.lock?.timer?.cancel();
+  }
+
+  /** Releases (or archives at the delivery count limit) the offsets still held under `task`. */
+  private onLockTimeout(task: LockTask): void {
+    task.timer = null;
+    if (this.status !== 'active') return;
+    const changes: Array<[bigint, OffsetState]> = [];
+    const written: StateBatch[] = [];
+    for (const [o, s] of this.inFlight) {
+      if (s.lock !== task || s.state !== RecordState.ACQUIRED) continue;
+      changes.push([o, { ...s }]);
+      this.settle(s, RecordState.AVAILABLE);
+      written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
+    }
+    void this.persist(written, changes).catch(() => undefined);
+  }
+
+  private renew(memberId: string, offsets: Array<[bigint, OffsetState]>): void {
+    const task: LockTask = { memberId, timer: null, held: 0 };
+    for (const [, s] of offsets) {
+      release(s.lock);
+      s.lock = task;
+      task.held++;
+    }
+    task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+  }
+
+  /** Moves an ACQUIRED record to `target`; a release at the delivery count limit archives it. */
+  private settle(s: OffsetState, target: number): void {
+    release(s.lock);
+    s.lock = null;
+    s.memberId = null;
+    s.state = target === RecordState.AVAILABLE && s.deliveryCount >= this.config.deliveryCountLimit() ? RecordState.ARCHIVED : target;
+    if (TERMINAL.has(s.state)) this.deliveryCompleteCount++;
+  }
+
+  private restore(changes: ReadonlyArray<[bigint, OffsetState]>): void {
+    for (let i = changes.length - 1; i >= 0; i--) {
+      const [o, before] = changes[i]!;
+      const now = this.inFlight.get(o);
+      if (now === undefined) continue;
+      if (TERMINAL.has(now.state) && !TERMINAL.has(before.state)) this.deliveryCompleteCount--;
+      Object.assign(now, before);
+      if (now.lock && now.state === RecordState.ACQUIRED) {
+        const task = now.lock;
+        task.held++;
+        if (task.timer === null) task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+      }
+    }
+  }
+
+  /** WriteShareGroupState with `written` (then the SPSO moves); on failure `changes` are undone. */
+  private async persist(written: StateBatch[], changes: ReadonlyArray<[bigint, OffsetState]>): Promise<void> {
+    if (written.length > 0 && written.some((b) => b.deliveryState === RecordState.AVAILABLE)) this.onAvailable();
+    if (written.length === 0) return;
+    const result = await this.state.writeState(this.groupId, {
+      topicId: this.topicId,
+      partition: this.partitionIndex,
+      stateEpoch: this.stateEpoch,
+      leaderEpoch: this.partition.leaderEpoch,
+      startOffset: this.startOffset,
+      deliveryCompleteCount: this.deliveryCompleteCount,
+      stateBatches: coalesce(written),
+    });
+    if (result.errorCode !== ErrorCode.NONE) {
+      this.restore(changes);
+      throw new SharePartitionError(persisterError(result.errorCode), result.errorMessage ?? '');
+    }
+    this.advanceStartOffset();
+  }
+
+  /** `maybeUpdateCachedStateAndOffsets`: the SPSO moves past the ACKNOWLEDGED/ARCHIVED prefix. */
+  private advanceStartOffset(): void {
+    while (this.startOffset < this.nextNew) {
+      const s = this.inFlight.get(this.startOffset);
+      if (s === undefined || !TERMINAL.has(s.state)) break;
+      this.inFlight.delete(this.startOffset);
+      this.deliveryCompleteCount--;
+      this.startOffset++;
+    }
+  }
+
+  /** `fetchSubMapForAcknowledgementBatch`: the batch must lie within the records in flight. */
+  private checkInFlight(batch: AcknowledgementBatch): void {
+    const first = batch.firstOffset < this.startOffset ? this.startOffset : batch.firstOffset;
+    if (this.inFlight.size === 0 || !this.inFlight.has(first) && first < this.startOffset) {
+      throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Batch record not found. The request batch offsets are not found in the cache.');
+    }
+    if (first >= this.nextNew) throw new SharePartitionError(ErrorCode.INVALID_REQUEST, 'Batch record not found. The first offset in request is past acquired records.');
+    if (batch.lastOffset >= this.nextNew) throw new SharePartitionError(ErrorCode.INVALID_REQUEST, 'Batch record not found. The last offset in request is past acquired records.');
+  }
+}
+
+/** One offset leaves `task`: its timer stops once no offset is held under it. */
+function release(task: LockTask | null): void {
+  if (task === null) return;
+  task.held--;
+  if (task.held <= 0 && task.timer) {
+    task.timer.cancel();
+    task.timer = null;
+  }
+}
+
+/** The persister's error as `SharePartition.fetchPersisterError` raises it to a client. */
+function persisterError(code: number): number {
+  switch (code) {
+    case ErrorCode.NOT_COORDINATOR:
+    case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+    case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    case ErrorCode.GROUP_ID_NOT_FOUND:
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+      return code;
+    case ErrorCode.FENCED_LEADER_EPOCH:
+    case ErrorCode.FENCED_STATE_EPOCH:
+      return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    default:
+      return ErrorCode.UNKNOWN_SERVER_ERROR;
+  }
+}
+
+/** Consecutive offsets with one delivery count as `AcquiredRecords` ranges. */
+function toRanges(offsets: readonly bigint[], counts: readonly number[]): AcquiredRange[] {
+  const ranges: AcquiredRange[] = [];
+  for (let i = 0; i < offsets.length; i++) {
+    const last = ranges[ranges.length - 1];
+    if (last && last.lastOffset + 1n === offsets[i] && last.deliveryCount === counts[i]) last.lastOffset = offsets[i]!;
+    else ranges.push({ firstOffset: offsets[i]!, lastOffset: offsets[i]!, deliveryCount: counts[i]! });
+  }
+  return ranges;
+}
+
+/** Joins consecutive single-offset batches with one state and count (what the write carries). */
+function coalesce(batches: readonly StateBatch[]): StateBatch[] {
+  const sorted = [...batches].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+  const out: StateBatch[] = [];
+  for (const b of sorted) {
+    const last = out[out.length - 1];
+    if (last && last.lastOffset + 1n === b.firstOffset && last.deliveryState === b.deliveryState && last.deliveryCount === b.deliveryCount) last.lastOffset = b.lastOffset;
+    else out.push({ ...b });
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+/**
+ * Checks shared by ShareFetch and ShareAcknowledge before any share partition is touched (Kafka
+ * 4.3.1's `KafkaApis.isMemberIdValid` and `validateAcknowledgementBatches`).
+ */
+import { ErrorCode } from '../protocol/errors.js';
+
+/** A member id is non-empty and at most 36 characters (a UUID's string form). */
+export function isValidMemberId(memberId: string | null): boolean {
+  return memberId !== null && memberId.length > 0 && memberId.length <= 36;
+}
+
+interface AckBatch {
+  firstOffset: bigint;
+  lastOffset: bigint;
+  acknowledgeTypes: number[];
+}
+
+/**
+ * INVALID_REQUEST (no message, as `ShareAcknowledgeResponse.partitionResponse`) for a partition's
+ * acknowledgement batches when one has first > last, overlaps the one before, has no types, has
+ * several types but not one per offset, has a type outside 0..3 (0..4 from version 2, RENEW), or
+ * RENEW in a request that is not `IsRenewAck`; null when they are well formed.
+ */
+export function ackRequestError(batches: readonly AckBatch[], supportsRenew: boolean, isRenewAck: boolean): { errorCode: number; errorMessage: null } | null {
+  const maxType = supportsRenew ? 4 : 3;
+  let prevEnd = -1n;
+  for (const b of batches) {
+    const bad =
+      b.firstOffset > b.lastOffset ||
+      b.firstOffset < prevEnd ||
+      b.acknowledgeTypes.length === 0 ||
+      (b.acknowledgeTypes.length > 1 && b.lastOffset - b.firstOffset !== BigInt(b.acknowledgeTypes.length - 1)) ||
+      b.acknowledgeTypes.some((t) => t < 0 || t > maxType) ||
+      (b.acknowledgeTypes.includes(4) && !isRenewAck);
+    if (bad) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
+    prevEnd = b.lastOffset;
+  }
+  return null;
+}

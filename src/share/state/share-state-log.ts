@@ -1,0 +1,35 @@
+/**
+ * `__share_group_state`, the share coordinator's log (Kafka's `ShareCoordinatorService`):
+ * `share.coordinator.state.topic.num.partitions` partitions under
+ * `<data-dir>/__share_group_state-<p>/`, a share partition's records going to the partition of its
+ * coordinator key `groupId:topicId:partition` (`shareStatePartitionFor`); records are Kafka's
+ * ShareSnapshot (type 0) and ShareUpdate (type 1) at value version 0
+ * (`ShareCoordinatorRecordHelpers`), compacted by the log cleaner as the other coordinator logs.
+ */
+import type { BrokerConfig } from '../../config.js';
+import { GroupLog, type CoordinatorLogLayout, type GroupLogOptions } from '../../coordinator/group-log.js';
+import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue } from '../../records/coordinator-record.js';
+import type { ShareStateRecord } from '../../records/schemas/record-types.js';
+import { shareCoordinatorKey, shareStatePartitionFor } from '../persister.js';
+
+export const SHARE_STATE_TOPIC = '__share_group_state';
+
+function shareStateLayout(config: BrokerConfig): CoordinatorLogLayout<ShareStateRecord> {
+  const partitionCount = config.int('share.coordinator.state.topic.num.partitions');
+  return {
+    topic: SHARE_STATE_TOPIC,
+    partitionCount,
+    segmentBytes: config.int('share.coordinator.state.topic.segment.bytes'),
+    partitionOf: (r) => shareStatePartitionFor(shareCoordinatorKey(r.groupId, r.topicId, r.partition), partitionCount),
+    encode: (r) => ({ key: encodeRecordKey(r), value: encodeRecordValue(r, 0) }),
+    decode: (key, value) => {
+      const decoded = decodeRegistryRecord(SHARE_STATE_TOPIC, key, value);
+      return decoded.entry === undefined ? null : (decoded.record as ShareStateRecord);
+    },
+  };
+}
+
+/** Opens `__share_group_state` (its cleaner scheduled as the offsets log's). */
+export function openShareStateLog(options: Omit<GroupLogOptions<ShareStateRecord>, 'layout'>): GroupLog<ShareStateRecord> {
+  return GroupLog.open<ShareStateRecord>({ ...options, layout: shareStateLayout(options.config) });
+}
