@@ -95,7 +95,8 @@ export function parseConfigValue(name: string, type: number, value: string): str
       return javaDouble(n);
     }
     case ConfigType.LIST:
-      return text === '' ? [] : text.split(/\s*,\s*/);
+      // Kafka 4.3's parseType drops repeated items (with a warning) before any validator sees them.
+      return text === '' ? [] : [...new Set(text.split(/\s*,\s*/))];
     default:
       return text;
   }
@@ -129,8 +130,9 @@ export function validateConfigValue(name: string, value: string, parsed: string 
       if (!validator.values.includes(parsed as string)) throw invalid(name, parsed as string, `String must be one of: ${validator.values.join(', ')}`);
       return;
     case 'listOf': {
-      // Duplicates pass (ConfigDef.parseType drops them with a warning); no valid strings: any value.
+      // ValidList: no valid strings means any value.
       const items = parsed as string[];
+      if (new Set(items).size !== items.length) throw new ConfigValueError(`Configuration '${name}' values must not be duplicated.`);
       for (const item of items) {
         if (item === '') throw new ConfigValueError(`Configuration '${name}' values must not be empty.`);
         if (validator.values.length > 0 && !validator.values.includes(item)) throw invalid(name, item, `String must be one of: ${validator.values.join(', ')}`);
