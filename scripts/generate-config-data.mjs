@@ -20,9 +20,11 @@ const out = join(root, 'src/configs/kafka-config-data.ts');
 
 /** Kafka broker configs DescribeConfigs reports although they are not settable here. */
 const EXTRA_BROKER_KEYS = ['broker.id'];
+/** Our keys that are the authorizer's (StandardAuthorizer reads them), not KafkaConfig's. */
+const AUTHORIZER_KEYS = ['super.users', 'allow.everyone.if.no.acl.found'];
 
 const { CONFIG_SPECS } = await import(join(root, 'dist/config.js'));
-const brokerKeys = [...Object.keys(CONFIG_SPECS).filter((k) => !k.startsWith('mock.') && k !== 'group.consumer.regex.refresh.interval.ms'), ...EXTRA_BROKER_KEYS];
+const brokerKeys = [...Object.keys(CONFIG_SPECS).filter((k) => !k.startsWith('mock.') && k !== 'group.consumer.regex.refresh.interval.ms' && !AUTHORIZER_KEYS.includes(k)), ...EXTRA_BROKER_KEYS];
 
 const classes = mkdtempSync(join(tmpdir(), 'kmc-config-dump-'));
 try {
@@ -63,7 +65,7 @@ export type ConfigValidator =
   | { readonly kind: 'range'; readonly min: string | null; readonly max: string | null }
   | { readonly kind: 'oneOf'; readonly values: readonly string[] }
   | { readonly kind: 'listOf'; readonly values: readonly string[] }
-  | { readonly kind: 'LambdaValidator' | 'ThrottledReplicaListValidator' | 'Validator'; readonly text: string };
+  | { readonly kind: 'LambdaValidator' | 'ThrottledReplicaListValidator' | 'Validator' | 'CaseInsensitiveValidString' | 'NonEmptyString' | 'NonNullValidator' | 'ControllerQuorumVotersValidator' | 'ControllerQuorumBootstrapServersValidator'; readonly text: string };
 
 export interface TopicConfigMeta {
   readonly type: number;
@@ -97,6 +99,8 @@ export const BROKER_CONFIGS: Readonly<Record<string, BrokerConfigMeta>> = {`);
     lines.push(`  ${q(name)}: { type: ${type(t.type)}, validator: ${JSON.stringify(rules.topicValidators[name])}, kafkaValue: ${q(t.value)}, brokerSynonym: ${q(t.synonym)}, brokerSynonyms: [${synonyms}], documentation: ${q(docs.topicDocs[name])} },`);
   }
   lines.push('};', '');
+  lines.push('/** The topic configs in `LogConfig`\'s definition order, the order `ConfigDef.parse` checks values in. */');
+  lines.push(`export const TOPIC_CONFIG_CHECK_ORDER: readonly string[] = ${JSON.stringify(rules.topicCheckOrder)};`, '');
   lines.push('/** Every group config (`GroupConfig.CONFIG_DEF`), by name. */');
   lines.push('export const GROUP_CONFIGS: Readonly<Record<string, GroupConfigMeta>> = {');
   for (const [name, g] of Object.entries(rules.groupConfigs)) {
@@ -106,6 +110,10 @@ export const BROKER_CONFIGS: Readonly<Record<string, BrokerConfigMeta>> = {`);
   lines.push('/** Every Kafka broker config (`KafkaConfig.configKeys`): [ConfigType id, default as rendered or null]. */');
   lines.push('export const KAFKA_BROKER_CONFIGS: Readonly<Record<string, readonly [number, string | null]>> = {');
   for (const [name, [t, d]] of Object.entries(rules.brokerConfigs)) lines.push(`  ${q(name)}: [${type(t)}, ${q(d)}],`);
+  lines.push('};', '');
+  lines.push('/**', ' * The validators of Kafka broker configs (`KafkaConfig.configDef`), in definition order (the order', ' * `ConfigDef.parse` checks them in: a dynamic change builds a new KafkaConfig, DynamicBrokerConfig.validate).', ' */');
+  lines.push('export const BROKER_CONFIG_VALIDATORS: Readonly<Record<string, ConfigValidator>> = {');
+  for (const [name, v] of Object.entries(rules.brokerValidators)) lines.push(`  ${q(name)}: ${JSON.stringify(v)},`);
   lines.push('};', '');
   lines.push('/** `DynamicConfig.Broker.nonDynamicProps()`: refused by AlterConfigs ("Cannot update these configs dynamically"). */');
   lines.push(`export const NON_DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set(${JSON.stringify(rules.nonDynamic)});`, '');

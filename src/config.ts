@@ -4,6 +4,7 @@
  * Values arrive as strings (flags, `KAFKA_*` environment, files) and are validated here;
  * an invalid value throws a ConfigError naming the key.
  */
+import { parseJavaDouble } from './configs/config-def.js';
 
 export class ConfigError extends Error {
   constructor(readonly key: string, message: string) {
@@ -12,7 +13,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = 'int' | 'long' | 'double' | 'bool' | 'string' | 'enum';
+type Kind = 'int' | 'long' | 'double' | 'bool' | 'string' | 'enum' | 'list';
 
 interface Spec {
   kind: Kind;
@@ -57,7 +58,7 @@ export const CONFIG_SPECS = {
   'log.retention.ms': { kind: 'long', default: '' },
   'log.retention.bytes': { kind: 'long', default: '-1' },
   'log.retention.check.interval.ms': { kind: 'long', default: '300000', min: 1 },
-  'log.cleanup.policy': { kind: 'string', default: 'delete' },
+  'log.cleanup.policy': { kind: 'list', default: 'delete', values: ['compact', 'delete'] },
   'log.cleaner.min.compaction.lag.ms': { kind: 'long', default: '0', min: 0 },
   'log.message.timestamp.type': { kind: 'enum', default: 'CreateTime', values: ['CreateTime', 'LogAppendTime'] },
   'log.message.timestamp.before.max.ms': { kind: 'long', default: '9223372036854775807', min: 0 },
@@ -179,7 +180,8 @@ function checkValue(key: string, spec: Spec, raw: string): void {
   const text = raw.trim();
   switch (spec.kind) {
     case 'bool':
-      if (text !== 'true' && text !== 'false') throw new ConfigError(key, `expected true or false, got "${raw}"`);
+      // ConfigDef.parseType: either case.
+      if (text.toLowerCase() !== 'true' && text.toLowerCase() !== 'false') throw new ConfigError(key, `expected true or false, got "${raw}"`);
       return;
     case 'int':
     case 'long': {
@@ -192,8 +194,9 @@ function checkValue(key: string, spec: Spec, raw: string): void {
       return;
     }
     case 'double': {
-      const n = Number(text);
-      if (text === '' || !Number.isFinite(n)) throw new ConfigError(key, `expected a number, got "${raw}"`);
+      // Java's Double.parseDouble (0.5d, 0x1p-1, NaN); NaN passes Kafka's Range, as it does here.
+      const n = parseJavaDouble(text);
+      if (n === null) throw new ConfigError(key, `expected a number, got "${raw}"`);
       if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, `must be at least ${spec.min}, got ${raw}`);
       if (spec.max !== undefined && n > spec.max) throw new ConfigError(key, `must be at most ${spec.max}, got ${raw}`);
       return;
@@ -201,6 +204,16 @@ function checkValue(key: string, spec: Spec, raw: string): void {
     case 'enum':
       if (!spec.values!.includes(text)) throw new ConfigError(key, `expected one of ${spec.values!.join(', ')}, got "${raw}"`);
       return;
+    case 'list': {
+      // ConfigDef.ValidList: each item one of the values (case-sensitive); an empty list is allowed,
+      // an empty item is not, a duplicate is dropped.
+      if (text === '') return;
+      for (const item of text.split(/\s*,\s*/)) {
+        if (item === '') throw new ConfigError(key, `values must not be empty, got "${raw}"`);
+        if (!spec.values!.includes(item)) throw new ConfigError(key, `expected a list of ${spec.values!.join(', ')}, got "${raw}"`);
+      }
+      return;
+    }
     case 'string':
       return;
   }
@@ -339,7 +352,7 @@ export class BrokerConfig {
   }
 
   double(key: ConfigKey): number {
-    return Number(this.raw(key));
+    return parseJavaDouble(this.raw(key)) ?? NaN;
   }
 
   /** `log.roll.ms` when set, else `log.roll.hours` (Kafka's `LogConfig` precedence), in ms. */
@@ -357,7 +370,7 @@ export class BrokerConfig {
   }
 
   bool(key: ConfigKey): boolean {
-    return this.raw(key) === 'true';
+    return this.raw(key).toLowerCase() === 'true';
   }
 
   string(key: ConfigKey): string {

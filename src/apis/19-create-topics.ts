@@ -9,6 +9,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { Broker } from '../broker.js';
 import { TopicError } from '../topics/topic-error.js';
 import { AlterConfigsError, validateTopicConfigs } from '../configs/alter-configs.js';
+import { checkManualAssignment } from '../topics/create-partitions.js';
 import { TOPIC_CONFIGS } from '../configs/kafka-config-data.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
@@ -123,11 +124,16 @@ function partitionCount(broker: Broker, t: CreatableTopic): number {
   indexes.forEach((index, i) => {
     if (index !== i) throw new TopicError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Partitions should be a consecutive 0-based integer sequence, but were ${indexes.join(', ')}.`);
   });
+  // Kafka's checks and messages (ReplicationControlManager.createTopic): the first partition's list
+  // sets the replication factor the others must have.
+  const first = t.assignments[0]!;
+  for (const a of t.assignments) checkManualAssignment(a.brokerIds, a.partitionIndex, first.brokerIds.length, broker.cluster);
+  // Ours: a topic created with assignments has one replica, on the answering broker.
   for (const a of t.assignments) {
     if (a.brokerIds.length !== 1 || a.brokerIds[0] !== broker.nodeId) {
       throw new TopicError(
         ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-        `The manual partition assignment includes broker(s) [${a.brokerIds.join(', ')}]; only broker ${broker.nodeId} is registered.`,
+        `The manual partition assignment includes broker(s) [${a.brokerIds.join(', ')}]; only broker ${broker.nodeId} can hold the partitions of a topic created with assignments here.`,
       );
     }
   }

@@ -5,6 +5,7 @@ import { ZERO_UUID } from '../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import { TopicError } from '../topics/topic-error.js';
 import { isInternalTopic } from '../topics/topic-name.js';
+import { javaHashSetOrder } from '../util/java-hash.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -15,8 +16,9 @@ function named(req: DeleteTopicsRequest): Array<{ name: string | null; topicId: 
 
 /**
  * DeleteTopics (key 20, v1-6), as Kafka's `ControllerApis.deleteTopics`: v1-5 by name
- * (`topic_names`), v6 by name or id (`topics`). Per topic: both or neither of name and id,
- * or an entry given twice -> INVALID_REQUEST; unknown name -> UNKNOWN_TOPIC_OR_PARTITION;
+ * (`topic_names`), v6 by name or id (`topics`). An id (a name) given more than once is answered
+ * once, first (ids before names), with INVALID_REQUEST "Duplicate topic id." ("Duplicate topic
+ * name.") and nothing is deleted for it. Per topic: both or neither of name and id -> INVALID_REQUEST; unknown name -> UNKNOWN_TOPIC_OR_PARTITION;
  * unknown id -> UNKNOWN_TOPIC_ID; `delete.topic.enable=false` -> TOPIC_DELETION_DISABLED
  * (INVALID_REQUEST below v3); internal topics are refused with INVALID_REQUEST. Files are
  * removed before the response.
@@ -39,10 +41,16 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
     const keys = entries.map((e) => (e.name !== null ? `name:${e.name}` : `id:${e.topicId}`));
     const counts = new Map<string, number>();
     for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
-    const responses = entries.map((e, i): DeletableTopicResult => {
+    const duplicated = (prefix: string): string[] =>
+      javaHashSetOrder([...new Set(keys.filter((k) => k.startsWith(prefix) && counts.get(k)! > 1))].map((k) => k.slice(prefix.length)));
+    const duplicates: DeletableTopicResult[] = [
+      ...duplicated('id:').map((topicId) => ({ name: null, topicId, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic id.' })),
+      ...duplicated('name:').map((name) => ({ name, topicId: ZERO_UUID, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' })),
+    ];
+    const unique = entries.filter((_, i) => counts.get(keys[i]!) === 1);
+    const responses = unique.map((e): DeletableTopicResult => {
       const res: DeletableTopicResult = { name: e.name, topicId: e.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
-        if (counts.get(keys[i]!)! > 1) throw new TopicError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name or id.');
         const name = resolveName(ctx.broker, e.name, e.topicId);
         res.name = name;
         if (!ctx.broker.config.bool('delete.topic.enable')) {
@@ -56,7 +64,7 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
       }
       return res;
     });
-    return { throttleTimeMs: 0, responses };
+    return { throttleTimeMs: 0, responses: [...duplicates, ...responses] };
   },
 };
 

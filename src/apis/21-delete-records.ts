@@ -24,7 +24,8 @@ const TOPICS = partitionedTopics<DeleteRecordsRequest, DeleteRecordsResponse>({
  * written to `<data-dir>/log-start-offset-checkpoint` (Kafka's file) before the answer, so they
  * survive a restart. Routed to the leader (NOT_LEADER_OR_FOLLOWER elsewhere).
  * A topic whose `cleanup.policy` lacks `delete` -> POLICY_VIOLATION. Errored partitions answer low
- * watermark -1.
+ * watermark -1. A partition named twice (or a topic twice) is answered once, with the offset named
+ * last, as Kafka keys the request by TopicPartition.
  */
 export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
   apiKey: 21,
@@ -38,7 +39,7 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
   async handle(req, ctx) {
     const { broker } = ctx;
     let moved = false;
-    const topics = req.topics.map((t) => {
+    const topics = lastOffsetPerPartition(req).map((t) => {
       const topic = broker.topics.get(t.name);
       return {
         name: t.name,
@@ -61,3 +62,17 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
     return { throttleTimeMs: 0, topics };
   },
 };
+
+/**
+ * The request's topics with each partition once, at the offset named last (KafkaApis collects the
+ * partitions into a map by TopicPartition); topics and partitions in the order first named.
+ */
+function lastOffsetPerPartition(req: DeleteRecordsRequest): { name: string; partitions: { partitionIndex: number; offset: bigint }[] }[] {
+  const topics = new Map<string, Map<number, bigint>>();
+  for (const t of req.topics) {
+    const partitions = topics.get(t.name) ?? new Map<number, bigint>();
+    topics.set(t.name, partitions);
+    for (const p of t.partitions) partitions.set(p.partitionIndex, p.offset);
+  }
+  return [...topics].map(([name, partitions]) => ({ name, partitions: [...partitions].map(([partitionIndex, offset]) => ({ partitionIndex, offset })) }));
+}

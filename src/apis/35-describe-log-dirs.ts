@@ -24,7 +24,16 @@ export const api: ApiDefinition<DescribeLogDirsRequest, DescribeLogDirsResponse>
   routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;
-    const wanted = req.topics === null ? null : new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]));
+    // A topic named twice: the union of its partitions (Kafka collects the request into one set).
+    let wanted: Map<string, Set<number>> | null = null;
+    if (req.topics !== null) {
+      wanted = new Map();
+      for (const t of req.topics) {
+        const set = wanted.get(t.topic) ?? new Set<number>();
+        for (const p of t.partitions) set.add(p);
+        wanted.set(t.topic, set);
+      }
+    }
     const topics: DescribeLogDirsTopic[] = [];
     for (const topic of broker.topics.list()) {
       const only = wanted?.get(topic.name);

@@ -6,6 +6,7 @@ import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
 const PREFERRED = 0;
+const UNCLEAN = 1;
 
 /**
  * ElectLeaders (key 43, v0-2; v1 adds the election type, v2 is flexible), as Kafka 4.3's
@@ -16,6 +17,8 @@ const PREFERRED = 0;
  * leads, else ELIGIBLE_LEADERS_NOT_AVAILABLE. Unknown topics and partitions: UNKNOWN_TOPIC_OR_PARTITION
  * ("No such topic as t", "No such partition as t-p"). With no partitions named (null), every topic is
  * answered with only the partitions whose election was needed (none can be: nothing is elected here).
+ * Another election type: INVALID_REQUEST "Unknown election type N" at the top and on every partition
+ * named, as the controller's `InvalidRequestException` is answered.
  */
 export const api: ApiDefinition<ElectLeadersRequest, ElectLeadersResponse> = {
   apiKey: 43,
@@ -33,6 +36,13 @@ export const api: ApiDefinition<ElectLeadersRequest, ElectLeadersResponse> = {
   handle(req, ctx) {
     const { broker } = ctx;
     const type = ctx.apiVersion >= 1 ? req.electionType : PREFERRED;
+    if (type !== PREFERRED && type !== UNCLEAN) {
+      const errorMessage = `Unknown election type ${type}`;
+      return {
+        ...api.errorResponse(req, ctx.apiVersion, ErrorCode.INVALID_REQUEST),
+        replicaElectionResults: (req.topicPartitions ?? []).map((t) => ({ topic: t.topic, partitionResult: t.partitions.map((partitionId) => ({ partitionId, errorCode: ErrorCode.INVALID_REQUEST, errorMessage })) })),
+      };
+    }
     let replicaElectionResults: ReplicaElectionResult[];
     if (req.topicPartitions === null) {
       replicaElectionResults = broker.topics.list().map((t) => ({

@@ -16,7 +16,10 @@ const MAX_PARTITIONS_PER_RESPONSE = 2000;
  * describes them plus empty eligible-leader-replica lists (ELR on, no ELR here), and every topic
  * operation authorized. At most `responsePartitionLimit` partitions (capped at 2000) per response;
  * `cursor` (a topic and a partition) says where to start and `nextCursor` where the next response
- * starts (null when done). An unknown topic answers UNKNOWN_TOPIC_OR_PARTITION in its place.
+ * starts (null when done). An unknown topic answers UNKNOWN_TOPIC_OR_PARTITION in its place. A cursor
+ * with a negative partition, or naming a topic the (non-empty) list lacks, is INVALID_REQUEST on
+ * every topic named (the handler's InvalidRequestException: "DescribeTopicPartitionsRequest cursor
+ * partition must be valid: ..." / "... topic list should contain the cursor topic: ...").
  */
 export const api: ApiDefinition<DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse> = {
   apiKey: 75,
@@ -34,6 +37,9 @@ export const api: ApiDefinition<DescribeTopicPartitionsRequest, DescribeTopicPar
     const { broker } = ctx;
     const names = req.topics.length === 0 ? broker.topics.list().map((t) => t.name) : [...new Set(req.topics.map((t) => t.name))].sort(compareNames);
     const cursor = req.cursor;
+    if (cursor && (cursor.partitionIndex < 0 || (req.topics.length > 0 && !req.topics.some((t) => t.name === cursor.topicName)))) {
+      return api.errorResponse(req, ctx.apiVersion, ErrorCode.INVALID_REQUEST);
+    }
     let budget = Math.max(1, Math.min(req.responsePartitionLimit, MAX_PARTITIONS_PER_RESPONSE));
     const topics: DescribeTopicPartitionsResponseTopic[] = [];
     let nextCursor: DescribeTopicPartitionsResponse['nextCursor'] = null;

@@ -10,7 +10,8 @@
  * - BROKER: "" (the cluster default) or the id of the answering broker (INVALID_REQUEST "Unexpected
  *   broker id, expected N, but received M"); configs Kafka cannot change dynamically are refused as a
  *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order),
- *   per-broker ones at the default level, then values by type (INVALID_REQUEST "Invalid value ...").
+ *   per-broker ones at the default level, then values by type and Kafka's validator (INVALID_REQUEST
+ *   "Invalid value -5 for configuration message.max.bytes: Value must be at least 0").
  *   Names Kafka does not know are kept, as Kafka keeps them.
  * - GROUP: unknown names (INVALID_CONFIG "Unknown group config name: x"), values by type and
  *   validator, then the bounds the broker's group configs set ("consumer.session.timeout.ms must be
@@ -24,7 +25,7 @@ import { javaHashSetOrder } from '../util/java-hash.js';
 import { ConfigValueError, parseConfigValue, validateConfigValue } from './config-def.js';
 import type { ClusterConfigs } from './cluster-configs.js';
 import { CLUSTER_DEFAULT } from './config-store.js';
-import { ConfigType, GROUP_CONFIGS, KAFKA_BROKER_CONFIGS, NON_DYNAMIC_BROKER_CONFIGS, PER_BROKER_CONFIGS, TOPIC_CONFIGS, type ConfigValidator } from './kafka-config-data.js';
+import { BROKER_CONFIG_VALIDATORS, ConfigType, GROUP_CONFIGS, KAFKA_BROKER_CONFIGS, NON_DYNAMIC_BROKER_CONFIGS, PER_BROKER_CONFIGS, TOPIC_CONFIG_CHECK_ORDER, TOPIC_CONFIGS, type ConfigValidator } from './kafka-config-data.js';
 
 /** `ConfigResource.Type` ids. */
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
@@ -169,10 +170,15 @@ function applyChanges(
   return next;
 }
 
-/** Unknown names first ("Unknown topic config name: x"), then each value by its type and validator (INVALID_CONFIG). */
-function checkNamesAndValues(configs: Readonly<Record<string, string>>, defs: Readonly<Record<string, { type: number; validator: ConfigValidator }>>, kind: string): void {
+/**
+ * Unknown names first ("Unknown topic config name: x"), then each value by its type and validator
+ * (INVALID_CONFIG), in `order` (Kafka's definition order, which `ConfigDef.parse` follows).
+ */
+function checkNamesAndValues(configs: Readonly<Record<string, string>>, defs: Readonly<Record<string, { type: number; validator: ConfigValidator }>>, kind: string, order: readonly string[]): void {
   for (const name of Object.keys(configs)) if (!defs[name]) throw invalidConfig(`Unknown ${kind} config name: ${name}`);
-  for (const [name, value] of Object.entries(configs)) {
+  for (const name of order) {
+    const value = configs[name];
+    if (value === undefined) continue;
     const meta = defs[name]!;
     try {
       validateConfigValue(name, value, parseConfigValue(name, meta.type, value), meta.validator);
@@ -183,17 +189,40 @@ function checkNamesAndValues(configs: Readonly<Record<string, string>>, defs: Re
   }
 }
 
-/** `LogConfig.validate`: names, then values, then the compaction lag bounds. */
+/**
+ * `LogConfig.validate`: names, then values, then the compaction lag bounds, then tiered storage,
+ * which this server does not have (`remote.log.storage.system.enable` false): `remote.storage.enable`
+ * true is refused.
+ */
 export function validateTopicConfigs(configs: Readonly<Record<string, string>>): void {
-  checkNamesAndValues(configs, TOPIC_CONFIGS, 'topic');
+  checkNamesAndValues(configs, TOPIC_CONFIGS, 'topic', TOPIC_CONFIG_CHECK_ORDER);
   const minLag = configs['min.compaction.lag.ms'];
   const maxLag = configs['max.compaction.lag.ms'];
   if (minLag !== undefined && maxLag !== undefined && BigInt(minLag.trim()) > BigInt(maxLag.trim())) {
     throw invalidConfig(`conflict topic config setting min.compaction.lag.ms (${minLag.trim()}) > max.compaction.lag.ms (${maxLag.trim()})`);
   }
+  if (configs['remote.storage.enable']?.trim().toLowerCase() === 'true') {
+    throw invalidConfig('Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.');
+  }
 }
 
-/** `DynamicBrokerConfig.validateConfigs`: dynamic ones only, per-broker ones per broker, values by type. */
+/**
+ * Checks a KafkaConfig (`KafkaConfig.validateValues`) makes of a dynamic value beyond its validator,
+ * with the message Kafka answers: null when the value passes.
+ */
+const BROKER_VALUE_REQUIREMENTS: Readonly<Record<string, (parsed: string) => string | null>> = {
+  'log.roll.ms': (v) => (BigInt(v) < 1n ? 'requirement failed: log.roll.ms must be greater than or equal to 1' : null),
+  // The log cleaner's reconfiguration divides its throttle by the thread count.
+  'log.cleaner.threads': (v) => (v === '0' ? '/ by zero' : null),
+};
+
+/**
+ * `DynamicBrokerConfig.validate`: dynamic ones only, per-broker ones per broker, then the values
+ * changed, each by type (in request order) and then by Kafka's validator in `KafkaConfig`'s definition
+ * order (the new KafkaConfig a dynamic change builds checks them so), then `KafkaConfig`'s own
+ * requirements. All refusals are INVALID_REQUEST with Kafka's message
+ * (`ConfigAdminManager.validateBrokerConfigChange`).
+ */
 function validateBrokerConfigs(changed: readonly string[], configs: Readonly<Record<string, string>>, clusterDefault: boolean): void {
   const names = Object.keys(configs);
   const nonDynamic = names.filter((n) => NON_DYNAMIC_BROKER_CONFIGS.has(n));
@@ -202,21 +231,29 @@ function validateBrokerConfigs(changed: readonly string[], configs: Readonly<Rec
     const perBroker = names.filter((n) => PER_BROKER_CONFIGS.has(n));
     if (perBroker.length > 0) throw invalidRequest(`Cannot update these configs at default cluster level, broker id must be specified: [${javaHashSetOrder(names, perBroker).join(', ')}]`);
   }
-  for (const name of changed) {
-    const type = KAFKA_BROKER_CONFIGS[name]?.[0];
-    if (type === undefined || configs[name] === undefined) continue;
-    try {
-      parseConfigValue(name, type, configs[name]!);
-    } catch (err) {
-      if (err instanceof ConfigValueError) throw invalidRequest(err.message);
-      throw err;
+  const parsed = new Map<string, string | string[]>();
+  try {
+    for (const name of changed) {
+      const type = KAFKA_BROKER_CONFIGS[name]?.[0];
+      if (type === undefined || configs[name] === undefined) continue;
+      parsed.set(name, parseConfigValue(name, type, configs[name]!));
     }
+    for (const [name, validator] of Object.entries(BROKER_CONFIG_VALIDATORS)) {
+      if (parsed.has(name)) validateConfigValue(name, configs[name]!, parsed.get(name)!, validator);
+    }
+  } catch (err) {
+    if (err instanceof ConfigValueError) throw invalidRequest(err.message);
+    throw err;
+  }
+  for (const [name, value] of parsed) {
+    const refusal = BROKER_VALUE_REQUIREMENTS[name]?.(value as string);
+    if (refusal) throw invalidRequest(refusal);
   }
 }
 
 /** `GroupConfig.validate`: names, values by type and validator, then the broker's bounds. */
 function validateGroupConfigs(configs: ClusterConfigs, values: Readonly<Record<string, string>>): void {
-  checkNamesAndValues(values, GROUP_CONFIGS, 'group');
+  checkNamesAndValues(values, GROUP_CONFIGS, 'group', Object.keys(GROUP_CONFIGS));
   const broker = (key: string): number => Number(configs.brokerValue(key, -1) ?? configs.kafkaDefault(key));
   const value = (name: string): number => Number(values[name] ?? GROUP_CONFIGS[name]!.kafkaDefault);
   const bounded = (name: string, lo: string | null, hi: string | null): void => {
@@ -278,25 +315,30 @@ export async function alterConfigs(
   const key = (r: AlterResource) => `${r.resourceType}\u0000${r.resourceName}`;
   const counts = new Map<string, number>();
   for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
-  const writes: Promise<void>[] = [];
+  // Every resource is checked before anything is stored: a store never holds a change whose
+  // request did not validate, whatever a later resource's check throws.
+  const plans: PlannedChange[] = [];
   const results = resources.map((r): AlterResult => {
     const base = { resourceType: r.resourceType, resourceName: r.resourceName };
     if (counts.get(key(r))! > 1) return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' };
     try {
-      const plan = planAlterConfigs(ctx, r.resourceType, r.resourceName, r.changes, incremental);
-      if (!validateOnly) {
-        const store = ctx.configs.store;
-        if (plan.kind === 'topic') writes.push(store.setTopicConfigs(plan.topicId, plan.topicName, plan.configs));
-        else if (plan.kind === 'broker') writes.push(store.setBrokerConfigs(plan.scope, plan.configs));
-        else writes.push(store.setGroupConfigs(plan.groupId, plan.configs));
-        if (plan.kind === 'topic') onTopicChanged(plan.topicName);
-      }
+      plans.push(planAlterConfigs(ctx, r.resourceType, r.resourceName, r.changes, incremental));
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (err) {
       if (!(err instanceof AlterConfigsError)) throw err;
       return { ...base, errorCode: err.errorCode, errorMessage: err.answered };
     }
   });
+  const writes: Promise<void>[] = [];
+  if (!validateOnly) {
+    const store = ctx.configs.store;
+    for (const plan of plans) {
+      if (plan.kind === 'topic') writes.push(store.setTopicConfigs(plan.topicId, plan.topicName, plan.configs));
+      else if (plan.kind === 'broker') writes.push(store.setBrokerConfigs(plan.scope, plan.configs));
+      else writes.push(store.setGroupConfigs(plan.groupId, plan.configs));
+    }
+    for (const plan of plans) if (plan.kind === 'topic') onTopicChanged(plan.topicName);
+  }
   await Promise.all(writes);
   return results;
 }

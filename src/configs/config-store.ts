@@ -12,6 +12,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileDurably } from '../storage/file-io.js';
+import { ConfigValueError, parseConfigValue } from './config-def.js';
+import { GROUP_CONFIGS, KAFKA_BROKER_CONFIGS, TOPIC_CONFIGS } from './kafka-config-data.js';
 
 /** The file, in the data directory. */
 export const CONFIG_STORE_FILE = 'kmc-configs.json';
@@ -67,6 +69,7 @@ export class ConfigStore {
     if (state?.version !== 1 || typeof state.topics !== 'object' || typeof state.brokers !== 'object' || typeof state.groups !== 'object') {
       throw new ConfigStoreError(`${file} is not a config store of this server (version 1 with topics, brokers and groups)`);
     }
+    checkStoredValues(file, state);
     return new ConfigStore(file, state);
   }
 
@@ -136,4 +139,29 @@ export class ConfigStore {
     fs.writeFileSync(tmp, JSON.stringify(this.state, null, 2) + '\n');
     fs.renameSync(tmp, file);
   }
+}
+
+/**
+ * Every stored value is a string its config's type parses (ConfigDef.parseType), so that nothing
+ * reading the configs later meets one it cannot use; throws ConfigStoreError naming the file, the
+ * resource and the key.
+ */
+function checkStoredValues(file: string, state: StoredState): void {
+  const check = (where: string, configs: unknown, typeOf: (key: string) => number | undefined): void => {
+    if (typeof configs !== 'object' || configs === null) throw new ConfigStoreError(`${file}: ${where} has no configs object`);
+    for (const [key, value] of Object.entries(configs)) {
+      if (typeof value !== 'string') throw new ConfigStoreError(`${file}: ${where}, config ${key}: the value is not a string`);
+      const type = typeOf(key);
+      if (type === undefined) continue;
+      try {
+        parseConfigValue(key, type, value);
+      } catch (err) {
+        if (err instanceof ConfigValueError) throw new ConfigStoreError(`${file}: ${where}, config ${key}: ${err.message}`);
+        throw err;
+      }
+    }
+  };
+  for (const [id, topic] of Object.entries(state.topics)) check(`topic ${topic?.name} (id ${id})`, topic?.configs, (k) => TOPIC_CONFIGS[k]?.type);
+  for (const [scope, configs] of Object.entries(state.brokers)) check(scope === CLUSTER_DEFAULT ? 'the cluster default broker configs' : `broker ${scope}`, configs, (k) => KAFKA_BROKER_CONFIGS[k]?.[0]);
+  for (const [group, configs] of Object.entries(state.groups)) check(`group ${group}`, configs, (k) => GROUP_CONFIGS[k]?.type);
 }

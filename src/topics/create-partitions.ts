@@ -42,21 +42,30 @@ export function checkCreatePartitions(topic: Topic | undefined, name: string, co
     throw invalid(`Attempted to add ${additional} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
   }
   const replicationFactor = cluster.brokerIds.length;
-  assignments.forEach((replicas, i) => {
-    if (replicas.length === 0) throw invalid('The manual partition assignment includes an empty replica list.');
-    const sorted = [...replicas].sort((a, b) => a - b);
-    sorted.forEach((id, j) => {
-      if (!cluster.brokerIds.includes(id)) throw invalid(`The manual partition assignment includes broker ${id}, but no such broker is registered.`);
-      if (j > 0 && sorted[j - 1] === id) throw invalid(`The manual partition assignment includes the broker ${id} more than once.`);
-    });
-    if (sorted.length !== replicationFactor) {
-      throw invalid(
-        `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`,
-      );
-    }
-    if (!replicas.some((id) => cluster.isUp(id))) {
-      throw invalid(`All brokers specified in the manual partition assignment for partition ${current + i} are fenced or in controlled shutdown.`);
-    }
-  });
+  assignments.forEach((replicas, i) => checkManualAssignment(replicas, current + i, replicationFactor, cluster));
   return additional;
+}
+
+/**
+ * `ReplicationControlManager.validateManualPartitionAssignment` and the fencing check after it, for
+ * the replica list of `partition` (CreateTopics and CreatePartitions), with `replicationFactor` the
+ * length the previous partitions have: throws INVALID_REPLICA_ASSIGNMENT with Kafka's message for an
+ * empty list, an unregistered broker, a broker twice, another length, or only stopped brokers.
+ */
+export function checkManualAssignment(replicas: readonly number[], partition: number, replicationFactor: number, cluster: ReplicaPlacement): void {
+  const invalid = (message: string): TopicError => new TopicError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, message);
+  if (replicas.length === 0) throw invalid('The manual partition assignment includes an empty replica list.');
+  const sorted = [...replicas].sort((a, b) => a - b);
+  sorted.forEach((id, j) => {
+    if (!cluster.brokerIds.includes(id)) throw invalid(`The manual partition assignment includes broker ${id}, but no such broker is registered.`);
+    if (j > 0 && sorted[j - 1] === id) throw invalid(`The manual partition assignment includes the broker ${id} more than once.`);
+  });
+  if (sorted.length !== replicationFactor) {
+    throw invalid(
+      `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`,
+    );
+  }
+  if (!replicas.some((id) => cluster.isUp(id))) {
+    throw invalid(`All brokers specified in the manual partition assignment for partition ${partition} are fenced or in controlled shutdown.`);
+  }
 }

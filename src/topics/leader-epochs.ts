@@ -53,9 +53,16 @@ export class LeaderEpochCache {
     return this.entries;
   }
 
-  /** A new leader epoch starting at `startOffset` (the LEO), one above the latest; resolves once durable. */
+  /**
+   * A new leader epoch starting at `startOffset` (the LEO), one above the latest; resolves once
+   * durable. Epochs starting at or after it go (`LeaderEpochFileCache.assign` keeps start offsets
+   * increasing): an epoch that had no records is forgotten, and endOffsetFor answers for it the
+   * epoch before it.
+   */
   bump(startOffset: bigint): Promise<void> {
-    this.entries.push({ epoch: this.latestEpoch + 1, startOffset });
+    const epoch = this.latestEpoch + 1;
+    while (this.entries.length > 0 && this.entries[this.entries.length - 1]!.startOffset >= startOffset) this.entries.pop();
+    this.entries.push({ epoch, startOffset });
     return this.persist();
   }
 

@@ -111,6 +111,53 @@ describe('broker configs', () => {
     await expect(startClosableServer(cleanups, { dataDir: first.dataDir })).rejects.toThrow(/kmc-configs\.json is not valid JSON/);
   });
 
+  it('a stored value its type cannot parse stops the start with a message naming the file, the topic and the key', async () => {
+    const first = await startClosableServer(cleanups);
+    const raw = await RawClient.connect(first.server.port);
+    cleanups.push(() => raw.close());
+    await raw.send(19, 7, { topics: [{ name: 'bad-stored', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'retention.ms', value: '5000' }] }], timeoutMs: 1000, validateOnly: false });
+    raw.close();
+    await first.close();
+    const file = join(first.dataDir, 'kmc-configs.json');
+    const state = JSON.parse(readFileSync(file, 'utf8'));
+    const [topicId] = Object.keys(state.topics);
+    state.topics[topicId!].configs['retention.ms'] = 'abc';
+    writeFileSync(file, JSON.stringify(state));
+    await expect(startClosableServer(cleanups, { dataDir: first.dataDir })).rejects.toThrow(
+      `${file}: topic bad-stored (id ${topicId}), config retention.ms: Invalid value abc for configuration retention.ms: Not a number of type LONG`,
+    );
+  });
+
+  it('a NaN or Java-form DOUBLE is stored and described as Kafka does; the topic takes records and the server restarts', async () => {
+    const first = await startClosableServer(cleanups);
+    const raw = await RawClient.connect(first.server.port);
+    cleanups.push(() => raw.close());
+    await raw.send(19, 7, { topics: [{ name: 'nan', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'min.cleanable.dirty.ratio', value: '0x1p-2' }] }], timeoutMs: 1000, validateOnly: false });
+    const ratio = async (c: RawClient) => (await c.send(32, 4, describeTopic('nan', ['min.cleanable.dirty.ratio']))).results[0]!.configs[0]!.value;
+    expect(await ratio(raw)).toBe('0.25');
+    const set = (value: string) => raw.send(44, 1, { resources: [{ resourceType: 2, resourceName: 'nan', configs: [{ name: 'min.cleanable.dirty.ratio', configOperation: 0, value }] }], validateOnly: false });
+    expect((await set('0.5d')).responses[0]).toMatchObject({ errorCode: 0 });
+    expect(await ratio(raw)).toBe('0.5');
+    expect((await set('NaN')).responses[0]).toMatchObject({ errorCode: 0 });
+    expect(await ratio(raw)).toBe('NaN');
+    const produce = await raw.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'nan', topicId: ZERO_UUID, partitionData: [{ index: 0, records: encodeRecordBatch({ baseOffset: 0n, timestamp: 1000n, records: [{ key: null, value: Buffer.from('v') }] }) }] }] });
+    expect(produce.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 0n });
+    // A whole request is checked before anything is stored: the bad broker value keeps the good topic value out.
+    const mixed = await raw.send(44, 1, { resources: [
+      { resourceType: 2, resourceName: 'nan', configs: [{ name: 'min.cleanable.dirty.ratio', configOperation: 0, value: '0.75' }] },
+      { resourceType: 4, resourceName: '', configs: [{ name: 'message.max.bytes', configOperation: 0, value: '-5' }] },
+    ], validateOnly: false });
+    expect(mixed.responses.map((r) => [r.errorCode, r.errorMessage])).toEqual([[0, null], [ErrorCode.INVALID_REQUEST, 'Invalid value -5 for configuration message.max.bytes: Value must be at least 0']]);
+    raw.close();
+    await first.close();
+    const stored = JSON.parse(readFileSync(join(first.dataDir, 'kmc-configs.json'), 'utf8'));
+    expect(stored.brokers['']).toEqual({ 'min.insync.replicas': '1' });
+    const second = await startClosableServer(cleanups, { dataDir: first.dataDir });
+    const again = await RawClient.connect(second.server.port);
+    cleanups.push(() => again.close());
+    expect(await ratio(again)).toBe('0.75');
+  });
+
   it('min.insync.replicas: acks=-1 answers NOT_ENOUGH_REPLICAS once fewer brokers than it are up (at most the replica count counts)', async () => {
     const server = await startTestServer({ brokers: 3 });
     cleanups.push(() => server.stop());

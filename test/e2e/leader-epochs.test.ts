@@ -89,9 +89,14 @@ describe('leader epochs', () => {
     const partition = server.broker.topics.get('le')!.partition(0)!;
     expect([server.cluster.leaderOf('le', 0), partition.leaderEpoch]).toEqual([leader1, 3]);
     const expectedEpoch = partition.leaderEpoch;
+    // Epoch 2 had no records: epoch 3 starting at the same offset replaces it (LeaderEpochFileCache.assign),
+    // so OffsetForLeaderEpoch answers epoch 2 with epoch 1 and epoch 3's start offset, as Kafka's cache does.
+    const c3 = await connect(leader1);
+    const noRecords = await c3.send(23, 4, { replicaId: -1, topics: [{ topic: 'le', partitions: [1, 2, 3].map((leaderEpoch) => ({ partition: 0, currentLeaderEpoch: -1, leaderEpoch })) }] });
+    expect(noRecords.topics[0]!.partitions.map((p) => [p.errorCode, p.leaderEpoch, p.endOffset])).toEqual([[0, 1, 3n], [0, 1, 3n], [0, 3, 3n]]);
     await first.close();
     const checkpoint = readFileSync(join(first.dataDir, 'le-0', 'leader-epoch-checkpoint'), 'utf8').split('\n');
-    expect(checkpoint.slice(0, 4)).toEqual(['0', String(expectedEpoch + 1), '0 0', '1 2']);
+    expect(checkpoint).toEqual(['0', '3', '0 0', '1 2', '3 3', '']);
 
     const second = await startClosableServer(cleanups, { brokers: 3, dataDir: first.dataDir });
     expect(second.server.broker.topics.get('le')!.partition(0)!.leaderEpoch).toBe(expectedEpoch);

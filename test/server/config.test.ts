@@ -18,6 +18,18 @@ describe('BrokerConfig', () => {
     expect(() => new BrokerConfig({ 'group.min.session.timeout.ms': 10, 'group.max.session.timeout.ms': 5 })).toThrow(/group\.max\.session\.timeout\.ms/);
   });
 
+  it('parses booleans in any case, doubles as Java does, and log.cleanup.policy as Kafka\'s ValidList (KafkaConfig.fromProps)', () => {
+    expect(new BrokerConfig({ 'auto.create.topics.enable': 'FALSE' }).bool('auto.create.topics.enable')).toBe(false);
+    expect(new BrokerConfig({ 'auto.create.topics.enable': 'True' }).bool('auto.create.topics.enable')).toBe(true);
+    expect(new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': '0.5d' }).double('log.cleaner.min.cleanable.ratio')).toBe(0.5);
+    expect(new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': '0x1p-2' }).double('log.cleaner.min.cleanable.ratio')).toBe(0.25);
+    expect(new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': 'NaN' }).double('log.cleaner.min.cleanable.ratio')).toBeNaN();
+    expect(() => new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': '5' })).toThrow(/log\.cleaner\.min\.cleanable\.ratio/);
+    expect(() => new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': 'nan' })).toThrow(/log\.cleaner\.min\.cleanable\.ratio/);
+    for (const ok of ['compact', 'compact,delete', 'compact, compact', '']) expect(new BrokerConfig({ 'log.cleanup.policy': ok }).string('log.cleanup.policy')).toBe(ok);
+    for (const bad of ['foo', 'Compact', 'compact,,delete']) expect(() => new BrokerConfig({ 'log.cleanup.policy': bad })).toThrow(/log\.cleanup\.policy/);
+  });
+
   it('accepts unknown keys and lists them', () => {
     expect(new BrokerConfig({ 'log.retention.hours': 1, 'background.threads': 4 }).unknownKeys).toEqual(['background.threads']);
   });

@@ -1,6 +1,7 @@
 // Validation rules for src/configs/kafka-config-data.ts (see Dump.java): Kafka 4.3.1's topic and group
-// config validators, the broker configs that cannot change dynamically or only per broker, and the type of
-// every broker config (`DynamicBrokerConfig.validateConfigTypes` parses dynamic values by it).
+// config validators, the broker configs that cannot change dynamically or only per broker, the type of
+// every broker config (`DynamicBrokerConfig.validateConfigTypes` parses dynamic values by it), and the
+// validators of broker configs (a dynamic change builds a new KafkaConfig, which runs them).
 import java.lang.reflect.Field;
 import java.util.*;
 import org.apache.kafka.common.config.ConfigDef;
@@ -42,13 +43,30 @@ public class Rules {
       out.append(first ? "" : ",\n").append(q(n)).append(": ").append(validator(LogConfig.configKeys().get(n).validator));
       first = false;
     }
+    // LogConfig's definition order: ConfigDef.parse checks the values in it, so the first refused is named.
+    out.append("},\n\"topicCheckOrder\": [");
+    first = true;
+    for (String n : LogConfig.configKeys().keySet()) {
+      if (!LogConfig.nonInternalConfigNames().contains(n)) continue;
+      out.append(first ? "" : ", ").append(q(n));
+      first = false;
+    }
+    out.append("],\n\"brokerConfigs\": {");
     Map<String, ConfigDef.ConfigKey> keys = scala.jdk.javaapi.CollectionConverters.asJava(KafkaConfig$.MODULE$.configKeys());
-    out.append("},\n\"brokerConfigs\": {");
     first = true;
     for (String n : new TreeSet<>(keys.keySet())) {
       ConfigDef.ConfigKey k = keys.get(n);
       Object dv = k.hasDefault() ? k.defaultValue : null;
       out.append(first ? "" : ",\n").append(q(n)).append(": [").append(q(k.type)).append(", ").append(q(dv == null ? null : ConfigDef.convertToString(dv, k.type))).append("]");
+      first = false;
+    }
+    // In definition order: ConfigDef.parse checks values in this order, so the first refused is named.
+    out.append("},\n\"brokerValidators\": {");
+    first = true;
+    for (String n : keys.keySet()) {
+      ConfigDef.ConfigKey k = keys.get(n);
+      if (k.validator == null) continue;
+      out.append(first ? "" : ",\n").append(q(n)).append(": ").append(validator(k.validator));
       first = false;
     }
     Field perBroker = DynamicBrokerConfig.class.getDeclaredField("PER_BROKER_CONFIGS");
