@@ -80,6 +80,25 @@ export async function writeFileDurably(file: string, text: string): Promise<void
   await fsyncDirectory(path.dirname(file));
 }
 
+/** `writeFileDurably`, synchronously (start-up only, before anything is served). */
+export function writeFileDurablySync(file: string, text: string): void {
+  const tmp = `${file}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  const dirFd = fs.openSync(path.dirname(file), 'r');
+  try {
+    fs.fsyncSync(dirFd);
+  } finally {
+    fs.closeSync(dirFd);
+  }
+}
+
 /** Reads exactly `length` bytes at `position` into a new buffer; throws if the file is shorter. */
 export function readExactlySync(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length);

@@ -45,9 +45,13 @@ export class Partition {
     return this.epochs.latestEpoch;
   }
 
-  /** A new leader took the partition: the next epoch, starting at the log-end offset (durable when resolved). */
-  bumpLeaderEpoch(): Promise<void> {
-    return this.epochs.bump(this.log.logEndOffset);
+  /**
+   * Broker `leader` took the partition: the next epoch, starting at the log-end offset. Batches
+   * appended from now on carry it; Metadata and the epoch checks answer it once it is durable,
+   * when this resolves (Kafka's `LeaderEpochFileCache.assign` flushes before the broker leads).
+   */
+  bumpLeaderEpoch(leader: number): Promise<void> {
+    return this.epochs.bump(this.log.logEndOffset, leader);
   }
 
   /** The log start offset moved (DeleteRecords, retention): epochs wholly below it and the aborted transactions of deleted segments are forgotten. */
@@ -115,8 +119,11 @@ export class Partition {
     if (check.kind === 'duplicate') {
       return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: Promise.resolve(), duplicate: true };
     }
-    setPartitionLeaderEpoch(batch, this.leaderEpoch);
-    const { baseOffset, durable } = this.log.append([batch]);
+    const epoch = this.epochs.stampEpoch;
+    setPartitionLeaderEpoch(batch, epoch);
+    const { baseOffset, durable: logDurable } = this.log.append([batch]);
+    // A batch stamped with a new epoch not yet durable is acknowledged once that epoch is.
+    const durable = epoch === this.leaderEpoch ? logDurable : Promise.all([logDurable, this.epochs.whenDurable()]).then(() => undefined);
     this.producers.update(header, baseOffset);
     this.onAppend(this);
     // A failed write rolls the log back (PartitionLog): the producer state must forget the lost
