@@ -266,7 +266,8 @@ export interface AlterResult {
 /**
  * Checks every resource (a resource named twice: INVALID_REQUEST "Each resource must appear at most
  * once." on each) and, unless `validateOnly`, stores the accepted ones; `onTopicChanged` runs for
- * each topic whose configs changed. Resolves once the stored changes are durable.
+ * each topic whose configs changed, once durable. Resolves once the stored changes are durable; a
+ * resource whose write failed answers UNKNOWN_SERVER_ERROR and is left unchanged.
  */
 export async function alterConfigs(
   ctx: AlterContext,
@@ -278,18 +279,17 @@ export async function alterConfigs(
   const key = (r: AlterResource) => `${r.resourceType}\u0000${r.resourceName}`;
   const counts = new Map<string, number>();
   for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
-  const writes: Promise<void>[] = [];
-  const results = resources.map((r): AlterResult => {
+  const writes: Array<{ index: number; write: Promise<void>; topicName: string | null }> = [];
+  const results = resources.map((r, index): AlterResult => {
     const base = { resourceType: r.resourceType, resourceName: r.resourceName };
     if (counts.get(key(r))! > 1) return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' };
     try {
       const plan = planAlterConfigs(ctx, r.resourceType, r.resourceName, r.changes, incremental);
       if (!validateOnly) {
         const store = ctx.configs.store;
-        if (plan.kind === 'topic') writes.push(store.setTopicConfigs(plan.topicId, plan.topicName, plan.configs));
-        else if (plan.kind === 'broker') writes.push(store.setBrokerConfigs(plan.scope, plan.configs));
-        else writes.push(store.setGroupConfigs(plan.groupId, plan.configs));
-        if (plan.kind === 'topic') onTopicChanged(plan.topicName);
+        if (plan.kind === 'topic') writes.push({ index, write: store.setTopicConfigs(plan.topicId, plan.topicName, plan.configs), topicName: plan.topicName });
+        else if (plan.kind === 'broker') writes.push({ index, write: store.setBrokerConfigs(plan.scope, plan.configs), topicName: null });
+        else writes.push({ index, write: store.setGroupConfigs(plan.groupId, plan.configs), topicName: null });
       }
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (err) {
@@ -297,6 +297,17 @@ export async function alterConfigs(
       return { ...base, errorCode: err.errorCode, errorMessage: err.answered };
     }
   });
-  await Promise.all(writes);
+  // A resource whose write failed (a full disk) was undone by the store: UNKNOWN_SERVER_ERROR, as
+  // Kafka's controller answers a change it could not commit. The logs follow only a durable change.
+  const outcomes = await Promise.allSettled(writes.map((w) => w.write));
+  outcomes.forEach((outcome, i) => {
+    const { index, topicName } = writes[i]!;
+    if (outcome.status === 'fulfilled') {
+      if (topicName !== null) onTopicChanged(topicName);
+      return;
+    }
+    const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
+    results[index] = { ...results[index]!, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: `The configs could not be written: ${reason}` };
+  });
   return results;
 }

@@ -91,11 +91,16 @@ export function writeFileDurablySync(file: string, text: string): void {
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, file);
-  const dirFd = fs.openSync(path.dirname(file), 'r');
+  fsyncDirectorySync(path.dirname(file));
+}
+
+/** fsync of a directory, synchronously (start-up and creation paths). */
+export function fsyncDirectorySync(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
   try {
-    fs.fsyncSync(dirFd);
+    fs.fsyncSync(fd);
   } finally {
-    fs.closeSync(dirFd);
+    fs.closeSync(fd);
   }
 }
 

@@ -142,6 +142,17 @@ export class Partition {
    * OFFSET_OUT_OF_RANGE for a negative offset or one above the high watermark.
    */
   deleteRecordsBefore(offset: bigint): { errorCode: number; lowWatermark: bigint; message?: string } {
+    const checked = this.deleteRecordsTarget(offset);
+    if (checked.errorCode !== ErrorCode.NONE) return checked;
+    if (this.log.advanceLogStartOffset(checked.lowWatermark)) this.onLogStartOffsetMoved();
+    return { errorCode: ErrorCode.NONE, lowWatermark: this.logStartOffset };
+  }
+
+  /**
+   * DeleteRecords' checks without the change: the log start offset `offset` would move to (in
+   * `lowWatermark`; at most the current one when it would not move), or the error.
+   */
+  deleteRecordsTarget(offset: bigint): { errorCode: number; lowWatermark: bigint; message?: string } {
     const target = offset === -1n ? this.highWatermark : offset;
     if (target < 0n) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1n, message: `The offset ${target} for partition ${this.name} is not valid` };
     if (target > this.highWatermark) {
@@ -151,8 +162,7 @@ export class Partition {
         message: `Cannot increment the log start offset to ${target} of partition ${this.name} since it is larger than the high watermark ${this.highWatermark}`,
       };
     }
-    if (this.log.advanceLogStartOffset(target)) this.onLogStartOffsetMoved();
-    return { errorCode: ErrorCode.NONE, lowWatermark: this.logStartOffset };
+    return { errorCode: ErrorCode.NONE, lowWatermark: target > this.logStartOffset ? target : this.logStartOffset };
   }
 
   /**
