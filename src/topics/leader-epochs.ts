@@ -40,6 +40,7 @@ export class LeaderEpochCache {
   /** New epochs whose checkpoint is not durable yet, oldest first (their batches are stamped already). */
   private staged: Array<EpochEntry & { leader: number }> = [];
   private writing: Promise<void> = Promise.resolve();
+  private writesInFlight = 0;
   /** The write that makes the staged epochs durable, while one runs. */
   private stagedWrite: Promise<void> | null = null;
 
@@ -92,6 +93,24 @@ export class LeaderEpochCache {
     this.staged.push({ epoch: this.stampEpoch + 1, startOffset, leader });
     this.stagedWrite = null;
     return this.whenDurable();
+  }
+
+  /**
+   * As `bump`, but written before this returns when no other write is in flight (a single leader
+   * move: the new leader and its epoch are seen together, as Kafka publishes both in one record);
+   * otherwise (or when that write fails) staged as `bump` does.
+   */
+  bumpNow(startOffset: bigint, leader: number): Promise<void> {
+    if (this.file === null || this.writesInFlight > 0 || this.staged.length > 0) return this.bump(startOffset, leader);
+    const entry = { epoch: this.latestEpoch + 1, startOffset };
+    try {
+      writeFileDurablySync(this.file, checkpointText([...this.entries, entry]));
+      writeFileDurablySync(path.join(path.dirname(this.file), PARTITION_LEADER_FILE), `${entry.epoch} ${leader}\n`);
+    } catch {
+      return this.bump(startOffset, leader); // staged: advertised once a write succeeds
+    }
+    this.entries = [...this.entries, entry];
+    return Promise.resolve();
   }
 
   /**
@@ -176,6 +195,7 @@ export class LeaderEpochCache {
   private persist(upTo?: { epoch: number; leader: number }): Promise<void> {
     const file = this.file;
     if (file === null) return Promise.resolve();
+    this.writesInFlight++;
     const write = this.writing.catch(() => {}).then(async () => {
       if (!fs.existsSync(path.dirname(file))) return; // the topic was deleted
       const staged = upTo ? this.staged.filter((e) => e.epoch <= upTo.epoch) : [];
@@ -183,6 +203,8 @@ export class LeaderEpochCache {
       if (upTo) await writeFileDurably(path.join(path.dirname(file), PARTITION_LEADER_FILE), `${upTo.epoch} ${upTo.leader}\n`);
     });
     this.writing = write;
+    const settled = (): void => void this.writesInFlight--;
+    write.then(settled, settled);
     return write;
   }
 }

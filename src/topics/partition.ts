@@ -50,8 +50,8 @@ export class Partition {
    * appended from now on carry it; Metadata and the epoch checks answer it once it is durable,
    * when this resolves (Kafka's `LeaderEpochFileCache.assign` flushes before the broker leads).
    */
-  bumpLeaderEpoch(leader: number): Promise<void> {
-    return this.epochs.bump(this.log.logEndOffset, leader);
+  bumpLeaderEpoch(leader: number, now = false): Promise<void> {
+    return now ? this.epochs.bumpNow(this.log.logEndOffset, leader) : this.epochs.bump(this.log.logEndOffset, leader);
   }
 
   /** The log start offset moved (DeleteRecords, retention): epochs wholly below it and the aborted transactions of deleted segments are forgotten. */
