@@ -153,6 +153,11 @@ export class Broker {
       transactionPartitions: options.config.int('transaction.state.log.num.partitions'),
       partitionCount: (topic) => this.topics.get(topic)?.partitionCount,
     });
+    // A partition whose leader is not the one of its latest epoch (leader moves are not kept across
+    // restarts) gets a new epoch before anything is served: every leader change raises it.
+    for (const topic of this.topics.list()) {
+      for (const p of topic.partitions) p.epochs.reconcileLeaderSync(this.cluster.leaderOf(topic.name, p.index), p.logEndOffset);
+    }
     this.runtime = new CoordinatorRuntime(this.groupLog, options.log);
     // Every group of every type under its id (GroupMetadataManager.groups); each coordinator holds a view of its type.
     const groupMap = new GroupMap();

@@ -41,7 +41,7 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   }),
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
   routing: ANY_BROKER,
-  async handle(req, ctx) {
+  handle(req, ctx) {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const answered = new Set<string>();
@@ -55,8 +55,7 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
       }
       topics.push(createOne(ctx.broker, t, req.validateOnly, ctx.apiVersion));
     }
-    // The new topics' configs are durable before the answer.
-    await ctx.broker.configs.store.whenWritten();
+    // The new topics' configs were durable before their partitions opened (TopicStore.create).
     return { throttleTimeMs: 0, topics };
   },
 };

@@ -2,6 +2,7 @@ import type { DeleteRecordsRequest } from '../protocol/messages/DeleteRecordsReq
 import { defaultDeleteRecordsResponse, type DeleteRecordsPartitionResult, type DeleteRecordsResponse } from '../protocol/messages/DeleteRecordsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
+import type { Partition } from '../topics/partition.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
 
@@ -21,8 +22,9 @@ const TOPICS = partitionedTopics<DeleteRecordsRequest, DeleteRecordsResponse>({
  * otherwise the log start offset moves up to the offset (never down), the segments wholly below it
  * are deleted, and the low watermark answered is the new log start offset. Fetch below it then
  * answers OFFSET_OUT_OF_RANGE and ListOffsets earliest answers it. The moved log start offsets are
- * written to `<data-dir>/log-start-offset-checkpoint` (Kafka's file) before the answer, so they
- * survive a restart. Routed to the leader (NOT_LEADER_OR_FOLLOWER elsewhere).
+ * written to `<data-dir>/log-start-offset-checkpoint` (Kafka's file) before they move and before the
+ * answer, so they survive a restart; when that write fails nothing moves and the partitions answer
+ * KAFKA_STORAGE_ERROR (ours: Kafka writes the checkpoint later and takes a failed log dir offline). Routed to the leader (NOT_LEADER_OR_FOLLOWER elsewhere).
  * A topic whose `cleanup.policy` lacks `delete` -> POLICY_VIOLATION. Errored partitions answer low
  * watermark -1. A partition named twice (or a topic twice) is answered once, with the offset named
  * last, as Kafka keys the request by TopicPartition.
@@ -38,28 +40,49 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
   routing: byPartitionLeaders(TOPICS),
   async handle(req, ctx) {
     const { broker } = ctx;
-    let moved = false;
+    // Checked first, changed after: the new log start offsets are durable before any moves.
+    const moves = new Map<Partition, bigint>();
     const topics = lastOffsetPerPartition(req).map((t) => {
       const topic = broker.topics.get(t.name);
       return {
         name: t.name,
-        partitions: t.partitions.map((p): DeleteRecordsPartitionResult => {
+        partitions: t.partitions.map((p): DeleteRecordsPartitionResult & { partition?: Partition } => {
           const fail = (errorCode: number): DeleteRecordsPartitionResult => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode });
           const partition = topic?.partition(p.partitionIndex);
           if (!topic || !partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
           // Partition.deleteRecordsOnLeader: "Records of partition X can not be deleted due to the configured policy".
           if (!broker.topics.logConfig(topic, p.partitionIndex)!.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
-          const before = partition.logStartOffset;
-          const result = partition.deleteRecordsBefore(p.offset);
-          if (result.errorCode !== ErrorCode.NONE) return fail(result.errorCode);
-          if (result.lowWatermark !== before) moved = true;
-          return { partitionIndex: p.partitionIndex, lowWatermark: result.lowWatermark, errorCode: ErrorCode.NONE };
+          const checked = partition.deleteRecordsTarget(p.offset);
+          if (checked.errorCode !== ErrorCode.NONE) return fail(checked.errorCode);
+          if (checked.lowWatermark > partition.logStartOffset && checked.lowWatermark > (moves.get(partition) ?? -1n)) moves.set(partition, checked.lowWatermark);
+          return { partitionIndex: p.partitionIndex, lowWatermark: checked.lowWatermark, errorCode: ErrorCode.NONE, partition };
         }),
       };
     });
-    if (moved) await broker.topics.checkpointLogStartOffsets();
-    return { throttleTimeMs: 0, topics };
+    let written = true;
+    if (moves.size > 0) {
+      try {
+        await broker.topics.checkpointLogStartOffsets(moves);
+      } catch (err) {
+        // The checkpoint could not be written (a full disk): nothing moves, and the partitions that
+        // would have answer KAFKA_STORAGE_ERROR, as a Kafka partition whose log directory failed.
+        broker.log.error({ err }, 'DeleteRecords: could not write log-start-offset-checkpoint');
+        written = false;
+      }
+    }
+    return {
+      throttleTimeMs: 0,
+      topics: topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map(({ partition, ...res }) => {
+          const target = partition ? moves.get(partition) : undefined;
+          if (partition === undefined || target === undefined) return res;
+          if (!written) return { partitionIndex: res.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
+          return { ...res, lowWatermark: partition.deleteRecordsBefore(target).lowWatermark };
+        }),
+      })),
+    };
   },
 };
 

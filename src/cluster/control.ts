@@ -71,7 +71,7 @@ async function electing(broker: Broker, change: () => void | Promise<void>): Pro
     if (before.get(key) === leader) continue;
     const cut = key.lastIndexOf('\u0000');
     const partition = broker.topics.get(key.slice(0, cut))?.partition(Number(key.slice(cut + 1)));
-    if (partition) bumps.push(partition.bumpLeaderEpoch());
+    if (partition) bumps.push(partition.bumpLeaderEpoch(leader));
   }
   await Promise.all(bumps);
 }
@@ -123,7 +123,7 @@ export function clusterControl(broker: Broker, listeners: BrokerListeners, log: 
     moveLeader(topic, partition, brokerId) {
       const previous = typeof topic === 'string' && Number.isInteger(partition) ? cluster.leaderOf(topic, partition) : -1;
       cluster.moveLeader(topic, partition, brokerId);
-      if (previous !== brokerId) void broker.topics.get(topic)?.partition(partition)?.bumpLeaderEpoch().catch((err: unknown) => log.error({ err, topic, partition }, 'could not write the new leader epoch'));
+      if (previous !== brokerId) void broker.topics.get(topic)?.partition(partition)?.bumpLeaderEpoch(brokerId, true).catch((err: unknown) => log.error({ err, topic, partition }, 'could not write the new leader epoch'));
       log.info({ topic, partition, from: previous, to: brokerId }, `cluster: leader of ${topic}-${partition} moved from broker ${previous} to ${brokerId}`);
       return previous;
     },

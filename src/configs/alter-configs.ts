@@ -303,7 +303,8 @@ export interface AlterResult {
 /**
  * Checks every resource (a resource named twice: INVALID_REQUEST "Each resource must appear at most
  * once." on each) and, unless `validateOnly`, stores the accepted ones; `onTopicChanged` runs for
- * each topic whose configs changed. Resolves once the stored changes are durable.
+ * each topic whose configs changed, once durable. Resolves once the stored changes are durable; a
+ * resource whose write failed answers UNKNOWN_SERVER_ERROR and is left unchanged.
  */
 export async function alterConfigs(
   ctx: AlterContext,
@@ -317,28 +318,38 @@ export async function alterConfigs(
   for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
   // Every resource is checked before anything is stored: a store never holds a change whose
   // request did not validate, whatever a later resource's check throws.
-  const plans: PlannedChange[] = [];
-  const results = resources.map((r): AlterResult => {
+  const plans: Array<{ index: number; plan: PlannedChange }> = [];
+  const results = resources.map((r, index): AlterResult => {
     const base = { resourceType: r.resourceType, resourceName: r.resourceName };
     if (counts.get(key(r))! > 1) return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' };
     try {
-      plans.push(planAlterConfigs(ctx, r.resourceType, r.resourceName, r.changes, incremental));
+      plans.push({ index, plan: planAlterConfigs(ctx, r.resourceType, r.resourceName, r.changes, incremental) });
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (err) {
       if (!(err instanceof AlterConfigsError)) throw err;
       return { ...base, errorCode: err.errorCode, errorMessage: err.answered };
     }
   });
-  const writes: Promise<void>[] = [];
+  const writes: Array<{ index: number; write: Promise<void>; topicName: string | null }> = [];
   if (!validateOnly) {
     const store = ctx.configs.store;
-    for (const plan of plans) {
-      if (plan.kind === 'topic') writes.push(store.setTopicConfigs(plan.topicId, plan.topicName, plan.configs));
-      else if (plan.kind === 'broker') writes.push(store.setBrokerConfigs(plan.scope, plan.configs));
-      else writes.push(store.setGroupConfigs(plan.groupId, plan.configs));
+    for (const { index, plan } of plans) {
+      if (plan.kind === 'topic') writes.push({ index, write: store.setTopicConfigs(plan.topicId, plan.topicName, plan.configs), topicName: plan.topicName });
+      else if (plan.kind === 'broker') writes.push({ index, write: store.setBrokerConfigs(plan.scope, plan.configs), topicName: null });
+      else writes.push({ index, write: store.setGroupConfigs(plan.groupId, plan.configs), topicName: null });
     }
-    for (const plan of plans) if (plan.kind === 'topic') onTopicChanged(plan.topicName);
   }
-  await Promise.all(writes);
+  // A resource whose write failed (a full disk) was undone by the store: UNKNOWN_SERVER_ERROR, as
+  // Kafka's controller answers a change it could not commit. The logs follow only a durable change.
+  const outcomes = await Promise.allSettled(writes.map((w) => w.write));
+  outcomes.forEach((outcome, i) => {
+    const { index, topicName } = writes[i]!;
+    if (outcome.status === 'fulfilled') {
+      if (topicName !== null) onTopicChanged(topicName);
+      return;
+    }
+    const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
+    results[index] = { ...results[index]!, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: `The configs could not be written: ${reason}` };
+  });
   return results;
 }

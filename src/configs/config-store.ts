@@ -3,7 +3,8 @@
  * topic overrides (by topic id, so a re-created topic starts clean), dynamic broker configs (per
  * broker id, and the cluster default under ""), and group configs. Kept in `<data-dir>/kmc-configs.json`
  * (ours: this server has no metadata log), replaced durably on every change (temporary file,
- * fdatasync, rename, directory fsync); nothing is written in memory mode.
+ * fdatasync, rename, directory fsync); a change whose write fails is undone in memory too;
+ * nothing is written in memory mode.
  *
  * A new store holds the cluster-level `min.insync.replicas` that a Kafka 4.3 controller writes when
  * it bootstraps with eligible leader replicas enabled (so DescribeConfigs and the tools show it as
@@ -11,9 +12,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileDurably } from '../storage/file-io.js';
 import { ConfigValueError, parseConfigValue } from './config-def.js';
 import { GROUP_CONFIGS, KAFKA_BROKER_CONFIGS, TOPIC_CONFIGS } from './kafka-config-data.js';
+import { writeFileDurably, writeFileDurablySync } from '../storage/file-io.js';
 
 /** The file, in the data directory. */
 export const CONFIG_STORE_FILE = 'kmc-configs.json';
@@ -36,11 +37,17 @@ interface StoredState {
 export class ConfigStoreError extends Error {}
 
 export class ConfigStore {
+  /** What is seen: the durable state plus the changes whose writes are pending. */
   private state: StoredState;
+  /** What the file holds. */
+  private durable: StoredState;
+  /** Changes whose writes have not completed, oldest first. */
+  private pending: Array<{ mutate: (state: StoredState) => void }> = [];
   private writing: Promise<void> = Promise.resolve();
 
   private constructor(private readonly file: string | null, state: StoredState) {
     this.state = state;
+    this.durable = structuredClone(state);
   }
 
   /**
@@ -92,30 +99,62 @@ export class ConfigStore {
     return Object.keys(this.state.groups);
   }
 
-  /** Replaces a topic's overrides; resolves once durable. */
+  /**
+   * Replaces a topic's overrides; resolves once durable. Every change is seen at once (reads, the
+   * next change's planning); a failed write rejects and undoes it (the later changes still pending
+   * stay), so a change the client is told failed is gone in memory as on disk.
+   */
   setTopicConfigs(topicId: string, name: string, configs: Configs): Promise<void> {
-    if (Object.keys(configs).length === 0) delete this.state.topics[topicId];
-    else this.state.topics[topicId] = { name, configs: { ...configs } };
-    return this.persist();
+    return this.change((s) => {
+      if (Object.keys(configs).length === 0) delete s.topics[topicId];
+      else s.topics[topicId] = { name, configs: { ...configs } };
+    });
   }
 
   /** Forgets a deleted topic's overrides. */
   deleteTopic(topicId: string): Promise<void> {
     if (!(topicId in this.state.topics)) return Promise.resolve();
-    delete this.state.topics[topicId];
-    return this.persist();
+    return this.change((s) => void delete s.topics[topicId]);
   }
 
   setBrokerConfigs(scope: string, configs: Configs): Promise<void> {
-    if (Object.keys(configs).length === 0) delete this.state.brokers[scope];
-    else this.state.brokers[scope] = { ...configs };
-    return this.persist();
+    return this.change((s) => {
+      if (Object.keys(configs).length === 0) delete s.brokers[scope];
+      else s.brokers[scope] = { ...configs };
+    });
   }
 
   setGroupConfigs(groupId: string, configs: Configs): Promise<void> {
-    if (Object.keys(configs).length === 0) delete this.state.groups[groupId];
-    else this.state.groups[groupId] = { ...configs };
-    return this.persist();
+    return this.change((s) => {
+      if (Object.keys(configs).length === 0) delete s.groups[groupId];
+      else s.groups[groupId] = { ...configs };
+    });
+  }
+
+  /**
+   * A topic's overrides written durably before this returns (topic creation: the configs are on
+   * disk before the topic can be seen); throws when the write fails, leaving the store unchanged.
+   */
+  setTopicConfigsSync(topicId: string, name: string, configs: Configs): void {
+    if (Object.keys(configs).length === 0 || this.file === null) {
+      if (Object.keys(configs).length > 0) this.state.topics[topicId] = { name, configs: { ...configs } };
+      return;
+    }
+    const next = structuredClone(this.durable);
+    next.topics[topicId] = { name, configs: { ...configs } };
+    writeFileDurablySync(this.file, JSON.stringify(next, null, 2) + '\n');
+    this.durable = next;
+    this.state.topics[topicId] = { name, configs: { ...configs } };
+  }
+
+  /** Forgets a topic's overrides durably at once (a creation undone); throws when the write fails. */
+  deleteTopicSync(topicId: string): void {
+    delete this.state.topics[topicId];
+    if (this.file === null || !(topicId in this.durable.topics)) return;
+    const next = structuredClone(this.durable);
+    delete next.topics[topicId];
+    writeFileDurablySync(this.file, JSON.stringify(next, null, 2) + '\n');
+    this.durable = next;
   }
 
   /** Resolves once every change made so far is durable (rejects if the last write failed). */
@@ -123,12 +162,28 @@ export class ConfigStore {
     return this.writing;
   }
 
-  /** Writes the state as it is now, after the writes before it; resolves once durable. */
-  private persist(): Promise<void> {
+  /** Applies `mutate` now and queues its durable write: the durable state plus `mutate`, at its turn. */
+  private change(mutate: (state: StoredState) => void): Promise<void> {
+    mutate(this.state);
     const file = this.file;
     if (file === null) return Promise.resolve();
-    const text = JSON.stringify(this.state, null, 2) + '\n';
-    const write = this.writing.catch(() => {}).then(() => writeFileDurably(file, text));
+    const pending = { mutate };
+    this.pending.push(pending);
+    const write = this.writing.catch(() => {}).then(async () => {
+      const next = structuredClone(this.durable);
+      mutate(next);
+      try {
+        await writeFileDurably(file, JSON.stringify(next, null, 2) + '\n');
+      } catch (err) {
+        this.pending.splice(this.pending.indexOf(pending), 1);
+        // What is seen again: the durable state plus the changes still waiting for their write.
+        this.state = structuredClone(this.durable);
+        for (const p of this.pending) p.mutate(this.state);
+        throw err;
+      }
+      this.durable = next;
+      this.pending.splice(this.pending.indexOf(pending), 1);
+    });
     this.writing = write;
     return write;
   }

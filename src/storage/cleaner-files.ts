@@ -22,6 +22,7 @@ import * as path from 'node:path';
 import type { Logger } from 'pino';
 import { LOG_OVERHEAD, BATCH_LENGTH_OFFSET, LAST_OFFSET_DELTA_OFFSET, validateBatch } from '../records/record-batch.js';
 import { parseSegmentFileName, segmentFileName } from './segment.js';
+import { fsyncDirectorySync } from './file-io.js';
 
 export const CLEANED_FILE_SUFFIX = '.cleaned';
 export const SWAP_FILE_SUFFIX = '.swap';
@@ -35,16 +36,6 @@ function parseWithSuffix(name: string, suffix: string): bigint | null {
 /** `<dir>/<base>.log<suffix>`. */
 export function cleanerFile(dir: string, baseOffset: bigint, suffix: string): string {
   return path.join(dir, segmentFileName(baseOffset) + suffix);
-}
-
-/** fsync of a directory (synchronous; used on open only). */
-function fsyncDirectorySync(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Offset after the last valid batch of `file`, or `baseOffset` when it holds none. */

@@ -80,6 +80,30 @@ export async function writeFileDurably(file: string, text: string): Promise<void
   await fsyncDirectory(path.dirname(file));
 }
 
+/** `writeFileDurably`, synchronously (start-up only, before anything is served). */
+export function writeFileDurablySync(file: string, text: string): void {
+  const tmp = `${file}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  fsyncDirectorySync(path.dirname(file));
+}
+
+/** fsync of a directory, synchronously (start-up and creation paths). */
+export function fsyncDirectorySync(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Reads exactly `length` bytes at `position` into a new buffer; throws if the file is shorter. */
 export function readExactlySync(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length);

@@ -3,8 +3,8 @@
  * (`<dir>/<20-digit base offset>.log`), as Kafka's `UnifiedLog`/`LocalLog` minus
  * replication and index files.
  *
- * Offsets: `logStartOffset` is the first offset readable (the first batch's, or higher once
- * DeleteRecords moved it: `advanceLogStartOffset`), `logEndOffset` (LEO) the offset the next
+ * Offsets: `logStartOffset` is the first offset readable (the first segment's base offset, or higher
+ * once DeleteRecords moved it: `advanceLogStartOffset`), `logEndOffset` (LEO) the offset the next
  * appended record gets. With one replica the high watermark equals the LEO. Segments wholly
  * below the log start offset are deleted (Kafka's `deleteLogStartOffsetBreachedSegments`).
  *
@@ -174,10 +174,15 @@ export class PartitionLog {
     this.options.rollMs = rollMs;
   }
 
-  /** First offset readable: the first batch's base offset, or the higher offset DeleteRecords set. */
+  /**
+   * The log start offset: the first segment's base offset, or the higher offset DeleteRecords set.
+   * Compaction never moves it (Kafka's `Cleaner` keeps each cleaned segment's base offset and only
+   * retention and DeleteRecords call `maybeIncrementLogStartOffset`): a Fetch from it returns the
+   * first batch the cleaner kept, whatever its offset. After a restart it is
+   * max(log-start-offset-checkpoint, first segment's base offset), as Kafka's `LogLoader`.
+   */
   get logStartOffset(): bigint {
-    const first = this.segments[0]!;
-    const held = first.entries[0]?.baseOffset ?? first.baseOffset;
+    const held = this.segments[0]!.baseOffset;
     return this.startOffset > held ? this.startOffset : held;
   }
 

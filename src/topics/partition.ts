@@ -45,9 +45,13 @@ export class Partition {
     return this.epochs.latestEpoch;
   }
 
-  /** A new leader took the partition: the next epoch, starting at the log-end offset (durable when resolved). */
-  bumpLeaderEpoch(): Promise<void> {
-    return this.epochs.bump(this.log.logEndOffset);
+  /**
+   * Broker `leader` took the partition: the next epoch, starting at the log-end offset. Batches
+   * appended from now on carry it; Metadata and the epoch checks answer it once it is durable,
+   * when this resolves (Kafka's `LeaderEpochFileCache.assign` flushes before the broker leads).
+   */
+  bumpLeaderEpoch(leader: number, now = false): Promise<void> {
+    return now ? this.epochs.bumpNow(this.log.logEndOffset, leader) : this.epochs.bump(this.log.logEndOffset, leader);
   }
 
   /** The log start offset moved (DeleteRecords, retention): epochs wholly below it and the aborted transactions of deleted segments are forgotten. */
@@ -115,8 +119,11 @@ export class Partition {
     if (check.kind === 'duplicate') {
       return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: Promise.resolve(), duplicate: true };
     }
-    setPartitionLeaderEpoch(batch, this.leaderEpoch);
-    const { baseOffset, durable } = this.log.append([batch]);
+    const epoch = this.epochs.stampEpoch;
+    setPartitionLeaderEpoch(batch, epoch);
+    const { baseOffset, durable: logDurable } = this.log.append([batch]);
+    // A batch stamped with a new epoch not yet durable is acknowledged once that epoch is.
+    const durable = epoch === this.leaderEpoch ? logDurable : Promise.all([logDurable, this.epochs.whenDurable()]).then(() => undefined);
     this.producers.update(header, baseOffset);
     this.onAppend(this);
     // A failed write rolls the log back (PartitionLog): the producer state must forget the lost
@@ -135,6 +142,17 @@ export class Partition {
    * OFFSET_OUT_OF_RANGE for a negative offset or one above the high watermark.
    */
   deleteRecordsBefore(offset: bigint): { errorCode: number; lowWatermark: bigint; message?: string } {
+    const checked = this.deleteRecordsTarget(offset);
+    if (checked.errorCode !== ErrorCode.NONE) return checked;
+    if (this.log.advanceLogStartOffset(checked.lowWatermark)) this.onLogStartOffsetMoved();
+    return { errorCode: ErrorCode.NONE, lowWatermark: this.logStartOffset };
+  }
+
+  /**
+   * DeleteRecords' checks without the change: the log start offset `offset` would move to (in
+   * `lowWatermark`; at most the current one when it would not move), or the error.
+   */
+  deleteRecordsTarget(offset: bigint): { errorCode: number; lowWatermark: bigint; message?: string } {
     const target = offset === -1n ? this.highWatermark : offset;
     if (target < 0n) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1n, message: `The offset ${target} for partition ${this.name} is not valid` };
     if (target > this.highWatermark) {
@@ -144,8 +162,7 @@ export class Partition {
         message: `Cannot increment the log start offset to ${target} of partition ${this.name} since it is larger than the high watermark ${this.highWatermark}`,
       };
     }
-    if (this.log.advanceLogStartOffset(target)) this.onLogStartOffsetMoved();
-    return { errorCode: ErrorCode.NONE, lowWatermark: this.logStartOffset };
+    return { errorCode: ErrorCode.NONE, lowWatermark: target > this.logStartOffset ? target : this.logStartOffset };
   }
 
   /**

@@ -24,6 +24,7 @@ import { ProducerIdManager } from './producer-ids.js';
 import { isControlBatch } from '../records/control-batch.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
+import { commitCreation, markCreation, recoverPendingCreations, undoCreation } from './pending-creations.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
@@ -49,6 +50,8 @@ export class TopicStore {
   readonly producerIds = new ProducerIdManager();
   private readonly byName = new Map<string, Topic>();
   private readonly byId = new Map<string, Topic>();
+  /** Log start offsets DeleteRecords moves once their checkpoint is durable (`checkpointLogStartOffsets`). */
+  private readonly pendingStarts = new Map<Partition, bigint>();
   private readonly waiters: AppendWaiters;
   private readonly deletedListeners: Array<(topic: Topic) => void> = [];
   private readonly createdListeners: Array<(topic: Topic) => void> = [];
@@ -112,19 +115,30 @@ export class TopicStore {
 
   /**
    * Creates a topic with a new topic id (see checkCreate for the errors thrown) and its own configs
-   * (already validated; stored before its partitions open, so their segment settings follow them;
-   * `configs.store.whenWritten()` tells when they are durable).
+   * (already validated; durable before its partitions open, so their segment settings follow them).
+   * All or nothing, also across a crash (pending-creations.ts): a failure (EMFILE, ENOSPC) removes
+   * what it made, configs included, and throws.
    */
   create(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Topic {
     this.checkCreate(name, partitions);
     let id = newTopicId();
     while (this.byId.has(id)) id = newTopicId();
-    if (Object.keys(topicConfigs).length > 0) void this.options.configs?.store.setTopicConfigs(id, name, { ...topicConfigs }).catch(() => {});
+    const creation = { topicId: id, topic: name, from: 0 };
+    const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
+    const store = this.options.configs?.store;
     const parts: Partition[] = [];
     try {
+      if (Object.keys(topicConfigs).length > 0) store?.setTopicConfigsSync(id, name, { ...topicConfigs });
       for (let p = 0; p < partitions; p++) parts.push(this.openPartition(name, p, id, true));
+      if (marker !== null) commitCreation(marker);
     } catch (err) {
       for (const part of parts) part.log.deleteFiles();
+      try {
+        store?.deleteTopicSync(id);
+      } catch {
+        // left for the next start, which undoes the creation the marker names
+      }
+      if (marker !== null) undoCreation(marker, creation, partitions, this.options.log);
       throw err;
     }
     const topic = new Topic(name, id, parts);
@@ -141,11 +155,15 @@ export class TopicStore {
    */
   addPartitions(topic: Topic, count: number): void {
     const from = topic.partitionCount;
+    const creation = { topicId: topic.id, topic: topic.name, from };
+    const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
     const added: Partition[] = [];
     try {
       for (let p = from; p < count; p++) added.push(this.openPartition(topic.name, p, topic.id, true));
+      if (marker !== null) commitCreation(marker);
     } catch (err) {
       for (const part of added) part.log.deleteFiles();
+      if (marker !== null) undoCreation(marker, creation, count, this.options.log);
       throw err;
     }
     topic.addPartitions(added);
@@ -212,18 +230,31 @@ export class TopicStore {
    * whose log start offset DeleteRecords moved past its first segment; resolves once durable. Writes
    * run one after another, each with the state at its turn. Nothing to do in memory.
    */
-  checkpointLogStartOffsets(): Promise<void> {
+  checkpointLogStartOffsets(pending?: ReadonlyMap<Partition, bigint>): Promise<void> {
     const dataDir = this.options.dataDir;
     if (dataDir === null) return Promise.resolve();
+    for (const [p, offset] of pending ?? []) this.pendingStarts.set(p, offset);
     const write = this.checkpointWrite.catch(() => {}).then(() => {
       const entries = [...this.byName.values()]
         .filter((t) => !t.internal)
-        .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.index, offset: p.log.checkpointLogStartOffset })))
+        .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.index, offset: this.startToCheckpoint(p) })))
         .filter((e): e is { topic: string; partition: number; offset: bigint } => e.offset !== null);
       return writeOffsetCheckpoint(path.join(dataDir, LOG_START_OFFSET_CHECKPOINT_FILE), entries);
     });
     this.checkpointWrite = write;
+    const done = (): void => {
+      for (const [p, offset] of pending ?? []) if (this.pendingStarts.get(p) === offset) this.pendingStarts.delete(p);
+    };
+    void write.then(done, done);
     return write;
+  }
+
+  /** A partition's checkpointed log start offset, counting one a DeleteRecords waits to write (or null). */
+  private startToCheckpoint(p: Partition): bigint | null {
+    const current = p.log.checkpointLogStartOffset;
+    const pending = this.pendingStarts.get(p);
+    if (pending === undefined || pending <= (current ?? p.log.logStartOffset)) return current;
+    return pending;
   }
 
   /** Registers a callback run after CreatePartitions added partitions to a topic. */
@@ -329,6 +360,7 @@ export class TopicStore {
 
   /** Rediscovers topics from `<dataDir>/<topic>-<p>/` directories. */
   private recover(dataDir: string): void {
+    recoverPendingCreations(dataDir, (topicId) => this.options.configs?.store.deleteTopicSync(topicId), this.options.log);
     for (const e of readOffsetCheckpoint(path.join(dataDir, LOG_START_OFFSET_CHECKPOINT_FILE))) this.checkpointedStarts.set(`${e.topic}-${e.partition}`, e.offset);
     const found = new Map<string, { partitions: Set<number>; ids: Map<number, string | null> }>();
     for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {

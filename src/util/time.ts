@@ -9,17 +9,30 @@ export interface Timer {
 export interface Time {
   /** Wall-clock milliseconds since the epoch. */
   now(): number;
-  /** Runs `fn` once after `delayMs` (ms). */
+  /** Runs `fn` once after `delayMs` (ms; any non-negative length, also beyond {@link MAX_TIMER_MS}). */
   schedule(delayMs: number, fn: () => void): Timer;
 }
 
+/** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */
+export const MAX_TIMER_MS = 2147483647;
+
+/**
+ * The real clock. A delay above {@link MAX_TIMER_MS} is waited in chained timers of at most that
+ * length: Node turns a longer one into a 1 ms timer (TimeoutOverflowWarning), while Kafka's
+ * `KafkaScheduler` (a ScheduledThreadPoolExecutor) waits any `long` delay in full — a
+ * `log.retention.check.interval.ms` of 30 days runs retention after 30 days, not at once.
+ */
 export const systemTime: Time = {
   now: () => Date.now(),
   schedule(delayMs, fn) {
-    const handle = setTimeout(fn, Math.max(0, delayMs));
+    let remaining = Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs);
+    let handle: NodeJS.Timeout;
+    const arm = (): void => {
+      const step = Math.min(remaining, MAX_TIMER_MS);
+      remaining -= step;
+      handle = setTimeout(remaining > 0 ? arm : fn, step);
+    };
+    arm();
     return { cancel: () => clearTimeout(handle) };
   },
 };
-
-/** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */
-export const MAX_TIMER_MS = 2147483647;

@@ -7,7 +7,7 @@
  * repeating a record, validating its position with OffsetForLeaderEpoch.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startClosableServer } from '../support/server.js';
@@ -98,8 +98,51 @@ describe('leader epochs', () => {
     const checkpoint = readFileSync(join(first.dataDir, 'le-0', 'leader-epoch-checkpoint'), 'utf8').split('\n');
     expect(checkpoint).toEqual(['0', '3', '0 0', '1 2', '3 3', '']);
 
+    // Leader moves are not kept across a restart: the leader goes back to its preferred broker,
+    // and that leader change raises the epoch too (written before the server listens).
     const second = await startClosableServer(cleanups, { brokers: 3, dataDir: first.dataDir });
-    expect(second.server.broker.topics.get('le')!.partition(0)!.leaderEpoch).toBe(expectedEpoch);
+    expect([second.server.cluster.leaderOf('le', 0), second.server.broker.topics.get('le')!.partition(0)!.leaderEpoch]).toEqual([leader0, expectedEpoch + 1]);
+    expect(readFileSync(join(first.dataDir, 'le-0', 'partition-leader'), 'utf8')).toBe(`${expectedEpoch + 1} ${leader0}\n`);
+    await second.close();
+    // Same leader at the next start: the same epoch.
+    const third = await startClosableServer(cleanups, { brokers: 3, dataDir: first.dataDir });
+    expect(third.server.broker.topics.get('le')!.partition(0)!.leaderEpoch).toBe(expectedEpoch + 1);
+  });
+
+  it('a new epoch is advertised only once its checkpoint is durable; batches stamped with it are acknowledged after; a restart after a crash mid-change never goes back', async () => {
+    const first = await startClosableServer(cleanups, { brokers: 3 });
+    const { server } = first;
+    server.broker.topics.create('dur', 1);
+    const partition = server.broker.topics.get('dur')!.partition(0)!;
+    const leader0 = server.cluster.leaderOf('dur', 0);
+    const other = leader0 === 3 ? 1 : leader0 + 1;
+    const checkpointEpochs = () => readFileSync(join(first.dataDir, 'dur-0', 'leader-epoch-checkpoint'), 'utf8').trim().split('\n').slice(2).map((l) => Number(l.split(' ')[0]));
+    const c = await RawClient.connect(server.ports.get(other)!);
+    cleanups.push(() => c.close());
+    const metadataEpoch = async () => (await c.send(3, 12, { topics: [{ topicId: ZERO_UUID, name: 'dur' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })).topics[0]!.partitions[0]!.leaderEpoch;
+
+    // A move writes the new epoch before the new leader is seen; a broker stop stages the epochs of
+    // the partitions it moves and advertises them once durable.
+    // (Here the new partition's first checkpoint write may still be running, so the move stages its epoch.)
+    server.cluster.moveLeader('dur', 0, other);
+    await waitFor(() => partition.leaderEpoch === 1, 5000, 'epoch 1');
+    // Epoch 1 starts at offset 0 where epoch 0 did (no records yet): LeaderEpochFileCache.assign drops epoch 0.
+    expect(checkpointEpochs()).toEqual([1]);
+    const produced = await c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'dur', topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch('a') }] }] });
+    expect(produced.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 0n });
+    expect(checkpointEpochs()).toEqual([1]);
+    expect(await metadataEpoch()).toBe(1);
+    expect(readFileSync(join(first.dataDir, 'dur-0', 'partition-leader'), 'utf8')).toBe(`1 ${other}\n`);
+    await first.close();
+
+    // A crash after the batch but before the checkpoint (as kill -9 during a leader change leaves
+    // it): the epoch found in the batches is kept, and the leader differs from the recorded one
+    // (the move is gone), so the start raises the epoch past it.
+    writeFileSync(join(first.dataDir, 'dur-0', 'leader-epoch-checkpoint'), '0\n1\n0 0\n');
+    const second = await startClosableServer(cleanups, { brokers: 3, dataDir: first.dataDir });
+    expect(second.server.broker.topics.get('dur')!.partition(0)!.leaderEpoch).toBe(2);
+    // Epoch 0 never had a record (epoch 1 starts at offset 0), so it goes, as LeaderEpochFileCache.assign drops it.
+    expect(checkpointEpochs()).toEqual([1, 2]);
   });
 });
 
