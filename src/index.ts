@@ -161,9 +161,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         'give it a token (--admin-token or KMC_ADMIN_TOKEN; in-process adminToken) or accept that with --admin-insecure (KMC_ADMIN_INSECURE=true; adminInsecure)',
     );
   }
-  // fastify, prom-client and the console's routes load only when the admin API is wanted, while the broker opens.
-  const adminModule = options.adminPort === undefined ? null : import('./admin/server.js');
-  adminModule?.catch(() => {});
   const overrides: Record<string, string | number | boolean> = { ...(options.config ?? {}) };
   if (options.host !== undefined || options.port !== undefined || overrides['listeners'] === undefined) {
     overrides['listeners'] = withFirstListenerAddress(overrides['listeners'] === undefined ? undefined : String(overrides['listeners']), options.host, options.port);
@@ -218,7 +215,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   let admin: AdminServer | null = null;
   if (options.adminPort !== undefined) {
     try {
-      const { startAdminServer } = await adminModule!;
+      // fastify, prom-client and the console's routes load only when the admin API is wanted, and
+      // only once the Kafka listeners answer: loading them meanwhile would delay the first request.
+      const { startAdminServer } = await import('./admin/server.js');
       admin = await startAdminServer({
         host: adminHost,
         port: options.adminPort,
