@@ -1,0 +1,73 @@
+/**
+ * Big requests do not stall the others (issue #16). Each test shows it by order of events, never by
+ * time: another connection's request is answered while the big one is still being worked on.
+ * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`): a Metadata
+ *   request sent once the first partition directory exists is answered before the CreateTopics.
+ * - Kafka's cap on partitions per CreateTopics (`ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`,
+ *   10,000): above it every topic of the request fails with POLICY_VIOLATION, nothing is created.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startClosableServer } from '../support/server.js';
+import { RawClient } from '../support/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { CREATE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const topic = (name: string, numPartitions: number) => ({ name, numPartitions, replicationFactor: -1, assignments: [], configs: [] });
+const createTopics = (topics: ReturnType<typeof topic>[]) => ({ topics, timeoutMs: 60000, validateOnly: false });
+const metadata = (names: string[]) => ({ topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+
+describe('big requests', () => {
+  it('CreateTopics opens thousands of partitions in slices: another connection is answered meanwhile', async () => {
+    const { server, dataDir } = await startClosableServer(cleanups);
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const partitions = CREATE_SLICE_PARTITIONS * 8;
+    const order: string[] = [];
+    const created = big.send(19, 7, createTopics([topic('big-topic', partitions)])).then((r) => {
+      order.push('CreateTopics');
+      return r;
+    });
+    // The first slice is on disk: the request is being worked on. Checked once per turn of the loop.
+    while (!existsSync(join(dataDir, 'big-topic-0'))) await new Promise((resolve) => setImmediate(resolve));
+    const meta = await other.send(3, 12, metadata(['big-topic']));
+    order.push('Metadata');
+    // Not visible until every partition is open: the topic does not exist yet for this request.
+    expect(meta.topics.map((t) => [t.name, t.errorCode])).toEqual([['big-topic', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
+    const res = await created;
+    expect(order).toEqual(['Metadata', 'CreateTopics']);
+    expect(res.topics.map((t: { name: string; errorCode: number; numPartitions: number }) => [t.name, t.errorCode, t.numPartitions])).toEqual([['big-topic', ErrorCode.NONE, partitions]]);
+    expect(server.broker.topics.get('big-topic')!.partitionCount).toBe(partitions);
+    expect(readdirSync(dataDir).filter((d) => d.startsWith('big-topic-')).length).toBe(partitions);
+    // A second CreateTopics of the name is refused (also while the first was running: the name is taken from its first slice).
+    const again = await other.send(19, 7, createTopics([topic('big-topic', 1)]));
+    expect(again.topics.map((t: { errorCode: number }) => t.errorCode)).toEqual([ErrorCode.TOPIC_ALREADY_EXISTS]);
+  });
+
+  it("more than 10,000 partitions in one CreateTopics: POLICY_VIOLATION for every topic, as Kafka's controller", async () => {
+    const { server, dataDir } = await startClosableServer(cleanups, { config: { 'num.partitions': 4 } });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    const tooMany = await c.send(19, 7, createTopics([topic('cap-a', 9_997), topic('cap-b', -1)]));
+    expect(tooMany.topics.map((t: { name: string; errorCode: number; errorMessage: string | null; numPartitions: number }) => [t.name, t.errorCode, t.errorMessage, t.numPartitions])).toEqual([
+      ['cap-a', ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.', -1],
+      ['cap-b', ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.', -1],
+    ]);
+    expect(server.broker.topics.get('cap-a')).toBeUndefined();
+    expect(readdirSync(dataDir).filter((d) => d.startsWith('cap-'))).toEqual([]);
+    // Invalid counts count for nothing (Kafka adds only positive ones and -1 as num.partitions): 9,996 + 4 passes the check.
+    const atCap = await c.send(19, 7, { ...createTopics([topic('cap-c', 9_996), topic('cap-d', -1), topic('cap-e', 0)]), validateOnly: true });
+    expect(atCap.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode])).toEqual([
+      ['cap-c', ErrorCode.NONE],
+      ['cap-d', ErrorCode.NONE],
+      ['cap-e', ErrorCode.INVALID_PARTITIONS],
+    ]);
+  });
+});
