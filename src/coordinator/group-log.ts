@@ -150,7 +150,8 @@ export class GroupLog {
           this.cleanerPass = null;
           this.scheduleCleaner();
         });
-    });
+      // Kafka's CleanerThread pauses the backoff after a pass (a fixed delay): coalescing on a manual clock.
+    }, { coalesce: true });
   }
 
   partitionFor(groupId: string): number {

@@ -3,6 +3,8 @@
  * time: another connection's request is answered while the big one is still being worked on.
  * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`): a Metadata
  *   request sent once the first partition directory exists is answered before the CreateTopics.
+ * - A manual clock advanced ten years (the most POST /clock/advance takes) runs the periodic
+ *   maintenance timers once per stretch, not once per period, in slices (`ManualTime.advanceInSlices`).
  * - Kafka's cap on partitions per CreateTopics (`ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`,
  *   10,000): above it every topic of the request fails with POLICY_VIOLATION, nothing is created.
  */
@@ -69,5 +71,22 @@ describe('big requests', () => {
       ['cap-d', ErrorCode.NONE],
       ['cap-e', ErrorCode.INVALID_PARTITIONS],
     ]);
+  });
+
+  it('POST /clock/advance of ten years: the four maintenance timers run once each, and the Kafka port keeps answering', async () => {
+    const YEAR = 365 * 24 * 3600 * 1000;
+    const start = 1_700_000_000_000;
+    const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', clockStartMs: start, adminPort: 0 });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    // Offsets retention check, log retention check, the two log cleaners' backoffs.
+    expect(server.clock.pendingTimers()).toBe(4);
+    const res = await fetch(`${server.admin!.url}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 10 * YEAR }) });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { now: number; firedTimers: number; pendingTimers: number };
+    expect(body.now).toBe(start + 10 * YEAR);
+    expect(body.firedTimers).toBe(4);
+    const versions = await c.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+    expect(versions.errorCode).toBe(ErrorCode.NONE);
   });
 });
