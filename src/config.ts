@@ -40,6 +40,7 @@ export const CONFIG_SPECS = {
   'advertised.listeners': { kind: 'string', default: '' },
   'log.dirs': { kind: 'string', default: './data' },
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1 },
+  'connections.max.idle.ms': { kind: 'long', default: '600000' },
   'message.max.bytes': { kind: 'int', default: '1048588', min: 0 },
   'auto.create.topics.enable': { kind: 'bool', default: 'true' },
   'num.partitions': { kind: 'int', default: '1', min: 1 },

@@ -11,6 +11,7 @@ import { SaslGate, type GateIO } from './sasl-gate.js';
 import type { TLSSocket } from 'node:tls';
 import { peerPrincipal } from '../security/tls.js';
 import type { KafkaPrincipal } from '../security/principal.js';
+import type { IdleClosable, IdleConnections } from './idle-connections.js';
 
 let nextConnectionId = 0;
 
@@ -20,7 +21,7 @@ let nextConnectionId = 0;
  * frame, an unknown API key or an unsupported version closes this connection with one warn
  * line; other connections are unaffected.
  */
-export class Connection {
+export class Connection implements IdleClosable {
   readonly id: string;
   private readonly frames: FrameReader;
   private readonly log: Logger;
@@ -43,6 +44,8 @@ export class Connection {
     private readonly brokerId: number = broker.nodeId,
     /** The listener that accepted it (absent: the first listener, PLAINTEXT). */
     private readonly listener?: ListenerContext,
+    /** `connections.max.idle.ms`: told of each request arriving and response leaving. */
+    private readonly idle?: IdleConnections,
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
@@ -59,16 +62,26 @@ export class Connection {
     }
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
+      this.idle?.touch(this);
       this.frames.push(chunk);
       this.pump();
     });
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     socket.on('close', () => {
       this.closed = true;
+      this.idle?.remove(this);
       this.log.info('connection closed');
       this.onClose(this);
     });
     this.log.info('connection opened');
+    this.idle?.touch(this);
+  }
+
+  /** `connections.max.idle.ms` passed without a request or a response (Kafka's Selector closes it so). */
+  closeIdle(idleMs: number): void {
+    this.log.info({ idleMs }, 'closing idle connection (connections.max.idle.ms)');
+    this.closed = true;
+    this.socket.destroy();
   }
 
   /** Closes the connection (server shutdown). */
@@ -142,6 +155,7 @@ export class Connection {
         this.log.debug({ api: decoded.api.name, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
       }
       this.socket.write(encodeResponse(header, response));
+      this.idle?.touch(this);
     };
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.

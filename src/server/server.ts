@@ -5,6 +5,7 @@ import type { ApiDefinition } from '../apis/types.js';
 import { Connection } from './connection.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
+import { IdleConnections } from './idle-connections.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -24,6 +25,8 @@ export class KafkaListener {
   private readonly connections = new Set<Connection>();
   /** Every TCP socket, handshakes in progress included (a TLS server's close waits for them). */
   private readonly sockets = new Set<Socket>();
+  /** `connections.max.idle.ms` on the server clock. */
+  private readonly idle: IdleConnections;
 
   constructor(
     private readonly broker: Broker,
@@ -34,10 +37,11 @@ export class KafkaListener {
     private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
     private readonly context?: ListenerContext,
   ) {
+    this.idle = new IdleConnections(broker.time, Number(broker.config.long('connections.max.idle.ms')));
     const accept = (socket: Socket) => {
       const connection = new Connection(socket, this.broker, this.handlers, (c) => {
         if (this.connections.delete(c)) this.stats.open--;
-      }, this.faults, this.brokerId, this.context);
+      }, this.faults, this.brokerId, this.context, this.idle);
       this.connections.add(connection);
       this.stats.accepted++;
       this.stats.open++;
@@ -67,6 +71,7 @@ export class KafkaListener {
   }
 
   close(): Promise<void> {
+    this.idle.close();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       for (const c of this.connections) c.destroy();

@@ -90,6 +90,11 @@ export class TopicStore {
     return [...this.byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** Whether `createInSlices` is opening topic `name`'s partitions now (not visible yet). */
+  isBeingCreated(name: string): boolean {
+    return this.creating.has(name);
+  }
+
   /** `num.partitions`: partitions of a topic created without a count. */
   get defaultPartitions(): number {
     return this.options.config.int('num.partitions');

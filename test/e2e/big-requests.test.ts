@@ -2,14 +2,14 @@
  * Big requests do not stall the others (issue #16). Each test shows it by order of events, never by
  * time: another connection's request is answered while the big one is still being worked on.
  * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`): a Metadata
- *   request sent once the first partition directory exists is answered before the CreateTopics.
+ *   request sent while the partitions open is answered before the CreateTopics.
  * - A manual clock advanced ten years (the most POST /clock/advance takes) runs the periodic
  *   maintenance timers once per stretch, not once per period, in slices (`ManualTime.advanceInSlices`).
+ * - `connections.max.idle.ms` closes connections idle that long, on the (manual) server clock.
  * - Kafka's cap on partitions per CreateTopics (`ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`,
  *   10,000): above it every topic of the request fails with POLICY_VIOLATION, nothing is created.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
@@ -27,7 +27,7 @@ const metadata = (names: string[]) => ({ topics: names.map((name) => ({ topicId:
 
 describe('big requests', () => {
   it('CreateTopics opens thousands of partitions in slices: another connection is answered meanwhile', async () => {
-    const { server, dataDir } = await startClosableServer(cleanups);
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
     const big = await RawClient.connect(server.port);
     const other = await RawClient.connect(server.port);
     cleanups.push(() => big.close(), () => other.close());
@@ -37,20 +37,20 @@ describe('big requests', () => {
       order.push('CreateTopics');
       return r;
     });
-    // The first slice is on disk: the request is being worked on. Checked once per turn of the loop.
-    while (!existsSync(join(dataDir, 'big-topic-0'))) await new Promise((resolve) => setImmediate(resolve));
+    // The request is being worked on (its first slices are open). Checked once per turn of the loop.
+    while (!server.broker.topics.isBeingCreated('big-topic') && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const meta = await other.send(3, 12, metadata(['big-topic']));
     order.push('Metadata');
     // Not visible until every partition is open: the topic does not exist yet for this request.
     expect(meta.topics.map((t) => [t.name, t.errorCode])).toEqual([['big-topic', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
+    // Nor can it be created a second time meanwhile.
+    const twice = await other.send(19, 7, createTopics([topic('big-topic', 1)]));
+    expect(twice.topics.map((t) => t.errorCode)).toEqual([ErrorCode.TOPIC_ALREADY_EXISTS]);
     const res = await created;
     expect(order).toEqual(['Metadata', 'CreateTopics']);
-    expect(res.topics.map((t: { name: string; errorCode: number; numPartitions: number }) => [t.name, t.errorCode, t.numPartitions])).toEqual([['big-topic', ErrorCode.NONE, partitions]]);
+    expect(res.topics.map((t) => [t.name, t.errorCode, t.numPartitions])).toEqual([['big-topic', ErrorCode.NONE, partitions]]);
     expect(server.broker.topics.get('big-topic')!.partitionCount).toBe(partitions);
-    expect(readdirSync(dataDir).filter((d) => d.startsWith('big-topic-')).length).toBe(partitions);
-    // A second CreateTopics of the name is refused (also while the first was running: the name is taken from its first slice).
-    const again = await other.send(19, 7, createTopics([topic('big-topic', 1)]));
-    expect(again.topics.map((t: { errorCode: number }) => t.errorCode)).toEqual([ErrorCode.TOPIC_ALREADY_EXISTS]);
+    expect(server.broker.topics.isBeingCreated('big-topic')).toBe(false);
   });
 
   it("more than 10,000 partitions in one CreateTopics: POLICY_VIOLATION for every topic, as Kafka's controller", async () => {
@@ -77,16 +77,39 @@ describe('big requests', () => {
     const YEAR = 365 * 24 * 3600 * 1000;
     const start = 1_700_000_000_000;
     const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', clockStartMs: start, adminPort: 0 });
-    const c = await RawClient.connect(server.port);
-    cleanups.push(() => c.close());
-    // Offsets retention check, log retention check, the two log cleaners' backoffs.
+    // Offsets retention check, log retention check, the two log cleaners' backoffs (no connection open).
     expect(server.clock.pendingTimers()).toBe(4);
     const res = await fetch(`${server.admin!.url}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 10 * YEAR }) });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { now: number; firedTimers: number; pendingTimers: number };
     expect(body.now).toBe(start + 10 * YEAR);
     expect(body.firedTimers).toBe(4);
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
     const versions = await c.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
     expect(versions.errorCode).toBe(ErrorCode.NONE);
+  });
+
+  it('connections.max.idle.ms: a connection without requests for that long is closed, on the server clock', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', config: { 'connections.max.idle.ms': 60_000 } });
+    const idle = await RawClient.connect(server.port);
+    const busy = await RawClient.connect(server.port);
+    cleanups.push(() => idle.close(), () => busy.close());
+    const apiVersions = { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' };
+    expect((await idle.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    expect((await busy.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    server.clock.advance(59_999);
+    // A request just before the limit keeps `busy` open for another 60 s.
+    expect((await busy.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    const idleClosed = new Promise<void>((resolve) => idle.socket.once('close', () => resolve()));
+    server.clock.advance(1);
+    await idleClosed;
+    expect(idle.closed).toBe(true);
+    expect(busy.closed).toBe(false);
+    expect((await busy.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    const busyClosed = new Promise<void>((resolve) => busy.socket.once('close', () => resolve()));
+    server.clock.advance(60_000);
+    await busyClosed;
+    expect(busy.closed).toBe(true);
   });
 });
