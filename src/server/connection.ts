@@ -12,6 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import { peerPrincipal } from '../security/tls.js';
 import type { KafkaPrincipal } from '../security/principal.js';
 import type { IdleClosable, IdleConnections } from './idle-connections.js';
+import type { RequestMemoryPool } from './request-memory.js';
 
 let nextConnectionId = 0;
 
@@ -28,6 +29,13 @@ export class Connection implements IdleClosable {
   private readonly clientHost: string;
   private busy = false;
   private closed = false;
+  /** Bytes of the next request granted by `memory` (its prefix read, its body maybe not yet). */
+  private granted = 0;
+  /** Called by `memory` when bytes come back while this connection waits for them. */
+  private readonly wake = (): void => {
+    this.socket.resume();
+    this.pump();
+  };
   /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
   private readonly sasl: SaslGate | null;
   /** The TLS client's principal (SSL listeners with client authentication); else ANONYMOUS. */
@@ -46,6 +54,8 @@ export class Connection implements IdleClosable {
     private readonly listener?: ListenerContext,
     /** `connections.max.idle.ms`: told of each request arriving and response leaving. */
     private readonly idle?: IdleConnections,
+    /** `queued.max.request.bytes` (absent: no limit). */
+    private readonly memory?: RequestMemoryPool,
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
@@ -70,6 +80,11 @@ export class Connection implements IdleClosable {
     socket.on('close', () => {
       this.closed = true;
       this.idle?.remove(this);
+      if (this.memory) {
+        this.memory.forget(this.wake);
+        this.memory.release(this.granted);
+        this.granted = 0;
+      }
       this.log.info('connection closed');
       this.onClose(this);
     });
@@ -93,17 +108,23 @@ export class Connection implements IdleClosable {
     while (!this.busy && !this.closed) {
       let frame: Buffer | null;
       try {
+        if (this.memory && !this.grantNext()) return;
         frame = this.frames.next();
       } catch (err) {
         this.refuse(null, (err as Error).message);
         return;
       }
       if (frame === null) return;
+      // The request's memory goes back once it has been answered.
+      const held = this.granted;
+      this.granted = 0;
       const done = this.sasl !== null && this.sasl.intercepts(frame) ? this.sasl.receive(frame) : this.handleFrame(frame);
+      if (!done) this.memory?.release(held);
       if (done) {
         this.busy = true;
         done.then(
           () => {
+            this.memory?.release(held);
             this.busy = false;
             this.pump();
           },
@@ -115,6 +136,23 @@ export class Connection implements IdleClosable {
         );
       }
     }
+  }
+
+  /**
+   * `queued.max.request.bytes`: the next request's size is taken from the pool once its prefix is
+   * read. False while the pool is used up: reading stops until a request somewhere is answered.
+   */
+  private grantNext(): boolean {
+    if (this.granted > 0) return true;
+    const size = this.frames.nextSize();
+    if (size === null) return true;
+    if (this.memory!.tryAllocate(size + 4)) {
+      this.granted = size + 4;
+      return true;
+    }
+    this.socket.pause();
+    this.memory!.waitForMemory(this.wake);
+    return false;
   }
 
   /** Handles one frame; returns a promise while the response is pending, or null if done synchronously. */

@@ -6,6 +6,7 @@ import { Connection } from './connection.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
 import { IdleConnections } from './idle-connections.js';
+import { RequestMemoryPool } from './request-memory.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -13,6 +14,8 @@ export interface ConnectionStats {
   accepted: number;
   /** Connections open now. */
   open: number;
+  /** Connections not read because `queued.max.request.bytes` is used up (0 without that cap). */
+  waitingForMemory?: number;
 }
 
 /**
@@ -27,6 +30,8 @@ export class KafkaListener {
   private readonly sockets = new Set<Socket>();
   /** `connections.max.idle.ms` on the server clock. */
   private readonly idle: IdleConnections;
+  /** `queued.max.request.bytes` (this listener's connections; Kafka's pool spans a broker's listeners). */
+  private readonly memory: RequestMemoryPool | undefined;
 
   constructor(
     private readonly broker: Broker,
@@ -38,10 +43,18 @@ export class KafkaListener {
     private readonly context?: ListenerContext,
   ) {
     this.idle = new IdleConnections(broker.time, Number(broker.config.long('connections.max.idle.ms')));
+    const queuedMaxBytes = Number(broker.config.long('queued.max.request.bytes'));
+    let waiting = 0;
+    this.memory = queuedMaxBytes > 0
+      ? new RequestMemoryPool(queuedMaxBytes, (count) => {
+          this.stats.waitingForMemory = (this.stats.waitingForMemory ?? 0) + count - waiting;
+          waiting = count;
+        })
+      : undefined;
     const accept = (socket: Socket) => {
       const connection = new Connection(socket, this.broker, this.handlers, (c) => {
         if (this.connections.delete(c)) this.stats.open--;
-      }, this.faults, this.brokerId, this.context, this.idle);
+      }, this.faults, this.brokerId, this.context, this.idle, this.memory);
       this.connections.add(connection);
       this.stats.accepted++;
       this.stats.open++;

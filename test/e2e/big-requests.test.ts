@@ -6,10 +6,14 @@
  * - A manual clock advanced ten years (the most POST /clock/advance takes) runs the periodic
  *   maintenance timers once per stretch, not once per period, in slices (`ManualTime.advanceInSlices`).
  * - `connections.max.idle.ms` closes connections idle that long, on the (manual) server clock.
+ * - `queued.max.request.bytes`: while one connection's request holds the whole pool, another
+ *   connection is not read; it is answered once that request has been.
  * - Kafka's cap on partitions per CreateTopics (`ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`,
  *   10,000): above it every topic of the request fails with POLICY_VIOLATION, nothing is created.
  */
 import { readdirSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
@@ -112,4 +116,123 @@ describe('big requests', () => {
     await busyClosed;
     expect(busy.closed).toBe(true);
   });
+
+  it('queued.max.request.bytes: a request holding the whole pool stops the reading of other connections until it is answered', async () => {
+    const cap = 100_000;
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'socket.request.max.bytes': cap, 'queued.max.request.bytes': cap } });
+    const a = await FrameSocket.connect(server.port);
+    const b = await FrameSocket.connect(server.port);
+    cleanups.push(() => a.close(), () => b.close());
+    // A: a small ApiVersions, then the first 4 bytes (the size prefix) of one as big as a request may be.
+    const big = apiVersionsV3(2, cap);
+    a.write(Buffer.concat([apiVersionsV3(1, 64), big.subarray(0, 4)]));
+    // Answered, so the server went on to the next prefix: the big request holds the pool (cap + 4 bytes).
+    expect(await a.response()).toEqual({ correlationId: 1, errorCode: ErrorCode.NONE });
+    const order: string[] = [];
+    const bAnswered = b.response().then((r) => {
+      order.push('B');
+      return r;
+    });
+    b.write(apiVersionsV3(7, 64));
+    // B's request arrives and finds the pool used up: B is not read on.
+    while (server.connections.waitingForMemory !== 1 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([]);
+    // The rest of A's request: it is answered, its memory comes back, and B is read and answered.
+    a.write(big.subarray(4));
+    expect(await a.response()).toEqual({ correlationId: 2, errorCode: ErrorCode.NONE });
+    order.push('A');
+    expect(await bAnswered).toEqual({ correlationId: 7, errorCode: ErrorCode.NONE });
+    expect(order).toEqual(['A', 'B']);
+    expect(server.connections.waitingForMemory).toBe(0);
+  });
+
+  it('queued.max.request.bytes below socket.request.max.bytes is refused at start, as Kafka does', async () => {
+    await expect(startClosableServer(cleanups, { inMemory: true, config: { 'queued.max.request.bytes': 1000 } })).rejects.toThrow(
+      'must be larger or equal to socket.request.max.bytes',
+    );
+  });
 });
+
+/** An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), its client software name padding it. */
+function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {
+  const clientId = Buffer.from('big');
+  const headerBytes = 2 + 2 + 4 + 2 + clientId.length + 1;
+  const nameLength = (n: number) => 4 + headerBytes + uvarintBytes(n + 1) + n + 3;
+  let n = frameBytes - 4 - headerBytes - 6;
+  while (nameLength(n) > frameBytes) n--;
+  const out = Buffer.alloc(nameLength(n));
+  let o = 0;
+  o = out.writeInt32BE(out.length - 4, o);
+  o = out.writeInt16BE(18, o);
+  o = out.writeInt16BE(3, o);
+  o = out.writeInt32BE(correlationId, o);
+  o = out.writeInt16BE(clientId.length, o);
+  o += clientId.copy(out, o);
+  out[o++] = 0; // header tagged fields
+  o = writeUvarint(out, o, n + 1);
+  out.fill('a', o, o + n);
+  o += n;
+  out[o++] = 2; // client software version "1"
+  out[o++] = 0x31;
+  out[o++] = 0; // body tagged fields
+  expect(o).toBe(out.length);
+  return out;
+}
+
+function uvarintBytes(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v >>>= 7;
+    n++;
+  }
+  return n;
+}
+
+function writeUvarint(buf: Buffer, offset: number, v: number): number {
+  while (v >= 0x80) {
+    buf[offset++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[offset++] = v;
+  return offset;
+}
+
+/** A socket that writes raw bytes and reads response frames: correlation id and the error code that starts an ApiVersions body. */
+class FrameSocket {
+  private buffered = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private readonly waiters: Array<(frame: Buffer) => void> = [];
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      while (this.buffered.length >= 4 && this.buffered.length >= 4 + this.buffered.readInt32BE(0)) {
+        const frame = this.buffered.subarray(4, 4 + this.buffered.readInt32BE(0));
+        this.buffered = this.buffered.subarray(4 + frame.length);
+        const waiter = this.waiters.shift();
+        if (waiter) waiter(frame);
+        else this.frames.push(frame);
+      }
+    });
+    socket.on('error', () => {});
+  }
+
+  static async connect(port: number): Promise<FrameSocket> {
+    const socket = connect({ port, host: '127.0.0.1' });
+    await once(socket, 'connect');
+    return new FrameSocket(socket);
+  }
+
+  write(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  async response(): Promise<{ correlationId: number; errorCode: number }> {
+    const frame = this.frames.shift() ?? (await new Promise<Buffer>((resolve) => this.waiters.push(resolve)));
+    return { correlationId: frame.readInt32BE(0), errorCode: frame.readInt16BE(4) };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
