@@ -3,8 +3,9 @@
  * and no response leaving for that long is closed, as Kafka's `Selector` closes channels its
  * `IdleExpiryManager` finds idle. Kept as Kafka keeps it: the connections in least recently active
  * order (a Map re-inserted on activity) and one timer, due when the least recently active one would
- * expire, so activity costs a clock read and a Map update, never a timer. On the server clock, so
- * `--clock manual` advances close idle connections (issue #16). -1 disables it (as in Kafka).
+ * expire, so activity costs a clock read and a Map update, never a timer. On real time, or on the
+ * manual clock (`--clock manual`), whose advances then close idle connections (issue #16). -1
+ * disables it (as in Kafka).
  */
 import { MAX_TIMER_MS, type Time, type Timer } from '../util/time.js';
 

@@ -7,6 +7,8 @@ import type { FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
 import { IdleConnections } from './idle-connections.js';
 import { RequestMemoryPool } from './request-memory.js';
+import { ManualTime } from '../util/manual-time.js';
+import { systemTime } from '../util/time.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -42,7 +44,10 @@ export class KafkaListener {
     private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
     private readonly context?: ListenerContext,
   ) {
-    this.idle = new IdleConnections(broker.time, Number(broker.config.long('connections.max.idle.ms')));
+    // Real time, as Kafka's Selector, except on the manual clock (`--clock manual`), whose advances
+    // then close idle connections; a `time` injected in-process drives the coordinators only.
+    const idleTime = broker.time instanceof ManualTime ? broker.time : systemTime;
+    this.idle = new IdleConnections(idleTime, Number(broker.config.long('connections.max.idle.ms')));
     const queuedMaxBytes = Number(broker.config.long('queued.max.request.bytes'));
     let waiting = 0;
     this.memory = queuedMaxBytes > 0
