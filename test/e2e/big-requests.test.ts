@@ -77,17 +77,19 @@ describe('big requests', () => {
     ]);
   });
 
-  it('POST /clock/advance of ten years: the four maintenance timers run once each, and the Kafka port keeps answering', async () => {
+  it('POST /clock/advance of ten years: the maintenance timers run once each, and the Kafka port keeps answering', async () => {
     const YEAR = 365 * 24 * 3600 * 1000;
     const start = 1_700_000_000_000;
-    const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', clockStartMs: start, adminPort: 0 });
-    // Offsets retention check, log retention check, the two log cleaners' backoffs (no connection open).
-    expect(server.clock.pendingTimers()).toBe(4);
+    // Without the cleaners: the offsets log's reschedules itself when its asynchronous pass ends,
+    // which may fall between two slices of the advance (then it runs once more).
+    const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', clockStartMs: start, adminPort: 0, config: { 'log.cleaner.enable': false } });
+    // The offsets retention check and the log retention check (no connection open).
+    expect(server.clock.pendingTimers()).toBe(2);
     const res = await fetch(`${server.admin!.url}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 10 * YEAR }) });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { now: number; firedTimers: number; pendingTimers: number };
     expect(body.now).toBe(start + 10 * YEAR);
-    expect(body.firedTimers).toBe(4);
+    expect(body.firedTimers).toBe(2);
     const c = await RawClient.connect(server.port);
     cleanups.push(() => c.close());
     const versions = await c.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
