@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { ROOT, fmt, machineDescription } from './lib.mjs';
 import { commitBenchOptions, runCommitBench } from './commit-throughput.mjs';
 import { replayBenchOptions, runReplayBench } from './replay.mjs';
+import { runStartBench, startBenchOptions } from './start-time.mjs';
+import { kip848BenchOptions, runKip848Bench } from './kip848-formation.mjs';
 
 const START = '<!-- bench:results:start (written by `npm run bench`; edit bench/run.mjs, not this block) -->';
 const END = '<!-- bench:results:end -->';
@@ -15,6 +17,8 @@ const END = '<!-- bench:results:end -->';
 const writeReadme = !process.argv.includes('--no-readme') && process.env.BENCH_WRITE_README !== '0';
 const commitOptions = commitBenchOptions();
 const replayOptions = replayBenchOptions();
+const startOptions = startBenchOptions();
+const kip848Options = kip848BenchOptions();
 const machine = machineDescription(process.env.BENCH_DATA_DIR || tmpdir());
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
@@ -23,6 +27,8 @@ const t0 = Date.now();
 console.error(`machine: ${JSON.stringify(machine)}`);
 const commitRows = await runCommitBench(commitOptions);
 const replayRows = await runReplayBench(replayOptions);
+const startRows = await runStartBench(startOptions);
+const kip848Rows = await runKip848Bench(kip848Options);
 const totalSeconds = (Date.now() - t0) / 1000;
 const loadAfter = load();
 
@@ -108,6 +114,21 @@ for (const r of replayRows) {
     `| ${r.records === 0 ? '0 (baseline)' : count(r.records)} | ${count(r.keys)} | ${logText} | ${ms(r.before.startServerMs)} ms | ${mib(r.before.peakRssBytes)} | ${mib(r.before.heapUsedBytes)} | ${after} |`,
   );
 }
+lines.push('');
+lines.push(`**Start** (medians of ${startOptions.runs} runs; process CPU time beside the wall time, which the load average inflates):`);
+lines.push('');
+lines.push('| measure | wall (ms) | CPU (ms) |');
+lines.push('|---|---:|---:|');
+for (const r of startRows) lines.push(`| ${r.label} | ${ms(r.ms)} | ${ms(r.cpuMs)} |`);
+lines.push('');
+lines.push(
+  `**KIP-848 group formation** (raw ConsumerGroupHeartbeat v1 members as Kafka's Java consumer heartbeats; one topic of ${kip848Options.partitions} partitions, ` +
+    `\`group.consumer.heartbeat.interval.ms=${kip848Options.heartbeatIntervalMs}\`, \`group.consumer.assignment.interval.ms=${kip848Options.assignmentIntervalMs}\`; until every member owns its target at the group epoch):`,
+);
+lines.push('');
+lines.push('| members | until stable (ms) | heartbeats per member | most by one member | group epoch | server CPU (ms) |');
+lines.push('|---:|---:|---:|---:|---:|---:|');
+for (const r of kip848Rows) lines.push(`| ${r.members} | ${ms(r.ms)} | ${fmt(r.heartbeatsPerMember, 1)} | ${r.maxHeartbeats} | ${r.groupEpoch} | ${ms(r.serverCpuMs)} |`);
 lines.push('');
 lines.push(END);
 const block = lines.join('\n');

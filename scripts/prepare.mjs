@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `prepare` script: builds dist/ with tsc (tsconfig.build.json) and the web console with vite
-// (console/ into dist/console).
+// The `prepare` script: builds dist/ with tsc (tsconfig.build.json), bundles its entry points
+// (scripts/bundle.mjs) and builds the web console with vite (console/ into dist/console).
 //
 // npm runs `prepare` in a clone (`npm install`), for a git dependency and for a folder dependency.
 // Only for a git dependency does it install the devDependencies first. A folder
@@ -32,7 +32,7 @@ function run(command, args) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-const needed = [...Object.keys(pkg.dependencies ?? {}), 'typescript', '@types/node', 'vite', 'uplot'];
+const needed = [...Object.keys(pkg.dependencies ?? {}), 'typescript', '@types/node', 'vite', 'rolldown', 'uplot'];
 if (!needed.every((name) => packageDir(name) !== undefined)) {
   // The npm running us passes its settings on as npm_config_* variables; the flags override the
   // ones that would install elsewhere (`npm install -g`) or skip the build tools (`--omit=dev`,
@@ -43,4 +43,5 @@ if (!needed.every((name) => packageDir(name) !== undefined)) {
   run(npm[0], [...npm.slice(1), 'install', '--no-save', '--ignore-scripts', '--include=dev', '--global=false', '--no-audit', '--no-fund']);
 }
 run(process.execPath, [join(packageDir('typescript'), 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')]);
+run(process.execPath, [join(root, 'scripts', 'bundle.mjs')]);
 run(process.execPath, [join(packageDir('vite'), 'bin', 'vite.js'), 'build', '-c', join(root, 'console', 'vite.config.ts')]);

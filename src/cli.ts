@@ -4,8 +4,7 @@ import { Command, Option } from 'commander';
 import pino from 'pino';
 import { startServer, type FaultRuleSpec } from './index.js';
 import { ConfigError, configFromEnv, envVariableFor } from './config.js';
-import { dumpLogFiles } from './tools/dump-log.js';
-import { describeGroups, listGroups, type CommandOutput } from './tools/consumer-groups.js';
+import type { CommandOutput } from './tools/consumer-groups.js';
 import { DEFAULT_ADMIN_PORT, registerControlCommands } from './admin/cli-commands.js';
 import { loadStartupFaults } from './faults/startup.js';
 import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
@@ -197,7 +196,9 @@ program
   .option('--offsets-decoder', 'read the records as __consumer_offsets records (the default)')
   .option('--transaction-log-decoder', 'read the records as __transaction_state records')
   .option('--share-group-state-decoder', 'read the records as __share_group_state records')
-  .action((files: string[], opts: { offsetsDecoder?: boolean; transactionLogDecoder?: boolean; shareGroupStateDecoder?: boolean }) => {
+  .action(async (files: string[], opts: { offsetsDecoder?: boolean; transactionLogDecoder?: boolean; shareGroupStateDecoder?: boolean }) => {
+    // The tools load only when asked for: serving needs none of their code at start.
+    const { dumpLogFiles } = await import('./tools/dump-log.js');
     // The decoder Kafka's DumpLogSegmentsOptions picks when several are given: the first of these.
     const log = opts.offsetsDecoder ? '__consumer_offsets' : opts.transactionLogDecoder ? '__transaction_state' : opts.shareGroupStateDecoder ? '__share_group_state' : '__consumer_offsets';
     process.exitCode = dumpLogFiles(
@@ -224,6 +225,7 @@ program
     const timeoutMs = Number(opts.timeout);
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) fail(`invalid --timeout "${opts.timeout}"`);
     if (opts.list && opts.describe) fail('groups: give one of --list and --describe');
+    const { describeGroups, listGroups } = await import('./tools/consumer-groups.js');
     if (opts.list) {
       emit(await listGroups({ bootstrapServer: opts.bootstrapServer, timeoutMs }));
     } else if (opts.describe) {

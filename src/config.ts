@@ -41,6 +41,8 @@ export const CONFIG_SPECS = {
   'advertised.listeners': { kind: 'string', default: '' },
   'log.dirs': { kind: 'string', default: './data' },
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1 },
+  'connections.max.idle.ms': { kind: 'long', default: '600000' },
+  'queued.max.request.bytes': { kind: 'long', default: '-1' },
   'message.max.bytes': { kind: 'int', default: '1048588', min: 0 },
   'auto.create.topics.enable': { kind: 'bool', default: 'true' },
   'num.partitions': { kind: 'int', default: '1', min: 1 },
@@ -298,6 +300,11 @@ export class BrokerConfig {
     const max = (k: ConfigKey, hi: ConfigKey) => {
       if (this.int(k) > this.int(hi)) throw new ConfigError(k, `must be at most ${hi} (${this.int(hi)}), got ${this.int(k)}`);
     };
+    // KafkaConfig.validateValues.
+    const queuedMaxBytes = this.long('queued.max.request.bytes');
+    if (queuedMaxBytes > 0n && queuedMaxBytes < BigInt(this.int('socket.request.max.bytes'))) {
+      throw new ConfigError('queued.max.request.bytes', 'must be larger or equal to socket.request.max.bytes');
+    }
     min('group.consumer.max.session.timeout.ms', 'group.consumer.min.session.timeout.ms');
     min('group.consumer.max.heartbeat.interval.ms', 'group.consumer.min.heartbeat.interval.ms');
     min('group.consumer.session.timeout.ms', 'group.consumer.min.session.timeout.ms');

@@ -5,6 +5,7 @@ import type { CompactionSummary } from './coordinator/group-log.js';
 import { BrokerConfig, ConfigError, parseListenerList } from './config.js';
 import { systemTime, type Time } from './util/time.js';
 import type { ConnectionStats } from './server/server.js';
+export type { ConnectionStats } from './server/server.js';
 import { BrokerListeners, type ListenerInfo } from './server/listener-set.js';
 import { resolveListeners, withAdvertisedAddress, withFirstListenerAddress } from './server/listeners.js';
 import { listenerContext } from './server/listener-context.js';
@@ -123,6 +124,11 @@ export interface ServerHandle {
    * advertised `bootstrap`); `port` and `bootstrap` above are the first one's.
    */
   readonly listeners: readonly ListenerInfo[];
+  /**
+   * Connections of every listener: `accepted` since start, `open` now, and `waitingForMemory` (not
+   * read while `queued.max.request.bytes` is used up). Live counters, read-only.
+   */
+  readonly connections: Readonly<ConnectionStats>;
   /** The admin API (`url`, `port`), or null when not started. */
   readonly admin: { readonly url: string; readonly port: number } | null;
   /**
@@ -161,9 +167,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         'give it a token (--admin-token or KMC_ADMIN_TOKEN; in-process adminToken) or accept that with --admin-insecure (KMC_ADMIN_INSECURE=true; adminInsecure)',
     );
   }
-  // fastify, prom-client and the console's routes load only when the admin API is wanted, while the broker opens.
-  const adminModule = options.adminPort === undefined ? null : import('./admin/server.js');
-  adminModule?.catch(() => {});
   const overrides: Record<string, string | number | boolean> = { ...(options.config ?? {}) };
   if (options.host !== undefined || options.port !== undefined || overrides['listeners'] === undefined) {
     overrides['listeners'] = withFirstListenerAddress(overrides['listeners'] === undefined ? undefined : String(overrides['listeners']), options.host, options.port);
@@ -199,7 +202,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const routed = clusterHandlers(servedApis);
   const handlers = broker.authorizer ? authorizedHandlers(routed, broker.authorizer) : routed;
 
-  const connectionStats: ConnectionStats = { accepted: 0, open: 0 };
+  const connectionStats: ConnectionStats = { accepted: 0, open: 0, waitingForMemory: 0 };
   let listeners: BrokerListeners;
   try {
     listeners = new BrokerListeners(broker, handlers, faults, listenerSpecs.map((spec) => listenerContext(spec, config, broker.scram)), connectionStats);
@@ -218,7 +221,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   let admin: AdminServer | null = null;
   if (options.adminPort !== undefined) {
     try {
-      const { startAdminServer } = await adminModule!;
+      // fastify, prom-client and the console's routes load only when the admin API is wanted, and
+      // only once the Kafka listeners answer: loading them meanwhile would delay the first request.
+      const { startAdminServer } = await import('./admin/server.js');
       admin = await startAdminServer({
         host: adminHost,
         port: options.adminPort,
@@ -249,6 +254,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     faults,
     clock,
     cluster,
+    connections: connectionStats,
     admin: admin ? { url: admin.url, port: admin.port } : null,
     sweepExpiredOffsets: () => broker.sweepExpiredOffsets(),
     compactOffsetsLog: () => broker.groupLog.compact(),

@@ -28,6 +28,9 @@ import { ANY_BROKER } from './shapes/routing.js';
  * (src/configs). `validateOnly` runs every check without creating. Success answers (v5+) the
  * partition count, replication factor and every topic config with its value and source, as the
  * controller sees them (no per-broker dynamic configs), and (v7+) the new topic id.
+ * More than 10,000 partitions in all (Kafka's `MAX_PARTITIONS_PER_BATCH`) fails every topic with
+ * POLICY_VIOLATION "Excessively large number of partitions per request.". Partitions open in slices
+ * with a turn of the event loop between them (`TopicStore.createInSlices`).
  */
 export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   apiKey: 19,
@@ -41,9 +44,17 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   }),
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
   routing: ANY_BROKER,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    // Kafka's `ReplicationControlManager.validateTotalNumberOfPartitions`, before anything else: the
+    // whole request fails (`CreateTopicsRequest.getErrorResponse`, every topic entry).
+    if (totalPartitions(ctx.broker, req.topics.filter((t) => counts.get(t.name) === 1)) > MAX_PARTITIONS_PER_REQUEST) {
+      return {
+        throttleTimeMs: 0,
+        topics: req.topics.map((t) => ({ ...result(t.name, ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.'), numPartitions: -1, replicationFactor: -1, configs: null })),
+      };
+    }
     const answered = new Set<string>();
     const topics: CreatableTopicResult[] = [];
     for (const t of req.topics) {
@@ -53,7 +64,7 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
         topics.push(result(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
         continue;
       }
-      topics.push(createOne(ctx.broker, t, req.validateOnly, ctx.apiVersion));
+      topics.push(await createOne(ctx.broker, t, req.validateOnly, ctx.apiVersion));
     }
     // The new topics' configs were durable before their partitions opened (TopicStore.create).
     return { throttleTimeMs: 0, topics };
@@ -68,7 +79,21 @@ function result(name: string, errorCode: number, errorMessage: string | null): C
   return res;
 }
 
-function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number): CreatableTopicResult {
+/** `ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`: partitions one CreateTopics may ask for in all. */
+export const MAX_PARTITIONS_PER_REQUEST = 10_000;
+
+/** The partitions the request's distinct topics ask for, counted as Kafka counts them (-1: `num.partitions`, invalid counts: none). */
+function totalPartitions(broker: Broker, topics: readonly CreatableTopic[]): number {
+  let total = 0;
+  for (const t of topics) {
+    if (t.assignments.length > 0) total += t.assignments.length;
+    else if (t.numPartitions === -1) total += broker.topics.defaultPartitions;
+    else if (t.numPartitions > 0) total += t.numPartitions;
+  }
+  return total;
+}
+
+async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number): Promise<CreatableTopicResult> {
   try {
     const partitions = partitionCount(broker, t);
     broker.topics.checkCreate(t.name, partitions);
@@ -83,7 +108,8 @@ function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, ver
         return { name, value: c.value, readOnly: false, configSource: c.source, isSensitive: false };
       });
     }
-    if (!validateOnly) res.topicId = broker.topics.create(t.name, partitions, configs).id;
+    // Opened in slices: thousands of partitions do not hold up other connections (issue #16).
+    if (!validateOnly) res.topicId = (await broker.topics.createInSlices(t.name, partitions, configs)).id;
     return res;
   } catch (err) {
     if (err instanceof TopicError) return result(t.name, err.errorCode, err.message);

@@ -184,7 +184,8 @@ export class GroupLog<R = CoordinatorRecord> {
           this.cleanerPass = null;
           this.scheduleCleaner();
         });
-    });
+      // Kafka's CleanerThread pauses the backoff after a pass (a fixed delay): coalescing on a manual clock.
+    }, { coalesce: true });
   }
 
   partitionFor(groupId: string): number {

@@ -11,6 +11,8 @@ import { SaslGate, type GateIO } from './sasl-gate.js';
 import type { TLSSocket } from 'node:tls';
 import { peerPrincipal } from '../security/tls.js';
 import type { KafkaPrincipal } from '../security/principal.js';
+import type { IdleClosable, IdleConnections } from './idle-connections.js';
+import type { RequestMemoryPool } from './request-memory.js';
 
 let nextConnectionId = 0;
 
@@ -20,13 +22,20 @@ let nextConnectionId = 0;
  * frame, an unknown API key or an unsupported version closes this connection with one warn
  * line; other connections are unaffected.
  */
-export class Connection {
+export class Connection implements IdleClosable {
   readonly id: string;
   private readonly frames: FrameReader;
   private readonly log: Logger;
   private readonly clientHost: string;
   private busy = false;
   private closed = false;
+  /** Bytes of the next request granted by `memory` (its prefix read, its body maybe not yet). */
+  private granted = 0;
+  /** Called by `memory` when bytes come back while this connection waits for them. */
+  private readonly wake = (): void => {
+    this.socket.resume();
+    this.pump();
+  };
   /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
   private readonly sasl: SaslGate | null;
   /** The TLS client's principal (SSL listeners with client authentication); else ANONYMOUS. */
@@ -43,6 +52,10 @@ export class Connection {
     private readonly brokerId: number = broker.nodeId,
     /** The listener that accepted it (absent: the first listener, PLAINTEXT). */
     private readonly listener?: ListenerContext,
+    /** `connections.max.idle.ms`: told of each request arriving and response leaving. */
+    private readonly idle?: IdleConnections,
+    /** `queued.max.request.bytes` (absent: no limit). */
+    private readonly memory?: RequestMemoryPool,
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
@@ -59,17 +72,32 @@ export class Connection {
     }
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
+      this.idle?.touch(this);
       this.frames.push(chunk);
       this.pump();
     });
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     socket.on('close', () => {
       this.closed = true;
+      this.idle?.remove(this);
+      if (this.memory) {
+        this.memory.forget(this.wake);
+        this.memory.release(this.granted);
+        this.granted = 0;
+      }
       this.log.info('connection closed');
       this.broker.connectionClosed(this.id);
       this.onClose(this);
     });
     this.log.info('connection opened');
+    this.idle?.touch(this);
+  }
+
+  /** `connections.max.idle.ms` passed without a request or a response (Kafka's Selector closes it so). */
+  closeIdle(idleMs: number): void {
+    this.log.info({ idleMs }, 'closing idle connection (connections.max.idle.ms)');
+    this.closed = true;
+    this.socket.destroy();
   }
 
   /** Closes the connection (server shutdown). */
@@ -81,17 +109,23 @@ export class Connection {
     while (!this.busy && !this.closed) {
       let frame: Buffer | null;
       try {
+        if (this.memory && !this.grantNext()) return;
         frame = this.frames.next();
       } catch (err) {
         this.refuse(null, (err as Error).message);
         return;
       }
       if (frame === null) return;
+      // The request's memory goes back once it has been answered.
+      const held = this.granted;
+      this.granted = 0;
       const done = this.sasl !== null && this.sasl.intercepts(frame) ? this.sasl.receive(frame) : this.handleFrame(frame);
+      if (!done) this.memory?.release(held);
       if (done) {
         this.busy = true;
         done.then(
           () => {
+            this.memory?.release(held);
             this.busy = false;
             this.pump();
           },
@@ -103,6 +137,23 @@ export class Connection {
         );
       }
     }
+  }
+
+  /**
+   * `queued.max.request.bytes`: the next request's size is taken from the pool once its prefix is
+   * read. False while the pool is used up: reading stops until a request somewhere is answered.
+   */
+  private grantNext(): boolean {
+    if (this.granted > 0) return true;
+    const size = this.frames.nextSize();
+    if (size === null) return true;
+    if (this.memory!.tryAllocate(size + 4)) {
+      this.granted = size + 4;
+      return true;
+    }
+    this.socket.pause();
+    this.memory!.waitForMemory(this.wake);
+    return false;
   }
 
   /** Handles one frame; returns a promise while the response is pending, or null if done synchronously. */
@@ -143,6 +194,7 @@ export class Connection {
         this.log.debug({ api: decoded.api.name, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
       }
       this.socket.write(encodeResponse(header, response));
+      this.idle?.touch(this);
     };
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.

@@ -16,15 +16,20 @@ export class FrameReader {
     this.buffered += chunk.length;
   }
 
-  /** The next complete frame (without its size prefix), or null if more bytes are needed. */
-  next(): Buffer | null {
+  /** The size of the next frame once its prefix has been read (throws FrameTooLargeError), else null. */
+  nextSize(): number | null {
     if (this.buffered < 4) return null;
-    const head = this.peek(4);
-    const size = head.readInt32BE(0);
+    const size = this.peek(4).readInt32BE(0);
     if (size < 0 || size > this.maxFrameBytes) {
       throw new FrameTooLargeError(`frame size ${size} is outside 0..${this.maxFrameBytes} (socket.request.max.bytes)`);
     }
-    if (this.buffered < 4 + size) return null;
+    return size;
+  }
+
+  /** The next complete frame (without its size prefix), or null if more bytes are needed. */
+  next(): Buffer | null {
+    const size = this.nextSize();
+    if (size === null || this.buffered < 4 + size) return null;
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
     const frame = all.subarray(4, 4 + size);
     const rest = all.subarray(4 + size);

@@ -5,6 +5,10 @@ import type { ApiDefinition } from '../apis/types.js';
 import { Connection } from './connection.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
+import { IdleConnections } from './idle-connections.js';
+import { RequestMemoryPool } from './request-memory.js';
+import { ManualTime } from '../util/manual-time.js';
+import { systemTime } from '../util/time.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -12,6 +16,8 @@ export interface ConnectionStats {
   accepted: number;
   /** Connections open now. */
   open: number;
+  /** Connections not read because `queued.max.request.bytes` is used up (0 without that cap). */
+  waitingForMemory?: number;
 }
 
 /**
@@ -24,6 +30,10 @@ export class KafkaListener {
   private readonly connections = new Set<Connection>();
   /** Every TCP socket, handshakes in progress included (a TLS server's close waits for them). */
   private readonly sockets = new Set<Socket>();
+  /** `connections.max.idle.ms` on the server clock. */
+  private readonly idle: IdleConnections;
+  /** `queued.max.request.bytes` (this listener's connections; Kafka's pool spans a broker's listeners). */
+  private readonly memory: RequestMemoryPool | undefined;
 
   constructor(
     private readonly broker: Broker,
@@ -34,10 +44,22 @@ export class KafkaListener {
     private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
     private readonly context?: ListenerContext,
   ) {
+    // Real time, as Kafka's Selector, except on the manual clock (`--clock manual`), whose advances
+    // then close idle connections; a `time` injected in-process drives the coordinators only.
+    const idleTime = broker.time instanceof ManualTime ? broker.time : systemTime;
+    this.idle = new IdleConnections(idleTime, Number(broker.config.long('connections.max.idle.ms')));
+    const queuedMaxBytes = Number(broker.config.long('queued.max.request.bytes'));
+    let waiting = 0;
+    this.memory = queuedMaxBytes > 0
+      ? new RequestMemoryPool(queuedMaxBytes, (count) => {
+          this.stats.waitingForMemory = (this.stats.waitingForMemory ?? 0) + count - waiting;
+          waiting = count;
+        })
+      : undefined;
     const accept = (socket: Socket) => {
       const connection = new Connection(socket, this.broker, this.handlers, (c) => {
         if (this.connections.delete(c)) this.stats.open--;
-      }, this.faults, this.brokerId, this.context);
+      }, this.faults, this.brokerId, this.context, this.idle, this.memory);
       this.connections.add(connection);
       this.stats.accepted++;
       this.stats.open++;
@@ -67,6 +89,7 @@ export class KafkaListener {
   }
 
   close(): Promise<void> {
+    this.idle.close();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       for (const c of this.connections) c.destroy();

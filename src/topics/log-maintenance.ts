@@ -128,18 +128,24 @@ export class LogMaintenance {
 
   /**
    * At a fixed rate, as Kafka's scheduler runs these tasks: the next pass is scheduled before this
-   * one runs, so a manual clock advanced by many intervals runs one pass per interval, each at its
-   * own time. The deletions of a pass happen when its timer fires (only the checkpoint is awaited).
+   * one runs. The deletions of a pass happen when its timer fires (only the checkpoint is awaited).
+   * Coalescing: Kafka's scheduler runs on a monotonic clock that never jumps, so a manual clock
+   * jumping years ahead runs one pass per stretch (before the next session or rebalance timeout,
+   * or at the end of the advance), not one per `log.retention.check.interval.ms` (issue #16).
    */
   private scheduleRetention(): void {
     if (this.stopped) return;
     this.retentionTimer = this.options.time.schedule(this.options.retentionCheckIntervalMs, () => {
       this.scheduleRetention();
       void this.retentionPass().catch((err: unknown) => this.options.log.error({ err }, 'retention pass failed'));
-    });
+    }, { coalesce: true });
   }
 
-  /** Every `log.cleaner.backoff.ms`; a pass still running when the next is due makes that one a no-op. */
+  /**
+   * Every `log.cleaner.backoff.ms`; a pass still running when the next is due makes that one a no-op.
+   * Coalescing (Kafka's CleanerThread pauses the backoff after a pass: a fixed delay): a manual
+   * clock jumping years ahead runs it once per stretch, not once per 15 s (issue #16).
+   */
   private scheduleCleaner(): void {
     if (this.stopped) return;
     this.cleanerTimer = this.options.time.schedule(this.options.cleanerBackoffMs, () => {
@@ -149,6 +155,6 @@ export class LogMaintenance {
       void this.cleanerPass()
         .catch((err: unknown) => this.options.log.error({ err }, 'cleaner pass failed'))
         .finally(() => (this.cleanerBusy = false));
-    });
+    }, { coalesce: true });
   }
 }

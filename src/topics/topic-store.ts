@@ -46,12 +46,17 @@ export interface TopicStoreOptions {
 /** A partition directory name: `<topic>-<partition>` (Kafka's `UnifiedLog.parseTopicPartitionName`). */
 const PARTITION_DIR = /^(.+)-(\d+)$/;
 
+/** Partitions `createInSlices` opens in one turn of the event loop. */
+export const CREATE_SLICE_PARTITIONS = 256;
+
 export class TopicStore {
   readonly producerIds = new ProducerIdManager();
   private readonly byName = new Map<string, Topic>();
   private readonly byId = new Map<string, Topic>();
   /** Log start offsets DeleteRecords moves once their checkpoint is durable (`checkpointLogStartOffsets`). */
   private readonly pendingStarts = new Map<Partition, bigint>();
+  /** Names of topics `createInSlices` is opening. */
+  private readonly creating = new Set<string>();
   private readonly waiters: AppendWaiters;
   private readonly deletedListeners: Array<(topic: Topic) => void> = [];
   private readonly createdListeners: Array<(topic: Topic) => void> = [];
@@ -88,6 +93,11 @@ export class TopicStore {
     return [...this.byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** Whether `createInSlices` is opening topic `name`'s partitions now (not visible yet). */
+  isBeingCreated(name: string): boolean {
+    return this.creating.has(name);
+  }
+
   /** `num.partitions`: partitions of a topic created without a count. */
   get defaultPartitions(): number {
     return this.options.config.int('num.partitions');
@@ -100,10 +110,11 @@ export class TopicStore {
    */
   checkCreate(name: string, partitions: number): void {
     validateTopicName(name);
-    if (this.byName.has(name) || name === GROUP_METADATA_TOPIC_NAME) {
+    // A topic still being created (createInSlices) exists already for a second CreateTopics.
+    if (this.byName.has(name) || this.creating.has(name) || name === GROUP_METADATA_TOPIC_NAME) {
       throw new TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     }
-    for (const existing of this.byName.keys()) {
+    for (const existing of [...this.byName.keys(), ...this.creating]) {
       if (topicNamesCollide(existing, name)) {
         throw new TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${existing}`);
       }
@@ -121,17 +132,60 @@ export class TopicStore {
    */
   create(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Topic {
     this.checkCreate(name, partitions);
+    const creation = this.beginTopic(name, partitions, topicConfigs);
+    try {
+      for (let p = 0; p < partitions; p++) creation.open(p);
+      creation.commit();
+    } catch (err) {
+      creation.discard();
+      throw err;
+    }
+    return this.added(name, creation.id, creation.parts);
+  }
+
+  /**
+   * As `create`, for CreateTopics: the partitions open in slices of `CREATE_SLICE_PARTITIONS`, with
+   * a turn of the event loop between two slices, so that a topic of thousands of partitions does
+   * not keep other connections' requests waiting (issue #16). The name counts as taken from the
+   * first slice on (a second CreateTopics of it gets TOPIC_ALREADY_EXISTS); the topic is visible
+   * (Metadata, Produce) once every partition is open, as a topic appears at once on a Kafka broker
+   * when its metadata arrives. On a failure the partitions opened are deleted and the name freed.
+   */
+  async createInSlices(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Promise<Topic> {
+    this.checkCreate(name, partitions);
+    this.creating.add(name);
+    try {
+      const creation = this.beginTopic(name, partitions, topicConfigs);
+      try {
+        for (let p = 0; p < partitions; p++) {
+          if (p > 0 && p % CREATE_SLICE_PARTITIONS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          creation.open(p);
+        }
+        creation.commit();
+      } catch (err) {
+        creation.discard();
+        throw err;
+      }
+      return this.added(name, creation.id, creation.parts);
+    } finally {
+      this.creating.delete(name);
+    }
+  }
+
+  /**
+   * A new topic id, its creation marked (pending-creations.ts) and its configs stored durably;
+   * `open(p)` opens partition p, `commit()` ends the creation once every partition is open,
+   * `discard()` deletes what was made (partitions, configs) and undoes the marker.
+   */
+  private beginTopic(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>>): { id: string; parts: Partition[]; open: (p: number) => void; commit: () => void; discard: () => void } {
     let id = newTopicId();
     while (this.byId.has(id)) id = newTopicId();
     const creation = { topicId: id, topic: name, from: 0 };
     const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
     const store = this.options.configs?.store;
     const parts: Partition[] = [];
-    try {
-      if (Object.keys(topicConfigs).length > 0) store?.setTopicConfigsSync(id, name, { ...topicConfigs });
-      for (let p = 0; p < partitions; p++) parts.push(this.openPartition(name, p, id, true));
-      if (marker !== null) commitCreation(marker);
-    } catch (err) {
+    const logConfigs = new Map<number, LogConfig | null>();
+    const discard = (): void => {
       for (const part of parts) part.log.deleteFiles();
       try {
         store?.deleteTopicSync(id);
@@ -139,11 +193,28 @@ export class TopicStore {
         // left for the next start, which undoes the creation the marker names
       }
       if (marker !== null) undoCreation(marker, creation, partitions, this.options.log);
+    };
+    try {
+      if (Object.keys(topicConfigs).length > 0) store?.setTopicConfigsSync(id, name, { ...topicConfigs });
+    } catch (err) {
+      discard();
       throw err;
     }
+    return {
+      id,
+      parts,
+      open: (p) => void parts.push(this.openPartition(name, p, id, true, logConfigs)),
+      commit: () => {
+        if (marker !== null) commitCreation(marker);
+      },
+      discard,
+    };
+  }
+
+  private added(name: string, id: string, parts: Partition[]): Topic {
     const topic = new Topic(name, id, parts);
     this.add(topic);
-    this.options.log.info({ topic: name, topicId: id, partitions }, 'created topic');
+    this.options.log.info({ topic: name, topicId: id, partitions: parts.length }, 'created topic');
     for (const listener of this.createdListeners) listener(topic);
     return topic;
   }
@@ -159,7 +230,8 @@ export class TopicStore {
     const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
     const added: Partition[] = [];
     try {
-      for (let p = from; p < count; p++) added.push(this.openPartition(topic.name, p, topic.id, true));
+      const logConfigs = new Map<number, LogConfig | null>();
+      for (let p = from; p < count; p++) added.push(this.openPartition(topic.name, p, topic.id, true, logConfigs));
       if (marker !== null) commitCreation(marker);
     } catch (err) {
       for (const part of added) part.log.deleteFiles();
@@ -300,6 +372,16 @@ export class TopicStore {
     return this.logConfigByName(topic.name, topic.id, partition);
   }
 
+  private memoLogConfig(logConfigs: Map<number, LogConfig | null>, name: string, topicId: string, partition: number): LogConfig | null {
+    const leader = this.options.leaderOf?.(name, partition) ?? this.options.config.int('node.id');
+    let lc = logConfigs.get(leader);
+    if (lc === undefined) {
+      lc = this.options.configs ? logConfigOf(this.options.configs, name, topicId, leader) : null;
+      logConfigs.set(leader, lc);
+    }
+    return lc;
+  }
+
   private logConfigByName(name: string, topicId: string, partition: number): LogConfig | null {
     const { configs, leaderOf, config } = this.options;
     if (!configs) return null;
@@ -314,9 +396,13 @@ export class TopicStore {
     }
   }
 
-  private logOptions(dir: string | null, topic: string, topicId: string, partition: number): PartitionLogOptions {
+  /**
+   * `logConfigs`: the LogConfig by leader broker id, filled as partitions of one topic open (the
+   * config is the same for every partition one broker leads; resolving it costs some 15 lookups).
+   */
+  private logOptions(dir: string | null, topic: string, topicId: string, partition: number, logConfigs?: Map<number, LogConfig | null>): PartitionLogOptions {
     const config = this.options.config;
-    const lc = this.logConfigByName(topic, topicId, partition);
+    const lc = logConfigs ? this.memoLogConfig(logConfigs, topic, topicId, partition) : this.logConfigByName(topic, topicId, partition);
     return {
       dir,
       segmentBytes: lc?.segmentBytes ?? config.int('log.segment.bytes'),
@@ -330,7 +416,7 @@ export class TopicStore {
   }
 
   /** Opens (or creates) one partition; its producer state, open transactions and aborted index are rebuilt from the recovered batches. */
-  private openPartition(topic: string, index: number, topicId: string, fresh: boolean): Partition {
+  private openPartition(topic: string, index: number, topicId: string, fresh: boolean, logConfigs?: Map<number, LogConfig | null>): Partition {
     const dataDir = this.options.dataDir;
     const dir = dataDir === null ? null : path.join(dataDir, `${topic}-${index}`);
     if (dir !== null && fresh && fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
@@ -338,7 +424,7 @@ export class TopicStore {
     const epochs: EpochEntry[] = [];
     const checkpointed = fresh ? undefined : this.checkpointedStarts.get(`${topic}-${index}`);
     const log = PartitionLog.open({
-      ...this.logOptions(dir, topic, topicId, index),
+      ...this.logOptions(dir, topic, topicId, index, logConfigs),
       ...(checkpointed !== undefined ? { logStartOffset: checkpointed } : {}),
       onRecoveredBatch: (batch) => {
         const header = readBatchHeader(batch);

@@ -39,7 +39,8 @@ export class TransactionTimers {
     this.abortTimer = this.o.time.schedule(this.o.abortIntervalMs, () => {
       this.o.coordinator.abortTimedOutTransactions();
       this.scheduleAbort();
-    });
+      // A periodic check: a manual clock jumping far ahead runs it once per stretch (issue #16).
+    }, { coalesce: true });
   }
 
   private scheduleExpire(): void {
@@ -49,6 +50,6 @@ export class TransactionTimers {
         .removeExpiredTransactionalIds()
         .catch((err: unknown) => this.o.log.error({ err }, 'removing expired transactional ids failed'))
         .finally(() => this.scheduleExpire());
-    });
+    }, { coalesce: true });
   }
 }

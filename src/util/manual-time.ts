@@ -1,11 +1,5 @@
-import type { Time, Timer } from './time.js';
-
-interface Scheduled {
-  at: number;
-  seq: number;
-  fn: () => void;
-  cancelled: boolean;
-}
+import type { ScheduleOptions, Time, Timer } from './time.js';
+import { TimerHeap, firesBefore, type HeapTimer } from './timer-heap.js';
 
 export interface AdvanceResult {
   /** The clock after the advance (ms since the epoch). */
@@ -28,7 +22,10 @@ export interface AdvanceResult {
 export class ManualTime implements Time {
   private nowMs: number;
   private seq = 0;
-  private queue: Scheduled[] = [];
+  /** Ordinary timers, and the `coalesce` ones (fixed-delay maintenance tasks). */
+  private readonly timers = new TimerHeap();
+  private readonly coalescing = new TimerHeap();
+  private live = 0;
   private dueSoon: NodeJS.Immediate | null = null;
   private advancing = false;
 
@@ -40,34 +37,70 @@ export class ManualTime implements Time {
     return this.nowMs;
   }
 
-  schedule(delayMs: number, fn: () => void): Timer {
-    const entry: Scheduled = { at: this.nowMs + Math.max(0, delayMs), seq: this.seq++, fn, cancelled: false };
-    this.queue.push(entry);
+  /**
+   * `options.coalesce`: the timer of a task Kafka runs with a fixed delay after each run (the log
+   * cleaner's backoff, the offsets retention check). Falling due during an advance, it runs as late
+   * as it can: just before the next ordinary timer due, or at the end of the advance, as such a task
+   * runs once on a broker whose clock jumped. Its reschedules that would have fallen in between never
+   * come due, so a jump of ten years runs it a few times instead of millions (issue #16).
+   */
+  schedule(delayMs: number, fn: () => void, options?: ScheduleOptions): Timer {
+    const entry: HeapTimer = { at: this.nowMs + Math.max(0, delayMs), seq: this.seq++, fn, cancelled: false };
+    (options?.coalesce ? this.coalescing : this.timers).push(entry);
+    this.live++;
     if (entry.at <= this.nowMs && !this.advancing) this.runDueSoon();
-    return { cancel: () => void (entry.cancelled = true) };
+    return {
+      cancel: () => {
+        if (entry.cancelled) return;
+        entry.cancelled = true;
+        this.live--;
+      },
+    };
   }
 
   /** Moves the clock forward by `ms` (>= 0), firing every timer that falls due on the way. */
   advance(ms: number): AdvanceResult {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance expects a non-negative number of ms, got ${ms}`);
-    return this.runUntil(this.nowMs + ms);
+    return this.runUntil(this.nowMs + ms, Infinity);
+  }
+
+  /**
+   * As `advance`, in slices: at most `ADVANCE_SLICE_TIMERS` timers (and about `ADVANCE_SLICE_MS` of
+   * their work) per turn of the event loop, so that a jump of years never keeps other connections
+   * waiting (issue #16). Between slices the clock reads the due time of the last timer fired, and
+   * requests see that time. Resolves with the clock and the number of timers fired, as `advance`.
+   * Used by the control surfaces (HTTP, command line).
+   */
+  async advanceInSlices(ms: number): Promise<AdvanceResult> {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance expects a non-negative number of ms, got ${ms}`);
+    const target = this.nowMs + ms;
+    let fired = 0;
+    for (;;) {
+      const slice = this.runUntil(target, ADVANCE_SLICE_TIMERS, performance.now() + ADVANCE_SLICE_MS);
+      fired += slice.firedTimers;
+      if (slice.now >= target) return { now: slice.now, firedTimers: fired };
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Number of timers not yet fired or cancelled. */
   pendingTimers(): number {
-    return this.queue.filter((e) => !e.cancelled).length;
+    return this.live;
   }
 
   /** Due time of the next pending timer, or null. */
   nextDue(): number | null {
-    let next: number | null = null;
-    for (const e of this.queue) if (!e.cancelled && (next === null || e.at < next)) next = e.at;
-    return next;
+    const a = this.timers.peek();
+    const b = this.coalescing.peek();
+    if (!a || !b) return (a ?? b)?.at ?? null;
+    return Math.min(a.at, b.at);
   }
 
   /** Drops every pending timer (server shutdown). */
   clear(): void {
-    this.queue = [];
+    this.timers.clear();
+    this.coalescing.clear();
+    this.live = 0;
     if (this.dueSoon) clearImmediate(this.dueSoon);
     this.dueSoon = null;
   }
@@ -76,25 +109,34 @@ export class ManualTime implements Time {
     if (this.dueSoon) return;
     this.dueSoon = setImmediate(() => {
       this.dueSoon = null;
-      this.runUntil(this.nowMs);
+      this.runUntil(this.nowMs, Infinity);
     });
     this.dueSoon.unref?.();
   }
 
-  private runUntil(target: number): AdvanceResult {
+  /**
+   * Fires the timers due by `target` in order, at most `maxTimers` of them (and none after
+   * `deadline`, a `performance.now()` value, once one fired). An ordinary timer fires at its due
+   * time; a coalescing one at the due time of the next ordinary timer due by `target`, else at
+   * `target`. The clock ends at `target` when every due timer fired, else at the last firing's time.
+   */
+  private runUntil(target: number, maxTimers: number, deadline = Infinity): AdvanceResult {
     let fired = 0;
     const wasAdvancing = this.advancing;
     this.advancing = true;
     try {
       for (;;) {
-        this.queue = this.queue.filter((e) => !e.cancelled);
-        let next: Scheduled | undefined;
-        for (const e of this.queue) {
-          if (e.at <= target && (!next || e.at < next.at || (e.at === next.at && e.seq < next.seq))) next = e;
-        }
-        if (!next) break;
-        this.queue.splice(this.queue.indexOf(next), 1);
-        if (next.at > this.nowMs) this.nowMs = next.at;
+        const ordinary = dueBy(this.timers.peek(), target);
+        const coalesced = dueBy(this.coalescing.peek(), target);
+        if (!ordinary && !coalesced) break;
+        if (fired >= maxTimers || (fired > 0 && performance.now() >= deadline)) return { now: this.nowMs, firedTimers: fired };
+        const takeCoalesced = coalesced !== undefined && (ordinary === undefined || firesBefore(coalesced, ordinary));
+        const next = takeCoalesced ? coalesced : ordinary!;
+        (takeCoalesced ? this.coalescing : this.timers).pop();
+        next.cancelled = true;
+        this.live--;
+        const at = takeCoalesced ? (ordinary?.at ?? target) : next.at;
+        if (at > this.nowMs) this.nowMs = at;
         fired++;
         next.fn();
       }
@@ -105,6 +147,13 @@ export class ManualTime implements Time {
     return { now: this.nowMs, firedTimers: fired };
   }
 }
+
+const dueBy = (t: HeapTimer | undefined, target: number): HeapTimer | undefined => (t !== undefined && t.at <= target ? t : undefined);
+
+/** Timers `advanceInSlices` fires at most per turn of the event loop. */
+export const ADVANCE_SLICE_TIMERS = 1024;
+/** About how long (ms) one slice of `advanceInSlices` keeps the event loop. */
+export const ADVANCE_SLICE_MS = 20;
 
 /** Thrown by `clock.advance` when the server does not run on a manual clock (HTTP: 409). */
 export class ClockNotManualError extends Error {
@@ -123,6 +172,11 @@ export interface ServerClock {
    * Their follow-up work (appends) continues asynchronously. Throws ClockNotManualError otherwise.
    */
   advance(ms: number): AdvanceResult;
+  /**
+   * As `advance`, firing the timers in slices with a turn of the event loop between them (a jump
+   * of years does not hold up other connections); what the HTTP and command-line surfaces use.
+   */
+  advanceInSlices(ms: number): Promise<AdvanceResult>;
   /** Pending timers (manual clock), else null. */
   pendingTimers(): number | null;
 }
@@ -135,6 +189,10 @@ export function serverClock(time: Time, mode: ServerClock['mode']): ServerClock 
     advance(ms: number): AdvanceResult {
       if (!manual) throw new ClockNotManualError(`the server clock is ${mode}, not manual (start it with --clock manual or startServer({ clock: 'manual' }))`);
       return manual.advance(ms);
+    },
+    async advanceInSlices(ms: number): Promise<AdvanceResult> {
+      if (!manual) throw new ClockNotManualError(`the server clock is ${mode}, not manual (start it with --clock manual or startServer({ clock: 'manual' }))`);
+      return manual.advanceInSlices(ms);
     },
     pendingTimers: () => (manual ? manual.pendingTimers() : null),
   };

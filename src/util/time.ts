@@ -6,11 +6,20 @@ export interface Timer {
   cancel(): void;
 }
 
+export interface ScheduleOptions {
+  /**
+   * The timer of a maintenance task Kafka runs with a fixed delay after each run: a manual clock
+   * jumping far ahead runs it once per stretch instead of once per period (see ManualTime).
+   * The system clock ignores it.
+   */
+  coalesce?: boolean;
+}
+
 export interface Time {
   /** Wall-clock milliseconds since the epoch. */
   now(): number;
   /** Runs `fn` once after `delayMs` (ms; any non-negative length, also beyond {@link MAX_TIMER_MS}). */
-  schedule(delayMs: number, fn: () => void): Timer;
+  schedule(delayMs: number, fn: () => void, options?: ScheduleOptions): Timer;
 }
 
 /** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualTime, serverClock, ClockNotManualError } from '../../src/util/manual-time.js';
+import { ManualTime, serverClock, ClockNotManualError, ADVANCE_SLICE_TIMERS } from '../../src/util/manual-time.js';
 import { systemTime } from '../../src/util/time.js';
 
 describe('ManualTime', () => {
@@ -37,5 +37,55 @@ describe('ManualTime', () => {
     expect(() => new ManualTime().advance(-1)).toThrow(RangeError);
     expect(() => serverClock(systemTime, 'system').advance(1)).toThrow(ClockNotManualError);
     expect(serverClock(new ManualTime(7), 'manual').advance(3).now).toBe(10);
+  });
+
+  it('coalesces fixed-delay maintenance timers: a jump of ten years runs each once per stretch between ordinary timers', () => {
+    const YEAR = 365 * 24 * 3600 * 1000;
+    const t = new ManualTime(0);
+    const runs: Array<[string, number]> = [];
+    // A task rescheduling itself 15 s after each run (as the log cleaner's backoff).
+    const cleaner = (): void => void t.schedule(15_000, () => {
+      runs.push(['cleaner', t.now()]);
+      cleaner();
+    }, { coalesce: true });
+    cleaner();
+    t.schedule(YEAR, () => runs.push(['session timeout', t.now()]));
+    expect(t.advance(10 * YEAR)).toEqual({ now: 10 * YEAR, firedTimers: 3 });
+    // Once just before the ordinary timer (at its due time, before it), once at the end.
+    expect(runs).toEqual([['cleaner', YEAR], ['session timeout', YEAR], ['cleaner', 10 * YEAR]]);
+    expect(t.pendingTimers()).toBe(1);
+    expect(t.nextDue()).toBe(10 * YEAR + 15_000);
+    // Within a short advance it runs at its own times, as any timer.
+    expect(t.advance(45_000).firedTimers).toBe(1);
+    expect(runs.at(-1)).toEqual(['cleaner', 10 * YEAR + 45_000]);
+  });
+
+  it('advanceInSlices fires many timers in slices, yielding the event loop between them, in the same order as advance', async () => {
+    const count = ADVANCE_SLICE_TIMERS * 5;
+    const sliced = new ManualTime(0);
+    const whole = new ManualTime(0);
+    const firedSliced: number[] = [];
+    const firedWhole: number[] = [];
+    let otherWorkRan = false;
+    const firedAfterOtherWork: number[] = [];
+    for (let i = 0; i < count; i++) {
+      // Due times out of scheduling order, ties included.
+      const at = ((i * 7919) % 1000) + 1;
+      sliced.schedule(at, () => {
+        firedSliced.push(i);
+        if (otherWorkRan) firedAfterOtherWork.push(i);
+      });
+      whole.schedule(at, () => firedWhole.push(i));
+    }
+    // Other work queued before the advance starts: it runs at the first yield, before the advance ends.
+    setImmediate(() => (otherWorkRan = true));
+    const result = await sliced.advanceInSlices(2000);
+    expect(result).toEqual({ now: 2000, firedTimers: count });
+    expect(whole.advance(2000)).toEqual({ now: 2000, firedTimers: count });
+    expect(firedSliced).toEqual(firedWhole);
+    expect(otherWorkRan).toBe(true);
+    // At most one slice fired before the other work ran.
+    expect(firedAfterOtherWork.length).toBeGreaterThanOrEqual(count - ADVANCE_SLICE_TIMERS);
+    expect(sliced.pendingTimers()).toBe(0);
   });
 });

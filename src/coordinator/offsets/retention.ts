@@ -205,6 +205,7 @@ export class OffsetRetention {
       }
       // Kafka reschedules after each run (`scheduleGroupMetadataExpiration`).
       if (this.running) this.scheduleNext();
-    });
+      // A fixed delay after each run: a manual clock jumping far ahead runs it once per stretch.
+    }, { coalesce: true });
   }
 }

@@ -1,0 +1,241 @@
+/**
+ * Big requests do not stall the others (issue #16). Each test shows it by order of events, never by
+ * time: another connection's request is answered while the big one is still being worked on.
+ * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`): a Metadata
+ *   request sent while the partitions open is answered before the CreateTopics.
+ * - A manual clock advanced ten years (the most POST /clock/advance takes) runs the periodic
+ *   maintenance timers once per stretch, not once per period, in slices (`ManualTime.advanceInSlices`).
+ * - `connections.max.idle.ms` closes connections idle that long, on the (manual) server clock.
+ * - `queued.max.request.bytes`: while one connection's request holds the whole pool, another
+ *   connection is not read; it is answered once that request has been.
+ * - Kafka's cap on partitions per CreateTopics (`ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`,
+ *   10,000): above it every topic of the request fails with POLICY_VIOLATION, nothing is created.
+ */
+import { readdirSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startClosableServer } from '../support/server.js';
+import { RawClient } from '../support/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { CREATE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const topic = (name: string, numPartitions: number) => ({ name, numPartitions, replicationFactor: -1, assignments: [], configs: [] });
+const createTopics = (topics: ReturnType<typeof topic>[]) => ({ topics, timeoutMs: 60000, validateOnly: false });
+const metadata = (names: string[]) => ({ topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+
+describe('big requests', () => {
+  it('CreateTopics opens thousands of partitions in slices: another connection is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const partitions = CREATE_SLICE_PARTITIONS * 8;
+    const order: string[] = [];
+    const created = big.send(19, 7, createTopics([topic('big-topic', partitions)])).then((r) => {
+      order.push('CreateTopics');
+      return r;
+    });
+    // The request is being worked on (its first slices are open). Checked once per turn of the loop.
+    while (!server.broker.topics.isBeingCreated('big-topic') && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const meta = await other.send(3, 12, metadata(['big-topic']));
+    order.push('Metadata');
+    // Not visible until every partition is open: the topic does not exist yet for this request.
+    expect(meta.topics.map((t) => [t.name, t.errorCode])).toEqual([['big-topic', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
+    // Nor can it be created a second time meanwhile.
+    const twice = await other.send(19, 7, createTopics([topic('big-topic', 1)]));
+    expect(twice.topics.map((t) => t.errorCode)).toEqual([ErrorCode.TOPIC_ALREADY_EXISTS]);
+    const res = await created;
+    expect(order).toEqual(['Metadata', 'CreateTopics']);
+    expect(res.topics.map((t) => [t.name, t.errorCode, t.numPartitions])).toEqual([['big-topic', ErrorCode.NONE, partitions]]);
+    expect(server.broker.topics.get('big-topic')!.partitionCount).toBe(partitions);
+    expect(server.broker.topics.isBeingCreated('big-topic')).toBe(false);
+  });
+
+  it("more than 10,000 partitions in one CreateTopics: POLICY_VIOLATION for every topic, as Kafka's controller", async () => {
+    const { server, dataDir } = await startClosableServer(cleanups, { config: { 'num.partitions': 4 } });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    const tooMany = await c.send(19, 7, createTopics([topic('cap-a', 9_997), topic('cap-b', -1)]));
+    expect(tooMany.topics.map((t: { name: string; errorCode: number; errorMessage: string | null; numPartitions: number }) => [t.name, t.errorCode, t.errorMessage, t.numPartitions])).toEqual([
+      ['cap-a', ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.', -1],
+      ['cap-b', ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.', -1],
+    ]);
+    expect(server.broker.topics.get('cap-a')).toBeUndefined();
+    expect(readdirSync(dataDir).filter((d) => d.startsWith('cap-'))).toEqual([]);
+    // Invalid counts count for nothing (Kafka adds only positive ones and -1 as num.partitions): 9,996 + 4 passes the check.
+    const atCap = await c.send(19, 7, { ...createTopics([topic('cap-c', 9_996), topic('cap-d', -1), topic('cap-e', 0)]), validateOnly: true });
+    expect(atCap.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode])).toEqual([
+      ['cap-c', ErrorCode.NONE],
+      ['cap-d', ErrorCode.NONE],
+      ['cap-e', ErrorCode.INVALID_PARTITIONS],
+    ]);
+  });
+
+  it('POST /clock/advance of ten years: the maintenance timers run once each, and the Kafka port keeps answering', async () => {
+    const YEAR = 365 * 24 * 3600 * 1000;
+    const start = 1_700_000_000_000;
+    // Without the cleaners: the offsets log's reschedules itself when its asynchronous pass ends,
+    // which may fall between two slices of the advance (then it runs once more); so does the
+    // transactional id expiry, which finds nothing to expire here and ends at once.
+    const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', clockStartMs: start, adminPort: 0, config: { 'log.cleaner.enable': false } });
+    // The offsets retention check, the log retention check and the transaction coordinator's two (no connection open).
+    expect(server.clock.pendingTimers()).toBe(4);
+    const res = await fetch(`${server.admin!.url}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 10 * YEAR }) });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { now: number; firedTimers: number; pendingTimers: number };
+    expect(body.now).toBe(start + 10 * YEAR);
+    expect(body.firedTimers).toBe(4);
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    const versions = await c.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+    expect(versions.errorCode).toBe(ErrorCode.NONE);
+  });
+
+  it('connections.max.idle.ms: a connection without requests for that long is closed, on the server clock', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', config: { 'connections.max.idle.ms': 60_000 } });
+    const idle = await RawClient.connect(server.port);
+    const busy = await RawClient.connect(server.port);
+    cleanups.push(() => idle.close(), () => busy.close());
+    const apiVersions = { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' };
+    expect((await idle.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    expect((await busy.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    server.clock.advance(59_999);
+    // A request just before the limit keeps `busy` open for another 60 s.
+    expect((await busy.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    const idleClosed = new Promise<void>((resolve) => idle.socket.once('close', () => resolve()));
+    server.clock.advance(1);
+    await idleClosed;
+    expect(idle.closed).toBe(true);
+    expect(busy.closed).toBe(false);
+    expect((await busy.send(18, 3, apiVersions)).errorCode).toBe(ErrorCode.NONE);
+    const busyClosed = new Promise<void>((resolve) => busy.socket.once('close', () => resolve()));
+    server.clock.advance(60_000);
+    await busyClosed;
+    expect(busy.closed).toBe(true);
+  });
+
+  it('queued.max.request.bytes: a request holding the whole pool stops the reading of other connections until it is answered', async () => {
+    const cap = 100_000;
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'socket.request.max.bytes': cap, 'queued.max.request.bytes': cap } });
+    const a = await FrameSocket.connect(server.port);
+    const b = await FrameSocket.connect(server.port);
+    cleanups.push(() => a.close(), () => b.close());
+    // A: a small ApiVersions, then the first 4 bytes (the size prefix) of one as big as a request may be.
+    const big = apiVersionsV3(2, cap);
+    a.write(Buffer.concat([apiVersionsV3(1, 64), big.subarray(0, 4)]));
+    // Answered, so the server went on to the next prefix: the big request holds the pool (cap + 4 bytes).
+    expect(await a.response()).toEqual({ correlationId: 1, errorCode: ErrorCode.NONE });
+    const order: string[] = [];
+    const bAnswered = b.response().then((r) => {
+      order.push('B');
+      return r;
+    });
+    b.write(apiVersionsV3(7, 64));
+    // B's request arrives and finds the pool used up: B is not read on.
+    while (server.connections.waitingForMemory !== 1 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([]);
+    // The rest of A's request: it is answered, its memory comes back, and B is read and answered.
+    a.write(big.subarray(4));
+    expect(await a.response()).toEqual({ correlationId: 2, errorCode: ErrorCode.NONE });
+    order.push('A');
+    expect(await bAnswered).toEqual({ correlationId: 7, errorCode: ErrorCode.NONE });
+    expect(order).toEqual(['A', 'B']);
+    expect(server.connections.waitingForMemory).toBe(0);
+  });
+
+  it('queued.max.request.bytes below socket.request.max.bytes is refused at start, as Kafka does', async () => {
+    await expect(startClosableServer(cleanups, { inMemory: true, config: { 'queued.max.request.bytes': 1000 } })).rejects.toThrow(
+      'must be larger or equal to socket.request.max.bytes',
+    );
+  });
+});
+
+/** An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), its client software name padding it. */
+function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {
+  const clientId = Buffer.from('big');
+  const headerBytes = 2 + 2 + 4 + 2 + clientId.length + 1;
+  const nameLength = (n: number) => 4 + headerBytes + uvarintBytes(n + 1) + n + 3;
+  let n = frameBytes - 4 - headerBytes - 6;
+  while (nameLength(n) > frameBytes) n--;
+  const out = Buffer.alloc(nameLength(n));
+  let o = 0;
+  o = out.writeInt32BE(out.length - 4, o);
+  o = out.writeInt16BE(18, o);
+  o = out.writeInt16BE(3, o);
+  o = out.writeInt32BE(correlationId, o);
+  o = out.writeInt16BE(clientId.length, o);
+  o += clientId.copy(out, o);
+  out[o++] = 0; // header tagged fields
+  o = writeUvarint(out, o, n + 1);
+  out.fill('a', o, o + n);
+  o += n;
+  out[o++] = 2; // client software version "1"
+  out[o++] = 0x31;
+  out[o++] = 0; // body tagged fields
+  expect(o).toBe(out.length);
+  return out;
+}
+
+function uvarintBytes(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v >>>= 7;
+    n++;
+  }
+  return n;
+}
+
+function writeUvarint(buf: Buffer, offset: number, v: number): number {
+  while (v >= 0x80) {
+    buf[offset++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[offset++] = v;
+  return offset;
+}
+
+/** A socket that writes raw bytes and reads response frames: correlation id and the error code that starts an ApiVersions body. */
+class FrameSocket {
+  private buffered = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private readonly waiters: Array<(frame: Buffer) => void> = [];
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      while (this.buffered.length >= 4 && this.buffered.length >= 4 + this.buffered.readInt32BE(0)) {
+        const frame = this.buffered.subarray(4, 4 + this.buffered.readInt32BE(0));
+        this.buffered = this.buffered.subarray(4 + frame.length);
+        const waiter = this.waiters.shift();
+        if (waiter) waiter(frame);
+        else this.frames.push(frame);
+      }
+    });
+    socket.on('error', () => {});
+  }
+
+  static async connect(port: number): Promise<FrameSocket> {
+    const socket = connect({ port, host: '127.0.0.1' });
+    await once(socket, 'connect');
+    return new FrameSocket(socket);
+  }
+
+  write(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  async response(): Promise<{ correlationId: number; errorCode: number }> {
+    const frame = this.frames.shift() ?? (await new Promise<Buffer>((resolve) => this.waiters.push(resolve)));
+    return { correlationId: frame.readInt32BE(0), errorCode: frame.readInt16BE(4) };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
