@@ -102,15 +102,19 @@ describe('transaction coordinator (raw protocol)', () => {
   });
 
   it('ApiVersions finalizes transaction.version 2, unless the versions are capped below EndTxn v5', async () => {
-    const features = async (server: ServerHandle) => {
-      const r = await (await client(server)).send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
-      return { supported: r.supportedFeatures, finalized: r.finalizedFeatures };
+    const features = async (server: ServerHandle, version = 4) => {
+      const r = await (await client(server)).send(18, version, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+      const transactionVersion = <T extends { name: string }>(list: T[]) => list.filter((f) => f.name === 'transaction.version');
+      return { supported: transactionVersion(r.supportedFeatures), finalized: transactionVersion(r.finalizedFeatures) };
     };
     const { server } = await startClosableServer(cleanups);
     expect(await features(server)).toEqual({
       supported: [{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }],
       finalized: [{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }],
     });
+    // KIP-1022 (ApiVersionsResponse.maybeFilterSupportedFeatureKeys): below v4 a supported range
+    // starting at 0 is left out; the finalized level is still given.
+    expect(await features(server, 3)).toEqual({ supported: [], finalized: [{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }] });
     const old = await startClosableServer(cleanups, { kafkaVersion: '3.9' });
     expect((await features(old.server)).finalized).toEqual([]);
   });
