@@ -10,7 +10,7 @@
 // Paths relative to import.meta.url keep working: the entries stay at dist/, and a chunk sits
 // in dist/chunks/, as deep as the dist/<folder>/ file it came from (console-routes.ts finds the
 // web console at ../../dist/console/; checked below).
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -35,6 +35,9 @@ await bundle.write({
   sourcemap: true,
 });
 await bundle.close();
+// The package's bin: executable, so that `npx kafka-mock-coordinator` also runs in a clone (npm sets
+// the bit on install from a tarball, not for the project's own bin).
+chmodSync(join(dist, 'cli.js'), 0o755);
 
 // The web console's directory is computed from the chunk's own URL: it must be two levels down.
 const consoleChunk = readdirSync(chunks).filter((f) => f.endsWith('.js') && readFileSync(join(chunks, f), 'utf8').includes('../../dist/console/'));

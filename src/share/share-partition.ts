@@ -262,15 +262,23 @@ export class SharePartition {
     const lockMs = this.config.recordLockDurationMs();
     const task: LockTask = { memberId, timer: null, held: 0 };
     const hw = this.partition.highWatermark;
-    outer: for (const span of spans) {
+    for (const span of spans) {
       let took = false;
+      // A limit reached inside a span still sends the span: its records acquired so far travel in it.
+      let full = false;
       for (let o = span.baseOffset; o <= span.lastOffset; o++) {
         if (o < this.startOffset || o >= hw) continue;
-        if (strict && acquired.length >= maxRecords) break outer;
+        if (strict && acquired.length >= maxRecords) {
+          full = true;
+          break;
+        }
         let s = this.inFlight.get(o);
         if (s === undefined) {
           if (o < this.nextNew) continue;
-          if (this.inFlightCount() >= maxInFlight) break outer;
+          if (this.inFlightCount() >= maxInFlight) {
+            full = true;
+            break;
+          }
           // Offsets skipped inside the log (compaction, control records) are archived as Kafka archives gaps.
           for (let gap = this.nextNew; gap < o; gap++) this.inFlight.set(gap, { state: RecordState.ARCHIVED, deliveryCount: 0, memberId: null, lock: null });
           s = { state: RecordState.AVAILABLE, deliveryCount: 0, memberId: null, lock: null };
@@ -288,7 +296,7 @@ export class SharePartition {
         took = true;
       }
       if (took) recordsOut.push(span.bytes);
-      if (!strict && acquired.length >= maxRecords) break;
+      if (full || (!strict && acquired.length >= maxRecords)) break;
     }
     if (acquired.length > 0) task.timer = this.time.schedule(lockMs, () => this.onLockTimeout(task));
     return { ranges: toRanges(acquired, counts), records: recordsOut };

@@ -14,6 +14,7 @@ import { batchLastOffset, batchSize, decodeRecords, LOG_OVERHEAD } from '../../s
 import { decodeRecord } from '../../src/coordinator/records.js';
 import { computeMetadataHash } from '../../src/coordinator/consumer/metadata-hash.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { isControlBatch } from '../../src/records/control-batch.js';
 
 const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -51,12 +52,14 @@ async function readGroupMetadata(s: Session, groupId: string): Promise<GroupMeta
       if (pos + size > records.length) break; // partial batch at the end of the response
       const batch = records.subarray(pos, pos + size);
       next = batchLastOffset(batch) + 1n;
+      pos += size;
+      // Transaction markers (other scenarios' TxnOffsetCommits on this broker) hold no group records.
+      if (isControlBatch(batch)) continue;
       for (const rec of decodeRecords(batch)) {
         if (rec.offset < offset || rec.key === null) continue;
         const decoded = decodeRecord(Buffer.from(rec.key), rec.value === null ? null : Buffer.from(rec.value));
         if (decoded.kind === 'cg-metadata' && decoded.groupId === groupId && decoded.value) found.push({ ...decoded.value });
       }
-      pos += size;
     }
     if (next === offset || next >= p.highWatermark) return found;
     offset = next;

@@ -138,6 +138,17 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
     expect(partitionOf(res)?.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 1n, deliveryCount: 1 }]);
   });
 
+  it('a batch cut short by share.partition.max.record.locks is still sent with the records acquired from it', async () => {
+    const { server, topicId } = await setup({ sizes: [150] });
+    await server.broker.configs.store.setGroupConfigs('g', { 'share.partition.max.record.locks': '100' });
+    const c = await client(server);
+    const res = await c.send(78, 2, fetchReq('g', uuid(), 0, topicId, { maxRecords: 500 }));
+    const data = partitionOf(res)!;
+    expect(data.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 99n, deliveryCount: 1 }]);
+    // The batch holding offsets 0-149 travels with the answer (was: no bytes, so the client read 0-99 as gaps).
+    expect(data.records!.length).toBe(server.broker.topics.get('t')!.partition(0)!.log.read(0n, 1 << 20, true)[0]!.length);
+  });
+
   it('an acquisition lock that times out releases the records to another member; at the delivery count limit they are archived', async () => {
     const time = new FakeTime();
     const { server, topicId } = await setup({ time, sizes: [2] });
