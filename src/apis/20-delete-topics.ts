@@ -17,7 +17,7 @@ function named(req: DeleteTopicsRequest): Array<{ name: string | null; topicId: 
 /**
  * DeleteTopics (key 20, v1-6), as Kafka's `ControllerApis.deleteTopics`: v1-5 by name
  * (`topic_names`), v6 by name or id (`topics`). An id (a name) given more than once is answered
- * once, first (names before ids, as Kafka 4.3.1 answers), with INVALID_REQUEST "Duplicate topic id." ("Duplicate topic
+ * once, first (names before ids; Kafka 4.3.1 answers the two in either order), with INVALID_REQUEST "Duplicate topic id." ("Duplicate topic
  * name.") and nothing is deleted for it. Per topic: both or neither of name and id -> INVALID_REQUEST; unknown name -> UNKNOWN_TOPIC_OR_PARTITION;
  * unknown id -> UNKNOWN_TOPIC_ID; `delete.topic.enable=false` -> TOPIC_DELETION_DISABLED
  * (INVALID_REQUEST below v3); internal topics are refused with INVALID_REQUEST. Files are
