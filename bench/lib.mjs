@@ -137,6 +137,37 @@ export async function stopChild(child, signal = 'SIGTERM') {
   return code;
 }
 
+/** ApiVersions v0 request, correlation id 1, client id "bench". */
+const API_VERSIONS_V0 = (() => {
+  const clientId = Buffer.from('bench');
+  const b = Buffer.alloc(4 + 2 + 2 + 4 + 2 + clientId.length);
+  b.writeInt32BE(b.length - 4, 0);
+  b.writeInt16BE(18, 4);
+  b.writeInt16BE(0, 6);
+  b.writeInt32BE(1, 8);
+  b.writeInt16BE(clientId.length, 12);
+  clientId.copy(b, 14);
+  return b;
+})();
+
+/** Resolves true when one ApiVersions round trip to `port` succeeds, false on refusal. */
+export function tryApiVersions(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let got = Buffer.alloc(0);
+    socket.on('connect', () => socket.write(API_VERSIONS_V0));
+    socket.on('data', (d) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) {
+        socket.destroy();
+        resolve(got.readInt32BE(4) === 1 && got.readInt16BE(8) === 0);
+      }
+    });
+    socket.on('error', () => resolve(false));
+    socket.on('close', () => resolve(false));
+  });
+}
+
 /** utime + stime of a process in ms (Linux /proc), or null elsewhere. */
 export function processCpuMs(pid) {
   try {
@@ -147,6 +178,12 @@ export function processCpuMs(pid) {
   } catch {
     return null;
   }
+}
+
+/** Resident set size of a process in bytes (Linux /proc VmRSS), or null elsewhere. */
+export function processRssBytes(pid) {
+  const kb = /^VmRSS:\s*(\d+) kB/m.exec(readFileSafe(`/proc/${pid}/status`))?.[1];
+  return kb === undefined ? null : Number(kb) * 1024;
 }
 
 /** Percentile (0-100) of a sorted array of numbers (nearest rank). */

@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, fmt, machineDescription } from './lib.mjs';
+import { KAFKA_VERSION, PEERS } from './peers.mjs';
 import { commitBenchOptions, runCommitBench } from './commit-throughput.mjs';
 import { replayBenchOptions, runReplayBench } from './replay.mjs';
 import { runStartBench, startBenchOptions } from './start-time.mjs';
@@ -25,7 +26,8 @@ const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
 const loadBefore = load();
 const t0 = Date.now();
 console.error(`machine: ${JSON.stringify(machine)}`);
-const commitRows = await runCommitBench(commitOptions);
+const commit = await runCommitBench(commitOptions);
+const commitRows = commit.rows;
 const replayRows = await runReplayBench(replayOptions);
 const startRows = await runStartBench(startOptions);
 const kip848Rows = await runKip848Bench(kip848Options);
@@ -47,14 +49,28 @@ lines.push(
     '(anything above 0 is other work sharing the cores and the disk, which these figures then include).',
 );
 lines.push('');
+const peerVersions = { ...commit.versions };
+for (const r of [...startRows, ...kip848Rows]) if (r.version && r.server) peerVersions[r.server] ??= r.version;
+const peersRun = commitOptions.servers.filter((s) => PEERS.includes(s));
+if (peersRun.length > 0) {
+  const text = (s) => {
+    const why = [...commit.missing, ...startRows, ...kip848Rows].find((m) => m.server === s && (m.why || m.missing));
+    if (peerVersions[s]) return `${s} ${peerVersions[s]}`;
+    return `${s}: missing: ${why ? why.why ?? why.missing : 'not run'}`;
+  };
+  lines.push(`Peers: ${peersRun.map(text).join('; ')}.`);
+  lines.push('');
+}
 const loadText = (r) => (r.depth === 1 ? `${r.connections} x 1` : `${r.connections} x ${r.depth} pipelined`);
 const us = (v) => (v === null ? 'n/a' : `${fmt(v, 1)} µs`);
+// /proc counts CPU time in 10 ms ticks: a process that used less shows 0.
+const cpuMsText = (v) => (v === null || v === undefined ? 'n/a' : v === 0 ? '< 10' : ms(v));
 const ratio = (a, b) => (a === null || b === null || !b ? 'n/a' : `${fmt(a / b, 2)}x`);
 const rowsOf = (server, policy) => commitRows.filter((r) => r.server === server && r.policy === policy);
 lines.push(
   `**OffsetCommit** (v8, simple group, one partition per connection, C connections x D requests in flight on each; ` +
-    `${commitOptions.warmupSeconds} s warm-up then ${commitOptions.seconds} s measured per round, ${commitOptions.rounds} rounds per load, ` +
-    `the servers measured in turn (ours, echo, ours, echo, ...) and each row summing its rounds; servers in child processes, ` +
+    `each server first warmed for ${commitOptions.serverWarmupSeconds} s under the heaviest load, then per round ${commitOptions.warmupSeconds} s warm-up and ${commitOptions.seconds} s measured, ${commitOptions.rounds} rounds per load, ` +
+    `the servers measured in turn (ours, echo, the peers, ours, echo, ...) and each row summing its rounds; servers in child processes, ` +
     `the bench clients in one Node process, all on the same ${machine.nproc} cores; server CPU is the server process's user + system ` +
     `time per acknowledged commit, and as % of one core):`,
 );
@@ -65,23 +81,91 @@ for (const r of commitRows.filter((row) => row.server === 'ours')) {
   const policy = r.policy === 'interval' ? `interval (\`log.flush.interval.ms=${commitOptions.flushIntervalMs}\`)` : r.policy;
   lines.push(`| ${policy} | ${loadText(r)} | ${fmt(r.commitsPerSec, 0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${us(r.serverCpuUsPerCommit)} | ${pct(r.serverCpuPct)} | ${pct(r.clientCpuPct)} |`);
 }
+const versions = peerVersions;
+// kfake has no releases: its module version is a pseudo-version (v0.0.0-YYYYMMDDhhmmss-commit), shown by date.
+const kfakeDate = (v) => /^v0\.0\.0-(\d{4})(\d{2})(\d{2})\d{6}-/.exec(v ?? '')?.slice(1).join('-');
+const serverTitle = (name) =>
+  ({
+    ours: 'ours',
+    base: 'base',
+    echo: 'echo (floor)',
+    'librdkafka-mock': `librdkafka mock ${versions[name] ?? ''}`,
+    kfake: kfakeDate(versions[name]) ? `kfake (${kfakeDate(versions[name])})` : `kfake ${versions[name] ?? ''}`,
+    kafka: `Kafka ${KAFKA_VERSION}`,
+  })[name]?.trim() ?? name;
+const missingOf = (policy) => commit.missing.filter((m) => m.policy === policy);
+const missingText = (list) => list.map((m) => `**${serverTitle(m.server)}** (${m.policy}): missing: ${m.why}`).join('; ');
+const neverServers = commitOptions.servers.filter((s) => rowsOf(s, 'never').length > 0 || missingOf('never').some((m) => m.server === s));
 const echoRows = rowsOf('echo', 'never');
-if (echoRows.length > 0) {
+if (echoRows.length > 0 || neverServers.some((s) => PEERS.includes(s))) {
   lines.push('');
   lines.push(
-    'Against the floor, a bare Node.js server answering every frame with a canned OffsetCommit response (`bench/echo-server.mjs`), ' +
-      'measured in the same rounds (flush `never`; the same clients):',
+    'Against the floor, a bare Node.js server answering every frame with a canned OffsetCommit response (`bench/echo-server.mjs`), and the peers ' +
+      '(`bench/peers.mjs`: librdkafka\'s mock cluster from the confluent-kafka wheel, franz-go\'s kfake, Kafka itself), measured in the same rounds ' +
+      'with the same clients (ours with flush `never`; kfake with a data directory and no fsync; Kafka with its defaults, no fsync on the write path; ' +
+      'librdkafka\'s mock in memory). Each cell has the ratio to echo in the same run:',
   );
   lines.push('');
-  lines.push('| load | ours commits/s | echo commits/s | ours / echo | ours CPU per commit | echo CPU per commit | ours / echo |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|');
-  for (const e of echoRows) {
-    const o = rowsOf('ours', 'never').find((r) => r.load === e.load);
-    if (!o) continue;
-    lines.push(
-      `| ${loadText(e)} | ${fmt(o.commitsPerSec, 0)} | ${fmt(e.commitsPerSec, 0)} | ${ratio(o.commitsPerSec, e.commitsPerSec)} | ` +
-        `${us(o.serverCpuUsPerCommit)} | ${us(e.serverCpuUsPerCommit)} | ${ratio(o.serverCpuUsPerCommit, e.serverCpuUsPerCommit)} |`,
-    );
+  lines.push(`| measure | load | ${neverServers.map(serverTitle).join(' | ')} |`);
+  lines.push(`|---|---|${neverServers.map(() => '---:').join('|')}|`);
+  const loads = commitOptions.loads.map((l) => l.name);
+  const cell = (server, load, value, echoValue, unit) => {
+    if (missingOf('never').some((m) => m.server === server)) return 'missing';
+    const row = rowsOf(server, 'never').find((r) => r.load === load);
+    if (!row) return 'n/a';
+    const v = value(row);
+    const e = echoValue;
+    return `${unit(v)}${e === null || e === undefined || server === 'echo' ? '' : ` (${ratio(v, e)})`}`;
+  };
+  const metrics = [
+    ['commits/s', (r) => r.commitsPerSec, (v) => fmt(v, 0)],
+    ['server CPU per commit', (r) => r.serverCpuUsPerCommit, us],
+  ];
+  for (const [label, value, unit] of metrics) {
+    for (const load of loads) {
+      const e = echoRows.find((r) => r.load === load);
+      const loadName = loadText(commitOptions.loads.find((l) => l.name === load));
+      lines.push(`| ${label} | ${loadName} | ${neverServers.map((s) => cell(s, load, value, e ? value(e) : null, unit)).join(' | ')} |`);
+    }
+  }
+  for (const load of loads) {
+    const loadName = loadText(commitOptions.loads.find((l) => l.name === load));
+    const lat = (s) => {
+      if (missingOf('never').some((m) => m.server === s)) return 'missing';
+      const r = rowsOf(s, 'never').find((x) => x.load === load);
+      return r ? `${ms(r.p50)} / ${ms(r.p99)}` : 'n/a';
+    };
+    lines.push(`| p50 / p99 latency (ms) | ${loadName} | ${neverServers.map(lat).join(' | ')} |`);
+  }
+  if (missingOf('never').length > 0) {
+    lines.push('');
+    lines.push(`Not measured: ${missingText(missingOf('never'))}.`);
+  }
+}
+const inMemoryOnly = (s) => s === 'librdkafka-mock';
+const alwaysServers = commitOptions.servers.filter(
+  (s) => s !== 'ours' && s !== 'base' && !inMemoryOnly(s) && (rowsOf(s, 'always').length > 0 || missingOf('always').some((m) => m.server === s)),
+);
+if (alwaysServers.length > 0 && rowsOf('ours', 'always').length > 0) {
+  const notion = { kfake: 'kfake `SyncWrites`: fsync per written batch', kafka: 'Kafka `log.flush.interval.messages=1`: flush after every append' };
+  lines.push('');
+  lines.push(
+    `Durable commits, each server in its own notion of it, in the same rounds: ours with \`mock.flush.policy=always\` (fdatasync before the answer, one per write turn), ` +
+      `${alwaysServers.map((s) => notion[s] ?? serverTitle(s)).join('; ')}` +
+      `${commitOptions.servers.some(inMemoryOnly) ? " (librdkafka's mock keeps everything in memory: it has no such notion)" : ''}. Commits/s, then p50 / p99 latency in ms:`,
+  );
+  lines.push('');
+  const cols = ['ours', ...alwaysServers];
+  lines.push(`| load | ${cols.map(serverTitle).join(' | ')} |`);
+  lines.push(`|---|${cols.map(() => '---:').join('|')}|`);
+  for (const l of commitOptions.loads) {
+    const c = (s) => {
+      const m = missingOf('always').find((x) => x.server === s);
+      if (m) return `missing: ${m.why}`;
+      const r = rowsOf(s, 'always').find((x) => x.load === l.name);
+      return r ? `${fmt(r.commitsPerSec, 0)}; ${ms(r.p50)} / ${ms(r.p99)}` : 'n/a';
+    };
+    lines.push(`| ${loadText(l)} | ${cols.map(c).join(' | ')} |`);
   }
 }
 const always = rowsOf('ours', 'always');
@@ -92,6 +176,14 @@ if (always.length > 0 && rowsOf('ours', 'never').length > 0) {
     .filter(([, n]) => n)
     .map(([a, n]) => `${loadText(a)} ${ratio(a.commitsPerSec, n.commitsPerSec)}`);
   lines.push(`Flush \`always\` (one fdatasync per write) against \`never\`, commits/s: ${pairs.join(', ')}.`);
+}
+if (commit.rss.some((r) => r.policy === 'never')) {
+  lines.push('');
+  lines.push('Resident memory (RSS, from /proc) of each server process of the `never` rounds: right after start (and topic creation), and after all its commit loads:');
+  lines.push('');
+  lines.push('| server | idle | after the commit loads |');
+  lines.push('|---|---:|---:|');
+  for (const r of commit.rss.filter((x) => x.policy === 'never')) lines.push(`| ${serverTitle(r.server)} | ${r.idleBytes === null ? 'n/a' : mib(r.idleBytes)} | ${r.afterBytes === null ? 'n/a' : mib(r.afterBytes)} |`);
 }
 lines.push('');
 lines.push(
@@ -115,20 +207,31 @@ for (const r of replayRows) {
   );
 }
 lines.push('');
-lines.push(`**Start** (medians of ${startOptions.runs} runs; process CPU time beside the wall time, which the load average inflates):`);
+lines.push(
+  `**Start** (medians of ${startOptions.runs} runs${startOptions.peers.includes('kafka') ? `, Kafka ${startOptions.kafkaRuns}` : ''}, the servers taking turns; process CPU time beside the wall time, which the load average inflates; ` +
+    'peers from spawn to their first ApiVersions answer as ours, Kafka from `kafka.Kafka` spawned on storage formatted beforehand):',
+);
 lines.push('');
 lines.push('| measure | wall (ms) | CPU (ms) |');
 lines.push('|---|---:|---:|');
-for (const r of startRows) lines.push(`| ${r.label} | ${ms(r.ms)} | ${ms(r.cpuMs)} |`);
+for (const r of startRows) {
+  const label = r.server && r.server !== 'ours' ? r.label.replace(r.server, serverTitle(r.server)) : r.label;
+  lines.push(r.missing ? `| ${label} | missing: ${r.missing} | |` : `| ${label} | ${ms(r.ms)} | ${cpuMsText(r.cpuMs)} |`);
+}
 lines.push('');
 lines.push(
   `**KIP-848 group formation** (raw ConsumerGroupHeartbeat v1 members as Kafka's Java consumer heartbeats; one topic of ${kip848Options.partitions} partitions, ` +
-    `\`group.consumer.heartbeat.interval.ms=${kip848Options.heartbeatIntervalMs}\`, \`group.consumer.assignment.interval.ms=${kip848Options.assignmentIntervalMs}\`; until every member owns its target at the group epoch):`,
+    `\`group.consumer.heartbeat.interval.ms=${kip848Options.heartbeatIntervalMs}\`, \`group.consumer.assignment.interval.ms=${kip848Options.assignmentIntervalMs}\` (ours and Kafka; kfake and librdkafka's mock take the heartbeat interval only); ` +
+    'until all members are at the same epoch and own every partition once, as the members see it; a fresh server per group):',
 );
 lines.push('');
-lines.push('| members | until stable (ms) | heartbeats per member | most by one member | group epoch | server CPU (ms) |');
-lines.push('|---:|---:|---:|---:|---:|---:|');
-for (const r of kip848Rows) lines.push(`| ${r.members} | ${ms(r.ms)} | ${fmt(r.heartbeatsPerMember, 1)} | ${r.maxHeartbeats} | ${r.groupEpoch} | ${ms(r.serverCpuMs)} |`);
+lines.push('| server | members | until stable (ms) | heartbeats per member | most by one member | group epoch | server CPU (ms) |');
+lines.push('|---|---:|---:|---:|---:|---:|---:|');
+for (const r of kip848Rows) {
+  if (r.missing) lines.push(`| ${serverTitle(r.server)} | | missing: ${r.missing} | | | | |`);
+  else if (r.failed) lines.push(`| ${serverTitle(r.server)} | ${r.members} | failed: ${r.failed} | | | | |`);
+  else lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${ms(r.ms)} | ${fmt(r.heartbeatsPerMember, 1)} | ${r.maxHeartbeats} | ${r.groupEpoch} | ${cpuMsText(r.serverCpuMs)} |`);
+}
 lines.push('');
 lines.push(END);
 const block = lines.join('\n');
