@@ -19,12 +19,13 @@
 // (ours,echo,librdkafka-mock,kfake,kafka; echo runs beside `never` only, flushing being nothing
 // to it), BENCH_ROUNDS (2),
 // BENCH_COMMIT_SECONDS (3), BENCH_WARMUP_SECONDS (1, before each window), BENCH_SERVER_WARMUP_SECONDS
-// (3: each server once under the heaviest load after it starts), BENCH_FLUSH_INTERVAL_MS (100),
+// (3: each server once under the heaviest load after it starts; Kafka BENCH_KAFKA_WARMUP_SECONDS,
+// 10), BENCH_FLUSH_INTERVAL_MS (100),
 // BENCH_DATA_DIR (a parent for the temporary data directories; default the OS temp dir),
 // BENCH_BASE_CLI (another build's dist/cli.js, run as server `base`, to compare a change A/B).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -47,6 +48,7 @@ export function commitBenchOptions() {
     seconds: envInt('BENCH_COMMIT_SECONDS', 3),
     warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 1),
     serverWarmupSeconds: envInt('BENCH_SERVER_WARMUP_SECONDS', 3),
+    kafkaWarmupSeconds: envInt('BENCH_KAFKA_WARMUP_SECONDS', 10),
     flushIntervalMs: envInt('BENCH_FLUSH_INTERVAL_MS', 100),
     parentDir: process.env.BENCH_DATA_DIR || tmpdir(),
     baseCli: process.env.BENCH_BASE_CLI,
@@ -82,13 +84,25 @@ function echoTemplate() {
   return out.toString('hex');
 }
 
-async function startEcho() {
-  const child = spawn(process.execPath, [ECHO, echoTemplate()], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts bench/echo-server.mjs answering every frame with `template` (a response frame, as hex; the
+ * OffsetCommit one by default); resolves with { child, port }. Large templates go through a file.
+ */
+export async function startEcho(template = echoTemplate()) {
+  let arg = template;
+  let cleanup;
+  if (template.length > 64 * 1024) {
+    const dir = mkdtempSync(join(tmpdir(), 'kmc-bench-echo-'));
+    arg = `@${join(dir, 'template.hex')}`;
+    writeFileSync(arg.slice(1), template);
+    cleanup = () => rmSync(dir, { recursive: true, force: true });
+  }
+  const child = spawn(process.execPath, [ECHO, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = await Promise.race([
     once(createInterface({ input: child.stdout }), 'line'),
     once(child, 'exit').then(([code]) => Promise.reject(new Error(`echo server exited with ${code}`))),
   ]);
-  return { child, port: Number(/:(\d+)$/.exec(line)[1]) };
+  return { child, port: Number(/:(\d+)$/.exec(line)[1]), cleanup };
 }
 
 async function startOurs(policy, options, partitions, cli) {
@@ -227,9 +241,10 @@ export async function runCommitBench(options = commitBenchOptions(), log = conso
       }
       // Each server once under the heaviest load, unmeasured, so JIT compilers (the JVM's, V8's) start warm.
       const heaviest = options.loads.reduce((a, b) => (b.connections * b.depth > a.connections * a.depth ? b : a));
+      // The JVM compiles its hot paths later than V8 or Go: Kafka gets a longer one.
       for (const s of servers) {
-        if (options.serverWarmupSeconds <= 0) break;
-        await measure(s.port, heaviest, Array.from({ length: partitions }, () => 1n), { seconds: options.serverWarmupSeconds, warmupSeconds: 0 }, s.child.pid);
+        const seconds = s.name === 'kafka' ? Math.max(options.serverWarmupSeconds, options.kafkaWarmupSeconds) : options.serverWarmupSeconds;
+        if (seconds > 0) await measure(s.port, heaviest, Array.from({ length: partitions }, () => 1n), { seconds, warmupSeconds: 0 }, s.child.pid);
       }
       for (const load of options.loads) {
         const windows = new Map(servers.map((s) => [s, []]));

@@ -11,6 +11,7 @@ import { commitBenchOptions, runCommitBench } from './commit-throughput.mjs';
 import { replayBenchOptions, runReplayBench } from './replay.mjs';
 import { runStartBench, startBenchOptions } from './start-time.mjs';
 import { kip848BenchOptions, runKip848Bench } from './kip848-formation.mjs';
+import { produceBenchOptions, runProduceBench } from './produce-throughput.mjs';
 
 const START = '<!-- bench:results:start (written by `npm run bench`; edit bench/run.mjs, not this block) -->';
 const END = '<!-- bench:results:end -->';
@@ -20,6 +21,7 @@ const commitOptions = commitBenchOptions();
 const replayOptions = replayBenchOptions();
 const startOptions = startBenchOptions();
 const kip848Options = kip848BenchOptions();
+const produceOptions = produceBenchOptions();
 const machine = machineDescription(process.env.BENCH_DATA_DIR || tmpdir());
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
@@ -28,6 +30,7 @@ const t0 = Date.now();
 console.error(`machine: ${JSON.stringify(machine)}`);
 const commit = await runCommitBench(commitOptions);
 const commitRows = commit.rows;
+const produce = await runProduceBench(produceOptions);
 const replayRows = await runReplayBench(replayOptions);
 const startRows = await runStartBench(startOptions);
 const kip848Rows = await runKip848Bench(kip848Options);
@@ -49,12 +52,12 @@ lines.push(
     '(anything above 0 is other work sharing the cores and the disk, which these figures then include).',
 );
 lines.push('');
-const peerVersions = { ...commit.versions };
+const peerVersions = { ...commit.versions, ...produce.versions };
 for (const r of [...startRows, ...kip848Rows]) if (r.version && r.server) peerVersions[r.server] ??= r.version;
 const peersRun = commitOptions.servers.filter((s) => PEERS.includes(s));
 if (peersRun.length > 0) {
   const text = (s) => {
-    const why = [...commit.missing, ...startRows, ...kip848Rows].find((m) => m.server === s && (m.why || m.missing));
+    const why = [...commit.missing, ...produce.missing, ...startRows, ...kip848Rows].find((m) => m.server === s && (m.why || m.missing));
     if (peerVersions[s]) return `${s} ${peerVersions[s]}`;
     return `${s}: missing: ${why ? why.why ?? why.missing : 'not run'}`;
   };
@@ -69,7 +72,7 @@ const ratio = (a, b) => (a === null || b === null || !b ? 'n/a' : `${fmt(a / b, 
 const rowsOf = (server, policy) => commitRows.filter((r) => r.server === server && r.policy === policy);
 lines.push(
   `**OffsetCommit** (v8, simple group, one partition per connection, C connections x D requests in flight on each; ` +
-    `each server first warmed for ${commitOptions.serverWarmupSeconds} s under the heaviest load, then per round ${commitOptions.warmupSeconds} s warm-up and ${commitOptions.seconds} s measured, ${commitOptions.rounds} rounds per load, ` +
+    `each server first warmed for ${commitOptions.serverWarmupSeconds} s (Kafka ${Math.max(commitOptions.serverWarmupSeconds, commitOptions.kafkaWarmupSeconds)} s) under the heaviest load, then per round ${commitOptions.warmupSeconds} s warm-up and ${commitOptions.seconds} s measured, ${commitOptions.rounds} rounds per load, ` +
     `the servers measured in turn (ours, echo, the peers, ours, echo, ...) and each row summing its rounds; servers in child processes, ` +
     `the bench clients in one Node process, all on the same ${machine.nproc} cores; server CPU is the server process's user + system ` +
     `time per acknowledged commit, and as % of one core):`,
@@ -184,6 +187,31 @@ if (commit.rss.some((r) => r.policy === 'never')) {
   lines.push('| server | idle | after the commit loads |');
   lines.push('|---|---:|---:|');
   for (const r of commit.rss.filter((x) => x.policy === 'never')) lines.push(`| ${serverTitle(r.server)} | ${r.idleBytes === null ? 'n/a' : mib(r.idleBytes)} | ${r.afterBytes === null ? 'n/a' : mib(r.afterBytes)} |`);
+}
+if (produce.rows.length > 0 || produce.missing.length > 0) {
+  const cols = produceOptions.servers;
+  const pr = (server, kind) => produce.rows.find((r) => r.server === server && r.kind === kind);
+  const gone = (server) => produce.missing.find((m) => m.server === server);
+  lines.push('');
+  lines.push(
+    `**Produce and fetch** (one client, one partition; Produce v9 acks=-1, one uncompressed batch of ${produceOptions.batchRecords} records of ${produceOptions.recordBytes} bytes ` +
+      `(${fmt(produce.batchBytes / 1024, 0)} KiB) per request, ${produceOptions.depth} requests in flight, each window ${produceOptions.seconds} s or ${produceOptions.maxMiB} MiB; ` +
+      `then Fetch v12 reading the partition back, one request in flight, 1 MiB per partition; MB = 10^6 bytes of record batches; ${produceOptions.rounds} rounds after one unmeasured, ` +
+      'the servers in turn; ours with flush `never`, kfake with a data directory and no fsync, Kafka with its defaults, librdkafka\'s mock in memory ' +
+      '(it keeps a bounded log and answers a Fetch with one batch); echo answers every Produce with a canned response and every Fetch with a canned 1 MiB). Ratios to echo:',
+  );
+  lines.push('');
+  lines.push(`| measure | ${cols.map(serverTitle).join(' | ')} |`);
+  lines.push(`|---|${cols.map(() => '---:').join('|')}|`);
+  for (const kind of ['produce', 'fetch']) {
+    const e = pr('echo', kind);
+    const cells = (f) => cols.map((c) => (gone(c) ? `missing: ${gone(c).why}` : pr(c, kind) ? f(pr(c, kind), c) : 'n/a')).join(' | ');
+    lines.push(`| ${kind} MB/s | ${cells((r, c) => `${fmt(r.mbPerSec, 1)}${e && c !== 'echo' ? ` (${ratio(r.mbPerSec, e.mbPerSec)})` : ''}`)} |`);
+    lines.push(`| ${kind} p50 / p99 latency (ms) | ${cells((r) => `${ms(r.p50)} / ${ms(r.p99)}`)} |`);
+    // /proc's 10 ms ticks: a server that used less in all its windows shows 0, an upper bound then.
+    const perMB = (r) => (r.serverCpuMsPerMB === null ? 'n/a' : r.serverCpuMsPerMB === 0 ? `< ${fmt(10 / (r.bytes / 1e6), 3)}` : fmt(r.serverCpuMsPerMB, 2));
+    lines.push(`| ${kind} server CPU per MB (ms) | ${cells(perMB)} |`);
+  }
 }
 lines.push('');
 lines.push(
