@@ -16,19 +16,11 @@
 // on the same server just before the measured one, so JIT compilers are warm), BENCH_SERVERS.
 // Figures for reading, never asserted by tests.
 import { randomUUID } from 'node:crypto';
-import { BenchClient, startCliServer, stopChild, envInt, envList, processCpuMs } from './lib.mjs';
-import { PEERS, createTopic, startPeer } from './peers.mjs';
+import { BenchClient, envInt } from './lib.mjs';
+import { formGroups, formationOptions, groupFormation } from './formation.mjs';
 
 export function kip848BenchOptions() {
-  return {
-    members: (process.env.BENCH_KIP848_MEMBERS ?? '100').split(',').map(Number),
-    partitions: envInt('BENCH_KIP848_PARTITIONS', 200),
-    heartbeatIntervalMs: envInt('BENCH_KIP848_HEARTBEAT_MS', 100),
-    assignmentIntervalMs: envInt('BENCH_KIP848_ASSIGNMENT_INTERVAL_MS', 0),
-    timeoutMs: envInt('BENCH_KIP848_TIMEOUT_MS', 120_000),
-    warmups: envInt('BENCH_KIP848_WARMUPS', 1),
-    servers: envList('BENCH_SERVERS', ['ours', ...PEERS]).filter((s) => s === 'ours' || PEERS.includes(s)),
-  };
+  return { ...formationOptions('BENCH_KIP848', 120_000), assignmentIntervalMs: envInt('BENCH_KIP848_ASSIGNMENT_INTERVAL_MS', 0) };
 }
 
 const ownedCount = (owned) => owned.reduce((n, t) => n + t.partitions.length, 0);
@@ -36,6 +28,7 @@ const ownedCount = (owned) => owned.reduce((n, t) => n + t.partitions.length, 0)
 /** One member's loop; resolves when `done()` says the group is stable. */
 async function runMember(port, groupId, topic, state, done, joinRegex) {
   const client = await BenchClient.connect(port);
+  state.track(client);
   const member = { memberId: randomUUID().replace(/-/g, '').slice(0, 22), epoch: 0, owned: [], heartbeats: 0, sendOwned: true };
   state.members.push(member);
   try {
@@ -81,105 +74,42 @@ async function runMember(port, groupId, topic, state, done, joinRegex) {
 /** Forms one group of `n` members on `topic` (already created with `partitions` partitions). */
 async function formGroup(port, topic, n, partitions, { joinRegex = null, timeoutMs, leave = false }) {
   const groupId = `g-${topic}`;
-  let stable = false;
-  let timedOut = false;
-  const waiters = new Set();
-  const state = {
-    leave,
-    members: [],
+  const formation = groupFormation(n, timeoutMs, leave);
+  const state = Object.assign(formation, {
     heartbeats: 0,
     epochs: new Set(),
     changed: () => check(),
-    waitInterval: (ms) => new Promise((resolve) => {
-      const entry = { resolve, timer: setTimeout(() => { waiters.delete(entry); resolve(); }, ms) };
-      waiters.add(entry);
-    }),
-  };
+    waitInterval: formation.wait,
+  });
   // After every answer: stable when all n members sit at the highest epoch seen and own every partition once.
   let maxEpoch = 0;
   const check = () => {
     for (const m of state.members) maxEpoch = Math.max(maxEpoch, m.epoch);
-    if (stable || state.members.length < n || !state.members.every((m) => m.epoch === maxEpoch)) return;
+    if (formation.isStable() || state.members.length < n || !state.members.every((m) => m.epoch === maxEpoch)) return;
     if (state.members.reduce((sum, m) => sum + ownedCount(m.owned), 0) !== partitions) return;
     const union = new Set(state.members.flatMap((m) => m.owned.flatMap((t) => t.partitions.map((p) => `${t.topicId}:${p}`))));
     if (union.size !== partitions) return;
-    stable = true;
     state.groupEpoch = maxEpoch;
-    for (const w of waiters) { clearTimeout(w.timer); w.resolve(); }
+    formation.markStable();
   };
-  const deadline = setTimeout(() => {
-    timedOut = true;
-    for (const w of waiters) { clearTimeout(w.timer); w.resolve(); }
-  }, timeoutMs);
-  const t0 = performance.now();
-  const members = await Promise.all(Array.from({ length: n }, () => runMember(port, groupId, topic, state, () => stable || timedOut, joinRegex))).finally(() => clearTimeout(deadline));
-  const ms = performance.now() - t0;
-  if (!stable) throw new Error(`not stable after ${timeoutMs} ms (${state.heartbeats} heartbeats)`);
+  const { members, ms } = await formation.run(() => runMember(port, groupId, topic, state, formation.done, joinRegex), () => `${state.heartbeats} heartbeats`);
   const perMember = members.map((m) => m.heartbeats).sort((a, b) => a - b);
   return { members: n, ms, heartbeatsPerMember: state.heartbeats / n, maxHeartbeats: perMember.at(-1), groupEpoch: state.groupEpoch, epochsSeen: state.epochs.size };
 }
 
-/** Starts `server` with the bench's group configs and `topic`: { child, port, cleanup?, version? } or { missing }. */
-async function startFor(server, topics, partitions, { heartbeatIntervalMs, assignmentIntervalMs }, extraArgs) {
-  if (server === 'ours') {
-    const args = [
-      '--port', '0', '--in-memory', '--no-admin',
-      '--config', `group.consumer.min.heartbeat.interval.ms=${heartbeatIntervalMs}`,
-      '--config', `group.consumer.heartbeat.interval.ms=${heartbeatIntervalMs}`,
-      '--config', `group.consumer.assignment.interval.ms=${assignmentIntervalMs}`,
-      ...extraArgs,
-    ];
-    const started = await startCliServer(args);
-    for (const topic of topics) await createTopic(started.port, topic, partitions);
-    return started;
-  }
-  const configs = { 'group.consumer.heartbeat.interval.ms': heartbeatIntervalMs };
-  if (server === 'kafka') {
-    configs['group.consumer.min.heartbeat.interval.ms'] = heartbeatIntervalMs;
-    configs['group.consumer.assignment.interval.ms'] = assignmentIntervalMs;
-  }
-  return startPeer(server, { configs, topics: topics.map((name) => ({ name, partitions })) });
-}
-
-/** Every member count against every server in turn; rows { server, members, ... } or { server, missing }. */
-export async function runKip848Bench(options, extraArgs = []) {
-  const { members, partitions, servers = ['ours'] } = options;
-  const rows = [];
-  const missing = new Map();
-  for (const n of members) {
-    for (const server of servers) {
-      if (missing.has(server)) continue;
-      const topic = `kip848-${n}-${randomUUID().slice(0, 8)}`;
-      const warmups = Array.from({ length: options.warmups ?? 0 }, (_, i) => `${topic}-warmup-${i}`);
-      const started = await startFor(server, [...warmups, topic], partitions, options, extraArgs);
-      if (started.missing) {
-        missing.set(server, started.missing);
-        rows.push({ server, missing: started.missing });
-        console.error(`kip848 ${server}: missing: ${started.missing}`);
-        continue;
-      }
-      try {
-        // librdkafka's mock aborts (an assertion) on a heartbeat whose topic names come without a
-        // regex; its members join with an empty one. The others get none, as the Java consumer sends.
-        const joinRegex = server === 'librdkafka-mock' ? '' : null;
-        // Warm-up groups first (other topics and group ids), so a JIT (Kafka's, ours) is measured warm.
-        for (const w of warmups) await formGroup(started.port, w, n, partitions, { joinRegex, timeoutMs: options.timeoutMs, leave: true });
-        const cpu0 = processCpuMs(started.child.pid);
-        const row = { server, version: started.version, ...(await formGroup(started.port, topic, n, partitions, { joinRegex, timeoutMs: options.timeoutMs })) };
-        row.serverCpuMs = processCpuMs(started.child.pid) - cpu0;
-        rows.push(row);
-        console.error(`kip848 ${JSON.stringify(row)}`);
-      } catch (err) {
-        const why = `${err.message}${started.child.stderrTail?.() ? `; server stderr: ${started.child.stderrTail()}` : ''}`;
-        rows.push({ server, members: n, failed: why });
-        console.error(`kip848 ${server} ${n} members failed: ${why}`);
-      } finally {
-        await stopChild(started.child);
-        started.cleanup?.();
-      }
-    }
-  }
-  return rows;
+/** Every member count against every server in turn (formation.mjs `formGroups`). */
+export function runKip848Bench(options, extraArgs = []) {
+  const { heartbeatIntervalMs, assignmentIntervalMs, partitions, timeoutMs } = options;
+  const configs = {
+    'group.consumer.min.heartbeat.interval.ms': heartbeatIntervalMs,
+    'group.consumer.heartbeat.interval.ms': heartbeatIntervalMs,
+    'group.consumer.assignment.interval.ms': assignmentIntervalMs,
+  };
+  return formGroups('kip848', { ...options, servers: options.servers ?? ['ours'], configs, extraArgs }, (port, topic, n, { server, leave }) =>
+    // librdkafka's mock aborts (an assertion) on a heartbeat whose topic names come without a
+    // regex; its members join with an empty one. The others get none, as the Java consumer sends.
+    formGroup(port, topic, n, partitions, { joinRegex: server === 'librdkafka-mock' ? '' : null, timeoutMs, leave }),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -25,7 +25,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { BenchClient, ROOT, stopChild, tryApiVersions } from './lib.mjs';
+import { BenchClient, ROOT, startCliServer, stopChild, tryApiVersions } from './lib.mjs';
 
 export const PEERS = ['librdkafka-mock', 'kfake', 'kafka'];
 export const KAFKA_VERSION = '4.3.1';
@@ -34,6 +34,10 @@ const BUILD_DIR = join(ROOT, '.tmp', 'bench-peers');
 const KAFKA_LIBS = join(ROOT, '.kafka', KAFKA_VERSION, 'libs');
 /** kafka-server-start.sh's default heap and GC settings (KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS). */
 const KAFKA_JVM_OPTS = ['-Xms1G', '-Xmx1G', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35', '-Djava.awt.headless=true'];
+
+/** The broker configs librdkafka's mock takes (as harness flags) and kfake takes; the others are left out. */
+const MOCK_CONFIG_FLAGS = { 'group.consumer.heartbeat.interval.ms': '-heartbeat-interval-ms', 'group.initial.rebalance.delay.ms': '-initial-rebalance-delay-ms' };
+const KFAKE_CONFIGS = new Set(['group.consumer.heartbeat.interval.ms', 'group.consumer.session.timeout.ms']);
 
 const prepared = new Map();
 
@@ -186,8 +190,8 @@ function formatKafka(dir, port, controllerPort, configs) {
  * Starts peer `name` and resolves once it answers ApiVersions (and, for Kafka, once its group
  * coordinator is loaded): { child, port, cleanup, spawnedAt } or { missing }.
  * `policy` is the flush policy of the round (see the top of this file), `configs` broker configs
- * (Kafka: server.properties; kfake: -config; librdkafka's mock: only the KIP-848 heartbeat
- * interval, `group.consumer.heartbeat.interval.ms`), `topics` [{ name, partitions }] created
+ * (Kafka: all, in server.properties; kfake and librdkafka's mock: those of KFAKE_CONFIGS and
+ * MOCK_CONFIG_FLAGS, the rest left out), `topics` [{ name, partitions }] created
  * before it resolves (librdkafka's mock has no CreateTopics: its harness creates them),
  * `waitForGroups` false skips Kafka's coordinator wait (start-time measures only the first
  * ApiVersions). `spawnedAt`/`answeredAt` are performance.now() times (Kafka: after formatting);
@@ -230,9 +234,9 @@ export async function startPeer(name, { policy = 'never', configs = {}, topics =
       dirs.push(dataDir);
       args.push('-data-dir', dataDir);
       if (policy === 'always') args.push('-sync');
-      for (const [k, v] of Object.entries(configs)) args.push('-config', `${k}=${v}`);
+      for (const [k, v] of Object.entries(configs)) if (KFAKE_CONFIGS.has(k)) args.push('-config', `${k}=${v}`);
     } else {
-      if (configs['group.consumer.heartbeat.interval.ms'] !== undefined) args.push('-heartbeat-interval-ms', String(configs['group.consumer.heartbeat.interval.ms']));
+      for (const [key, flag] of Object.entries(MOCK_CONFIG_FLAGS)) if (configs[key] !== undefined) args.push(flag, String(configs[key]));
       for (const t of topics) args.push('-topic', `${t.name}:${t.partitions}`);
     }
     const { cmd, args: argv } = peer.run(args);
@@ -297,4 +301,21 @@ export async function createTopic(port, topic, partitions) {
   } finally {
     admin.close();
   }
+}
+
+/**
+ * Starts `server` (`ours`: `node dist/cli.js` in memory, without the admin API; or a peer) with
+ * broker `configs` and `topics` [{ name, partitions }]: { child, port, cleanup?, version? } or { missing }.
+ */
+export async function startServerWithTopics(server, { configs = {}, topics = [], extraArgs = [] } = {}) {
+  if (server !== 'ours') return startPeer(server, { configs, topics });
+  const args = ['--port', '0', '--in-memory', '--no-admin', ...Object.entries(configs).flatMap(([k, v]) => ['--config', `${k}=${v}`]), ...extraArgs];
+  const started = await startCliServer(args);
+  try {
+    for (const t of topics) await createTopic(started.port, t.name, t.partitions);
+  } catch (err) {
+    await stopChild(started.child);
+    throw err;
+  }
+  return started;
 }

@@ -12,6 +12,7 @@ import { replayBenchOptions, runReplayBench } from './replay.mjs';
 import { runStartBench, startBenchOptions } from './start-time.mjs';
 import { kip848BenchOptions, runKip848Bench } from './kip848-formation.mjs';
 import { produceBenchOptions, runProduceBench } from './produce-throughput.mjs';
+import { classicBenchOptions, runClassicBench } from './classic-formation.mjs';
 
 const START = '<!-- bench:results:start (written by `npm run bench`; edit bench/run.mjs, not this block) -->';
 const END = '<!-- bench:results:end -->';
@@ -22,6 +23,7 @@ const replayOptions = replayBenchOptions();
 const startOptions = startBenchOptions();
 const kip848Options = kip848BenchOptions();
 const produceOptions = produceBenchOptions();
+const classicOptions = classicBenchOptions();
 const machine = machineDescription(process.env.BENCH_DATA_DIR || tmpdir());
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
@@ -34,6 +36,7 @@ const produce = await runProduceBench(produceOptions);
 const replayRows = await runReplayBench(replayOptions);
 const startRows = await runStartBench(startOptions);
 const kip848Rows = await runKip848Bench(kip848Options);
+const classicRows = await runClassicBench(classicOptions);
 const totalSeconds = (Date.now() - t0) / 1000;
 const loadAfter = load();
 
@@ -53,11 +56,11 @@ lines.push(
 );
 lines.push('');
 const peerVersions = { ...commit.versions, ...produce.versions };
-for (const r of [...startRows, ...kip848Rows]) if (r.version && r.server) peerVersions[r.server] ??= r.version;
+for (const r of [...startRows, ...kip848Rows, ...classicRows]) if (r.version && r.server) peerVersions[r.server] ??= r.version;
 const peersRun = commitOptions.servers.filter((s) => PEERS.includes(s));
 if (peersRun.length > 0) {
   const text = (s) => {
-    const why = [...commit.missing, ...produce.missing, ...startRows, ...kip848Rows].find((m) => m.server === s && (m.why || m.missing));
+    const why = [...commit.missing, ...produce.missing, ...startRows, ...kip848Rows, ...classicRows].find((m) => m.server === s && (m.why || m.missing));
     if (peerVersions[s]) return `${s} ${peerVersions[s]}`;
     return `${s}: missing: ${why ? why.why ?? why.missing : 'not run'}`;
   };
@@ -252,14 +255,34 @@ lines.push(
     `\`group.consumer.heartbeat.interval.ms=${kip848Options.heartbeatIntervalMs}\`, \`group.consumer.assignment.interval.ms=${kip848Options.assignmentIntervalMs}\` (ours and Kafka; kfake and librdkafka's mock take the heartbeat interval only); ` +
     'until all members are at the same epoch and own every partition once, as the members see it; a fresh server per group):',
 );
+/** A group-formation table: the `counts` columns (title, value of a row) between the time and the server CPU. */
+const formationTable = (rows, counts) => {
+  const blank = counts.map(() => ' |').join('');
+  lines.push('');
+  lines.push(`| server | members | until stable (ms) | ${counts.map(([title]) => title).join(' | ')} | server CPU (ms) |`);
+  lines.push(`|---|---:|---:|${counts.map(() => '---:|').join('')}---:|`);
+  for (const r of rows) {
+    if (r.missing) lines.push(`| ${serverTitle(r.server)} | | missing: ${r.missing} |${blank} |`);
+    else if (r.failed) lines.push(`| ${serverTitle(r.server)} | ${r.members} | failed: ${r.failed} |${blank} |`);
+    else lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${ms(r.ms)} | ${counts.map(([, value]) => value(r)).join(' | ')} | ${cpuMsText(r.serverCpuMs)} |`);
+  }
+};
+formationTable(kip848Rows, [
+  ['heartbeats per member', (r) => fmt(r.heartbeatsPerMember, 1)],
+  ['most by one member', (r) => r.maxHeartbeats],
+  ['group epoch', (r) => r.groupEpoch],
+]);
 lines.push('');
-lines.push('| server | members | until stable (ms) | heartbeats per member | most by one member | group epoch | server CPU (ms) |');
-lines.push('|---|---:|---:|---:|---:|---:|---:|');
-for (const r of kip848Rows) {
-  if (r.missing) lines.push(`| ${serverTitle(r.server)} | | missing: ${r.missing} | | | | |`);
-  else if (r.failed) lines.push(`| ${serverTitle(r.server)} | ${r.members} | failed: ${r.failed} | | | | |`);
-  else lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${ms(r.ms)} | ${fmt(r.heartbeatsPerMember, 1)} | ${r.maxHeartbeats} | ${r.groupEpoch} | ${cpuMsText(r.serverCpuMs)} |`);
-}
+lines.push(
+  `**Classic group formation** (raw JoinGroup v5 / SyncGroup v3 / Heartbeat v3 members as Kafka's Java consumer with the classic protocol; one topic of ${classicOptions.partitions} partitions, ` +
+    `the leader assigning them round-robin; heartbeats every ${classicOptions.heartbeatIntervalMs} ms; \`group.initial.rebalance.delay.ms=0\` (kfake has none); ` +
+    `until all members are synced at the same generation and own every partition once; a fresh server per group after one unmeasured warm-up group; ${classicOptions.timeoutMs / 1000} s at most):`,
+);
+formationTable(classicRows, [
+  ['requests per member', (r) => fmt(r.requestsPerMember, 1)],
+  ['most by one member', (r) => r.maxRequests],
+  ['generation', (r) => r.generation],
+]);
 lines.push('');
 lines.push(END);
 const block = lines.join('\n');

@@ -4,7 +4,7 @@
  * functions used are declared here from librdkafka's public rdkafka.h / rdkafka_mock.h.
  * Prints `librdkafka-mock <version> ready on HOST:PORT` once listening; runs until SIGTERM/SIGINT.
  *
- *   librdkafka-mock [-heartbeat-interval-ms N] [-topic NAME:PARTITIONS]...
+ *   librdkafka-mock [-heartbeat-interval-ms N] [-initial-rebalance-delay-ms N] [-topic NAME:PARTITIONS]...
  *
  * The mock keeps everything in memory (no data directory, no flush policy) and has no
  * CreateTopics: the topics a benchmark uses are created here (rd_kafka_mock_topic_create).
@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +32,14 @@ rd_kafka_mock_cluster_t *rd_kafka_mock_cluster_new(rd_kafka_t *rk, int broker_cn
 void rd_kafka_mock_cluster_destroy(rd_kafka_mock_cluster_t *mcluster);
 const char *rd_kafka_mock_cluster_bootstraps(const rd_kafka_mock_cluster_t *mcluster);
 void rd_kafka_mock_set_group_consumer_heartbeat_interval_ms(rd_kafka_mock_cluster_t *mcluster, int ms);
+void rd_kafka_mock_group_initial_rebalance_delay_ms(rd_kafka_mock_cluster_t *mcluster, int32_t delay_ms);
 int rd_kafka_mock_topic_create(rd_kafka_mock_cluster_t *mcluster, const char *topic, int partition_cnt, int replication_factor);
 
 #define MAX_TOPICS 64
 
 int main(int argc, char **argv) {
         int heartbeat_interval_ms = -1;
+        int initial_rebalance_delay_ms = -1;
         const char *topics[MAX_TOPICS];
         int partitions[MAX_TOPICS];
         int topic_cnt = 0;
@@ -44,13 +47,15 @@ int main(int argc, char **argv) {
                 char *colon;
                 if (!strcmp(argv[i], "-heartbeat-interval-ms") && i + 1 < argc) {
                         heartbeat_interval_ms = atoi(argv[++i]);
+                } else if (!strcmp(argv[i], "-initial-rebalance-delay-ms") && i + 1 < argc) {
+                        initial_rebalance_delay_ms = atoi(argv[++i]);
                 } else if (!strcmp(argv[i], "-topic") && i + 1 < argc && topic_cnt < MAX_TOPICS &&
                            (colon = strrchr(argv[i + 1], ':')) != NULL) {
                         *colon = '\0';
                         topics[topic_cnt] = argv[++i];
                         partitions[topic_cnt++] = atoi(colon + 1);
                 } else {
-                        fprintf(stderr, "usage: %s [-heartbeat-interval-ms N] [-topic NAME:PARTITIONS]...\n", argv[0]);
+                        fprintf(stderr, "usage: %s [-heartbeat-interval-ms N] [-initial-rebalance-delay-ms N] [-topic NAME:PARTITIONS]...\n", argv[0]);
                         return 2;
                 }
         }
@@ -82,6 +87,8 @@ int main(int argc, char **argv) {
         }
         if (heartbeat_interval_ms >= 0)
                 rd_kafka_mock_set_group_consumer_heartbeat_interval_ms(mcluster, heartbeat_interval_ms);
+        if (initial_rebalance_delay_ms >= 0)
+                rd_kafka_mock_group_initial_rebalance_delay_ms(mcluster, initial_rebalance_delay_ms);
         for (int i = 0; i < topic_cnt; i++) {
                 if (rd_kafka_mock_topic_create(mcluster, topics[i], partitions[i], 1) != 0) {
                         fprintf(stderr, "rd_kafka_mock_topic_create %s failed\n", topics[i]);
