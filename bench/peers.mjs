@@ -80,11 +80,11 @@ async function buildLibrdkafkaMock() {
     : undefined;
   const lib = libDir && readdirSync(libDir).find((f) => /^librdkafka.*\.so(\.\d+)*$/.test(f));
   if (!lib) throw new Error('no librdkafka in .venv-ci (the confluent-kafka wheel; a Python client test provisions it)');
-  const cc = ['cc', 'gcc', 'clang'].find(onPath);
-  if (!cc) throw new Error('no C compiler (cc, gcc, clang) on PATH');
   const source = join(ROOT, 'bench', 'peers', 'librdkafka-mock', 'main.c');
   const bin = join(BUILD_DIR, 'librdkafka-mock');
   if (!upToDate(bin, [source, join(libDir, lib)])) {
+    const cc = ['cc', 'gcc', 'clang'].find(onPath);
+    if (!cc) throw new Error('no C compiler (cc, gcc, clang) on PATH');
     mkdirSync(BUILD_DIR, { recursive: true });
     run(cc, ['-O2', '-std=c11', '-D_POSIX_C_SOURCE=200809L', '-o', bin, source, join(libDir, lib), `-Wl,-rpath,${libDir}`, '-lpthread']);
   }
@@ -92,10 +92,10 @@ async function buildLibrdkafkaMock() {
 }
 
 async function buildKfake() {
-  if (!onPath('go')) throw new Error('no Go toolchain (go) on PATH');
   const dir = join(ROOT, 'bench', 'peers', 'kfake');
   const bin = join(BUILD_DIR, 'kfake');
   if (!upToDate(bin, ['main.go', 'go.mod', 'go.sum'].map((f) => join(dir, f)))) {
+    if (!onPath('go')) throw new Error('no Go toolchain (go) on PATH');
     mkdirSync(BUILD_DIR, { recursive: true });
     run('go', ['build', '-o', bin, '.'], { cwd: dir });
   }
