@@ -7,9 +7,10 @@
 // Measured until the group is stable as its members see it: all N synced at the same generation
 // (the highest any join returned) and their assignments cover the topic once each. Ours, Kafka and
 // librdkafka's mock run with `group.initial.rebalance.delay.ms=0` (kfake has no initial delay).
-// Each server fresh per member count, after one unmeasured warm-up group of the same size.
+// Each server fresh per member count, after BENCH_CLASSIC_WARMUPS (1) unmeasured warm-up groups of
+// BENCH_CLASSIC_WARMUP_MEMBERS (100). BENCH_CLASSIC_PORT/_PID measure a broker already running.
 // Env: BENCH_CLASSIC_MEMBERS (100), BENCH_CLASSIC_PARTITIONS (200), BENCH_CLASSIC_HEARTBEAT_MS
-// (100), BENCH_CLASSIC_WARMUPS (1), BENCH_CLASSIC_TIMEOUT_MS (20000: a group not stable by then is
+// (100), BENCH_CLASSIC_TIMEOUT_MS (20000: a group not stable by then is
 // reported as failed), BENCH_SERVERS. librdkafka's mock completes a generation as soon as the
 // leader's SyncGroup carries every member's assignment and answers the followers that sync after
 // it INVALID_REQUEST; these members rejoin then, as on any other sync error, so with a leader

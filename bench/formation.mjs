@@ -3,11 +3,13 @@
 // fresh instance of each server after unmeasured warm-up groups.
 import { randomUUID } from 'node:crypto';
 import { envInt, envList, processCpuMs, stopChild } from './lib.mjs';
-import { PEERS, startServerWithTopics } from './peers.mjs';
+import { PEERS, createTopic, startServerWithTopics } from './peers.mjs';
 
 /**
  * The options both formation benchmarks take from `<prefix>_MEMBERS` (100; a list), `_PARTITIONS`
- * (200), `_HEARTBEAT_MS` (100), `_WARMUPS` (1), `_TIMEOUT_MS` and BENCH_SERVERS (ours and the peers).
+ * (200), `_HEARTBEAT_MS` (100), `_WARMUPS` (1) groups of `_WARMUP_MEMBERS` (100) members,
+ * `_TIMEOUT_MS`, `_PORT` and `_PID` (measure a broker already listening on that port, its process
+ * for the CPU time, instead of starting servers) and BENCH_SERVERS (ours and the peers).
  */
 export function formationOptions(prefix, defaultTimeoutMs) {
   return {
@@ -15,9 +17,18 @@ export function formationOptions(prefix, defaultTimeoutMs) {
     partitions: envInt(`${prefix}_PARTITIONS`, 200),
     heartbeatIntervalMs: envInt(`${prefix}_HEARTBEAT_MS`, 100),
     warmups: envInt(`${prefix}_WARMUPS`, 1),
+    warmupMembers: envInt(`${prefix}_WARMUP_MEMBERS`, 100),
     timeoutMs: envInt(`${prefix}_TIMEOUT_MS`, defaultTimeoutMs),
+    externalPort: envInt(`${prefix}_PORT`, 0),
+    externalPid: envInt(`${prefix}_PID`, 0),
     servers: envList('BENCH_SERVERS', ['ours', ...PEERS]).filter((s) => s === 'ours' || PEERS.includes(s)),
   };
+}
+
+/** A broker someone else started (`externalPort`), as formGroups uses a started server; never stopped. */
+async function externalServer(port, pid, topics) {
+  for (const t of topics) await createTopic(port, t.name, t.partitions);
+  return { port, child: { pid, stderrTail: () => '' }, external: true };
 }
 
 /**
@@ -76,12 +87,15 @@ export function groupFormation(n, timeoutMs, leave = false) {
 
 /**
  * For each member count, each server in turn: a fresh server (broker `configs`, one topic of
- * `partitions` per group), `warmups` groups formed and left unmeasured, then one measured
+ * `partitions` per group), `warmups` groups of `warmupMembers` (0: as many as measured) formed
+ * and left unmeasured, then one measured
  * `form(port, topic, n, { leave: false })` with the server's CPU time. Rows: the fields `form`
  * returns plus { server, version, serverCpuMs }, or { server, missing } once for a server that
  * cannot start, or { server, members, failed } for a group that did not form.
  */
-export async function formGroups(label, { members, partitions, servers, warmups = 0, configs = {}, extraArgs = [] }, form) {
+export async function formGroups(label, options, form) {
+  const { members, partitions, warmups = 0, warmupMembers = 0, configs = {}, extraArgs = [], externalPort = 0, externalPid = 0 } = options;
+  const servers = externalPort ? ['external'] : options.servers;
   const rows = [];
   const missing = new Set();
   for (const n of members) {
@@ -89,7 +103,8 @@ export async function formGroups(label, { members, partitions, servers, warmups 
       if (missing.has(server)) continue;
       const topic = `${label}-${n}-${randomUUID().slice(0, 8)}`;
       const warmupTopics = Array.from({ length: warmups }, (_, i) => `${topic}-warmup-${i}`);
-      const started = await startServerWithTopics(server, { configs, topics: [...warmupTopics, topic].map((name) => ({ name, partitions })), extraArgs });
+      const topics = [...warmupTopics, topic].map((name) => ({ name, partitions }));
+      const started = externalPort ? await externalServer(externalPort, externalPid, topics) : await startServerWithTopics(server, { configs, topics, extraArgs });
       if (started.missing) {
         missing.add(server);
         rows.push({ server, missing: started.missing });
@@ -98,10 +113,11 @@ export async function formGroups(label, { members, partitions, servers, warmups 
       }
       try {
         // Warm-up groups first (other topics and group ids), so a JIT (Kafka's, ours) is measured warm.
-        for (const w of warmupTopics) await form(started.port, w, n, { server, leave: true });
-        const cpu0 = processCpuMs(started.child.pid);
+        for (const w of warmupTopics) await form(started.port, w, warmupMembers || n, { server, leave: true });
+        const pid = started.child.pid;
+        const cpu0 = pid ? processCpuMs(pid) : null;
         const row = { server, version: started.version, ...(await form(started.port, topic, n, { server, leave: false })) };
-        row.serverCpuMs = processCpuMs(started.child.pid) - cpu0;
+        row.serverCpuMs = pid ? processCpuMs(pid) - cpu0 : null;
         rows.push(row);
         console.error(`${label} ${JSON.stringify(row)}`);
       } catch (err) {
@@ -109,7 +125,7 @@ export async function formGroups(label, { members, partitions, servers, warmups 
         rows.push({ server, members: n, failed: why });
         console.error(`${label} ${server} ${n} members failed: ${why}`);
       } finally {
-        await stopChild(started.child);
+        if (!started.external) await stopChild(started.child);
         started.cleanup?.();
       }
     }

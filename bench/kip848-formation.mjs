@@ -10,11 +10,17 @@
 // The peers of bench/peers.mjs in BENCH_SERVERS run the same members after ours, member count by
 // member count, with the same heartbeat interval (and, for Kafka, the same minimum and
 // `group.consumer.assignment.interval.ms`; kfake and librdkafka's mock have no such configs).
-// BENCH_KIP848_MEMBERS (100), BENCH_KIP848_PARTITIONS (200), BENCH_KIP848_HEARTBEAT_MS (100),
-// BENCH_KIP848_ASSIGNMENT_INTERVAL_MS (0), BENCH_KIP848_TIMEOUT_MS (120000: a group not stable by
-// then is reported as failed), BENCH_KIP848_WARMUPS (1: groups of the same size formed, unmeasured,
-// on the same server just before the measured one, so JIT compilers are warm), BENCH_SERVERS.
-// Figures for reading, never asserted by tests.
+// Each measured formation follows BENCH_KIP848_WARMUPS (1) unmeasured ones of
+// BENCH_KIP848_WARMUP_MEMBERS (100) on the same server: a cold process measured 3-4x the
+// heartbeats of a warm one (V8 still compiling, joins slow enough to interleave with the
+// acknowledgements). Members join only once the broker's group coordinator assigns the new topic:
+// Kafka's coordinator learns of a topic from its own copy of the metadata image a moment after
+// CreateTopics answers, and members joining before then all settle at once with nothing assigned.
+// `BENCH_KIP848_PORT=<port>` measures a broker already listening there instead (a Kafka 4.3.1
+// started with the same group.consumer.* configs; `BENCH_KIP848_PID=<pid>`: its process, for its
+// CPU time). BENCH_KIP848_MEMBERS (100), BENCH_KIP848_PARTITIONS (200), BENCH_KIP848_HEARTBEAT_MS
+// (100), BENCH_KIP848_ASSIGNMENT_INTERVAL_MS (0), BENCH_KIP848_TIMEOUT_MS (120000: a group not
+// stable by then is reported as failed), BENCH_SERVERS. Figures for reading, never asserted by tests.
 import { randomUUID } from 'node:crypto';
 import { BenchClient, envInt } from './lib.mjs';
 import { formGroups, formationOptions, groupFormation } from './formation.mjs';
@@ -105,11 +111,43 @@ export function runKip848Bench(options, extraArgs = []) {
     'group.consumer.heartbeat.interval.ms': heartbeatIntervalMs,
     'group.consumer.assignment.interval.ms': assignmentIntervalMs,
   };
-  return formGroups('kip848', { ...options, servers: options.servers ?? ['ours'], configs, extraArgs }, (port, topic, n, { server, leave }) =>
+  return formGroups('kip848', { ...options, servers: options.servers ?? ['ours'], configs, extraArgs }, async (port, topic, n, { server, leave }) => {
     // librdkafka's mock aborts (an assertion) on a heartbeat whose topic names come without a
     // regex; its members join with an empty one. The others get none, as the Java consumer sends.
-    formGroup(port, topic, n, partitions, { joinRegex: server === 'librdkafka-mock' ? '' : null, timeoutMs, leave }),
-  );
+    const joinRegex = server === 'librdkafka-mock' ? '' : null;
+    await waitUntilAssignable(port, topic, partitions, joinRegex);
+    return formGroup(port, topic, n, partitions, { joinRegex, timeoutMs, leave });
+  });
+}
+
+const probeHeartbeat = (groupId, memberId, memberEpoch, topic, joinRegex) => ({
+  groupId, memberId, memberEpoch, instanceId: null, rackId: null,
+  rebalanceTimeoutMs: memberEpoch === 0 ? 30000 : -1,
+  subscribedTopicNames: memberEpoch === 0 ? [topic] : null,
+  subscribedTopicRegex: memberEpoch === 0 ? joinRegex : null, serverAssignor: null,
+  topicPartitions: memberEpoch === 0 ? [] : null,
+});
+
+/**
+ * Until a throwaway group's member is assigned every partition of `topic` (the member leaves and
+ * the group is deleted; a server without DeleteGroups keeps the empty group).
+ */
+async function waitUntilAssignable(port, topic, partitions, joinRegex) {
+  for (;;) {
+    const admin = await BenchClient.connect(port);
+    try {
+      const groupId = `probe-${topic}`;
+      const memberId = randomUUID().replace(/-/g, '').slice(0, 22);
+      const joined = await admin.send(68, 1, probeHeartbeat(groupId, memberId, 0, topic, joinRegex));
+      if (joined.errorCode === 0) await admin.send(68, 1, probeHeartbeat(groupId, memberId, -1, topic, joinRegex));
+      await admin.send(42, 2, { groupsNames: [groupId] }).catch(() => {});
+      const assigned = joined.assignment?.topicPartitions.reduce((k, t) => k + t.partitions.length, 0) ?? 0;
+      if (assigned === partitions) return;
+    } finally {
+      admin.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -253,7 +253,7 @@ lines.push('');
 lines.push(
   `**KIP-848 group formation** (raw ConsumerGroupHeartbeat v1 members as Kafka's Java consumer heartbeats; one topic of ${kip848Options.partitions} partitions, ` +
     `\`group.consumer.heartbeat.interval.ms=${kip848Options.heartbeatIntervalMs}\`, \`group.consumer.assignment.interval.ms=${kip848Options.assignmentIntervalMs}\` (ours and Kafka; kfake and librdkafka's mock take the heartbeat interval only); ` +
-    'until all members are at the same epoch and own every partition once, as the members see it; a fresh server per group):',
+    `until all members are at the same epoch and own every partition once, as the members see it, joining once the coordinator assigns the new topic; a fresh server per group after ${kip848Options.warmups} unmeasured warm-up group(s) of ${kip848Options.warmupMembers}):`,
 );
 /** A group-formation table: the `counts` columns (title, value of a row) between the time and the server CPU. */
 const formationTable = (rows, counts) => {
@@ -276,7 +276,7 @@ lines.push('');
 lines.push(
   `**Classic group formation** (raw JoinGroup v5 / SyncGroup v3 / Heartbeat v3 members as Kafka's Java consumer with the classic protocol; one topic of ${classicOptions.partitions} partitions, ` +
     `the leader assigning them round-robin; heartbeats every ${classicOptions.heartbeatIntervalMs} ms; \`group.initial.rebalance.delay.ms=0\` (kfake has none); ` +
-    `until all members are synced at the same generation and own every partition once; a fresh server per group after one unmeasured warm-up group; ${classicOptions.timeoutMs / 1000} s at most):`,
+    `until all members are synced at the same generation and own every partition once; a fresh server per group after ${classicOptions.warmups} unmeasured warm-up group(s) of ${classicOptions.warmupMembers}; ${classicOptions.timeoutMs / 1000} s at most):`,
 );
 formationTable(classicRows, [
   ['requests per member', (r) => fmt(r.requestsPerMember, 1)],
