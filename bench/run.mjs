@@ -1,5 +1,7 @@
-// Runs every benchmark and writes the results into README.md's "Benchmarks" section, between
-// the `bench:results` markers (the section is appended if README has none). `npm run bench`
+// Runs every benchmark (ours, the bare Node echo floor and the peers of bench/peers.mjs, as
+// BENCH_SERVERS selects) and writes the results into README.md's "Benchmarks" section, between
+// the `bench:results` markers (the section is appended if README has none), with the machine and
+// the load average before and after. `npm run bench`
 // builds first; `node bench/run.mjs --no-readme` only prints. Figures are for reading, never
 // asserted by tests.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -87,7 +89,6 @@ for (const r of commitRows.filter((row) => row.server === 'ours')) {
   const policy = r.policy === 'interval' ? `interval (\`log.flush.interval.ms=${commitOptions.flushIntervalMs}\`)` : r.policy;
   lines.push(`| ${policy} | ${loadText(r)} | ${fmt(r.commitsPerSec, 0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${us(r.serverCpuUsPerCommit)} | ${pct(r.serverCpuPct)} | ${pct(r.clientCpuPct)} |`);
 }
-const versions = peerVersions;
 // kfake has no releases: its module version is a pseudo-version (v0.0.0-YYYYMMDDhhmmss-commit), shown by date.
 const kfakeDate = (v) => /^v0\.0\.0-(\d{4})(\d{2})(\d{2})\d{6}-/.exec(v ?? '')?.slice(1).join('-');
 const serverTitle = (name) =>
@@ -95,8 +96,8 @@ const serverTitle = (name) =>
     ours: 'ours',
     base: 'base',
     echo: 'echo (floor)',
-    'librdkafka-mock': `librdkafka mock ${versions[name] ?? ''}`,
-    kfake: kfakeDate(versions[name]) ? `kfake (${kfakeDate(versions[name])})` : `kfake ${versions[name] ?? ''}`,
+    'librdkafka-mock': `librdkafka mock ${peerVersions[name] ?? ''}`,
+    kfake: kfakeDate(peerVersions[name]) ? `kfake (${kfakeDate(peerVersions[name])})` : `kfake ${peerVersions[name] ?? ''}`,
     kafka: `Kafka ${KAFKA_VERSION}`,
   })[name]?.trim() ?? name;
 const missingOf = (policy) => commit.missing.filter((m) => m.policy === policy);
