@@ -26,6 +26,7 @@ const faultMatch = {
     minVersion: int('Lowest request version matched', 0),
     maxVersion: int('Highest request version matched', 0),
     group: str('Group id named by the request'),
+    transactionalId: str('Transactional id named by the request (InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, FindCoordinator key type 1, DescribeTransactions, a transactional Produce)'),
     topic: str('Topic named by the request; per-partition APIs fail only its partitions'),
     partitions: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 1, description: 'Partitions named by the request; per-partition APIs fail only these' },
     partition: int('Shorthand for partitions: [n]', 0),
@@ -95,6 +96,7 @@ export const OPENAPI_DOCUMENT = {
           { name: 'api', in: 'query', schema: { type: 'string' }, description: 'API name or key' },
           { name: 'group', in: 'query', schema: { type: 'string' } },
           { name: 'clientId', in: 'query', schema: { type: 'string' } },
+          { name: 'transactionalId', in: 'query', schema: { type: 'string' } },
           { name: 'sinceSeq', in: 'query', schema: { type: 'integer' }, description: 'Only entries with a greater seq' },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'The newest N' },
         ],
@@ -201,10 +203,13 @@ export const OPENAPI_DOCUMENT = {
     '/cluster/move-coordinator': {
       post: {
         operationId: 'moveCoordinator',
-        summary: "Make a broker the group's coordinator; the previous one answers NOT_COORDINATOR",
-        requestBody: clusterBody(['groupId', 'brokerId'], { groupId: str('Group id'), brokerId: int('New coordinator', 0) }),
+        summary: "Make a broker the coordinator of a group or of a transactional id (one of the two); the previous one answers NOT_COORDINATOR",
+        requestBody: clusterBody(['brokerId'], { groupId: str('Group id'), transactionalId: str('Transactional id (instead of groupId)'), brokerId: int('New coordinator', 0) }),
         responses: {
-          '200': json({ type: 'object', required: ['groupId', 'previous', 'coordinator'], properties: { groupId: { type: 'string' }, previous: int('Previous coordinator'), coordinator: int('Coordinator now') } }, 'Moved'),
+          '200': json(
+            { type: 'object', required: ['previous', 'coordinator'], properties: { groupId: { type: 'string' }, transactionalId: { type: 'string' }, previous: int('Previous coordinator'), coordinator: int('Coordinator now') } },
+            'Moved',
+          ),
           '400': errorResponse('Invalid request'),
           '404': errorResponse('Unknown broker'),
         },
@@ -283,7 +288,7 @@ export const OPENAPI_DOCUMENT = {
       },
       RequestLogEntry: {
         type: 'object',
-        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal', 'group', 'groups', 'memberId', 'topics', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
+        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal', 'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
         properties: {
           seq: { type: 'integer' },
           time: { type: 'string', format: 'date-time' },
@@ -298,6 +303,7 @@ export const OPENAPI_DOCUMENT = {
           groups: { type: 'array', items: { type: 'string' } },
           memberId: nullable({ type: 'string' }),
           topics: { type: 'array', items: { type: 'string' } },
+          transactionalId: nullable({ type: 'string' }),
           error: nullable({ type: 'string', description: 'Error returned (top-level first), null for NONE' }),
           errors: { type: 'array', items: { type: 'string' } },
           faults: { type: 'array', items: { type: 'string' }, description: 'Ids of rules that fired on this request' },
@@ -386,11 +392,12 @@ export const OPENAPI_DOCUMENT = {
       ClusterBroker: { type: 'object', required: ['id', 'host', 'port', 'up'], properties: { id: { type: 'integer' }, host: { type: 'string' }, port: { type: 'integer' }, up: { type: 'boolean' } } },
       Cluster: {
         type: 'object',
-        required: ['brokers', 'controllerId', 'coordinatorOverrides', 'leaderOverrides', 'loadInProgress'],
+        required: ['brokers', 'controllerId', 'coordinatorOverrides', 'transactionCoordinatorOverrides', 'leaderOverrides', 'loadInProgress'],
         properties: {
           brokers: { type: 'array', items: ref('ClusterBroker') },
           controllerId: { type: 'integer' },
           coordinatorOverrides: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Group id -> broker pinned by move-coordinator' },
+          transactionCoordinatorOverrides: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Transactional id -> broker pinned by move-coordinator' },
           leaderOverrides: { type: 'array', items: { type: 'object', required: ['topic', 'partition', 'brokerId'], properties: { topic: { type: 'string' }, partition: { type: 'integer' }, brokerId: { type: 'integer' } } } },
           loadInProgress: {
             type: 'object',

@@ -140,6 +140,7 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
     if (q['api']) filter.api = resolveApi(q['api']).api;
     if (q['group'] !== undefined) filter.group = q['group'];
     if (q['clientId'] !== undefined) filter.clientId = q['clientId'];
+    if (q['transactionalId'] !== undefined) filter.transactionalId = q['transactionalId'];
     const sinceSeq = optionalInt(q['sinceSeq'], 'sinceSeq');
     if (sinceSeq !== undefined) filter.sinceSeq = sinceSeq;
     const limit = optionalInt(q['limit'], 'limit');
@@ -211,6 +212,12 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
   app.get('/cluster', async () => control().describe());
   app.post('/cluster/move-coordinator', async (req) => {
     const body = bodyOf(req);
+    if ((body['groupId'] === undefined) === (body['transactionalId'] === undefined)) throw new ClusterError('give groupId or transactionalId, one of them');
+    if (body['transactionalId'] !== undefined) {
+      const transactionalId = requiredString(body, 'transactionalId');
+      const previous = control().moveTransactionCoordinator(transactionalId, requiredInt(body, 'brokerId'));
+      return { transactionalId, previous, coordinator: control().transactionCoordinatorOf(transactionalId) };
+    }
     const groupId = requiredString(body, 'groupId');
     const previous = control().moveCoordinator(groupId, requiredInt(body, 'brokerId'));
     return { groupId, previous, coordinator: control().coordinatorOf(groupId) };
