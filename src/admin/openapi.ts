@@ -49,6 +49,19 @@ const faultAction = {
   })),
 };
 
+const transactionFields = ['transactionalId', 'state', 'producerId', 'producerEpoch', 'timeoutMs', 'startTime', 'lastUpdateTime', 'coordinator', 'partitions'];
+const transactionProperties = {
+  transactionalId: { type: 'string' },
+  state: { type: 'string', enum: ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'PrepareEpochFence'] },
+  producerId: { type: 'integer' },
+  producerEpoch: { type: 'integer' },
+  timeoutMs: int('transaction.timeout.ms of the producer'),
+  startTime: nullable({ type: 'string', format: 'date-time', description: 'Start of the open (or last) transaction, server clock' }),
+  lastUpdateTime: { type: 'string', format: 'date-time' },
+  coordinator: int('Broker coordinating the id'),
+  partitions: { type: 'array', items: { type: 'object', required: ['topic', 'partitions'], properties: { topic: { type: 'string' }, partitions: { type: 'array', items: { type: 'integer' } } } } },
+};
+
 const times = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['unlimited'] }], description: 'Firings (default 1; errors: list length; with durationMs: unlimited)' };
 
 export const OPENAPI_DOCUMENT = {
@@ -110,6 +123,21 @@ export const OPENAPI_DOCUMENT = {
     '/groups/{groupId}': {
       parameters: [groupParam],
       get: { operationId: 'describeGroup', summary: 'Members, assignments (and, for consumer groups, epochs, subscriptions and target assignments), committed offsets, log-end offsets and lag', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
+    },
+    '/transactions': {
+      get: {
+        operationId: 'listTransactions',
+        summary: 'Every transactional id the transaction coordinator knows: state, producer id and epoch, timeout, start, coordinator, partitions of the open transaction',
+        responses: { '200': json({ type: 'object', required: ['transactions'], properties: { transactions: { type: 'array', items: ref('Transaction') } } }, 'Transactions by id') },
+      },
+    },
+    '/transactions/{transactionalId}': {
+      parameters: [{ name: 'transactionalId', in: 'path', required: true, schema: { type: 'string' }, description: 'Transactional id' }],
+      get: {
+        operationId: 'describeTransaction',
+        summary: 'One transactional id, with the offsets its open transaction sent (pending until its COMMIT marker)',
+        responses: { '200': json(ref('TransactionDescription'), 'The transaction'), '404': errorResponse('Unknown transactional id') },
+      },
     },
     '/groups/{groupId}/offsets': {
       parameters: [groupParam],
@@ -360,9 +388,42 @@ export const OPENAPI_DOCUMENT = {
           memberId: nullable({ type: 'string' }),
         },
       },
+      PendingOffset: {
+        type: 'object',
+        required: ['topic', 'partition', 'offset', 'leaderEpoch', 'metadata', 'producerId', 'transactionalId'],
+        properties: {
+          topic: { type: 'string' },
+          partition: { type: 'integer' },
+          offset: { type: 'integer' },
+          leaderEpoch: { type: 'integer' },
+          metadata: { type: 'string' },
+          producerId: { type: 'integer' },
+          transactionalId: nullable({ type: 'string' }),
+        },
+      },
+      Transaction: {
+        type: 'object',
+        required: transactionFields,
+        properties: transactionProperties,
+      },
+      TransactionDescription: {
+        type: 'object',
+        required: [...transactionFields, 'pendingOffsets'],
+        properties: {
+          ...transactionProperties,
+          pendingOffsets: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['groupId', 'topic', 'partition', 'offset', 'metadata'],
+              properties: { groupId: { type: 'string' }, topic: { type: 'string' }, partition: { type: 'integer' }, offset: { type: 'integer' }, metadata: { type: 'string' } },
+            },
+          },
+        },
+      },
       GroupDescription: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'totalLag'],
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag'],
         properties: {
           groupId: { type: 'string' },
           type: { type: 'string', enum: ['classic', 'consumer'] },
@@ -376,6 +437,7 @@ export const OPENAPI_DOCUMENT = {
           assignor: nullable({ type: 'string', description: 'Consumer groups: the server-side assignor' }),
           members: { type: 'array', items: ref('GroupMember') },
           offsets: { type: 'array', items: ref('GroupOffset') },
+          pendingTransactionalOffsets: { type: 'array', items: ref('PendingOffset'), description: 'Offsets of open transactions, pending until their COMMIT marker' },
           totalLag: { type: 'integer' },
         },
       },

@@ -8,6 +8,7 @@ import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
+import { describeTransaction, listTransactions } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { installAdminGuard, isLoopbackHost, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
@@ -163,6 +164,11 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
   });
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });
+  app.get('/transactions', async () => ({ transactions: listTransactions(broker) }));
+  app.get<{ Params: { transactionalId: string } }>('/transactions/:transactionalId', async (req, reply) => {
+    const txn = describeTransaction(broker, req.params.transactionalId);
+    return txn ?? sendError(reply, 404, `unknown transactional id "${req.params.transactionalId}"`);
+  });
   app.get('/clock', async () => clockView());
   app.post('/clock/advance', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
