@@ -5,6 +5,7 @@ import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
 import type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
+import { pendingOffsetsOfGroup } from './transactions.js';
 
 export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 
@@ -92,7 +93,8 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
   const cg = broker.consumer.committedGroup(groupId);
   const g = cg ? undefined : broker.classic.existingGroup(groupId);
   const committed = broker.offsets.offsetsOf(groupId);
-  if (!cg && (!g || g.state === 'Dead') && committed.length === 0) return null;
+  const pendingTransactionalOffsets = pendingOffsetsOfGroup(broker, groupId);
+  if (!cg && (!g || g.state === 'Dead') && committed.length === 0 && pendingTransactionalOffsets.length === 0) return null;
   const consumerView = cg ? consumerGroupView(broker, cg) : null;
   const members: GroupMemberView[] = consumerView?.members ?? (g?.allMembers() ?? []).map((m) => ({
     memberId: m.memberId,
@@ -146,6 +148,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
       assignor: consumerView.assignor,
       members,
       offsets,
+      pendingTransactionalOffsets,
       totalLag,
     };
   }
@@ -162,6 +165,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     assignor: null,
     members,
     offsets,
+    pendingTransactionalOffsets,
     totalLag,
   };
 }
