@@ -1,7 +1,7 @@
 /**
  * The scenarios of kafkajs's own transaction tests (kafkajs v2.2.4, tulios/kafkajs:
  * src/consumer/__tests__/consumeMessages.spec.js, describe 'transactions'; controlBatches.spec.js
- * 'forwards empty control batches to eachBatch'; instrumentationEvents.spec.js 'emits start and end
+ * (both tests); instrumentationEvents.spec.js 'emits start and end
  * batch process when reading empty control batches'), written here in our own words with kafkajs
  * 2.2.4's public API: the same producer and consumer settings (a transactional id,
  * `maxInFlightRequests: 1`, `maxWaitTimeInMs: 100`, the small fetch sizes of the control-batch
@@ -326,6 +326,26 @@ describe("kafkajs 2.2.4's own transaction tests, in our words", () => {
 
     expect(seen).toEqual([...inTxn, ...after].map((m, i): [string, string] => [String(i < 20 ? i : i + 1), m.value]));
     expect(batches).toEqual([...Array.from({ length: 20 }, (_, i): [string, string, number] => [String(i), String(i), 1]), ['20', '20', 0], ['21', '22', 2]]);
+  });
+
+  it('controlBatches.spec.js › can process transactions across multiple batches', async () => {
+    const t = await topic();
+    const p = await producer({ idempotent: true });
+    const c = consumer(unique('group'), { maxBytes: 170, maxBytesPerPartition: 170 });
+    const ends: Array<[string | null, string, number]> = [];
+    c.on(c.events.END_BATCH_PROCESS, ({ payload }) => void ends.push([payload.firstOffset, payload.lastOffset, payload.batchSize]));
+    await c.connect();
+    await c.subscribe({ topic: t, fromBeginning: true });
+    await c.run({ eachMessage: async () => {} });
+
+    const message = { key: 'test', value: randomBytes(170) };
+    const txn = await p.transaction();
+    await txn.send({ topic: t, messages: [message, message] });
+    await txn.abort();
+    await waitFor(() => ends.some(([, last]) => last === '2'), 60_000, 'the batch of the ABORT marker');
+
+    // Two fetches of one batch each: the aborted pair (0-1), then the marker (2); no message in either.
+    expect(ends).toEqual([['0', '1', 0], ['2', '2', 0]]);
   });
 
   it('instrumentationEvents.spec.js › emits start and end batch process when reading empty control batches', async () => {
