@@ -1,6 +1,6 @@
 /**
  * franz-go's `GroupTransactSession` (kgo, the version test/clients/go/go.mod pins) doing
- * consume-transform-produce against the server: 30 records over 3 partitions go through the Go
+ * consume-transform-produce against the server, in a classic and in a KIP-848 group: 30 records over 3 partitions go through the Go
  * program's `etl` mode (read_committed, each poll's records transformed into one transaction with
  * the group's offsets), whose first transaction is aborted on purpose. Every input comes out exactly
  * once for a read_committed reader, in its partition's order; a read_uncommitted reader also sees
@@ -44,7 +44,7 @@ async function readAll(kafka: Kafka, topic: string, readUncommitted: boolean): P
 const byPartition = (records: readonly ClientRecord[]) => Array.from({ length: PARTITIONS }, (_, p) => records.filter((r) => r.partition === p).map((r) => String(r.value)));
 
 describe.skipIf(FRANZ_GO_BINARY === null)('franz-go GroupTransactSession', () => {
-  it('consume-transform-produce: every input transformed exactly once, the aborted first transaction invisible to read_committed, offsets committed', async () => {
+  it.each(['classic', 'consumer'])('%s group: consume-transform-produce, every input transformed exactly once, the aborted first transaction invisible to read_committed, offsets committed', async (protocol) => {
     const server = await startTestServer();
     cleanups.push(() => server.stop());
     const kafka = kafkaClient(server.bootstrap, 'kmc-franz-etl');
@@ -56,9 +56,16 @@ describe.skipIf(FRANZ_GO_BINARY === null)('franz-go GroupTransactSession', () =>
     await runFranzGo(['-mode', 'produce', '-bootstrap', server.bootstrap, '-topic', 'etl-in', '-count', String(COUNT), '-partitions', String(PARTITIONS), '-key-prefix', 'in']);
     const etl = await runFranzGo([
       '-mode', 'etl', '-bootstrap', server.bootstrap, '-topic', 'etl-in', '-out', 'etl-out', '-group', 'etl-app',
-      '-txn-id', 'etl-tx', '-count', String(COUNT), '-abort-first', '-client-id', 'kmc-franz-go-etl',
+      '-txn-id', 'etl-tx', '-count', String(COUNT), '-abort-first', '-client-id', 'kmc-franz-go-etl', '-protocol', protocol,
     ]);
     await server.broker.transactions.flush();
+    // What it spoke (the server's request log): transaction version 2 (KIP-890), partitions and
+    // offsets joining the transaction with Produce v12+ and TxnOffsetCommit v5, no AddPartitionsToTxn
+    // or AddOffsetsToTxn; and the group protocol asked for.
+    const sent = new Set(server.faults.requests({ sinceSeq: 0 }).filter((e) => e.clientId === 'kmc-franz-go-etl').map((e) => `${e.api} v${e.version}`));
+    expect([...sent]).toEqual(expect.arrayContaining(['InitProducerId v5', 'Produce v13', 'TxnOffsetCommit v5', 'EndTxn v5', protocol === 'classic' ? 'JoinGroup v9' : 'ConsumerGroupHeartbeat v1']));
+    const apis = new Set([...sent].map((s) => s.split(' ')[0]));
+    expect(['AddPartitionsToTxn', 'AddOffsetsToTxn', protocol === 'classic' ? 'ConsumerGroupHeartbeat' : 'JoinGroup'].filter((api) => apis.has(api))).toEqual([]);
 
     // Input i is at partition i % 3, offset floor(i / 3): value-i.
     const inputs = Array.from({ length: PARTITIONS }, (_, p) => Array.from({ length: COUNT / PARTITIONS }, (_, k) => `value-${k * PARTITIONS + p}`));
