@@ -18,7 +18,7 @@
 import type { Logger } from 'pino';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Time } from '../util/time.js';
-import type { ProducerIdManager } from '../topics/producer-ids.js';
+import { ProducerIdBlockError, type ProducerIdManager } from '../topics/producer-ids.js';
 import { TxnState, txnStateName, isTxnState } from './transaction-state.js';
 import {
   NO_PRODUCER_EPOCH,
@@ -117,7 +117,9 @@ export class TransactionCoordinator implements TransactionVerifier {
     const now = this.o.time.now();
     let txn = this.txns.get(transactionalId);
     if (!txn) {
-      txn = new TxnMetadata(transactionalId, newTxnFields(this.o.producerIds.generate(), txnTimeoutMs, now));
+      const producerId = this.generateProducerId();
+      if (producerId === null) return fail(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+      txn = new TxnMetadata(transactionalId, newTxnFields(producerId, txnTimeoutMs, now));
       this.txns.set(transactionalId, txn);
     }
     if (txn.pendingTransitionInProgress) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
@@ -148,7 +150,7 @@ export class TransactionCoordinator implements TransactionVerifier {
               ? txn.prepareProducerIdRotation(this.o.producerIds.generate(), txnTimeoutMs, now, expected !== null)
               : txn.prepareIncrementProducerEpoch(txnTimeoutMs, expected?.producerEpoch ?? null, now);
         } catch (err) {
-          if (err instanceof TxnTransitionError) return fail(err.errorCode);
+          if (err instanceof TxnTransitionError || err instanceof ProducerIdBlockError) return fail(err.errorCode);
           throw err;
         }
         const errorCode = await this.write(txn, next);
@@ -158,6 +160,16 @@ export class TransactionCoordinator implements TransactionVerifier {
       }
       default:
         throw new Error(`${transactionalId} is in state ${txnStateName(f.state)}`);
+    }
+  }
+
+  /** A new producer id, or null when none can be handed out now (the next block could not be stored). */
+  private generateProducerId(): bigint | null {
+    try {
+      return this.o.producerIds.generate();
+    } catch (err) {
+      if (err instanceof ProducerIdBlockError) return null;
+      throw err;
     }
   }
 

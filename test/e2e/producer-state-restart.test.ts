@@ -7,7 +7,8 @@
  * with its original offset and not appended again, an older one and one past a gap get
  * OUT_OF_ORDER_SEQUENCE_NUMBER, the next sequence appends; a transactional producer's open
  * transaction still holds the last stable offset, its retried batch is a duplicate too, and its
- * commit (EndTxn) releases the last stable offset.
+ * commit (EndTxn) releases the last stable offset. A producer id handed out before the kill is not
+ * handed out again (ids come in durable blocks of 1000, as a Kafka broker's from its controller).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCli, kill, type CliServer } from '../support/cli-process.js';
@@ -58,9 +59,14 @@ describe('producer state across a SIGKILL of the server', () => {
     const txnBatch = batchOf({ ...txn, baseSequence: 0, count: 3, transactional: true, prefix: 't' });
     expect(await produce(raw, TOPIC, TXN_ID, txnBatch)).toMatchObject({ errorCode: ErrorCode.NONE, baseOffset: 24n });
     expect([await latest(raw, 0), await latest(raw, 1)]).toEqual([27n, 24n]);
+    // An idempotent producer that got its id and had written nothing when the server died.
+    const unused = await initProducerId(raw, null);
+    expect([idem.producerId, txn.producerId, unused.producerId]).toEqual([0n, 1n, 2n]);
 
     expect(await kill(servers[0]!, 'SIGKILL')).toBe(null);
     raw = await start();
+    // Its id is not handed out again: the restarted broker starts at the next block of 1000 ids, as Kafka's.
+    expect((await initProducerId(raw, null)).producerId).toBe(1000n);
 
     expect([await latest(raw, 0), await latest(raw, 1)]).toEqual([27n, 24n]);
     // Retries of the last batch and of the oldest one kept: acknowledged with their offsets, nothing appended.
