@@ -107,8 +107,10 @@ describeJava('SIGKILL of the server during a transaction storm (kafkajs producer
     if (admin === undefined) throw new Error(`no admin API in ${server.lines.join('\n')}`);
     return { server, admin };
   };
+  // Retries enough to ride out CONCURRENT_TRANSACTIONS while the previous transaction's markers are
+  // written on a loaded machine; few enough that the loops end a few seconds after the kill.
   const kafkaOf = (server: CliServer): Kafka =>
-    new Kafka({ clientId: 'kmc-txn-storm', brokers: [server.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 2, initialRetryTime: 50, maxRetryTime: 300 } });
+    new Kafka({ clientId: 'kmc-txn-storm', brokers: [server.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 1000 } });
 
   it(`no committed transaction lost, no aborted record visible, offsets as the transactions across ${ROUNDS} SIGKILLs`, { timeout: 400_000 }, async () => {
     // eslint-disable-next-line no-console
