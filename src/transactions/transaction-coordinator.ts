@@ -273,7 +273,8 @@ export class TransactionCoordinator implements TransactionVerifier {
           txn.fields = { ...txn.fields, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH };
         }
         // Version 2: an exhausted epoch moves the producer to a new id when this transaction completes (not for a fence's abort).
-        const nextProducerId = tv2 && !fencing && txn.isProducerEpochExhausted ? this.o.producerIds.generate() : NO_PRODUCER_ID;
+        const nextProducerId = tv2 && !fencing && txn.isProducerEpochExhausted ? this.generateProducerId() : NO_PRODUCER_ID;
+        if (nextProducerId === null) return error(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
         next = txn.prepareAbortOrCommit(commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, version, nextProducerId, now, false);
         break;
       }
