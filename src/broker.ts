@@ -259,6 +259,7 @@ export class Broker {
       logger: options.log,
       maxTimeoutMs: options.config.int('transaction.max.timeout.ms'),
       idExpirationMs: options.config.int('transactional.id.expiration.ms'),
+      retryTime: this.pollTime,
     });
     // `__consumer_offsets` markers complete the group coordinator's pending transactional offsets;
     // the Produce path verifies transactional batches with the coordinator (KIP-890).
@@ -324,6 +325,7 @@ export class Broker {
   /** Stops timers and waits until every appended record is durable. */
   async close(): Promise<void> {
     this.transactionTimers.stop();
+    this.transactions.shutdown();
     await this.transactions.flush();
     this.retention.stop();
     await this.logMaintenance.stop();

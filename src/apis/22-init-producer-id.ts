@@ -17,7 +17,8 @@ const PRODUCER_FENCED_VERSION = 4;
  * instances and aborting their open transaction (CONCURRENT_TRANSACTIONS until that is done), a
  * timeout outside (0, `transaction.max.timeout.ms`] -> INVALID_TRANSACTION_TIMEOUT, an empty id ->
  * INVALID_REQUEST, a KIP-360 producer id and epoch (v3+) that are not the id's -> PRODUCER_FENCED
- * (INVALID_PRODUCER_EPOCH below v4); only one of the two set -> INVALID_REQUEST. Errors answer
+ * (INVALID_PRODUCER_EPOCH below v4); only one of the two set -> INVALID_REQUEST; no producer id
+ * block could be stored -> COORDINATOR_LOAD_IN_PROGRESS (Kafka's broker waiting for a block). Errors answer
  * producer id -1 and epoch -1. Routed to the id's coordinator on a simulated cluster.
  */
 export const api: ApiDefinition<InitProducerIdRequest, InitProducerIdResponse> = {

@@ -80,7 +80,7 @@ export async function writeFileDurably(file: string, text: string): Promise<void
   await fsyncDirectory(path.dirname(file));
 }
 
-/** `writeFileDurably`, synchronously (start-up only, before anything is served). */
+/** `writeFileDurably`, synchronously: at start-up, and for the rare small write a request must wait for (a new producer id block, once per 1000 ids). */
 export function writeFileDurablySync(file: string, text: string): void {
   const tmp = `${file}.tmp`;
   const fd = fs.openSync(tmp, 'w');

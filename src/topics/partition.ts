@@ -110,28 +110,30 @@ export class Partition {
   /**
    * Appends one produced batch (already validated: magic 2, CRC, size) after the
    * idempotence checks, stamping this node's leader epoch and the next offset into it.
-   * A duplicate of a recent batch is not appended and answers its original base offset.
+   * A duplicate of a recent batch is not appended and answers its original base offset once the
+   * original is durable (a retry sent while the original is still being written must not be
+   * acknowledged before it: a crash then would lose an acknowledged batch).
    */
   appendProduced(batch: Buffer): PartitionAppendResult {
     const header = readBatchHeader(batch);
     const check = this.producers.check(header, this.name, this.log.logEndOffset);
     if (check.kind === 'error') return { errorCode: check.errorCode, errorMessage: check.message };
     if (check.kind === 'duplicate') {
-      return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: Promise.resolve(), duplicate: true };
+      return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: check.batch.durable ?? Promise.resolve(), duplicate: true };
     }
     const epoch = this.epochs.stampEpoch;
     setPartitionLeaderEpoch(batch, epoch);
     const { baseOffset, durable: logDurable } = this.log.append([batch]);
     // A batch stamped with a new epoch not yet durable is acknowledged once that epoch is.
     const durable = epoch === this.leaderEpoch ? logDurable : Promise.all([logDurable, this.epochs.whenDurable()]).then(() => undefined);
-    this.producers.update(header, baseOffset);
-    this.onAppend(this);
     // A failed write rolls the log back (PartitionLog): the producer state must forget the lost
     // batches too, or the producer's retry would be answered as a duplicate of nothing.
     const written = durable.catch((err: unknown) => {
       this.rebuildProducerState();
       throw err;
     });
+    this.producers.update(header, baseOffset, written);
+    this.onAppend(this);
     return { errorCode: ErrorCode.NONE, baseOffset, durable: written, duplicate: false };
   }
 

@@ -4,13 +4,23 @@
  *   - no transactional id: a new producer id with epoch 0 every time (as Kafka);
  *   - a transactional id: the same producer id with its epoch bumped on every init, and a
  *     new id once the epoch would pass 32766 (Kafka's `Short.MaxValue - 1`).
- * Ids start above every producer id found in the recovered logs, so a restart never hands
- * out an id whose old sequence state is still in a partition. Transactional ids are not
- * persisted (Kafka keeps them in `__transaction_state`, which this server does not have).
+ * Ids come in blocks of 1000 (`ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE`), as a Kafka broker gets
+ * them from the controller, and the end of the last block handed out is durable before its first id
+ * is (Kafka's controller writes a `ProducerIdsRecord`; we write `kmc-producer-ids.json` in the data
+ * directory). A restart starts at a new block and above every producer id found in the recovered
+ * logs, so no id is ever handed out twice: an idempotent producer that got an id before a crash and
+ * wrote nothing yet would otherwise share it with a new one, and one's batches would be taken for
+ * duplicates of the other's.
  */
+import * as fs from 'node:fs';
 import { ErrorCode } from '../protocol/errors.js';
+import { writeFileDurablySync } from '../storage/file-io.js';
 
 const MAX_EPOCH = 32766;
+/** Kafka's `ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE`. */
+export const PRODUCER_ID_BLOCK_SIZE = 1000n;
+/** The data directory's record of the next block (ours: Kafka keeps it in the metadata log). */
+export const PRODUCER_ID_BLOCK_FILE = 'kmc-producer-ids.json';
 
 export interface ProducerIdAndEpoch {
   errorCode: number;
@@ -18,17 +28,47 @@ export interface ProducerIdAndEpoch {
   producerEpoch: number;
 }
 
+/**
+ * No producer id could be handed out: the next block could not be made durable. Kafka's broker
+ * answers COORDINATOR_LOAD_IN_PROGRESS while it waits for a block (`RPCProducerIdManager`); clients retry.
+ */
+export class ProducerIdBlockError extends Error {
+  readonly errorCode = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
+}
+
 export class ProducerIdManager {
   private nextId = 0n;
+  /** End (exclusive) of the block ids are handed out from; durable in `file` before any id of it is used. */
+  private blockEnd = 0n;
   private readonly transactional = new Map<string, { producerId: bigint; producerEpoch: number }>();
+
+  /**
+   * `file`: where the next block's start is kept (`<data-dir>/kmc-producer-ids.json`), null in
+   * memory. A stored value starts the ids there.
+   */
+  constructor(private readonly file: string | null = null) {
+    if (file !== null && fs.existsSync(file)) {
+      const stored = (JSON.parse(fs.readFileSync(file, 'utf8')) as { nextBlockStart?: unknown }).nextBlockStart;
+      if (typeof stored === 'string' && /^\d+$/.test(stored)) this.nextId = BigInt(stored);
+    }
+  }
 
   /** Ensures later ids are above `producerId` (called with ids found during recovery). */
   observe(producerId: bigint): void {
     if (producerId >= this.nextId) this.nextId = producerId + 1n;
   }
 
-  /** A fresh producer id. */
+  /** A fresh producer id; a new block is made durable first when the current one is used up (ProducerIdBlockError if it cannot be). */
   generate(): bigint {
+    if (this.nextId >= this.blockEnd) {
+      const end = this.nextId + PRODUCER_ID_BLOCK_SIZE;
+      try {
+        if (this.file !== null) writeFileDurablySync(this.file, `${JSON.stringify({ nextBlockStart: end.toString() })}\n`);
+      } catch (err) {
+        throw new ProducerIdBlockError(`could not store the next producer id block: ${(err as Error).message}`);
+      }
+      this.blockEnd = end;
+    }
     return this.nextId++;
   }
 
@@ -39,7 +79,14 @@ export class ProducerIdManager {
    * PRODUCER_FENCED.
    */
   initProducerId(transactionalId: string | null, producerId = -1n, producerEpoch = -1): ProducerIdAndEpoch {
-    if (transactionalId === null) return { errorCode: ErrorCode.NONE, producerId: this.generate(), producerEpoch: 0 };
+    if (transactionalId === null) {
+      try {
+        return { errorCode: ErrorCode.NONE, producerId: this.generate(), producerEpoch: 0 };
+      } catch (err) {
+        if (err instanceof ProducerIdBlockError) return { errorCode: err.errorCode, producerId: -1n, producerEpoch: -1 };
+        throw err;
+      }
+    }
     if (transactionalId === '') return { errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
     const current = this.transactional.get(transactionalId);
     if (current === undefined) {

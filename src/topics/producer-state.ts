@@ -20,6 +20,12 @@ export interface ProducerBatch {
   lastSeq: number;
   baseOffset: bigint;
   lastOffset: bigint;
+  /**
+   * Resolves once the batch is durable (rejects if its write failed); absent for batches replayed
+   * from the log. A retry answered as a duplicate waits for it, as Kafka's answer to a duplicate
+   * waits for the original batch to be replicated (acks=all).
+   */
+  durable?: Promise<void>;
 }
 
 /** A producer's state in one partition (Kafka's `ProducerStateEntry`). */
@@ -148,8 +154,11 @@ export class ProducerStateTable {
     return { kind: 'append' };
   }
 
-  /** Records an appended data batch at [baseOffset, baseOffset + lastOffsetDelta]; a transactional one may open a transaction. */
-  update(info: ProducerBatchInfo, baseOffset: bigint): void {
+  /**
+   * Records an appended data batch at [baseOffset, baseOffset + lastOffsetDelta] (`durable`: when
+   * it is on disk, for a live append); a transactional one may open a transaction.
+   */
+  update(info: ProducerBatchInfo, baseOffset: bigint, durable?: Promise<void>): void {
     if (info.producerId < 0n) return;
     let entry = this.producers.get(info.producerId);
     if (entry === undefined) {
@@ -165,6 +174,7 @@ export class ProducerStateTable {
         lastSeq: incrementSequence(info.baseSequence, info.lastOffsetDelta),
         baseOffset,
         lastOffset: baseOffset + BigInt(info.lastOffsetDelta),
+        ...(durable !== undefined ? { durable } : {}),
       });
       if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
     }

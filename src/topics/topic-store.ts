@@ -20,7 +20,7 @@ import { logConfigOf, type LogConfig } from '../configs/log-config.js';
 import { LOG_START_OFFSET_CHECKPOINT_FILE, readOffsetCheckpoint, writeOffsetCheckpoint } from '../storage/offset-checkpoint.js';
 import { AppendWaiters } from './append-waiters.js';
 import { Partition } from './partition.js';
-import { ProducerIdManager } from './producer-ids.js';
+import { PRODUCER_ID_BLOCK_FILE, ProducerIdManager } from './producer-ids.js';
 import { isControlBatch } from '../records/control-batch.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
@@ -50,7 +50,7 @@ const PARTITION_DIR = /^(.+)-(\d+)$/;
 export const CREATE_SLICE_PARTITIONS = 256;
 
 export class TopicStore {
-  readonly producerIds = new ProducerIdManager();
+  readonly producerIds: ProducerIdManager;
   private readonly byName = new Map<string, Topic>();
   private readonly byId = new Map<string, Topic>();
   /** Log start offsets DeleteRecords moves once their checkpoint is durable (`checkpointLogStartOffsets`). */
@@ -67,6 +67,7 @@ export class TopicStore {
   private checkpointWrite: Promise<void> = Promise.resolve();
 
   private constructor(private readonly options: TopicStoreOptions) {
+    this.producerIds = new ProducerIdManager(options.dataDir === null ? null : path.join(options.dataDir, PRODUCER_ID_BLOCK_FILE));
     this.waiters = new AppendWaiters(options.pollTime ?? options.time);
   }
 

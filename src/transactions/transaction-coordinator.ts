@@ -17,8 +17,8 @@
  */
 import type { Logger } from 'pino';
 import { ErrorCode } from '../protocol/errors.js';
-import type { Time } from '../util/time.js';
-import type { ProducerIdManager } from '../topics/producer-ids.js';
+import type { Time, Timer } from '../util/time.js';
+import { ProducerIdBlockError, type ProducerIdManager } from '../topics/producer-ids.js';
 import { TxnState, txnStateName, isTxnState } from './transaction-state.js';
 import {
   NO_PRODUCER_EPOCH,
@@ -52,6 +52,11 @@ export interface TransactionCoordinatorOptions {
   maxTimeoutMs: number;
   /** `transactional.id.expiration.ms` */
   idExpirationMs: number;
+  /**
+   * Clock of the waits between two rounds of markers that failed (real time under a manual server
+   * clock, as Kafka's marker sender runs on its own network thread); default `time`.
+   */
+  retryTime?: Time;
 }
 
 /** InitProducerId's answer. */
@@ -66,13 +71,25 @@ export interface EndTxnResult extends ProducerIdResult {}
 
 const fail = (errorCode: number): ProducerIdResult => ({ errorCode, producerId: -1n, producerEpoch: -1 });
 
-/** How many times a marker write that failed for a partition is retried before the coordinator moves on. */
-const MARKER_ATTEMPTS = 5;
+/** Wait (ms) before the first retry of markers that failed, doubled per round up to MARKER_RETRY_MAX_MS. */
+const MARKER_RETRY_MS = 50;
+const MARKER_RETRY_MAX_MS = 1000;
+/**
+ * Marker errors after which the transaction's markers are no longer sent and it is not completed
+ * (`TransactionMarkerRequestCompletionHandler`: the producer's or the coordinator's epoch moved on).
+ */
+const ABORT_SENDING_ERRORS: ReadonlySet<number> = new Set([ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.TRANSACTION_COORDINATOR_FENCED]);
+/** Marker errors that take the partition out of the transaction: it is gone (Kafka finds no leader for a deleted partition) or cannot hold a marker. */
+const SKIPPED_PARTITION_ERRORS: ReadonlySet<number> = new Set([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, ErrorCode.UNSUPPORTED_VERSION]);
 
 export class TransactionCoordinator implements TransactionVerifier {
   private readonly txns = new Map<string, TxnMetadata>();
   /** Background work in progress: marker rounds, timed-out aborts, expirations (for `flush` and tests). */
   private readonly completing = new Set<Promise<void>>();
+  /** Set by `shutdown`: marker rounds stop retrying (a Prepare* transaction gets its markers at the next start). */
+  private stopping = false;
+  /** Pending waits between marker rounds, ended early by `shutdown`. */
+  private readonly retryWaits = new Set<{ timer: Timer; wake: () => void }>();
 
   constructor(private readonly o: TransactionCoordinatorOptions) {}
 
@@ -117,7 +134,9 @@ export class TransactionCoordinator implements TransactionVerifier {
     const now = this.o.time.now();
     let txn = this.txns.get(transactionalId);
     if (!txn) {
-      txn = new TxnMetadata(transactionalId, newTxnFields(this.o.producerIds.generate(), txnTimeoutMs, now));
+      const producerId = this.generateProducerId();
+      if (producerId === null) return fail(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+      txn = new TxnMetadata(transactionalId, newTxnFields(producerId, txnTimeoutMs, now));
       this.txns.set(transactionalId, txn);
     }
     if (txn.pendingTransitionInProgress) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
@@ -148,7 +167,7 @@ export class TransactionCoordinator implements TransactionVerifier {
               ? txn.prepareProducerIdRotation(this.o.producerIds.generate(), txnTimeoutMs, now, expected !== null)
               : txn.prepareIncrementProducerEpoch(txnTimeoutMs, expected?.producerEpoch ?? null, now);
         } catch (err) {
-          if (err instanceof TxnTransitionError) return fail(err.errorCode);
+          if (err instanceof TxnTransitionError || err instanceof ProducerIdBlockError) return fail(err.errorCode);
           throw err;
         }
         const errorCode = await this.write(txn, next);
@@ -158,6 +177,16 @@ export class TransactionCoordinator implements TransactionVerifier {
       }
       default:
         throw new Error(`${transactionalId} is in state ${txnStateName(f.state)}`);
+    }
+  }
+
+  /** A new producer id, or null when none can be handed out now (the next block could not be stored). */
+  private generateProducerId(): bigint | null {
+    try {
+      return this.o.producerIds.generate();
+    } catch (err) {
+      if (err instanceof ProducerIdBlockError) return null;
+      throw err;
     }
   }
 
@@ -244,7 +273,8 @@ export class TransactionCoordinator implements TransactionVerifier {
           txn.fields = { ...txn.fields, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH };
         }
         // Version 2: an exhausted epoch moves the producer to a new id when this transaction completes (not for a fence's abort).
-        const nextProducerId = tv2 && !fencing && txn.isProducerEpochExhausted ? this.o.producerIds.generate() : NO_PRODUCER_ID;
+        const nextProducerId = tv2 && !fencing && txn.isProducerEpochExhausted ? this.generateProducerId() : NO_PRODUCER_ID;
+        if (nextProducerId === null) return error(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
         next = txn.prepareAbortOrCommit(commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, version, nextProducerId, now, false);
         break;
       }
@@ -287,6 +317,12 @@ export class TransactionCoordinator implements TransactionVerifier {
   /**
    * `TransactionMarkerChannelManager`: the markers of the Prepare* transaction, then its
    * Complete* record. `completed` is the prepared Complete* transition (start-up prepares it here).
+   * As `TransactionMarkerRequestCompletionHandler`: a partition that failed with another error
+   * (KAFKA_STORAGE_ERROR, NOT_LEADER_OR_FOLLOWER, ...) is retried until it succeeds, however long
+   * that takes; a deleted partition (UNKNOWN_TOPIC_OR_PARTITION) leaves the transaction;
+   * INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED stop the sending, and the transaction
+   * stays in Prepare* (requests for the id answer CONCURRENT_TRANSACTIONS) until the next start
+   * sends the markers again. A shutdown ends the retries the same way.
    */
   private sendMarkers(txn: TxnMetadata, completed?: TxnFields): void {
     const prepared = txn.fields;
@@ -298,18 +334,51 @@ export class TransactionCoordinator implements TransactionVerifier {
       commit: prepared.state === TxnState.PREPARE_COMMIT,
       transactionVersion: prepared.clientTransactionVersion,
     };
+    const log = { transactionalId: txn.transactionalId, producerId: marker.producerId, result: marker.commit ? 'COMMIT' : 'ABORT' };
     this.track((async () => {
       let left = [...prepared.partitions.values()];
-      for (let attempt = 1; left.length > 0 && attempt <= MARKER_ATTEMPTS; attempt++) {
+      for (let round = 0; left.length > 0; round++) {
+        if (round > 0) {
+          if (this.stopping) return;
+          await this.retryWait(Math.min(MARKER_RETRY_MS * 2 ** (round - 1), MARKER_RETRY_MAX_MS));
+          if (this.stopping) return;
+        }
         const results = await this.o.writeMarkers(marker, left);
-        // A partition that no longer exists needs no marker (Kafka drops it too).
-        left = results.filter((r) => r.errorCode !== ErrorCode.NONE && r.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION).map(({ topic, partition }) => ({ topic, partition }));
-        if (left.length > 0) this.o.logger.warn({ transactionalId: txn.transactionalId, attempt, failed: results.filter((r) => r.errorCode !== ErrorCode.NONE) }, 'transaction markers not written');
+        const fenced = results.filter((r) => ABORT_SENDING_ERRORS.has(r.errorCode));
+        if (fenced.length > 0) {
+          this.o.logger.info({ ...log, fenced }, 'transaction markers refused for a newer epoch; no more markers are sent for this transaction');
+          return;
+        }
+        left = results.filter((r) => r.errorCode !== ErrorCode.NONE && !SKIPPED_PARTITION_ERRORS.has(r.errorCode)).map(({ topic, partition }) => ({ topic, partition }));
+        if (left.length > 0 && round % 10 === 0) this.o.logger.warn({ ...log, round, failed: results.filter((r) => r.errorCode !== ErrorCode.NONE) }, 'transaction markers not written; retrying');
       }
       // The pending Complete* transition (a failure leaves Prepare*: the next start sends the markers again).
       const errorCode = await this.write(txn, next);
       if (errorCode !== ErrorCode.NONE) this.o.logger.warn({ transactionalId: txn.transactionalId, errorCode }, 'could not write the completed transaction');
     })());
+  }
+
+  /** Resolves after `ms` on the retry clock, or at once when `shutdown` is called. */
+  private retryWait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wait = {
+        wake: () => {
+          this.retryWaits.delete(wait);
+          resolve();
+        },
+        timer: (this.o.retryTime ?? this.o.time).schedule(ms, () => wait.wake()),
+      };
+      this.retryWaits.add(wait);
+    });
+  }
+
+  /** Stops retrying markers (before `flush` at close): transactions still in Prepare* complete at the next start. */
+  shutdown(): void {
+    this.stopping = true;
+    for (const wait of [...this.retryWaits]) {
+      wait.timer.cancel();
+      wait.wake();
+    }
   }
 
   /** Keeps background work (marker rounds, timer writes) for `flush`; a failure is logged. */

@@ -13,10 +13,9 @@ import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/messages/FetchRequest.js';
-import { defaultListOffsetsPartition, defaultListOffsetsRequest } from '../../src/protocol/messages/ListOffsetsRequest.js';
 import { defaultPartitionProduceData, defaultProduceRequest } from '../../src/protocol/messages/ProduceRequest.js';
 import { readBatchHeader, TRANSACTIONAL_FLAG_MASK, CONTROL_FLAG_MASK } from '../../src/records/record-batch.js';
-import { batchOf, createTopic, initProducer, logOnly, produce as produceTo, writeMarker as writeMarkerTo, type MarkerSpec } from '../support/raw-transactions.js';
+import { batchOf, createTopic, initProducer, latestOffset, logOnly, produce as produceTo, writeMarker as writeMarkerTo, type MarkerSpec } from '../support/raw-transactions.js';
 import { readEndTxnMarker } from '../../src/records/control-batch.js';
 import { dumpLogFile } from '../../src/tools/dump-log.js';
 
@@ -53,15 +52,7 @@ async function fetch(raw: RawClient, isolationLevel: number, fetchOffset = 0n, p
   return res.responses[0]!.partitions[0]!;
 }
 
-async function latest(raw: RawClient, isolationLevel: number): Promise<bigint> {
-  const req = defaultListOffsetsRequest();
-  req.replicaId = -1;
-  req.isolationLevel = isolationLevel;
-  req.topics = [{ name: TOPIC, partitions: [{ ...defaultListOffsetsPartition(), partitionIndex: 0, timestamp: -1n }] }];
-  const res = await raw.send(2, 7, req);
-  expect(res.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
-  return res.topics[0]!.partitions[0]!.offset;
-}
+const latest = (raw: RawClient, isolationLevel: number): Promise<bigint> => latestOffset(raw, TOPIC, isolationLevel);
 
 /** The batches of a Fetch answer: [base offset, last offset, kind]. */
 function batchesOf(records: Buffer | null): Array<[bigint, bigint, string]> {

@@ -11,6 +11,7 @@ import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { defaultCreatableTopic, defaultCreateTopicsRequest } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultInitProducerIdRequest } from '../../src/protocol/messages/InitProducerIdRequest.js';
 import { defaultPartitionProduceData, defaultProduceRequest } from '../../src/protocol/messages/ProduceRequest.js';
+import { defaultListOffsetsPartition, defaultListOffsetsRequest } from '../../src/protocol/messages/ListOffsetsRequest.js';
 import { encodeRecordBatch, TRANSACTIONAL_FLAG_MASK } from '../../src/records/record-batch.js';
 
 /**
@@ -98,4 +99,15 @@ export async function writeMarker(raw: RawClient, marker: MarkerSpec, partitions
 /** The error of a one-partition WriteTxnMarkers answer. */
 export function markerError(res: Awaited<ReturnType<typeof writeMarker>>): number {
   return res.markers[0]!.topics[0]!.partitions[0]!.errorCode;
+}
+
+/** ListOffsets latest (v7) of `topic`-0: the high watermark (isolation level 0) or the last stable offset (1). */
+export async function latestOffset(raw: RawClient, topic: string, isolationLevel: number): Promise<bigint> {
+  const req = defaultListOffsetsRequest();
+  req.replicaId = -1;
+  req.isolationLevel = isolationLevel;
+  req.topics = [{ name: topic, partitions: [{ ...defaultListOffsetsPartition(), partitionIndex: 0, timestamp: -1n }] }];
+  const res = await raw.send(2, 7, req);
+  expect(res.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+  return res.topics[0]!.partitions[0]!.offset;
 }

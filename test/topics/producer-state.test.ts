@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ProducerStateTable, incrementSequence } from '../../src/topics/producer-state.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ProducerIdManager } from '../../src/topics/producer-ids.js';
 
 const batch = (producerEpoch: number, baseSequence: number, records = 1) => ({ producerId: 7n, producerEpoch, baseSequence, lastOffsetDelta: records - 1 });
@@ -71,5 +74,31 @@ describe('ProducerIdManager', () => {
     expect(m.initProducerId('tx', 100n, 0).errorCode).toBe(ErrorCode.PRODUCER_FENCED);
     expect(m.initProducerId('tx', 100n, 1)).toEqual({ errorCode: 0, producerId: 100n, producerEpoch: 2 });
     expect(m.initProducerId('').errorCode).toBe(ErrorCode.INVALID_REQUEST);
+  });
+
+  it('hands out ids in blocks of 1000 whose end is stored first: a new manager on the file starts at the next block', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kmc-producer-ids-'));
+    try {
+      const file = join(dir, 'kmc-producer-ids.json');
+      const first = new ProducerIdManager(file);
+      expect([first.generate(), first.generate()]).toEqual([0n, 1n]);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ nextBlockStart: '1000' });
+      // A restart: ids 2-999 of the first block are never handed out (as a Kafka broker's block after a restart).
+      const second = new ProducerIdManager(file);
+      expect(second.initProducerId(null)).toEqual({ errorCode: 0, producerId: 1000n, producerEpoch: 0 });
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ nextBlockStart: '2000' });
+      // Ids found in the logs above the stored block win, and the next block starts there.
+      const third = new ProducerIdManager(file);
+      third.observe(5000n);
+      expect(third.generate()).toBe(5001n);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ nextBlockStart: '6001' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers COORDINATOR_LOAD_IN_PROGRESS when the next block cannot be stored, and hands out nothing', () => {
+    const m = new ProducerIdManager(join(tmpdir(), 'kmc-no-such-dir', 'sub', 'kmc-producer-ids.json'));
+    expect(m.initProducerId(null)).toEqual({ errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, producerId: -1n, producerEpoch: -1 });
   });
 });

@@ -127,6 +127,20 @@ describe('TopicStore', () => {
     expect(await timedOut).toBe(false);
   });
 
+  it('acknowledges a retry answered as a duplicate only once the original batch is durable', async () => {
+    const store = openStore(tempDir('kmc-topics-'));
+    const p0 = store.create('idem-wait', 1).partitions[0]!;
+    const batch = () => encodeRecordBatch({ baseOffset: 0n, timestamp: 1n, producerId: 7n, producerEpoch: 0, baseSequence: 0, records: [{ key: null, value: null }] });
+    const original = p0.appendProduced(batch());
+    const retry = p0.appendProduced(batch());
+    if (!('durable' in original) || !('durable' in retry)) throw new Error('both appends should be accepted');
+    expect([original.duplicate, retry.duplicate, retry.baseOffset]).toEqual([false, true, 0n]);
+    const order: string[] = [];
+    await Promise.all([original.durable.then(() => order.push('original')), retry.durable.then(() => order.push('retry'))]);
+    expect(order).toEqual(['original', 'retry']);
+    expect(p0.logEndOffset).toBe(1n);
+  });
+
   it('starts producer ids above those found in the logs after a restart', async () => {
     const dir = tempDir('kmc-topics-');
     const first = openStore(dir);

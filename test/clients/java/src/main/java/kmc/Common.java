@@ -168,4 +168,33 @@ public final class Common {
     }
     return out;
   }
+
+  /**
+   * Every value of partitions 0..partitions-1 of `topic`, from the beginning up to the end offset the
+   * isolation level sees (read_committed: the last stable offset), partition by partition as polled.
+   * (Transactions.readAll is this for partition 0; it stays separate until the branches that call it merge.)
+   */
+  public static List<String> readToEnd(String bootstrap, String topic, int partitions, String isolation) {
+    Properties p = new Properties();
+    p.putAll(extra());
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "kmc-reader-" + isolation);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
+      List<TopicPartition> tps = new ArrayList<>(partitions(topic, partitions));
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(tps);
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (tps.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp)) && System.currentTimeMillis() < deadline) {
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) values.add(r.value());
+      }
+    }
+    return values;
+  }
+
 }
