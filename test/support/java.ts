@@ -4,10 +4,10 @@
  * collects its JSON result lines, and `recordApiVersions()` writes the API versions the server saw
  * (from its request log) to the api-versions.json of `apiVersionsPath`.
  */
-import { spawn } from 'node:child_process';
 import { describe } from 'vitest';
 import { clients } from './clients.js';
 import { apiVersionsPath } from './api-versions.js';
+import { runProcess } from './process.js';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,42 +42,23 @@ export interface RunJavaOptions {
 }
 
 /** Runs `kmc.<mainClass>` asynchronously (the server shares this event loop: never spawnSync while it runs). */
-export function runJava(classpath: string, mainClass: string, args: string[], options: RunJavaOptions = {}): Promise<JavaRun> {
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  return new Promise((resolvePromise, reject) => {
-    const props = options.clientPropsFile ? [`-Dkmc.client.props=${options.clientPropsFile}`] : [];
-    const child = spawn('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', ...props, '-cp', classpath, `kmc.${mainClass}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let pending = '';
-    const events: Array<Record<string, any>> = [];
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      pending += chunk;
-      let nl;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl).trim();
-        pending = pending.slice(nl + 1);
-        if (!line.startsWith('{')) continue;
-        const event = JSON.parse(line) as Record<string, any>;
-        events.push(event);
-        if (options.killOn?.(event)) child.kill('SIGKILL');
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run java: ${err.message}`));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({ code, signal, stdout, stderr, events });
-    });
+export async function runJava(classpath: string, mainClass: string, args: string[], options: RunJavaOptions = {}): Promise<JavaRun> {
+  const props = options.clientPropsFile ? [`-Dkmc.client.props=${options.clientPropsFile}`] : [];
+  const events: Array<Record<string, any>> = [];
+  let pending = '';
+  const run = await runProcess('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', ...props, '-cp', classpath, `kmc.${mainClass}`, ...args], options.timeoutMs ?? 120_000, (chunk, child) => {
+    pending += chunk;
+    let nl;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl).trim();
+      pending = pending.slice(nl + 1);
+      if (!line.startsWith('{')) continue;
+      const event = JSON.parse(line) as Record<string, any>;
+      events.push(event);
+      if (options.killOn?.(event)) child.kill('SIGKILL');
+    }
   });
+  return { ...run, events };
 }
 
 /** Fails with the program's output unless it exited 0. */

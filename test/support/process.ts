@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
-/** What a test client process left: its exit code and everything it printed. */
+/** What a test client process left: its exit code (or the signal that ended it) and everything it printed. */
 export interface ProcessOutput {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -11,12 +12,15 @@ export interface ProcessOutput {
  * Runs a test client asynchronously (the server under test may live in this process's event loop,
  * so never spawnSync while it runs); kills it after `timeoutMs`, noting that in its stderr.
  */
-export function runProcess(cmd: string, args: string[], timeoutMs: number): Promise<ProcessOutput> {
+export function runProcess(cmd: string, args: string[], timeoutMs: number, onStdout?: (chunk: string, child: ChildProcess) => void): Promise<ProcessOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      onStdout?.(chunk, child);
+    });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       stderr += `\n[test] killed after ${timeoutMs} ms\n`;
@@ -26,9 +30,9 @@ export function runProcess(cmd: string, args: string[], timeoutMs: number): Prom
       clearTimeout(timer);
       reject(new Error(`cannot run ${cmd}: ${err.message}`));
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     });
   });
 }

@@ -172,7 +172,6 @@ public final class Common {
   /**
    * Every value of partitions 0..partitions-1 of `topic`, from the beginning up to the end offset the
    * isolation level sees (read_committed: the last stable offset), partition by partition as polled.
-   * (Transactions.readAll is this for partition 0; it stays separate until the branches that call it merge.)
    */
   public static List<String> readToEnd(String bootstrap, String topic, int partitions, String isolation) {
     Properties p = new Properties();

@@ -1,22 +1,16 @@
 package kmc;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -93,25 +87,6 @@ public final class Transactions {
 
   /** Every value of partition 0 from the beginning up to the end offset the isolation level sees. */
   static List<String> readAll(String bootstrap, String topic, String isolation) {
-    Properties p = new Properties();
-    p.putAll(Common.extra());
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "java-txn-reader-" + isolation);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-    List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
-      TopicPartition tp = new TopicPartition(topic, 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToBeginning(List.of(tp));
-      long end = consumer.endOffsets(List.of(tp)).get(tp);
-      long deadline = System.currentTimeMillis() + 60_000;
-      while (consumer.position(tp) < end && System.currentTimeMillis() < deadline) {
-        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) values.add(r.value());
-      }
-    }
-    return values;
+    return Common.readToEnd(bootstrap, topic, 1, isolation);
   }
 }
