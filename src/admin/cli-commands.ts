@@ -294,6 +294,19 @@ export function registerControlCommands(program: Command): void {
       }),
     );
 
+  const transactions = program.command('transactions').description("a running server's transactions and the offsets they sent that await their COMMIT (admin API)");
+  transactions
+    .command('list')
+    .description('every transactional id: state, producer id and epoch, partitions (JSON)')
+    .addOption(adminOption())
+    .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', 'transactions'))));
+  transactions
+    .command('describe')
+    .description("one transactional id, with the offsets it sent that are pending until its marker (JSON)")
+    .argument('<transactional-id>')
+    .addOption(adminOption())
+    .action((id: string, o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', `transactions/${encodeURIComponent(id)}`))));
+
   const clock = program.command('clock').description("read or advance a running server's clock (admin API)");
   clock
     .command('now')

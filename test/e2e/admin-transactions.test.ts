@@ -6,6 +6,9 @@
  * offsets with their transactional id; after the commit the offsets are committed and nothing is
  * pending. Every key is one the OpenAPI document lists.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.js';
 import { kafkaClient } from '../support/kafkajs.js';
@@ -15,6 +18,9 @@ const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const run = promisify(execFile);
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
 
@@ -55,6 +61,11 @@ describe('admin API: transactions', () => {
     const described = await get(base, '/transactions/at-tx');
     expect(described).toEqual({ status: 200, body: { ...open, pendingOffsets: [{ groupId: 'at-group', topic: 'at-in', partition: 0, offset: 5, metadata: '' }] } });
     expect(Object.keys(described.body).sort()).toEqual(documentedKeys('TransactionDescription'));
+    // The command line prints the same views (`kafka-mock-coordinator transactions list | describe <id>`).
+    const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, [CLI, 'transactions', ...args, '--admin', base])).stdout);
+    expect(await cli('list')).toEqual(listed.body);
+    expect(await cli('describe', 'at-tx')).toEqual(described.body);
+    await expect(run(process.execPath, [CLI, 'transactions', 'describe', 'nope', '--admin', base])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('404 unknown transactional id "nope"') });
 
     // The group exists only by its pending offset: no committed offset yet.
     const group = await get(base, '/groups/at-group');
