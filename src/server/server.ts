@@ -18,6 +18,8 @@ export interface ConnectionStats {
   open: number;
   /** Connections not read because `queued.max.request.bytes` is used up (0 without that cap). */
   waitingForMemory?: number;
+  /** Requests being worked on in slices now (frames of `DECODE_IN_SLICES_BYTES` or more, from their decoding to their answer). */
+  inSlices?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export class KafkaListener {
     const accept = (socket: Socket) => {
       const connection = new Connection(socket, this.broker, this.handlers, (c) => {
         if (this.connections.delete(c)) this.stats.open--;
-      }, this.faults, this.brokerId, this.context, this.idle, this.memory);
+      }, this.faults, this.brokerId, this.context, this.idle, this.memory, this.stats);
       this.connections.add(connection);
       this.stats.accepted++;
       this.stats.open++;
