@@ -1,8 +1,9 @@
 /**
  * Big requests do not stall the others (issue #16). Each test shows it by order of events, never by
  * time: another connection's request is answered while the big one is still being worked on.
- * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`): a Metadata
- *   request sent while the partitions open is answered before the CreateTopics.
+ * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`), CreatePartitions
+ *   its new ones (`TopicStore.addPartitions`): a Metadata request sent while the partitions open is
+ *   answered before the CreateTopics (CreatePartitions).
  * - A manual clock advanced ten years (the most POST /clock/advance takes) runs the periodic
  *   maintenance timers once per stretch, not once per period, in slices (`ManualTime.advanceInSlices`).
  * - `connections.max.idle.ms` closes connections idle that long, on the (manual) server clock.
@@ -123,6 +124,34 @@ describe('big requests', () => {
     expect(got[0]).toEqual({ topic: 'five-k', partition: 0, offset: 0n, epoch: 3, metadata: 'meta-0' });
     expect(got[4999]).toEqual({ topic: 'five-k', partition: 4999, offset: 49990n, epoch: 3, metadata: '' });
     expect(got.filter((g) => g.metadata !== '').map((g) => g.partition)).toEqual([0, 1000, 2000, 3000, 4000]);
+  });
+
+  it('CreatePartitions opens the new partitions in slices: another connection is answered meanwhile, a second growth waits for the first', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    const third = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close(), () => third.close());
+    expect((await big.send(19, 7, createTopics([topic('grown', 1)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const count = 1 + CREATE_SLICE_PARTITIONS * 8;
+    const order: string[] = [];
+    const grown = big.send(37, 3, { topics: [{ name: 'grown', count, assignments: null }], timeoutMs: 30000, validateOnly: false }).then((r) => {
+      order.push('CreatePartitions');
+      return r;
+    });
+    while (!server.broker.topics.isGrowing('grown') && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A second growth to the same count: checked once the first is done, so the topic has that many already.
+    const again = third.send(37, 3, { topics: [{ name: 'grown', count, assignments: null }], timeoutMs: 30000, validateOnly: false });
+    const meta = await other.send(3, 12, metadata(['grown']));
+    order.push('Metadata');
+    // The new partitions are not visible until all are open.
+    expect(meta.topics.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([['grown', ErrorCode.NONE, 1]]);
+    const res = await grown;
+    expect(order).toEqual(['Metadata', 'CreatePartitions']);
+    expect(res.results.map((r) => [r.name, r.errorCode])).toEqual([['grown', ErrorCode.NONE]]);
+    expect((await again).results.map((r) => [r.name, r.errorCode, r.errorMessage])).toEqual([['grown', ErrorCode.INVALID_PARTITIONS, `Topic already has ${count} partition(s).`]]);
+    expect(server.broker.topics.get('grown')!.partitionCount).toBe(count);
+    expect(server.broker.topics.isGrowing('grown')).toBe(false);
   });
 
   it("more than 10,000 partitions in one CreateTopics: POLICY_VIOLATION for every topic, as Kafka's controller", async () => {
