@@ -86,6 +86,11 @@ class MessageGen {
     this.structs = new Map(); // name -> fields
     this.defaultChecks = new Set(); // struct names needing an is<Struct>Default function
     this.order = [];
+    /** Requests also get `decodeInSlices` (a huge request is decoded a slice per turn of the event loop). */
+    this.inSlices = schema.type === 'request';
+    /** Responses also get `encodeInSlices` (the answer to a request decoded in slices is encoded so too). */
+    this.encodeInSlices = schema.type === 'response';
+    this.sliceableMemo = new Map();
     for (const s of schema.commonStructs ?? []) this.collect(s.name, s.fields);
     this.collect(schema.name, schema.fields ?? []);
   }
@@ -160,6 +165,44 @@ class MessageGen {
     return `(${test} ? ${this.readNullable(field.type, field, flexVar)} : ${nonNull})`;
   }
 
+  /** Whether struct `name` has (inline, at some version) an array of structs: its reader in slices differs from `read<name>`. */
+  sliceable(name) {
+    if (!this.sliceableMemo.has(name)) {
+      this.sliceableMemo.set(name, this.structs.get(name).some((f) => !parseRange(f.taggedVersions) && f.type.startsWith('[]') && this.structs.has(f.type.slice(2))));
+    }
+    return this.sliceableMemo.get(name);
+  }
+
+  /** `readExpr` inside a reader in slices: an array of structs is read with `Reader.arrayInSlices` (or `arrayOfSlices`). */
+  readExprInSlices(field, flexVar) {
+    const elem = field.type.startsWith('[]') ? field.type.slice(2) : null;
+    if (elem === null || !this.structs.has(elem)) return this.readExpr(field, flexVar);
+    const compactFlex = field.flexibleVersions === 'none' ? 'false' : flexVar;
+    const nested = this.sliceable(elem);
+    const readOne = nested ? `() => read${elem}InSlices(r, version)` : `() => read${elem}(r, version)`;
+    const method = nested ? 'OfSlices' : 'InSlices';
+    const nonNull = `(yield* r.array${method}(${compactFlex}, ${readOne}))`;
+    const nullableRange = parseRange(field.nullableVersions);
+    if (!nullableRange) return nonNull;
+    const nullable = `(yield* r.nullableArray${method}(${compactFlex}, ${readOne}))`;
+    const test = rangeTestWithin(nullableRange, parseRange(field.versions), this.valid);
+    if (test === 'true') return nullable;
+    if (test === 'false') return nonNull;
+    return `(${test} ? ${nullable} : ${nonNull})`;
+  }
+
+  /** `writeStmt` inside a writer in slices: an array of structs is written with `Writer.arrayInSlices` (or `arrayOfSlices`). */
+  writeStmtInSlices(field, flexVar, v) {
+    const stmt = this.writeStmt(field, flexVar, v);
+    const elem = field.type.startsWith('[]') ? field.type.slice(2) : null;
+    if (elem === null || !this.structs.has(elem)) return stmt;
+    const nested = this.sliceable(elem);
+    const method = nested ? 'OfSlices' : 'InSlices';
+    let out = stmt.replaceAll('w.array(', `yield* w.array${method}(`).replaceAll('w.nullableArray(', `yield* w.nullableArray${method}(`);
+    if (nested) out = out.replaceAll(`write${elem}(w, version, e)`, `write${elem}InSlices(w, version, e)`);
+    return out;
+  }
+
   writeOne(type, field, flexVar, v) {
     const compactFlex = field.flexibleVersions === 'none' ? 'false' : flexVar;
     if (PRIMITIVES[type]) return PRIMITIVES[type].write(v);
@@ -221,32 +264,22 @@ class MessageGen {
     return out.join('\n');
   }
 
-  genStruct(name, fields) {
+  /**
+   * `read<Struct>`, or with `inSlices` the generator `read<Struct>InSlices`: the same reads, but
+   * its arrays of structs yield every `ELEMENTS_PER_SLICE` elements (`Reader.arrayInSlices`),
+   * and go down into elements that are read in slices themselves.
+   */
+  genReader(name, inline, tagged, inSlices) {
     const out = [];
-    const flex = this.flexTest();
-    out.push(`export interface ${name} {`);
-    for (const f of fields) out.push(`  ${camel(f.name)}: ${this.tsType(f)};`);
-    out.push('}\n');
-
-    out.push(`export function default${name}(): ${name} {`);
-    out.push(`  return {${fields.map((f) => ` ${camel(f.name)}: ${this.defaultExpr(f)}`).join(',')} };`);
-    out.push('}\n');
-
-    const inline = [];
-    const tagged = [];
-    for (const f of fields) {
-      const tv = parseRange(f.taggedVersions);
-      if (tv) tagged.push(f);
-      else inline.push(f);
-    }
-    // reader
-    out.push(`export function read${name}(r: Reader, version: number): ${name} {`);
-    out.push(`  const flexible = ${flex};`);
+    out.push(inSlices
+      ? `export function* read${name}InSlices(r: Reader, version: number): Generator<void, ${name}> {`
+      : `export function read${name}(r: Reader, version: number): ${name} {`);
+    out.push(`  const flexible = ${this.flexTest()};`);
     out.push(`  const value = default${name}();`);
     for (const f of inline) {
       const test = rangeTest(parseRange(f.versions), this.valid);
       if (test === 'false') continue;
-      const stmt = `value.${camel(f.name)} = ${this.readExpr(f, 'flexible')};`;
+      const stmt = `value.${camel(f.name)} = ${inSlices ? this.readExprInSlices(f, 'flexible') : this.readExpr(f, 'flexible')};`;
       out.push(test === 'true' ? `  ${stmt}` : `  if (${test}) ${stmt}`);
     }
     if (this.flexible) {
@@ -265,14 +298,51 @@ class MessageGen {
     }
     out.push('  return value;');
     out.push('}\n');
+    return out;
+  }
 
-    // writer
-    out.push(`export function write${name}(w: Writer, version: number, value: ${name}): void {`);
-    out.push(`  const flexible = ${flex};`);
+  genStruct(name, fields) {
+    const out = [];
+    const flex = this.flexTest();
+    out.push(`export interface ${name} {`);
+    for (const f of fields) out.push(`  ${camel(f.name)}: ${this.tsType(f)};`);
+    out.push('}\n');
+
+    out.push(`export function default${name}(): ${name} {`);
+    out.push(`  return {${fields.map((f) => ` ${camel(f.name)}: ${this.defaultExpr(f)}`).join(',')} };`);
+    out.push('}\n');
+
+    const inline = [];
+    const tagged = [];
+    for (const f of fields) {
+      const tv = parseRange(f.taggedVersions);
+      if (tv) tagged.push(f);
+      else inline.push(f);
+    }
+    // reader, and for requests whose struct holds arrays of structs, the same reader in slices
+    out.push(...this.genReader(name, inline, tagged, false));
+    if (this.inSlices && this.sliceable(name)) out.push(...this.genReader(name, inline, tagged, true));
+
+    // writer, and for responses whose struct holds arrays of structs, the same writer in slices
+    out.push(...this.genWriter(name, inline, tagged, false));
+    if (this.encodeInSlices && this.sliceable(name)) out.push(...this.genWriter(name, inline, tagged, true));
+    return out.join('\n');
+  }
+
+  /**
+   * `write<Struct>`, or with `inSlices` the generator `write<Struct>InSlices`: the same writes,
+   * but its arrays of structs yield every `ELEMENTS_PER_SLICE` elements (`Writer.arrayInSlices`).
+   */
+  genWriter(name, inline, tagged, inSlices) {
+    const out = [];
+    out.push(inSlices
+      ? `export function* write${name}InSlices(w: Writer, version: number, value: ${name}): Generator<void, void> {`
+      : `export function write${name}(w: Writer, version: number, value: ${name}): void {`);
+    out.push(`  const flexible = ${this.flexTest()};`);
     for (const f of inline) {
       const test = rangeTest(parseRange(f.versions), this.valid);
       if (test === 'false') continue;
-      const stmt = this.writeStmt(f, 'flexible', `value.${camel(f.name)}`);
+      const stmt = inSlices ? this.writeStmtInSlices(f, 'flexible', `value.${camel(f.name)}`) : this.writeStmt(f, 'flexible', `value.${camel(f.name)}`);
       out.push(test === 'true' ? `  ${stmt}` : `  if (${test}) { ${stmt} }`);
     }
     if (this.flexible) {
@@ -291,7 +361,7 @@ class MessageGen {
       out.push('  }');
     }
     out.push('}\n');
-    return out.join('\n');
+    return out;
   }
 
   /** A field's type as a SchemaFieldType literal (src/records/schema-types.ts). */
@@ -367,11 +437,25 @@ class MessageGen {
     parts.push(`  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(\`${s.name} v\${version} is not supported\`);`);
     parts.push(`  return read${s.name}(r, version);`);
     parts.push('}\n');
+    if (this.inSlices) {
+      parts.push(`/** As \`decode\`, a slice at a time: the generator yields every \`ELEMENTS_PER_SLICE\` struct elements of the request's arrays. */`);
+      parts.push(`export function* decodeInSlices(r: Reader, version: number): Generator<void, ${s.name}> {`);
+      parts.push(`  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(\`${s.name} v\${version} is not supported\`);`);
+      parts.push(this.sliceable(s.name) ? `  return yield* read${s.name}InSlices(r, version);` : `  return read${s.name}(r, version);`);
+      parts.push('}\n');
+    }
     parts.push(`/** Encodes a ${s.name} at \`version\` (${s.validVersions}). */`);
     parts.push(`export function encode(w: Writer, version: number, value: ${s.name}): void {`);
     parts.push(`  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(\`${s.name} v\${version} is not supported\`);`);
     parts.push(`  write${s.name}(w, version, value);`);
     parts.push('}\n');
+    if (this.encodeInSlices) {
+      parts.push(`/** As \`encode\`, a slice at a time: the generator yields every \`ELEMENTS_PER_SLICE\` struct elements of the response's arrays. */`);
+      parts.push(`export function* encodeInSlices(w: Writer, version: number, value: ${s.name}): Generator<void, void> {`);
+      parts.push(`  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(\`${s.name} v\${version} is not supported\`);`);
+      parts.push(this.sliceable(s.name) ? `  yield* write${s.name}InSlices(w, version, value);` : `  write${s.name}(w, version, value);`);
+      parts.push('}\n');
+    }
     return parts.join('\n');
   }
 }

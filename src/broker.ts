@@ -217,6 +217,7 @@ export class Broker {
       topics: this.topics,
       offsetsPartitions: this.groupLog.partitionCount,
       maxMetadataSize: options.config.int('offset.metadata.max.bytes'),
+      maxBatchBytes: options.config.int('message.max.bytes'),
       time: options.time,
       log: options.log,
     });

@@ -27,6 +27,22 @@ interface Spec {
 
 const INT_MAX = 2147483647;
 
+/** A host name or an IPv4/IPv6 address, as Kafka's `Utils.validHostPattern` checks the overrides' keys. */
+const VALID_HOST = /^[0-9a-zA-Z\-%._:]*$/;
+
+/** Kafka's `CoreUtils.parseCsvMap` of `max.connections.per.ip.overrides`: host (or IP) to count; throws on a count that is not an int. */
+export function parseConnectionOverrides(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const colon = entry.lastIndexOf(':');
+    const host = colon < 0 ? entry : entry.slice(0, colon).trim();
+    const count = colon < 0 ? '' : entry.slice(colon + 1).trim();
+    if (!/^-?\d+$/.test(count) || !Number.isSafeInteger(Number(count))) throw new Error(`For input string: "${count}"`);
+    out.set(host, Number(count));
+  }
+  return out;
+}
+
 /** Kafka's `SecurityProtocol` names. */
 export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
 export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
@@ -43,6 +59,9 @@ export const CONFIG_SPECS = {
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1 },
   'connections.max.idle.ms': { kind: 'long', default: '600000' },
   'queued.max.request.bytes': { kind: 'long', default: '-1' },
+  'max.connections': { kind: 'int', default: '2147483647', min: 0 },
+  'max.connections.per.ip': { kind: 'int', default: '2147483647', min: 0 },
+  'max.connections.per.ip.overrides': { kind: 'string', default: '' },
   'message.max.bytes': { kind: 'int', default: '1048588', min: 0 },
   'auto.create.topics.enable': { kind: 'bool', default: 'true' },
   'num.partitions': { kind: 'int', default: '1', min: 1 },
@@ -304,6 +323,17 @@ export class BrokerConfig {
     const queuedMaxBytes = this.long('queued.max.request.bytes');
     if (queuedMaxBytes > 0n && queuedMaxBytes < BigInt(this.int('socket.request.max.bytes'))) {
       throw new ConfigError('queued.max.request.bytes', 'must be larger or equal to socket.request.max.bytes');
+    }
+    let overrides: Map<string, number>;
+    try {
+      overrides = parseConnectionOverrides(this.string('max.connections.per.ip.overrides'));
+    } catch (err) {
+      throw new ConfigError('max.connections.per.ip.overrides', (err as Error).message);
+    }
+    const invalid = [...overrides.keys()].filter((host) => !VALID_HOST.test(host));
+    if (invalid.length > 0) throw new ConfigError('max.connections.per.ip.overrides', `max.connections.per.ip.overrides contains invalid addresses : ${invalid.join(',')}`);
+    if (this.int('max.connections.per.ip') === 0 && overrides.size === 0) {
+      throw new ConfigError('max.connections.per.ip', 'max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.');
     }
     min('group.consumer.max.session.timeout.ms', 'group.consumer.min.session.timeout.ms');
     min('group.consumer.max.heartbeat.interval.ms', 'group.consumer.min.heartbeat.interval.ms');

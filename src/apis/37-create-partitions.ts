@@ -13,7 +13,8 @@ import { ANY_BROKER } from './shapes/routing.js';
  * "Duplicate topic name." (answered first, as Kafka collects duplicates first); every other topic is
  * checked on its own (src/topics/create-partitions.ts: UNKNOWN_TOPIC_OR_PARTITION,
  * INVALID_PARTITIONS with Kafka's messages, INVALID_REPLICA_ASSIGNMENT) and, unless `validateOnly`,
- * grown: each new partition gets its directory and `partition.metadata`, leaders are placed as for
+ * grown: each new partition gets its directory and `partition.metadata` (opened in slices, other
+ * connections served in between; the partitions appear together), leaders are placed as for
  * every partition of the simulated cluster (manual assignments are checked but do not pick the
  * leaders), and KIP-848 groups subscribed to the topic see the new partitions through their metadata
  * hash (a new group epoch at their next heartbeat). Classic group members notice the new partition
@@ -32,24 +33,27 @@ export const api: ApiDefinition<CreatePartitionsRequest, CreatePartitionsRespons
   }),
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
   routing: ANY_BROKER,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results: CreatePartitionsTopicResult[] = [];
     for (const [name, n] of counts) if (n > 1) results.push({ name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
     for (const t of req.topics) {
-      if (counts.get(t.name) === 1) results.push(createPartitions(ctx.broker, t, req.validateOnly));
+      if (counts.get(t.name) === 1) results.push(await createPartitions(ctx.broker, t, req.validateOnly));
     }
     return { throttleTimeMs: 0, results };
   },
 };
 
-function createPartitions(broker: Broker, t: CreatePartitionsTopic, validateOnly: boolean): CreatePartitionsTopicResult {
-  const topic = broker.topics.get(t.name);
+async function createPartitions(broker: Broker, t: CreatePartitionsTopic, validateOnly: boolean): Promise<CreatePartitionsTopicResult> {
   try {
+    // One growth of a topic at a time, as the controller applies them in order: this one checks
+    // the count another CreatePartitions (its partitions opening in slices) leaves.
+    await broker.topics.whileGrowing(t.name);
+    const topic = broker.topics.get(t.name);
     const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
     checkCreatePartitions(topic, t.name, t.count, assignments, broker.cluster);
-    if (!validateOnly) broker.topics.addPartitions(topic!, t.count);
+    if (!validateOnly) await broker.topics.addPartitions(topic!, t.count);
     return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
   } catch (err) {
     if (err instanceof TopicError) return { name: t.name, errorCode: err.errorCode, errorMessage: err.errorMessage };

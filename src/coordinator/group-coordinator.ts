@@ -65,6 +65,8 @@ export interface GroupCoordinatorOptions {
   offsetsPartitions: number;
   /** `offset.metadata.max.bytes` */
   maxMetadataSize: number;
+  /** `message.max.bytes` (default: no limit): an OffsetCommit whose records cannot fit one batch is refused before they are built. */
+  maxBatchBytes?: number;
   time: Time;
   log: Logger;
 }
@@ -91,7 +93,7 @@ export class GroupCoordinator {
     this.maxMetadataSize = options.maxMetadataSize;
     this.log = options.log;
     const time = options.time;
-    this.commitContext = { groups: this, topics: this.topics, offsets: this.offsets, maxMetadataSize: this.maxMetadataSize, now: () => time.now(), log: this.log };
+    this.commitContext = { groups: this, topics: this.topics, offsets: this.offsets, maxMetadataSize: this.maxMetadataSize, maxBatchBytes: options.maxBatchBytes ?? Infinity, now: () => time.now(), log: this.log };
   }
 
   /** The type of the group holding `groupId` now (the latest state), or null when none does. */

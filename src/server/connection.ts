@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { FrameReader } from './frame-reader.js';
-import { decodeRequest, encodeApiVersionsFallback, encodeResponse } from './request-codec.js';
+import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponse, encodeResponseInSlices, type DecodedRequest } from './request-codec.js';
+import { runInSlices } from '../util/slices.js';
 import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
@@ -56,6 +57,8 @@ export class Connection implements IdleClosable {
     private readonly idle?: IdleConnections,
     /** `queued.max.request.bytes` (absent: no limit). */
     private readonly memory?: RequestMemoryPool,
+    /** The listener's count of requests in slices (its `ConnectionStats`). */
+    private readonly stats?: { inSlices?: number },
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
@@ -156,8 +159,13 @@ export class Connection implements IdleClosable {
     return false;
   }
 
-  /** Handles one frame; returns a promise while the response is pending, or null if done synchronously. */
+  /**
+   * Handles one frame; returns a promise while the response is pending, or null if done
+   * synchronously. A frame of `DECODE_IN_SLICES_BYTES` or more is decoded a slice per turn of
+   * the event loop, so that other connections are served meanwhile (this one stays muted).
+   */
   private handleFrame(frame: Buffer): Promise<void> | null {
+    if (frame.length >= DECODE_IN_SLICES_BYTES) return this.handleInSlices(frame);
     let decoded;
     try {
       decoded = decodeRequest(frame, this.handlers);
@@ -165,6 +173,31 @@ export class Connection implements IdleClosable {
       this.refuse(null, `malformed request: ${(err as Error).message}`);
       return null;
     }
+    return this.serve(decoded);
+  }
+
+  private async handleInSlices(frame: Buffer): Promise<void> {
+    if (this.stats) this.stats.inSlices = (this.stats.inSlices ?? 0) + 1;
+    try {
+      let decoded;
+      try {
+        decoded = await runInSlices(decodeRequestInSlices(frame, this.handlers));
+      } catch (err) {
+        this.refuse(null, `malformed request: ${(err as Error).message}`);
+        return;
+      }
+      if (this.closed) return;
+      const written: Array<Promise<void>> = [];
+      await this.serve(decoded, written);
+      // The response, encoded in slices too, leaves before the connection takes its next request.
+      await Promise.all(written);
+    } finally {
+      if (this.stats) this.stats.inSlices = (this.stats.inSlices ?? 1) - 1;
+    }
+  }
+
+  /** Serves a decoded request; with `inSlices`, its response is encoded in slices and the promise of its writing added there. */
+  private serve(decoded: DecodedRequest, inSlices?: Array<Promise<void>>): Promise<void> | null {
     if (decoded.kind === 'refused') {
       this.refuse(decoded.header, decoded.reason);
       return null;
@@ -192,6 +225,16 @@ export class Connection implements IdleClosable {
       if (response === NO_RESPONSE || this.closed) return;
       if (this.log.isLevelEnabled('debug')) {
         this.log.debug({ api: decoded.api.name, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
+      }
+      if (inSlices) {
+        inSlices.push(
+          runInSlices(encodeResponseInSlices(header, response)).then((bytes) => {
+            if (this.closed) return;
+            this.socket.write(bytes);
+            this.idle?.touch(this);
+          }),
+        );
+        return;
       }
       this.socket.write(encodeResponse(header, response));
       this.idle?.touch(this);

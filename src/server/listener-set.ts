@@ -3,6 +3,7 @@ import type { ApiDefinition } from '../apis/types.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import { KafkaListener, type ConnectionStats } from './server.js';
 import type { ListenerContext } from './listener-context.js';
+import { ConnectionQuotas } from './connection-quotas.js';
 
 const ANY_HOST = new Set(['', '0.0.0.0', '::']);
 
@@ -26,6 +27,8 @@ export class BrokerListeners {
   private readonly open = new Map<number, KafkaListener[]>();
   /** Bound port per broker id, per listener (in `contexts` order). */
   private readonly bound = new Map<number, number[]>();
+  /** `max.connections` and `max.connections.per.ip` per broker id (Kafka's `ConnectionQuotas` spans a broker's listeners). */
+  private readonly quotas = new Map<number, ConnectionQuotas>();
 
   constructor(
     private readonly broker: Broker,
@@ -60,12 +63,28 @@ export class BrokerListeners {
   }
 
   private async listen(id: number, ctx: ListenerContext, port: number): Promise<number> {
-    const listener = new KafkaListener(this.broker, this.handlers, this.faults, id, this.stats, ctx);
+    const listener = new KafkaListener(this.broker, this.handlers, this.faults, id, this.stats, ctx, await this.quotasOf(id));
     let list = this.open.get(id);
     if (!list) this.open.set(id, (list = []));
     const address = await listener.listen(ctx.spec.host, port);
     list.push(listener);
     return address.port;
+  }
+
+  /** The connection quotas of broker `id`, read from its (dynamic) config at each new connection. */
+  private async quotasOf(id: number): Promise<ConnectionQuotas> {
+    let quotas = this.quotas.get(id);
+    if (!quotas) {
+      const value = (key: string) => this.broker.configs.brokerValue(key, id) ?? '';
+      quotas = new ConnectionQuotas(
+        () => ({ maxConnections: Number(value('max.connections')), maxConnectionsPerIp: Number(value('max.connections.per.ip')), overrides: value('max.connections.per.ip.overrides') }),
+        this.broker.log,
+        (delta) => (this.stats.waitingForSlot = (this.stats.waitingForSlot ?? 0) + delta),
+      );
+      this.quotas.set(id, quotas);
+      await quotas.resolveHosts();
+    }
+    return quotas;
   }
 
   /** Bound port of the first listener, per broker id. */

@@ -30,12 +30,20 @@ function isFlexible(apiKey: number, version: number): boolean {
 }
 
 /**
- * Decodes request header v1/v2 and the body. Header v2 (flexible) adds a tagged block after
- * the client id, which keeps its int16 length (Kafka's RequestHeader.json). An unknown API key or
- * a version we do not serve is `refused` (the caller closes the connection, as Kafka does);
- * ApiVersions is the exception (Kafka's `ApiVersionsRequest` fallback, KIP-511).
+ * Frames at least this big (bytes, size prefix excluded) are decoded in slices
+ * (`decodeRequestInSlices`): about 3,500 OffsetCommit partitions, a few ms of decoding at once.
  */
-export function decodeRequest(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): DecodedRequest {
+export const DECODE_IN_SLICES_BYTES = 64 * 1024;
+
+type Header = Exclude<DecodedRequest, { kind: 'request' }> | { kind: 'body'; header: RequestHeader; api: ApiDefinition; flexible: boolean; reader: Reader };
+
+/**
+ * Decodes request header v1/v2. Header v2 (flexible) adds a tagged block after the client id,
+ * which keeps its int16 length (Kafka's RequestHeader.json). An unknown API key or a version we
+ * do not serve is `refused` (the caller closes the connection, as Kafka does); ApiVersions is the
+ * exception (Kafka's `ApiVersionsRequest` fallback, KIP-511).
+ */
+function decodeHeader(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): Header {
   const r = new Reader(frame);
   const apiKey = r.int16();
   const apiVersion = r.int16();
@@ -50,20 +58,56 @@ export function decodeRequest(frame: Buffer, handlers: ReadonlyMap<number, ApiDe
   }
   const flexible = isFlexible(apiKey, apiVersion);
   if (flexible) r.taggedFields(() => false);
-  const codec = API_CODECS[apiKey as ApiKeyWithCodec];
-  // Trailing bytes are ignored, as Kafka's request parsing does.
-  const body = codec.request.decode(r, apiVersion);
-  return { kind: 'request', header, body, api, flexible };
+  return { kind: 'body', header, api, flexible, reader: r };
+}
+
+/** Decodes the request header and the body (see `decodeHeader`). Trailing bytes are ignored, as Kafka's request parsing does. */
+export function decodeRequest(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): DecodedRequest {
+  const h = decodeHeader(frame, handlers);
+  if (h.kind !== 'body') return h;
+  const codec = API_CODECS[h.header.apiKey as ApiKeyWithCodec];
+  const body = codec.request.decode(h.reader, h.header.apiVersion);
+  return { kind: 'request', header: h.header, body, api: h.api, flexible: h.flexible };
+}
+
+/**
+ * As `decodeRequest`, a slice at a time: a generator that yields every `ELEMENTS_PER_SLICE`
+ * struct elements of the body (the request's generated `decodeInSlices`), for the caller to give
+ * the event loop to other connections in between (`runInSlices`).
+ */
+export function* decodeRequestInSlices(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): Generator<void, DecodedRequest> {
+  const h = decodeHeader(frame, handlers);
+  if (h.kind !== 'body') return h;
+  const codec = API_CODECS[h.header.apiKey as ApiKeyWithCodec];
+  const body: unknown = yield* (codec.request.decodeInSlices as (r: Reader, v: number) => Generator<void, unknown>)(h.reader, h.header.apiVersion);
+  return { kind: 'request', header: h.header, body, api: h.api, flexible: h.flexible };
 }
 
 /** Encodes a response frame (size prefix included): header v1 for flexible responses, v0 otherwise and always for ApiVersions. */
 export function encodeResponse(header: RequestHeader, body: unknown): Buffer {
-  const w = new Writer(256);
-  w.int32(0); // size, patched below
-  w.int32(header.correlationId);
-  if (header.apiKey !== API_VERSIONS_KEY && isFlexible(header.apiKey, header.apiVersion)) w.uvarint(0);
+  const w = responseWriter(header);
   const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
   (codec.response.encode as (w: Writer, v: number, b: unknown) => void)(w, header.apiVersion, body);
+  return finishResponse(w);
+}
+
+/** As `encodeResponse`, a slice at a time (the response's generated `encodeInSlices`): the answer to a request decoded in slices. */
+export function* encodeResponseInSlices(header: RequestHeader, body: unknown): Generator<void, Buffer> {
+  const w = responseWriter(header);
+  const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
+  yield* (codec.response.encodeInSlices as (w: Writer, v: number, b: unknown) => Generator<void, void>)(w, header.apiVersion, body);
+  return finishResponse(w);
+}
+
+function responseWriter(header: RequestHeader): Writer {
+  const w = new Writer(256);
+  w.int32(0); // size, patched by finishResponse
+  w.int32(header.correlationId);
+  if (header.apiKey !== API_VERSIONS_KEY && isFlexible(header.apiKey, header.apiVersion)) w.uvarint(0);
+  return w;
+}
+
+function finishResponse(w: Writer): Buffer {
   const out = w.finish();
   out.writeInt32BE(out.length - 4, 0);
   return out;

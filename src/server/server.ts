@@ -9,6 +9,7 @@ import { IdleConnections } from './idle-connections.js';
 import { RequestMemoryPool } from './request-memory.js';
 import { ManualTime } from '../util/manual-time.js';
 import { systemTime } from '../util/time.js';
+import type { ConnectionQuotas } from './connection-quotas.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -18,6 +19,10 @@ export interface ConnectionStats {
   open: number;
   /** Connections not read because `queued.max.request.bytes` is used up (0 without that cap). */
   waitingForMemory?: number;
+  /** Connections waiting, unread, for a slot under `max.connections` (Kafka's acceptor blocks meanwhile). */
+  waitingForSlot?: number;
+  /** Requests being worked on in slices now (frames of `DECODE_IN_SLICES_BYTES` or more, from their decoding to their answer). */
+  inSlices?: number;
 }
 
 /**
@@ -43,6 +48,8 @@ export class KafkaListener {
     readonly brokerId: number = broker.nodeId,
     private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
     private readonly context?: ListenerContext,
+    /** `max.connections`, `max.connections.per.ip` of this listener's broker (absent: no limits). */
+    private readonly quotas?: ConnectionQuotas,
   ) {
     // Real time, as Kafka's Selector, except on the manual clock (`--clock manual`), whose advances
     // then close idle connections; a `time` injected in-process drives the coordinators only.
@@ -56,13 +63,18 @@ export class KafkaListener {
           waiting = count;
         })
       : undefined;
-    const accept = (socket: Socket) => {
+    const open = (socket: Socket) => {
       const connection = new Connection(socket, this.broker, this.handlers, (c) => {
         if (this.connections.delete(c)) this.stats.open--;
-      }, this.faults, this.brokerId, this.context, this.idle, this.memory);
+        this.quotas?.closed(socket);
+      }, this.faults, this.brokerId, this.context, this.idle, this.memory, this.stats);
       this.connections.add(connection);
       this.stats.accepted++;
       this.stats.open++;
+    };
+    const accept = (socket: Socket) => {
+      if (this.quotas) this.quotas.accept(socket, () => open(socket));
+      else open(socket);
     };
     const tls = context?.tls;
     this.server = tls ? createTlsServer(tls.options, accept) : createServer(accept);

@@ -24,6 +24,7 @@ import { PRODUCER_ID_BLOCK_FILE, ProducerIdManager } from './producer-ids.js';
 import { isControlBatch } from '../records/control-batch.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
+import { nextTurn } from '../util/slices.js';
 import { commitCreation, markCreation, recoverPendingCreations, undoCreation } from './pending-creations.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
@@ -57,6 +58,8 @@ export class TopicStore {
   private readonly pendingStarts = new Map<Partition, bigint>();
   /** Names of topics `createInSlices` is opening. */
   private readonly creating = new Set<string>();
+  /** Topics `addPartitions` is growing, and when it ends. */
+  private readonly growing = new Map<string, Promise<void>>();
   private readonly waiters: AppendWaiters;
   private readonly deletedListeners: Array<(topic: Topic) => void> = [];
   private readonly createdListeners: Array<(topic: Topic) => void> = [];
@@ -159,7 +162,7 @@ export class TopicStore {
       const creation = this.beginTopic(name, partitions, topicConfigs);
       try {
         for (let p = 0; p < partitions; p++) {
-          if (p > 0 && p % CREATE_SLICE_PARTITIONS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          if (p > 0 && p % CREATE_SLICE_PARTITIONS === 0) await nextTurn();
           creation.open(p);
         }
         creation.commit();
@@ -222,26 +225,49 @@ export class TopicStore {
 
   /**
    * Adds partitions `topic.partitionCount` .. `count - 1` (CreatePartitions, already validated:
-   * see create-partitions.ts), each a new directory with the topic's `partition.metadata`, then
-   * tells the `onPartitionsAdded` listeners. An I/O failure removes what it created and throws.
+   * see create-partitions.ts), each a new directory with the topic's `partition.metadata`, in
+   * slices of `CREATE_SLICE_PARTITIONS` with a turn of the event loop between two (issue #16); the
+   * new partitions become visible together once all are open, then the `onPartitionsAdded`
+   * listeners are told. Growths of one topic run one after the other (`whileGrowing`). An I/O
+   * failure, or the topic deleted meanwhile, removes what it created and throws (the latter
+   * TopicError UNKNOWN_TOPIC_OR_PARTITION).
    */
-  addPartitions(topic: Topic, count: number): void {
+  async addPartitions(topic: Topic, count: number): Promise<void> {
     const from = topic.partitionCount;
     const creation = { topicId: topic.id, topic: topic.name, from };
+    let done!: () => void;
+    this.growing.set(topic.name, new Promise<void>((resolve) => (done = resolve)));
     const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
     const added: Partition[] = [];
     try {
       const logConfigs = new Map<number, LogConfig | null>();
-      for (let p = from; p < count; p++) added.push(this.openPartition(topic.name, p, topic.id, true, logConfigs));
+      for (let p = from; p < count; p++) {
+        if (p > from && (p - from) % CREATE_SLICE_PARTITIONS === 0) await nextTurn();
+        added.push(this.openPartition(topic.name, p, topic.id, true, logConfigs));
+      }
+      if (this.byId.get(topic.id) !== topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
       if (marker !== null) commitCreation(marker);
     } catch (err) {
       for (const part of added) part.log.deleteFiles();
       if (marker !== null) undoCreation(marker, creation, count, this.options.log);
       throw err;
+    } finally {
+      this.growing.delete(topic.name);
+      done();
     }
     topic.addPartitions(added);
     this.options.log.info({ topic: topic.name, topicId: topic.id, from, to: count }, 'added partitions');
     for (const listener of this.partitionsAddedListeners) listener(topic);
+  }
+
+  /** Whether `addPartitions` is opening new partitions of topic `name` now (not visible yet). */
+  isGrowing(name: string): boolean {
+    return this.growing.has(name);
+  }
+
+  /** Resolves once no `addPartitions` of topic `name` is under way (a CreatePartitions checks the topic after). */
+  async whileGrowing(name: string): Promise<void> {
+    for (let growth = this.growing.get(name); growth; growth = this.growing.get(name)) await growth;
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * Big requests do not stall the others (issue #16). Each test shows it by order of events, never by
  * time: another connection's request is answered while the big one is still being worked on.
- * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`): a Metadata
- *   request sent while the partitions open is answered before the CreateTopics.
+ * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`), CreatePartitions
+ *   its new ones (`TopicStore.addPartitions`): a Metadata request sent while the partitions open is
+ *   answered before the CreateTopics (CreatePartitions).
  * - A manual clock advanced ten years (the most POST /clock/advance takes) runs the periodic
  *   maintenance timers once per stretch, not once per period, in slices (`ManualTime.advanceInSlices`).
  * - `connections.max.idle.ms` closes connections idle that long, on the (manual) server clock.
@@ -10,6 +11,10 @@
  *   connection is not read; it is answered once that request has been.
  * - Kafka's cap on partitions per CreateTopics (`ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`,
  *   10,000): above it every topic of the request fails with POLICY_VIOLATION, nothing is created.
+ * - A request frame of `DECODE_IN_SLICES_BYTES` or more is decoded, handled (OffsetCommit's checks)
+ *   and answered in slices: another connection's request is answered while it is in slices
+ *   (`server.connections.inSlices`). An OffsetCommit whose records cannot fit one batch
+ *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does.
  */
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -19,6 +24,7 @@ import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { CREATE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
+import { DECODE_IN_SLICES_BYTES } from '../../src/server/request-codec.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -27,6 +33,14 @@ afterEach(async () => {
 
 const topic = (name: string, numPartitions: number) => ({ name, numPartitions, replicationFactor: -1, assignments: [], configs: [] });
 const createTopics = (topics: ReturnType<typeof topic>[]) => ({ topics, timeoutMs: 60000, validateOnly: false });
+const offsetCommit = (groupId: string, topics: Array<{ name: string; partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string }> }>) => ({
+  groupId,
+  generationIdOrMemberEpoch: -1,
+  memberId: '',
+  groupInstanceId: null,
+  retentionTimeMs: -1n,
+  topics: topics.map((t) => ({ ...t, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' })),
+});
 const metadata = (names: string[]) => ({ topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
 
 describe('big requests', () => {
@@ -55,6 +69,89 @@ describe('big requests', () => {
     expect(res.topics.map((t) => [t.name, t.errorCode, t.numPartitions])).toEqual([['big-topic', ErrorCode.NONE, partitions]]);
     expect(server.broker.topics.get('big-topic')!.partitionCount).toBe(partitions);
     expect(server.broker.topics.isBeingCreated('big-topic')).toBe(false);
+  });
+
+  it('an OffsetCommit of 200,000 partitions is worked on in slices: another connection is answered meanwhile; too big for one batch, nothing is committed', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await big.send(19, 7, createTopics([topic('wide', 1000)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: 1000 }, (_, i) => ({ partitionIndex: i, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }));
+    const order: string[] = [];
+    const committed = big.send(8, 8, offsetCommit('g-big', Array.from({ length: 200 }, () => ({ name: 'wide', partitions })))).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The request is in slices (its decoding has begun). Checked once per turn of the loop.
+    while (server.connections.inSlices !== 1 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const small = await other.send(8, 8, offsetCommit('g-small', [{ name: 'wide', partitions: [{ ...partitions[3]!, committedOffset: 42n }] }]));
+    order.push('small');
+    expect(small.topics.map((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode]))).toEqual([[[3, ErrorCode.NONE]]]);
+    const res = await committed;
+    expect(order).toEqual(['small', 'big']);
+    expect(server.connections.inSlices).toBe(0);
+    // About 43 bytes per record at least, 8.6 MB: over message.max.bytes (1048588). Kafka's runtime
+    // throws RecordTooLargeException, answered as UNKNOWN_SERVER_ERROR on every partition.
+    const codes = new Set(res.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)));
+    expect(res.topics.length).toBe(200);
+    expect(res.topics.reduce((n, t) => n + t.partitions.length, 0)).toBe(200_000);
+    expect([...codes]).toEqual([ErrorCode.UNKNOWN_SERVER_ERROR]);
+    const fetched = await other.send(9, 8, { groups: [{ groupId: 'g-big', memberId: null, memberEpoch: -1, topics: null }, { groupId: 'g-small', memberId: null, memberEpoch: -1, topics: null }], groupId: '', topics: [], requireStable: false });
+    expect(fetched.groups.map((g) => [g.groupId, g.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.committedOffset]))])).toEqual([
+      ['g-big', []],
+      ['g-small', [['wide', 3, 42n]]],
+    ]);
+  });
+
+  it('an OffsetCommit of 5,000 partitions that fits one batch is decoded and checked in slices and committed', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    expect((await c.send(19, 7, createTopics([topic('five-k', 5000)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: 5000 }, (_, i) => ({ partitionIndex: i, committedOffset: BigInt(i) * 10n, committedLeaderEpoch: 3, committedMetadata: i % 1000 === 0 ? `meta-${i}` : '' }));
+    // More than DECODE_IN_SLICES_BYTES on the wire: decoded in slices.
+    expect(5000 * (4 + 8 + 4 + 1 + 1)).toBeGreaterThan(DECODE_IN_SLICES_BYTES);
+    const res = await c.send(8, 9, offsetCommit('g-5k', [{ name: 'five-k', partitions }, { name: 'no-such-topic', partitions: [partitions[0]!] }]));
+    expect(res.topics.map((t) => [t.name, t.partitions.length, [...new Set(t.partitions.map((p) => p.errorCode))]])).toEqual([
+      ['five-k', 5000, [ErrorCode.NONE]],
+      ['no-such-topic', 1, [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]],
+    ]);
+    const fetched = await c.send(9, 8, { groups: [{ groupId: 'g-5k', memberId: null, memberEpoch: -1, topics: null }], groupId: '', topics: [], requireStable: false });
+    const got = fetched.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, epoch: p.committedLeaderEpoch, metadata: p.metadata })));
+    got.sort((a, b) => a.partition - b.partition);
+    expect(got.length).toBe(5000);
+    expect(got[0]).toEqual({ topic: 'five-k', partition: 0, offset: 0n, epoch: 3, metadata: 'meta-0' });
+    expect(got[4999]).toEqual({ topic: 'five-k', partition: 4999, offset: 49990n, epoch: 3, metadata: '' });
+    expect(got.filter((g) => g.metadata !== '').map((g) => g.partition)).toEqual([0, 1000, 2000, 3000, 4000]);
+  });
+
+  it('CreatePartitions opens the new partitions in slices: another connection is answered meanwhile, a second growth waits for the first', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    const third = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close(), () => third.close());
+    expect((await big.send(19, 7, createTopics([topic('grown', 1)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const count = 1 + CREATE_SLICE_PARTITIONS * 8;
+    const order: string[] = [];
+    const grown = big.send(37, 3, { topics: [{ name: 'grown', count, assignments: null }], timeoutMs: 30000, validateOnly: false }).then((r) => {
+      order.push('CreatePartitions');
+      return r;
+    });
+    while (!server.broker.topics.isGrowing('grown') && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A second growth to the same count: checked once the first is done, so the topic has that many already.
+    const again = third.send(37, 3, { topics: [{ name: 'grown', count, assignments: null }], timeoutMs: 30000, validateOnly: false });
+    const meta = await other.send(3, 12, metadata(['grown']));
+    order.push('Metadata');
+    // The new partitions are not visible until all are open.
+    expect(meta.topics.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([['grown', ErrorCode.NONE, 1]]);
+    const res = await grown;
+    expect(order).toEqual(['Metadata', 'CreatePartitions']);
+    expect(res.results.map((r) => [r.name, r.errorCode])).toEqual([['grown', ErrorCode.NONE]]);
+    expect((await again).results.map((r) => [r.name, r.errorCode, r.errorMessage])).toEqual([['grown', ErrorCode.INVALID_PARTITIONS, `Topic already has ${count} partition(s).`]]);
+    expect(server.broker.topics.get('grown')!.partitionCount).toBe(count);
+    expect(server.broker.topics.isGrowing('grown')).toBe(false);
   });
 
   it("more than 10,000 partitions in one CreateTopics: POLICY_VIOLATION for every topic, as Kafka's controller", async () => {

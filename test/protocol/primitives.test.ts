@@ -1,10 +1,13 @@
 /**
  * The allocation-free paths of the primitives (src/protocol/primitives.ts) write the same bytes as
  * Node's BigInt writers and Kafka's layouts: int64 on both sides of ±2^53, uuids in and out of the
- * usual 22-character form, tagged fields whose size prefix takes one, two or three bytes.
+ * usual 22-character form, tagged fields whose size prefix takes one, two or three bytes. Codecs in
+ * slices (issue #16) yield once per `ELEMENTS_PER_SLICE` struct elements, nested arrays counted together.
  */
 import { describe, expect, it } from 'vitest';
-import { Reader, Writer, readInt64BE, writeInt64BE } from '../../src/protocol/primitives.js';
+import { ELEMENTS_PER_SLICE, Reader, Writer, readInt64BE, writeInt64BE } from '../../src/protocol/primitives.js';
+import * as OffsetCommitRequest from '../../src/protocol/messages/OffsetCommitRequest.js';
+import * as OffsetCommitResponse from '../../src/protocol/messages/OffsetCommitResponse.js';
 
 const INT64 = [
   0n, 1n, -1n, 255n, 4294967295n, 4294967296n, -4294967296n, -4294967297n, 1796194354287n, -1796194354287n,
@@ -81,5 +84,40 @@ describe('taggedFields', () => {
     });
     expect(seen).toEqual([[0, 4], [3, n]]);
     expect(r.int8()).toBe(9);
+  });
+});
+
+describe('codecs in slices', () => {
+  /** Steps a generator to its end; returns its value and how many times it yielded. */
+  function steps<T>(work: Generator<void, T>): { value: T; yields: number } {
+    let yields = 0;
+    for (;;) {
+      const step = work.next();
+      if (step.done) return { value: step.value, yields };
+      yields++;
+    }
+  }
+  // 3 topics of 5,000 partitions: 15,003 struct elements (topics and partitions), 3 slices of 4,096 and a rest.
+  const partitions = Array.from({ length: 5000 }, (_, i) => ({ partitionIndex: i, committedOffset: BigInt(i) * 1000n, committedLeaderEpoch: 2, committedMetadata: `m${i}` }));
+  const request = { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: ['a', 'b', 'c'].map((name) => ({ name, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions })) };
+
+  it('an OffsetCommit request of 15,000 partitions decodes in 4 slices to what decode gives', () => {
+    expect(ELEMENTS_PER_SLICE).toBe(4096);
+    const w = new Writer();
+    OffsetCommitRequest.encode(w, 9, request);
+    const bytes = Buffer.from(w.finish());
+    const { value, yields } = steps(OffsetCommitRequest.decodeInSlices(new Reader(bytes), 9));
+    expect(yields).toBe(3);
+    expect(value).toStrictEqual(OffsetCommitRequest.decode(new Reader(bytes), 9));
+    expect(value.topics.map((t) => [t.name, t.partitions.length, t.partitions[4999]!.committedMetadata])).toEqual([['a', 5000, 'm4999'], ['b', 5000, 'm4999'], ['c', 5000, 'm4999']]);
+  });
+
+  it('its response encodes in 4 slices to the bytes encode writes', () => {
+    const response = { throttleTimeMs: 0, topics: request.topics.map((t) => ({ name: t.name, topicId: '', partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0 })) })) };
+    const whole = new Writer();
+    OffsetCommitResponse.encode(whole, 9, response);
+    const sliced = new Writer(16);
+    expect(steps(OffsetCommitResponse.encodeInSlices(sliced, 9, response)).yields).toBe(3);
+    expect(Buffer.from(sliced.finish()).equals(Buffer.from(whole.finish()))).toBe(true);
   });
 });

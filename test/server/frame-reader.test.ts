@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { FrameReader, FrameTooLargeError } from '../../src/server/frame-reader.js';
+import { FILL_IN_PLACE_BYTES, FrameReader, FrameTooLargeError } from '../../src/server/frame-reader.js';
 
 const frame = (payload: number[]): Buffer => {
   const b = Buffer.alloc(4 + payload.length);
@@ -29,4 +29,28 @@ describe('FrameReader', () => {
     n.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
     expect(() => n.next()).toThrow(FrameTooLargeError);
   });
+
+  it('a frame of FILL_IN_PLACE_BYTES or more, arriving in 64 KiB pieces with the next frame behind it, is read whole into one buffer of its size', () => {
+    const size = FILL_IN_PLACE_BYTES * 3 + 5;
+    const big = Buffer.alloc(4 + size);
+    big.writeInt32BE(size, 0);
+    for (let i = 4; i < big.length; i++) big[i] = i % 251;
+    const stream = Buffer.concat([frame([9]), big, frame([7, 8])]);
+    const r = new FrameReader(size);
+    const got: Buffer[] = [];
+    // 64 KiB pieces: the big frame begins in the first, the last frame is in the last.
+    for (let at = 0; at < stream.length; at += 65536) {
+      r.push(stream.subarray(at, Math.min(stream.length, at + 65536)));
+      for (let f = r.next(); f !== null; f = r.next()) got.push(Buffer.from(f));
+    }
+    expect(got.map((f) => f.length)).toEqual([1, size, 2]);
+    expect(got[1]!.equals(big.subarray(4))).toBe(true);
+    expect([...got[2]!]).toEqual([7, 8]);
+    // Its size is known (for queued.max.request.bytes) from its prefix on.
+    const p = new FrameReader(size);
+    p.push(big.subarray(0, 70_000));
+    expect(p.next()).toBeNull();
+    expect(p.nextSize()).toBe(size);
+  });
 });
+

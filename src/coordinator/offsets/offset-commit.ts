@@ -5,14 +5,18 @@
  * UNKNOWN_TOPIC_ID), then the group's validation (`validateOffsetCommit`) whose error goes on every
  * remaining partition, then per partition OFFSET_METADATA_TOO_LARGE when the metadata is longer
  * than `offset.metadata.max.bytes` in UTF-16 code units (Java's `String.length()`).
- * Accepted offsets are written through the coordinator runtime and durable before the answer; when
+ * Accepted offsets are written through the coordinator runtime and durable before the answer; a
+ * write larger than `message.max.bytes` is refused before its records are built (Kafka's runtime:
+ * RecordTooLargeException, answered as UNKNOWN_SERVER_ERROR); when
  * that write fails, every partition the coordinator handled answers the write's error
  * (NOT_COORDINATOR for a storage error, `CoordinatorOperationExceptionHelper`) and nothing is
  * committed.
  */
 import type { Logger } from 'pino';
 import { ErrorCode } from '../../protocol/errors.js';
-import type { OffsetCommitRequest } from '../../protocol/messages/OffsetCommitRequest.js';
+import type { OffsetCommitRequest, OffsetCommitRequestPartition } from '../../protocol/messages/OffsetCommitRequest.js';
+import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
+import { runInSlices } from '../../util/slices.js';
 import type { OffsetCommitResponse, OffsetCommitResponseTopic } from '../../protocol/messages/OffsetCommitResponse.js';
 import { writeErrorCode } from '../runtime.js';
 import type { OffsetStore, OffsetToCommit } from './offset-store.js';
@@ -30,6 +34,8 @@ export interface OffsetCommitContext {
   readonly offsets: Pick<OffsetStore, 'commit'>;
   /** `offset.metadata.max.bytes` */
   readonly maxMetadataSize: number;
+  /** `message.max.bytes`: the largest batch one write may make (Kafka's runtime `maxBatchSize`). */
+  readonly maxBatchBytes: number;
   /** ms since the epoch. */
   now(): number;
   readonly log: Logger;
@@ -47,37 +53,100 @@ export function offsetToCommit(
 /** From this version OffsetCommit names topics by id (KIP-848's v10). */
 export const OFFSET_COMMIT_TOPIC_IDS_VERSION = 10;
 
+/**
+ * A lower bound (bytes) of the OffsetCommit record of one partition in a batch: key version,
+ * group, topic and partition; value version, offset, metadata and commit timestamp; the record's
+ * own framing. String lengths in UTF-16 units, never more than their UTF-8 bytes.
+ */
+function recordBytesAtLeast(groupId: string, topic: string, metadata: string): number {
+  return 2 + 2 + groupId.length + 2 + topic.length + 4 + 2 + 8 + 2 + metadata.length + 8 + 7;
+}
+
+/** A request partition past the checks that need no group (KafkaApis' topic checks, the metadata size). */
+interface Candidate {
+  topic: { name: string; topicId: string };
+  partition: OffsetCommitRequestPartition;
+  result: { partitionIndex: number; errorCode: number };
+  metadataTooLarge: boolean;
+}
+
+/**
+ * The per-partition checks that do not look at the group, building the response: a generator
+ * that yields every `ELEMENTS_PER_SLICE` partitions, so a huge request runs a slice per turn of
+ * the event loop (issue #16). Returns the partitions that reach the group coordinator and a lower
+ * bound of the bytes their records would take.
+ */
+function* checkTopics(c: OffsetCommitContext, req: OffsetCommitRequest, byId: boolean, topics: OffsetCommitResponseTopic[]): Generator<void, { candidates: Candidate[]; bytesAtLeast: number }> {
+  const candidates: Candidate[] = [];
+  let bytesAtLeast = 0;
+  let sinceYield = 0;
+  for (const t of req.topics) {
+    const topic = byId ? c.topics.getById(t.topicId) : c.topics.get(t.name);
+    const partitions: Array<{ partitionIndex: number; errorCode: number }> = new Array(t.partitions.length);
+    topics.push({ name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions });
+    for (let i = 0; i < t.partitions.length; i++) {
+      const p = t.partitions[i]!;
+      const result = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE as number };
+      partitions[i] = result;
+      if (!topic) result.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else if (p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else {
+        const metadataTooLarge = (p.committedMetadata?.length ?? 0) > c.maxMetadataSize;
+        candidates.push({ topic, partition: p, result, metadataTooLarge });
+        if (!metadataTooLarge) bytesAtLeast += recordBytesAtLeast(req.groupId, topic.name, p.committedMetadata ?? '');
+      }
+      if (++sinceYield === ELEMENTS_PER_SLICE) {
+        sinceYield = 0;
+        yield;
+      }
+    }
+  }
+  return { candidates, bytesAtLeast };
+}
+
+/** Runs a generator to its end at once (a request too small to be worth slicing). */
+function runNow<T>(work: Generator<void, T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
 export async function commitOffsets(c: OffsetCommitContext, req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {
   const byId = apiVersion >= OFFSET_COMMIT_TOPIC_IDS_VERSION;
+  const topics: OffsetCommitResponseTopic[] = [];
+  let partitionCount = 0;
+  for (const t of req.topics) partitionCount += t.partitions.length;
+  const checks = checkTopics(c, req, byId, topics);
+  const { candidates, bytesAtLeast } = partitionCount >= ELEMENTS_PER_SLICE ? await runInSlices(checks) : runNow(checks);
+  // From here on one synchronous step, as Kafka's coordinator runs the operation: the group's
+  // validation and the records it writes see the same state.
   const validation = req.groupId === '' ? { errorCode: ErrorCode.INVALID_GROUP_ID as number } : validateOffsetCommit(c.groups, req, apiVersion);
   const groupError = validation.errorCode;
   const now = BigInt(c.now());
   const toCommit: OffsetToCommit[] = [];
   /** The partitions the group coordinator handled (past the topic checks KafkaApis makes first). */
   const coordinated: Array<{ errorCode: number }> = [];
-  const topics: OffsetCommitResponseTopic[] = req.topics.map((t) => {
-    const topic = byId ? c.topics.getById(t.topicId) : c.topics.get(t.name);
-    return {
-      name: byId ? '' : t.name,
-      topicId: byId ? t.topicId : '',
-      partitions: t.partitions.map((p) => {
-        let errorCode: number = ErrorCode.NONE;
-        if (!topic) errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        else if (p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        else if (groupError !== ErrorCode.NONE) errorCode = groupError;
-        else if (validation.partitionError && validation.partitionError(topic.topicId, p.partitionIndex) !== ErrorCode.NONE) {
-          errorCode = validation.partitionError(topic.topicId, p.partitionIndex);
-        } else if ((p.committedMetadata?.length ?? 0) > c.maxMetadataSize) errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
-        else {
-          // Java's long arithmetic wraps around; Kafka stores what it computes.
-          toCommit.push(offsetToCommit(topic, p, req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, now + req.retentionTimeMs)));
-        }
-        const result = { partitionIndex: p.partitionIndex, errorCode };
-        if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated.push(result);
-        return result;
-      }),
-    };
-  });
+  if (groupError === ErrorCode.NONE && !validation.partitionError && bytesAtLeast > c.maxBatchBytes) {
+    // Kafka's runtime refuses an atomic write larger than a batch before building it
+    // (RecordTooLargeException): every partition the coordinator handled answers that error, as
+    // when a write fails.
+    const errorCode = writeErrorCode(Object.assign(new Error('record batch too large'), { errorCode: ErrorCode.MESSAGE_TOO_LARGE }));
+    c.log.warn({ groupId: req.groupId, partitions: candidates.length, bytesAtLeast, maxBatchBytes: c.maxBatchBytes, errorCode }, 'offset commit not written: larger than one batch');
+    for (const p of candidates) p.result.errorCode = errorCode;
+    return { throttleTimeMs: 0, topics };
+  }
+  for (const { topic, partition: p, result, metadataTooLarge } of candidates) {
+    if (groupError !== ErrorCode.NONE) result.errorCode = groupError;
+    else if (validation.partitionError && validation.partitionError(topic.topicId, p.partitionIndex) !== ErrorCode.NONE) {
+      result.errorCode = validation.partitionError(topic.topicId, p.partitionIndex);
+    } else if (metadataTooLarge) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    else {
+      // Java's long arithmetic wraps around; Kafka stores what it computes.
+      toCommit.push(offsetToCommit(topic, p, req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, now + req.retentionTimeMs)));
+    }
+    if (result.errorCode === ErrorCode.NONE || result.errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated.push(result);
+  }
   if (toCommit.length > 0) {
     try {
       await c.offsets.commit(req.groupId, toCommit);

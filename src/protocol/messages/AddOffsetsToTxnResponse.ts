@@ -54,3 +54,9 @@ export function encode(w: Writer, version: number, value: AddOffsetsToTxnRespons
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddOffsetsToTxnResponse v${version} is not supported`);
   writeAddOffsetsToTxnResponse(w, version, value);
 }
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: AddOffsetsToTxnResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddOffsetsToTxnResponse v${version} is not supported`);
+  writeAddOffsetsToTxnResponse(w, version, value);
+}

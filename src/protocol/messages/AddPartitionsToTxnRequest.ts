@@ -73,6 +73,24 @@ export function readAddPartitionsToTxnRequest(r: Reader, version: number): AddPa
   return value;
 }
 
+export function* readAddPartitionsToTxnRequestInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnRequest> {
+  const flexible = version >= 3;
+  const value = defaultAddPartitionsToTxnRequest();
+  if (version >= 4) value.transactions = (yield* r.arrayOfSlices(flexible, () => readAddPartitionsToTxnTransactionInSlices(r, version)));
+  if (version <= 3) value.v3AndBelowTransactionalId = r.string(flexible);
+  if (version <= 3) value.v3AndBelowProducerId = r.int64();
+  if (version <= 3) value.v3AndBelowProducerEpoch = r.int16();
+  if (version <= 3) value.v3AndBelowTopics = (yield* r.arrayInSlices(flexible, () => readAddPartitionsToTxnTopic(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAddPartitionsToTxnRequest(w: Writer, version: number, value: AddPartitionsToTxnRequest): void {
   const flexible = version >= 3;
   if (version >= 4) { w.array(value.transactions, flexible, (e) => writeAddPartitionsToTxnTransaction(w, version, e)); }
@@ -115,6 +133,24 @@ export function readAddPartitionsToTxnTransaction(r: Reader, version: number): A
   return value;
 }
 
+export function* readAddPartitionsToTxnTransactionInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnTransaction> {
+  const flexible = version >= 3;
+  const value = defaultAddPartitionsToTxnTransaction();
+  if (version >= 4) value.transactionalId = r.string(flexible);
+  if (version >= 4) value.producerId = r.int64();
+  if (version >= 4) value.producerEpoch = r.int16();
+  if (version >= 4) value.verifyOnly = r.bool();
+  if (version >= 4) value.topics = (yield* r.arrayInSlices(flexible, () => readAddPartitionsToTxnTopic(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAddPartitionsToTxnTransaction(w: Writer, version: number, value: AddPartitionsToTxnTransaction): void {
   const flexible = version >= 3;
   if (version >= 4) { w.string(value.transactionalId, flexible); }
@@ -131,6 +167,12 @@ export function writeAddPartitionsToTxnTransaction(w: Writer, version: number, v
 export function decode(r: Reader, version: number): AddPartitionsToTxnRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddPartitionsToTxnRequest v${version} is not supported`);
   return readAddPartitionsToTxnRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddPartitionsToTxnRequest v${version} is not supported`);
+  return yield* readAddPartitionsToTxnRequestInSlices(r, version);
 }
 
 /** Encodes a AddPartitionsToTxnRequest at `version` (0-5). */

@@ -43,6 +43,15 @@ export function writeAddPartitionsToTxnTopicResult(w: Writer, version: number, v
   }
 }
 
+export function* writeAddPartitionsToTxnTopicResultInSlices(w: Writer, version: number, value: AddPartitionsToTxnTopicResult): Generator<void, void> {
+  const flexible = version >= 3;
+  w.string(value.name, flexible);
+  yield* w.arrayInSlices(value.resultsByPartition, flexible, (e) => writeAddPartitionsToTxnPartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface AddPartitionsToTxnPartitionResult {
   partitionIndex: number;
   partitionErrorCode: number;
@@ -115,6 +124,17 @@ export function writeAddPartitionsToTxnResponse(w: Writer, version: number, valu
   }
 }
 
+export function* writeAddPartitionsToTxnResponseInSlices(w: Writer, version: number, value: AddPartitionsToTxnResponse): Generator<void, void> {
+  const flexible = version >= 3;
+  w.int32(value.throttleTimeMs);
+  if (version >= 4) { w.int16(value.errorCode); }
+  if (version >= 4) { yield* w.arrayOfSlices(value.resultsByTransaction, flexible, (e) => writeAddPartitionsToTxnResultInSlices(w, version, e)); }
+  if (version <= 3) { yield* w.arrayOfSlices(value.resultsByTopicV3AndBelow, flexible, (e) => writeAddPartitionsToTxnTopicResultInSlices(w, version, e)); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface AddPartitionsToTxnResult {
   transactionalId: string;
   topicResults: AddPartitionsToTxnTopicResult[];
@@ -148,6 +168,15 @@ export function writeAddPartitionsToTxnResult(w: Writer, version: number, value:
   }
 }
 
+export function* writeAddPartitionsToTxnResultInSlices(w: Writer, version: number, value: AddPartitionsToTxnResult): Generator<void, void> {
+  const flexible = version >= 3;
+  if (version >= 4) { w.string(value.transactionalId, flexible); }
+  if (version >= 4) { yield* w.arrayOfSlices(value.topicResults, flexible, (e) => writeAddPartitionsToTxnTopicResultInSlices(w, version, e)); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 /** Decodes a AddPartitionsToTxnResponse at `version` (0-5). */
 export function decode(r: Reader, version: number): AddPartitionsToTxnResponse {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddPartitionsToTxnResponse v${version} is not supported`);
@@ -158,4 +187,10 @@ export function decode(r: Reader, version: number): AddPartitionsToTxnResponse {
 export function encode(w: Writer, version: number, value: AddPartitionsToTxnResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddPartitionsToTxnResponse v${version} is not supported`);
   writeAddPartitionsToTxnResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: AddPartitionsToTxnResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddPartitionsToTxnResponse v${version} is not supported`);
+  yield* writeAddPartitionsToTxnResponseInSlices(w, version, value);
 }

@@ -34,6 +34,21 @@ export function readAlterConfigsRequest(r: Reader, version: number): AlterConfig
   return value;
 }
 
+export function* readAlterConfigsRequestInSlices(r: Reader, version: number): Generator<void, AlterConfigsRequest> {
+  const flexible = version >= 2;
+  const value = defaultAlterConfigsRequest();
+  value.resources = (yield* r.arrayOfSlices(flexible, () => readAlterConfigsResourceInSlices(r, version)));
+  value.validateOnly = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAlterConfigsRequest(w: Writer, version: number, value: AlterConfigsRequest): void {
   const flexible = version >= 2;
   w.array(value.resources, flexible, (e) => writeAlterConfigsResource(w, version, e));
@@ -59,6 +74,22 @@ export function readAlterConfigsResource(r: Reader, version: number): AlterConfi
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configs = r.array(flexible, () => readAlterableConfig(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readAlterConfigsResourceInSlices(r: Reader, version: number): Generator<void, AlterConfigsResource> {
+  const flexible = version >= 2;
+  const value = defaultAlterConfigsResource();
+  value.resourceType = r.int8();
+  value.resourceName = r.string(flexible);
+  value.configs = (yield* r.arrayInSlices(flexible, () => readAlterableConfig(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -116,6 +147,12 @@ export function writeAlterableConfig(w: Writer, version: number, value: Alterabl
 export function decode(r: Reader, version: number): AlterConfigsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterConfigsRequest v${version} is not supported`);
   return readAlterConfigsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, AlterConfigsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterConfigsRequest v${version} is not supported`);
+  return yield* readAlterConfigsRequestInSlices(r, version);
 }
 
 /** Encodes a AlterConfigsRequest at `version` (0-2). */

@@ -34,6 +34,21 @@ export function readAlterShareGroupOffsetsRequest(r: Reader, version: number): A
   return value;
 }
 
+export function* readAlterShareGroupOffsetsRequestInSlices(r: Reader, version: number): Generator<void, AlterShareGroupOffsetsRequest> {
+  const flexible = true;
+  const value = defaultAlterShareGroupOffsetsRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readAlterShareGroupOffsetsRequestTopicInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAlterShareGroupOffsetsRequest(w: Writer, version: number, value: AlterShareGroupOffsetsRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -57,6 +72,21 @@ export function readAlterShareGroupOffsetsRequestTopic(r: Reader, version: numbe
   const value = defaultAlterShareGroupOffsetsRequestTopic();
   value.topicName = r.string(flexible);
   value.partitions = r.array(flexible, () => readAlterShareGroupOffsetsRequestPartition(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readAlterShareGroupOffsetsRequestTopicInSlices(r: Reader, version: number): Generator<void, AlterShareGroupOffsetsRequestTopic> {
+  const flexible = true;
+  const value = defaultAlterShareGroupOffsetsRequestTopic();
+  value.topicName = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readAlterShareGroupOffsetsRequestPartition(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -113,6 +143,12 @@ export function writeAlterShareGroupOffsetsRequestPartition(w: Writer, version: 
 export function decode(r: Reader, version: number): AlterShareGroupOffsetsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterShareGroupOffsetsRequest v${version} is not supported`);
   return readAlterShareGroupOffsetsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, AlterShareGroupOffsetsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterShareGroupOffsetsRequest v${version} is not supported`);
+  return yield* readAlterShareGroupOffsetsRequestInSlices(r, version);
 }
 
 /** Encodes a AlterShareGroupOffsetsRequest at `version` (0). */

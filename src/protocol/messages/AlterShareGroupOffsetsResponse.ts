@@ -49,6 +49,17 @@ export function writeAlterShareGroupOffsetsResponse(w: Writer, version: number, 
   }
 }
 
+export function* writeAlterShareGroupOffsetsResponseInSlices(w: Writer, version: number, value: AlterShareGroupOffsetsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.arrayOfSlices(value.responses, flexible, (e) => writeAlterShareGroupOffsetsResponseTopicInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface AlterShareGroupOffsetsResponseTopic {
   topicName: string;
   topicId: string;
@@ -80,6 +91,16 @@ export function writeAlterShareGroupOffsetsResponseTopic(w: Writer, version: num
   w.string(value.topicName, flexible);
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writeAlterShareGroupOffsetsResponsePartition(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeAlterShareGroupOffsetsResponseTopicInSlices(w: Writer, version: number, value: AlterShareGroupOffsetsResponseTopic): Generator<void, void> {
+  const flexible = true;
+  w.string(value.topicName, flexible);
+  w.uuid(value.topicId);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeAlterShareGroupOffsetsResponsePartition(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -131,4 +152,10 @@ export function decode(r: Reader, version: number): AlterShareGroupOffsetsRespon
 export function encode(w: Writer, version: number, value: AlterShareGroupOffsetsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterShareGroupOffsetsResponse v${version} is not supported`);
   writeAlterShareGroupOffsetsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: AlterShareGroupOffsetsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterShareGroupOffsetsResponse v${version} is not supported`);
+  yield* writeAlterShareGroupOffsetsResponseInSlices(w, version, value);
 }

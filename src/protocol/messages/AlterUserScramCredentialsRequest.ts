@@ -34,6 +34,21 @@ export function readAlterUserScramCredentialsRequest(r: Reader, version: number)
   return value;
 }
 
+export function* readAlterUserScramCredentialsRequestInSlices(r: Reader, version: number): Generator<void, AlterUserScramCredentialsRequest> {
+  const flexible = true;
+  const value = defaultAlterUserScramCredentialsRequest();
+  value.deletions = (yield* r.arrayInSlices(flexible, () => readScramCredentialDeletion(r, version)));
+  value.upsertions = (yield* r.arrayInSlices(flexible, () => readScramCredentialUpsertion(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAlterUserScramCredentialsRequest(w: Writer, version: number, value: AlterUserScramCredentialsRequest): void {
   const flexible = true;
   w.array(value.deletions, flexible, (e) => writeScramCredentialDeletion(w, version, e));
@@ -122,6 +137,12 @@ export function writeScramCredentialUpsertion(w: Writer, version: number, value:
 export function decode(r: Reader, version: number): AlterUserScramCredentialsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterUserScramCredentialsRequest v${version} is not supported`);
   return readAlterUserScramCredentialsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, AlterUserScramCredentialsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterUserScramCredentialsRequest v${version} is not supported`);
+  return yield* readAlterUserScramCredentialsRequestInSlices(r, version);
 }
 
 /** Encodes a AlterUserScramCredentialsRequest at `version` (0). */

@@ -43,6 +43,15 @@ export function writeAlterUserScramCredentialsResponse(w: Writer, version: numbe
   }
 }
 
+export function* writeAlterUserScramCredentialsResponseInSlices(w: Writer, version: number, value: AlterUserScramCredentialsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayInSlices(value.results, flexible, (e) => writeAlterUserScramCredentialsResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface AlterUserScramCredentialsResult {
   user: string;
   errorCode: number;
@@ -89,4 +98,10 @@ export function decode(r: Reader, version: number): AlterUserScramCredentialsRes
 export function encode(w: Writer, version: number, value: AlterUserScramCredentialsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterUserScramCredentialsResponse v${version} is not supported`);
   writeAlterUserScramCredentialsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: AlterUserScramCredentialsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AlterUserScramCredentialsResponse v${version} is not supported`);
+  yield* writeAlterUserScramCredentialsResponseInSlices(w, version, value);
 }

@@ -49,6 +49,12 @@ export function decode(r: Reader, version: number): ApiVersionsRequest {
   return readApiVersionsRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ApiVersionsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ApiVersionsRequest v${version} is not supported`);
+  return readApiVersionsRequest(r, version);
+}
+
 /** Encodes a ApiVersionsRequest at `version` (0-4). */
 export function encode(w: Writer, version: number, value: ApiVersionsRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ApiVersionsRequest v${version} is not supported`);

@@ -59,6 +59,21 @@ export function writeApiVersionsResponse(w: Writer, version: number, value: ApiV
   }
 }
 
+export function* writeApiVersionsResponseInSlices(w: Writer, version: number, value: ApiVersionsResponse): Generator<void, void> {
+  const flexible = version >= 3;
+  w.int16(value.errorCode);
+  yield* w.arrayInSlices(value.apiKeys, flexible, (e) => writeApiVersion(w, version, e));
+  if (version >= 1) { w.int32(value.throttleTimeMs); }
+  if (flexible) {
+    const tags: Array<[number, (w: Writer) => void]> = [];
+    if (version >= 3 && value.supportedFeatures.length > 0) tags.push([0, (w) => { w.array(value.supportedFeatures, true, (e) => writeSupportedFeatureKey(w, version, e)); }]);
+    if (version >= 3 && value.finalizedFeaturesEpoch !== -1n) tags.push([1, (w) => { w.int64(value.finalizedFeaturesEpoch); }]);
+    if (version >= 3 && value.finalizedFeatures.length > 0) tags.push([2, (w) => { w.array(value.finalizedFeatures, true, (e) => writeFinalizedFeatureKey(w, version, e)); }]);
+    if (version >= 3 && value.zkMigrationReady !== false) tags.push([3, (w) => { w.bool(value.zkMigrationReady); }]);
+    w.taggedFields(tags);
+  }
+}
+
 export interface ApiVersion {
   apiKey: number;
   minVersion: number;
@@ -177,4 +192,10 @@ export function decode(r: Reader, version: number): ApiVersionsResponse {
 export function encode(w: Writer, version: number, value: ApiVersionsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ApiVersionsResponse v${version} is not supported`);
   writeApiVersionsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ApiVersionsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ApiVersionsResponse v${version} is not supported`);
+  yield* writeApiVersionsResponseInSlices(w, version, value);
 }

@@ -49,6 +49,12 @@ export function decode(r: Reader, version: number): ConsumerGroupDescribeRequest
   return readConsumerGroupDescribeRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ConsumerGroupDescribeRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupDescribeRequest v${version} is not supported`);
+  return readConsumerGroupDescribeRequest(r, version);
+}
+
 /** Encodes a ConsumerGroupDescribeRequest at `version` (0-1). */
 export function encode(w: Writer, version: number, value: ConsumerGroupDescribeRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupDescribeRequest v${version} is not supported`);

@@ -76,6 +76,14 @@ export function writeAssignment(w: Writer, version: number, value: Assignment): 
   }
 }
 
+export function* writeAssignmentInSlices(w: Writer, version: number, value: Assignment): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayInSlices(value.topicPartitions, flexible, (e) => writeTopicPartitions(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ConsumerGroupDescribeResponse {
   throttleTimeMs: number;
   groups: DescribedGroup[];
@@ -104,6 +112,15 @@ export function writeConsumerGroupDescribeResponse(w: Writer, version: number, v
   const flexible = true;
   w.int32(value.throttleTimeMs);
   w.array(value.groups, flexible, (e) => writeDescribedGroup(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeConsumerGroupDescribeResponseInSlices(w: Writer, version: number, value: ConsumerGroupDescribeResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.groups, flexible, (e) => writeDescribedGroupInSlices(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -157,6 +174,22 @@ export function writeDescribedGroup(w: Writer, version: number, value: Described
   w.int32(value.assignmentEpoch);
   w.string(value.assignorName, flexible);
   w.array(value.members, flexible, (e) => writeMember(w, version, e));
+  w.int32(value.authorizedOperations);
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribedGroupInSlices(w: Writer, version: number, value: DescribedGroup): Generator<void, void> {
+  const flexible = true;
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  w.string(value.groupId, flexible);
+  w.string(value.groupState, flexible);
+  w.int32(value.groupEpoch);
+  w.int32(value.assignmentEpoch);
+  w.string(value.assignorName, flexible);
+  yield* w.arrayInSlices(value.members, flexible, (e) => writeMember(w, version, e));
   w.int32(value.authorizedOperations);
   if (flexible) {
     w.uvarint(0);
@@ -233,4 +266,10 @@ export function decode(r: Reader, version: number): ConsumerGroupDescribeRespons
 export function encode(w: Writer, version: number, value: ConsumerGroupDescribeResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupDescribeResponse v${version} is not supported`);
   writeConsumerGroupDescribeResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ConsumerGroupDescribeResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupDescribeResponse v${version} is not supported`);
+  yield* writeConsumerGroupDescribeResponseInSlices(w, version, value);
 }

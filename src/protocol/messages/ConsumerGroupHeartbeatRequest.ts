@@ -50,6 +50,29 @@ export function readConsumerGroupHeartbeatRequest(r: Reader, version: number): C
   return value;
 }
 
+export function* readConsumerGroupHeartbeatRequestInSlices(r: Reader, version: number): Generator<void, ConsumerGroupHeartbeatRequest> {
+  const flexible = true;
+  const value = defaultConsumerGroupHeartbeatRequest();
+  value.groupId = r.string(flexible);
+  value.memberId = r.string(flexible);
+  value.memberEpoch = r.int32();
+  value.instanceId = r.nullableString(flexible);
+  value.rackId = r.nullableString(flexible);
+  value.rebalanceTimeoutMs = r.int32();
+  value.subscribedTopicNames = r.nullableArray(flexible, () => r.string(flexible));
+  if (version >= 1) value.subscribedTopicRegex = r.nullableString(flexible);
+  value.serverAssignor = r.nullableString(flexible);
+  value.topicPartitions = (yield* r.nullableArrayInSlices(flexible, () => readTopicPartitions(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeConsumerGroupHeartbeatRequest(w: Writer, version: number, value: ConsumerGroupHeartbeatRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -104,6 +127,12 @@ export function writeTopicPartitions(w: Writer, version: number, value: TopicPar
 export function decode(r: Reader, version: number): ConsumerGroupHeartbeatRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupHeartbeatRequest v${version} is not supported`);
   return readConsumerGroupHeartbeatRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ConsumerGroupHeartbeatRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupHeartbeatRequest v${version} is not supported`);
+  return yield* readConsumerGroupHeartbeatRequestInSlices(r, version);
 }
 
 /** Encodes a ConsumerGroupHeartbeatRequest at `version` (0-1). */

@@ -121,6 +121,14 @@ export function writeAssignment(w: Writer, version: number, value: Assignment): 
   }
 }
 
+export function* writeAssignmentInSlices(w: Writer, version: number, value: Assignment): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayInSlices(value.topicPartitions, flexible, (e) => writeTopicPartitions(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 /** Decodes a ConsumerGroupHeartbeatResponse at `version` (0-1). */
 export function decode(r: Reader, version: number): ConsumerGroupHeartbeatResponse {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupHeartbeatResponse v${version} is not supported`);
@@ -129,6 +137,12 @@ export function decode(r: Reader, version: number): ConsumerGroupHeartbeatRespon
 
 /** Encodes a ConsumerGroupHeartbeatResponse at `version` (0-1). */
 export function encode(w: Writer, version: number, value: ConsumerGroupHeartbeatResponse): void {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupHeartbeatResponse v${version} is not supported`);
+  writeConsumerGroupHeartbeatResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ConsumerGroupHeartbeatResponse): Generator<void, void> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupHeartbeatResponse v${version} is not supported`);
   writeConsumerGroupHeartbeatResponse(w, version, value);
 }

@@ -32,6 +32,20 @@ export function readCreateAclsRequest(r: Reader, version: number): CreateAclsReq
   return value;
 }
 
+export function* readCreateAclsRequestInSlices(r: Reader, version: number): Generator<void, CreateAclsRequest> {
+  const flexible = version >= 2;
+  const value = defaultCreateAclsRequest();
+  value.creations = (yield* r.arrayInSlices(flexible, () => readAclCreation(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeCreateAclsRequest(w: Writer, version: number, value: CreateAclsRequest): void {
   const flexible = version >= 2;
   w.array(value.creations, flexible, (e) => writeAclCreation(w, version, e));
@@ -92,6 +106,12 @@ export function writeAclCreation(w: Writer, version: number, value: AclCreation)
 export function decode(r: Reader, version: number): CreateAclsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateAclsRequest v${version} is not supported`);
   return readCreateAclsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, CreateAclsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateAclsRequest v${version} is not supported`);
+  return yield* readCreateAclsRequestInSlices(r, version);
 }
 
 /** Encodes a CreateAclsRequest at `version` (1-3). */

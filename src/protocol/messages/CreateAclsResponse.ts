@@ -43,6 +43,15 @@ export function writeCreateAclsResponse(w: Writer, version: number, value: Creat
   }
 }
 
+export function* writeCreateAclsResponseInSlices(w: Writer, version: number, value: CreateAclsResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayInSlices(value.results, flexible, (e) => writeAclCreationResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface AclCreationResult {
   errorCode: number;
   errorMessage: string | null;
@@ -86,4 +95,10 @@ export function decode(r: Reader, version: number): CreateAclsResponse {
 export function encode(w: Writer, version: number, value: CreateAclsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateAclsResponse v${version} is not supported`);
   writeCreateAclsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: CreateAclsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateAclsResponse v${version} is not supported`);
+  yield* writeCreateAclsResponseInSlices(w, version, value);
 }

@@ -36,6 +36,22 @@ export function readCreatePartitionsRequest(r: Reader, version: number): CreateP
   return value;
 }
 
+export function* readCreatePartitionsRequestInSlices(r: Reader, version: number): Generator<void, CreatePartitionsRequest> {
+  const flexible = version >= 2;
+  const value = defaultCreatePartitionsRequest();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readCreatePartitionsTopicInSlices(r, version)));
+  value.timeoutMs = r.int32();
+  value.validateOnly = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeCreatePartitionsRequest(w: Writer, version: number, value: CreatePartitionsRequest): void {
   const flexible = version >= 2;
   w.array(value.topics, flexible, (e) => writeCreatePartitionsTopic(w, version, e));
@@ -62,6 +78,22 @@ export function readCreatePartitionsTopic(r: Reader, version: number): CreatePar
   value.name = r.string(flexible);
   value.count = r.int32();
   value.assignments = r.nullableArray(flexible, () => readCreatePartitionsAssignment(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readCreatePartitionsTopicInSlices(r: Reader, version: number): Generator<void, CreatePartitionsTopic> {
+  const flexible = version >= 2;
+  const value = defaultCreatePartitionsTopic();
+  value.name = r.string(flexible);
+  value.count = r.int32();
+  value.assignments = (yield* r.nullableArrayInSlices(flexible, () => readCreatePartitionsAssignment(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -116,6 +148,12 @@ export function writeCreatePartitionsAssignment(w: Writer, version: number, valu
 export function decode(r: Reader, version: number): CreatePartitionsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreatePartitionsRequest v${version} is not supported`);
   return readCreatePartitionsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, CreatePartitionsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreatePartitionsRequest v${version} is not supported`);
+  return yield* readCreatePartitionsRequestInSlices(r, version);
 }
 
 /** Encodes a CreatePartitionsRequest at `version` (0-3). */

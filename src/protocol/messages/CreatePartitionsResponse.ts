@@ -43,6 +43,15 @@ export function writeCreatePartitionsResponse(w: Writer, version: number, value:
   }
 }
 
+export function* writeCreatePartitionsResponseInSlices(w: Writer, version: number, value: CreatePartitionsResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayInSlices(value.results, flexible, (e) => writeCreatePartitionsTopicResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface CreatePartitionsTopicResult {
   name: string;
   errorCode: number;
@@ -89,4 +98,10 @@ export function decode(r: Reader, version: number): CreatePartitionsResponse {
 export function encode(w: Writer, version: number, value: CreatePartitionsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreatePartitionsResponse v${version} is not supported`);
   writeCreatePartitionsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: CreatePartitionsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreatePartitionsResponse v${version} is not supported`);
+  yield* writeCreatePartitionsResponseInSlices(w, version, value);
 }

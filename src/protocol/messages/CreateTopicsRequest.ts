@@ -36,6 +36,22 @@ export function readCreateTopicsRequest(r: Reader, version: number): CreateTopic
   return value;
 }
 
+export function* readCreateTopicsRequestInSlices(r: Reader, version: number): Generator<void, CreateTopicsRequest> {
+  const flexible = version >= 5;
+  const value = defaultCreateTopicsRequest();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readCreatableTopicInSlices(r, version)));
+  value.timeoutMs = r.int32();
+  value.validateOnly = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeCreateTopicsRequest(w: Writer, version: number, value: CreateTopicsRequest): void {
   const flexible = version >= 5;
   w.array(value.topics, flexible, (e) => writeCreatableTopic(w, version, e));
@@ -66,6 +82,24 @@ export function readCreatableTopic(r: Reader, version: number): CreatableTopic {
   value.replicationFactor = r.int16();
   value.assignments = r.array(flexible, () => readCreatableReplicaAssignment(r, version));
   value.configs = r.array(flexible, () => readCreatableTopicConfig(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readCreatableTopicInSlices(r: Reader, version: number): Generator<void, CreatableTopic> {
+  const flexible = version >= 5;
+  const value = defaultCreatableTopic();
+  value.name = r.string(flexible);
+  value.numPartitions = r.int32();
+  value.replicationFactor = r.int16();
+  value.assignments = (yield* r.arrayInSlices(flexible, () => readCreatableReplicaAssignment(r, version)));
+  value.configs = (yield* r.arrayInSlices(flexible, () => readCreatableTopicConfig(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -158,6 +192,12 @@ export function writeCreatableTopicConfig(w: Writer, version: number, value: Cre
 export function decode(r: Reader, version: number): CreateTopicsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateTopicsRequest v${version} is not supported`);
   return readCreateTopicsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, CreateTopicsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateTopicsRequest v${version} is not supported`);
+  return yield* readCreateTopicsRequestInSlices(r, version);
 }
 
 /** Encodes a CreateTopicsRequest at `version` (2-7). */

@@ -43,6 +43,15 @@ export function writeCreateTopicsResponse(w: Writer, version: number, value: Cre
   }
 }
 
+export function* writeCreateTopicsResponseInSlices(w: Writer, version: number, value: CreateTopicsResponse): Generator<void, void> {
+  const flexible = version >= 5;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeCreatableTopicResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface CreatableTopicResult {
   name: string;
   topicId: string;
@@ -88,6 +97,22 @@ export function writeCreatableTopicResult(w: Writer, version: number, value: Cre
   if (version >= 5) { w.int32(value.numPartitions); }
   if (version >= 5) { w.int16(value.replicationFactor); }
   if (version >= 5) { w.nullableArray(value.configs, flexible, (e) => writeCreatableTopicConfigs(w, version, e)); }
+  if (flexible) {
+    const tags: Array<[number, (w: Writer) => void]> = [];
+    if (version >= 5 && value.topicConfigErrorCode !== 0) tags.push([0, (w) => { w.int16(value.topicConfigErrorCode); }]);
+    w.taggedFields(tags);
+  }
+}
+
+export function* writeCreatableTopicResultInSlices(w: Writer, version: number, value: CreatableTopicResult): Generator<void, void> {
+  const flexible = version >= 5;
+  w.string(value.name, flexible);
+  if (version >= 7) { w.uuid(value.topicId); }
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  if (version >= 5) { w.int32(value.numPartitions); }
+  if (version >= 5) { w.int16(value.replicationFactor); }
+  if (version >= 5) { yield* w.nullableArrayInSlices(value.configs, flexible, (e) => writeCreatableTopicConfigs(w, version, e)); }
   if (flexible) {
     const tags: Array<[number, (w: Writer) => void]> = [];
     if (version >= 5 && value.topicConfigErrorCode !== 0) tags.push([0, (w) => { w.int16(value.topicConfigErrorCode); }]);
@@ -147,4 +172,10 @@ export function decode(r: Reader, version: number): CreateTopicsResponse {
 export function encode(w: Writer, version: number, value: CreateTopicsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateTopicsResponse v${version} is not supported`);
   writeCreateTopicsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: CreateTopicsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateTopicsResponse v${version} is not supported`);
+  yield* writeCreateTopicsResponseInSlices(w, version, value);
 }

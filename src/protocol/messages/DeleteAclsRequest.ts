@@ -32,6 +32,20 @@ export function readDeleteAclsRequest(r: Reader, version: number): DeleteAclsReq
   return value;
 }
 
+export function* readDeleteAclsRequestInSlices(r: Reader, version: number): Generator<void, DeleteAclsRequest> {
+  const flexible = version >= 2;
+  const value = defaultDeleteAclsRequest();
+  value.filters = (yield* r.arrayInSlices(flexible, () => readDeleteAclsFilter(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDeleteAclsRequest(w: Writer, version: number, value: DeleteAclsRequest): void {
   const flexible = version >= 2;
   w.array(value.filters, flexible, (e) => writeDeleteAclsFilter(w, version, e));
@@ -92,6 +106,12 @@ export function writeDeleteAclsFilter(w: Writer, version: number, value: DeleteA
 export function decode(r: Reader, version: number): DeleteAclsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteAclsRequest v${version} is not supported`);
   return readDeleteAclsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteAclsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteAclsRequest v${version} is not supported`);
+  return yield* readDeleteAclsRequestInSlices(r, version);
 }
 
 /** Encodes a DeleteAclsRequest at `version` (1-3). */

@@ -43,6 +43,15 @@ export function writeDeleteAclsResponse(w: Writer, version: number, value: Delet
   }
 }
 
+export function* writeDeleteAclsResponseInSlices(w: Writer, version: number, value: DeleteAclsResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.filterResults, flexible, (e) => writeDeleteAclsFilterResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DeleteAclsFilterResult {
   errorCode: number;
   errorMessage: string | null;
@@ -74,6 +83,16 @@ export function writeDeleteAclsFilterResult(w: Writer, version: number, value: D
   w.int16(value.errorCode);
   w.nullableString(value.errorMessage, flexible);
   w.array(value.matchingAcls, flexible, (e) => writeDeleteAclsMatchingAcl(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDeleteAclsFilterResultInSlices(w: Writer, version: number, value: DeleteAclsFilterResult): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.arrayInSlices(value.matchingAcls, flexible, (e) => writeDeleteAclsMatchingAcl(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -143,4 +162,10 @@ export function decode(r: Reader, version: number): DeleteAclsResponse {
 export function encode(w: Writer, version: number, value: DeleteAclsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteAclsResponse v${version} is not supported`);
   writeDeleteAclsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DeleteAclsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteAclsResponse v${version} is not supported`);
+  yield* writeDeleteAclsResponseInSlices(w, version, value);
 }

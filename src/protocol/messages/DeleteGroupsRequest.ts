@@ -46,6 +46,12 @@ export function decode(r: Reader, version: number): DeleteGroupsRequest {
   return readDeleteGroupsRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteGroupsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteGroupsRequest v${version} is not supported`);
+  return readDeleteGroupsRequest(r, version);
+}
+
 /** Encodes a DeleteGroupsRequest at `version` (0-2). */
 export function encode(w: Writer, version: number, value: DeleteGroupsRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteGroupsRequest v${version} is not supported`);

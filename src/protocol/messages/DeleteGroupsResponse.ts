@@ -43,6 +43,15 @@ export function writeDeleteGroupsResponse(w: Writer, version: number, value: Del
   }
 }
 
+export function* writeDeleteGroupsResponseInSlices(w: Writer, version: number, value: DeleteGroupsResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayInSlices(value.results, flexible, (e) => writeDeletableGroupResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DeletableGroupResult {
   groupId: string;
   errorCode: number;
@@ -86,4 +95,10 @@ export function decode(r: Reader, version: number): DeleteGroupsResponse {
 export function encode(w: Writer, version: number, value: DeleteGroupsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteGroupsResponse v${version} is not supported`);
   writeDeleteGroupsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DeleteGroupsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteGroupsResponse v${version} is not supported`);
+  yield* writeDeleteGroupsResponseInSlices(w, version, value);
 }

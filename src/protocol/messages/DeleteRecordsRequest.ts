@@ -34,6 +34,21 @@ export function readDeleteRecordsRequest(r: Reader, version: number): DeleteReco
   return value;
 }
 
+export function* readDeleteRecordsRequestInSlices(r: Reader, version: number): Generator<void, DeleteRecordsRequest> {
+  const flexible = version >= 2;
+  const value = defaultDeleteRecordsRequest();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readDeleteRecordsTopicInSlices(r, version)));
+  value.timeoutMs = r.int32();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDeleteRecordsRequest(w: Writer, version: number, value: DeleteRecordsRequest): void {
   const flexible = version >= 2;
   w.array(value.topics, flexible, (e) => writeDeleteRecordsTopic(w, version, e));
@@ -57,6 +72,21 @@ export function readDeleteRecordsTopic(r: Reader, version: number): DeleteRecord
   const value = defaultDeleteRecordsTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readDeleteRecordsPartition(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readDeleteRecordsTopicInSlices(r: Reader, version: number): Generator<void, DeleteRecordsTopic> {
+  const flexible = version >= 2;
+  const value = defaultDeleteRecordsTopic();
+  value.name = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readDeleteRecordsPartition(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -113,6 +143,12 @@ export function writeDeleteRecordsPartition(w: Writer, version: number, value: D
 export function decode(r: Reader, version: number): DeleteRecordsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteRecordsRequest v${version} is not supported`);
   return readDeleteRecordsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteRecordsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteRecordsRequest v${version} is not supported`);
+  return yield* readDeleteRecordsRequestInSlices(r, version);
 }
 
 /** Encodes a DeleteRecordsRequest at `version` (0-2). */

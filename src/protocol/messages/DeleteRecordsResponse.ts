@@ -43,6 +43,15 @@ export function writeDeleteRecordsResponse(w: Writer, version: number, value: De
   }
 }
 
+export function* writeDeleteRecordsResponseInSlices(w: Writer, version: number, value: DeleteRecordsResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeDeleteRecordsTopicResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DeleteRecordsTopicResult {
   name: string;
   partitions: DeleteRecordsPartitionResult[];
@@ -71,6 +80,15 @@ export function writeDeleteRecordsTopicResult(w: Writer, version: number, value:
   const flexible = version >= 2;
   w.string(value.name, flexible);
   w.array(value.partitions, flexible, (e) => writeDeleteRecordsPartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDeleteRecordsTopicResultInSlices(w: Writer, version: number, value: DeleteRecordsTopicResult): Generator<void, void> {
+  const flexible = version >= 2;
+  w.string(value.name, flexible);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeDeleteRecordsPartitionResult(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -122,4 +140,10 @@ export function decode(r: Reader, version: number): DeleteRecordsResponse {
 export function encode(w: Writer, version: number, value: DeleteRecordsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteRecordsResponse v${version} is not supported`);
   writeDeleteRecordsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DeleteRecordsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteRecordsResponse v${version} is not supported`);
+  yield* writeDeleteRecordsResponseInSlices(w, version, value);
 }

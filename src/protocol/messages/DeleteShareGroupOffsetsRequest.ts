@@ -34,6 +34,21 @@ export function readDeleteShareGroupOffsetsRequest(r: Reader, version: number): 
   return value;
 }
 
+export function* readDeleteShareGroupOffsetsRequestInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupOffsetsRequest> {
+  const flexible = true;
+  const value = defaultDeleteShareGroupOffsetsRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayInSlices(flexible, () => readDeleteShareGroupOffsetsRequestTopic(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDeleteShareGroupOffsetsRequest(w: Writer, version: number, value: DeleteShareGroupOffsetsRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -77,6 +92,12 @@ export function writeDeleteShareGroupOffsetsRequestTopic(w: Writer, version: num
 export function decode(r: Reader, version: number): DeleteShareGroupOffsetsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupOffsetsRequest v${version} is not supported`);
   return readDeleteShareGroupOffsetsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupOffsetsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupOffsetsRequest v${version} is not supported`);
+  return yield* readDeleteShareGroupOffsetsRequestInSlices(r, version);
 }
 
 /** Encodes a DeleteShareGroupOffsetsRequest at `version` (0). */

@@ -49,6 +49,17 @@ export function writeDeleteShareGroupOffsetsResponse(w: Writer, version: number,
   }
 }
 
+export function* writeDeleteShareGroupOffsetsResponseInSlices(w: Writer, version: number, value: DeleteShareGroupOffsetsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.arrayInSlices(value.responses, flexible, (e) => writeDeleteShareGroupOffsetsResponseTopic(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DeleteShareGroupOffsetsResponseTopic {
   topicName: string;
   topicId: string;
@@ -98,4 +109,10 @@ export function decode(r: Reader, version: number): DeleteShareGroupOffsetsRespo
 export function encode(w: Writer, version: number, value: DeleteShareGroupOffsetsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupOffsetsResponse v${version} is not supported`);
   writeDeleteShareGroupOffsetsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DeleteShareGroupOffsetsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupOffsetsResponse v${version} is not supported`);
+  yield* writeDeleteShareGroupOffsetsResponseInSlices(w, version, value);
 }

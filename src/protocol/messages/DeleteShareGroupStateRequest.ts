@@ -34,6 +34,21 @@ export function readDeleteShareGroupStateRequest(r: Reader, version: number): De
   return value;
 }
 
+export function* readDeleteShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupStateRequest> {
+  const flexible = true;
+  const value = defaultDeleteShareGroupStateRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readDeleteStateDataInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDeleteShareGroupStateRequest(w: Writer, version: number, value: DeleteShareGroupStateRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -57,6 +72,21 @@ export function readDeleteStateData(r: Reader, version: number): DeleteStateData
   const value = defaultDeleteStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readDeleteStateDataInSlices(r: Reader, version: number): Generator<void, DeleteStateData> {
+  const flexible = true;
+  const value = defaultDeleteStateData();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -110,6 +140,12 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
 export function decode(r: Reader, version: number): DeleteShareGroupStateRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupStateRequest v${version} is not supported`);
   return readDeleteShareGroupStateRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupStateRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupStateRequest v${version} is not supported`);
+  return yield* readDeleteShareGroupStateRequestInSlices(r, version);
 }
 
 /** Encodes a DeleteShareGroupStateRequest at `version` (0). */

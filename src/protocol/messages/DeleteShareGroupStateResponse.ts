@@ -40,6 +40,14 @@ export function writeDeleteShareGroupStateResponse(w: Writer, version: number, v
   }
 }
 
+export function* writeDeleteShareGroupStateResponseInSlices(w: Writer, version: number, value: DeleteShareGroupStateResponse): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeDeleteStateResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DeleteStateResult {
   topicId: string;
   partitions: PartitionResult[];
@@ -68,6 +76,15 @@ export function writeDeleteStateResult(w: Writer, version: number, value: Delete
   const flexible = true;
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDeleteStateResultInSlices(w: Writer, version: number, value: DeleteStateResult): Generator<void, void> {
+  const flexible = true;
+  w.uuid(value.topicId);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -119,4 +136,10 @@ export function decode(r: Reader, version: number): DeleteShareGroupStateRespons
 export function encode(w: Writer, version: number, value: DeleteShareGroupStateResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupStateResponse v${version} is not supported`);
   writeDeleteShareGroupStateResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DeleteShareGroupStateResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupStateResponse v${version} is not supported`);
+  yield* writeDeleteShareGroupStateResponseInSlices(w, version, value);
 }

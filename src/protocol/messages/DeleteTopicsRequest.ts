@@ -36,6 +36,22 @@ export function readDeleteTopicsRequest(r: Reader, version: number): DeleteTopic
   return value;
 }
 
+export function* readDeleteTopicsRequestInSlices(r: Reader, version: number): Generator<void, DeleteTopicsRequest> {
+  const flexible = version >= 4;
+  const value = defaultDeleteTopicsRequest();
+  if (version >= 6) value.topics = (yield* r.arrayInSlices(flexible, () => readDeleteTopicState(r, version)));
+  if (version <= 5) value.topicNames = r.array(flexible, () => r.string(flexible));
+  value.timeoutMs = r.int32();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDeleteTopicsRequest(w: Writer, version: number, value: DeleteTopicsRequest): void {
   const flexible = version >= 4;
   if (version >= 6) { w.array(value.topics, flexible, (e) => writeDeleteTopicState(w, version, e)); }
@@ -83,6 +99,12 @@ export function writeDeleteTopicState(w: Writer, version: number, value: DeleteT
 export function decode(r: Reader, version: number): DeleteTopicsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteTopicsRequest v${version} is not supported`);
   return readDeleteTopicsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteTopicsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteTopicsRequest v${version} is not supported`);
+  return yield* readDeleteTopicsRequestInSlices(r, version);
 }
 
 /** Encodes a DeleteTopicsRequest at `version` (1-6). */

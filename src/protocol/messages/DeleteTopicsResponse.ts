@@ -43,6 +43,15 @@ export function writeDeleteTopicsResponse(w: Writer, version: number, value: Del
   }
 }
 
+export function* writeDeleteTopicsResponseInSlices(w: Writer, version: number, value: DeleteTopicsResponse): Generator<void, void> {
+  const flexible = version >= 4;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayInSlices(value.responses, flexible, (e) => writeDeletableTopicResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DeletableTopicResult {
   name: string | null;
   topicId: string;
@@ -92,4 +101,10 @@ export function decode(r: Reader, version: number): DeleteTopicsResponse {
 export function encode(w: Writer, version: number, value: DeleteTopicsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteTopicsResponse v${version} is not supported`);
   writeDeleteTopicsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DeleteTopicsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteTopicsResponse v${version} is not supported`);
+  yield* writeDeleteTopicsResponseInSlices(w, version, value);
 }

@@ -64,6 +64,12 @@ export function decode(r: Reader, version: number): DescribeAclsRequest {
   return readDescribeAclsRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeAclsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeAclsRequest v${version} is not supported`);
+  return readDescribeAclsRequest(r, version);
+}
+
 /** Encodes a DescribeAclsRequest at `version` (1-3). */
 export function encode(w: Writer, version: number, value: DescribeAclsRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeAclsRequest v${version} is not supported`);

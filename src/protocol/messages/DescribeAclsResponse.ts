@@ -49,6 +49,17 @@ export function writeDescribeAclsResponse(w: Writer, version: number, value: Des
   }
 }
 
+export function* writeDescribeAclsResponseInSlices(w: Writer, version: number, value: DescribeAclsResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.arrayOfSlices(value.resources, flexible, (e) => writeDescribeAclsResourceInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeAclsResource {
   resourceType: number;
   resourceName: string;
@@ -83,6 +94,17 @@ export function writeDescribeAclsResource(w: Writer, version: number, value: Des
   w.string(value.resourceName, flexible);
   w.int8(value.patternType);
   w.array(value.acls, flexible, (e) => writeAclDescription(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribeAclsResourceInSlices(w: Writer, version: number, value: DescribeAclsResource): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int8(value.resourceType);
+  w.string(value.resourceName, flexible);
+  w.int8(value.patternType);
+  yield* w.arrayInSlices(value.acls, flexible, (e) => writeAclDescription(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -137,4 +159,10 @@ export function decode(r: Reader, version: number): DescribeAclsResponse {
 export function encode(w: Writer, version: number, value: DescribeAclsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeAclsResponse v${version} is not supported`);
   writeDescribeAclsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeAclsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeAclsResponse v${version} is not supported`);
+  yield* writeDescribeAclsResponseInSlices(w, version, value);
 }

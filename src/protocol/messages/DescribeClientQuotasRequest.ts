@@ -34,6 +34,21 @@ export function readDescribeClientQuotasRequest(r: Reader, version: number): Des
   return value;
 }
 
+export function* readDescribeClientQuotasRequestInSlices(r: Reader, version: number): Generator<void, DescribeClientQuotasRequest> {
+  const flexible = version >= 1;
+  const value = defaultDescribeClientQuotasRequest();
+  value.components = (yield* r.arrayInSlices(flexible, () => readComponentData(r, version)));
+  value.strict = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeClientQuotasRequest(w: Writer, version: number, value: DescribeClientQuotasRequest): void {
   const flexible = version >= 1;
   w.array(value.components, flexible, (e) => writeComponentData(w, version, e));
@@ -83,6 +98,12 @@ export function writeComponentData(w: Writer, version: number, value: ComponentD
 export function decode(r: Reader, version: number): DescribeClientQuotasRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClientQuotasRequest v${version} is not supported`);
   return readDescribeClientQuotasRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeClientQuotasRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClientQuotasRequest v${version} is not supported`);
+  return yield* readDescribeClientQuotasRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeClientQuotasRequest at `version` (0-1). */

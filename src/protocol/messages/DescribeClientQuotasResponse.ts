@@ -49,6 +49,17 @@ export function writeDescribeClientQuotasResponse(w: Writer, version: number, va
   }
 }
 
+export function* writeDescribeClientQuotasResponseInSlices(w: Writer, version: number, value: DescribeClientQuotasResponse): Generator<void, void> {
+  const flexible = version >= 1;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.nullableArrayOfSlices(value.entries, flexible, (e) => writeEntryDataInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface EntryData {
   entity: EntityData[];
   values: ValueData[];
@@ -77,6 +88,15 @@ export function writeEntryData(w: Writer, version: number, value: EntryData): vo
   const flexible = version >= 1;
   w.array(value.entity, flexible, (e) => writeEntityData(w, version, e));
   w.array(value.values, flexible, (e) => writeValueData(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeEntryDataInSlices(w: Writer, version: number, value: EntryData): Generator<void, void> {
+  const flexible = version >= 1;
+  yield* w.arrayInSlices(value.entity, flexible, (e) => writeEntityData(w, version, e));
+  yield* w.arrayInSlices(value.values, flexible, (e) => writeValueData(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -158,4 +178,10 @@ export function decode(r: Reader, version: number): DescribeClientQuotasResponse
 export function encode(w: Writer, version: number, value: DescribeClientQuotasResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClientQuotasResponse v${version} is not supported`);
   writeDescribeClientQuotasResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeClientQuotasResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClientQuotasResponse v${version} is not supported`);
+  yield* writeDescribeClientQuotasResponseInSlices(w, version, value);
 }

@@ -52,6 +52,12 @@ export function decode(r: Reader, version: number): DescribeClusterRequest {
   return readDescribeClusterRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeClusterRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClusterRequest v${version} is not supported`);
+  return readDescribeClusterRequest(r, version);
+}
+
 /** Encodes a DescribeClusterRequest at `version` (0-2). */
 export function encode(w: Writer, version: number, value: DescribeClusterRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClusterRequest v${version} is not supported`);

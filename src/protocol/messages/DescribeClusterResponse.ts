@@ -61,6 +61,21 @@ export function writeDescribeClusterResponse(w: Writer, version: number, value: 
   }
 }
 
+export function* writeDescribeClusterResponseInSlices(w: Writer, version: number, value: DescribeClusterResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  if (version >= 1) { w.int8(value.endpointType); }
+  w.string(value.clusterId, flexible);
+  w.int32(value.controllerId);
+  yield* w.arrayInSlices(value.brokers, flexible, (e) => writeDescribeClusterBroker(w, version, e));
+  w.int32(value.clusterAuthorizedOperations);
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeClusterBroker {
   brokerId: number;
   host: string;
@@ -113,4 +128,10 @@ export function decode(r: Reader, version: number): DescribeClusterResponse {
 export function encode(w: Writer, version: number, value: DescribeClusterResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClusterResponse v${version} is not supported`);
   writeDescribeClusterResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeClusterResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeClusterResponse v${version} is not supported`);
+  yield* writeDescribeClusterResponseInSlices(w, version, value);
 }

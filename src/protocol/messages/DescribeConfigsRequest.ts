@@ -36,6 +36,22 @@ export function readDescribeConfigsRequest(r: Reader, version: number): Describe
   return value;
 }
 
+export function* readDescribeConfigsRequestInSlices(r: Reader, version: number): Generator<void, DescribeConfigsRequest> {
+  const flexible = version >= 4;
+  const value = defaultDescribeConfigsRequest();
+  value.resources = (yield* r.arrayInSlices(flexible, () => readDescribeConfigsResource(r, version)));
+  value.includeSynonyms = r.bool();
+  if (version >= 3) value.includeDocumentation = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeConfigsRequest(w: Writer, version: number, value: DescribeConfigsRequest): void {
   const flexible = version >= 4;
   w.array(value.resources, flexible, (e) => writeDescribeConfigsResource(w, version, e));
@@ -86,6 +102,12 @@ export function writeDescribeConfigsResource(w: Writer, version: number, value: 
 export function decode(r: Reader, version: number): DescribeConfigsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeConfigsRequest v${version} is not supported`);
   return readDescribeConfigsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeConfigsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeConfigsRequest v${version} is not supported`);
+  return yield* readDescribeConfigsRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeConfigsRequest at `version` (1-4). */

@@ -43,6 +43,15 @@ export function writeDescribeConfigsResponse(w: Writer, version: number, value: 
   }
 }
 
+export function* writeDescribeConfigsResponseInSlices(w: Writer, version: number, value: DescribeConfigsResponse): Generator<void, void> {
+  const flexible = version >= 4;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeDescribeConfigsResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeConfigsResult {
   errorCode: number;
   errorMessage: string | null;
@@ -80,6 +89,18 @@ export function writeDescribeConfigsResult(w: Writer, version: number, value: De
   w.int8(value.resourceType);
   w.string(value.resourceName, flexible);
   w.array(value.configs, flexible, (e) => writeDescribeConfigsResourceResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribeConfigsResultInSlices(w: Writer, version: number, value: DescribeConfigsResult): Generator<void, void> {
+  const flexible = version >= 4;
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  w.int8(value.resourceType);
+  w.string(value.resourceName, flexible);
+  yield* w.arrayOfSlices(value.configs, flexible, (e) => writeDescribeConfigsResourceResultInSlices(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -136,6 +157,21 @@ export function writeDescribeConfigsResourceResult(w: Writer, version: number, v
   }
 }
 
+export function* writeDescribeConfigsResourceResultInSlices(w: Writer, version: number, value: DescribeConfigsResourceResult): Generator<void, void> {
+  const flexible = version >= 4;
+  w.string(value.name, flexible);
+  w.nullableString(value.value, flexible);
+  w.bool(value.readOnly);
+  w.int8(value.configSource);
+  w.bool(value.isSensitive);
+  yield* w.arrayInSlices(value.synonyms, flexible, (e) => writeDescribeConfigsSynonym(w, version, e));
+  if (version >= 3) { w.int8(value.configType); }
+  if (version >= 3) { w.nullableString(value.documentation, flexible); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeConfigsSynonym {
   name: string;
   value: string | null;
@@ -182,4 +218,10 @@ export function decode(r: Reader, version: number): DescribeConfigsResponse {
 export function encode(w: Writer, version: number, value: DescribeConfigsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeConfigsResponse v${version} is not supported`);
   writeDescribeConfigsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeConfigsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeConfigsResponse v${version} is not supported`);
+  yield* writeDescribeConfigsResponseInSlices(w, version, value);
 }

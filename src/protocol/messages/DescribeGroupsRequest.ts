@@ -49,6 +49,12 @@ export function decode(r: Reader, version: number): DescribeGroupsRequest {
   return readDescribeGroupsRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeGroupsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeGroupsRequest v${version} is not supported`);
+  return readDescribeGroupsRequest(r, version);
+}
+
 /** Encodes a DescribeGroupsRequest at `version` (0-6). */
 export function encode(w: Writer, version: number, value: DescribeGroupsRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeGroupsRequest v${version} is not supported`);

@@ -43,6 +43,15 @@ export function writeDescribeGroupsResponse(w: Writer, version: number, value: D
   }
 }
 
+export function* writeDescribeGroupsResponseInSlices(w: Writer, version: number, value: DescribeGroupsResponse): Generator<void, void> {
+  const flexible = version >= 5;
+  if (version >= 1) { w.int32(value.throttleTimeMs); }
+  yield* w.arrayOfSlices(value.groups, flexible, (e) => writeDescribedGroupInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribedGroup {
   errorCode: number;
   errorMessage: string | null;
@@ -88,6 +97,21 @@ export function writeDescribedGroup(w: Writer, version: number, value: Described
   w.string(value.protocolType, flexible);
   w.string(value.protocolData, flexible);
   w.array(value.members, flexible, (e) => writeDescribedGroupMember(w, version, e));
+  if (version >= 3) { w.int32(value.authorizedOperations); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribedGroupInSlices(w: Writer, version: number, value: DescribedGroup): Generator<void, void> {
+  const flexible = version >= 5;
+  w.int16(value.errorCode);
+  if (version >= 6) { w.nullableString(value.errorMessage, flexible); }
+  w.string(value.groupId, flexible);
+  w.string(value.groupState, flexible);
+  w.string(value.protocolType, flexible);
+  w.string(value.protocolData, flexible);
+  yield* w.arrayInSlices(value.members, flexible, (e) => writeDescribedGroupMember(w, version, e));
   if (version >= 3) { w.int32(value.authorizedOperations); }
   if (flexible) {
     w.uvarint(0);
@@ -149,4 +173,10 @@ export function decode(r: Reader, version: number): DescribeGroupsResponse {
 export function encode(w: Writer, version: number, value: DescribeGroupsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeGroupsResponse v${version} is not supported`);
   writeDescribeGroupsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeGroupsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeGroupsResponse v${version} is not supported`);
+  yield* writeDescribeGroupsResponseInSlices(w, version, value);
 }

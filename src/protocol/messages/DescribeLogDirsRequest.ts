@@ -32,6 +32,20 @@ export function readDescribeLogDirsRequest(r: Reader, version: number): Describe
   return value;
 }
 
+export function* readDescribeLogDirsRequestInSlices(r: Reader, version: number): Generator<void, DescribeLogDirsRequest> {
+  const flexible = version >= 2;
+  const value = defaultDescribeLogDirsRequest();
+  value.topics = (yield* r.nullableArrayInSlices(flexible, () => readDescribableLogDirTopic(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeLogDirsRequest(w: Writer, version: number, value: DescribeLogDirsRequest): void {
   const flexible = version >= 2;
   w.nullableArray(value.topics, flexible, (e) => writeDescribableLogDirTopic(w, version, e));
@@ -77,6 +91,12 @@ export function writeDescribableLogDirTopic(w: Writer, version: number, value: D
 export function decode(r: Reader, version: number): DescribeLogDirsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeLogDirsRequest v${version} is not supported`);
   return readDescribeLogDirsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeLogDirsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeLogDirsRequest v${version} is not supported`);
+  return yield* readDescribeLogDirsRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeLogDirsRequest at `version` (1-5). */

@@ -46,6 +46,16 @@ export function writeDescribeLogDirsResponse(w: Writer, version: number, value: 
   }
 }
 
+export function* writeDescribeLogDirsResponseInSlices(w: Writer, version: number, value: DescribeLogDirsResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  if (version >= 3) { w.int16(value.errorCode); }
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeDescribeLogDirsResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeLogDirsResult {
   errorCode: number;
   logDir: string;
@@ -91,6 +101,19 @@ export function writeDescribeLogDirsResult(w: Writer, version: number, value: De
   }
 }
 
+export function* writeDescribeLogDirsResultInSlices(w: Writer, version: number, value: DescribeLogDirsResult): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int16(value.errorCode);
+  w.string(value.logDir, flexible);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeDescribeLogDirsTopicInSlices(w, version, e));
+  if (version >= 4) { w.int64(value.totalBytes); }
+  if (version >= 4) { w.int64(value.usableBytes); }
+  if (version >= 5) { w.bool(value.isCordoned); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeLogDirsTopic {
   name: string;
   partitions: DescribeLogDirsPartition[];
@@ -119,6 +142,15 @@ export function writeDescribeLogDirsTopic(w: Writer, version: number, value: Des
   const flexible = version >= 2;
   w.string(value.name, flexible);
   w.array(value.partitions, flexible, (e) => writeDescribeLogDirsPartition(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribeLogDirsTopicInSlices(w: Writer, version: number, value: DescribeLogDirsTopic): Generator<void, void> {
+  const flexible = version >= 2;
+  w.string(value.name, flexible);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeDescribeLogDirsPartition(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -173,4 +205,10 @@ export function decode(r: Reader, version: number): DescribeLogDirsResponse {
 export function encode(w: Writer, version: number, value: DescribeLogDirsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeLogDirsResponse v${version} is not supported`);
   writeDescribeLogDirsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeLogDirsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeLogDirsResponse v${version} is not supported`);
+  yield* writeDescribeLogDirsResponseInSlices(w, version, value);
 }

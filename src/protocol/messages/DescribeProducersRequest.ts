@@ -32,6 +32,20 @@ export function readDescribeProducersRequest(r: Reader, version: number): Descri
   return value;
 }
 
+export function* readDescribeProducersRequestInSlices(r: Reader, version: number): Generator<void, DescribeProducersRequest> {
+  const flexible = true;
+  const value = defaultDescribeProducersRequest();
+  value.topics = (yield* r.arrayInSlices(flexible, () => readTopicRequest(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeProducersRequest(w: Writer, version: number, value: DescribeProducersRequest): void {
   const flexible = true;
   w.array(value.topics, flexible, (e) => writeTopicRequest(w, version, e));
@@ -77,6 +91,12 @@ export function writeTopicRequest(w: Writer, version: number, value: TopicReques
 export function decode(r: Reader, version: number): DescribeProducersRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeProducersRequest v${version} is not supported`);
   return readDescribeProducersRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeProducersRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeProducersRequest v${version} is not supported`);
+  return yield* readDescribeProducersRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeProducersRequest at `version` (0). */

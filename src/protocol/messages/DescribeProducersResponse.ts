@@ -43,6 +43,15 @@ export function writeDescribeProducersResponse(w: Writer, version: number, value
   }
 }
 
+export function* writeDescribeProducersResponseInSlices(w: Writer, version: number, value: DescribeProducersResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeTopicResponseInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface TopicResponse {
   name: string;
   partitions: PartitionResponse[];
@@ -71,6 +80,15 @@ export function writeTopicResponse(w: Writer, version: number, value: TopicRespo
   const flexible = true;
   w.string(value.name, flexible);
   w.array(value.partitions, flexible, (e) => writePartitionResponse(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeTopicResponseInSlices(w: Writer, version: number, value: TopicResponse): Generator<void, void> {
+  const flexible = true;
+  w.string(value.name, flexible);
+  yield* w.arrayOfSlices(value.partitions, flexible, (e) => writePartitionResponseInSlices(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -110,6 +128,17 @@ export function writePartitionResponse(w: Writer, version: number, value: Partit
   w.int16(value.errorCode);
   w.nullableString(value.errorMessage, flexible);
   w.array(value.activeProducers, flexible, (e) => writeProducerState(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writePartitionResponseInSlices(w: Writer, version: number, value: PartitionResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.partitionIndex);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.arrayInSlices(value.activeProducers, flexible, (e) => writeProducerState(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -170,4 +199,10 @@ export function decode(r: Reader, version: number): DescribeProducersResponse {
 export function encode(w: Writer, version: number, value: DescribeProducersResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeProducersResponse v${version} is not supported`);
   writeDescribeProducersResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeProducersResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeProducersResponse v${version} is not supported`);
+  yield* writeDescribeProducersResponseInSlices(w, version, value);
 }

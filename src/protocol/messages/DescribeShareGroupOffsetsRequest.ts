@@ -32,6 +32,20 @@ export function readDescribeShareGroupOffsetsRequest(r: Reader, version: number)
   return value;
 }
 
+export function* readDescribeShareGroupOffsetsRequestInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequest> {
+  const flexible = true;
+  const value = defaultDescribeShareGroupOffsetsRequest();
+  value.groups = (yield* r.arrayOfSlices(flexible, () => readDescribeShareGroupOffsetsRequestGroupInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeShareGroupOffsetsRequest(w: Writer, version: number, value: DescribeShareGroupOffsetsRequest): void {
   const flexible = true;
   w.array(value.groups, flexible, (e) => writeDescribeShareGroupOffsetsRequestGroup(w, version, e));
@@ -54,6 +68,21 @@ export function readDescribeShareGroupOffsetsRequestGroup(r: Reader, version: nu
   const value = defaultDescribeShareGroupOffsetsRequestGroup();
   value.groupId = r.string(flexible);
   value.topics = r.nullableArray(flexible, () => readDescribeShareGroupOffsetsRequestTopic(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readDescribeShareGroupOffsetsRequestGroupInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequestGroup> {
+  const flexible = true;
+  const value = defaultDescribeShareGroupOffsetsRequestGroup();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.nullableArrayInSlices(flexible, () => readDescribeShareGroupOffsetsRequestTopic(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -110,6 +139,12 @@ export function writeDescribeShareGroupOffsetsRequestTopic(w: Writer, version: n
 export function decode(r: Reader, version: number): DescribeShareGroupOffsetsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeShareGroupOffsetsRequest v${version} is not supported`);
   return readDescribeShareGroupOffsetsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeShareGroupOffsetsRequest v${version} is not supported`);
+  return yield* readDescribeShareGroupOffsetsRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeShareGroupOffsetsRequest at `version` (0-1). */

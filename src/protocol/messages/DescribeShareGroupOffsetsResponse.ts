@@ -43,6 +43,15 @@ export function writeDescribeShareGroupOffsetsResponse(w: Writer, version: numbe
   }
 }
 
+export function* writeDescribeShareGroupOffsetsResponseInSlices(w: Writer, version: number, value: DescribeShareGroupOffsetsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.groups, flexible, (e) => writeDescribeShareGroupOffsetsResponseGroupInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeShareGroupOffsetsResponseGroup {
   groupId: string;
   topics: DescribeShareGroupOffsetsResponseTopic[];
@@ -82,6 +91,17 @@ export function writeDescribeShareGroupOffsetsResponseGroup(w: Writer, version: 
   }
 }
 
+export function* writeDescribeShareGroupOffsetsResponseGroupInSlices(w: Writer, version: number, value: DescribeShareGroupOffsetsResponseGroup): Generator<void, void> {
+  const flexible = true;
+  w.string(value.groupId, flexible);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeDescribeShareGroupOffsetsResponseTopicInSlices(w, version, e));
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeShareGroupOffsetsResponseTopic {
   topicName: string;
   topicId: string;
@@ -113,6 +133,16 @@ export function writeDescribeShareGroupOffsetsResponseTopic(w: Writer, version: 
   w.string(value.topicName, flexible);
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writeDescribeShareGroupOffsetsResponsePartition(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribeShareGroupOffsetsResponseTopicInSlices(w: Writer, version: number, value: DescribeShareGroupOffsetsResponseTopic): Generator<void, void> {
+  const flexible = true;
+  w.string(value.topicName, flexible);
+  w.uuid(value.topicId);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeDescribeShareGroupOffsetsResponsePartition(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -173,4 +203,10 @@ export function decode(r: Reader, version: number): DescribeShareGroupOffsetsRes
 export function encode(w: Writer, version: number, value: DescribeShareGroupOffsetsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeShareGroupOffsetsResponse v${version} is not supported`);
   writeDescribeShareGroupOffsetsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeShareGroupOffsetsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeShareGroupOffsetsResponse v${version} is not supported`);
+  yield* writeDescribeShareGroupOffsetsResponseInSlices(w, version, value);
 }

@@ -36,6 +36,22 @@ export function readDescribeTopicPartitionsRequest(r: Reader, version: number): 
   return value;
 }
 
+export function* readDescribeTopicPartitionsRequestInSlices(r: Reader, version: number): Generator<void, DescribeTopicPartitionsRequest> {
+  const flexible = true;
+  const value = defaultDescribeTopicPartitionsRequest();
+  value.topics = (yield* r.arrayInSlices(flexible, () => readTopicRequest(r, version)));
+  value.responsePartitionLimit = r.int32();
+  value.cursor = (r.int8() < 0 ? null : readCursor(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeTopicPartitionsRequest(w: Writer, version: number, value: DescribeTopicPartitionsRequest): void {
   const flexible = true;
   w.array(value.topics, flexible, (e) => writeTopicRequest(w, version, e));
@@ -113,6 +129,12 @@ export function writeCursor(w: Writer, version: number, value: Cursor): void {
 export function decode(r: Reader, version: number): DescribeTopicPartitionsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTopicPartitionsRequest v${version} is not supported`);
   return readDescribeTopicPartitionsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeTopicPartitionsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTopicPartitionsRequest v${version} is not supported`);
+  return yield* readDescribeTopicPartitionsRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeTopicPartitionsRequest at `version` (0). */

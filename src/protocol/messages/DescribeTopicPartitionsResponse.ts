@@ -46,6 +46,16 @@ export function writeDescribeTopicPartitionsResponse(w: Writer, version: number,
   }
 }
 
+export function* writeDescribeTopicPartitionsResponseInSlices(w: Writer, version: number, value: DescribeTopicPartitionsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeDescribeTopicPartitionsResponseTopicInSlices(w, version, e));
+  { if (value.nextCursor === null) w.int8(-1); else { w.int8(1); writeCursor(w, version, value.nextCursor); } }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeTopicPartitionsResponseTopic {
   errorCode: number;
   name: string | null;
@@ -85,6 +95,19 @@ export function writeDescribeTopicPartitionsResponseTopic(w: Writer, version: nu
   w.uuid(value.topicId);
   w.bool(value.isInternal);
   w.array(value.partitions, flexible, (e) => writeDescribeTopicPartitionsResponsePartition(w, version, e));
+  w.int32(value.topicAuthorizedOperations);
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribeTopicPartitionsResponseTopicInSlices(w: Writer, version: number, value: DescribeTopicPartitionsResponseTopic): Generator<void, void> {
+  const flexible = true;
+  w.int16(value.errorCode);
+  w.nullableString(value.name, flexible);
+  w.uuid(value.topicId);
+  w.bool(value.isInternal);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeDescribeTopicPartitionsResponsePartition(w, version, e));
   w.int32(value.topicAuthorizedOperations);
   if (flexible) {
     w.uvarint(0);
@@ -188,4 +211,10 @@ export function decode(r: Reader, version: number): DescribeTopicPartitionsRespo
 export function encode(w: Writer, version: number, value: DescribeTopicPartitionsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTopicPartitionsResponse v${version} is not supported`);
   writeDescribeTopicPartitionsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeTopicPartitionsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTopicPartitionsResponse v${version} is not supported`);
+  yield* writeDescribeTopicPartitionsResponseInSlices(w, version, value);
 }

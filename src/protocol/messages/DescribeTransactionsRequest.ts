@@ -46,6 +46,12 @@ export function decode(r: Reader, version: number): DescribeTransactionsRequest 
   return readDescribeTransactionsRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeTransactionsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTransactionsRequest v${version} is not supported`);
+  return readDescribeTransactionsRequest(r, version);
+}
+
 /** Encodes a DescribeTransactionsRequest at `version` (0). */
 export function encode(w: Writer, version: number, value: DescribeTransactionsRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTransactionsRequest v${version} is not supported`);

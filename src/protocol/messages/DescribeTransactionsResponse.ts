@@ -43,6 +43,15 @@ export function writeDescribeTransactionsResponse(w: Writer, version: number, va
   }
 }
 
+export function* writeDescribeTransactionsResponseInSlices(w: Writer, version: number, value: DescribeTransactionsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.transactionStates, flexible, (e) => writeTransactionStateInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface TransactionState {
   errorCode: number;
   transactionalId: string;
@@ -94,6 +103,21 @@ export function writeTransactionState(w: Writer, version: number, value: Transac
   }
 }
 
+export function* writeTransactionStateInSlices(w: Writer, version: number, value: TransactionState): Generator<void, void> {
+  const flexible = true;
+  w.int16(value.errorCode);
+  w.string(value.transactionalId, flexible);
+  w.string(value.transactionState, flexible);
+  w.int32(value.transactionTimeoutMs);
+  w.int64(value.transactionStartTimeMs);
+  w.int64(value.producerId);
+  w.int16(value.producerEpoch);
+  yield* w.arrayInSlices(value.topics, flexible, (e) => writeTopicData(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface TopicData {
   topic: string;
   partitions: number[];
@@ -137,4 +161,10 @@ export function decode(r: Reader, version: number): DescribeTransactionsResponse
 export function encode(w: Writer, version: number, value: DescribeTransactionsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTransactionsResponse v${version} is not supported`);
   writeDescribeTransactionsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeTransactionsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTransactionsResponse v${version} is not supported`);
+  yield* writeDescribeTransactionsResponseInSlices(w, version, value);
 }

@@ -32,6 +32,20 @@ export function readDescribeUserScramCredentialsRequest(r: Reader, version: numb
   return value;
 }
 
+export function* readDescribeUserScramCredentialsRequestInSlices(r: Reader, version: number): Generator<void, DescribeUserScramCredentialsRequest> {
+  const flexible = true;
+  const value = defaultDescribeUserScramCredentialsRequest();
+  value.users = (yield* r.nullableArrayInSlices(flexible, () => readUserName(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeUserScramCredentialsRequest(w: Writer, version: number, value: DescribeUserScramCredentialsRequest): void {
   const flexible = true;
   w.nullableArray(value.users, flexible, (e) => writeUserName(w, version, e));
@@ -74,6 +88,12 @@ export function writeUserName(w: Writer, version: number, value: UserName): void
 export function decode(r: Reader, version: number): DescribeUserScramCredentialsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeUserScramCredentialsRequest v${version} is not supported`);
   return readDescribeUserScramCredentialsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeUserScramCredentialsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeUserScramCredentialsRequest v${version} is not supported`);
+  return yield* readDescribeUserScramCredentialsRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeUserScramCredentialsRequest at `version` (0). */

@@ -49,6 +49,17 @@ export function writeDescribeUserScramCredentialsResponse(w: Writer, version: nu
   }
 }
 
+export function* writeDescribeUserScramCredentialsResponseInSlices(w: Writer, version: number, value: DescribeUserScramCredentialsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeDescribeUserScramCredentialsResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface DescribeUserScramCredentialsResult {
   user: string;
   errorCode: number;
@@ -83,6 +94,17 @@ export function writeDescribeUserScramCredentialsResult(w: Writer, version: numb
   w.int16(value.errorCode);
   w.nullableString(value.errorMessage, flexible);
   w.array(value.credentialInfos, flexible, (e) => writeCredentialInfo(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeDescribeUserScramCredentialsResultInSlices(w: Writer, version: number, value: DescribeUserScramCredentialsResult): Generator<void, void> {
+  const flexible = true;
+  w.string(value.user, flexible);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  yield* w.arrayInSlices(value.credentialInfos, flexible, (e) => writeCredentialInfo(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -131,4 +153,10 @@ export function decode(r: Reader, version: number): DescribeUserScramCredentials
 export function encode(w: Writer, version: number, value: DescribeUserScramCredentialsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeUserScramCredentialsResponse v${version} is not supported`);
   writeDescribeUserScramCredentialsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: DescribeUserScramCredentialsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeUserScramCredentialsResponse v${version} is not supported`);
+  yield* writeDescribeUserScramCredentialsResponseInSlices(w, version, value);
 }

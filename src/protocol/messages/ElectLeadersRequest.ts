@@ -36,6 +36,22 @@ export function readElectLeadersRequest(r: Reader, version: number): ElectLeader
   return value;
 }
 
+export function* readElectLeadersRequestInSlices(r: Reader, version: number): Generator<void, ElectLeadersRequest> {
+  const flexible = version >= 2;
+  const value = defaultElectLeadersRequest();
+  if (version >= 1) value.electionType = r.int8();
+  value.topicPartitions = (yield* r.nullableArrayInSlices(flexible, () => readTopicPartitions(r, version)));
+  value.timeoutMs = r.int32();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeElectLeadersRequest(w: Writer, version: number, value: ElectLeadersRequest): void {
   const flexible = version >= 2;
   if (version >= 1) { w.int8(value.electionType); }
@@ -83,6 +99,12 @@ export function writeTopicPartitions(w: Writer, version: number, value: TopicPar
 export function decode(r: Reader, version: number): ElectLeadersRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ElectLeadersRequest v${version} is not supported`);
   return readElectLeadersRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ElectLeadersRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ElectLeadersRequest v${version} is not supported`);
+  return yield* readElectLeadersRequestInSlices(r, version);
 }
 
 /** Encodes a ElectLeadersRequest at `version` (0-2). */

@@ -46,6 +46,16 @@ export function writeElectLeadersResponse(w: Writer, version: number, value: Ele
   }
 }
 
+export function* writeElectLeadersResponseInSlices(w: Writer, version: number, value: ElectLeadersResponse): Generator<void, void> {
+  const flexible = version >= 2;
+  w.int32(value.throttleTimeMs);
+  if (version >= 1) { w.int16(value.errorCode); }
+  yield* w.arrayOfSlices(value.replicaElectionResults, flexible, (e) => writeReplicaElectionResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ReplicaElectionResult {
   topic: string;
   partitionResult: PartitionResult[];
@@ -74,6 +84,15 @@ export function writeReplicaElectionResult(w: Writer, version: number, value: Re
   const flexible = version >= 2;
   w.string(value.topic, flexible);
   w.array(value.partitionResult, flexible, (e) => writePartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeReplicaElectionResultInSlices(w: Writer, version: number, value: ReplicaElectionResult): Generator<void, void> {
+  const flexible = version >= 2;
+  w.string(value.topic, flexible);
+  yield* w.arrayInSlices(value.partitionResult, flexible, (e) => writePartitionResult(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -125,4 +144,10 @@ export function decode(r: Reader, version: number): ElectLeadersResponse {
 export function encode(w: Writer, version: number, value: ElectLeadersResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ElectLeadersResponse v${version} is not supported`);
   writeElectLeadersResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ElectLeadersResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ElectLeadersResponse v${version} is not supported`);
+  yield* writeElectLeadersResponseInSlices(w, version, value);
 }

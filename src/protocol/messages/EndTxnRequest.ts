@@ -55,6 +55,12 @@ export function decode(r: Reader, version: number): EndTxnRequest {
   return readEndTxnRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, EndTxnRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`EndTxnRequest v${version} is not supported`);
+  return readEndTxnRequest(r, version);
+}
+
 /** Encodes a EndTxnRequest at `version` (0-5). */
 export function encode(w: Writer, version: number, value: EndTxnRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`EndTxnRequest v${version} is not supported`);

@@ -60,3 +60,9 @@ export function encode(w: Writer, version: number, value: EndTxnResponse): void 
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`EndTxnResponse v${version} is not supported`);
   writeEndTxnResponse(w, version, value);
 }
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: EndTxnResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`EndTxnResponse v${version} is not supported`);
+  writeEndTxnResponse(w, version, value);
+}

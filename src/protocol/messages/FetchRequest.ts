@@ -54,6 +54,31 @@ export function readFetchRequest(r: Reader, version: number): FetchRequest {
   return value;
 }
 
+export function* readFetchRequestInSlices(r: Reader, version: number): Generator<void, FetchRequest> {
+  const flexible = version >= 12;
+  const value = defaultFetchRequest();
+  if (version <= 14) value.replicaId = r.int32();
+  value.maxWaitMs = r.int32();
+  value.minBytes = r.int32();
+  value.maxBytes = r.int32();
+  value.isolationLevel = r.int8();
+  if (version >= 7) value.sessionId = r.int32();
+  if (version >= 7) value.sessionEpoch = r.int32();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readFetchTopicInSlices(r, version)));
+  if (version >= 7) value.forgottenTopicsData = (yield* r.arrayInSlices(flexible, () => readForgottenTopic(r, version)));
+  if (version >= 11) value.rackId = r.string(flexible);
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        case 0: if (version >= 12) { value.clusterId = r.nullableString(true); return true; } return false;
+        case 1: if (version >= 15) { value.replicaState = readReplicaState(r, version); return true; } return false;
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeFetchRequest(w: Writer, version: number, value: FetchRequest): void {
   const flexible = version >= 12;
   if (version <= 14) { w.int32(value.replicaId); }
@@ -123,6 +148,22 @@ export function readFetchTopic(r: Reader, version: number): FetchTopic {
   if (version <= 12) value.topic = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readFetchPartition(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readFetchTopicInSlices(r: Reader, version: number): Generator<void, FetchTopic> {
+  const flexible = version >= 12;
+  const value = defaultFetchTopic();
+  if (version <= 12) value.topic = r.string(flexible);
+  if (version >= 13) value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readFetchPartition(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -240,6 +281,12 @@ export function isReplicaStateDefault(value: ReplicaState): boolean {
 export function decode(r: Reader, version: number): FetchRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FetchRequest v${version} is not supported`);
   return readFetchRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, FetchRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FetchRequest v${version} is not supported`);
+  return yield* readFetchRequestInSlices(r, version);
 }
 
 /** Encodes a FetchRequest at `version` (4-18). */

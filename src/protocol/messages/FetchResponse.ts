@@ -53,6 +53,19 @@ export function writeFetchResponse(w: Writer, version: number, value: FetchRespo
   }
 }
 
+export function* writeFetchResponseInSlices(w: Writer, version: number, value: FetchResponse): Generator<void, void> {
+  const flexible = version >= 12;
+  w.int32(value.throttleTimeMs);
+  if (version >= 7) { w.int16(value.errorCode); }
+  if (version >= 7) { w.int32(value.sessionId); }
+  yield* w.arrayOfSlices(value.responses, flexible, (e) => writeFetchableTopicResponseInSlices(w, version, e));
+  if (flexible) {
+    const tags: Array<[number, (w: Writer) => void]> = [];
+    if (version >= 16 && value.nodeEndpoints.length > 0) tags.push([0, (w) => { w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); }]);
+    w.taggedFields(tags);
+  }
+}
+
 export interface FetchableTopicResponse {
   topic: string;
   topicId: string;
@@ -84,6 +97,16 @@ export function writeFetchableTopicResponse(w: Writer, version: number, value: F
   if (version <= 12) { w.string(value.topic, flexible); }
   if (version >= 13) { w.uuid(value.topicId); }
   w.array(value.partitions, flexible, (e) => writePartitionData(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeFetchableTopicResponseInSlices(w: Writer, version: number, value: FetchableTopicResponse): Generator<void, void> {
+  const flexible = version >= 12;
+  if (version <= 12) { w.string(value.topic, flexible); }
+  if (version >= 13) { w.uuid(value.topicId); }
+  yield* w.arrayOfSlices(value.partitions, flexible, (e) => writePartitionDataInSlices(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -139,6 +162,25 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
   w.int64(value.lastStableOffset);
   if (version >= 5) { w.int64(value.logStartOffset); }
   w.nullableArray(value.abortedTransactions, flexible, (e) => writeAbortedTransaction(w, version, e));
+  if (version >= 11) { w.int32(value.preferredReadReplica); }
+  w.nullableBytes(value.records, flexible);
+  if (flexible) {
+    const tags: Array<[number, (w: Writer) => void]> = [];
+    if (version >= 12 && !isEpochEndOffsetDefault(value.divergingEpoch)) tags.push([0, (w) => { writeEpochEndOffset(w, version, value.divergingEpoch); }]);
+    if (version >= 12 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([1, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
+    if (version >= 12 && !isSnapshotIdDefault(value.snapshotId)) tags.push([2, (w) => { writeSnapshotId(w, version, value.snapshotId); }]);
+    w.taggedFields(tags);
+  }
+}
+
+export function* writePartitionDataInSlices(w: Writer, version: number, value: PartitionData): Generator<void, void> {
+  const flexible = version >= 12;
+  w.int32(value.partitionIndex);
+  w.int16(value.errorCode);
+  w.int64(value.highWatermark);
+  w.int64(value.lastStableOffset);
+  if (version >= 5) { w.int64(value.logStartOffset); }
+  yield* w.nullableArrayInSlices(value.abortedTransactions, flexible, (e) => writeAbortedTransaction(w, version, e));
   if (version >= 11) { w.int32(value.preferredReadReplica); }
   w.nullableBytes(value.records, flexible);
   if (flexible) {
@@ -346,4 +388,10 @@ export function decode(r: Reader, version: number): FetchResponse {
 export function encode(w: Writer, version: number, value: FetchResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FetchResponse v${version} is not supported`);
   writeFetchResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: FetchResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FetchResponse v${version} is not supported`);
+  yield* writeFetchResponseInSlices(w, version, value);
 }

@@ -52,6 +52,12 @@ export function decode(r: Reader, version: number): FindCoordinatorRequest {
   return readFindCoordinatorRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, FindCoordinatorRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FindCoordinatorRequest v${version} is not supported`);
+  return readFindCoordinatorRequest(r, version);
+}
+
 /** Encodes a FindCoordinatorRequest at `version` (0-6). */
 export function encode(w: Writer, version: number, value: FindCoordinatorRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FindCoordinatorRequest v${version} is not supported`);

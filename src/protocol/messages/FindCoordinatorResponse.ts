@@ -58,6 +58,20 @@ export function writeFindCoordinatorResponse(w: Writer, version: number, value: 
   }
 }
 
+export function* writeFindCoordinatorResponseInSlices(w: Writer, version: number, value: FindCoordinatorResponse): Generator<void, void> {
+  const flexible = version >= 3;
+  if (version >= 1) { w.int32(value.throttleTimeMs); }
+  if (version <= 3) { w.int16(value.errorCode); }
+  if (version >= 1 && version <= 3) { w.nullableString(value.errorMessage, flexible); }
+  if (version <= 3) { w.int32(value.nodeId); }
+  if (version <= 3) { w.string(value.host, flexible); }
+  if (version <= 3) { w.int32(value.port); }
+  if (version >= 4) { yield* w.arrayInSlices(value.coordinators, flexible, (e) => writeCoordinator(w, version, e)); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface Coordinator {
   key: string;
   nodeId: number;
@@ -113,4 +127,10 @@ export function decode(r: Reader, version: number): FindCoordinatorResponse {
 export function encode(w: Writer, version: number, value: FindCoordinatorResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FindCoordinatorResponse v${version} is not supported`);
   writeFindCoordinatorResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: FindCoordinatorResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FindCoordinatorResponse v${version} is not supported`);
+  yield* writeFindCoordinatorResponseInSlices(w, version, value);
 }

@@ -34,6 +34,21 @@ export function readIncrementalAlterConfigsRequest(r: Reader, version: number): 
   return value;
 }
 
+export function* readIncrementalAlterConfigsRequestInSlices(r: Reader, version: number): Generator<void, IncrementalAlterConfigsRequest> {
+  const flexible = version >= 1;
+  const value = defaultIncrementalAlterConfigsRequest();
+  value.resources = (yield* r.arrayOfSlices(flexible, () => readAlterConfigsResourceInSlices(r, version)));
+  value.validateOnly = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeIncrementalAlterConfigsRequest(w: Writer, version: number, value: IncrementalAlterConfigsRequest): void {
   const flexible = version >= 1;
   w.array(value.resources, flexible, (e) => writeAlterConfigsResource(w, version, e));
@@ -59,6 +74,22 @@ export function readAlterConfigsResource(r: Reader, version: number): AlterConfi
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configs = r.array(flexible, () => readAlterableConfig(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readAlterConfigsResourceInSlices(r: Reader, version: number): Generator<void, AlterConfigsResource> {
+  const flexible = version >= 1;
+  const value = defaultAlterConfigsResource();
+  value.resourceType = r.int8();
+  value.resourceName = r.string(flexible);
+  value.configs = (yield* r.arrayInSlices(flexible, () => readAlterableConfig(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -119,6 +150,12 @@ export function writeAlterableConfig(w: Writer, version: number, value: Alterabl
 export function decode(r: Reader, version: number): IncrementalAlterConfigsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`IncrementalAlterConfigsRequest v${version} is not supported`);
   return readIncrementalAlterConfigsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, IncrementalAlterConfigsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`IncrementalAlterConfigsRequest v${version} is not supported`);
+  return yield* readIncrementalAlterConfigsRequestInSlices(r, version);
 }
 
 /** Encodes a IncrementalAlterConfigsRequest at `version` (0-1). */

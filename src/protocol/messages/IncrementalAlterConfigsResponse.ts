@@ -43,6 +43,15 @@ export function writeIncrementalAlterConfigsResponse(w: Writer, version: number,
   }
 }
 
+export function* writeIncrementalAlterConfigsResponseInSlices(w: Writer, version: number, value: IncrementalAlterConfigsResponse): Generator<void, void> {
+  const flexible = version >= 1;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayInSlices(value.responses, flexible, (e) => writeAlterConfigsResourceResponse(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface AlterConfigsResourceResponse {
   errorCode: number;
   errorMessage: string | null;
@@ -92,4 +101,10 @@ export function decode(r: Reader, version: number): IncrementalAlterConfigsRespo
 export function encode(w: Writer, version: number, value: IncrementalAlterConfigsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`IncrementalAlterConfigsResponse v${version} is not supported`);
   writeIncrementalAlterConfigsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: IncrementalAlterConfigsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`IncrementalAlterConfigsResponse v${version} is not supported`);
+  yield* writeIncrementalAlterConfigsResponseInSlices(w, version, value);
 }

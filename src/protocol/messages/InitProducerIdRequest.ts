@@ -61,6 +61,12 @@ export function decode(r: Reader, version: number): InitProducerIdRequest {
   return readInitProducerIdRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, InitProducerIdRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitProducerIdRequest v${version} is not supported`);
+  return readInitProducerIdRequest(r, version);
+}
+
 /** Encodes a InitProducerIdRequest at `version` (0-6). */
 export function encode(w: Writer, version: number, value: InitProducerIdRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitProducerIdRequest v${version} is not supported`);

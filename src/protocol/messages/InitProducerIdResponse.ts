@@ -66,3 +66,9 @@ export function encode(w: Writer, version: number, value: InitProducerIdResponse
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitProducerIdResponse v${version} is not supported`);
   writeInitProducerIdResponse(w, version, value);
 }
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: InitProducerIdResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitProducerIdResponse v${version} is not supported`);
+  writeInitProducerIdResponse(w, version, value);
+}

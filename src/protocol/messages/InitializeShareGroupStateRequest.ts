@@ -34,6 +34,21 @@ export function readInitializeShareGroupStateRequest(r: Reader, version: number)
   return value;
 }
 
+export function* readInitializeShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, InitializeShareGroupStateRequest> {
+  const flexible = true;
+  const value = defaultInitializeShareGroupStateRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readInitializeStateDataInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeInitializeShareGroupStateRequest(w: Writer, version: number, value: InitializeShareGroupStateRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -57,6 +72,21 @@ export function readInitializeStateData(r: Reader, version: number): InitializeS
   const value = defaultInitializeStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readInitializeStateDataInSlices(r: Reader, version: number): Generator<void, InitializeStateData> {
+  const flexible = true;
+  const value = defaultInitializeStateData();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -116,6 +146,12 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
 export function decode(r: Reader, version: number): InitializeShareGroupStateRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitializeShareGroupStateRequest v${version} is not supported`);
   return readInitializeShareGroupStateRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, InitializeShareGroupStateRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitializeShareGroupStateRequest v${version} is not supported`);
+  return yield* readInitializeShareGroupStateRequestInSlices(r, version);
 }
 
 /** Encodes a InitializeShareGroupStateRequest at `version` (0). */

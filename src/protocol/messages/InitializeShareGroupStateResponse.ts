@@ -40,6 +40,14 @@ export function writeInitializeShareGroupStateResponse(w: Writer, version: numbe
   }
 }
 
+export function* writeInitializeShareGroupStateResponseInSlices(w: Writer, version: number, value: InitializeShareGroupStateResponse): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeInitializeStateResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface InitializeStateResult {
   topicId: string;
   partitions: PartitionResult[];
@@ -68,6 +76,15 @@ export function writeInitializeStateResult(w: Writer, version: number, value: In
   const flexible = true;
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeInitializeStateResultInSlices(w: Writer, version: number, value: InitializeStateResult): Generator<void, void> {
+  const flexible = true;
+  w.uuid(value.topicId);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -119,4 +136,10 @@ export function decode(r: Reader, version: number): InitializeShareGroupStateRes
 export function encode(w: Writer, version: number, value: InitializeShareGroupStateResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitializeShareGroupStateResponse v${version} is not supported`);
   writeInitializeShareGroupStateResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: InitializeShareGroupStateResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitializeShareGroupStateResponse v${version} is not supported`);
+  yield* writeInitializeShareGroupStateResponseInSlices(w, version, value);
 }

@@ -46,6 +46,27 @@ export function readJoinGroupRequest(r: Reader, version: number): JoinGroupReque
   return value;
 }
 
+export function* readJoinGroupRequestInSlices(r: Reader, version: number): Generator<void, JoinGroupRequest> {
+  const flexible = version >= 6;
+  const value = defaultJoinGroupRequest();
+  value.groupId = r.string(flexible);
+  value.sessionTimeoutMs = r.int32();
+  if (version >= 1) value.rebalanceTimeoutMs = r.int32();
+  value.memberId = r.string(flexible);
+  if (version >= 5) value.groupInstanceId = r.nullableString(flexible);
+  value.protocolType = r.string(flexible);
+  value.protocols = (yield* r.arrayInSlices(flexible, () => readJoinGroupRequestProtocol(r, version)));
+  if (version >= 8) value.reason = r.nullableString(flexible);
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeJoinGroupRequest(w: Writer, version: number, value: JoinGroupRequest): void {
   const flexible = version >= 6;
   w.string(value.groupId, flexible);
@@ -98,6 +119,12 @@ export function writeJoinGroupRequestProtocol(w: Writer, version: number, value:
 export function decode(r: Reader, version: number): JoinGroupRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`JoinGroupRequest v${version} is not supported`);
   return readJoinGroupRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, JoinGroupRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`JoinGroupRequest v${version} is not supported`);
+  return yield* readJoinGroupRequestInSlices(r, version);
 }
 
 /** Encodes a JoinGroupRequest at `version` (0-9). */

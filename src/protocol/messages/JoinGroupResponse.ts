@@ -64,6 +64,22 @@ export function writeJoinGroupResponse(w: Writer, version: number, value: JoinGr
   }
 }
 
+export function* writeJoinGroupResponseInSlices(w: Writer, version: number, value: JoinGroupResponse): Generator<void, void> {
+  const flexible = version >= 6;
+  if (version >= 2) { w.int32(value.throttleTimeMs); }
+  w.int16(value.errorCode);
+  w.int32(value.generationId);
+  if (version >= 7) { w.nullableString(value.protocolType, flexible); }
+  if (version >= 7) w.nullableString(value.protocolName, flexible); else w.string(nonNull(value.protocolName, "ProtocolName"), flexible);
+  w.string(value.leader, flexible);
+  if (version >= 9) { w.bool(value.skipAssignment); }
+  w.string(value.memberId, flexible);
+  yield* w.arrayInSlices(value.members, flexible, (e) => writeJoinGroupResponseMember(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface JoinGroupResponseMember {
   memberId: string;
   groupInstanceId: string | null;
@@ -110,4 +126,10 @@ export function decode(r: Reader, version: number): JoinGroupResponse {
 export function encode(w: Writer, version: number, value: JoinGroupResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`JoinGroupResponse v${version} is not supported`);
   writeJoinGroupResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: JoinGroupResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`JoinGroupResponse v${version} is not supported`);
+  yield* writeJoinGroupResponseInSlices(w, version, value);
 }

@@ -36,6 +36,22 @@ export function readLeaveGroupRequest(r: Reader, version: number): LeaveGroupReq
   return value;
 }
 
+export function* readLeaveGroupRequestInSlices(r: Reader, version: number): Generator<void, LeaveGroupRequest> {
+  const flexible = version >= 4;
+  const value = defaultLeaveGroupRequest();
+  value.groupId = r.string(flexible);
+  if (version <= 2) value.memberId = r.string(flexible);
+  if (version >= 3) value.members = (yield* r.arrayInSlices(flexible, () => readMemberIdentity(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeLeaveGroupRequest(w: Writer, version: number, value: LeaveGroupRequest): void {
   const flexible = version >= 4;
   w.string(value.groupId, flexible);
@@ -86,6 +102,12 @@ export function writeMemberIdentity(w: Writer, version: number, value: MemberIde
 export function decode(r: Reader, version: number): LeaveGroupRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`LeaveGroupRequest v${version} is not supported`);
   return readLeaveGroupRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, LeaveGroupRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`LeaveGroupRequest v${version} is not supported`);
+  return yield* readLeaveGroupRequestInSlices(r, version);
 }
 
 /** Encodes a LeaveGroupRequest at `version` (0-5). */

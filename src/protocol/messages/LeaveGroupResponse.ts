@@ -46,6 +46,16 @@ export function writeLeaveGroupResponse(w: Writer, version: number, value: Leave
   }
 }
 
+export function* writeLeaveGroupResponseInSlices(w: Writer, version: number, value: LeaveGroupResponse): Generator<void, void> {
+  const flexible = version >= 4;
+  if (version >= 1) { w.int32(value.throttleTimeMs); }
+  w.int16(value.errorCode);
+  if (version >= 3) { yield* w.arrayInSlices(value.members, flexible, (e) => writeMemberResponse(w, version, e)); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface MemberResponse {
   memberId: string;
   groupInstanceId: string | null;
@@ -92,4 +102,10 @@ export function decode(r: Reader, version: number): LeaveGroupResponse {
 export function encode(w: Writer, version: number, value: LeaveGroupResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`LeaveGroupResponse v${version} is not supported`);
   writeLeaveGroupResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: LeaveGroupResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`LeaveGroupResponse v${version} is not supported`);
+  yield* writeLeaveGroupResponseInSlices(w, version, value);
 }

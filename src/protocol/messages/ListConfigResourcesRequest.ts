@@ -46,6 +46,12 @@ export function decode(r: Reader, version: number): ListConfigResourcesRequest {
   return readListConfigResourcesRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ListConfigResourcesRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListConfigResourcesRequest v${version} is not supported`);
+  return readListConfigResourcesRequest(r, version);
+}
+
 /** Encodes a ListConfigResourcesRequest at `version` (0-1). */
 export function encode(w: Writer, version: number, value: ListConfigResourcesRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListConfigResourcesRequest v${version} is not supported`);

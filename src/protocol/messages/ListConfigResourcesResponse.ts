@@ -46,6 +46,16 @@ export function writeListConfigResourcesResponse(w: Writer, version: number, val
   }
 }
 
+export function* writeListConfigResourcesResponseInSlices(w: Writer, version: number, value: ListConfigResourcesResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  yield* w.arrayInSlices(value.configResources, flexible, (e) => writeConfigResource(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ConfigResource {
   resourceName: string;
   resourceType: number;
@@ -89,4 +99,10 @@ export function decode(r: Reader, version: number): ListConfigResourcesResponse 
 export function encode(w: Writer, version: number, value: ListConfigResourcesResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListConfigResourcesResponse v${version} is not supported`);
   writeListConfigResourcesResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ListConfigResourcesResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListConfigResourcesResponse v${version} is not supported`);
+  yield* writeListConfigResourcesResponseInSlices(w, version, value);
 }

@@ -49,6 +49,12 @@ export function decode(r: Reader, version: number): ListGroupsRequest {
   return readListGroupsRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ListGroupsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListGroupsRequest v${version} is not supported`);
+  return readListGroupsRequest(r, version);
+}
+
 /** Encodes a ListGroupsRequest at `version` (0-5). */
 export function encode(w: Writer, version: number, value: ListGroupsRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListGroupsRequest v${version} is not supported`);

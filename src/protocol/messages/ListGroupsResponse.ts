@@ -46,6 +46,16 @@ export function writeListGroupsResponse(w: Writer, version: number, value: ListG
   }
 }
 
+export function* writeListGroupsResponseInSlices(w: Writer, version: number, value: ListGroupsResponse): Generator<void, void> {
+  const flexible = version >= 3;
+  if (version >= 1) { w.int32(value.throttleTimeMs); }
+  w.int16(value.errorCode);
+  yield* w.arrayInSlices(value.groups, flexible, (e) => writeListedGroup(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ListedGroup {
   groupId: string;
   protocolType: string;
@@ -95,4 +105,10 @@ export function decode(r: Reader, version: number): ListGroupsResponse {
 export function encode(w: Writer, version: number, value: ListGroupsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListGroupsResponse v${version} is not supported`);
   writeListGroupsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ListGroupsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListGroupsResponse v${version} is not supported`);
+  yield* writeListGroupsResponseInSlices(w, version, value);
 }

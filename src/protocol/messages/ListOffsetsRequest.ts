@@ -38,6 +38,23 @@ export function readListOffsetsRequest(r: Reader, version: number): ListOffsetsR
   return value;
 }
 
+export function* readListOffsetsRequestInSlices(r: Reader, version: number): Generator<void, ListOffsetsRequest> {
+  const flexible = version >= 6;
+  const value = defaultListOffsetsRequest();
+  value.replicaId = r.int32();
+  if (version >= 2) value.isolationLevel = r.int8();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readListOffsetsTopicInSlices(r, version)));
+  if (version >= 10) value.timeoutMs = r.int32();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeListOffsetsRequest(w: Writer, version: number, value: ListOffsetsRequest): void {
   const flexible = version >= 6;
   w.int32(value.replicaId);
@@ -63,6 +80,21 @@ export function readListOffsetsTopic(r: Reader, version: number): ListOffsetsTop
   const value = defaultListOffsetsTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readListOffsetsPartition(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readListOffsetsTopicInSlices(r: Reader, version: number): Generator<void, ListOffsetsTopic> {
+  const flexible = version >= 6;
+  const value = defaultListOffsetsTopic();
+  value.name = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readListOffsetsPartition(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -122,6 +154,12 @@ export function writeListOffsetsPartition(w: Writer, version: number, value: Lis
 export function decode(r: Reader, version: number): ListOffsetsRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListOffsetsRequest v${version} is not supported`);
   return readListOffsetsRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ListOffsetsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListOffsetsRequest v${version} is not supported`);
+  return yield* readListOffsetsRequestInSlices(r, version);
 }
 
 /** Encodes a ListOffsetsRequest at `version` (1-11). */

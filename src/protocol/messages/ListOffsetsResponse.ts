@@ -43,6 +43,15 @@ export function writeListOffsetsResponse(w: Writer, version: number, value: List
   }
 }
 
+export function* writeListOffsetsResponseInSlices(w: Writer, version: number, value: ListOffsetsResponse): Generator<void, void> {
+  const flexible = version >= 6;
+  if (version >= 2) { w.int32(value.throttleTimeMs); }
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeListOffsetsTopicResponseInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ListOffsetsTopicResponse {
   name: string;
   partitions: ListOffsetsPartitionResponse[];
@@ -71,6 +80,15 @@ export function writeListOffsetsTopicResponse(w: Writer, version: number, value:
   const flexible = version >= 6;
   w.string(value.name, flexible);
   w.array(value.partitions, flexible, (e) => writeListOffsetsPartitionResponse(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeListOffsetsTopicResponseInSlices(w: Writer, version: number, value: ListOffsetsTopicResponse): Generator<void, void> {
+  const flexible = version >= 6;
+  w.string(value.name, flexible);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeListOffsetsPartitionResponse(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -128,4 +146,10 @@ export function decode(r: Reader, version: number): ListOffsetsResponse {
 export function encode(w: Writer, version: number, value: ListOffsetsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListOffsetsResponse v${version} is not supported`);
   writeListOffsetsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ListOffsetsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListOffsetsResponse v${version} is not supported`);
+  yield* writeListOffsetsResponseInSlices(w, version, value);
 }

@@ -55,6 +55,12 @@ export function decode(r: Reader, version: number): ListTransactionsRequest {
   return readListTransactionsRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ListTransactionsRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListTransactionsRequest v${version} is not supported`);
+  return readListTransactionsRequest(r, version);
+}
+
 /** Encodes a ListTransactionsRequest at `version` (0-2). */
 export function encode(w: Writer, version: number, value: ListTransactionsRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListTransactionsRequest v${version} is not supported`);

@@ -49,6 +49,17 @@ export function writeListTransactionsResponse(w: Writer, version: number, value:
   }
 }
 
+export function* writeListTransactionsResponseInSlices(w: Writer, version: number, value: ListTransactionsResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.array(value.unknownStateFilters, flexible, (e) => w.string(e, flexible));
+  yield* w.arrayInSlices(value.transactionStates, flexible, (e) => writeTransactionState(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface TransactionState {
   transactionalId: string;
   producerId: bigint;
@@ -95,4 +106,10 @@ export function decode(r: Reader, version: number): ListTransactionsResponse {
 export function encode(w: Writer, version: number, value: ListTransactionsResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListTransactionsResponse v${version} is not supported`);
   writeListTransactionsResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ListTransactionsResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListTransactionsResponse v${version} is not supported`);
+  yield* writeListTransactionsResponseInSlices(w, version, value);
 }

@@ -38,6 +38,23 @@ export function readMetadataRequest(r: Reader, version: number): MetadataRequest
   return value;
 }
 
+export function* readMetadataRequestInSlices(r: Reader, version: number): Generator<void, MetadataRequest> {
+  const flexible = version >= 9;
+  const value = defaultMetadataRequest();
+  value.topics = (version >= 1 ? (yield* r.nullableArrayInSlices(flexible, () => readMetadataRequestTopic(r, version))) : (yield* r.arrayInSlices(flexible, () => readMetadataRequestTopic(r, version))));
+  if (version >= 4) value.allowAutoTopicCreation = r.bool();
+  if (version >= 8 && version <= 10) value.includeClusterAuthorizedOperations = r.bool();
+  if (version >= 8) value.includeTopicAuthorizedOperations = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeMetadataRequest(w: Writer, version: number, value: MetadataRequest): void {
   const flexible = version >= 9;
   if (version >= 1) w.nullableArray(value.topics, flexible, (e) => writeMetadataRequestTopic(w, version, e)); else w.array(nonNull(value.topics, "Topics"), flexible, (e) => writeMetadataRequestTopic(w, version, e));
@@ -86,6 +103,12 @@ export function writeMetadataRequestTopic(w: Writer, version: number, value: Met
 export function decode(r: Reader, version: number): MetadataRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`MetadataRequest v${version} is not supported`);
   return readMetadataRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, MetadataRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`MetadataRequest v${version} is not supported`);
+  return yield* readMetadataRequestInSlices(r, version);
 }
 
 /** Encodes a MetadataRequest at `version` (0-13). */

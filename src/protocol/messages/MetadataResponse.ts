@@ -58,6 +58,20 @@ export function writeMetadataResponse(w: Writer, version: number, value: Metadat
   }
 }
 
+export function* writeMetadataResponseInSlices(w: Writer, version: number, value: MetadataResponse): Generator<void, void> {
+  const flexible = version >= 9;
+  if (version >= 3) { w.int32(value.throttleTimeMs); }
+  yield* w.arrayInSlices(value.brokers, flexible, (e) => writeMetadataResponseBroker(w, version, e));
+  if (version >= 2) { w.nullableString(value.clusterId, flexible); }
+  if (version >= 1) { w.int32(value.controllerId); }
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeMetadataResponseTopicInSlices(w, version, e));
+  if (version >= 8 && version <= 10) { w.int32(value.clusterAuthorizedOperations); }
+  if (version >= 13) { w.int16(value.errorCode); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface MetadataResponseBroker {
   nodeId: number;
   host: string;
@@ -142,6 +156,19 @@ export function writeMetadataResponseTopic(w: Writer, version: number, value: Me
   }
 }
 
+export function* writeMetadataResponseTopicInSlices(w: Writer, version: number, value: MetadataResponseTopic): Generator<void, void> {
+  const flexible = version >= 9;
+  w.int16(value.errorCode);
+  if (version >= 12) w.nullableString(value.name, flexible); else w.string(nonNull(value.name, "Name"), flexible);
+  if (version >= 10) { w.uuid(value.topicId); }
+  if (version >= 1) { w.bool(value.isInternal); }
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeMetadataResponsePartition(w, version, e));
+  if (version >= 8) { w.int32(value.topicAuthorizedOperations); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface MetadataResponsePartition {
   errorCode: number;
   partitionIndex: number;
@@ -200,4 +227,10 @@ export function decode(r: Reader, version: number): MetadataResponse {
 export function encode(w: Writer, version: number, value: MetadataResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`MetadataResponse v${version} is not supported`);
   writeMetadataResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: MetadataResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`MetadataResponse v${version} is not supported`);
+  yield* writeMetadataResponseInSlices(w, version, value);
 }

@@ -42,6 +42,25 @@ export function readOffsetCommitRequest(r: Reader, version: number): OffsetCommi
   return value;
 }
 
+export function* readOffsetCommitRequestInSlices(r: Reader, version: number): Generator<void, OffsetCommitRequest> {
+  const flexible = version >= 8;
+  const value = defaultOffsetCommitRequest();
+  value.groupId = r.string(flexible);
+  value.generationIdOrMemberEpoch = r.int32();
+  value.memberId = r.string(flexible);
+  if (version >= 7) value.groupInstanceId = r.nullableString(flexible);
+  if (version <= 4) value.retentionTimeMs = r.int64();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readOffsetCommitRequestTopicInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeOffsetCommitRequest(w: Writer, version: number, value: OffsetCommitRequest): void {
   const flexible = version >= 8;
   w.string(value.groupId, flexible);
@@ -71,6 +90,22 @@ export function readOffsetCommitRequestTopic(r: Reader, version: number): Offset
   if (version <= 9) value.name = r.string(flexible);
   if (version >= 10) value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readOffsetCommitRequestPartition(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readOffsetCommitRequestTopicInSlices(r: Reader, version: number): Generator<void, OffsetCommitRequestTopic> {
+  const flexible = version >= 8;
+  const value = defaultOffsetCommitRequestTopic();
+  if (version <= 9) value.name = r.string(flexible);
+  if (version >= 10) value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readOffsetCommitRequestPartition(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -134,6 +169,12 @@ export function writeOffsetCommitRequestPartition(w: Writer, version: number, va
 export function decode(r: Reader, version: number): OffsetCommitRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetCommitRequest v${version} is not supported`);
   return readOffsetCommitRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, OffsetCommitRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetCommitRequest v${version} is not supported`);
+  return yield* readOffsetCommitRequestInSlices(r, version);
 }
 
 /** Encodes a OffsetCommitRequest at `version` (2-10). */

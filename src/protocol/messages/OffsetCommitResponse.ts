@@ -43,6 +43,15 @@ export function writeOffsetCommitResponse(w: Writer, version: number, value: Off
   }
 }
 
+export function* writeOffsetCommitResponseInSlices(w: Writer, version: number, value: OffsetCommitResponse): Generator<void, void> {
+  const flexible = version >= 8;
+  if (version >= 3) { w.int32(value.throttleTimeMs); }
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeOffsetCommitResponseTopicInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface OffsetCommitResponseTopic {
   name: string;
   topicId: string;
@@ -74,6 +83,16 @@ export function writeOffsetCommitResponseTopic(w: Writer, version: number, value
   if (version <= 9) { w.string(value.name, flexible); }
   if (version >= 10) { w.uuid(value.topicId); }
   w.array(value.partitions, flexible, (e) => writeOffsetCommitResponsePartition(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeOffsetCommitResponseTopicInSlices(w: Writer, version: number, value: OffsetCommitResponseTopic): Generator<void, void> {
+  const flexible = version >= 8;
+  if (version <= 9) { w.string(value.name, flexible); }
+  if (version >= 10) { w.uuid(value.topicId); }
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeOffsetCommitResponsePartition(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -122,4 +141,10 @@ export function decode(r: Reader, version: number): OffsetCommitResponse {
 export function encode(w: Writer, version: number, value: OffsetCommitResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetCommitResponse v${version} is not supported`);
   writeOffsetCommitResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: OffsetCommitResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetCommitResponse v${version} is not supported`);
+  yield* writeOffsetCommitResponseInSlices(w, version, value);
 }

@@ -27,6 +27,14 @@ export function readOffsetDeleteRequest(r: Reader, version: number): OffsetDelet
   return value;
 }
 
+export function* readOffsetDeleteRequestInSlices(r: Reader, version: number): Generator<void, OffsetDeleteRequest> {
+  const flexible = false;
+  const value = defaultOffsetDeleteRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readOffsetDeleteRequestTopicInSlices(r, version)));
+  return value;
+}
+
 export function writeOffsetDeleteRequest(w: Writer, version: number, value: OffsetDeleteRequest): void {
   const flexible = false;
   w.string(value.groupId, flexible);
@@ -47,6 +55,14 @@ export function readOffsetDeleteRequestTopic(r: Reader, version: number): Offset
   const value = defaultOffsetDeleteRequestTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readOffsetDeleteRequestPartition(r, version));
+  return value;
+}
+
+export function* readOffsetDeleteRequestTopicInSlices(r: Reader, version: number): Generator<void, OffsetDeleteRequestTopic> {
+  const flexible = false;
+  const value = defaultOffsetDeleteRequestTopic();
+  value.name = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readOffsetDeleteRequestPartition(r, version)));
   return value;
 }
 
@@ -80,6 +96,12 @@ export function writeOffsetDeleteRequestPartition(w: Writer, version: number, va
 export function decode(r: Reader, version: number): OffsetDeleteRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetDeleteRequest v${version} is not supported`);
   return readOffsetDeleteRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, OffsetDeleteRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetDeleteRequest v${version} is not supported`);
+  return yield* readOffsetDeleteRequestInSlices(r, version);
 }
 
 /** Encodes a OffsetDeleteRequest at `version` (0). */

@@ -36,6 +36,13 @@ export function writeOffsetDeleteResponse(w: Writer, version: number, value: Off
   w.array(value.topics, flexible, (e) => writeOffsetDeleteResponseTopic(w, version, e));
 }
 
+export function* writeOffsetDeleteResponseInSlices(w: Writer, version: number, value: OffsetDeleteResponse): Generator<void, void> {
+  const flexible = false;
+  w.int16(value.errorCode);
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeOffsetDeleteResponseTopicInSlices(w, version, e));
+}
+
 export interface OffsetDeleteResponseTopic {
   name: string;
   partitions: OffsetDeleteResponsePartition[];
@@ -57,6 +64,12 @@ export function writeOffsetDeleteResponseTopic(w: Writer, version: number, value
   const flexible = false;
   w.string(value.name, flexible);
   w.array(value.partitions, flexible, (e) => writeOffsetDeleteResponsePartition(w, version, e));
+}
+
+export function* writeOffsetDeleteResponseTopicInSlices(w: Writer, version: number, value: OffsetDeleteResponseTopic): Generator<void, void> {
+  const flexible = false;
+  w.string(value.name, flexible);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeOffsetDeleteResponsePartition(w, version, e));
 }
 
 export interface OffsetDeleteResponsePartition {
@@ -92,4 +105,10 @@ export function decode(r: Reader, version: number): OffsetDeleteResponse {
 export function encode(w: Writer, version: number, value: OffsetDeleteResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetDeleteResponse v${version} is not supported`);
   writeOffsetDeleteResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: OffsetDeleteResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetDeleteResponse v${version} is not supported`);
+  yield* writeOffsetDeleteResponseInSlices(w, version, value);
 }

@@ -38,6 +38,23 @@ export function readOffsetFetchRequest(r: Reader, version: number): OffsetFetchR
   return value;
 }
 
+export function* readOffsetFetchRequestInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequest> {
+  const flexible = version >= 6;
+  const value = defaultOffsetFetchRequest();
+  if (version <= 7) value.groupId = r.string(flexible);
+  if (version <= 7) value.topics = (version >= 2 && version <= 7 ? (yield* r.nullableArrayInSlices(flexible, () => readOffsetFetchRequestTopic(r, version))) : (yield* r.arrayInSlices(flexible, () => readOffsetFetchRequestTopic(r, version))));
+  if (version >= 8) value.groups = (yield* r.arrayOfSlices(flexible, () => readOffsetFetchRequestGroupInSlices(r, version)));
+  if (version >= 7) value.requireStable = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeOffsetFetchRequest(w: Writer, version: number, value: OffsetFetchRequest): void {
   const flexible = version >= 6;
   if (version <= 7) { w.string(value.groupId, flexible); }
@@ -110,6 +127,23 @@ export function readOffsetFetchRequestGroup(r: Reader, version: number): OffsetF
   return value;
 }
 
+export function* readOffsetFetchRequestGroupInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequestGroup> {
+  const flexible = version >= 6;
+  const value = defaultOffsetFetchRequestGroup();
+  if (version >= 8) value.groupId = r.string(flexible);
+  if (version >= 9) value.memberId = r.nullableString(flexible);
+  if (version >= 9) value.memberEpoch = r.int32();
+  if (version >= 8) value.topics = (yield* r.nullableArrayInSlices(flexible, () => readOffsetFetchRequestTopics(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeOffsetFetchRequestGroup(w: Writer, version: number, value: OffsetFetchRequestGroup): void {
   const flexible = version >= 6;
   if (version >= 8) { w.string(value.groupId, flexible); }
@@ -161,6 +195,12 @@ export function writeOffsetFetchRequestTopics(w: Writer, version: number, value:
 export function decode(r: Reader, version: number): OffsetFetchRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetFetchRequest v${version} is not supported`);
   return readOffsetFetchRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetFetchRequest v${version} is not supported`);
+  return yield* readOffsetFetchRequestInSlices(r, version);
 }
 
 /** Encodes a OffsetFetchRequest at `version` (1-10). */

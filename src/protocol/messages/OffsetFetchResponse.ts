@@ -49,6 +49,17 @@ export function writeOffsetFetchResponse(w: Writer, version: number, value: Offs
   }
 }
 
+export function* writeOffsetFetchResponseInSlices(w: Writer, version: number, value: OffsetFetchResponse): Generator<void, void> {
+  const flexible = version >= 6;
+  if (version >= 3) { w.int32(value.throttleTimeMs); }
+  if (version <= 7) { yield* w.arrayOfSlices(value.topics, flexible, (e) => writeOffsetFetchResponseTopicInSlices(w, version, e)); }
+  if (version >= 2 && version <= 7) { w.int16(value.errorCode); }
+  if (version >= 8) { yield* w.arrayOfSlices(value.groups, flexible, (e) => writeOffsetFetchResponseGroupInSlices(w, version, e)); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface OffsetFetchResponseTopic {
   name: string;
   partitions: OffsetFetchResponsePartition[];
@@ -77,6 +88,15 @@ export function writeOffsetFetchResponseTopic(w: Writer, version: number, value:
   const flexible = version >= 6;
   if (version <= 7) { w.string(value.name, flexible); }
   if (version <= 7) { w.array(value.partitions, flexible, (e) => writeOffsetFetchResponsePartition(w, version, e)); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeOffsetFetchResponseTopicInSlices(w: Writer, version: number, value: OffsetFetchResponseTopic): Generator<void, void> {
+  const flexible = version >= 6;
+  if (version <= 7) { w.string(value.name, flexible); }
+  if (version <= 7) { yield* w.arrayInSlices(value.partitions, flexible, (e) => writeOffsetFetchResponsePartition(w, version, e)); }
   if (flexible) {
     w.uvarint(0);
   }
@@ -160,6 +180,16 @@ export function writeOffsetFetchResponseGroup(w: Writer, version: number, value:
   }
 }
 
+export function* writeOffsetFetchResponseGroupInSlices(w: Writer, version: number, value: OffsetFetchResponseGroup): Generator<void, void> {
+  const flexible = version >= 6;
+  if (version >= 8) { w.string(value.groupId, flexible); }
+  if (version >= 8) { yield* w.arrayOfSlices(value.topics, flexible, (e) => writeOffsetFetchResponseTopicsInSlices(w, version, e)); }
+  if (version >= 8) { w.int16(value.errorCode); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface OffsetFetchResponseTopics {
   name: string;
   topicId: string;
@@ -191,6 +221,16 @@ export function writeOffsetFetchResponseTopics(w: Writer, version: number, value
   if (version >= 8 && version <= 9) { w.string(value.name, flexible); }
   if (version >= 10) { w.uuid(value.topicId); }
   if (version >= 8) { w.array(value.partitions, flexible, (e) => writeOffsetFetchResponsePartitions(w, version, e)); }
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeOffsetFetchResponseTopicsInSlices(w: Writer, version: number, value: OffsetFetchResponseTopics): Generator<void, void> {
+  const flexible = version >= 6;
+  if (version >= 8 && version <= 9) { w.string(value.name, flexible); }
+  if (version >= 10) { w.uuid(value.topicId); }
+  if (version >= 8) { yield* w.arrayInSlices(value.partitions, flexible, (e) => writeOffsetFetchResponsePartitions(w, version, e)); }
   if (flexible) {
     w.uvarint(0);
   }
@@ -248,4 +288,10 @@ export function decode(r: Reader, version: number): OffsetFetchResponse {
 export function encode(w: Writer, version: number, value: OffsetFetchResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetFetchResponse v${version} is not supported`);
   writeOffsetFetchResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: OffsetFetchResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetFetchResponse v${version} is not supported`);
+  yield* writeOffsetFetchResponseInSlices(w, version, value);
 }

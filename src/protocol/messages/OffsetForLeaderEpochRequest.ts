@@ -34,6 +34,21 @@ export function readOffsetForLeaderEpochRequest(r: Reader, version: number): Off
   return value;
 }
 
+export function* readOffsetForLeaderEpochRequestInSlices(r: Reader, version: number): Generator<void, OffsetForLeaderEpochRequest> {
+  const flexible = version >= 4;
+  const value = defaultOffsetForLeaderEpochRequest();
+  if (version >= 3) value.replicaId = r.int32();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readOffsetForLeaderTopicInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeOffsetForLeaderEpochRequest(w: Writer, version: number, value: OffsetForLeaderEpochRequest): void {
   const flexible = version >= 4;
   if (version >= 3) { w.int32(value.replicaId); }
@@ -57,6 +72,21 @@ export function readOffsetForLeaderTopic(r: Reader, version: number): OffsetForL
   const value = defaultOffsetForLeaderTopic();
   value.topic = r.string(flexible);
   value.partitions = r.array(flexible, () => readOffsetForLeaderPartition(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readOffsetForLeaderTopicInSlices(r: Reader, version: number): Generator<void, OffsetForLeaderTopic> {
+  const flexible = version >= 4;
+  const value = defaultOffsetForLeaderTopic();
+  value.topic = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readOffsetForLeaderPartition(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -116,6 +146,12 @@ export function writeOffsetForLeaderPartition(w: Writer, version: number, value:
 export function decode(r: Reader, version: number): OffsetForLeaderEpochRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetForLeaderEpochRequest v${version} is not supported`);
   return readOffsetForLeaderEpochRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, OffsetForLeaderEpochRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetForLeaderEpochRequest v${version} is not supported`);
+  return yield* readOffsetForLeaderEpochRequestInSlices(r, version);
 }
 
 /** Encodes a OffsetForLeaderEpochRequest at `version` (2-4). */

@@ -43,6 +43,15 @@ export function writeOffsetForLeaderEpochResponse(w: Writer, version: number, va
   }
 }
 
+export function* writeOffsetForLeaderEpochResponseInSlices(w: Writer, version: number, value: OffsetForLeaderEpochResponse): Generator<void, void> {
+  const flexible = version >= 4;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeOffsetForLeaderTopicResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface OffsetForLeaderTopicResult {
   topic: string;
   partitions: EpochEndOffset[];
@@ -71,6 +80,15 @@ export function writeOffsetForLeaderTopicResult(w: Writer, version: number, valu
   const flexible = version >= 4;
   w.string(value.topic, flexible);
   w.array(value.partitions, flexible, (e) => writeEpochEndOffset(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeOffsetForLeaderTopicResultInSlices(w: Writer, version: number, value: OffsetForLeaderTopicResult): Generator<void, void> {
+  const flexible = version >= 4;
+  w.string(value.topic, flexible);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeEpochEndOffset(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -125,4 +143,10 @@ export function decode(r: Reader, version: number): OffsetForLeaderEpochResponse
 export function encode(w: Writer, version: number, value: OffsetForLeaderEpochResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetForLeaderEpochResponse v${version} is not supported`);
   writeOffsetForLeaderEpochResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: OffsetForLeaderEpochResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetForLeaderEpochResponse v${version} is not supported`);
+  yield* writeOffsetForLeaderEpochResponseInSlices(w, version, value);
 }

@@ -38,6 +38,23 @@ export function readProduceRequest(r: Reader, version: number): ProduceRequest {
   return value;
 }
 
+export function* readProduceRequestInSlices(r: Reader, version: number): Generator<void, ProduceRequest> {
+  const flexible = version >= 9;
+  const value = defaultProduceRequest();
+  value.transactionalId = r.nullableString(flexible);
+  value.acks = r.int16();
+  value.timeoutMs = r.int32();
+  value.topicData = (yield* r.arrayOfSlices(flexible, () => readTopicProduceDataInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeProduceRequest(w: Writer, version: number, value: ProduceRequest): void {
   const flexible = version >= 9;
   w.nullableString(value.transactionalId, flexible);
@@ -65,6 +82,22 @@ export function readTopicProduceData(r: Reader, version: number): TopicProduceDa
   if (version <= 12) value.name = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitionData = r.array(flexible, () => readPartitionProduceData(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readTopicProduceDataInSlices(r: Reader, version: number): Generator<void, TopicProduceData> {
+  const flexible = version >= 9;
+  const value = defaultTopicProduceData();
+  if (version <= 12) value.name = r.string(flexible);
+  if (version >= 13) value.topicId = r.uuid();
+  value.partitionData = (yield* r.arrayInSlices(flexible, () => readPartitionProduceData(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -122,6 +155,12 @@ export function writePartitionProduceData(w: Writer, version: number, value: Par
 export function decode(r: Reader, version: number): ProduceRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ProduceRequest v${version} is not supported`);
   return readProduceRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ProduceRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ProduceRequest v${version} is not supported`);
+  return yield* readProduceRequestInSlices(r, version);
 }
 
 /** Encodes a ProduceRequest at `version` (3-13). */

@@ -47,6 +47,17 @@ export function writeProduceResponse(w: Writer, version: number, value: ProduceR
   }
 }
 
+export function* writeProduceResponseInSlices(w: Writer, version: number, value: ProduceResponse): Generator<void, void> {
+  const flexible = version >= 9;
+  yield* w.arrayOfSlices(value.responses, flexible, (e) => writeTopicProduceResponseInSlices(w, version, e));
+  w.int32(value.throttleTimeMs);
+  if (flexible) {
+    const tags: Array<[number, (w: Writer) => void]> = [];
+    if (version >= 10 && value.nodeEndpoints.length > 0) tags.push([0, (w) => { w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); }]);
+    w.taggedFields(tags);
+  }
+}
+
 export interface TopicProduceResponse {
   name: string;
   topicId: string;
@@ -78,6 +89,16 @@ export function writeTopicProduceResponse(w: Writer, version: number, value: Top
   if (version <= 12) { w.string(value.name, flexible); }
   if (version >= 13) { w.uuid(value.topicId); }
   w.array(value.partitionResponses, flexible, (e) => writePartitionProduceResponse(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeTopicProduceResponseInSlices(w: Writer, version: number, value: TopicProduceResponse): Generator<void, void> {
+  const flexible = version >= 9;
+  if (version <= 12) { w.string(value.name, flexible); }
+  if (version >= 13) { w.uuid(value.topicId); }
+  yield* w.arrayOfSlices(value.partitionResponses, flexible, (e) => writePartitionProduceResponseInSlices(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -127,6 +148,22 @@ export function writePartitionProduceResponse(w: Writer, version: number, value:
   w.int64(value.logAppendTimeMs);
   if (version >= 5) { w.int64(value.logStartOffset); }
   if (version >= 8) { w.array(value.recordErrors, flexible, (e) => writeBatchIndexAndErrorMessage(w, version, e)); }
+  if (version >= 8) { w.nullableString(value.errorMessage, flexible); }
+  if (flexible) {
+    const tags: Array<[number, (w: Writer) => void]> = [];
+    if (version >= 10 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([0, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
+    w.taggedFields(tags);
+  }
+}
+
+export function* writePartitionProduceResponseInSlices(w: Writer, version: number, value: PartitionProduceResponse): Generator<void, void> {
+  const flexible = version >= 9;
+  w.int32(value.index);
+  w.int16(value.errorCode);
+  w.int64(value.baseOffset);
+  w.int64(value.logAppendTimeMs);
+  if (version >= 5) { w.int64(value.logStartOffset); }
+  if (version >= 8) { yield* w.arrayInSlices(value.recordErrors, flexible, (e) => writeBatchIndexAndErrorMessage(w, version, e)); }
   if (version >= 8) { w.nullableString(value.errorMessage, flexible); }
   if (flexible) {
     const tags: Array<[number, (w: Writer) => void]> = [];
@@ -255,4 +292,10 @@ export function decode(r: Reader, version: number): ProduceResponse {
 export function encode(w: Writer, version: number, value: ProduceResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ProduceResponse v${version} is not supported`);
   writeProduceResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ProduceResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ProduceResponse v${version} is not supported`);
+  yield* writeProduceResponseInSlices(w, version, value);
 }

@@ -34,6 +34,21 @@ export function readReadShareGroupStateRequest(r: Reader, version: number): Read
   return value;
 }
 
+export function* readReadShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, ReadShareGroupStateRequest> {
+  const flexible = true;
+  const value = defaultReadShareGroupStateRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readReadStateDataInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeReadShareGroupStateRequest(w: Writer, version: number, value: ReadShareGroupStateRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -57,6 +72,21 @@ export function readReadStateData(r: Reader, version: number): ReadStateData {
   const value = defaultReadStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readReadStateDataInSlices(r: Reader, version: number): Generator<void, ReadStateData> {
+  const flexible = true;
+  const value = defaultReadStateData();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -113,6 +143,12 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
 export function decode(r: Reader, version: number): ReadShareGroupStateRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateRequest v${version} is not supported`);
   return readReadShareGroupStateRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ReadShareGroupStateRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateRequest v${version} is not supported`);
+  return yield* readReadShareGroupStateRequestInSlices(r, version);
 }
 
 /** Encodes a ReadShareGroupStateRequest at `version` (0). */

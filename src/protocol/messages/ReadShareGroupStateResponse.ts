@@ -40,6 +40,14 @@ export function writeReadShareGroupStateResponse(w: Writer, version: number, val
   }
 }
 
+export function* writeReadShareGroupStateResponseInSlices(w: Writer, version: number, value: ReadShareGroupStateResponse): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeReadStateResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ReadStateResult {
   topicId: string;
   partitions: PartitionResult[];
@@ -68,6 +76,15 @@ export function writeReadStateResult(w: Writer, version: number, value: ReadStat
   const flexible = true;
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeReadStateResultInSlices(w: Writer, version: number, value: ReadStateResult): Generator<void, void> {
+  const flexible = true;
+  w.uuid(value.topicId);
+  yield* w.arrayOfSlices(value.partitions, flexible, (e) => writePartitionResultInSlices(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -113,6 +130,19 @@ export function writePartitionResult(w: Writer, version: number, value: Partitio
   w.int32(value.stateEpoch);
   w.int64(value.startOffset);
   w.array(value.stateBatches, flexible, (e) => writeStateBatch(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writePartitionResultInSlices(w: Writer, version: number, value: PartitionResult): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.partition);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  w.int32(value.stateEpoch);
+  w.int64(value.startOffset);
+  yield* w.arrayInSlices(value.stateBatches, flexible, (e) => writeStateBatch(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -167,4 +197,10 @@ export function decode(r: Reader, version: number): ReadShareGroupStateResponse 
 export function encode(w: Writer, version: number, value: ReadShareGroupStateResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateResponse v${version} is not supported`);
   writeReadShareGroupStateResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ReadShareGroupStateResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateResponse v${version} is not supported`);
+  yield* writeReadShareGroupStateResponseInSlices(w, version, value);
 }

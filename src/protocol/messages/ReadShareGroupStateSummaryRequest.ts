@@ -34,6 +34,21 @@ export function readReadShareGroupStateSummaryRequest(r: Reader, version: number
   return value;
 }
 
+export function* readReadShareGroupStateSummaryRequestInSlices(r: Reader, version: number): Generator<void, ReadShareGroupStateSummaryRequest> {
+  const flexible = true;
+  const value = defaultReadShareGroupStateSummaryRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readReadStateSummaryDataInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeReadShareGroupStateSummaryRequest(w: Writer, version: number, value: ReadShareGroupStateSummaryRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -57,6 +72,21 @@ export function readReadStateSummaryData(r: Reader, version: number): ReadStateS
   const value = defaultReadStateSummaryData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readReadStateSummaryDataInSlices(r: Reader, version: number): Generator<void, ReadStateSummaryData> {
+  const flexible = true;
+  const value = defaultReadStateSummaryData();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -113,6 +143,12 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
 export function decode(r: Reader, version: number): ReadShareGroupStateSummaryRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateSummaryRequest v${version} is not supported`);
   return readReadShareGroupStateSummaryRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ReadShareGroupStateSummaryRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateSummaryRequest v${version} is not supported`);
+  return yield* readReadShareGroupStateSummaryRequestInSlices(r, version);
 }
 
 /** Encodes a ReadShareGroupStateSummaryRequest at `version` (0-1). */

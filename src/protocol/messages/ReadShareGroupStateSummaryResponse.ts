@@ -40,6 +40,14 @@ export function writeReadShareGroupStateSummaryResponse(w: Writer, version: numb
   }
 }
 
+export function* writeReadShareGroupStateSummaryResponseInSlices(w: Writer, version: number, value: ReadShareGroupStateSummaryResponse): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeReadStateSummaryResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ReadStateSummaryResult {
   topicId: string;
   partitions: PartitionResult[];
@@ -68,6 +76,15 @@ export function writeReadStateSummaryResult(w: Writer, version: number, value: R
   const flexible = true;
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeReadStateSummaryResultInSlices(w: Writer, version: number, value: ReadStateSummaryResult): Generator<void, void> {
+  const flexible = true;
+  w.uuid(value.topicId);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -131,4 +148,10 @@ export function decode(r: Reader, version: number): ReadShareGroupStateSummaryRe
 export function encode(w: Writer, version: number, value: ReadShareGroupStateSummaryResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateSummaryResponse v${version} is not supported`);
   writeReadShareGroupStateSummaryResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ReadShareGroupStateSummaryResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ReadShareGroupStateSummaryResponse v${version} is not supported`);
+  yield* writeReadShareGroupStateSummaryResponseInSlices(w, version, value);
 }

@@ -46,6 +46,12 @@ export function decode(r: Reader, version: number): SaslAuthenticateRequest {
   return readSaslAuthenticateRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, SaslAuthenticateRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslAuthenticateRequest v${version} is not supported`);
+  return readSaslAuthenticateRequest(r, version);
+}
+
 /** Encodes a SaslAuthenticateRequest at `version` (0-2). */
 export function encode(w: Writer, version: number, value: SaslAuthenticateRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslAuthenticateRequest v${version} is not supported`);

@@ -60,3 +60,9 @@ export function encode(w: Writer, version: number, value: SaslAuthenticateRespon
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslAuthenticateResponse v${version} is not supported`);
   writeSaslAuthenticateResponse(w, version, value);
 }
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: SaslAuthenticateResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslAuthenticateResponse v${version} is not supported`);
+  writeSaslAuthenticateResponse(w, version, value);
+}

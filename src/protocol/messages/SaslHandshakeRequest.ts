@@ -36,6 +36,12 @@ export function decode(r: Reader, version: number): SaslHandshakeRequest {
   return readSaslHandshakeRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, SaslHandshakeRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslHandshakeRequest v${version} is not supported`);
+  return readSaslHandshakeRequest(r, version);
+}
+
 /** Encodes a SaslHandshakeRequest at `version` (0-1). */
 export function encode(w: Writer, version: number, value: SaslHandshakeRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslHandshakeRequest v${version} is not supported`);

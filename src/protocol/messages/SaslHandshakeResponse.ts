@@ -44,3 +44,9 @@ export function encode(w: Writer, version: number, value: SaslHandshakeResponse)
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslHandshakeResponse v${version} is not supported`);
   writeSaslHandshakeResponse(w, version, value);
 }
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: SaslHandshakeResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslHandshakeResponse v${version} is not supported`);
+  writeSaslHandshakeResponse(w, version, value);
+}

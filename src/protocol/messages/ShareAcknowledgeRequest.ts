@@ -40,6 +40,24 @@ export function readShareAcknowledgeRequest(r: Reader, version: number): ShareAc
   return value;
 }
 
+export function* readShareAcknowledgeRequestInSlices(r: Reader, version: number): Generator<void, ShareAcknowledgeRequest> {
+  const flexible = true;
+  const value = defaultShareAcknowledgeRequest();
+  value.groupId = r.nullableString(flexible);
+  value.memberId = r.nullableString(flexible);
+  value.shareSessionEpoch = r.int32();
+  if (version >= 2) value.isRenewAck = r.bool();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readAcknowledgeTopicInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeShareAcknowledgeRequest(w: Writer, version: number, value: ShareAcknowledgeRequest): void {
   const flexible = true;
   w.nullableString(value.groupId, flexible);
@@ -76,6 +94,21 @@ export function readAcknowledgeTopic(r: Reader, version: number): AcknowledgeTop
   return value;
 }
 
+export function* readAcknowledgeTopicInSlices(r: Reader, version: number): Generator<void, AcknowledgeTopic> {
+  const flexible = true;
+  const value = defaultAcknowledgeTopic();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayOfSlices(flexible, () => readAcknowledgePartitionInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAcknowledgeTopic(w: Writer, version: number, value: AcknowledgeTopic): void {
   const flexible = true;
   w.uuid(value.topicId);
@@ -99,6 +132,21 @@ export function readAcknowledgePartition(r: Reader, version: number): Acknowledg
   const value = defaultAcknowledgePartition();
   value.partitionIndex = r.int32();
   value.acknowledgementBatches = r.array(flexible, () => readAcknowledgementBatch(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readAcknowledgePartitionInSlices(r: Reader, version: number): Generator<void, AcknowledgePartition> {
+  const flexible = true;
+  const value = defaultAcknowledgePartition();
+  value.partitionIndex = r.int32();
+  value.acknowledgementBatches = (yield* r.arrayInSlices(flexible, () => readAcknowledgementBatch(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -158,6 +206,12 @@ export function writeAcknowledgementBatch(w: Writer, version: number, value: Ack
 export function decode(r: Reader, version: number): ShareAcknowledgeRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareAcknowledgeRequest v${version} is not supported`);
   return readShareAcknowledgeRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareAcknowledgeRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareAcknowledgeRequest v${version} is not supported`);
+  return yield* readShareAcknowledgeRequestInSlices(r, version);
 }
 
 /** Encodes a ShareAcknowledgeRequest at `version` (1-2). */

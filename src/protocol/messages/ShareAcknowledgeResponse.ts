@@ -55,6 +55,19 @@ export function writeShareAcknowledgeResponse(w: Writer, version: number, value:
   }
 }
 
+export function* writeShareAcknowledgeResponseInSlices(w: Writer, version: number, value: ShareAcknowledgeResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  if (version >= 2) { w.int32(value.acquisitionLockTimeoutMs); }
+  yield* w.arrayOfSlices(value.responses, flexible, (e) => writeShareAcknowledgeTopicResponseInSlices(w, version, e));
+  yield* w.arrayInSlices(value.nodeEndpoints, flexible, (e) => writeNodeEndpoint(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ShareAcknowledgeTopicResponse {
   topicId: string;
   partitions: PartitionData[];
@@ -83,6 +96,15 @@ export function writeShareAcknowledgeTopicResponse(w: Writer, version: number, v
   const flexible = true;
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writePartitionData(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeShareAcknowledgeTopicResponseInSlices(w: Writer, version: number, value: ShareAcknowledgeTopicResponse): Generator<void, void> {
+  const flexible = true;
+  w.uuid(value.topicId);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writePartitionData(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -209,4 +231,10 @@ export function decode(r: Reader, version: number): ShareAcknowledgeResponse {
 export function encode(w: Writer, version: number, value: ShareAcknowledgeResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareAcknowledgeResponse v${version} is not supported`);
   writeShareAcknowledgeResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ShareAcknowledgeResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareAcknowledgeResponse v${version} is not supported`);
+  yield* writeShareAcknowledgeResponseInSlices(w, version, value);
 }

@@ -54,6 +54,31 @@ export function readShareFetchRequest(r: Reader, version: number): ShareFetchReq
   return value;
 }
 
+export function* readShareFetchRequestInSlices(r: Reader, version: number): Generator<void, ShareFetchRequest> {
+  const flexible = true;
+  const value = defaultShareFetchRequest();
+  value.groupId = r.nullableString(flexible);
+  value.memberId = r.nullableString(flexible);
+  value.shareSessionEpoch = r.int32();
+  value.maxWaitMs = r.int32();
+  value.minBytes = r.int32();
+  value.maxBytes = r.int32();
+  value.maxRecords = r.int32();
+  value.batchSize = r.int32();
+  if (version >= 2) value.shareAcquireMode = r.int8();
+  if (version >= 2) value.isRenewAck = r.bool();
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readFetchTopicInSlices(r, version)));
+  value.forgottenTopicsData = (yield* r.arrayInSlices(flexible, () => readForgottenTopic(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeShareFetchRequest(w: Writer, version: number, value: ShareFetchRequest): void {
   const flexible = true;
   w.nullableString(value.groupId, flexible);
@@ -97,6 +122,21 @@ export function readFetchTopic(r: Reader, version: number): FetchTopic {
   return value;
 }
 
+export function* readFetchTopicInSlices(r: Reader, version: number): Generator<void, FetchTopic> {
+  const flexible = true;
+  const value = defaultFetchTopic();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayOfSlices(flexible, () => readFetchPartitionInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeFetchTopic(w: Writer, version: number, value: FetchTopic): void {
   const flexible = true;
   w.uuid(value.topicId);
@@ -121,6 +161,21 @@ export function readFetchPartition(r: Reader, version: number): FetchPartition {
   const value = defaultFetchPartition();
   value.partitionIndex = r.int32();
   value.acknowledgementBatches = r.array(flexible, () => readAcknowledgementBatch(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readFetchPartitionInSlices(r: Reader, version: number): Generator<void, FetchPartition> {
+  const flexible = true;
+  const value = defaultFetchPartition();
+  value.partitionIndex = r.int32();
+  value.acknowledgementBatches = (yield* r.arrayInSlices(flexible, () => readAcknowledgementBatch(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -213,6 +268,12 @@ export function writeForgottenTopic(w: Writer, version: number, value: Forgotten
 export function decode(r: Reader, version: number): ShareFetchRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareFetchRequest v${version} is not supported`);
   return readShareFetchRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareFetchRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareFetchRequest v${version} is not supported`);
+  return yield* readShareFetchRequestInSlices(r, version);
 }
 
 /** Encodes a ShareFetchRequest at `version` (1-2). */

@@ -55,6 +55,19 @@ export function writeShareFetchResponse(w: Writer, version: number, value: Share
   }
 }
 
+export function* writeShareFetchResponseInSlices(w: Writer, version: number, value: ShareFetchResponse): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.throttleTimeMs);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  w.int32(value.acquisitionLockTimeoutMs);
+  yield* w.arrayOfSlices(value.responses, flexible, (e) => writeShareFetchableTopicResponseInSlices(w, version, e));
+  yield* w.arrayInSlices(value.nodeEndpoints, flexible, (e) => writeNodeEndpoint(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface ShareFetchableTopicResponse {
   topicId: string;
   partitions: PartitionData[];
@@ -83,6 +96,15 @@ export function writeShareFetchableTopicResponse(w: Writer, version: number, val
   const flexible = true;
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writePartitionData(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeShareFetchableTopicResponseInSlices(w: Writer, version: number, value: ShareFetchableTopicResponse): Generator<void, void> {
+  const flexible = true;
+  w.uuid(value.topicId);
+  yield* w.arrayOfSlices(value.partitions, flexible, (e) => writePartitionDataInSlices(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -134,6 +156,21 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
   writeLeaderIdAndEpoch(w, version, value.currentLeader);
   w.bytes(nonNull(value.records, "Records"), flexible);
   w.array(value.acquiredRecords, flexible, (e) => writeAcquiredRecords(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writePartitionDataInSlices(w: Writer, version: number, value: PartitionData): Generator<void, void> {
+  const flexible = true;
+  w.int32(value.partitionIndex);
+  w.int16(value.errorCode);
+  w.nullableString(value.errorMessage, flexible);
+  w.int16(value.acknowledgeErrorCode);
+  w.nullableString(value.acknowledgeErrorMessage, flexible);
+  writeLeaderIdAndEpoch(w, version, value.currentLeader);
+  w.bytes(nonNull(value.records, "Records"), flexible);
+  yield* w.arrayInSlices(value.acquiredRecords, flexible, (e) => writeAcquiredRecords(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -257,4 +294,10 @@ export function decode(r: Reader, version: number): ShareFetchResponse {
 export function encode(w: Writer, version: number, value: ShareFetchResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareFetchResponse v${version} is not supported`);
   writeShareFetchResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ShareFetchResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareFetchResponse v${version} is not supported`);
+  yield* writeShareFetchResponseInSlices(w, version, value);
 }

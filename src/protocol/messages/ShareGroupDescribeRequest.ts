@@ -49,6 +49,12 @@ export function decode(r: Reader, version: number): ShareGroupDescribeRequest {
   return readShareGroupDescribeRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareGroupDescribeRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupDescribeRequest v${version} is not supported`);
+  return readShareGroupDescribeRequest(r, version);
+}
+
 /** Encodes a ShareGroupDescribeRequest at `version` (1). */
 export function encode(w: Writer, version: number, value: ShareGroupDescribeRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupDescribeRequest v${version} is not supported`);

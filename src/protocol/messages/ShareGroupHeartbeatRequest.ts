@@ -58,6 +58,12 @@ export function decode(r: Reader, version: number): ShareGroupHeartbeatRequest {
   return readShareGroupHeartbeatRequest(r, version);
 }
 
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareGroupHeartbeatRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupHeartbeatRequest v${version} is not supported`);
+  return readShareGroupHeartbeatRequest(r, version);
+}
+
 /** Encodes a ShareGroupHeartbeatRequest at `version` (1). */
 export function encode(w: Writer, version: number, value: ShareGroupHeartbeatRequest): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupHeartbeatRequest v${version} is not supported`);

@@ -121,6 +121,14 @@ export function writeAssignment(w: Writer, version: number, value: Assignment): 
   }
 }
 
+export function* writeAssignmentInSlices(w: Writer, version: number, value: Assignment): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayInSlices(value.topicPartitions, flexible, (e) => writeTopicPartitions(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 /** Decodes a ShareGroupHeartbeatResponse at `version` (1). */
 export function decode(r: Reader, version: number): ShareGroupHeartbeatResponse {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupHeartbeatResponse v${version} is not supported`);
@@ -129,6 +137,12 @@ export function decode(r: Reader, version: number): ShareGroupHeartbeatResponse 
 
 /** Encodes a ShareGroupHeartbeatResponse at `version` (1). */
 export function encode(w: Writer, version: number, value: ShareGroupHeartbeatResponse): void {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupHeartbeatResponse v${version} is not supported`);
+  writeShareGroupHeartbeatResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: ShareGroupHeartbeatResponse): Generator<void, void> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupHeartbeatResponse v${version} is not supported`);
   writeShareGroupHeartbeatResponse(w, version, value);
 }

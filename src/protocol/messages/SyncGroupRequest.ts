@@ -44,6 +44,26 @@ export function readSyncGroupRequest(r: Reader, version: number): SyncGroupReque
   return value;
 }
 
+export function* readSyncGroupRequestInSlices(r: Reader, version: number): Generator<void, SyncGroupRequest> {
+  const flexible = version >= 4;
+  const value = defaultSyncGroupRequest();
+  value.groupId = r.string(flexible);
+  value.generationId = r.int32();
+  value.memberId = r.string(flexible);
+  if (version >= 3) value.groupInstanceId = r.nullableString(flexible);
+  if (version >= 5) value.protocolType = r.nullableString(flexible);
+  if (version >= 5) value.protocolName = r.nullableString(flexible);
+  value.assignments = (yield* r.arrayInSlices(flexible, () => readSyncGroupRequestAssignment(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeSyncGroupRequest(w: Writer, version: number, value: SyncGroupRequest): void {
   const flexible = version >= 4;
   w.string(value.groupId, flexible);
@@ -95,6 +115,12 @@ export function writeSyncGroupRequestAssignment(w: Writer, version: number, valu
 export function decode(r: Reader, version: number): SyncGroupRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SyncGroupRequest v${version} is not supported`);
   return readSyncGroupRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, SyncGroupRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SyncGroupRequest v${version} is not supported`);
+  return yield* readSyncGroupRequestInSlices(r, version);
 }
 
 /** Encodes a SyncGroupRequest at `version` (0-5). */

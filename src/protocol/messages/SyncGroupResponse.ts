@@ -63,3 +63,9 @@ export function encode(w: Writer, version: number, value: SyncGroupResponse): vo
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SyncGroupResponse v${version} is not supported`);
   writeSyncGroupResponse(w, version, value);
 }
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: SyncGroupResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SyncGroupResponse v${version} is not supported`);
+  writeSyncGroupResponse(w, version, value);
+}

@@ -46,6 +46,27 @@ export function readTxnOffsetCommitRequest(r: Reader, version: number): TxnOffse
   return value;
 }
 
+export function* readTxnOffsetCommitRequestInSlices(r: Reader, version: number): Generator<void, TxnOffsetCommitRequest> {
+  const flexible = version >= 3;
+  const value = defaultTxnOffsetCommitRequest();
+  value.transactionalId = r.string(flexible);
+  value.groupId = r.string(flexible);
+  value.producerId = r.int64();
+  value.producerEpoch = r.int16();
+  if (version >= 3) value.generationId = r.int32();
+  if (version >= 3) value.memberId = r.string(flexible);
+  if (version >= 3) value.groupInstanceId = r.nullableString(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readTxnOffsetCommitRequestTopicInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeTxnOffsetCommitRequest(w: Writer, version: number, value: TxnOffsetCommitRequest): void {
   const flexible = version >= 3;
   w.string(value.transactionalId, flexible);
@@ -75,6 +96,21 @@ export function readTxnOffsetCommitRequestTopic(r: Reader, version: number): Txn
   const value = defaultTxnOffsetCommitRequestTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readTxnOffsetCommitRequestPartition(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readTxnOffsetCommitRequestTopicInSlices(r: Reader, version: number): Generator<void, TxnOffsetCommitRequestTopic> {
+  const flexible = version >= 3;
+  const value = defaultTxnOffsetCommitRequestTopic();
+  value.name = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => readTxnOffsetCommitRequestPartition(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -137,6 +173,12 @@ export function writeTxnOffsetCommitRequestPartition(w: Writer, version: number,
 export function decode(r: Reader, version: number): TxnOffsetCommitRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`TxnOffsetCommitRequest v${version} is not supported`);
   return readTxnOffsetCommitRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, TxnOffsetCommitRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`TxnOffsetCommitRequest v${version} is not supported`);
+  return yield* readTxnOffsetCommitRequestInSlices(r, version);
 }
 
 /** Encodes a TxnOffsetCommitRequest at `version` (0-5). */

@@ -43,6 +43,15 @@ export function writeTxnOffsetCommitResponse(w: Writer, version: number, value: 
   }
 }
 
+export function* writeTxnOffsetCommitResponseInSlices(w: Writer, version: number, value: TxnOffsetCommitResponse): Generator<void, void> {
+  const flexible = version >= 3;
+  w.int32(value.throttleTimeMs);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeTxnOffsetCommitResponseTopicInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface TxnOffsetCommitResponseTopic {
   name: string;
   partitions: TxnOffsetCommitResponsePartition[];
@@ -71,6 +80,15 @@ export function writeTxnOffsetCommitResponseTopic(w: Writer, version: number, va
   const flexible = version >= 3;
   w.string(value.name, flexible);
   w.array(value.partitions, flexible, (e) => writeTxnOffsetCommitResponsePartition(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeTxnOffsetCommitResponseTopicInSlices(w: Writer, version: number, value: TxnOffsetCommitResponseTopic): Generator<void, void> {
+  const flexible = version >= 3;
+  w.string(value.name, flexible);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeTxnOffsetCommitResponsePartition(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -119,4 +137,10 @@ export function decode(r: Reader, version: number): TxnOffsetCommitResponse {
 export function encode(w: Writer, version: number, value: TxnOffsetCommitResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`TxnOffsetCommitResponse v${version} is not supported`);
   writeTxnOffsetCommitResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: TxnOffsetCommitResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`TxnOffsetCommitResponse v${version} is not supported`);
+  yield* writeTxnOffsetCommitResponseInSlices(w, version, value);
 }

@@ -34,6 +34,21 @@ export function readWriteShareGroupStateRequest(r: Reader, version: number): Wri
   return value;
 }
 
+export function* readWriteShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, WriteShareGroupStateRequest> {
+  const flexible = true;
+  const value = defaultWriteShareGroupStateRequest();
+  value.groupId = r.string(flexible);
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readWriteStateDataInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeWriteShareGroupStateRequest(w: Writer, version: number, value: WriteShareGroupStateRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -57,6 +72,21 @@ export function readWriteStateData(r: Reader, version: number): WriteStateData {
   const value = defaultWriteStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readWriteStateDataInSlices(r: Reader, version: number): Generator<void, WriteStateData> {
+  const flexible = true;
+  const value = defaultWriteStateData();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayOfSlices(flexible, () => readPartitionDataInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -98,6 +128,25 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   value.startOffset = r.int64();
   if (version >= 1) value.deliveryCompleteCount = r.int32();
   value.stateBatches = r.array(flexible, () => readStateBatch(r, version));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readPartitionDataInSlices(r: Reader, version: number): Generator<void, PartitionData> {
+  const flexible = true;
+  const value = defaultPartitionData();
+  value.partition = r.int32();
+  value.stateEpoch = r.int32();
+  value.leaderEpoch = r.int32();
+  value.startOffset = r.int64();
+  if (version >= 1) value.deliveryCompleteCount = r.int32();
+  value.stateBatches = (yield* r.arrayInSlices(flexible, () => readStateBatch(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -164,6 +213,12 @@ export function writeStateBatch(w: Writer, version: number, value: StateBatch): 
 export function decode(r: Reader, version: number): WriteShareGroupStateRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteShareGroupStateRequest v${version} is not supported`);
   return readWriteShareGroupStateRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, WriteShareGroupStateRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteShareGroupStateRequest v${version} is not supported`);
+  return yield* readWriteShareGroupStateRequestInSlices(r, version);
 }
 
 /** Encodes a WriteShareGroupStateRequest at `version` (0-1). */

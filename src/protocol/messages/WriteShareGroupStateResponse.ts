@@ -40,6 +40,14 @@ export function writeWriteShareGroupStateResponse(w: Writer, version: number, va
   }
 }
 
+export function* writeWriteShareGroupStateResponseInSlices(w: Writer, version: number, value: WriteShareGroupStateResponse): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayOfSlices(value.results, flexible, (e) => writeWriteStateResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface WriteStateResult {
   topicId: string;
   partitions: PartitionResult[];
@@ -68,6 +76,15 @@ export function writeWriteStateResult(w: Writer, version: number, value: WriteSt
   const flexible = true;
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeWriteStateResultInSlices(w: Writer, version: number, value: WriteStateResult): Generator<void, void> {
+  const flexible = true;
+  w.uuid(value.topicId);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writePartitionResult(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -119,4 +136,10 @@ export function decode(r: Reader, version: number): WriteShareGroupStateResponse
 export function encode(w: Writer, version: number, value: WriteShareGroupStateResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteShareGroupStateResponse v${version} is not supported`);
   writeWriteShareGroupStateResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: WriteShareGroupStateResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteShareGroupStateResponse v${version} is not supported`);
+  yield* writeWriteShareGroupStateResponseInSlices(w, version, value);
 }

@@ -32,6 +32,20 @@ export function readWriteTxnMarkersRequest(r: Reader, version: number): WriteTxn
   return value;
 }
 
+export function* readWriteTxnMarkersRequestInSlices(r: Reader, version: number): Generator<void, WriteTxnMarkersRequest> {
+  const flexible = true;
+  const value = defaultWriteTxnMarkersRequest();
+  value.markers = (yield* r.arrayOfSlices(flexible, () => readWritableTxnMarkerInSlices(r, version)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeWriteTxnMarkersRequest(w: Writer, version: number, value: WriteTxnMarkersRequest): void {
   const flexible = true;
   w.array(value.markers, flexible, (e) => writeWritableTxnMarker(w, version, e));
@@ -60,6 +74,25 @@ export function readWritableTxnMarker(r: Reader, version: number): WritableTxnMa
   value.producerEpoch = r.int16();
   value.transactionResult = r.bool();
   value.topics = r.array(flexible, () => readWritableTxnMarkerTopic(r, version));
+  value.coordinatorEpoch = r.int32();
+  if (version >= 2) value.transactionVersion = r.int8();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readWritableTxnMarkerInSlices(r: Reader, version: number): Generator<void, WritableTxnMarker> {
+  const flexible = true;
+  const value = defaultWritableTxnMarker();
+  value.producerId = r.int64();
+  value.producerEpoch = r.int16();
+  value.transactionResult = r.bool();
+  value.topics = (yield* r.arrayInSlices(flexible, () => readWritableTxnMarkerTopic(r, version)));
   value.coordinatorEpoch = r.int32();
   if (version >= 2) value.transactionVersion = r.int8();
   if (flexible) {
@@ -122,6 +155,12 @@ export function writeWritableTxnMarkerTopic(w: Writer, version: number, value: W
 export function decode(r: Reader, version: number): WriteTxnMarkersRequest {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteTxnMarkersRequest v${version} is not supported`);
   return readWriteTxnMarkersRequest(r, version);
+}
+
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+export function* decodeInSlices(r: Reader, version: number): Generator<void, WriteTxnMarkersRequest> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteTxnMarkersRequest v${version} is not supported`);
+  return yield* readWriteTxnMarkersRequestInSlices(r, version);
 }
 
 /** Encodes a WriteTxnMarkersRequest at `version` (1-2). */

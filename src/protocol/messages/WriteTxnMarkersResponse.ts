@@ -40,6 +40,14 @@ export function writeWriteTxnMarkersResponse(w: Writer, version: number, value: 
   }
 }
 
+export function* writeWriteTxnMarkersResponseInSlices(w: Writer, version: number, value: WriteTxnMarkersResponse): Generator<void, void> {
+  const flexible = true;
+  yield* w.arrayOfSlices(value.markers, flexible, (e) => writeWritableTxnMarkerResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface WritableTxnMarkerResult {
   producerId: bigint;
   topics: WritableTxnMarkerTopicResult[];
@@ -73,6 +81,15 @@ export function writeWritableTxnMarkerResult(w: Writer, version: number, value: 
   }
 }
 
+export function* writeWritableTxnMarkerResultInSlices(w: Writer, version: number, value: WritableTxnMarkerResult): Generator<void, void> {
+  const flexible = true;
+  w.int64(value.producerId);
+  yield* w.arrayOfSlices(value.topics, flexible, (e) => writeWritableTxnMarkerTopicResultInSlices(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
 export interface WritableTxnMarkerTopicResult {
   name: string;
   partitions: WritableTxnMarkerPartitionResult[];
@@ -101,6 +118,15 @@ export function writeWritableTxnMarkerTopicResult(w: Writer, version: number, va
   const flexible = true;
   w.string(value.name, flexible);
   w.array(value.partitions, flexible, (e) => writeWritableTxnMarkerPartitionResult(w, version, e));
+  if (flexible) {
+    w.uvarint(0);
+  }
+}
+
+export function* writeWritableTxnMarkerTopicResultInSlices(w: Writer, version: number, value: WritableTxnMarkerTopicResult): Generator<void, void> {
+  const flexible = true;
+  w.string(value.name, flexible);
+  yield* w.arrayInSlices(value.partitions, flexible, (e) => writeWritableTxnMarkerPartitionResult(w, version, e));
   if (flexible) {
     w.uvarint(0);
   }
@@ -149,4 +175,10 @@ export function decode(r: Reader, version: number): WriteTxnMarkersResponse {
 export function encode(w: Writer, version: number, value: WriteTxnMarkersResponse): void {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteTxnMarkersResponse v${version} is not supported`);
   writeWriteTxnMarkersResponse(w, version, value);
+}
+
+/** As `encode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the response's arrays. */
+export function* encodeInSlices(w: Writer, version: number, value: WriteTxnMarkersResponse): Generator<void, void> {
+  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteTxnMarkersResponse v${version} is not supported`);
+  yield* writeWriteTxnMarkersResponseInSlices(w, version, value);
 }

@@ -1,0 +1,138 @@
+/**
+ * `max.connections` and `max.connections.per.ip` (with `max.connections.per.ip.overrides`), as
+ * Kafka's `ConnectionQuotas` applies them to one broker's listeners:
+ * - over `max.connections` a new connection waits, unread, until another one closes (Kafka's
+ *   acceptor blocks in `waitForConnectionSlot`, leaving it in the listen backlog); a client sees a
+ *   connection that does not answer yet;
+ * - then, if its address already has its maximum (an override for that address, else
+ *   `max.connections.per.ip`), it is closed at once (Kafka's TooManyConnectionsException: "Rejected
+ *   connection from ..., address already has the configured maximum of N connections.").
+ * Limits are read at each new connection, so a dynamic change (IncrementalAlterConfigs on the
+ * broker) applies to the next one; connections already open stay open.
+ */
+import { isIP } from 'node:net';
+import { lookup } from 'node:dns';
+import { lookup as lookupAsync } from 'node:dns/promises';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { parseConnectionOverrides } from '../config.js';
+
+/** The limits in force (broker config values). */
+export interface ConnectionLimits {
+  /** `max.connections` */
+  maxConnections: number;
+  /** `max.connections.per.ip` */
+  maxConnectionsPerIp: number;
+  /** `max.connections.per.ip.overrides`: "host:count,..." */
+  overrides: string;
+}
+
+/** The address Kafka counts a connection under (an IPv4 peer of a dual-stack listener as plain IPv4). */
+export function peerAddress(socket: Socket): string {
+  return (socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+}
+
+export class ConnectionQuotas {
+  private total = 0;
+  private readonly perAddress = new Map<string, number>();
+  /** Connections waiting for a slot under `max.connections`, oldest first. */
+  private readonly waiting: Array<{ socket: Socket; admit: () => void }> = [];
+  /** Overrides named by host name, as resolved (`InetAddress.getByName`); resolved in the background when first seen. */
+  private readonly resolved = new Map<string, string | null>();
+
+  constructor(
+    private readonly limits: () => ConnectionLimits,
+    private readonly log: Logger,
+    /** Told of each change of the number of connections waiting for a slot (+1, -1). */
+    private readonly onWaiting: (delta: number) => void = () => {},
+  ) {}
+
+  /** Open connections counted (admitted, not yet closed). */
+  get open(): number {
+    return this.total;
+  }
+
+  /** Connections waiting for a slot under `max.connections`. */
+  get waitingForSlot(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * A new connection: `admit` runs now, or once a slot frees (the socket is paused meanwhile), or
+   * never when its address is over its limit (the socket is destroyed). An admitted connection's
+   * close must be reported with `closed(socket)`.
+   */
+  accept(socket: Socket, admit: () => void): void {
+    if (this.total >= this.limits().maxConnections) {
+      socket.pause();
+      const entry = { socket, admit };
+      this.waiting.push(entry);
+      this.onWaiting(1);
+      socket.once('close', () => {
+        const i = this.waiting.indexOf(entry);
+        if (i < 0) return;
+        this.waiting.splice(i, 1);
+        this.onWaiting(-1);
+      });
+      return;
+    }
+    this.admitOrReject(socket, admit);
+  }
+
+  /** An admitted connection closed: its slot goes to the oldest waiting connection. */
+  closed(socket: Socket): void {
+    const address = peerAddress(socket);
+    const n = (this.perAddress.get(address) ?? 1) - 1;
+    if (n > 0) this.perAddress.set(address, n);
+    else this.perAddress.delete(address);
+    this.total--;
+    const max = this.limits().maxConnections;
+    while (this.total < max && this.waiting.length > 0) {
+      const next = this.waiting.shift()!;
+      this.onWaiting(-1);
+      if (next.socket.destroyed) continue;
+      // Read again once the connection listens for data (bytes read before would be lost).
+      this.admitOrReject(next.socket, () => {
+        next.admit();
+        next.socket.resume();
+      });
+    }
+  }
+
+  /** Resolves the host names the overrides name now (at start: the first connections find them resolved). */
+  async resolveHosts(): Promise<void> {
+    const { overrides } = this.limits();
+    const hosts = [...parseConnectionOverrides(overrides).keys()].filter((h) => isIP(h) === 0 && !this.resolved.get(h));
+    await Promise.all(hosts.map(async (h) => this.resolved.set(h, await lookupAsync(h).then((r) => r.address, () => null))));
+  }
+
+  private admitOrReject(socket: Socket, admit: () => void): void {
+    const address = peerAddress(socket);
+    const count = this.perAddress.get(address) ?? 0;
+    const max = this.maxFor(address);
+    if (count >= max) {
+      this.log.info({ remote: address }, `Rejected connection from /${address}, address already has the configured maximum of ${max} connections.`);
+      socket.destroy();
+      return;
+    }
+    this.perAddress.set(address, count + 1);
+    this.total++;
+    admit();
+  }
+
+  /** The limit of `address`: its override (by IP, or by a host name resolving to it), else `max.connections.per.ip`. */
+  private maxFor(address: string): number {
+    const { maxConnectionsPerIp, overrides } = this.limits();
+    if (overrides === '') return maxConnectionsPerIp;
+    for (const [host, count] of parseConnectionOverrides(overrides)) {
+      if (host === address) return count;
+      if (isIP(host) !== 0) continue;
+      if (!this.resolved.has(host)) {
+        this.resolved.set(host, null);
+        lookup(host, (err, ip) => this.resolved.set(host, err ? null : ip));
+      }
+      if (this.resolved.get(host) === address) return count;
+    }
+    return maxConnectionsPerIp;
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Work done in slices (issue #16: no request keeps the event loop from the others): a generator
+ * yields between slices, and `runInSlices` resumes it in the next turn of the event loop
+ * (`setImmediate`, after the poll phase has read the other sockets).
+ */
+
+/** The next turn of the event loop. */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Runs `work` to its end, one slice (up to its next `yield`) per turn of the event loop; rejects with what it throws. */
+export async function runInSlices<T>(work: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    await nextTurn();
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * `max.connections`, `max.connections.per.ip` and `max.connections.per.ip.overrides`, as Kafka's
+ * `ConnectionQuotas` (issue #16, bounded memory): over the per-address limit a new connection is
+ * closed at once; over `max.connections` it waits unread until another closes (Kafka's acceptor
+ * blocks). Shown by order of events, never by time. Validated as `KafkaConfig`; described and
+ * changed dynamically through DescribeConfigs and IncrementalAlterConfigs.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startClosableServer } from '../support/server.js';
+import { RawClient } from '../support/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+// DescribeConfigs sources below: DYNAMIC_BROKER_CONFIG 2, STATIC_BROKER_CONFIG 4, DEFAULT_CONFIG 5.
+const API_VERSIONS = { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' };
+
+async function open(port: number): Promise<RawClient> {
+  const c = await RawClient.connect(port);
+  cleanups.push(() => c.close());
+  return c;
+}
+
+/** Resolves once the server has closed the client's connection. */
+function closedByServer(c: RawClient): Promise<void> {
+  return c.closed ? Promise.resolve() : new Promise((resolve) => c.socket.once('close', () => resolve()));
+}
+
+describe('max.connections.per.ip', () => {
+  it('a third connection from the same address is closed at once; once one closes, a new one is served', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections.per.ip': 2 } });
+    const a = await open(server.port);
+    const b = await open(server.port);
+    expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    expect((await b.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    const c = await open(server.port);
+    await closedByServer(c);
+    expect(c.closed).toBe(true);
+    expect(server.connections.open).toBe(2);
+    const aClosed = closedByServer(a);
+    a.close();
+    await aClosed;
+    while (server.connections.open !== 1) await new Promise((resolve) => setImmediate(resolve));
+    const d = await open(server.port);
+    expect((await d.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    expect((await b.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+  });
+
+  it('an override for the address takes the place of the default, which may then be 0', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections.per.ip': 0, 'max.connections.per.ip.overrides': '10.1.2.3:5,127.0.0.1:1' } });
+    const a = await open(server.port);
+    expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    const b = await open(server.port);
+    await closedByServer(b);
+    expect(b.closed).toBe(true);
+    expect(a.closed).toBe(false);
+    expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+  });
+
+  it('set dynamically on the broker (IncrementalAlterConfigs): the next connection is held to it, open ones stay', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const admin = await open(server.port);
+    const other = await open(server.port);
+    const altered = await admin.send(44, 1, { resources: [{ resourceType: 4, resourceName: '1', configs: [{ name: 'max.connections.per.ip', configOperation: 0, value: '2' }] }], validateOnly: false });
+    expect(altered.responses.map((r) => r.errorCode)).toEqual([ErrorCode.NONE]);
+    const described = await admin.send(32, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['max.connections.per.ip', 'max.connections'] }], includeSynonyms: false, includeDocumentation: false });
+    expect(described.results[0]!.configs.map((c) => [c.name, c.value, c.configSource])).toEqual([
+      ['max.connections', '2147483647', 5],
+      ['max.connections.per.ip', '2', 2],
+    ]);
+    const third = await open(server.port);
+    await closedByServer(third);
+    expect((await other.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+  });
+});
+
+describe('max.connections', () => {
+  it('over the limit a new connection waits unread; it is served once another closes', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections': 2 } });
+    const a = await open(server.port);
+    const b = await open(server.port);
+    expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    const order: string[] = [];
+    const c = await open(server.port);
+    const cAnswered = c.send(18, 3, API_VERSIONS).then((r) => {
+      order.push('c answered');
+      return r;
+    });
+    while (server.connections.waitingForSlot !== 1 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(server.connections.open).toBe(2);
+    // Still served: the connections admitted.
+    expect((await b.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    expect(order).toEqual([]);
+    order.push('a closed');
+    a.close();
+    expect((await cAnswered).errorCode).toBe(ErrorCode.NONE);
+    expect(order).toEqual(['a closed', 'c answered']);
+    expect(server.connections.waitingForSlot).toBe(0);
+    expect(server.connections.open).toBe(2);
+  });
+
+  it('described as set at start (STATIC_BROKER_CONFIG)', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections': 100, 'max.connections.per.ip.overrides': '127.0.0.1:50' } });
+    const c = await open(server.port);
+    const described = await c.send(32, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['max.connections', 'max.connections.per.ip.overrides'] }], includeSynonyms: false, includeDocumentation: false });
+    expect(described.results[0]!.configs.map((x) => [x.name, x.value, x.configSource, x.readOnly])).toEqual([
+      ['max.connections', '100', 4, false],
+      ['max.connections.per.ip.overrides', '127.0.0.1:50', 4, false],
+    ]);
+  });
+});
+
+describe('validation, as KafkaConfig', () => {
+  it.each([
+    [{ 'max.connections.per.ip': 0 }, 'max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.'],
+    [{ 'max.connections.per.ip.overrides': 'bad host:3' }, 'max.connections.per.ip.overrides contains invalid addresses : bad host'],
+    [{ 'max.connections.per.ip.overrides': '127.0.0.1:many' }, 'For input string: "many"'],
+    [{ 'max.connections': -1 }, 'max.connections'],
+  ])('%o is refused at start', async (config, message) => {
+    await expect(startClosableServer(cleanups, { inMemory: true, config })).rejects.toThrow(message);
+  });
+});
