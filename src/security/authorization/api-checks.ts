@@ -463,6 +463,8 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   76: consumerGroupHeartbeat, // ShareGroupHeartbeat: READ on the group, DESCRIBE on the subscribed topics
   77: shareGroupDescribe,
   90: perGroup({ operation: Op.DESCRIBE, groups: (b) => b['groups'].map((g: Obj) => g.groupId), withGroups: (b, ids) => ({ ...b, groups: b['groups'].filter((g: Obj) => ids.includes(g.groupId)) }), entries: (r) => r['groups'] ?? [], withEntries: (r, groups) => ({ ...r, groups }), refused: (groupId) => ({ groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }), order: 'refused-first' }), // DescribeShareGroupOffsets: DESCRIBE on each group
+  91: groupOperation(Op.READ), // AlterShareGroupOffsets (READ on its topics is not checked yet)
+  92: groupOperation(Op.DELETE), // DeleteShareGroupOffsets (READ on its topics is not checked yet)
   78: groupOperation(Op.READ), // ShareFetch (READ on its topics is not checked yet)
   79: groupOperation(Op.READ), // ShareAcknowledge (READ on its topics is not checked yet)
   83: clusterOperation(Op.CLUSTER_ACTION), // InitializeShareGroupState
