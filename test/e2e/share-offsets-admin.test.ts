@@ -2,7 +2,8 @@
  * AlterShareGroupOffsets (91) and DeleteShareGroupOffsets (92) over the raw protocol against a
  * real server with real files, as Kafka 4.3.1 answers them: the errors (invalid, unknown and
  * foreign group ids, a group with members, unknown topics and partitions), an altered start offset
- * that the next member fetches from (the share partition the broker held is dropped), a deleted
+ * that the next member fetches from (the broker dropped the group's share partitions when its last
+ * consumer disconnected), a deleted
  * share state that the next member starts again from `share.auto.offset.reset`, and record 15
  * (ShareGroupStatePartitionMetadata) following both.
  */
@@ -19,6 +20,12 @@ import { hb as consumerHb } from '../support/kip848-group.js';
 const CONFIG = { 'group.share.assignment.interval.ms': 0 };
 const UNKNOWN_TOPIC = 'This server does not host this topic-partition.';
 const ACCEPT = 1;
+
+/** Waits (event-loop turns, not time) until the server has handled what `done` looks for. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
+  expect(done()).toBe(true);
+}
 
 describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -40,8 +47,12 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
     await appended.durable;
   }
 
-  /** A member joins (its share state initialized), fetches partition 0 of `topic`, accepts what it got and leaves. */
-  async function consumeOnce(server: ServerHandle, groupId: string, topic: string, topicId: string): Promise<Array<{ firstOffset: bigint; lastOffset: bigint }>> {
+  /**
+   * A member joins (its share state initialized), fetches partition 0 of `topic` (after its first
+   * fetch, `thenProduce` records are produced and it fetches again), accepts what it got, leaves
+   * and disconnects.
+   */
+  async function consumeOnce(server: ServerHandle, groupId: string, topic: string, topicId: string, thenProduce = 0): Promise<Array<{ firstOffset: bigint; lastOffset: bigint }>> {
     const c = await client(server);
     const member = randomUUID();
     await c.send(76, 1, { groupId, memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: [topic] });
@@ -52,11 +63,21 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
         groupId, memberId: member, shareSessionEpoch: epoch, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500, shareAcquireMode: 0, isRenewAck: false,
         topics: [{ topicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: acks }] }], forgottenTopicsData: [],
       });
-    const got = (await fetch(0, []) as any).responses[0].partitions[0].acquiredRecords as Array<{ firstOffset: bigint; lastOffset: bigint }>;
+    const acquired = async (epoch: number) => ((await fetch(epoch, [])) as any).responses[0].partitions[0].acquiredRecords as Array<{ firstOffset: bigint; lastOffset: bigint }>;
+    const got = await acquired(0);
+    if (thenProduce > 0) {
+      await produce(server, topic, thenProduce);
+      got.push(...(await acquired(1)));
+    }
     const acks = got.map((r) => ({ firstOffset: r.firstOffset, lastOffset: r.lastOffset, acknowledgeTypes: [ACCEPT] }));
     await fetch(-1, acks);
     const left = await c.send(76, 1, { groupId, memberId: member, memberEpoch: -1, rackId: null, subscribedTopicNames: null });
     expect(left.errorCode).toBe(0);
+    // The consumer disconnects: once the server has seen it, the group has no share session left,
+    // so the broker retires its share partitions (Kafka's onGroupEmpty; it held nothing to release)
+    // and the next fetch reads the share coordinator's state.
+    c.socket.destroy();
+    await until(() => server.broker.shares.sessions.size === 0);
     return got.map((r) => ({ firstOffset: r.firstOffset, lastOffset: r.lastOffset }));
   }
 
@@ -69,8 +90,8 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
     const del = (groupId: string, topics: string[]) => c.send(92, 0, { groupId, topics: topics.map((topicName) => ({ topicName })) });
     const top = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, errorCode, errorMessage, responses: [] });
 
-    expect(await alter('', [{ topicName: 'ea', partitions: [0] }])).toEqual(top(ErrorCode.INVALID_GROUP_ID, 'The configured groupId is invalid.'));
-    expect(await del('', ['ea'])).toEqual(top(ErrorCode.INVALID_GROUP_ID, 'The configured groupId is invalid.'));
+    expect(await alter('', [{ topicName: 'ea', partitions: [0] }])).toEqual(top(ErrorCode.INVALID_GROUP_ID, 'The group id is invalid.'));
+    expect(await del('', ['ea'])).toEqual(top(ErrorCode.INVALID_GROUP_ID, 'The group id is invalid.'));
     expect(await del('nobody', ['ea'])).toEqual(top(ErrorCode.GROUP_ID_NOT_FOUND, 'Group nobody not found.'));
 
     // A consumer group (KIP-848) is not a share group.
@@ -105,9 +126,7 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
     const c = await client(server);
 
     // share.auto.offset.reset latest: the first member starts at 10 and gets what is produced after.
-    expect(await consumeOnce(server, 'g', 'ao', topic.topicId)).toEqual([]);
-    await produce(server, 'ao', 5);
-    expect(await consumeOnce(server, 'g', 'ao', topic.topicId)).toEqual([{ firstOffset: 10n, lastOffset: 14n }]);
+    expect(await consumeOnce(server, 'g', 'ao', topic.topicId, 5)).toEqual([{ firstOffset: 10n, lastOffset: 14n }]);
 
     // Unknown topics first, then the rest in request order; a partition past the count per partition.
     const altered = await c.send(91, 0, {
@@ -152,11 +171,9 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
       { topicName: 'ao', topicId: ZERO_UUID, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'There is no offset information to delete.' },
     ]);
 
-    // The next member initializes the partition again: from latest (15), not from 3.
+    // The next member initializes the partition again: from latest (16), not from 3.
     await produce(server, 'ao', 1);
-    expect(await consumeOnce(server, 'g', 'ao', topic.topicId)).toEqual([]);
-    await produce(server, 'ao', 2);
-    expect(await consumeOnce(server, 'g', 'ao', topic.topicId)).toEqual([{ firstOffset: 16n, lastOffset: 17n }]);
+    expect(await consumeOnce(server, 'g', 'ao', topic.topicId, 2)).toEqual([{ firstOffset: 16n, lastOffset: 17n }]);
   });
 
   it('creates the share group it alters, with its partitions initialized at the given offsets', async () => {

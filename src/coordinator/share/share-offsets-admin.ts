@@ -47,7 +47,7 @@ const MESSAGES: Readonly<Record<number, string>> = {
   [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]: "The coordinator is loading and hence can't process requests.",
   [ErrorCode.COORDINATOR_NOT_AVAILABLE]: 'The coordinator is not available.',
   [ErrorCode.NOT_COORDINATOR]: 'This is not the correct coordinator.',
-  [ErrorCode.INVALID_GROUP_ID]: 'The configured groupId is invalid.',
+  [ErrorCode.INVALID_GROUP_ID]: 'The group id is invalid.',
   [ErrorCode.GROUP_ID_NOT_FOUND]: 'The group id does not exist.',
   [ErrorCode.NON_EMPTY_GROUP]: 'The group is not empty.',
   [ErrorCode.INVALID_REQUEST]: 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.',

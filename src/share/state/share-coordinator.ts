@@ -90,7 +90,7 @@ export class ShareCoordinator implements SharePersister {
   private readonly updateCounts = new Map<string, number>();
   /** The tail of each `__share_group_state` partition's operation chain. */
   private readonly chains = new Map<number, Promise<unknown>>();
-  /** Told when a share partition's state is deleted or initialized anew (the share partitions drop their cache). */
+  /** Told when a share partition's state is deleted (the share partitions drop their cache). */
   private readonly deleteListeners: Array<(groupId: string, topicId: string, partition: number) => void> = [];
 
   constructor(private readonly options: ShareCoordinatorOptions) {}
@@ -184,12 +184,7 @@ export class ShareCoordinator implements SharePersister {
             createTimestamp: now,
             writeTimestamp: now,
           });
-        }).then((r) => {
-          // A fresh state replaces any the share partitions hold (AlterShareGroupOffsets on an
-          // empty group: Kafka's `SharePartitionManager` dropped them when the group emptied).
-          if (r.errorCode === ErrorCode.NONE) for (const l of this.deleteListeners) l(groupId, p.topicId, p.partition);
-          return { topicId: p.topicId, partition: p.partition, errorCode: r.errorCode, errorMessage: r.errorMessage };
-        }),
+        }).then((r) => ({ topicId: p.topicId, partition: p.partition, errorCode: r.errorCode, errorMessage: r.errorMessage })),
       ),
     );
   }
