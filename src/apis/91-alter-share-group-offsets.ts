@@ -12,8 +12,8 @@ import { byGroupCoordinator } from './shapes/routing.js';
  * the broker does not have answer UNKNOWN_TOPIC_OR_PARTITION on each partition, first; the rest go
  * to `GroupCoordinator.alterShareGroupOffsets` (coordinator/share/share-offsets-admin.ts:
  * INVALID_GROUP_ID, GROUP_ID_NOT_FOUND for a group of another type, NON_EMPTY_GROUP at the top
- * level, which then is the whole answer). READ on the group is checked; READ on the topics is not
- * (DIFFERENCES.md).
+ * level, which then is the whole answer). READ on the group and on each topic is checked by
+ * src/security/authorization/api-checks.ts.
  */
 export const api: ApiDefinition<AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse> = {
   apiKey: 91,

@@ -9,8 +9,8 @@ import { byGroupCoordinator } from './shapes/routing.js';
  * topics, so its next member starts them from `share.auto.offset.reset`, as Kafka 4.3.1's
  * `KafkaApis.handleDeleteShareGroupOffsetsRequest` over `GroupCoordinator.deleteShareGroupOffsets`
  * (coordinator/share/share-offsets-admin.ts): INVALID_GROUP_ID, GROUP_ID_NOT_FOUND and
- * NON_EMPTY_GROUP at the top level; UNKNOWN_TOPIC_OR_PARTITION per topic. DELETE on the group is
- * checked; READ on the topics is not (DIFFERENCES.md).
+ * NON_EMPTY_GROUP at the top level; UNKNOWN_TOPIC_OR_PARTITION per topic. DELETE on the group and
+ * READ on each topic are checked by src/security/authorization/api-checks.ts.
  */
 export const api: ApiDefinition<DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse> = {
   apiKey: 92,

@@ -10,6 +10,7 @@ import { ZERO_UUID } from '../../protocol/primitives.js';
 import { GROUP_METADATA_TOPIC_NAME, isValidTopicName } from '../../topics/topic-name.js';
 import { AclOperation as Op, ResourceType } from '../acl/acl-types.js';
 import { TXN_API_CHECKS } from './txn-checks.js';
+import type { RequestContext } from '../../apis/types.js';
 import { clusterOperation, groupOperation, none, perGroup, refuse, mapResult, topicPartitions, withGroupOperations, type ApiCheck, type Obj } from './checks.js';
 
 const { TOPIC, GROUP, TRANSACTIONAL_ID } = ResourceType;
@@ -61,6 +62,33 @@ const describeProducers: ApiCheck = (req, ctx, auth, next) => {
     };
   });
 };
+
+/**
+ * The share-group offset APIs, as `KafkaApis.handleAlterShareGroupOffsetsRequest` and
+ * `handleDeleteShareGroupOffsetsRequest`: `groupOp` on the group, else GROUP_AUTHORIZATION_FAILED
+ * as a whole; a topic without READ answers TOPIC_AUTHORIZATION_FAILED (`refusedEntry`), before the
+ * others; a top-level error of the rest is the whole answer.
+ */
+function shareOffsetsCheck(groupOp: number, refusedEntry: (topic: Obj, ctx: RequestContext, message: string | null) => Obj): ApiCheck {
+  return groupOperation(groupOp, (req, ctx, auth, next) => {
+    const refused = (req.topics as Obj[]).filter((t) => !auth.allowed(Op.READ, TOPIC, t['topicName']));
+    if (refused.length === 0) return next(req);
+    const message = errorMessageOf(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    return mapResult(next({ ...req, topics: (req.topics as Obj[]).filter((t) => !refused.includes(t)) }), (res: Obj) =>
+      res['errorCode'] !== ErrorCode.NONE ? res : { ...res, responses: [...refused.map((t) => refusedEntry(t, ctx, message)), ...res['responses']] },
+    );
+  });
+}
+
+/** AlterShareGroupOffsets: READ on the group; a refused topic fails on each partition (with its id). */
+const alterShareGroupOffsets = shareOffsetsCheck(Op.READ, (t, ctx, errorMessage) => ({
+  topicName: t['topicName'],
+  topicId: ctx.broker.topics.get(t['topicName'])?.topicId ?? ZERO_UUID,
+  partitions: t['partitions'].map((p: Obj) => ({ partitionIndex: p['partitionIndex'], errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage })),
+}));
+
+/** DeleteShareGroupOffsets: DELETE on the group; a refused topic fails as a whole. */
+const deleteShareGroupOffsets = shareOffsetsCheck(Op.DELETE, (t, _ctx, errorMessage) => ({ topicName: t['topicName'], topicId: ZERO_UUID, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage }));
 
 /** WriteTxnMarkers: ALTER on the cluster, else CLUSTER_ACTION (`KafkaApis.handleWriteTxnMarkersRequest`). */
 const writeTxnMarkers: ApiCheck = (req, ctx, auth, next, api) =>
@@ -463,8 +491,8 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   76: consumerGroupHeartbeat, // ShareGroupHeartbeat: READ on the group, DESCRIBE on the subscribed topics
   77: shareGroupDescribe,
   90: perGroup({ operation: Op.DESCRIBE, groups: (b) => b['groups'].map((g: Obj) => g.groupId), withGroups: (b, ids) => ({ ...b, groups: b['groups'].filter((g: Obj) => ids.includes(g.groupId)) }), entries: (r) => r['groups'] ?? [], withEntries: (r, groups) => ({ ...r, groups }), refused: (groupId) => ({ groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }), order: 'refused-first' }), // DescribeShareGroupOffsets: DESCRIBE on each group
-  91: groupOperation(Op.READ), // AlterShareGroupOffsets (READ on its topics is not checked yet)
-  92: groupOperation(Op.DELETE), // DeleteShareGroupOffsets (READ on its topics is not checked yet)
+  91: alterShareGroupOffsets,
+  92: deleteShareGroupOffsets,
   78: groupOperation(Op.READ), // ShareFetch (READ on its topics is not checked yet)
   79: groupOperation(Op.READ), // ShareAcknowledge (READ on its topics is not checked yet)
   83: clusterOperation(Op.CLUSTER_ACTION), // InitializeShareGroupState
