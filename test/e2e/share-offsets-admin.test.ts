@@ -176,6 +176,28 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
     expect(await consumeOnce(server, 'g', 'ao', topic.topicId, 2)).toEqual([{ firstOffset: 16n, lastOffset: 17n }]);
   });
 
+  it('an altered start offset and a deleted state are kept across a restart (record 15 and __share_group_state replayed)', async () => {
+    const first = await startClosableServer(cleanups, { config: CONFIG }, 'kmc-share-admin-');
+    const t1 = await first.server.broker.topics.create('ra', 1);
+    const t2 = await first.server.broker.topics.create('rb', 1);
+    let c = await client(first.server);
+    await c.send(91, 0, { groupId: 'r', topics: [{ topicName: 'ra', partitions: [{ partitionIndex: 0, startOffset: 7n }] }, { topicName: 'rb', partitions: [{ partitionIndex: 0, startOffset: 4n }] }] });
+    expect((await c.send(92, 0, { groupId: 'r', topics: [{ topicName: 'rb' }] })).responses).toEqual([{ topicName: 'rb', topicId: t2.topicId, errorCode: 0, errorMessage: null }]);
+    c.socket.destroy();
+    await first.close();
+
+    const second = await startClosableServer(cleanups, { config: CONFIG, dataDir: first.dataDir }, 'kmc-share-admin-');
+    c = await client(second.server);
+    // The lag is Kafka's formula as is: latest offset (0) - start offset (7) - delivered (0).
+    expect((await c.send(90, 1, { groups: [{ groupId: 'r', topics: null }] })).groups[0]!.topics).toEqual([
+      { topicName: 'ra', topicId: t1.topicId, partitions: [{ partitionIndex: 0, startOffset: 7n, leaderEpoch: 0, lag: -7n, errorCode: 0, errorMessage: null }] },
+    ]);
+    expect(second.server.broker.share.committedGroup('r')!.stateMetadata).toEqual({
+      initializing: new Map(), initialized: new Map([[t1.topicId, expect.objectContaining({ name: 'ra', partitions: new Set([0]) })]]), deleting: new Set(),
+    });
+    expect(second.server.broker.shareCoordinator.stateOf('r', t2.topicId, 0)).toBeUndefined();
+  });
+
   it('creates the share group it alters, with its partitions initialized at the given offsets', async () => {
     const { server } = await startClosableServer(cleanups, { config: CONFIG }, 'kmc-share-admin-');
     const topic = await server.broker.topics.create('na', 2);
