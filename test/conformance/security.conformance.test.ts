@@ -372,7 +372,7 @@ describe('authorization errors of the topic, config and log APIs', () => {
     s.record('WriteTxnMarkers v1 as admin', await (await s.conn()).send(27, 1, markers(123456790n)));
   });
 
-  scenario('AlterShareGroupOffsets (READ on the group) and DeleteShareGroupOffsets (DELETE on the group): READ per topic, refused topics first', async (s) => {
+  scenario('AlterShareGroupOffsets (READ on the group), DeleteShareGroupOffsets (DELETE on the group): READ per topic, refused topics first; DescribeShareGroupOffsets: DESCRIBE per topic', async (s) => {
     const { alice, ok, secret, hidden, gDenied } = await aliceSetup(s);
     const gShare = s.name('g-share');
     const acl = (operation: number) => ({ resourceType: 3, resourceName: gShare, resourcePatternType: 3, principal: 'User:alice', host: '*', operation, permissionType: 3 });
@@ -384,6 +384,14 @@ describe('authorization errors of the topic, config and log APIs', () => {
     s.record('DeleteShareGroupOffsets without DELETE on the group', await del(gDenied, [ok]));
     s.record('AlterShareGroupOffsets: READ-less, hidden and missing topics, then an allowed one', await alter(gShare, [secret, ok, hidden, s.name('t-missing')]));
     s.record('DeleteShareGroupOffsets: a READ-less topic and an allowed one', await del(gShare, [secret, ok]));
+    // DescribeShareGroupOffsets: DESCRIBE per topic (alice may describe ok and secret, not hidden).
+    await s.send(91, 0, { groupId: gShare, topics: [ok, hidden].map((topicName) => ({ topicName, partitions: [{ partitionIndex: 0, startOffset: 0n }] })) } as never);
+    const describe = (groupId: string, topics: string[] | null) => alice.send(90, 1, { groups: [{ groupId, topics: topics && topics.map((topicName) => ({ topicName, partitions: [0] })) }] } as never);
+    // Kafka records altered partitions as initialized just after it answers the alter.
+    await until(s, 'both topics initialized', () => s.send(90, 1, { groups: [{ groupId: gShare, topics: null }] } as never), (r) => r.groups[0]!.topics.length === 2);
+    s.record('DescribeShareGroupOffsets: named, an undescribable topic among them', await describe(gShare, [hidden, ok, secret]));
+    s.record('DescribeShareGroupOffsets: all topics, an undescribable one left out', await describe(gShare, null));
+    s.record('DescribeShareGroupOffsets without DESCRIBE on the group', await describe(gDenied, [ok]));
   }, { exactMessages: true });
 
   scenario('DescribeProducers: READ per topic, after the name check', async (s) => {
