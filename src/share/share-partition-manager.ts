@@ -92,6 +92,11 @@ export class SharePartitionManager {
     return this.partitions.get(SharePartitionManager.key(groupId, topicId, partition));
   }
 
+  /** Whether the share partition is retired: its group was left without sessions, its next fetch reloads it. */
+  isRetired(groupId: string, topicId: string, partition: number): boolean {
+    return this.retired.has(SharePartitionManager.key(groupId, topicId, partition));
+  }
+
   /** Every loaded share partition of a group (views). */
   ofGroup(groupId: string): SharePartition[] {
     return [...this.partitions.values()].filter((sp) => sp.groupId === groupId);

@@ -50,9 +50,9 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
   /**
    * A member joins (its share state initialized), fetches partition 0 of `topic` (after its first
    * fetch, `thenProduce` records are produced and it fetches again), accepts what it got, leaves
-   * and disconnects.
+   * and disconnects (or, given `keepOpen`, leaves its connection open and adds it there).
    */
-  async function consumeOnce(server: ServerHandle, groupId: string, topic: string, topicId: string, thenProduce = 0): Promise<Array<{ firstOffset: bigint; lastOffset: bigint }>> {
+  async function consumeOnce(server: ServerHandle, groupId: string, topic: string, topicId: string, thenProduce = 0, keepOpen?: RawClient[]): Promise<Array<{ firstOffset: bigint; lastOffset: bigint }>> {
     const c = await client(server);
     const member = randomUUID();
     await c.send(76, 1, { groupId, memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: [topic] });
@@ -73,11 +73,13 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
     await fetch(-1, acks);
     const left = await c.send(76, 1, { groupId, memberId: member, memberEpoch: -1, rackId: null, subscribedTopicNames: null });
     expect(left.errorCode).toBe(0);
-    // The consumer disconnects: once the server has seen it, the group has no share session left,
-    // so the broker retires its share partitions (Kafka's onGroupEmpty; it held nothing to release)
-    // and the next fetch reads the share coordinator's state.
-    c.socket.destroy();
-    await until(() => server.broker.shares.sessions.size === 0);
+    // The consumer disconnects: the group has no share session left, so the broker retires its
+    // share partitions (Kafka's onGroupEmpty) and the next fetch reads the share coordinator's state.
+    if (keepOpen) keepOpen.push(c);
+    else {
+      c.socket.destroy();
+      await until(() => server.broker.shares.isRetired(groupId, topicId, 0));
+    }
     return got.map((r) => ({ firstOffset: r.firstOffset, lastOffset: r.lastOffset }));
   }
 
@@ -174,6 +176,21 @@ describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () =
     // The next member initializes the partition again: from latest (16), not from 3.
     await produce(server, 'ao', 1);
     expect(await consumeOnce(server, 'g', 'ao', topic.topicId, 2)).toEqual([{ firstOffset: 16n, lastOffset: 17n }]);
+  });
+
+  it('an alter is seen once the consumers that were connected have disconnected, not before (as Kafka)', async () => {
+    const { server } = await startClosableServer(cleanups, { config: CONFIG }, 'kmc-share-admin-');
+    const topic = await server.broker.topics.create('oc', 1);
+    await produce(server, 'oc', 5);
+    const open: RawClient[] = [];
+    expect(await consumeOnce(server, 'g', 'oc', topic.topicId, 3, open)).toEqual([{ firstOffset: 5n, lastOffset: 7n }]);
+    const c = await client(server);
+    expect((await c.send(91, 0, { groupId: 'g', topics: [{ topicName: 'oc', partitions: [{ partitionIndex: 0, startOffset: 2n }] }] })).responses[0]!.partitions[0]!.errorCode).toBe(0);
+    // The broker still holds the share partition as it was (from 8): nothing for B.
+    expect(await consumeOnce(server, 'g', 'oc', topic.topicId, 0, open)).toEqual([]);
+    for (const o of open) o.socket.destroy();
+    await until(() => server.broker.shares.isRetired('g', topic.topicId, 0));
+    expect(await consumeOnce(server, 'g', 'oc', topic.topicId)).toEqual([{ firstOffset: 2n, lastOffset: 7n }]);
   });
 
   it('an altered start offset and a deleted state are kept across a restart (record 15 and __share_group_state replayed)', async () => {
