@@ -46,11 +46,13 @@ function fetch(g: string, member: string, epoch: number, topicId: string, acks: 
 /**
  * `member` joins and fetches (after its first fetch `thenProduce` records are produced and it
  * fetches again); what it acquired is recorded as `label`; it accepts it all with its final fetch,
- * leaves and disconnects (unless `keepOpen`): once no connection of the group's consumers is left,
- * the broker drops the group's share partitions (Kafka's `onGroupEmpty`), so the next member
- * reads the share coordinator's state.
+ * leaves and disconnects: once no connection of the group's consumers is left, the broker drops
+ * the group's share partitions (Kafka's `onGroupEmpty`), so the next member reads the share
+ * coordinator's state. (Whether a member that joins at once still gets the share partition as it
+ * was depends, on Kafka, on when its broker has handled the disconnects: not compared here;
+ * test/e2e/share-offsets-admin.test.ts covers it on ours.)
  */
-async function consume(s: Session, label: string, g: string, member: string, topic: string, thenProduce: Array<{ value: string; timestamp: bigint }> = [], keepOpen = false): Promise<void> {
+async function consume(s: Session, label: string, g: string, member: string, topic: string, thenProduce: Array<{ value: string; timestamp: bigint }> = []): Promise<void> {
   await join(s, g, member, topic, member);
   const topicId = s.topicId(topic);
   const acquired = async (epoch: number) => (await s.send(78, 2, fetch(g, member, epoch, topicId), member)).responses[0]?.partitions[0]?.acquiredRecords ?? [];
@@ -65,7 +67,7 @@ async function consume(s: Session, label: string, g: string, member: string, top
   s.record(`${label}: acknowledged`, last.responses.map((t) => t.partitions.map((p) => [p.errorCode, p.acknowledgeErrorCode])));
   const left = await s.send(76, 1, hb(g, member, -1), member);
   if (left.errorCode !== 0) throw new Error(`${s.target}: leave error ${left.errorCode}`);
-  if (!keepOpen) (await s.conn(member)).socket.destroy();
+  (await s.conn(member)).socket.destroy();
 }
 
 const describeOffsets = (s: Session, label: string, g: string, topics: Array<{ topicName: string; partitions: number[] }> | null) =>
@@ -136,22 +138,4 @@ describe('share-group offsets (90-92)', () => {
     { exactMessages: true },
   );
 
-  scenario(
-    'an alter is seen once the consumers that were connected have disconnected, not before',
-    async (s) => {
-      const topic = s.name('oc-t');
-      await s.createTopic(topic, 1);
-      const g = s.name('oc');
-      const values = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ value: `v${from + i}`, timestamp: 1_700_000_000_000n + BigInt(from + i) }));
-      await s.produce(topic, 0, values(0, 5));
-      const [a, b, c] = [s.name('ma'), s.name('mb'), s.name('mc')];
-      await consume(s, 'A gets what is produced after it joined (its connection stays open)', g, a, topic, values(5, 3), true);
-      await alter(s, 'alter to 2 (A has left, its connection is open)', g, [{ topicName: topic, partitions: [[0, 2n]] }]);
-      await consume(s, 'B: the broker still holds the share partition as it was (from 8)', g, b, topic, [], true);
-      await describeOffsets(s, 'describe: the share coordinator has 2', g, [{ topicName: topic, partitions: [0] }]);
-      for (const m of [a, b]) (await s.conn(m)).socket.destroy();
-      await consume(s, 'C, after A and B disconnected: from 2', g, c, topic);
-    },
-    { exactMessages: true },
-  );
 });
