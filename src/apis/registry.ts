@@ -50,6 +50,8 @@ import { api as describeTopicPartitions } from './75-describe-topic-partitions.j
 import { api as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
 import { api as shareGroupDescribe } from './77-share-group-describe.js';
 import { api as describeShareGroupOffsets } from './90-describe-share-group-offsets.js';
+import { api as alterShareGroupOffsets } from './91-alter-share-group-offsets.js';
+import { api as deleteShareGroupOffsets } from './92-delete-share-group-offsets.js';
 import { api as shareFetch } from './78-share-fetch.js';
 import { api as shareAcknowledge } from './79-share-acknowledge.js';
 import { api as initializeShareGroupState } from './83-initialize-share-group-state.js';
@@ -64,7 +66,7 @@ const ALL: ApiDefinition[] = [
   createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups, electLeaders,
   describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
-  shareGroupHeartbeat, shareGroupDescribe, describeShareGroupOffsets,
+  shareGroupHeartbeat, shareGroupDescribe, describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
   addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeTransactions, listTransactions,

@@ -51,6 +51,9 @@ import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
 import { groupsByOffsetsPartition } from './group-views.js';
 import type { DescribeShareGroupOffsetsRequestGroup } from '../protocol/messages/DescribeShareGroupOffsetsRequest.js';
 import type { DescribeShareGroupOffsetsResponseGroup } from '../protocol/messages/DescribeShareGroupOffsetsResponse.js';
+import type { AlterShareGroupOffsetsRequestTopic } from '../protocol/messages/AlterShareGroupOffsetsRequest.js';
+import type { AlterShareGroupOffsetsResponse } from '../protocol/messages/AlterShareGroupOffsetsResponse.js';
+import type { DeleteShareGroupOffsetsResponse } from '../protocol/messages/DeleteShareGroupOffsetsResponse.js';
 
 /** The group types ListGroups and DescribeGroups name (`GroupType`). */
 export type GroupType = 'classic' | 'consumer' | 'share';
@@ -222,6 +225,16 @@ export class GroupCoordinator {
   /** DescribeShareGroupOffsets for one group (`latestOffset`: a partition's high watermark); see `share/share-offsets.ts`. */
   describeShareGroupOffsets(req: DescribeShareGroupOffsetsRequestGroup, latestOffset: (topic: string, partition: number) => bigint | null): Promise<DescribeShareGroupOffsetsResponseGroup> {
     return this.share.describeOffsets(req, latestOffset);
+  }
+
+  /** AlterShareGroupOffsets (91) for the topics that exist; see `share/share-offsets-admin.ts`. */
+  alterShareGroupOffsets(groupId: string, topics: readonly AlterShareGroupOffsetsRequestTopic[]): Promise<AlterShareGroupOffsetsResponse> {
+    return this.share.alterOffsets(groupId, topics);
+  }
+
+  /** DeleteShareGroupOffsets (92); see `share/share-offsets-admin.ts`. */
+  deleteShareGroupOffsets(groupId: string, topicNames: readonly string[]): Promise<DeleteShareGroupOffsetsResponse> {
+    return this.share.deleteOffsets(groupId, topicNames);
   }
 
   // ---- offsets -------------------------------------------------------------------------------

@@ -47,6 +47,11 @@ function outcomeOf(err: unknown): PartitionOutcome {
 export class SharePartitionManager {
   readonly sessions: ShareSessionCache;
   private readonly partitions = new Map<string, SharePartition>();
+  /**
+   * Share partitions of groups left without sessions: replaced by a fresh load at their next fetch
+   * (Kafka removes them from its cache); kept until then so views still show their last state.
+   */
+  private readonly retired = new Set<string>();
 
   constructor(private readonly options: SharePartitionManagerOptions) {
     this.sessions = new ShareSessionCache(options.maxSessions);
@@ -87,6 +92,11 @@ export class SharePartitionManager {
     return this.partitions.get(SharePartitionManager.key(groupId, topicId, partition));
   }
 
+  /** Whether the share partition is retired: its group was left without sessions, its next fetch reloads it. */
+  isRetired(groupId: string, topicId: string, partition: number): boolean {
+    return this.retired.has(SharePartitionManager.key(groupId, topicId, partition));
+  }
+
   /** Every loaded share partition of a group (views). */
   ofGroup(groupId: string): SharePartition[] {
     return [...this.partitions.values()].filter((sp) => sp.groupId === groupId);
@@ -100,6 +110,10 @@ export class SharePartitionManager {
   async forFetch(groupId: string, topicId: string, partitionIndex: number): Promise<SharePartition> {
     const key = SharePartitionManager.key(groupId, topicId, partitionIndex);
     let sp = this.partitions.get(key);
+    if (sp !== undefined && this.retired.has(key)) {
+      this.drop(key);
+      sp = undefined;
+    }
     if (sp === undefined) {
       const topic = this.options.topics.getById(topicId);
       const partition = topic?.partition(partitionIndex);
@@ -143,13 +157,26 @@ export class SharePartitionManager {
     await this.releaseHeld(groupId, memberId, [...session.partitions.values()]);
   }
 
-  /** A connection closed: the sessions it opened end and their members' records are released. */
+  /**
+   * A connection closed: the sessions it opened end and their members' records are released; a
+   * group left without sessions then has its share partitions retired, so the next fetch loads
+   * them from the share coordinator again (Kafka's `ShareGroupListener.onGroupEmpty`: an altered
+   * or deleted share state is seen once the group's consumers have disconnected).
+   */
   onDisconnect(connectionId: string): void {
-    for (const session of this.sessions.removeForConnection(connectionId)) {
-      void this.releaseHeld(session.groupId, session.memberId, [...session.partitions.values()]).catch((err: unknown) =>
+    const releases = this.sessions.removeForConnection(connectionId).map((session) =>
+      this.releaseHeld(session.groupId, session.memberId, [...session.partitions.values()]).catch((err: unknown) =>
         this.options.log.warn({ err, groupId: session.groupId }, 'could not release the records of a closed share session'),
-      );
-    }
+      ),
+    );
+    const groups = this.sessions.groupsOfClosedConnection(connectionId);
+    if (groups.length === 0) return;
+    void Promise.all(releases).then(() => {
+      for (const groupId of groups) {
+        if (this.sessions.hasGroup(groupId)) continue;
+        for (const [key, sp] of this.partitions) if (sp.groupId === groupId) this.retired.add(key);
+      }
+    });
   }
 
   private async releaseHeld(groupId: string, memberId: string, partitions: ReadonlyArray<{ topicId: string; partition: number }>): Promise<void> {
@@ -162,6 +189,7 @@ export class SharePartitionManager {
   }
 
   private drop(key: string): void {
+    this.retired.delete(key);
     const sp = this.partitions.get(key);
     if (sp === undefined) return;
     this.partitions.delete(key);

@@ -40,6 +40,8 @@ export class ShareSessionCache {
   private readonly sessions = new Map<string, ShareSession>();
   /** The sessions each connection opened (Kafka's `connectionIdToSessionMap`, which keeps the last). */
   private readonly byConnection = new Map<string, Set<string>>();
+  /** The groups each connection opened sessions for, kept until it closes (for `groupsOfClosedConnection`). */
+  private readonly groupsByConnection = new Map<string, Set<string>>();
 
   constructor(private readonly maxSessions: number) {}
 
@@ -72,6 +74,9 @@ export class ShareSessionCache {
       let keys = this.byConnection.get(connectionId);
       if (!keys) this.byConnection.set(connectionId, (keys = new Set()));
       keys.add(key);
+      let groups = this.groupsByConnection.get(connectionId);
+      if (!groups) this.groupsByConnection.set(connectionId, (groups = new Set()));
+      groups.add(groupId);
       return { session, isNew: true };
     }
     const session = this.sessions.get(key);
@@ -104,6 +109,22 @@ export class ShareSessionCache {
     keys?.delete(key);
     if (keys?.size === 0) this.byConnection.delete(session.connectionId);
     return session;
+  }
+
+  /** Whether any member of `groupId` has a session. */
+  hasGroup(groupId: string): boolean {
+    for (const s of this.sessions.values()) if (s.groupId === groupId) return true;
+    return false;
+  }
+
+  /**
+   * The groups a closed connection ever opened sessions for (Kafka's `ShareSessionCache` checks
+   * each such group for sessions left when the connection closes: `checkAndNotifyListenersOnGroupEmpty`).
+   */
+  groupsOfClosedConnection(connectionId: string): string[] {
+    const groups = [...(this.groupsByConnection.get(connectionId) ?? [])];
+    this.groupsByConnection.delete(connectionId);
+    return groups;
   }
 
   /** The sessions the closed connection opened, removed (their members' records are then released). */

@@ -372,6 +372,28 @@ describe('authorization errors of the topic, config and log APIs', () => {
     s.record('WriteTxnMarkers v1 as admin', await (await s.conn()).send(27, 1, markers(123456790n)));
   });
 
+  scenario('AlterShareGroupOffsets (READ on the group), DeleteShareGroupOffsets (DELETE on the group): READ per topic, refused topics first; DescribeShareGroupOffsets: DESCRIBE per topic', async (s) => {
+    const { alice, ok, secret, hidden, gDenied } = await aliceSetup(s);
+    const gShare = s.name('g-share');
+    const acl = (operation: number) => ({ resourceType: 3, resourceName: gShare, resourcePatternType: 3, principal: 'User:alice', host: '*', operation, permissionType: 3 });
+    await s.send(30, 3, { creations: [acl(3), acl(6)] });
+    await until(s, "alice's share-group ACLs applied", () => s.send(29, 3, { ...anyAcl, principalFilter: 'User:alice' }), (r) => r.resources.filter((x) => x.resourceName.endsWith(s.name(''))).reduce((n, x) => n + x.acls.length, 0) === 6);
+    const alter = (groupId: string, topics: string[]) => alice.send(91, 0, { groupId, topics: topics.map((topicName) => ({ topicName, partitions: [{ partitionIndex: 0, startOffset: 0n }] })) } as never);
+    const del = (groupId: string, topics: string[]) => alice.send(92, 0, { groupId, topics: topics.map((topicName) => ({ topicName })) } as never);
+    s.record('AlterShareGroupOffsets without READ on the group', await alter(gDenied, [ok]));
+    s.record('DeleteShareGroupOffsets without DELETE on the group', await del(gDenied, [ok]));
+    s.record('AlterShareGroupOffsets: READ-less, hidden and missing topics, then an allowed one', await alter(gShare, [secret, ok, hidden, s.name('t-missing')]));
+    s.record('DeleteShareGroupOffsets: a READ-less topic and an allowed one', await del(gShare, [secret, ok]));
+    // DescribeShareGroupOffsets: DESCRIBE per topic (alice may describe ok and secret, not hidden).
+    await s.send(91, 0, { groupId: gShare, topics: [ok, hidden].map((topicName) => ({ topicName, partitions: [{ partitionIndex: 0, startOffset: 0n }] })) } as never);
+    const describe = (groupId: string, topics: string[] | null) => alice.send(90, 1, { groups: [{ groupId, topics: topics && topics.map((topicName) => ({ topicName, partitions: [0] })) }] } as never);
+    // Kafka records altered partitions as initialized just after it answers the alter.
+    await until(s, 'both topics initialized', () => s.send(90, 1, { groups: [{ groupId: gShare, topics: null }] } as never), (r) => r.groups[0]!.topics.length === 2);
+    s.record('DescribeShareGroupOffsets: named, an undescribable topic among them', await describe(gShare, [hidden, ok, secret]));
+    s.record('DescribeShareGroupOffsets: all topics, an undescribable one left out', await describe(gShare, null));
+    s.record('DescribeShareGroupOffsets without DESCRIBE on the group', await describe(gDenied, [ok]));
+  }, { exactMessages: true });
+
   scenario('DescribeProducers: READ per topic, after the name check', async (s) => {
     const { alice, ok, secret, hidden } = await aliceSetup(s);
     const r = await alice.send(61, 0, { topics: [ok, secret, 'bad name!', hidden, s.name('t-missing')].map((name) => ({ name, partitionIndexes: [0] })) });

@@ -31,6 +31,8 @@ export const TOOLS = {
   'kafka-console-consumer': 'org.apache.kafka.tools.consumer.ConsoleConsumer',
   'kafka-dump-log': 'org.apache.kafka.tools.DumpLogSegments',
   'kafka-leader-election': 'org.apache.kafka.tools.LeaderElectionCommand',
+  'kafka-share-groups': 'org.apache.kafka.tools.consumer.group.ShareGroupCommand',
+  'kafka-console-share-consumer': 'org.apache.kafka.tools.consumer.ConsoleShareConsumer',
 } as const;
 
 export type ToolName = keyof typeof TOOLS;

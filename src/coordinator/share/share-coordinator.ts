@@ -32,6 +32,10 @@ import { ShareGroupError, type ShareContext, type ShareSettings, type ShareTimer
 import { NO_MESSAGE, fenceShareMember, shareGroupHeartbeatJoin, shareGroupLeave, throwIfShareGroupHeartbeatRequestIsInvalid } from './share-heartbeat.js';
 import { markInitialized, markUninitialized, persisterEntries, type InitializeRequest } from './share-state-init.js';
 import { describeShareGroupOffsets } from './share-offsets.js';
+import { alterShareGroupOffsets, deleteShareGroupOffsets } from './share-offsets-admin.js';
+import type { AlterShareGroupOffsetsRequestTopic } from '../../protocol/messages/AlterShareGroupOffsetsRequest.js';
+import type { AlterShareGroupOffsetsResponse } from '../../protocol/messages/AlterShareGroupOffsetsResponse.js';
+import type { DeleteShareGroupOffsetsResponse } from '../../protocol/messages/DeleteShareGroupOffsetsResponse.js';
 import type { DescribeShareGroupOffsetsRequestGroup } from '../../protocol/messages/DescribeShareGroupOffsetsRequest.js';
 import type { DescribeShareGroupOffsetsResponseGroup } from '../../protocol/messages/DescribeShareGroupOffsetsResponse.js';
 
@@ -258,6 +262,16 @@ export class ShareGroupCoordinator {
       },
       req,
     );
+  }
+
+  /** AlterShareGroupOffsets (91) for one group's existing topics (share-offsets-admin.ts). */
+  alterOffsets(groupId: string, topics: readonly AlterShareGroupOffsetsRequestTopic[]): Promise<AlterShareGroupOffsetsResponse> {
+    return alterShareGroupOffsets(this.ctx, groupId, topics, !this.ctx.store.has(groupId) && this.groupTaken(groupId));
+  }
+
+  /** DeleteShareGroupOffsets (92) for one group (share-offsets-admin.ts). */
+  deleteOffsets(groupId: string, topicNames: readonly string[]): Promise<DeleteShareGroupOffsetsResponse> {
+    return deleteShareGroupOffsets(this.ctx, groupId, topicNames, !this.ctx.store.has(groupId) && this.groupTaken(groupId));
   }
 
   /** ListGroups entries for share groups passing the state (case-insensitive) and type filters. */

@@ -11,7 +11,7 @@
  */
 import type { PersisterInitializeEntry } from '../../share/persister.js';
 import type { ShareEmit } from './share-group-store.js';
-import { combineInitMaps, stateMetadataValue, type InitTopic, type ShareGroup } from './share-group.js';
+import { combineInitMaps, stateMetadataValue, type InitTopic, type ShareGroup, type StatePartitionMetadata } from './share-group.js';
 import type { ShareContext } from './share-context.js';
 
 /** What to initialize: the group, the state epoch (the group epoch) and topicId -> partitions. */
@@ -29,7 +29,7 @@ export function persisterEntries(req: InitializeRequest): PersisterInitializeEnt
 }
 
 /** The topic names of record 15's deleting set, as Kafka's `attachTopicName` ("<UNKNOWN>" for a topic gone). */
-function deletingNames(ctx: ShareContext, deleting: Iterable<string>): Map<string, string> {
+export function deletingNames(ctx: ShareContext, deleting: Iterable<string>): Map<string, string> {
   return new Map([...deleting].map((topicId) => [topicId, ctx.topics.getById(topicId)?.name ?? '<UNKNOWN>']));
 }
 
@@ -54,17 +54,26 @@ export function initializingPartitions(ctx: ShareContext, group: ShareGroup, gro
   }
   if (change.size === 0) return null;
   const { groupId } = group;
+  addInitializingTopicsRecords(ctx, groupId, info, change, emit);
+  return { groupId, groupEpoch, partitions: new Map([...change].map(([topicId, t]) => [topicId, new Set(t.partitions)])) };
+}
+
+/**
+ * `addInitializingTopicsRecords`: record 15 with `change` added to the initializing set (and those
+ * topics taken out of the deleting set); `info` is the group's record 15, null when it has none.
+ */
+export function addInitializingTopicsRecords(ctx: ShareContext, groupId: string, info: StatePartitionMetadata | null, change: ReadonlyMap<string, InitTopic>, emit: ShareEmit): void {
+  if (change.size === 0) return;
   if (!info) {
     emit({ kind: 'share-group-state-partition-metadata', groupId, value: stateMetadataValue(change, new Map(), new Map()) });
-  } else {
-    const initializing = combineInitMaps(info.initializing, change);
-    const deleting = new Set(info.deleting);
-    for (const topicId of initializing.keys()) {
-      if (deleting.delete(topicId)) ctx.log.warn({ groupId, topicId }, 'initializing topic found in deleting state as well, removing from deleting');
-    }
-    emit({ kind: 'share-group-state-partition-metadata', groupId, value: stateMetadataValue(initializing, info.initialized, deletingNames(ctx, deleting)) });
+    return;
   }
-  return { groupId, groupEpoch, partitions: new Map([...change].map(([topicId, t]) => [topicId, new Set(t.partitions)])) };
+  const initializing = combineInitMaps(info.initializing, change);
+  const deleting = new Set(info.deleting);
+  for (const topicId of initializing.keys()) {
+    if (deleting.delete(topicId)) ctx.log.warn({ groupId, topicId }, 'initializing topic found in deleting state as well, removing from deleting');
+  }
+  emit({ kind: 'share-group-state-partition-metadata', groupId, value: stateMetadataValue(initializing, info.initialized, deletingNames(ctx, deleting)) });
 }
 
 /** `initializeShareGroupState`: the partitions move from initializing to initialized (record 15). */

@@ -10,6 +10,7 @@ import { ZERO_UUID } from '../../protocol/primitives.js';
 import { GROUP_METADATA_TOPIC_NAME, isValidTopicName } from '../../topics/topic-name.js';
 import { AclOperation as Op, ResourceType } from '../acl/acl-types.js';
 import { TXN_API_CHECKS } from './txn-checks.js';
+import type { RequestContext } from '../../apis/types.js';
 import { clusterOperation, groupOperation, none, perGroup, refuse, mapResult, topicPartitions, withGroupOperations, type ApiCheck, type Obj } from './checks.js';
 
 const { TOPIC, GROUP, TRANSACTIONAL_ID } = ResourceType;
@@ -60,6 +61,67 @@ const describeProducers: ApiCheck = (req, ctx, auth, next) => {
       ),
     };
   });
+};
+
+/**
+ * The share-group offset APIs, as `KafkaApis.handleAlterShareGroupOffsetsRequest` and
+ * `handleDeleteShareGroupOffsetsRequest`: `groupOp` on the group, else GROUP_AUTHORIZATION_FAILED
+ * as a whole; a topic without READ answers TOPIC_AUTHORIZATION_FAILED (`refusedEntry`), before the
+ * others; a top-level error of the rest is the whole answer.
+ */
+function shareOffsetsCheck(groupOp: number, refusedEntry: (topic: Obj, ctx: RequestContext, message: string | null) => Obj): ApiCheck {
+  return groupOperation(groupOp, (req, ctx, auth, next) => {
+    const refused = (req.topics as Obj[]).filter((t) => !auth.allowed(Op.READ, TOPIC, t['topicName']));
+    if (refused.length === 0) return next(req);
+    const message = errorMessageOf(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    return mapResult(next({ ...req, topics: (req.topics as Obj[]).filter((t) => !refused.includes(t)) }), (res: Obj) =>
+      res['errorCode'] !== ErrorCode.NONE ? res : { ...res, responses: [...refused.map((t) => refusedEntry(t, ctx, message)), ...res['responses']] },
+    );
+  });
+}
+
+/** AlterShareGroupOffsets: READ on the group; a refused topic fails on each partition (with its id). */
+const alterShareGroupOffsets = shareOffsetsCheck(Op.READ, (t, ctx, errorMessage) => ({
+  topicName: t['topicName'],
+  topicId: ctx.broker.topics.get(t['topicName'])?.topicId ?? ZERO_UUID,
+  partitions: t['partitions'].map((p: Obj) => ({ partitionIndex: p['partitionIndex'], errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage })),
+}));
+
+/** DeleteShareGroupOffsets: DELETE on the group; a refused topic fails as a whole. */
+const deleteShareGroupOffsets = shareOffsetsCheck(Op.DELETE, (t, _ctx, errorMessage) => ({ topicName: t['topicName'], topicId: ZERO_UUID, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage }));
+
+/** DescribeShareGroupOffsets' groups: DESCRIBE on each group (refused groups first, without topics). */
+const DESCRIBE_SHARE_GROUPS = perGroup({ operation: Op.DESCRIBE, groups: (b) => b['groups'].map((g: Obj) => g.groupId), withGroups: (b, ids) => ({ ...b, groups: b['groups'].filter((g: Obj) => ids.includes(g.groupId)) }), entries: (r) => r['groups'] ?? [], withEntries: (r, groups) => ({ ...r, groups }), refused: (groupId) => ({ groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }), order: 'refused-first' });
+
+/**
+ * DescribeShareGroupOffsets, as `KafkaApis.describeShareGroupOffsetsForGroup` and
+ * `describeShareGroupAllOffsetsForGroup`: DESCRIBE on each group; of named topics, those without
+ * DESCRIBE are answered after the others (start offset and lag -1, TOPIC_AUTHORIZATION_FAILED); of
+ * all the group's topics, those without DESCRIBE are left out; a group's error is its whole answer.
+ */
+const describeShareGroupOffsets: ApiCheck = (req, ctx, auth, next, api) => {
+  const denied = (t: Obj): boolean => !auth.allowed(Op.DESCRIBE, TOPIC, t['topicName']);
+  const refusedTopics = new Map<string, Obj[]>();
+  const groups = (req.groups as Obj[]).map((g) => {
+    if (g['topics'] === null) return g;
+    refusedTopics.set(g['groupId'], (g['topics'] as Obj[]).filter(denied));
+    return { ...g, topics: (g['topics'] as Obj[]).filter((t) => !denied(t)) };
+  });
+  const message = errorMessageOf(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  return mapResult(DESCRIBE_SHARE_GROUPS({ ...req, groups }, ctx, auth, next, api), (res: Obj) => ({
+    ...res,
+    groups: (res['groups'] as Obj[]).map((g) => {
+      if (g['errorCode'] !== ErrorCode.NONE) return g;
+      const refused = refusedTopics.get(g['groupId']);
+      if (refused === undefined) return { ...g, topics: (g['topics'] as Obj[]).filter((t) => !denied(t)) };
+      const failed = refused.map((t) => ({
+        topicName: t['topicName'],
+        topicId: ZERO_UUID,
+        partitions: (t['partitions'] as number[]).map((partitionIndex) => ({ partitionIndex, startOffset: -1n, leaderEpoch: 0, lag: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: message })),
+      }));
+      return { ...g, topics: [...g['topics'], ...failed] };
+    }),
+  }));
 };
 
 /** WriteTxnMarkers: ALTER on the cluster, else CLUSTER_ACTION (`KafkaApis.handleWriteTxnMarkersRequest`). */
@@ -462,7 +524,9 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   ...TXN_API_CHECKS,
   76: consumerGroupHeartbeat, // ShareGroupHeartbeat: READ on the group, DESCRIBE on the subscribed topics
   77: shareGroupDescribe,
-  90: perGroup({ operation: Op.DESCRIBE, groups: (b) => b['groups'].map((g: Obj) => g.groupId), withGroups: (b, ids) => ({ ...b, groups: b['groups'].filter((g: Obj) => ids.includes(g.groupId)) }), entries: (r) => r['groups'] ?? [], withEntries: (r, groups) => ({ ...r, groups }), refused: (groupId) => ({ groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }), order: 'refused-first' }), // DescribeShareGroupOffsets: DESCRIBE on each group
+  90: describeShareGroupOffsets,
+  91: alterShareGroupOffsets,
+  92: deleteShareGroupOffsets,
   78: groupOperation(Op.READ), // ShareFetch (READ on its topics is not checked yet)
   79: groupOperation(Op.READ), // ShareAcknowledge (READ on its topics is not checked yet)
   83: clusterOperation(Op.CLUSTER_ACTION), // InitializeShareGroupState
