@@ -6,11 +6,25 @@
  * per share partition); fault rules on ShareGroupHeartbeat, ShareFetch and ShareAcknowledge.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { RawClient } from '../support/raw-client.js';
+import { waitFor } from '../support/kafkajs.js';
 import { startClosableServer } from '../support/server.js';
 import type { ServerHandle } from '../../src/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
+import { OPENAPI_DOCUMENT } from '../../src/admin/openapi.js';
+import type { ShareFetchRequest } from '../../src/protocol/messages/ShareFetchRequest.js';
+
+const CONFIG = {
+  'group.share.heartbeat.interval.ms': 200,
+  'group.share.min.heartbeat.interval.ms': 100,
+  'group.share.assignment.interval.ms': 0,
+};
+const ACCEPT = 1;
+const RELEASE = 2;
+const REJECT = 3;
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -63,5 +77,106 @@ describe('share groups in the views', () => {
     // What the share group coordinator does once a member is assigned the partition.
     await server.broker.sharePersister.initializeState('g', [{ topicId: topic.id, partition: 0, stateEpoch: 0, startOffset: 0n }]);
     expect(await allTopics(c)).toEqual([['__consumer_offsets', true, 50], ['__share_group_state', true, 50], ['sv2', false, 1]]);
+  });
+
+  /** A member of share group `g` on `topic` (2 partitions of 5 records each, share.auto.offset.reset earliest) holding all 10 records. */
+  async function shareGroupHolding(server: ServerHandle, c: RawClient, g: string, topic: string) {
+    const t = server.broker.topics.create(topic, 2);
+    for (const p of t.partitions) {
+      const appended = p.appendProduced(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: Array.from({ length: 5 }, (_, i) => ({ key: null, value: Buffer.from(`v${i}`) })) }));
+      if (!('durable' in appended)) throw new Error(appended.errorMessage);
+      await appended.durable;
+    }
+    await server.broker.configs.store.setGroupConfigs(g, { 'share.auto.offset.reset': 'earliest' });
+    const member = randomUUID();
+    expect((await c.send(76, 1, { groupId: g, memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: [topic] })).memberEpoch).toBe(2);
+    await server.broker.share.initializationsSettled();
+    await server.broker.runtime.flush();
+    const assigned = await c.send(76, 1, { groupId: g, memberId: member, memberEpoch: 2, rackId: null, subscribedTopicNames: null });
+    expect(assigned.assignment!.topicPartitions).toEqual([{ topicId: t.id, partitions: [0, 1] }]);
+    const fetched = await c.send(78, 2, fetchReq(g, member, 0, t.id));
+    expect(fetched.responses[0]!.partitions.map((p) => p.acquiredRecords)).toEqual([0, 1].map(() => [{ firstOffset: 0n, lastOffset: 4n, deliveryCount: 1 }]));
+    return { member, topicId: t.id };
+  }
+
+  function fetchReq(groupId: string, memberId: string, epoch: number, topicId: string): ShareFetchRequest {
+    return {
+      groupId, memberId, shareSessionEpoch: epoch, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500, shareAcquireMode: 0, isRenewAck: false,
+      topics: [{ topicId, partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, partitionMaxBytes: 0, acknowledgementBatches: [] })) }],
+      forgottenTopicsData: [],
+    };
+  }
+
+  it('the admin API lists and describes a share group: members, assignments, and per share partition its offsets and in-flight records by state', async () => {
+    const { server } = await startClosableServer(cleanups, { config: CONFIG, adminPort: 0, adminHost: '127.0.0.1' }, 'kmc-share-views-');
+    const c = await client(server);
+    const { member, topicId } = await shareGroupHolding(server, c, 'vg', 'vw');
+    // Partition 0: 0-1 accepted, 2 released, 3 rejected, 4 still held; partition 1: all 5 held.
+    const acked = await c.send(79, 2, {
+      groupId: 'vg', memberId: member, shareSessionEpoch: 1, isRenewAck: false,
+      topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0n, lastOffset: 3n, acknowledgeTypes: [ACCEPT, ACCEPT, RELEASE, REJECT] }] }] }],
+    });
+    expect(acked.responses[0]!.partitions[0]!.errorCode).toBe(0);
+
+    const base = server.admin!.url;
+    const list = (await (await fetch(`${base}/groups`)).json()) as { groups: unknown[] };
+    expect(list.groups).toEqual([{ groupId: 'vg', type: 'share', state: 'Stable', protocolType: 'share', members: 1, committedPartitions: 0, groupEpoch: 3 }]);
+    const res = await fetch(`${base}/groups/vg`);
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Record<string, any>;
+    const schemas = OPENAPI_DOCUMENT.components.schemas as unknown as Record<string, { required: readonly string[] }>;
+    expect(Object.keys(d).sort()).toEqual([...schemas['GroupDescription']!.required].sort());
+    expect(Object.keys(d['sharePartitions'][0]).sort()).toEqual([...schemas['SharePartition']!.required].sort());
+    expect(d).toMatchObject({ groupId: 'vg', type: 'share', state: 'Stable', protocolType: 'share', groupEpoch: 3, assignmentEpoch: 3, assignor: 'simple', offsets: [], totalLag: 7 });
+    expect(d['members']).toEqual([
+      {
+        memberId: member, groupInstanceId: null, clientId: expect.any(String), clientHost: expect.any(String), sessionTimeoutMs: null, upgraded: null,
+        rebalanceTimeoutMs: -1, assignment: [{ topic: 'vw', partitions: [0, 1] }], memberEpoch: 3, memberState: null, rackId: null,
+        subscribedTopicNames: ['vw'], subscribedTopicRegex: null, targetAssignment: null,
+      },
+    ]);
+    expect(d['sharePartitions']).toEqual([
+      { topic: 'vw', partition: 0, startOffset: 2, endOffset: 4, logEndOffset: 5, lag: 2, inFlight: { acquired: 1, available: 1, acknowledged: 0, archived: 1 } },
+      { topic: 'vw', partition: 1, startOffset: 0, endOffset: 4, logEndOffset: 5, lag: 5, inFlight: { acquired: 5, available: 0, acknowledged: 0, archived: 0 } },
+    ]);
+  });
+
+  it('fault rules answer ShareGroupHeartbeat, ShareFetch and ShareAcknowledge with errors, delays and closed connections, changing nothing', async () => {
+    const { server } = await startClosableServer(cleanups, { config: CONFIG }, 'kmc-share-views-');
+    const c = await client(server);
+    const { member, topicId } = await shareGroupHolding(server, c, 'fg', 'fw');
+    const sp = server.broker.shares.get('fg', topicId, 0)!;
+
+    const hbRule = server.faults.add({ match: { api: 'ShareGroupHeartbeat', group: 'fg' }, action: { type: 'error', error: 'COORDINATOR_NOT_AVAILABLE' } });
+    const hb = await c.send(76, 1, { groupId: 'fg', memberId: member, memberEpoch: 3, rackId: null, subscribedTopicNames: null });
+    expect([hb.errorCode, hb.memberEpoch]).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE, 0]);
+    expect(hbRule.fired).toBe(1);
+    expect((await c.send(76, 1, { groupId: 'fg', memberId: member, memberEpoch: 3, rackId: null, subscribedTopicNames: null })).errorCode).toBe(0);
+
+    // An acknowledgement answered with an error by a rule is not applied.
+    const ackReq = {
+      groupId: 'fg', memberId: member, shareSessionEpoch: 1, isRenewAck: false,
+      topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }] }] }],
+    };
+    server.faults.add({ match: { api: 'ShareAcknowledge', group: 'fg', topic: 'fw' }, action: { type: 'error', error: 'NOT_LEADER_OR_FOLLOWER' } });
+    expect((await c.send(79, 2, ackReq)).errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    expect(sp.counts()).toEqual({ acquired: 5, available: 0, acknowledged: 0, archived: 0 });
+    // The session epoch did not move either: the same acknowledgement at epoch 1 now applies.
+    expect((await c.send(79, 2, ackReq)).responses[0]!.partitions[0]!.errorCode).toBe(0);
+    expect(sp.spso).toBe(2n);
+
+    // A ShareFetch delayed by a rule is answered after it, as usual.
+    const delay = server.faults.add({ match: { api: 'ShareFetch', memberId: member }, action: { type: 'delay', ms: 50 } });
+    const delayed = await c.send(78, 2, { ...fetchReq('fg', member, 2, topicId), topics: [{ topicId, partitions: [] }] });
+    expect([delayed.errorCode, delay.fired]).toEqual([0, 1]);
+
+    // A ShareFetch whose connection a rule closes before it is handled: not applied. The
+    // connection's share session ends with it, releasing what the member held.
+    server.faults.add({ match: { api: 'ShareFetch' }, action: { type: 'close', when: 'before' } });
+    await expect(c.send(78, 2, fetchReq('fg', member, 3, topicId))).rejects.toThrow();
+    expect(server.faults.requests({ api: 'ShareFetch' }).at(-1)!.outcome).toBe('closed');
+    await waitFor(() => sp.counts().acquired === 0, 10_000, 'the closed session to release its records');
+    expect(sp.counts()).toEqual({ acquired: 0, available: 3, acknowledged: 0, archived: 0 });
+    expect(sp.spso).toBe(2n);
   });
 });
