@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './clients/group-resume.js';
 import { python, runPythonClient, type PythonClientResult } from '../support/python.js';
 import { startTestServer } from '../support/server.js';
+import { waitFor } from '../support/kafkajs.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -56,20 +57,31 @@ async function withServer<T>(fn: (server: Server) => Promise<T>): Promise<T> {
   }
 }
 
-/** A topic of `count` records (record i in partition i % partitions), and `share.auto.offset.reset=earliest` for the group. */
-async function setup(server: Server, topic: string, partitions: number, count: number, group: string): Promise<string> {
+/** A topic of `partitions` partitions, and `share.auto.offset.reset=earliest` for the group. */
+async function setup(server: Server, topic: string, partitions: number, group: string): Promise<string> {
   server.broker.topics.create(topic, partitions);
   await server.broker.configs.store.setGroupConfigs(group, { 'share.auto.offset.reset': 'earliest' });
+  return server.broker.topics.get(topic)!.id;
+}
+
+/** `count` records to `topic` (record i to partition i % partitions, value `value-i`). */
+async function produce(server: Server, topic: string, partitions: number, count: number): Promise<void> {
   const produced = await run('produce', server, ['--topic', topic, '--count', String(count), '--partitions', String(partitions)]);
   expect(Object.values(produced.produced!).reduce((a, b) => a + b, 0)).toBe(count);
-  return server.broker.topics.get(topic)!.id;
 }
 
 describe.skipIf(python === null)('librdkafka ShareConsumer', () => {
   it('two consumers in one share group on a 2-partition topic get every one of 200 records once (implicit acknowledgement)', async () => {
     await withServer(async (server) => {
-      const topicId = await setup(server, 'rdk-share-two', 2, 200, 'rdk-sg-two');
-      const r = await run('two', server, ['--topic', 'rdk-share-two', '--group', 'rdk-sg-two', '--count', '200']);
+      const topicId = await setup(server, 'rdk-share-two', 2, 'rdk-sg-two');
+      const consuming = run('two', server, ['--topic', 'rdk-share-two', '--group', 'rdk-sg-two', '--count', '200']);
+      // The records come once both members hold partitions, so that neither takes them all first.
+      await waitFor(() => {
+        const members = [...(server.broker.share.committedGroup('rdk-sg-two')?.members.values() ?? [])];
+        return members.length === 2 && members.every((m) => m.assigned.size > 0);
+      }, 60_000, 'both share consumers to be assigned partitions');
+      await produce(server, 'rdk-share-two', 2, 200);
+      const r = await consuming;
       expect(r.errors).toEqual([]);
       const all = [...r.records![0]!, ...r.records![1]!];
       expect(all.length).toBe(200);
@@ -89,7 +101,8 @@ describe.skipIf(python === null)('librdkafka ShareConsumer', () => {
 
   it('explicit acknowledgement: RELEASE redelivers with delivery count 2, REJECT never redelivers', async () => {
     await withServer(async (server) => {
-      const topicId = await setup(server, 'rdk-share-explicit', 1, 10, 'rdk-sg-explicit');
+      const topicId = await setup(server, 'rdk-share-explicit', 1, 'rdk-sg-explicit');
+      await produce(server, 'rdk-share-explicit', 1, 10);
       const r = await run('explicit', server, ['--topic', 'rdk-share-explicit', '--group', 'rdk-sg-explicit', '--count', '10']);
       expect(r.deliveries).toEqual([...Array.from({ length: 10 }, (_, i) => `value-${i}#1`), 'value-3#2']);
       expect(r.commits!.every((c) => c.partition === 0 && c.error === null)).toBe(true);
