@@ -6,22 +6,15 @@
  * per share partition); fault rules on ShareGroupHeartbeat, ShareFetch and ShareAcknowledge.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
 import { RawClient } from '../support/raw-client.js';
 import { waitFor } from '../support/kafkajs.js';
 import { startClosableServer } from '../support/server.js';
 import type { ServerHandle } from '../../src/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
-import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { OPENAPI_DOCUMENT } from '../../src/admin/openapi.js';
-import type { ShareFetchRequest } from '../../src/protocol/messages/ShareFetchRequest.js';
+import { shareFetchRequest as fetchReq, shareGroupHolding, SHARE_TEST_CONFIG as CONFIG } from '../support/share-group.js';
 
-const CONFIG = {
-  'group.share.heartbeat.interval.ms': 200,
-  'group.share.min.heartbeat.interval.ms': 100,
-  'group.share.assignment.interval.ms': 0,
-};
 const ACCEPT = 1;
 const RELEASE = 2;
 const REJECT = 3;
@@ -78,34 +71,6 @@ describe('share groups in the views', () => {
     await server.broker.sharePersister.initializeState('g', [{ topicId: topic.id, partition: 0, stateEpoch: 0, startOffset: 0n }]);
     expect(await allTopics(c)).toEqual([['__consumer_offsets', true, 50], ['__share_group_state', true, 50], ['sv2', false, 1]]);
   });
-
-  /** A member of share group `g` on `topic` (2 partitions of 5 records each, share.auto.offset.reset earliest) holding all 10 records. */
-  async function shareGroupHolding(server: ServerHandle, c: RawClient, g: string, topic: string) {
-    const t = server.broker.topics.create(topic, 2);
-    for (const p of t.partitions) {
-      const appended = p.appendProduced(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: Array.from({ length: 5 }, (_, i) => ({ key: null, value: Buffer.from(`v${i}`) })) }));
-      if (!('durable' in appended)) throw new Error(appended.errorMessage);
-      await appended.durable;
-    }
-    await server.broker.configs.store.setGroupConfigs(g, { 'share.auto.offset.reset': 'earliest' });
-    const member = randomUUID();
-    expect((await c.send(76, 1, { groupId: g, memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: [topic] })).memberEpoch).toBe(2);
-    await server.broker.share.initializationsSettled();
-    await server.broker.runtime.flush();
-    const assigned = await c.send(76, 1, { groupId: g, memberId: member, memberEpoch: 2, rackId: null, subscribedTopicNames: null });
-    expect(assigned.assignment!.topicPartitions).toEqual([{ topicId: t.id, partitions: [0, 1] }]);
-    const fetched = await c.send(78, 2, fetchReq(g, member, 0, t.id));
-    expect(fetched.responses[0]!.partitions.map((p) => p.acquiredRecords)).toEqual([0, 1].map(() => [{ firstOffset: 0n, lastOffset: 4n, deliveryCount: 1 }]));
-    return { member, topicId: t.id };
-  }
-
-  function fetchReq(groupId: string, memberId: string, epoch: number, topicId: string): ShareFetchRequest {
-    return {
-      groupId, memberId, shareSessionEpoch: epoch, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500, shareAcquireMode: 0, isRenewAck: false,
-      topics: [{ topicId, partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, partitionMaxBytes: 0, acknowledgementBatches: [] })) }],
-      forgottenTopicsData: [],
-    };
-  }
 
   it('the admin API lists and describes a share group: members, assignments, and per share partition its offsets and in-flight records by state', async () => {
     const { server } = await startClosableServer(cleanups, { config: CONFIG, adminPort: 0, adminHost: '127.0.0.1' }, 'kmc-share-views-');
