@@ -106,7 +106,7 @@ describe('share groups in the views', () => {
     ]);
   });
 
-  it('fault rules answer ShareGroupHeartbeat, ShareFetch and ShareAcknowledge with errors, delays and closed connections, changing nothing', async () => {
+  it('fault rules answer ShareGroupHeartbeat, ShareFetch and ShareAcknowledge with errors (nothing applied), delays, closed connections and lost answers', async () => {
     const { server } = await startClosableServer(cleanups, { config: CONFIG }, 'kmc-share-views-');
     const c = await client(server);
     const { member, topicId } = await shareGroupHolding(server, c, 'fg', 'fw');
@@ -129,6 +129,17 @@ describe('share groups in the views', () => {
     // The session epoch did not move either: the same acknowledgement at epoch 1 now applies.
     expect((await c.send(79, 2, ackReq)).responses[0]!.partitions[0]!.errorCode).toBe(0);
     expect(sp.spso).toBe(2n);
+
+    // A lost answer: the acknowledgement is applied, then the connection closes without a
+    // response (its share session ends with it: the member's other records are released).
+    const lostClient = await client(server);
+    const lostMember = (await shareGroupHolding(server, lostClient, 'lg', 'lw')).member;
+    const lw = server.broker.topics.get('lw')!;
+    server.faults.add({ match: { api: 'ShareAcknowledge', group: 'lg' }, action: { type: 'close', when: 'after' } });
+    await expect(lostClient.send(79, 2, { ...ackReq, groupId: 'lg', memberId: lostMember, topics: [{ ...ackReq.topics[0]!, topicId: lw.id }] })).rejects.toThrow();
+    const lost = server.broker.shares.get('lg', lw.id, 0)!;
+    await waitFor(() => lost.counts().acquired === 0, 10_000, 'the closed session to release its records');
+    expect([lost.spso, lost.counts()]).toEqual([2n, { acquired: 0, available: 3, acknowledged: 0, archived: 0 }]);
 
     // A ShareFetch delayed by a rule is answered after it, as usual.
     const delay = server.faults.add({ match: { api: 'ShareFetch', memberId: member }, action: { type: 'delay', ms: 50 } });
