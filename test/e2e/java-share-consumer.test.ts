@@ -29,8 +29,8 @@ const CONFIG = {
   'group.share.assignment.interval.ms': 0,
 };
 
-async function withServer<T>(options: { manual?: boolean }, fn: (server: Server) => Promise<T>): Promise<T> {
-  const server = await startTestServer({ logLevel: 'warn', config: CONFIG, ...(options.manual ? { clock: 'manual' } : {}) } as any);
+async function withServer<T>(options: { manual?: boolean; config?: Record<string, number> }, fn: (server: Server) => Promise<T>): Promise<T> {
+  const server = await startTestServer({ logLevel: 'warn', config: { ...CONFIG, ...options.config }, ...(options.manual ? { clock: 'manual' } : {}) } as any);
   try {
     return await fn(server);
   } finally {
@@ -79,9 +79,12 @@ describe.skipIf(javaClasspath === null || !SHARE_GROUPS_SERVED)('Java KafkaShare
     });
   }, 180_000);
 
-  it('a record released share.delivery.count.limit times is archived', async () => {
-    await withServer({}, async (server) => {
-      await earliest(server, 'sg-poison', { 'share.delivery.count.limit': '2' });
+  it.each([
+    ['share.delivery.count.limit (group config)', {}, { 'share.delivery.count.limit': '2' }],
+    ['group.share.delivery.count.limit (broker config)', { 'group.share.delivery.count.limit': 2 }, {}],
+  ])('a record released %s times is archived', async (_, brokerConfig, groupConfig) => {
+    await withServer({ config: brokerConfig }, async (server) => {
+      await earliest(server, 'sg-poison', groupConfig);
       await setup(server, 'share-poison', 1, 3);
       const run = expectOk(await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-poison', 'sg-poison', 'poison', '6']));
       const deliveries = (run.events.find((e) => e['event'] === 'poison')!['deliveries'] as string[]).sort();
