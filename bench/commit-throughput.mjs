@@ -11,21 +11,29 @@
 // window counts; latency is request write to response decode. Server CPU is the child's
 // utime + stime (/proc) over the window: CPU time, not wall time, so it holds on a loaded machine.
 //
+// The peers of bench/peers.mjs (librdkafka-mock, kfake, kafka) run in the same rounds with the
+// same clients: beside `never` and `always` in their own notion of flushing (see peers.mjs), not
+// beside `interval`; one that cannot be built or started is listed in `missing`.
+//
 // Env: BENCH_POLICIES (always,interval,never), BENCH_LOADS (1x1,16x1,64x1,16x16), BENCH_SERVERS
-// (ours,echo; echo runs beside `never` only, flushing being nothing to it), BENCH_ROUNDS (2),
-// BENCH_COMMIT_SECONDS (3), BENCH_WARMUP_SECONDS (1), BENCH_FLUSH_INTERVAL_MS (100),
+// (ours,echo,librdkafka-mock,kfake,kafka; echo runs beside `never` only, flushing being nothing
+// to it), BENCH_ROUNDS (2),
+// BENCH_COMMIT_SECONDS (3), BENCH_WARMUP_SECONDS (1, before each window), BENCH_SERVER_WARMUP_SECONDS
+// (3: each server once under the heaviest load after it starts; Kafka BENCH_KAFKA_WARMUP_SECONDS,
+// 10), BENCH_FLUSH_INTERVAL_MS (100),
 // BENCH_DATA_DIR (a parent for the temporary data directories; default the OS temp dir),
 // BENCH_BASE_CLI (another build's dist/cli.js, run as server `base`, to compare a change A/B).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Writer } from '../dist/protocol/primitives.js';
 import { API_CODECS } from '../dist/protocol/messages/index.js';
-import { BenchClient, envInt, envList, fmt, percentile, processCpuMs, startCliServer, stopChild } from './lib.mjs';
+import { BenchClient, envInt, envList, fmt, percentile, processCpuMs, processRssBytes, startCliServer, stopChild } from './lib.mjs';
+import { PEERS, startPeer } from './peers.mjs';
 
 const TOPIC = 'bench-commit-topic';
 const GROUP = 'bench-commit-group';
@@ -35,10 +43,12 @@ export function commitBenchOptions() {
   return {
     policies: envList('BENCH_POLICIES', ['always', 'interval', 'never']),
     loads: envList('BENCH_LOADS', ['1x1', '16x1', '64x1', '16x16']).map(parseLoad),
-    servers: envList('BENCH_SERVERS', ['ours', 'echo']),
+    servers: envList('BENCH_SERVERS', ['ours', 'echo', ...PEERS]),
     rounds: envInt('BENCH_ROUNDS', 2),
     seconds: envInt('BENCH_COMMIT_SECONDS', 3),
     warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 1),
+    serverWarmupSeconds: envInt('BENCH_SERVER_WARMUP_SECONDS', 3),
+    kafkaWarmupSeconds: envInt('BENCH_KAFKA_WARMUP_SECONDS', 10),
     flushIntervalMs: envInt('BENCH_FLUSH_INTERVAL_MS', 100),
     parentDir: process.env.BENCH_DATA_DIR || tmpdir(),
     baseCli: process.env.BENCH_BASE_CLI,
@@ -74,13 +84,25 @@ function echoTemplate() {
   return out.toString('hex');
 }
 
-async function startEcho() {
-  const child = spawn(process.execPath, [ECHO, echoTemplate()], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts bench/echo-server.mjs answering every frame with `template` (a response frame, as hex; the
+ * OffsetCommit one by default); resolves with { child, port }. Large templates go through a file.
+ */
+export async function startEcho(template = echoTemplate()) {
+  let arg = template;
+  let cleanup;
+  if (template.length > 64 * 1024) {
+    const dir = mkdtempSync(join(tmpdir(), 'kmc-bench-echo-'));
+    arg = `@${join(dir, 'template.hex')}`;
+    writeFileSync(arg.slice(1), template);
+    cleanup = () => rmSync(dir, { recursive: true, force: true });
+  }
+  const child = spawn(process.execPath, [ECHO, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = await Promise.race([
     once(createInterface({ input: child.stdout }), 'line'),
     once(child, 'exit').then(([code]) => Promise.reject(new Error(`echo server exited with ${code}`))),
   ]);
-  return { child, port: Number(/:(\d+)$/.exec(line)[1]) };
+  return { child, port: Number(/:(\d+)$/.exec(line)[1]), cleanup };
 }
 
 async function startOurs(policy, options, partitions, cli) {
@@ -178,22 +200,51 @@ function summarize(server, policy, load, windows) {
   };
 }
 
+/** Starts server `name` for `policy`: { child, port, cleanup? }, { missing: why }, or null when it sits this policy out. */
+async function startServer(name, policy, options, partitions) {
+  if (name === 'ours') return startOurs(policy, options, partitions);
+  if (name === 'base') return startOurs(policy, options, partitions, options.baseCli);
+  if (name === 'echo') return policy === 'never' ? startEcho() : null;
+  if (PEERS.includes(name)) {
+    if (policy === 'interval') return null;
+    return startPeer(name, { policy, topics: [{ name: TOPIC, partitions }], parentDir: options.parentDir });
+  }
+  throw new Error(`BENCH_SERVERS: unknown server "${name}" (ours, echo, base, ${PEERS.join(', ')})`);
+}
+
 /**
  * Runs every policy x load, each load against each server in turn (A B A B); returns one row per
- * (server, policy, load) with the rounds summed.
+ * (server, policy, load) with the rounds summed, the servers that could not run
+ * (`missing`: { server, policy, why }), each server's version when it says (`versions`) and its
+ * RSS (`rss`: { server, policy, idleBytes, afterBytes }: right after start and topic creation,
+ * and after the last load).
  */
 export async function runCommitBench(options = commitBenchOptions(), log = console.error) {
   const rows = [];
+  const missing = [];
+  const versions = {};
+  const rss = [];
   const partitions = Math.max(...options.loads.map((l) => l.connections));
   for (const policy of options.policies) {
     const servers = [];
     try {
       for (const name of options.servers) {
-        if (name === 'ours') servers.push({ name, ...(await startOurs(policy, options, partitions)) });
-        else if (name === 'base') servers.push({ name, ...(await startOurs(policy, options, partitions, options.baseCli)) });
-        else if (name === 'echo') {
-          if (policy === 'never') servers.push({ name, ...(await startEcho()) });
-        } else throw new Error(`BENCH_SERVERS: unknown server "${name}" (ours, echo, base)`);
+        const started = await startServer(name, policy, options, partitions);
+        if (started === null) continue;
+        if (started.missing) {
+          missing.push({ server: name, policy, why: started.missing });
+          log(`commit ${name} ${policy}: missing: ${started.missing}`);
+          continue;
+        }
+        if (started.version) versions[name] = started.version;
+        servers.push({ name, ...started, idleRss: processRssBytes(started.child.pid) });
+      }
+      // Each server once under the heaviest load, unmeasured, so JIT compilers (the JVM's, V8's) start warm.
+      const heaviest = options.loads.reduce((a, b) => (b.connections * b.depth > a.connections * a.depth ? b : a));
+      // The JVM compiles its hot paths later than V8 or Go: Kafka gets a longer one.
+      for (const s of servers) {
+        const seconds = s.name === 'kafka' ? Math.max(options.serverWarmupSeconds, options.kafkaWarmupSeconds) : options.serverWarmupSeconds;
+        if (seconds > 0) await measure(s.port, heaviest, Array.from({ length: partitions }, () => 1n), { seconds, warmupSeconds: 0 }, s.child.pid);
       }
       for (const load of options.loads) {
         const windows = new Map(servers.map((s) => [s, []]));
@@ -205,12 +256,13 @@ export async function runCommitBench(options = commitBenchOptions(), log = conso
           const row = summarize(s.name, policy, load, windows.get(s));
           rows.push(row);
           log(
-            `commit ${s.name.padEnd(4)} ${policy.padEnd(8)} ${load.name.padStart(5)}  ${fmt(row.commitsPerSec, 0).padStart(7)} commits/s  ` +
+            `commit ${s.name.padEnd(15)} ${policy.padEnd(8)} ${load.name.padStart(5)}  ${fmt(row.commitsPerSec, 0).padStart(7)} commits/s  ` +
               `p50 ${fmt(row.p50)} ms  p99 ${fmt(row.p99)} ms  server ${fmt(row.serverCpuUsPerCommit, 1)} µs CPU/commit (${fmt(row.serverCpuPct, 0)}% of a core)  ` +
               `client CPU ${fmt(row.clientCpuPct, 0)}%` + (row.errors ? `  ERRORS ${row.errors}` : ''),
           );
         }
       }
+      for (const s of servers) rss.push({ server: s.name, policy, idleBytes: s.idleRss, afterBytes: processRssBytes(s.child.pid) });
     } finally {
       for (const s of servers) {
         await stopChild(s.child);
@@ -218,10 +270,10 @@ export async function runCommitBench(options = commitBenchOptions(), log = conso
       }
     }
   }
-  return rows;
+  return { rows, missing, versions, rss };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const rows = await runCommitBench();
-  console.log(JSON.stringify(rows, null, 2));
+  const result = await runCommitBench();
+  console.log(JSON.stringify(result, null, 2));
 }

@@ -1,11 +1,14 @@
-// The floor the commit benchmark compares against: a bare Node.js TCP server that splits Kafka
-// frames and answers every request with one canned OffsetCommit v8 response (correlation id
-// patched in), doing no other work. Run as a child process like ours:
-// `node bench/echo-server.mjs <response-template-hex>`; prints `ready on 127.0.0.1:<port>`.
+// The floor the benchmarks compare against: a bare Node.js TCP server that splits Kafka frames
+// and answers every request with one canned response (OffsetCommit v8 for the commit benchmark,
+// Produce or Fetch for the produce/fetch one; correlation id patched in), doing no other work. Run as a child process like ours:
+// `node bench/echo-server.mjs <response-template-hex | @file-of-hex>`; prints `ready on 127.0.0.1:<port>`.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-const template = Buffer.from(process.argv[2] ?? '', 'hex');
-if (template.length < 8) throw new Error('usage: node bench/echo-server.mjs <response frame as hex>');
+// A template too large for one argument (Linux caps one at 128 KiB) comes as `@<file of hex>`.
+const arg = process.argv[2] ?? '';
+const template = Buffer.from(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg, 'hex');
+if (template.length < 8) throw new Error('usage: node bench/echo-server.mjs <response frame as hex | @file>');
 
 const server = createServer((socket) => {
   socket.setNoDelay(true);

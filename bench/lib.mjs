@@ -70,8 +70,11 @@ export class BenchClient {
     }
   }
 
-  /** Sends `body` as `apiKey` v`version`; resolves with the decoded response. */
-  send(apiKey, version, body) {
+  /**
+   * Sends `body` as `apiKey` v`version`; resolves with the decoded response, or with `decode(reader)`
+   * when given (a reader past the response header: for answers our strict codecs refuse).
+   */
+  send(apiKey, version, body, decode) {
     const codec = API_CODECS[apiKey];
     const flexible = codec.request.FIRST_FLEXIBLE_VERSION >= 0 && version >= codec.request.FIRST_FLEXIBLE_VERSION;
     const w = new Writer(256);
@@ -93,7 +96,7 @@ export class BenchClient {
             const got = r.int32();
             if (got !== correlationId) throw new Error(`correlation id ${got}, expected ${correlationId}`);
             if (flexible && apiKey !== 18) r.taggedFields(() => false);
-            resolve(codec.response.decode(r, version));
+            resolve(decode ? decode(r) : codec.response.decode(r, version));
           } catch (err) {
             reject(err);
           }
@@ -137,6 +140,37 @@ export async function stopChild(child, signal = 'SIGTERM') {
   return code;
 }
 
+/** ApiVersions v0 request, correlation id 1, client id "bench". */
+const API_VERSIONS_V0 = (() => {
+  const clientId = Buffer.from('bench');
+  const b = Buffer.alloc(4 + 2 + 2 + 4 + 2 + clientId.length);
+  b.writeInt32BE(b.length - 4, 0);
+  b.writeInt16BE(18, 4);
+  b.writeInt16BE(0, 6);
+  b.writeInt32BE(1, 8);
+  b.writeInt16BE(clientId.length, 12);
+  clientId.copy(b, 14);
+  return b;
+})();
+
+/** Resolves true when one ApiVersions round trip to `port` succeeds, false on refusal. */
+export function tryApiVersions(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let got = Buffer.alloc(0);
+    socket.on('connect', () => socket.write(API_VERSIONS_V0));
+    socket.on('data', (d) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) {
+        socket.destroy();
+        resolve(got.readInt32BE(4) === 1 && got.readInt16BE(8) === 0);
+      }
+    });
+    socket.on('error', () => resolve(false));
+    socket.on('close', () => resolve(false));
+  });
+}
+
 /** utime + stime of a process in ms (Linux /proc), or null elsewhere. */
 export function processCpuMs(pid) {
   try {
@@ -147,6 +181,12 @@ export function processCpuMs(pid) {
   } catch {
     return null;
   }
+}
+
+/** Resident set size of a process in bytes (Linux /proc VmRSS), or null elsewhere. */
+export function processRssBytes(pid) {
+  const kb = /^VmRSS:\s*(\d+) kB/m.exec(readFileSafe(`/proc/${pid}/status`))?.[1];
+  return kb === undefined ? null : Number(kb) * 1024;
 }
 
 /** Percentile (0-100) of a sorted array of numbers (nearest rank). */

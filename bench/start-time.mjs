@@ -1,45 +1,32 @@
 // Start-up benchmark: (1) `node dist/cli.js` spawned -> first ApiVersions answered (polling the
 // Kafka port with a fresh connection every 2 ms), with the server's CPU time at that moment;
 // (2) `import('kafka-mock-coordinator')` in a fresh process; (3) in-process `startServer` ->
-// ready for an empty in-memory broker (after the import). Medians of repeated runs; figures
-// are for reading, never asserted by tests.
+// ready for an empty in-memory broker (after the import); (4) the same spawn -> first ApiVersions
+// for each peer of bench/peers.mjs in BENCH_SERVERS (Kafka from `kafka.Kafka` spawned on storage
+// formatted beforehand; the format is not counted), the servers taking turns run by run. Medians
+// of repeated runs (BENCH_START_RUNS, 9; Kafka BENCH_START_KAFKA_RUNS, 3: each takes seconds);
+// figures are for reading, never asserted by tests.
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
-import { CLI, ROOT, envInt, percentile, processCpuMs } from './lib.mjs';
+import { CLI, ROOT, envInt, envList, percentile, processCpuMs, stopChild, tryApiVersions } from './lib.mjs';
+import { PEERS, startPeer } from './peers.mjs';
 
 export function startBenchOptions() {
-  return { runs: envInt('BENCH_START_RUNS', 9), basePort: envInt('BENCH_START_PORT', 19650) };
+  return {
+    runs: envInt('BENCH_START_RUNS', 9),
+    kafkaRuns: envInt('BENCH_START_KAFKA_RUNS', 3),
+    basePort: envInt('BENCH_START_PORT', 19650),
+    peers: envList('BENCH_SERVERS', PEERS).filter((s) => PEERS.includes(s)),
+  };
 }
 
-/** ApiVersions v0 request, correlation id 1, client id "bench". */
-const API_VERSIONS_V0 = (() => {
-  const clientId = Buffer.from('bench');
-  const b = Buffer.alloc(4 + 2 + 2 + 4 + 2 + clientId.length);
-  b.writeInt32BE(b.length - 4, 0);
-  b.writeInt16BE(18, 4);
-  b.writeInt16BE(0, 6);
-  b.writeInt32BE(1, 8);
-  b.writeInt16BE(clientId.length, 12);
-  clientId.copy(b, 14);
-  return b;
-})();
-
-/** Resolves true when one ApiVersions round trip to `port` succeeds, false on refusal. */
-function tryApiVersions(port) {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    let got = Buffer.alloc(0);
-    socket.on('connect', () => socket.write(API_VERSIONS_V0));
-    socket.on('data', (d) => {
-      got = Buffer.concat([got, d]);
-      if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) {
-        socket.destroy();
-        resolve(got.readInt32BE(4) === 1 && got.readInt16BE(8) === 0);
-      }
-    });
-    socket.on('error', () => resolve(false));
-    socket.on('close', () => resolve(false));
-  });
+/** One start of a peer: ms from spawn to the first answered ApiVersions and its CPU ms then, or { missing }. */
+async function peerToFirstAnswer(name) {
+  const p = await startPeer(name, { waitForGroups: false });
+  if (p.missing) return p;
+  const cpuMs = processCpuMs(p.child.pid);
+  await stopChild(p.child, 'SIGKILL');
+  p.cleanup();
+  return { ms: p.answeredAt - p.spawnedAt, cpuMs, version: p.version };
 }
 
 /** One spawn: ms from spawn to the first answered ApiVersions, and the child's CPU ms then. */
@@ -84,18 +71,36 @@ function importAndStart() {
 
 const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
 
-export async function runStartBench({ runs, basePort }) {
-  const rows = [];
-  for (const [label, args] of [['spawn -> ApiVersions (admin API on)', ['--admin-port', String(basePort + 1)]], ['spawn -> ApiVersions (`--no-admin`)', ['--no-admin']]]) {
-    const samples = [];
-    for (let i = 0; i < runs; i++) samples.push(await spawnToFirstAnswer(basePort, args));
-    rows.push({ label, ms: median(samples.map((s) => s.ms)), cpuMs: median(samples.map((s) => s.cpuMs)) });
-    console.error(`${label}: ${JSON.stringify(rows.at(-1))}`);
+export async function runStartBench({ runs, kafkaRuns, basePort, peers }) {
+  const variants = [
+    { label: 'spawn -> ApiVersions (admin API on)', server: 'ours', runs, sample: () => spawnToFirstAnswer(basePort, ['--admin-port', String(basePort + 1)]) },
+    { label: 'spawn -> ApiVersions (`--no-admin`)', server: 'ours', runs, sample: () => spawnToFirstAnswer(basePort, ['--no-admin']) },
+    ...peers.map((name) => ({ label: `${name}: spawn -> ApiVersions`, server: name, runs: name === 'kafka' ? kafkaRuns : runs, sample: () => peerToFirstAnswer(name) })),
+  ];
+  const samples = new Map(variants.map((v) => [v, []]));
+  const missing = new Map();
+  // Run by run, every server in turn, so a change in the machine's load weighs on all.
+  for (let i = 0; i < Math.max(...variants.map((v) => v.runs)); i++) {
+    for (const v of variants) {
+      if (i >= v.runs || missing.has(v)) continue;
+      const s = await v.sample();
+      if (s.missing) missing.set(v, s.missing);
+      else samples.get(v).push(s);
+    }
   }
+  const rows = variants.map((v) => {
+    const got = samples.get(v);
+    const version = got.find((s) => s.version)?.version;
+    const row = missing.has(v)
+      ? { label: v.label, server: v.server, missing: missing.get(v) }
+      : { label: v.label, server: v.server, version, runs: got.length, ms: median(got.map((s) => s.ms)), cpuMs: median(got.map((s) => s.cpuMs)) };
+    console.error(`${v.label}: ${JSON.stringify(row)}`);
+    return row;
+  });
   const inProc = [];
   for (let i = 0; i < runs; i++) inProc.push(await importAndStart());
-  rows.push({ label: "`import('kafka-mock-coordinator')`", ms: median(inProc.map((s) => s.importMs)), cpuMs: median(inProc.map((s) => s.importCpuMs)) });
-  rows.push({ label: '`startServer({ inMemory: true })` -> ready', ms: median(inProc.map((s) => s.startMs)), cpuMs: median(inProc.map((s) => s.startCpuMs)) });
+  rows.push({ label: "`import('kafka-mock-coordinator')`", server: 'ours', ms: median(inProc.map((s) => s.importMs)), cpuMs: median(inProc.map((s) => s.importCpuMs)) });
+  rows.push({ label: '`startServer({ inMemory: true })` -> ready', server: 'ours', ms: median(inProc.map((s) => s.startMs)), cpuMs: median(inProc.map((s) => s.startCpuMs)) });
   for (const r of rows.slice(-2)) console.error(`${r.label}: ${JSON.stringify(r)}`);
   return rows;
 }

@@ -90,6 +90,14 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
               group.offsets.map((o) => [o.topic, o.partition, o.committedOffset, o.logEndOffset ?? '-', o.lag ?? '-', time(o.commitTimestamp), committer(`${o.topic}-${o.partition}`, o.memberId)]),
               'no committed offsets',
             ),
+        // Offsets sent inside open transactions (TxnOffsetCommit): committed only by their COMMIT marker.
+        group.pendingTransactionalOffsets.length > 0 && h('h2', {}, 'Pending transactional offsets'),
+        group.pendingTransactionalOffsets.length > 0 &&
+          table(
+            'pending-offsets',
+            ['topic', 'partition', 'offset', 'transactional id', 'producer id'],
+            group.pendingTransactionalOffsets.map((o) => [o.topic, o.partition, o.offset, o.transactionalId ?? '-', o.producerId]),
+          ),
       );
       if (history) {
         chart.update(history.lag);

@@ -72,6 +72,7 @@ interface AddOptions {
   partition: string[];
   clientId?: string;
   memberId?: string;
+  transactionalId?: string;
   brokerId?: string;
   nth?: string;
   times?: string;
@@ -124,6 +125,7 @@ export function ruleFromFlags(o: AddOptions): Record<string, unknown> {
   if (partitions.length > 0) match['partitions'] = partitions.map((p) => int(p, '--partition'));
   if (o.clientId !== undefined) match['clientId'] = o.clientId;
   if (o.memberId !== undefined) match['memberId'] = o.memberId;
+  if (o.transactionalId !== undefined) match['transactionalId'] = o.transactionalId;
   if (o.brokerId !== undefined) match['brokerId'] = int(o.brokerId, '--broker-id');
   if (o.nth !== undefined) match['nth'] = int(o.nth, '--nth');
 
@@ -149,12 +151,17 @@ function registerClusterCommands(program: Command): void {
     .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', 'cluster'))));
   cluster
     .command('move-coordinator')
-    .description("make a broker the group's coordinator; the old one answers NOT_COORDINATOR")
-    .requiredOption('--group <id>', 'group id')
+    .description("make a broker the coordinator of a group or a transactional id; the old one answers NOT_COORDINATOR")
+    .option('--group <id>', 'group id')
+    .option('--transactional-id <id>', 'transactional id (instead of --group)')
     .requiredOption('--broker <id>', 'new coordinator')
     .addOption(adminOption())
-    .action((o: { admin: string; group: string; broker: string }) =>
-      run(async () => print(await call(o.admin, 'POST', 'cluster/move-coordinator', { groupId: o.group, brokerId: int(o.broker, '--broker') }))),
+    .action((o: { admin: string; group?: string; transactionalId?: string; broker: string }) =>
+      run(async () => {
+        if ((o.group === undefined) === (o.transactionalId === undefined)) throw new CliError('give --group or --transactional-id, one of them');
+        const key = o.group !== undefined ? { groupId: o.group } : { transactionalId: o.transactionalId };
+        print(await call(o.admin, 'POST', 'cluster/move-coordinator', { ...key, brokerId: int(o.broker, '--broker') }));
+      }),
     );
   cluster
     .command('load-in-progress')
@@ -215,6 +222,7 @@ export function registerControlCommands(program: Command): void {
     .option('--partition <n>', 'match: partition (repeatable or comma-separated; per-partition APIs fail only these)', collect, [] as string[])
     .option('--client-id <id>', 'match: client id')
     .option('--member-id <id>', 'match: member id')
+    .option('--transactional-id <id>', 'match: transactional id')
     .option('--broker-id <id>', 'match: broker id')
     .option('--nth <n>', 'match: fire from the Nth matching request on');
   for (const { flag } of FAULT_ACTIONS) add.option(flag.flags, flag.help);
@@ -271,14 +279,16 @@ export function registerControlCommands(program: Command): void {
     .option('--api <name|key>', 'only this API')
     .option('--group <id>', 'only requests naming this group')
     .option('--client-id <id>', 'only this client id')
+    .option('--transactional-id <id>', 'only requests naming this transactional id')
     .option('--limit <n>', 'the newest N')
     .addOption(adminOption())
-    .action((o: { admin: string; api?: string; group?: string; clientId?: string; limit?: string }) =>
+    .action((o: { admin: string; api?: string; group?: string; clientId?: string; transactionalId?: string; limit?: string }) =>
       run(async () => {
         const q = new URLSearchParams();
         if (o.api) q.set('api', o.api);
         if (o.group !== undefined) q.set('group', o.group);
         if (o.clientId !== undefined) q.set('clientId', o.clientId);
+        if (o.transactionalId !== undefined) q.set('transactionalId', o.transactionalId);
         if (o.limit !== undefined) q.set('limit', String(int(o.limit, '--limit')));
         print(await call(o.admin, 'GET', `requests${q.size > 0 ? `?${q}` : ''}`));
       }),

@@ -5,6 +5,7 @@ import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
 import type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
+import { pendingOffsetsOfGroup } from './transactions.js';
 import { describeShareGroup, shareGroupSummaries } from './share-groups.js';
 
 export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
@@ -98,7 +99,8 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
   const cg = broker.consumer.committedGroup(groupId);
   const g = cg ? undefined : broker.classic.existingGroup(groupId);
   const committed = broker.offsets.offsetsOf(groupId);
-  if (!cg && (!g || g.state === 'Dead') && committed.length === 0) return null;
+  const pendingTransactionalOffsets = pendingOffsetsOfGroup(broker, groupId);
+  if (!cg && (!g || g.state === 'Dead') && committed.length === 0 && pendingTransactionalOffsets.length === 0) return null;
   const consumerView = cg ? consumerGroupView(broker, cg) : null;
   const members: GroupMemberView[] = consumerView?.members ?? (g?.allMembers() ?? []).map((m) => ({
     memberId: m.memberId,
@@ -152,6 +154,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
       assignor: consumerView.assignor,
       members,
       offsets,
+      pendingTransactionalOffsets,
       totalLag,
       sharePartitions: null,
     };
@@ -169,6 +172,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     assignor: null,
     members,
     offsets,
+    pendingTransactionalOffsets,
     totalLag,
     sharePartitions: null,
   };

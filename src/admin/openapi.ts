@@ -26,6 +26,7 @@ const faultMatch = {
     minVersion: int('Lowest request version matched', 0),
     maxVersion: int('Highest request version matched', 0),
     group: str('Group id named by the request'),
+    transactionalId: str('Transactional id named by the request (InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, FindCoordinator key type 1, DescribeTransactions, a transactional Produce)'),
     topic: str('Topic named by the request; per-partition APIs fail only its partitions'),
     partitions: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 1, description: 'Partitions named by the request; per-partition APIs fail only these' },
     partition: int('Shorthand for partitions: [n]', 0),
@@ -46,6 +47,19 @@ const faultAction = {
     additionalProperties: false,
     properties: { type: { type: 'string', enum: [a.type] }, ...a.fields },
   })),
+};
+
+const transactionFields = ['transactionalId', 'state', 'producerId', 'producerEpoch', 'timeoutMs', 'startTime', 'lastUpdateTime', 'coordinator', 'partitions'];
+const transactionProperties = {
+  transactionalId: { type: 'string' },
+  state: { type: 'string', enum: ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'PrepareEpochFence'] },
+  producerId: { type: 'integer' },
+  producerEpoch: { type: 'integer' },
+  timeoutMs: int('transaction.timeout.ms of the producer'),
+  startTime: nullable({ type: 'string', format: 'date-time', description: 'Start of the open (or last) transaction, server clock' }),
+  lastUpdateTime: { type: 'string', format: 'date-time' },
+  coordinator: int('Broker coordinating the id'),
+  partitions: { type: 'array', items: { type: 'object', required: ['topic', 'partitions'], properties: { topic: { type: 'string' }, partitions: { type: 'array', items: { type: 'integer' } } } } },
 };
 
 const times = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['unlimited'] }], description: 'Firings (default 1; errors: list length; with durationMs: unlimited)' };
@@ -95,6 +109,7 @@ export const OPENAPI_DOCUMENT = {
           { name: 'api', in: 'query', schema: { type: 'string' }, description: 'API name or key' },
           { name: 'group', in: 'query', schema: { type: 'string' } },
           { name: 'clientId', in: 'query', schema: { type: 'string' } },
+          { name: 'transactionalId', in: 'query', schema: { type: 'string' } },
           { name: 'sinceSeq', in: 'query', schema: { type: 'integer' }, description: 'Only entries with a greater seq' },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'The newest N' },
         ],
@@ -108,6 +123,21 @@ export const OPENAPI_DOCUMENT = {
     '/groups/{groupId}': {
       parameters: [groupParam],
       get: { operationId: 'describeGroup', summary: 'Members, assignments (and, for consumer and share groups, epochs and subscriptions; consumer groups: target assignments), committed offsets, log-end offsets and lag; share groups: their share partitions', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
+    },
+    '/transactions': {
+      get: {
+        operationId: 'listTransactions',
+        summary: 'Every transactional id the transaction coordinator knows: state, producer id and epoch, timeout, start, coordinator, partitions of the open transaction',
+        responses: { '200': json({ type: 'object', required: ['transactions'], properties: { transactions: { type: 'array', items: ref('Transaction') } } }, 'Transactions by id') },
+      },
+    },
+    '/transactions/{transactionalId}': {
+      parameters: [{ name: 'transactionalId', in: 'path', required: true, schema: { type: 'string' }, description: 'Transactional id' }],
+      get: {
+        operationId: 'describeTransaction',
+        summary: 'One transactional id, with the offsets its open transaction sent (pending until its COMMIT marker)',
+        responses: { '200': json(ref('TransactionDescription'), 'The transaction'), '404': errorResponse('Unknown transactional id') },
+      },
     },
     '/groups/{groupId}/offsets': {
       parameters: [groupParam],
@@ -201,10 +231,13 @@ export const OPENAPI_DOCUMENT = {
     '/cluster/move-coordinator': {
       post: {
         operationId: 'moveCoordinator',
-        summary: "Make a broker the group's coordinator; the previous one answers NOT_COORDINATOR",
-        requestBody: clusterBody(['groupId', 'brokerId'], { groupId: str('Group id'), brokerId: int('New coordinator', 0) }),
+        summary: "Make a broker the coordinator of a group or of a transactional id (one of the two); the previous one answers NOT_COORDINATOR",
+        requestBody: clusterBody(['brokerId'], { groupId: str('Group id'), transactionalId: str('Transactional id (instead of groupId)'), brokerId: int('New coordinator', 0) }),
         responses: {
-          '200': json({ type: 'object', required: ['groupId', 'previous', 'coordinator'], properties: { groupId: { type: 'string' }, previous: int('Previous coordinator'), coordinator: int('Coordinator now') } }, 'Moved'),
+          '200': json(
+            { type: 'object', required: ['previous', 'coordinator'], properties: { groupId: { type: 'string' }, transactionalId: { type: 'string' }, previous: int('Previous coordinator'), coordinator: int('Coordinator now') } },
+            'Moved',
+          ),
           '400': errorResponse('Invalid request'),
           '404': errorResponse('Unknown broker'),
         },
@@ -283,7 +316,7 @@ export const OPENAPI_DOCUMENT = {
       },
       RequestLogEntry: {
         type: 'object',
-        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal', 'group', 'groups', 'memberId', 'topics', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
+        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal', 'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
         properties: {
           seq: { type: 'integer' },
           time: { type: 'string', format: 'date-time' },
@@ -298,6 +331,7 @@ export const OPENAPI_DOCUMENT = {
           groups: { type: 'array', items: { type: 'string' } },
           memberId: nullable({ type: 'string' }),
           topics: { type: 'array', items: { type: 'string' } },
+          transactionalId: nullable({ type: 'string' }),
           error: nullable({ type: 'string', description: 'Error returned (top-level first), null for NONE' }),
           errors: { type: 'array', items: { type: 'string' } },
           faults: { type: 'array', items: { type: 'string' }, description: 'Ids of rules that fired on this request' },
@@ -354,9 +388,42 @@ export const OPENAPI_DOCUMENT = {
           memberId: nullable({ type: 'string' }),
         },
       },
+      PendingOffset: {
+        type: 'object',
+        required: ['topic', 'partition', 'offset', 'leaderEpoch', 'metadata', 'producerId', 'transactionalId'],
+        properties: {
+          topic: { type: 'string' },
+          partition: { type: 'integer' },
+          offset: { type: 'integer' },
+          leaderEpoch: { type: 'integer' },
+          metadata: { type: 'string' },
+          producerId: { type: 'integer' },
+          transactionalId: nullable({ type: 'string' }),
+        },
+      },
+      Transaction: {
+        type: 'object',
+        required: transactionFields,
+        properties: transactionProperties,
+      },
+      TransactionDescription: {
+        type: 'object',
+        required: [...transactionFields, 'pendingOffsets'],
+        properties: {
+          ...transactionProperties,
+          pendingOffsets: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['groupId', 'topic', 'partition', 'offset', 'metadata'],
+              properties: { groupId: { type: 'string' }, topic: { type: 'string' }, partition: { type: 'integer' }, offset: { type: 'integer' }, metadata: { type: 'string' } },
+            },
+          },
+        },
+      },
       GroupDescription: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'totalLag', 'sharePartitions'],
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions'],
         properties: {
           groupId: { type: 'string' },
           type: { type: 'string', enum: ['classic', 'consumer', 'share'] },
@@ -370,6 +437,7 @@ export const OPENAPI_DOCUMENT = {
           assignor: nullable({ type: 'string', description: 'Consumer groups: the server-side assignor' }),
           members: { type: 'array', items: ref('GroupMember') },
           offsets: { type: 'array', items: ref('GroupOffset') },
+          pendingTransactionalOffsets: { type: 'array', items: ref('PendingOffset'), description: 'Offsets of open transactions, pending until their COMMIT marker' },
           totalLag: { type: 'integer' },
           sharePartitions: nullable({ type: 'array', items: ref('SharePartition'), description: 'Share groups (null for the others): the share partitions the group has initialized' }),
         },
@@ -405,11 +473,12 @@ export const OPENAPI_DOCUMENT = {
       ClusterBroker: { type: 'object', required: ['id', 'host', 'port', 'up'], properties: { id: { type: 'integer' }, host: { type: 'string' }, port: { type: 'integer' }, up: { type: 'boolean' } } },
       Cluster: {
         type: 'object',
-        required: ['brokers', 'controllerId', 'coordinatorOverrides', 'leaderOverrides', 'loadInProgress'],
+        required: ['brokers', 'controllerId', 'coordinatorOverrides', 'transactionCoordinatorOverrides', 'leaderOverrides', 'loadInProgress'],
         properties: {
           brokers: { type: 'array', items: ref('ClusterBroker') },
           controllerId: { type: 'integer' },
           coordinatorOverrides: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Group id -> broker pinned by move-coordinator' },
+          transactionCoordinatorOverrides: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Transactional id -> broker pinned by move-coordinator' },
           leaderOverrides: { type: 'array', items: { type: 'object', required: ['topic', 'partition', 'brokerId'], properties: { topic: { type: 'string' }, partition: { type: 'integer' }, brokerId: { type: 'integer' } } } },
           loadInProgress: {
             type: 'object',

@@ -8,6 +8,7 @@ import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
+import { describeTransaction, listTransactions } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { installAdminGuard, isLoopbackHost, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
@@ -140,6 +141,7 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
     if (q['api']) filter.api = resolveApi(q['api']).api;
     if (q['group'] !== undefined) filter.group = q['group'];
     if (q['clientId'] !== undefined) filter.clientId = q['clientId'];
+    if (q['transactionalId'] !== undefined) filter.transactionalId = q['transactionalId'];
     const sinceSeq = optionalInt(q['sinceSeq'], 'sinceSeq');
     if (sinceSeq !== undefined) filter.sinceSeq = sinceSeq;
     const limit = optionalInt(q['limit'], 'limit');
@@ -162,6 +164,11 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
   });
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });
+  app.get('/transactions', async () => ({ transactions: listTransactions(broker) }));
+  app.get<{ Params: { transactionalId: string } }>('/transactions/:transactionalId', async (req, reply) => {
+    const txn = describeTransaction(broker, req.params.transactionalId);
+    return txn ?? sendError(reply, 404, `unknown transactional id "${req.params.transactionalId}"`);
+  });
   app.get('/clock', async () => clockView());
   app.post('/clock/advance', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -211,6 +218,12 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
   app.get('/cluster', async () => control().describe());
   app.post('/cluster/move-coordinator', async (req) => {
     const body = bodyOf(req);
+    if ((body['groupId'] === undefined) === (body['transactionalId'] === undefined)) throw new ClusterError('give groupId or transactionalId, one of them');
+    if (body['transactionalId'] !== undefined) {
+      const transactionalId = requiredString(body, 'transactionalId');
+      const previous = control().moveTransactionCoordinator(transactionalId, requiredInt(body, 'brokerId'));
+      return { transactionalId, previous, coordinator: control().transactionCoordinatorOf(transactionalId) };
+    }
     const groupId = requiredString(body, 'groupId');
     const previous = control().moveCoordinator(groupId, requiredInt(body, 'brokerId'));
     return { groupId, previous, coordinator: control().coordinatorOf(groupId) };

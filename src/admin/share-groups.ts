@@ -59,6 +59,8 @@ export function describeShareGroup(broker: Broker, groupId: string): GroupDescri
       targetAssignment: null,
     })),
     offsets: [],
+    // Share groups take no offset commits, transactional or not.
+    pendingTransactionalOffsets: [],
     totalLag: sharePartitions.reduce((sum, p) => sum + (p.lag ?? 0), 0),
     sharePartitions,
   };

@@ -70,6 +70,18 @@ export interface GroupOffsetView {
   memberId: string | null;
 }
 
+/** An offset sent in a transaction that has no marker yet: invisible to OffsetFetch until the commit. */
+export interface PendingOffsetView {
+  topic: string;
+  partition: number;
+  offset: number;
+  leaderEpoch: number;
+  metadata: string;
+  producerId: number;
+  /** The transactional id whose producer it is (null when the coordinator no longer knows it). */
+  transactionalId: string | null;
+}
+
 /** `GET /groups/{groupId}`. */
 export interface GroupDescription {
   groupId: string;
@@ -89,6 +101,8 @@ export interface GroupDescription {
   assignor: string | null;
   members: GroupMemberView[];
   offsets: GroupOffsetView[];
+  /** Offsets of open transactions (TxnOffsetCommit), pending until their COMMIT marker. */
+  pendingTransactionalOffsets: PendingOffsetView[];
   /** Sum of known lags. */
   totalLag: number;
   /** Share groups (null for the others): the share partitions the group has initialized. */
@@ -109,6 +123,29 @@ export interface SharePartitionView {
   lag: number | null;
   /** Records from the start offset to the end offset, by state. */
   inFlight: { acquired: number; available: number; acknowledged: number; archived: number };
+}
+
+/** `GET /transactions`: one transactional id and its transaction. */
+export interface TransactionSummary {
+  transactionalId: string;
+  /** Kafka's state name: Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, PrepareEpochFence. */
+  state: string;
+  producerId: number;
+  producerEpoch: number;
+  /** `transaction.timeout.ms` the producer asked for. */
+  timeoutMs: number;
+  /** When the open (or last) transaction started (ISO 8601, server clock), null before the first. */
+  startTime: string | null;
+  lastUpdateTime: string;
+  /** The broker coordinating the id. */
+  coordinator: number;
+  /** Partitions of the open transaction, by topic. */
+  partitions: Array<{ topic: string; partitions: number[] }>;
+}
+
+/** `GET /transactions/{transactionalId}`: with the offsets it sent that await its marker. */
+export interface TransactionDescription extends TransactionSummary {
+  pendingOffsets: Array<{ groupId: string; topic: string; partition: number; offset: number; metadata: string }>;
 }
 
 export interface OverviewTopic {

@@ -50,7 +50,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
   minVersion: 3,
   maxVersion: 13,
   errorResponse: TOPICS.failAll,
-  names: (req, version) => ({ topics: TOPICS.named(req, version) }),
+  names: (req, version) => ({ topics: TOPICS.named(req, version), transactionalIds: [req.transactionalId] }),
   partitions: TOPICS,
   routing: byPartitionLeaders(TOPICS),
   // ProduceRequest with acks=0: Kafka sends no response, whatever the outcome.

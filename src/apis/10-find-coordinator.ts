@@ -40,8 +40,12 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
     }
     return { ...res, nodeId: -1, host: '', port: -1 };
   },
-  // Group keys only; transactional ids are not groups.
-  names: (req, version) => ({ groups: req.keyType !== KEY_TYPE_GROUP ? [] : version >= BATCHED_FROM ? req.coordinatorKeys : [req.key] }),
+  // Group keys (type 0) as groups, transactional ids (type 1) as transactional ids; share keys name neither.
+  names(req, version) {
+    const keys = version >= BATCHED_FROM ? req.coordinatorKeys : [req.key];
+    const keyType = version >= 1 ? req.keyType : KEY_TYPE_GROUP;
+    return { groups: keyType === KEY_TYPE_GROUP ? keys : [], transactionalIds: keyType === KEY_TYPE_TRANSACTION ? keys : [] };
+  },
   routing: ANY_BROKER,
   handle(req, ctx) {
     const keyType = ctx.apiVersion >= 1 ? req.keyType : KEY_TYPE_GROUP;

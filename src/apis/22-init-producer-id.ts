@@ -3,7 +3,6 @@ import { defaultInitProducerIdResponse, type InitProducerIdResponse } from '../p
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
 import { byTransactionCoordinator } from './shapes/routing.js';
-import { namesNothing } from './shapes/names.js';
 import { fencedForVersion } from './shapes/txn-errors.js';
 
 /** KIP-360: from v3 the request may carry the producer id and epoch the client had. */
@@ -28,7 +27,7 @@ export const api: ApiDefinition<InitProducerIdRequest, InitProducerIdResponse> =
   maxVersion: 5,
   // InitProducerIdRequest.getErrorResponse: producer id and epoch -1.
   errorResponse: (_req, _version, errorCode) => ({ ...defaultInitProducerIdResponse(), errorCode, producerId: -1n, producerEpoch: -1 }),
-  names: namesNothing,
+  names: (req) => ({ transactionalIds: [req.transactionalId] }),
   routing: byTransactionCoordinator(),
   async handle(req, ctx) {
     const base = { throttleTimeMs: 0, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };

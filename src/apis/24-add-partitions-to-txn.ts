@@ -38,6 +38,7 @@ export const api: ApiDefinition<AddPartitionsToTxnRequest, AddPartitionsToTxnRes
     return { ...defaultAddPartitionsToTxnResponse(), resultsByTopicV3AndBelow: topicResults(req.v3AndBelowTopics, () => errorCode) };
   },
   names: (req, version) => ({
+    transactionalIds: version >= BATCHED_VERSION ? req.transactions.map((t) => t.transactionalId) : [req.v3AndBelowTransactionalId],
     topics: (version >= BATCHED_VERSION ? req.transactions.flatMap((t) => t.topics) : req.v3AndBelowTopics).map((t) => ({ name: t.name, partitions: t.partitions })),
   }),
   routing: (version) => (version >= BATCHED_VERSION ? ANY_BROKER : byTransactionCoordinator<AddPartitionsToTxnRequest>((req) => req.v3AndBelowTransactionalId)),

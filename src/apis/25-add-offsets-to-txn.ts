@@ -21,7 +21,7 @@ export const api: ApiDefinition<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>
   minVersion: 0,
   maxVersion: 4,
   errorResponse: topLevelError(defaultAddOffsetsToTxnResponse),
-  names: (req) => ({ groups: [req.groupId] }),
+  names: (req) => ({ groups: [req.groupId], transactionalIds: [req.transactionalId] }),
   routing: byTransactionCoordinator(),
   async handle(req, ctx) {
     const partition = ctx.broker.groupLog.partitionFor(req.groupId);

@@ -2,7 +2,6 @@ import type { EndTxnRequest } from '../protocol/messages/EndTxnRequest.js';
 import { defaultEndTxnResponse, type EndTxnResponse } from '../protocol/messages/EndTxnResponse.js';
 import type { ApiDefinition } from './types.js';
 import { topLevelError } from './shapes/errors.js';
-import { namesNothing } from './shapes/names.js';
 import { byTransactionCoordinator } from './shapes/routing.js';
 import { fencedForVersion } from './shapes/txn-errors.js';
 
@@ -27,7 +26,7 @@ export const api: ApiDefinition<EndTxnRequest, EndTxnResponse> = {
   minVersion: 0,
   maxVersion: 5,
   errorResponse: topLevelError(defaultEndTxnResponse),
-  names: namesNothing,
+  names: (req) => ({ transactionalIds: [req.transactionalId] }),
   routing: byTransactionCoordinator(),
   async handle(req, ctx) {
     const tv = ctx.apiVersion >= TV2_VERSION ? 2 : 0;

@@ -21,7 +21,7 @@ export const api: ApiDefinition<TxnOffsetCommitRequest, TxnOffsetCommitResponse>
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
   }),
-  names: (req) => ({ groups: [req.groupId], members: [req.memberId], topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })) }),
+  names: (req) => ({ groups: [req.groupId], members: [req.memberId], transactionalIds: [req.transactionalId], topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })) }),
   routing: byGroupCoordinator(),
   handle(req, ctx) {
     const { broker } = ctx;

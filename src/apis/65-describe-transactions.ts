@@ -3,7 +3,6 @@ import { defaultTransactionState, type DescribeTransactionsResponse, type Transa
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
 import { brokerIdOf } from './types.js';
-import { namesNothing } from './shapes/names.js';
 import { ANY_BROKER } from './shapes/routing.js';
 import { txnStateName } from '../transactions/transaction-state.js';
 
@@ -21,7 +20,7 @@ export const api: ApiDefinition<DescribeTransactionsRequest, DescribeTransaction
   maxVersion: 0,
   // DescribeTransactionsRequest.getErrorResponse: the error on every id.
   errorResponse: (req, _version, errorCode) => ({ throttleTimeMs: 0, transactionStates: req.transactionalIds.map((transactionalId) => ({ ...defaultTransactionState(), transactionalId, errorCode })) }),
-  names: namesNothing,
+  names: (req) => ({ transactionalIds: req.transactionalIds }),
   routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;

@@ -64,12 +64,14 @@ export interface NamedTopic {
 
 /**
  * What a request names, for fault rule matching (`match.group`, `memberId`, `topic`,
- * `partitions`) and the request log. Empty and null ids are left out by the reader.
+ * `partitions`, `transactionalId`) and the request log. Empty and null ids are left out by the reader.
  */
 export interface RequestNames {
   readonly groups?: readonly (string | null | undefined)[];
   readonly members?: readonly (string | null | undefined)[];
   readonly topics?: readonly NamedTopic[];
+  /** Transactional ids (InitProducerId, EndTxn, a transactional Produce, FindCoordinator key type 1, ...). */
+  readonly transactionalIds?: readonly (string | null | undefined)[];
 }
 
 /**

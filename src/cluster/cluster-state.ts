@@ -54,7 +54,9 @@ export interface ClusterStateOptions {
  *   `moveLeader(topic, p, b)` puts `b` at the head of that partition's replica list.
  * - The coordinator of a group is the leader of its `__consumer_offsets` partition
  *   (`abs(javaHash(groupId)) % offsets.topic.num.partitions`), by the same rule, unless
- *   `moveCoordinator(group, b)` pinned it to `b` (while `b` is up).
+ *   `moveCoordinator(group, b)` pinned it to `b` (while `b` is up). A transactional id's
+ *   coordinator is the leader of its `__transaction_state` partition, or where
+ *   `moveTransactionCoordinator(id, b)` pinned it.
  * - A stopped broker leads nothing: its partitions and groups fail over to the next live replica
  *   and come back when it starts again (as preferred leader election would).
  * - Leader epochs live with the partitions (src/topics/leader-epochs.ts); control.ts bumps them on every leader change.
@@ -68,6 +70,7 @@ export class ClusterState {
   private readonly down = new Set<number>();
   private readonly leaderOverrides = new Map<string, number>();
   private readonly coordinatorOverrides = new Map<string, number>();
+  private readonly transactionCoordinatorOverrides = new Map<string, number>();
   /** Real-time deadline (Date.now()) of COORDINATOR_LOAD_IN_PROGRESS, per group; `allLoadingUntil` for every group. */
   private readonly loadingUntil = new Map<string, number>();
   private allLoadingUntil = 0;
@@ -168,8 +171,10 @@ export class ClusterState {
     return this.leaderOf(GROUP_METADATA_TOPIC_NAME, this.offsetsPartitionOf(groupId));
   }
 
-  /** The broker coordinating a transactional id (leader of its `__transaction_state` partition). */
+  /** The broker coordinating a transactional id (leader of its `__transaction_state` partition, unless pinned), or -1 when every broker is down. */
   transactionCoordinatorOf(transactionalId: string): number {
+    const pinned = this.transactionCoordinatorOverrides.get(transactionalId);
+    if (pinned !== undefined && this.isUp(pinned)) return pinned;
     return this.leaderOf(TRANSACTION_STATE_TOPIC_NAME, kafkaAbs(javaStringHashCode(transactionalId)) % (this.options.transactionPartitions ?? TRANSACTION_STATE_PARTITIONS));
   }
 
@@ -178,6 +183,13 @@ export class ClusterState {
     if (typeof groupId !== 'string' || groupId === '') throw new ClusterError('groupId must be a non-empty string');
     this.checkBroker(brokerId);
     this.coordinatorOverrides.set(groupId, brokerId);
+  }
+
+  /** Pins a transactional id's coordinator to `brokerId` (the previous coordinator then answers NOT_COORDINATOR). */
+  moveTransactionCoordinator(transactionalId: string, brokerId: number): void {
+    if (typeof transactionalId !== 'string' || transactionalId === '') throw new ClusterError('transactionalId must be a non-empty string');
+    this.checkBroker(brokerId);
+    this.transactionCoordinatorOverrides.set(transactionalId, brokerId);
   }
 
   /** Makes `brokerId` lead `topic`-`partition` (the previous leader then answers NOT_LEADER_OR_FOLLOWER). */
@@ -233,6 +245,7 @@ export class ClusterState {
       brokers: this.brokers(),
       controllerId: this.controllerId(),
       coordinatorOverrides: Object.fromEntries(this.coordinatorOverrides),
+      transactionCoordinatorOverrides: Object.fromEntries(this.transactionCoordinatorOverrides),
       leaderOverrides: [...this.leaderOverrides].map(([key, brokerId]) => {
         const cut = key.lastIndexOf('\u0000');
         return { topic: key.slice(0, cut), partition: Number(key.slice(cut + 1)), brokerId };
@@ -251,6 +264,8 @@ export interface ClusterView {
   controllerId: number;
   /** Groups pinned by moveCoordinator -> broker id. */
   coordinatorOverrides: Record<string, number>;
+  /** Transactional ids pinned by moveTransactionCoordinator -> broker id. */
+  transactionCoordinatorOverrides: Record<string, number>;
   /** Partitions moved by moveLeader. */
   leaderOverrides: Array<{ topic: string; partition: number; brokerId: number }>;
   /** When COORDINATOR_LOAD_IN_PROGRESS ends (ISO time): for all groups, and per group. */

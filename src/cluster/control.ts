@@ -8,6 +8,7 @@ import { ClusterError, type ClusterBrokerInfo, type ClusterView } from './cluste
  * const server = await startServer({ port: 0, brokers: 3 });
  * const from = server.cluster.coordinatorOf('g1');
  * server.cluster.moveCoordinator('g1', from === 1 ? 2 : 1);   // the old one answers NOT_COORDINATOR
+ * server.cluster.moveTransactionCoordinator('tx-1', 2);        // the same for a transactional id
  * server.cluster.coordinatorLoadInProgress('g1', 2000);        // COORDINATOR_LOAD_IN_PROGRESS for 2 s
  * await server.cluster.stopBroker(2);                          // its listener closes, connections drop
  * await server.cluster.startBroker(2);                         // listening on the same port again
@@ -29,6 +30,15 @@ export interface ClusterControl {
    * FindCoordinator names the new one. Returns the previous coordinator.
    */
   moveCoordinator(groupId: string, brokerId: number): number;
+  /** The broker coordinating `transactionalId` now. */
+  transactionCoordinatorOf(transactionalId: string): number;
+  /**
+   * Makes `brokerId` the coordinator of `transactionalId` (only that id, not the rest of its
+   * `__transaction_state` partition). Its state is shared, so an open transaction carries on;
+   * the transaction APIs sent to the previous coordinator answer NOT_COORDINATOR and
+   * FindCoordinator (key type TRANSACTION) names the new one. Returns the previous coordinator.
+   */
+  moveTransactionCoordinator(transactionalId: string, brokerId: number): number;
   /**
    * The coordinator of `groupId` (every group when null) answers COORDINATOR_LOAD_IN_PROGRESS to
    * group requests for `durationMs` of real time, as a Kafka coordinator loading its
@@ -94,6 +104,13 @@ export function clusterControl(broker: Broker, listeners: BrokerListeners, log: 
       const previous = typeof groupId === 'string' ? cluster.coordinatorOf(groupId) : -1;
       cluster.moveCoordinator(groupId, brokerId);
       log.info({ groupId, from: previous, to: brokerId }, `cluster: coordinator of group ${groupId} moved from broker ${previous} to ${brokerId}`);
+      return previous;
+    },
+    transactionCoordinatorOf: (transactionalId) => cluster.transactionCoordinatorOf(transactionalId),
+    moveTransactionCoordinator(transactionalId, brokerId) {
+      const previous = typeof transactionalId === 'string' ? cluster.transactionCoordinatorOf(transactionalId) : -1;
+      cluster.moveTransactionCoordinator(transactionalId, brokerId);
+      log.info({ transactionalId, from: previous, to: brokerId }, `cluster: coordinator of transactional id ${transactionalId} moved from broker ${previous} to ${brokerId}`);
       return previous;
     },
     coordinatorLoadInProgress(groupId, durationMs) {

@@ -127,6 +127,7 @@ class Rule {
     if (m.brokerId !== undefined && brokerIdOf(ctx) !== m.brokerId) return false;
     if (m.group !== undefined && !info.groups.includes(m.group)) return false;
     if (m.memberId !== undefined && !info.memberIds.includes(m.memberId)) return false;
+    if (m.transactionalId !== undefined && !info.transactionalIds.includes(m.transactionalId)) return false;
     if (m.topic !== undefined && !info.topics.has(m.topic)) return false;
     if (m.partitions !== undefined) {
       const named = m.topic !== undefined ? [info.topics.get(m.topic)] : [...info.topics.values()];
@@ -260,6 +261,7 @@ export class FaultRegistry {
       principal: ctx.principal ? principalString(ctx.principal) : ANONYMOUS,
       groups: info.groups,
       memberId: info.memberIds[0] ?? null,
+      transactionalId: info.transactionalIds[0] ?? null,
       topics: info.topics.size === 0 ? [] : [...info.topics.keys()],
     });
     const finish = (outcome: RequestLogEntry['outcome'], response?: unknown): void => {

@@ -5,6 +5,7 @@ import type { ApiDefinition } from '../apis/types.js';
 export interface RequestInfo {
   groups: string[];
   memberIds: string[];
+  transactionalIds: string[];
   /** Topic name -> partitions named (null: the topic is named without partitions). */
   topics: Map<string, number[] | null>;
 }
@@ -18,13 +19,18 @@ function addTopic(info: RequestInfo, topic: string, partitions: readonly number[
 const named = (id: unknown): id is string => typeof id === 'string' && id !== '';
 
 /**
- * The group ids, member ids, topics and partitions a request names, from its API's `names`
+ * The group ids, member ids, transactional ids, topics and partitions a request names, from its API's `names`
  * declaration: empty ids left out, topics named by id looked up (`<id:...>` when unknown), a
  * topic named twice listed once with its partitions together.
  */
 export function requestInfo(api: ApiDefinition, version: number, body: unknown, broker: Broker): RequestInfo {
   const names = api.names(body ?? {}, version);
-  const info: RequestInfo = { groups: (names.groups ?? []).filter(named), memberIds: (names.members ?? []).filter(named), topics: new Map() };
+  const info: RequestInfo = {
+    groups: (names.groups ?? []).filter(named),
+    memberIds: (names.members ?? []).filter(named),
+    transactionalIds: (names.transactionalIds ?? []).filter(named),
+    topics: new Map(),
+  };
   for (const t of names.topics ?? []) {
     const name = t.topicId ? broker.topics.getById(t.topicId)?.name ?? `<id:${t.topicId}>` : t.name ?? '';
     addTopic(info, name, t.partitions);

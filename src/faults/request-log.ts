@@ -22,6 +22,8 @@ export interface RequestLogEntry {
   memberId: string | null;
   /** Topics the request names. */
   topics: string[];
+  /** The first transactional id the request names, or null. */
+  transactionalId: string | null;
   /** The error returned: the top-level error if any, else the first per-entry error; null for NONE or no response. */
   error: string | null;
   /** Every distinct error in the response. */
@@ -38,13 +40,14 @@ export interface RequestLogFilter {
   api?: string | number;
   group?: string;
   clientId?: string;
+  transactionalId?: string;
   /** Only entries with seq greater than this. */
   sinceSeq?: number;
   /** The newest N entries (default all kept). */
   limit?: number;
 }
 
-/** Distinct non-zero `errorCode`s in a response (top-level first, then depth first), skipping byte buffers. */
+/** Distinct non-zero `errorCode`s (and `partitionErrorCode`s) in a response (top-level first, then depth first), skipping byte buffers. */
 export function responseErrors(response: unknown): number[] {
   const found: number[] = [];
   if (response !== null && typeof response === 'object') {
@@ -67,6 +70,8 @@ function walkErrors(found: number[], value: unknown, depth: number): void {
   }
   const obj = value as Record<string, unknown>;
   addCode(found, obj['errorCode']);
+  // AddPartitionsToTxn v0-3 answers per partition in `partitionErrorCode`.
+  addCode(found, obj['partitionErrorCode']);
   for (const k in obj) {
     if (k === 'errorCode') continue;
     const v = obj[k];
@@ -78,7 +83,7 @@ function walkErrors(found: number[], value: unknown, depth: number): void {
 const NONE: readonly string[] = Object.freeze([]);
 
 /** What the fault layer knows of a request when it arrives (`timeMs`: wall-clock ms since the epoch). */
-export type ArrivedRequest = Pick<RequestLogEntry, 'api' | 'apiKey' | 'version' | 'correlationId' | 'clientId' | 'connectionId' | 'principal' | 'groups' | 'memberId' | 'topics'> & {
+export type ArrivedRequest = Pick<RequestLogEntry, 'api' | 'apiKey' | 'version' | 'correlationId' | 'clientId' | 'connectionId' | 'principal' | 'groups' | 'memberId' | 'topics' | 'transactionalId'> & {
   timeMs: number;
 };
 
@@ -105,6 +110,7 @@ export class LoggedRequest implements RequestLogEntry {
   readonly groups: string[];
   readonly memberId: string | null;
   readonly topics: string[];
+  readonly transactionalId: string | null;
 
   constructor(readonly seq: number, r: ArrivedRequest) {
     this.timeMs = r.timeMs;
@@ -118,6 +124,7 @@ export class LoggedRequest implements RequestLogEntry {
     this.groups = r.groups;
     this.memberId = r.memberId;
     this.topics = r.topics;
+    this.transactionalId = r.transactionalId;
   }
 
   get time(): string {
@@ -157,6 +164,7 @@ export class LoggedRequest implements RequestLogEntry {
       groups: [...this.groups],
       memberId: this.memberId,
       topics: [...this.topics],
+      transactionalId: this.transactionalId,
       error: this.error,
       errors: [...this.errors],
       faults: [...this.faults],
@@ -203,6 +211,7 @@ export class RequestLog {
         (api === undefined || e.api.toLowerCase() === api || String(e.apiKey) === api) &&
         (filter.group === undefined || e.groups.includes(filter.group)) &&
         (filter.clientId === undefined || e.clientId === filter.clientId) &&
+        (filter.transactionalId === undefined || e.transactionalId === filter.transactionalId) &&
         (filter.sinceSeq === undefined || e.seq > filter.sinceSeq),
     );
     if (filter.limit !== undefined && out.length > filter.limit) out = out.slice(out.length - filter.limit);

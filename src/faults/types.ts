@@ -30,6 +30,12 @@ export interface FaultMatch {
   clientId?: string;
   /** Member id named by the request (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, ...). */
   memberId?: string;
+  /**
+   * Transactional id named by the request: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
+   * EndTxn, TxnOffsetCommit, FindCoordinator with key type 1 (TRANSACTION), DescribeTransactions,
+   * and Produce with a transactional id.
+   */
+  transactionalId?: string;
   /** Broker id that receives the request (this server's `node.id`). */
   brokerId?: number;
   /** Fire from the Nth matching request on (1-based; default 1): `nth: 2, times: 1` fails only the 2nd. */
@@ -60,6 +66,7 @@ export interface NormalizedMatch {
   partitions?: number[];
   clientId?: string;
   memberId?: string;
+  transactionalId?: string;
   brokerId?: number;
   nth: number;
 }
@@ -91,7 +98,7 @@ export function resolveApi(api: string | number): { apiKey: number; api: string 
 /** The most fault rules a server holds at once (each one is checked against every request). */
 export const MAX_FAULT_RULES = 1000;
 
-const MATCH_KEYS = new Set(['api', 'minVersion', 'maxVersion', 'group', 'topic', 'partitions', 'partition', 'clientId', 'memberId', 'brokerId', 'nth']);
+const MATCH_KEYS = new Set(['api', 'minVersion', 'maxVersion', 'group', 'topic', 'partitions', 'partition', 'clientId', 'memberId', 'transactionalId', 'brokerId', 'nth']);
 const RULE_KEYS = new Set(['id', 'description', 'match', 'action', 'times', 'durationMs']);
 
 /** Validates a rule spec (from code, JSON or the CLI); throws FaultRuleError naming the problem. */
@@ -111,7 +118,7 @@ export function normalizeRule(input: unknown): NormalizedRule {
   if (match.minVersion !== undefined && match.maxVersion !== undefined && match.minVersion > match.maxVersion) {
     throw new FaultRuleError('match.minVersion is above match.maxVersion');
   }
-  for (const key of ['group', 'topic', 'clientId', 'memberId'] as const) {
+  for (const key of ['group', 'topic', 'clientId', 'memberId', 'transactionalId'] as const) {
     if (matchIn[key] !== undefined) match[key] = str(matchIn[key], `match.${key}`);
   }
   if (matchIn['partitions'] !== undefined || matchIn['partition'] !== undefined) {

@@ -188,6 +188,11 @@ export class LeaderEpochCache {
     void this.persist().catch(() => {});
   }
 
+  /** Resolves once every checkpoint write started so far has ended (a closing store waits for it). */
+  settled(): Promise<void> {
+    return this.writing.catch(() => {});
+  }
+
   /**
    * Writes the checkpoint (the durable epochs, and the staged ones up to `upTo` when given) and then
    * `upTo`'s leader; one write at a time, each reading the entries when it runs.

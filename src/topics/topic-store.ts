@@ -353,10 +353,14 @@ export class TopicStore {
     this.waiters.notify(partition);
   }
 
-  /** Wakes waiting fetches, then waits until every partition's appends are durable and closes the logs. */
+  /**
+   * Wakes waiting fetches, then waits until every partition's appends and leader-epoch checkpoint
+   * writes are durable and closes the logs (nothing writes into a partition directory afterwards).
+   */
   async close(): Promise<void> {
     this.waiters.notifyAll();
-    await Promise.all([...this.byName.values()].filter((t) => !t.internal).flatMap((t) => t.partitions.map((p) => p.log.close())));
+    const partitions = [...this.byName.values()].filter((t) => !t.internal).flatMap((t) => t.partitions);
+    await Promise.all(partitions.flatMap((p) => [p.log.close(), p.epochs.settled()]));
   }
 
   private add(topic: Topic): void {

@@ -95,15 +95,17 @@ describe('API definitions', () => {
     expect(errorResponse(22, 5, defaultRequest(22), 15)).toMatchObject({ errorCode: 15, producerId: -1n, producerEpoch: -1 });
   });
 
-  it('names the groups, members and topics a request carries', () => {
+  it('names the groups, members, topics and transactional ids a request carries', () => {
     expect(api(9).names({ ...defaultRequest(9), groups: [{ groupId: 'a', memberId: 'm', memberEpoch: 1, topics: [{ name: '', topicId: TOPIC_ID, partitionIndexes: [3] }] }, { groupId: 'b', memberId: null, memberEpoch: -1, topics: null }] }, 10))
       .toEqual({ groups: ['a', 'b'], members: ['m', null], topics: [{ name: '', topicId: TOPIC_ID, partitions: [3] }] });
     expect(api(9).names({ ...defaultRequest(9), groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }] }, 7)).toEqual({ groups: ['g'], topics: [{ name: 't', partitions: [0] }] });
     expect(api(13).names({ ...defaultRequest(13), groupId: 'g', memberId: 'm-0' }, 2)).toEqual({ groups: ['g'], members: ['m-0'] });
     expect(api(13).names({ ...defaultRequest(13), groupId: 'g', members: [{ memberId: 'm-1', groupInstanceId: null, reason: null }, { memberId: '', groupInstanceId: 'i', reason: null }] }, 3))
       .toEqual({ groups: ['g'], members: ['m-1', ''] });
-    expect(api(10).names({ ...defaultRequest(10), keyType: 1, key: 'txn' }, 3)).toEqual({ groups: [] });
-    expect(api(10).names({ ...defaultRequest(10), coordinatorKeys: ['a', 'b'] }, 4)).toEqual({ groups: ['a', 'b'] });
+    expect(api(10).names({ ...defaultRequest(10), keyType: 1, key: 'txn' }, 3)).toEqual({ groups: [], transactionalIds: ['txn'] });
+    expect(api(10).names({ ...defaultRequest(10), coordinatorKeys: ['a', 'b'] }, 4)).toEqual({ groups: ['a', 'b'], transactionalIds: [] });
+    expect(api(10).names({ ...defaultRequest(10), keyType: 2, coordinatorKeys: ['g:id:0'] }, 6)).toEqual({ groups: [], transactionalIds: [] });
+    expect(api(26).names({ ...defaultRequest(26), transactionalId: 'txn' }, 5)).toEqual({ transactionalIds: ['txn'] });
     expect(api(3).names({ ...defaultRequest(3), topics: [{ name: 't', topicId: ZERO_UUID }, { name: null, topicId: TOPIC_ID }] }, 12))
       .toEqual({ topics: [{ name: 't', partitions: null }, { name: null, topicId: TOPIC_ID, partitions: null }] });
   });

@@ -7,6 +7,7 @@ import { describe } from 'vitest';
 import { scenario, sleep, useTargets, type Session } from './runner.js';
 import { commit } from './groups.js';
 import { hb as rawHeartbeat } from '../support/kip848-group.js';
+import { formGroupInOrder } from '../support/kip848-formation.js';
 
 useTargets();
 
@@ -76,6 +77,43 @@ describe('ConsumerGroupHeartbeat', () => {
     await s.call('M1 fenced (wrong epoch)', 68, 1, hb(g, m1, e1 + 10));
     await s.call('M1 rejoins with epoch 0', 68, 1, hb(g, m1, 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: [topic], topicPartitions: [] }));
     await s.call('ConsumerGroupDescribe after the rejoin', 69, 1, { groupIds: [g], includeAuthorizedOperations: false } as never);
+  });
+});
+
+describe('KIP-848 group formation', () => {
+  // The order of test/support/kip848-formation.ts (all joins, acknowledgements, heartbeat rounds);
+  // test/e2e/consumer-group-formation.test.ts pins the same figures on the manual clock. Recorded:
+  // each answer's epoch and how many partitions it assigned, not which: after several joins the
+  // uniform assignor's choice of partitions differs from Kafka's (its hash orders).
+  scenario('ten members join together: one group epoch per join, four heartbeats each', async (s) => {
+    const g = s.name('formation');
+    const topic = s.name('formation-t');
+    await s.createTopic(topic, 200);
+    const memberIds = Array.from({ length: 10 }, (_, i) => s.name(`member-${i}`));
+    const counts = new Map<number, number>();
+    const count = (a: { topicPartitions: Array<{ partitions: number[] }> } | null) => (a ? a.topicPartitions.reduce((n, t) => n + t.partitions.length, 0) : null);
+    const r = await formGroupInOrder({
+      groupId: g,
+      topic,
+      memberIds,
+      heartbeat: async (i, req) => {
+        counts.set(i, (counts.get(i) ?? 0) + 1);
+        const res = await s.send(68, 1, req as never);
+        s.record(`M${i} heartbeat ${counts.get(i)}`, { errorCode: res.errorCode, memberEpoch: res.memberEpoch, assigned: count(res.assignment) });
+        return res;
+      },
+      describe: async () => {
+        const group = (await s.send(69, 1, { groupIds: [g], includeAuthorizedOperations: false } as never)).groups[0]!;
+        s.record('ConsumerGroupDescribe', {
+          groupState: group.groupState,
+          groupEpoch: group.groupEpoch,
+          assignmentEpoch: group.assignmentEpoch,
+          members: memberIds.map((id) => group.members.find((m) => m.memberId === id)).map((m) => m && [m.memberEpoch, count(m.assignment), count(m.targetAssignment)]),
+        });
+        return group;
+      },
+    });
+    s.record('heartbeats per member, interval rounds, member epochs', [r.heartbeatsPerMember, r.intervalRounds, r.memberEpochs]);
   });
 });
 

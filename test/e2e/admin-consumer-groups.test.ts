@@ -6,24 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.js';
 import { kafkaClient } from '../support/kafkajs.js';
 import { KIP848_CONFIG, rawTwoMemberGroup } from '../support/kip848-group.js';
-import { OPENAPI_DOCUMENT } from '../../src/admin/openapi.js';
+import { documentedKeys, getJson as get } from '../support/admin-http.js';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function get(base: string, path: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${path}`);
-  return { status: res.status, body: await res.json() };
-}
-
-/** The documented properties of a schema (every one is required in these schemas). */
-function documentedKeys(name: string): string[] {
-  const schema = (OPENAPI_DOCUMENT.components.schemas as unknown as Record<string, { required: readonly string[]; properties: Record<string, unknown> }>)[name]!;
-  expect([...schema.required].sort()).toEqual(Object.keys(schema.properties).sort());
-  return [...schema.required].sort();
-}
 
 describe('admin API: KIP-848 consumer groups', () => {
   it('lists and describes a consumer group: epochs, assignor, members, subscriptions, assignments, targets, offsets and lag', async () => {
@@ -105,6 +93,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       assignor: 'uniform',
       members: [member(a, 'client-a', [0, 1]), member(b, 'client-b', [2])],
       offsets: [offset(0, 1, a), offset(1, 3, a), offset(2, 2, b)],
+      pendingTransactionalOffsets: [],
       totalLag: 3,
       sharePartitions: null,
     });

@@ -25,10 +25,11 @@ async function http(base: string, method: string, path: string, body?: unknown):
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-async function findCoordinator(port: number, group: string): Promise<number> {
+/** FindCoordinator v3 for a group (key type 0) or a transactional id (1). */
+async function findCoordinator(port: number, group: string, keyType = 0): Promise<number> {
   const raw = await RawClient.connect(port);
   try {
-    const res = await raw.send(10, 3, { ...defaultFindCoordinatorRequest(), key: group, keyType: 0 });
+    const res = await raw.send(10, 3, { ...defaultFindCoordinatorRequest(), key: group, keyType });
     return res.nodeId;
   } finally {
     raw.socket.destroy();
@@ -105,6 +106,12 @@ describe('cluster control surfaces', () => {
     const to = from === 3 ? 1 : from + 1;
     expect(await cli('cluster', 'move-coordinator', '--group', 'cg', '--broker', String(to))).toEqual({ groupId: 'cg', previous: from, coordinator: to });
     expect(await findCoordinator(ports.get(from)!, 'cg')).toBe(to);
+    const txFrom = await findCoordinator(server.port, 'ctx', 1);
+    const txTo = txFrom === 3 ? 1 : txFrom + 1;
+    expect(await cli('cluster', 'move-coordinator', '--transactional-id', 'ctx', '--broker', String(txTo))).toEqual({ transactionalId: 'ctx', previous: txFrom, coordinator: txTo });
+    expect(await findCoordinator(ports.get(txFrom)!, 'ctx', 1)).toBe(txTo);
+    expect((await cli('cluster', 'describe')).transactionCoordinatorOverrides).toEqual({ ctx: txTo });
+    await expect(run(process.execPath, [CLI, 'cluster', 'move-coordinator', '--broker', '1', '--admin', admin])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--transactional-id') });
 
     expect((await cli('cluster', 'load-in-progress', '--all', '--duration', '2000')).groupId).toBeNull();
     const stopped = await cli('cluster', 'stop-broker', String(to));

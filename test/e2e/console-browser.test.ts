@@ -170,6 +170,17 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect((await rows(page, 'rules'))[0]!.slice(0, 6)).toEqual([rule!.id, `api=OffsetCommit group=${GROUP} topic=${TOPIC}`, 'error error=COORDINATOR_LOAD_IN_PROGRESS', '1', '1', 'exhausted']);
     await page.locator('#requests').getByText('COORDINATOR_LOAD_IN_PROGRESS').first().waitFor({ timeout: UI_TIMEOUT });
     await page.screenshot({ path: join(SHOTS, 'faults.png'), fullPage: true });
+    // A group whose offsets wait in an open transaction: the group page lists them with their transactional id.
+    const txProducer = kafkaClient(server.bootstrap, 'console-txn').producer({ transactionalId: 'console-tx', idempotent: true, maxInFlightRequests: 1 });
+    await txProducer.connect();
+    const txn = await txProducer.transaction();
+    await txn.sendOffsets({ consumerGroupId: 'console-txn-group', topics: [{ topic: TOPIC, partitions: [{ partition: 1, offset: '2' }] }] });
+    await page.evaluate(() => (location.hash = '#/groups/console-txn-group'));
+    await page.locator('#pending-offsets').getByText('console-tx').waitFor({ timeout: UI_TIMEOUT });
+    const producerId = String(server.broker.transactions.get('console-tx')!.producerId);
+    expect(await rows(page, 'pending-offsets')).toEqual([[TOPIC, '1', '2', 'console-tx', producerId]]);
+    await txn.abort();
+    await txProducer.disconnect();
     // A hand-typed hash with a bare '%' (not a valid escape) names that group literally.
     await page.evaluate(() => (location.hash = '#/groups/50%off'));
     await page.locator('#group-id').getByText('50%off', { exact: true }).waitFor({ timeout: UI_TIMEOUT });

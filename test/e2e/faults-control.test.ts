@@ -8,6 +8,7 @@ import { groupConsumer, kafkaClient, waitFor } from '../support/kafkajs.js';
 import { RawClient } from '../support/raw-client.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
 import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 
 /** The HTTP admin API and the CLI drive the same fault model as the programmatic API. */
 
@@ -109,6 +110,15 @@ describe('control surfaces', () => {
     expect(listed.map((f: { id: string; fired: number }) => [f.id, f.fired])).toEqual([['boot', 1], ['f1', 1]]);
     const requests = await cli('requests', '--api', 'OffsetCommit', '--group', 'gc');
     expect(requests.requests[0]).toMatchObject({ api: 'OffsetCommit', group: 'gc', error: 'OFFSET_METADATA_TOO_LARGE', faults: ['f1'] });
+
+    // A transactional id: the rule fails EndTxn for that id only; the request log filters on it.
+    const txRule = await cli('faults', 'add', '--api', 'EndTxn', '--transactional-id', 'tx-c', '--error', 'CONCURRENT_TRANSACTIONS');
+    expect(txRule).toMatchObject({ id: 'f2', match: { api: 'EndTxn', transactionalId: 'tx-c' }, action: { type: 'error', errorCode: 51 } });
+    const endTxn = (transactionalId: string) => client.send(26, 4, { transactionalId, producerId: 5n, producerEpoch: 0, committed: true });
+    expect((await endTxn('tx-other')).errorCode).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    expect((await endTxn('tx-c')).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
+    expect((await cli('requests', '--transactional-id', 'tx-c')).requests.map((r: { api: string; error: string; faults: string[] }) => [r.api, r.error, r.faults])).toEqual([['EndTxn', 'CONCURRENT_TRANSACTIONS', ['f2']]]);
+    expect(await cli('faults', 'remove', 'f2')).toEqual({ removed: 'f2' });
 
     const before = await cli('clock', 'now');
     expect(before.mode).toBe('manual');

@@ -7,7 +7,6 @@
  * The binary is $KMC_FRANZ_GO_BIN if set, else test/support/provision.ts builds it with `go build`
  * into .tmp/bin (modules come from the Go module proxy on first use); without Go the suite is skipped.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,82 +16,12 @@ import {
   runGroupResumeScenario,
   writeApiVersions,
   type ClientDriver,
-  type ClientRecord,
   type GroupProtocol,
-  type PartitionOffset,
 } from './clients/group-resume.js';
-import { clients } from '../support/clients.js';
+import { FRANZ_GO_BINARY as BINARY, runFranzGo as runGo } from '../support/franz-go.js';
 
 const GO_DIR = join(REPO_ROOT, 'test', 'clients', 'go');
-const DEFAULT_BIN = join(REPO_ROOT, '.tmp', 'bin', 'kmc-franz-go');
 const FRANZ_GO_VERSION = /github\.com\/twmb\/franz-go (v\S+)/.exec(readFileSync(join(GO_DIR, 'go.mod'), 'utf8'))?.[1] ?? 'unknown';
-
-interface RunOutput {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Async spawn: the server runs in this process's event loop, so never spawnSync while it serves. */
-function run(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<RunOutput> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${options.timeoutMs} ms\n`;
-      child.kill('SIGKILL');
-    }, options.timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run ${cmd}: ${err.message}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
-}
-
-/** The binary test/support/provision.ts built (or $KMC_FRANZ_GO_BIN); null without Go here. */
-const BINARY = clients().franzGo;
-
-interface GoResult {
-  ok: boolean;
-  stage: string;
-  error?: string;
-  produced?: Record<string, number>;
-  records?: ClientRecord[];
-  committed?: Array<PartitionOffset & { error: string | null }>;
-  clientCommitted?: PartitionOffset[];
-  franzGo?: string;
-}
-
-function lastJson(stdout: string): GoResult | null {
-  for (const line of stdout.trim().split('\n').reverse()) {
-    if (!line.startsWith('{')) continue;
-    try {
-      return JSON.parse(line) as GoResult;
-    } catch {
-      // keep looking
-    }
-  }
-  return null;
-}
-
-async function runGo(args: string[]): Promise<GoResult> {
-  const out = await run(BINARY!, [...args, '-timeout', '40s'], { timeoutMs: 50_000 });
-  const result = lastJson(out.stdout);
-  if (result === null || !result.ok || out.code !== 0) {
-    throw new Error(
-      `franz-go ${args.join(' ')} failed at stage '${result?.stage ?? '?'}': ${result?.error ?? 'no JSON result'} (exit ${out.code})\n` +
-        `stdout:\n${out.stdout}\nstderr:\n${out.stderr.slice(-8000)}`,
-    );
-  }
-  return result;
-}
 
 const driver: ClientDriver = {
   clientIdPrefix: 'kmc-franz-go',

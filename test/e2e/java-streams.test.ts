@@ -5,15 +5,14 @@
  * empty state directory and restores its counts from the changelog, and purges its repartition topic
  * with DeleteRecords.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
-import { describeJava, javaClasspath } from '../support/java.js';
+import { describeJava } from '../support/java.js';
 import { startTestServer } from '../support/server.js';
 import { kafkaClient, waitFor } from '../support/kafkajs.js';
+import { startWordCount } from '../support/word-count.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -28,29 +27,6 @@ async function until(predicate: () => boolean, what: string, context: () => stri
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-/** A running WordCount JVM: its events as they come, and a clean stop (closing stdin). */
-function startWordCount(bootstrap: string, stateDir: string): { events: Array<Record<string, unknown>>; stop: () => Promise<void>; output: () => string } {
-  const child: ChildProcess = spawn('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', javaClasspath!, 'kmc.WordCount', bootstrap, 'wc-input', 'wc-output', stateDir], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const events: Array<Record<string, unknown>> = [];
-  let stderr = '';
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    if (line.startsWith('{')) events.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const kill = setTimeout(() => child.kill('SIGKILL'), 170_000);
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    child.stdin!.end();
-    await exited;
-    clearTimeout(kill);
-  };
-  cleanups.push(stop);
-  return { events, stop, output: () => `events: ${JSON.stringify(events)}\nstderr: ${stderr.slice(-4000)}` };
-}
 
 describeJava('Kafka Streams', () => {
   it('word count with a repartition and a changelog: right counts, restored after a restart from the changelog, repartition records purged', async () => {
@@ -78,7 +54,7 @@ describeJava('Kafka Streams', () => {
     const stateB = mkdtempSync(join(tmpdir(), 'kmc-streams-b-'));
     cleanups.push(() => { rmSync(stateA, { recursive: true, force: true }); rmSync(stateB, { recursive: true, force: true }); });
 
-    const first = startWordCount(server.bootstrap, stateA);
+    const first = startWordCount(cleanups, server.bootstrap, { input: 'wc-input', output: 'wc-output' }, stateA);
     await until(() => first.events.some((e) => e['state'] === 'RUNNING'), 'the first instance to run', first.output);
     await producer.send({ topic: 'wc-input', messages: [{ key: 'l1', value: 'Hello world' }, { key: 'l2', value: 'hello Kafka Streams' }, { key: 'l3', value: 'the world' }] });
     const firstCounts = { hello: 2, world: 2, kafka: 1, streams: 1, the: 1 };
@@ -97,7 +73,7 @@ describeJava('Kafka Streams', () => {
     });
 
     // A second instance with an empty state directory restores the counts from the changelog.
-    const second = startWordCount(server.bootstrap, stateB);
+    const second = startWordCount(cleanups, server.bootstrap, { input: 'wc-input', output: 'wc-output' }, stateB);
     await until(() => second.events.some((e) => e['state'] === 'RUNNING'), 'the second instance to run', second.output);
     await producer.send({ topic: 'wc-input', messages: [{ key: 'l4', value: 'hello again world' }] });
     await until(() => countsAre({ hello: 3, again: 1, world: 3 }), 'the counts after the restart', () => `${JSON.stringify(Object.fromEntries(counts), (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}\n${second.output()}`);

@@ -1,7 +1,10 @@
 /**
  * Kafka 4.3.1's `kafka-transactions` tool (`org.apache.kafka.tools.TransactionsCommand`) against
  * the server: `list` and `describe` of a kafkajs transaction left open, and `describe` of an
- * unknown id. Needs Kafka's jars (test/support/provision.ts; skipped without java and mvn).
+ * unknown id; `describe-producers`, `find-hanging` and `abort` of a transaction its coordinator does
+ * not know (a hanging transaction: a transactional batch written without the coordinator), and
+ * `forceTerminateTransaction` of an open kafkajs transaction. Needs Kafka's jars
+ * (test/support/provision.ts; skipped without java and mvn).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -9,6 +12,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clients } from '../support/clients.js';
 import { startTestServer } from '../support/server.js';
 import { kafkaClient } from '../support/kafkajs.js';
+import { RawClient } from '../support/raw-client.js';
+import { batchOf, createTopic, logOnly, produce } from '../support/raw-transactions.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { txnStateName } from '../../src/transactions/transaction-state.js';
 
 const LIBS = clients().kafkaLibs;
 const run = promisify(execFile);
@@ -59,5 +66,55 @@ describe.skipIf(LIBS === null)("Kafka's kafka-transactions tool", () => {
       lines: ["Failed to describe transaction state of transactional-id `nope`: DescribeTransactions request for transactionalId `nope` failed because the ID could not be found. Enable debug logging for additional detail."],
     });
     await txn.commit();
+  });
+
+  it('describe-producers, find-hanging and abort a hanging transaction; forceTerminateTransaction aborts an open one', async () => {
+    // The Produce path's check against the coordinator is off: the raw batch below opens a
+    // transaction on the partition that no coordinator knows, as a hanging transaction does.
+    const server = logOnly(await startTestServer());
+    cleanups.push(() => server.stop());
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    await createTopic(raw, 'hang-out');
+    // Its batch timestamp (2023) makes it older than find-hanging's 15 minutes.
+    const appended = await produce(raw, 'hang-out', 'ghost', batchOf({ producerId: 4242n, producerEpoch: 3, baseSequence: 0, count: 3, transactional: true }));
+    expect(appended.errorCode).toBe(ErrorCode.NONE);
+
+    const producers = await transactionsTool(server.bootstrap, ['describe-producers', '--topic', 'hang-out', '--partition', '0']);
+    expect(producers).toEqual({
+      code: 0,
+      lines: ['ProducerId ProducerEpoch LatestCoordinatorEpoch LastSequence LastTimestamp CurrentTransactionStartOffset', '4242 3 -1 2 1700000000000 0'],
+    });
+    const hanging = await transactionsTool(server.bootstrap, ['find-hanging', '--topic', 'hang-out']);
+    expect(hanging.code).toBe(0);
+    expect(hanging.lines[0]).toBe('Topic Partition ProducerId ProducerEpoch CoordinatorEpoch StartOffset LastTimestamp Duration(min)');
+    expect(hanging.lines.slice(1).map((l) => l.split(' ').slice(0, 7))).toEqual([['hang-out', '0', '4242', '3', '-1', '0', '1700000000000']]);
+
+    const partition = server.broker.topics.get('hang-out')!.partition(0)!;
+    expect(partition.lastStableOffset).toBe(0n);
+    expect(await transactionsTool(server.bootstrap, ['abort', '--topic', 'hang-out', '--partition', '0', '--start-offset', '0'])).toEqual({ code: 0, lines: [] });
+    // The ABORT marker at offset 3: the last stable offset moves to the end of the log.
+    expect([partition.lastStableOffset, partition.highWatermark]).toEqual([4n, 4n]);
+    // Nothing hangs now: the table's header and no row.
+    expect((await transactionsTool(server.bootstrap, ['find-hanging', '--topic', 'hang-out'])).lines).toEqual([hanging.lines[0]]);
+
+    // forceTerminateTransaction (Admin.forceTerminateTransaction: InitProducerId for the id): the
+    // open kafkajs transaction is aborted (its ABORT marker written), the id left Empty with a
+    // newer epoch, and the producer fenced.
+    const kafka = kafkaClient(server.bootstrap, 'kmc-txn-tool');
+    const producer = kafka.producer({ transactionalId: 'tool-ft', idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    cleanups.push(() => producer.disconnect());
+    const txn = await producer.transaction();
+    await txn.send({ topic: 'hang-out', messages: [{ value: 'open' }] });
+    const open = server.broker.transactions.get('tool-ft')!;
+    const before = open.producerEpoch;
+    expect(txnStateName(open.state)).toBe('Ongoing');
+    expect(await transactionsTool(server.bootstrap, ['forceTerminateTransaction', '--transactionalId', 'tool-ft'])).toEqual({ code: 0, lines: [] });
+    await server.broker.transactions.flush();
+    const after = server.broker.transactions.get('tool-ft')!;
+    expect([txnStateName(after.state), after.producerEpoch > before]).toEqual(['Empty', true]);
+    expect([partition.lastStableOffset, partition.highWatermark]).toEqual([6n, 6n]);
+    await expect(txn.send({ topic: 'hang-out', messages: [{ value: 'late' }] })).rejects.toThrow();
   });
 });

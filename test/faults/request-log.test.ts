@@ -21,6 +21,7 @@ function request(i: number, overrides: Partial<ArrivedRequest> = {}): ArrivedReq
     groups: [`g${i % 2}`],
     memberId: null,
     topics: ['t'],
+    transactionalId: i % 3 === 0 ? 'tx-a' : null,
     ...overrides,
   };
 }
@@ -36,6 +37,7 @@ describe('RequestLog', () => {
     expect(log.list({ api: 12 }).map((e) => e.seq)).toEqual([8, 10]);
     expect(log.list({ group: 'g1', sinceSeq: 8 }).map((e) => e.seq)).toEqual([10]);
     expect(log.list({ clientId: 'client-1' }).map((e) => e.seq)).toEqual([8, 11]);
+    expect(log.list({ transactionalId: 'tx-a' }).map((e) => e.seq)).toEqual([10]);
   });
 
   it('numbers on after clear, and holds nothing with capacity 0', () => {
@@ -65,12 +67,12 @@ describe('RequestLog', () => {
     const [listed] = log.list();
     expect(Object.keys(listed!)).toEqual([
       'seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal',
-      'group', 'groups', 'memberId', 'topics', 'error', 'errors', 'faults', 'outcome', 'durationMs',
+      'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs',
     ]);
     expect(listed).toEqual({
       seq: 1, time: '2026-12-02T07:00:00.125Z', api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 0, clientId: 'client-0',
       connectionId: 'c1', principal: 'User:ANONYMOUS', group: 'a', groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'],
-      error: 'REBALANCE_IN_PROGRESS', errors: ['REBALANCE_IN_PROGRESS'], faults: ['f1', 'f2'], outcome: 'response', durationMs: 3,
+      transactionalId: 'tx-a', error: 'REBALANCE_IN_PROGRESS', errors: ['REBALANCE_IN_PROGRESS'], faults: ['f1', 'f2'], outcome: 'response', durationMs: 3,
     });
     expect(JSON.parse(JSON.stringify(entry))).toEqual(listed);
     // A copy: changing it changes nothing held.

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { clients } from './clients.js';
+import { runProcess, type ProcessOutput } from './process.js';
 
 /**
  * The Python that runs the librdkafka (confluent-kafka) and kafka-python test clients, with the
@@ -12,27 +12,9 @@ export const python = clients().python;
  * Runs the test-client Python asynchronously (the server under test may live in this process's
  * event loop, so never spawnSync while it runs); kills it after `timeoutMs`.
  */
-export function runPython(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    if (python === null) throw new Error('no Python test clients were provisioned (see the provision lines above the test results)');
-    const child = spawn(python.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${timeoutMs} ms\n`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run ${python.bin}: ${err.message}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+export function runPython(args: string[], timeoutMs: number): Promise<ProcessOutput> {
+  if (python === null) return Promise.reject(new Error('no Python test clients were provisioned (see the provision lines above the test results)'));
+  return runProcess(python.bin, args, timeoutMs);
 }
 
 /** What the Python client adapters print as their last JSON line. */

@@ -21,15 +21,21 @@ export function partitionsOf(epochs: EpochAssignment): Assignment {
 }
 
 export function assignmentsEqual(a: Assignment, b: Assignment): boolean {
-  const nonEmpty = (m: Assignment) => [...m].filter(([, s]) => s.size > 0);
-  const ea = nonEmpty(a);
-  if (ea.length !== nonEmpty(b).length) return false;
-  for (const [topicId, parts] of ea) {
+  if (a === b) return true;
+  if (nonEmptyTopics(a) !== nonEmptyTopics(b)) return false;
+  for (const [topicId, parts] of a) {
+    if (parts.size === 0) continue;
     const other = b.get(topicId);
     if (!other || other.size !== parts.size) return false;
     for (const p of parts) if (!other.has(p)) return false;
   }
   return true;
+}
+
+function nonEmptyTopics(a: Assignment): number {
+  let n = 0;
+  for (const parts of a.values()) if (parts.size > 0) n++;
+  return n;
 }
 
 export function epochAssignmentsEqual(a: EpochAssignment, b: EpochAssignment): boolean {

@@ -52,6 +52,11 @@ export class ConsumerGroup {
   metadataExpired = true;
   /** Owner epoch per partition (assigned or pending revocation): `currentPartitionEpoch`. */
   private readonly partitionEpochs = new Map<string, number>();
+  /**
+   * Members per subscribed regex (Kafka's `ConsumerGroup.subscribedRegularExpressions`), kept as
+   * members are updated and removed, so a heartbeat need not walk every member.
+   */
+  private readonly regexCounts = new Map<string, number>();
 
   constructor(readonly groupId: string) {}
 
@@ -71,6 +76,7 @@ export class ConsumerGroup {
     for (const [k, v] of this.staticMembers) copy.staticMembers.set(k, v);
     for (const [k, v] of this.resolvedRegexes) copy.resolvedRegexes.set(k, v);
     for (const [k, v] of this.partitionEpochs) copy.partitionEpochs.set(k, v);
+    for (const [k, v] of this.regexCounts) copy.regexCounts.set(k, v);
     copy.hasLegacyPartitionMetadata = this.hasLegacyPartitionMetadata;
     copy.metadataExpired = true;
     return copy;
@@ -101,6 +107,16 @@ export class ConsumerGroup {
     return this.targetAssignment.get(memberId) ?? new Map();
   }
 
+  /** The regexes the members subscribe to, with how many members subscribe to each (none: not listed). */
+  get subscribedRegularExpressions(): ReadonlyMap<string, number> {
+    return this.regexCounts;
+  }
+
+  /** `ConsumerGroup.numSubscribedMembers(regex)`. */
+  numSubscribedMembers(regex: string): number {
+    return this.regexCounts.get(regex) ?? 0;
+  }
+
   /** -1 when no member holds the partition. */
   currentPartitionEpoch(topicId: string, partition: number): number {
     return this.partitionEpochs.get(key(topicId, partition)) ?? -1;
@@ -109,6 +125,10 @@ export class ConsumerGroup {
   updateMember(member: ConsumerGroupMember): void {
     const old = this.members.get(member.memberId);
     if (old) this.releasePartitions(old);
+    if (old?.subscribedTopicRegex !== member.subscribedTopicRegex) {
+      this.countRegex(old?.subscribedTopicRegex ?? '', -1);
+      this.countRegex(member.subscribedTopicRegex, 1);
+    }
     this.members.set(member.memberId, member);
     if (old?.instanceId && old.instanceId !== member.instanceId && this.staticMembers.get(old.instanceId) === member.memberId) {
       this.staticMembers.delete(old.instanceId);
@@ -121,8 +141,16 @@ export class ConsumerGroup {
     const old = this.members.get(memberId);
     if (!old) return;
     this.releasePartitions(old);
+    this.countRegex(old.subscribedTopicRegex, -1);
     this.members.delete(memberId);
     if (old.instanceId !== null && this.staticMembers.get(old.instanceId) === memberId) this.staticMembers.delete(old.instanceId);
+  }
+
+  private countRegex(regex: string, delta: number): void {
+    if (regex === '') return;
+    const n = (this.regexCounts.get(regex) ?? 0) + delta;
+    if (n > 0) this.regexCounts.set(regex, n);
+    else this.regexCounts.delete(regex);
   }
 
   private holdPartitions(m: ConsumerGroupMember): void {

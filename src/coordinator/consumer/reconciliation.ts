@@ -31,6 +31,22 @@ import { updateTargetAssignment } from './target-assignment.js';
  * With `stopWhenStale` (a classic JoinGroup that downgrades the group), a group epoch above the
  * target epoch ends it after step 1 (no target, no reconciliation), as Kafka 4.3's
  * `classicGroupJoinToConsumerGroup` does.
+ *
+ * How a group converges, as in Kafka 4.3.1 (checked answer by answer against a 4.3.1 broker,
+ * test/e2e/consumer-group-formation.test.ts and the conformance suite): every join (any change of
+ * subscribed topic names) bumps the group epoch, one epoch per join. The heartbeat that bumped it
+ * computes the new target at once when `group.consumer.assignment.interval.ms` has passed since
+ * the last target was computed (always with 0); otherwise nothing is scheduled: the first heartbeat
+ * of any member after the interval computes it, for the group epoch of that moment. A member moves
+ * only on its own heartbeats: it first gives up what the target takes away (staying at its epoch
+ * until it reports no longer owning it), then moves to the target epoch with the partitions nobody
+ * holds; the rest come on a later heartbeat, once their owners released them. The answer carries
+ * the assignment only when it changed (or on a join or full request), and the client acknowledges
+ * a new assignment at once. So N members joining together, interval 0: N epochs, 4 heartbeats per
+ * member that gets partitions (join, acknowledgement, the heartbeat an interval later that brings
+ * the partitions the first member released, acknowledgement); with Kafka's defaults (interval 1 s,
+ * heartbeat 5 s) the joins after the first reconcile to the first target's epoch (2) with nothing,
+ * and it takes 5 heartbeats and two heartbeat intervals.
  */
 export function updateAndReconcile(
   ctx: ConsumerContext,

@@ -180,7 +180,7 @@ export class RegexRefresher implements RegexSubscriptions {
     // Record 16's key holds the regex as a non-flexible string (int16 length): a longer regex
     // cannot be written, so Kafka's write of this batch fails and is rolled back. We check before
     // applying anything, as we cannot roll back.
-    const unwritable = [...resolved.keys()].find((regex) => numSubscribedMembers(group, regex) > 0 && Buffer.byteLength(regex, 'utf8') > MAX_KEY_STRING_BYTES);
+    const unwritable = [...resolved.keys()].find((regex) => group.numSubscribedMembers(regex) > 0 && Buffer.byteLength(regex, 'utf8') > MAX_KEY_STRING_BYTES);
     if (unwritable !== undefined) {
       this.ctx.log.error({ groupId, regexLength: unwritable.length }, 'a regular expression is too long for its record key; the resolution is not written');
       return [];
@@ -189,7 +189,7 @@ export class RegexRefresher implements RegexSubscriptions {
     const emit = this.ctx.store.emitInto(records);
     let bumpGroupEpoch = false;
     for (const [regex, topics] of [...resolved].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (numSubscribedMembers(group, regex) === 0) continue;
+      if (group.numSubscribedMembers(regex) === 0) continue;
       const previous = group.resolvedRegexes.get(regex)?.topics ?? [];
       if (!sameTopics(previous, topics)) bumpGroupEpoch = true;
       emit({ kind: 'cg-regex', groupId, regex, value: { topics, version, timestamp: BigInt(now) } });
@@ -220,20 +220,14 @@ export function throwIfNewSubscribedTopicRegexIsInvalid(group: ConsumerGroup, me
 }
 
 /** `ConsumerGroup.subscribedRegularExpressions()` before the heartbeat: `member` counts with its old regex. */
-function subscribedRegexesBefore(group: ConsumerGroup, member: ConsumerGroupMember): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const m of group.members.values()) {
-    const regex = m.memberId === member.memberId ? member.subscribedTopicRegex : m.subscribedTopicRegex;
-    if (regex !== '') counts.set(regex, (counts.get(regex) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/** `ConsumerGroup.numSubscribedMembers(regex)`. */
-function numSubscribedMembers(group: ConsumerGroup, regex: string): number {
-  let n = 0;
-  for (const m of group.members.values()) if (m.subscribedTopicRegex === regex) n++;
-  return n;
+function subscribedRegexesBefore(group: ConsumerGroup, member: ConsumerGroupMember): ReadonlyMap<string, number> {
+  const counts = group.subscribedRegularExpressions;
+  const now = group.members.get(member.memberId)?.subscribedTopicRegex;
+  if (now === undefined || now === member.subscribedTopicRegex) return counts;
+  const before = new Map(counts);
+  if (now !== '') decrement(before, now);
+  if (member.subscribedTopicRegex !== '') before.set(member.subscribedTopicRegex, (before.get(member.subscribedTopicRegex) ?? 0) + 1);
+  return before;
 }
 
 /**

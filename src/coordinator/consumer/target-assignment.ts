@@ -15,8 +15,12 @@ export function updateTargetAssignment(ctx: ConsumerContext, group: ConsumerGrou
   const assignor = (assignorName !== null ? ctx.assignors.byName.get(assignorName) : undefined) ?? ctx.assignors.defaultAssignor;
   const specs = new Map<string, AssignmentMemberSpec>();
   const topicCounts = new Map<string, number>();
+  // Members mostly share one subscription: its topic ids are looked up once (the assignors only read them).
+  const idsBySubscription = new Map<string, ReadonlySet<string>>();
   for (const m of group.members.values()) {
-    const ids = subscribedTopicIds(ctx, group, m);
+    const subscription = `${m.subscribedTopicRegex}\u0000${m.subscribedTopicNames.join('\u0000')}`;
+    let ids = idsBySubscription.get(subscription);
+    if (ids === undefined) idsBySubscription.set(subscription, (ids = subscribedTopicIds(ctx, group, m)));
     for (const id of ids) topicCounts.set(id, (topicCounts.get(id) ?? 0) + 1);
     specs.set(m.memberId, {
       memberId: m.memberId,

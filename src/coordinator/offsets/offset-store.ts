@@ -172,6 +172,13 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
     return out;
   }
 
+  /** Every pending transactional offset of a producer, by group (the admin API's view of a transaction). */
+  pendingOffsetsOfProducer(producerId: bigint): Array<{ groupId: string; topic: string; partition: number; offset: CommittedOffset }> {
+    const out: Array<{ groupId: string; topic: string; partition: number; offset: CommittedOffset }> = [];
+    for (const [groupId, entries] of this.pending.get(producerId) ?? []) for (const e of entries.values()) out.push({ groupId, ...e });
+    return out;
+  }
+
   // ---- writes ---------------------------------------------------------------------------------
 
   /**

@@ -4,12 +4,19 @@
 //
 //	kmc-franz-go -mode produce -bootstrap localhost:9092 -topic t -count 20 -partitions 3 -key-prefix a
 //	kmc-franz-go -mode consume -bootstrap localhost:9092 -topic t -group g -protocol consumer -count 20
+//	kmc-franz-go -mode etl -bootstrap localhost:9092 -topic in -out out -group g -txn-id tx -count 30 -abort-first
 //
 // produce: message i goes to partition i % partitions, keyed "<key-prefix>-i", value "value-i".
 // consume: joins group g (protocol classic: JoinGroup/SyncGroup; protocol consumer: KIP-848
 // ConsumerGroupHeartbeat), polls until it has `count` records (then polls `-linger` longer to catch
 // extra deliveries), commits what it polled, reads the committed offsets back with OffsetFetch
 // through the same client, and closes (leaving the group).
+// etl: consume-transform-produce with a GroupTransactSession (transactional id `-txn-id`, group g,
+// read_committed): each poll's records go to `-out` (same partition and key, value "etl:<value>")
+// in one transaction that also commits the group's offsets; with -abort-first the first transaction
+// is aborted on purpose (the session rewinds to the committed offsets and the records come again).
+// It stops once `count` inputs were transformed in committed transactions, and reports them
+// (`records`) and the aborted ones (`aborted`).
 package main
 
 import (
@@ -54,6 +61,8 @@ type result struct {
 	Assigned   [][]int32         `json:"assigned,omitempty"`
 	Committed  []partitionOffset `json:"committed,omitempty"`
 	ClientView []partitionOffset `json:"clientCommitted,omitempty"`
+	Aborted    []record          `json:"aborted,omitempty"`
+	Txns       int               `json:"transactions,omitempty"`
 	GroupEpoch int32             `json:"memberEpochOrGeneration"`
 	MemberID   string            `json:"memberId,omitempty"`
 	FranzGo    string            `json:"franzGo"`
@@ -73,7 +82,7 @@ func franzGoVersion() string {
 
 func main() {
 	var (
-		mode      = flag.String("mode", "consume", "produce | consume")
+		mode      = flag.String("mode", "consume", "produce | consume | etl")
 		bootstrap = flag.String("bootstrap", "", "seed broker HOST:PORT")
 		topic     = flag.String("topic", "", "topic")
 		group     = flag.String("group", "", "consumer group id (consume)")
@@ -85,6 +94,9 @@ func main() {
 		timeout   = flag.Duration("timeout", 30*time.Second, "time limit for the whole run")
 		linger    = flag.Duration("linger", 1500*time.Millisecond, "consume: keep polling this long after `count` records to catch extra deliveries")
 		verbose   = flag.Bool("v", false, "kgo debug logging to stderr")
+		out       = flag.String("out", "", "etl: the output topic")
+		txnID     = flag.String("txn-id", "", "etl: transactional.id")
+		abort1    = flag.Bool("abort-first", false, "etl: abort the first transaction on purpose")
 	)
 	flag.Parse()
 
@@ -127,6 +139,12 @@ func main() {
 		}
 		res.Protocol = *protocol
 		consume(ctx, res, opts, *topic, *group, *count, *linger)
+	case "etl":
+		if *group == "" || *out == "" || *txnID == "" {
+			fail(res, errors.New("etl needs -group, -out and -txn-id"))
+		}
+		res.Protocol = *protocol
+		etl(ctx, res, opts, *topic, *out, *group, *txnID, *count, *abort1)
 	default:
 		fail(res, fmt.Errorf("unknown -mode %q", *mode))
 	}
@@ -286,6 +304,81 @@ func consume(ctx context.Context, res *result, opts []kgo.Opt, topic, group stri
 	res.Stage = "close"
 	cl.Close() // leaves the group (LeaveGroup, or a ConsumerGroupHeartbeat with member epoch -1)
 	closed = true
+}
+
+func etl(ctx context.Context, res *result, opts []kgo.Opt, in, out, group, txnID string, count int, abortFirst bool) {
+	res.Stage = "etl"
+	opts = append(opts,
+		kgo.TransactionalID(txnID),
+		kgo.TransactionTimeout(60*time.Second),
+		kgo.ConsumerGroup(group),
+		kgo.ConsumeTopics(in),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerBatchCompression(kgo.NoCompression()), // the test reads the output with kafkajs, which has no snappy
+		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.SessionTimeout(10*time.Second),
+		kgo.HeartbeatInterval(500*time.Millisecond),
+	)
+	sess, err := kgo.NewGroupTransactSession(opts...)
+	if err != nil {
+		fail(res, err)
+	}
+	defer sess.Close()
+
+	var committed, aborted []*kgo.Record
+	for len(committed) < count {
+		pctx, pcancel := context.WithTimeout(ctx, 250*time.Millisecond)
+		fetches := sess.PollFetches(pctx)
+		pcancel()
+		if ctx.Err() != nil {
+			res.Records, res.Aborted = toRecords(committed), toRecords(aborted)
+			fail(res, fmt.Errorf("etl: %d of %d records transformed before the time limit", len(committed), count))
+		}
+		recs := fetches.Records()
+		if len(recs) == 0 {
+			continue
+		}
+		if err := sess.Begin(); err != nil {
+			fail(res, fmt.Errorf("begin: %w", err))
+		}
+		var produceMu sync.Mutex
+		var produceErrs []error
+		for _, r := range recs {
+			outRec := &kgo.Record{Topic: out, Partition: r.Partition, Key: r.Key, Value: append([]byte("etl:"), r.Value...)}
+			sess.Produce(ctx, outRec, func(_ *kgo.Record, err error) {
+				if err != nil && !errors.Is(err, kgo.ErrAborting) {
+					produceMu.Lock()
+					produceErrs = append(produceErrs, err)
+					produceMu.Unlock()
+				}
+			})
+		}
+		// Flushed first, so that an aborted transaction's records are in the log too (End would
+		// otherwise drop the ones still buffered).
+		if err := sess.Client().Flush(ctx); err != nil {
+			fail(res, fmt.Errorf("flush: %w", err))
+		}
+		wantCommit := !(abortFirst && res.Txns == 0)
+		ok, err := sess.End(ctx, kgo.TransactionEndTry(wantCommit))
+		res.Txns++
+		if err != nil {
+			fail(res, fmt.Errorf("end transaction %d: %w", res.Txns, err))
+		}
+		produceMu.Lock()
+		if len(produceErrs) > 0 {
+			fail(res, fmt.Errorf("transactional produce: %v", produceErrs))
+		}
+		produceMu.Unlock()
+		if ok {
+			committed = append(committed, recs...)
+		} else {
+			aborted = append(aborted, recs...)
+		}
+	}
+	res.Records, res.Aborted = toRecords(committed), toRecords(aborted)
+	res.Stage = "close"
 }
 
 func kerrOf(code int16) error {

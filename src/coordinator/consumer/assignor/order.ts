@@ -49,14 +49,14 @@ export class Orderer {
     assignment: ReadonlyMap<string, ReadonlySet<number>>,
   ): Array<[string, ReadonlySet<number>]> {
     const entries = [...assignment.entries()];
-    if (!this.java) return entries;
+    if (!this.java || entries.length < 2) return entries;
     return javaHashOrder(entries, (e) => javaUuidHash(e[0]), capacityAfterPuts(entries.length));
   }
 
   /** Iteration order of a partition set of a current assignment. */
   partitionSet(partitions: ReadonlySet<number>): number[] {
     const ps = [...partitions];
-    return this.java ? javaHashOrder(ps, javaIntHash, capacityForCopy(ps.length)) : ps;
+    return this.java && ps.length > 1 ? javaHashOrder(ps, javaIntHash, capacityForCopy(ps.length)) : ps;
   }
 }
 

@@ -116,6 +116,9 @@ export function assignUniformHomogeneous(
 
   const target = new Map<string, Map<string, Set<number>>>();
   const unfilled: UnfilledMember[] = [];
+  // Members whose assignment this run revokes from or adds to; the others keep their input
+  // assignment as it is (Kafka hands back the member's immutable map uncopied).
+  const changed = new Set<string>();
 
   // Revoke what is not subscribed, over quota, or (rack strategy) off-rack.
   for (const memberId of memberIds) {
@@ -128,7 +131,10 @@ export function assignUniformHomogeneous(
       quotaHasExtra = true;
     }
     for (const [topicId, partitions] of orderer.assignmentEntries(member.assignedPartitions)) {
-      if (!subscribed.has(topicId)) continue; // the whole topic is revoked
+      if (!subscribed.has(topicId)) {
+        if (partitions.size > 0) changed.add(memberId);
+        continue; // the whole topic is revoked
+      }
       if (partitions.size <= quota && !useRackStrategy) {
         quota -= partitions.size;
         if (partitions.size > 0) assignment.set(topicId, new Set(partitions));
@@ -144,6 +150,7 @@ export function assignUniformHomogeneous(
           kept.add(partition);
         } else {
           unassigned.push({ topicId, partition });
+          changed.add(memberId);
         }
       }
       if (kept.size > 0) assignment.set(topicId, kept);
@@ -162,6 +169,7 @@ export function assignUniformHomogeneous(
   }
 
   const give = (memberId: string, tp: TopicPartition): void => {
+    changed.add(memberId);
     const assignment = target.get(memberId)!;
     let s = assignment.get(tp.topicId);
     if (s === undefined) assignment.set(tp.topicId, (s = new Set()));
@@ -216,12 +224,26 @@ export function assignUniformHomogeneous(
   }
   if (next < unassigned.length) throw new PartitionAssignorError('Partitions were left unassigned');
 
-  return { members: finish(target) };
+  return { members: finish(target, group, changed) };
 }
 
-function finish(target: Map<string, Map<string, Set<number>>>): Map<string, Map<string, Set<number>>> {
+/**
+ * The output form (partitions ascending, no empty topics). A member nothing was revoked from or
+ * added to gets its input assignment object back when it is already in that form, so callers can
+ * tell it unchanged by identity.
+ */
+function finish(
+  target: Map<string, Map<string, Set<number>>>,
+  group: GroupSpec,
+  changed: ReadonlySet<string>,
+): Map<string, Map<string, Set<number>>> {
   const out = new Map<string, Map<string, Set<number>>>();
   for (const [memberId, assignment] of target) {
+    const input = group.members.get(memberId)!.assignedPartitions;
+    if (!changed.has(memberId) && isOutputForm(input)) {
+      out.set(memberId, input as Map<string, Set<number>>);
+      continue;
+    }
     const m = new Map<string, Set<number>>();
     for (const [topicId, ps] of assignment) {
       if (ps.size > 0) m.set(topicId, new Set([...ps].sort((a, b) => a - b)));
@@ -229,4 +251,17 @@ function finish(target: Map<string, Map<string, Set<number>>>): Map<string, Map<
     out.set(memberId, m);
   }
   return out;
+}
+
+/** Every topic non-empty, partitions ascending. */
+function isOutputForm(assignment: ReadonlyMap<string, ReadonlySet<number>>): boolean {
+  for (const parts of assignment.values()) {
+    if (parts.size === 0) return false;
+    let last = -1;
+    for (const p of parts) {
+      if (p <= last) return false;
+      last = p;
+    }
+  }
+  return true;
 }

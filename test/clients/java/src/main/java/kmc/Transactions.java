@@ -80,7 +80,7 @@ public final class Transactions {
     }
   }
 
-  private static Properties producerProps(String bootstrap, String txnId) {
+  static Properties producerProps(String bootstrap, String txnId) {
     Properties p = new Properties();
     p.putAll(Common.extra());
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -92,7 +92,7 @@ public final class Transactions {
   }
 
   /** Every value of partition 0 from the beginning up to the end offset the isolation level sees. */
-  private static List<String> readAll(String bootstrap, String topic, String isolation) {
+  static List<String> readAll(String bootstrap, String topic, String isolation) {
     Properties p = new Properties();
     p.putAll(Common.extra());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

@@ -13,13 +13,20 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * A Kafka Streams word count (at-least-once): lines of the input topic are split into words,
- * re-keyed by word (a repartition topic) and counted in an in-memory store (whose changelog topic is
- * what a restarted instance restores it from); every new count goes to the output topic. Args:
- * bootstrap input output stateDir. Prints {"event":"state",...} on every state change and
+ * A Kafka Streams word count: lines of the input topic are split into words, re-keyed by word (a
+ * repartition topic) and counted in a store (whose changelog topic is what a restarted instance
+ * restores it from); every new count goes to the output topic. Args: bootstrap input output
+ * stateDir [key=value ...]: each key=value is a Streams setting (`processing.guarantee=exactly_once_v2`,
+ * `producer.transaction.timeout.ms=60000`; at-least-once by default), but for two of ours:
+ * `kmc.store=persistent` counts in RocksDB instead of memory (Streams then keeps its process id, and
+ * so its transactional ids, in the state directory), and `kmc.crash.word=W` makes counting W stop the
+ * stream thread for good after the word's changelog record is sent and before its output record is
+ * (the test then kills the JVM: a crash in the middle of a transaction). Prints
+ * {"event":"state",...} on every state change, {"event":"crashing","word":...} when it stops so, and
  * {"event":"closed"} after a clean close, which starts when stdin closes.
  */
 public final class WordCount {
@@ -36,14 +43,24 @@ public final class WordCount {
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
     p.put(StreamsConfig.consumerPrefix("session.timeout.ms"), 10_000);
     p.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), 500);
+    for (int i = 4; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      p.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
+    String crashWord = (String) p.remove("kmc.crash.word");
+    boolean persistent = "persistent".equals(p.remove("kmc.store"));
+    KeyValueBytesStoreSupplier store = persistent ? Stores.persistentKeyValueStore("counts") : Stores.inMemoryKeyValueStore("counts");
 
     StreamsBuilder builder = new StreamsBuilder();
     builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
         .flatMapValues(line -> Arrays.asList(line.toLowerCase().split("\\W+")))
         .filter((key, word) -> !word.isEmpty())
         .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-        .count(Materialized.<String, Long>as(Stores.inMemoryKeyValueStore("counts")).withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+        .count(Materialized.<String, Long>as(store).withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
         .toStream()
+        .peek((word, count) -> {
+          if (word.equals(crashWord)) stall(word);
+        })
         .to(output, Produced.with(Serdes.String(), Serdes.Long()));
 
     KafkaStreams streams = new KafkaStreams(builder.build(), p);
@@ -55,5 +72,17 @@ public final class WordCount {
     }
     streams.close(Duration.ofSeconds(30));
     Common.emit("closed", Map.of());
+  }
+
+  /** Blocks the stream thread until the JVM is killed: its open transaction stays open. */
+  private static void stall(String word) {
+    Common.emit("crashing", Map.of("word", word));
+    while (true) {
+      try {
+        Thread.sleep(Long.MAX_VALUE);
+      } catch (InterruptedException e) {
+        // keep stalling: only SIGKILL ends this
+      }
+    }
   }
 }

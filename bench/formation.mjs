@@ -1,0 +1,134 @@
+// What the group-formation benchmarks (kip848-formation.mjs, classic-formation.mjs) share: one
+// group's formation (member waits a stable group releases at once, a time limit), and the loop that forms a group of each size on a
+// fresh instance of each server after unmeasured warm-up groups.
+import { randomUUID } from 'node:crypto';
+import { envInt, envList, processCpuMs, stopChild } from './lib.mjs';
+import { PEERS, createTopic, startServerWithTopics } from './peers.mjs';
+
+/**
+ * The options both formation benchmarks take from `<prefix>_MEMBERS` (100; a list), `_PARTITIONS`
+ * (200), `_HEARTBEAT_MS` (100), `_WARMUPS` (1) groups of `_WARMUP_MEMBERS` (100) members,
+ * `_TIMEOUT_MS`, `_PORT` and `_PID` (measure a broker already listening on that port, its process
+ * for the CPU time, instead of starting servers) and BENCH_SERVERS (ours and the peers).
+ */
+export function formationOptions(prefix, defaultTimeoutMs) {
+  return {
+    members: (process.env[`${prefix}_MEMBERS`] ?? '100').split(',').map(Number),
+    partitions: envInt(`${prefix}_PARTITIONS`, 200),
+    heartbeatIntervalMs: envInt(`${prefix}_HEARTBEAT_MS`, 100),
+    warmups: envInt(`${prefix}_WARMUPS`, 1),
+    warmupMembers: envInt(`${prefix}_WARMUP_MEMBERS`, 100),
+    timeoutMs: envInt(`${prefix}_TIMEOUT_MS`, defaultTimeoutMs),
+    externalPort: envInt(`${prefix}_PORT`, 0),
+    externalPid: envInt(`${prefix}_PID`, 0),
+    servers: envList('BENCH_SERVERS', ['ours', ...PEERS]).filter((s) => s === 'ours' || PEERS.includes(s)),
+  };
+}
+
+/** A broker someone else started (`externalPort`), as formGroups uses a started server; never stopped. */
+async function externalServer(port, pid, topics) {
+  for (const t of topics) await createTopic(port, t.name, t.partitions);
+  return { port, child: { pid, stderrTail: () => '' }, external: true };
+}
+
+/**
+ * One group being formed by `n` members: they wait between heartbeats on `wait(ms)` and stop when
+ * `done()`; `markStable()` ends the formation (releasing every wait at once). `run(startMember)`
+ * starts the n member loops and resolves with { members (what they resolved), ms }, or throws when
+ * the group was not stable within `timeoutMs` (`describe()` says how far it got); members
+ * `track(client)` their connections, which are closed then, so none stays blocked on an answer
+ * the server holds back (a JoinGroup waits for the rebalance). `members` is for the member loops
+ * to list themselves in; `leave` tells them to leave the group once it is stable (warm-up groups).
+ */
+export function groupFormation(n, timeoutMs, leave = false) {
+  const waiters = new Set();
+  const clients = new Set();
+  let stable = false;
+  let timedOut = false;
+  const release = () => {
+    for (const w of waiters) {
+      clearTimeout(w.timer);
+      w.resolve();
+    }
+    waiters.clear();
+  };
+  return {
+    members: [],
+    leave,
+    wait: (ms) => new Promise((resolve) => {
+      const entry = { resolve, timer: setTimeout(() => { waiters.delete(entry); resolve(); }, ms) };
+      waiters.add(entry);
+    }),
+    done: () => stable || timedOut,
+    track: (client) => clients.add(client),
+    isStable: () => stable,
+    markStable: () => {
+      stable = true;
+      release();
+    },
+    async run(startMember, describe) {
+      const deadline = setTimeout(() => {
+        timedOut = true;
+        release();
+        for (const c of clients) c.close();
+      }, timeoutMs);
+      const t0 = performance.now();
+      const members = await Promise.all(Array.from({ length: n }, startMember))
+        .catch((err) => {
+          if (!timedOut) throw err;
+        })
+        .finally(() => clearTimeout(deadline));
+      const ms = performance.now() - t0;
+      if (!stable) throw new Error(`not stable after ${timeoutMs} ms (${describe()})`);
+      return { members, ms };
+    },
+  };
+}
+
+/**
+ * For each member count, each server in turn: a fresh server (broker `configs`, one topic of
+ * `partitions` per group), `warmups` groups of `warmupMembers` (0: as many as measured) formed
+ * and left unmeasured, then one measured
+ * `form(port, topic, n, { leave: false })` with the server's CPU time. Rows: the fields `form`
+ * returns plus { server, version, serverCpuMs }, or { server, missing } once for a server that
+ * cannot start, or { server, members, failed } for a group that did not form.
+ */
+export async function formGroups(label, options, form) {
+  const { members, partitions, warmups = 0, warmupMembers = 0, configs = {}, extraArgs = [], externalPort = 0, externalPid = 0 } = options;
+  const servers = externalPort ? ['external'] : options.servers;
+  const rows = [];
+  const missing = new Set();
+  for (const n of members) {
+    for (const server of servers) {
+      if (missing.has(server)) continue;
+      const topic = `${label}-${n}-${randomUUID().slice(0, 8)}`;
+      const warmupTopics = Array.from({ length: warmups }, (_, i) => `${topic}-warmup-${i}`);
+      const topics = [...warmupTopics, topic].map((name) => ({ name, partitions }));
+      const started = externalPort ? await externalServer(externalPort, externalPid, topics) : await startServerWithTopics(server, { configs, topics, extraArgs });
+      if (started.missing) {
+        missing.add(server);
+        rows.push({ server, missing: started.missing });
+        console.error(`${label} ${server}: missing: ${started.missing}`);
+        continue;
+      }
+      try {
+        // Warm-up groups first (other topics and group ids), so a JIT (Kafka's, ours) is measured warm.
+        for (const w of warmupTopics) await form(started.port, w, warmupMembers || n, { server, leave: true });
+        const pid = started.child.pid;
+        const cpu0 = pid ? processCpuMs(pid) : null;
+        const row = { server, version: started.version, ...(await form(started.port, topic, n, { server, leave: false })) };
+        row.serverCpuMs = pid ? processCpuMs(pid) - cpu0 : null;
+        rows.push(row);
+        console.error(`${label} ${JSON.stringify(row)}`);
+      } catch (err) {
+        const why = `${err.message}${started.child.stderrTail?.() ? `; server stderr: ${started.child.stderrTail()}` : ''}`;
+        rows.push({ server, members: n, failed: why });
+        console.error(`${label} ${server} ${n} members failed: ${why}`);
+      } finally {
+        if (!started.external) await stopChild(started.child);
+        started.cleanup?.();
+      }
+    }
+  }
+  return rows;
+}
