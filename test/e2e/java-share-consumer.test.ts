@@ -137,8 +137,10 @@ describe.skipIf(javaClasspath === null || !SHARE_GROUPS_SERVED)('Java KafkaShare
       expect(hold.events.find((e) => e['event'] === 'held')!['deliveries']).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#1`));
       const run = expectOk(await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-killed', 'sg-killed', 'redeliver', '10']));
       const redelivered = run.events.find((e) => e['event'] === 'redelivered')!['deliveries'] as string[];
-      expect(redelivered).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#2`));
       const topicId = server.broker.topics.get('share-killed')!.id;
+      // What the server held when the second consumer gave up, should it have: for a failure message.
+      const seen = JSON.stringify({ counts: server.broker.shares.get('sg-killed', topicId, 0)?.counts(), sessions: server.broker.shares.sessions.size, stderr: run.stderr.slice(-2000) });
+      expect(redelivered, seen).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#2`));
       expect(server.broker.shares.get('sg-killed', topicId, 0)!.spso).toBe(10n);
     });
   }, 180_000);
