@@ -3,6 +3,7 @@ import type { BrokerConfig } from './config.js';
 import type { Time } from './util/time.js';
 import { TopicStore } from './topics/topic-store.js';
 import { GroupLog } from './coordinator/group-log.js';
+import type { ShareStateRecord } from './records/schemas/record-types.js';
 import { ClassicGroupCoordinator } from './coordinator/classic/classic-coordinator.js';
 import { ConsumerGroupCoordinator } from './coordinator/consumer/consumer-coordinator.js';
 import { OffsetStore } from './coordinator/offsets/offset-store.js';
@@ -24,10 +25,10 @@ import { LogMaintenance } from './topics/log-maintenance.js';
 import { TransactionLog } from './transactions/transaction-log.js';
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js';
 import { TransactionTimers } from './transactions/transaction-timers.js';
-import { TRANSACTION_STATE_TOPIC_NAME } from './topics/topic-name.js';
+import { SHARE_GROUP_STATE_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from './topics/topic-name.js';
 import { ErrorCode } from './protocol/errors.js';
 import { TransactionMarkers } from './topics/transaction-markers.js';
-import { openShareStateLog } from './share/state/share-state-log.js';
+import { openShareStateLog, shareStateTopicCreated } from './share/state/share-state-log.js';
 import { ShareCoordinator } from './share/state/share-coordinator.js';
 import { SharePartitionManager } from './share/share-partition-manager.js';
 import type { SharePersister } from './share/persister.js';
@@ -117,6 +118,15 @@ export class Broker {
   }
   /** Share partitions and share sessions: ShareFetch and ShareAcknowledge (src/share/). */
   readonly shares: SharePartitionManager;
+  private readonly shareStateLog: GroupLog<ShareStateRecord>;
+
+  /**
+   * Lists `__share_group_state` (internal, `share.coordinator.state.topic.num.partitions`
+   * partitions) from now on, as Kafka creates it on the first share-coordinator lookup.
+   */
+  ensureShareStateTopic(): void {
+    if (this.topics.get(SHARE_GROUP_STATE_TOPIC_NAME) === undefined) this.topics.registerInternal(SHARE_GROUP_STATE_TOPIC_NAME, this.shareStateLog.partitionLogs());
+  }
 
   private constructor(options: BrokerOptions) {
     this.config = options.config;
@@ -280,13 +290,16 @@ export class Broker {
       expireIntervalMs: options.config.int('transaction.remove.expired.transaction.cleanup.interval.ms'),
     });
     this.transactionTimers.start();
+    this.shareStateLog = openShareStateLog({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
     this.shareCoordinator = new ShareCoordinator({
-      log: openShareStateLog({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time }),
+      log: this.shareStateLog,
       time: options.time,
       logger: options.log,
       updatesPerSnapshot: options.config.int('share.coordinator.snapshot.update.records.per.snapshot'),
       partitionCount: (topicId) => this.topics.getById(topicId)?.partitionCount,
+      onUse: () => this.ensureShareStateTopic(),
     });
+    if (shareStateTopicCreated(this.shareStateLog)) this.ensureShareStateTopic();
     this.shareCoordinator.load();
     this.shares = new SharePartitionManager({
       topics: this.topics,

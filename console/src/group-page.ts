@@ -54,6 +54,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
         throw err;
       }
       const consumer = group.type === 'consumer';
+      const share = group.type === 'share';
       const clientOf = new Map(group.members.map((m) => [m.memberId, m.clientId]));
       const committer = (key: string, owner: string | null): string => {
         const id = history?.lastCommitBy[key] ?? owner;
@@ -63,28 +64,32 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
         body,
         h('p', { class: 'meta', id: 'group-meta' },
           `${group.type} group · state ${group.state} · `,
-          consumer ? `group epoch ${group.groupEpoch} · assignment epoch ${group.assignmentEpoch} · assignor ${group.assignor ?? '-'}` : `generation ${group.generationId} · protocol ${group.protocol ?? '-'} · leader ${group.leaderId ?? '-'}`,
+          consumer || share ? `group epoch ${group.groupEpoch} · assignment epoch ${group.assignmentEpoch} · assignor ${group.assignor ?? '-'}` : `generation ${group.generationId} · protocol ${group.protocol ?? '-'} · leader ${group.leaderId ?? '-'}`,
           ` · total lag ${group.totalLag}`),
         h('h2', {}, `Members (${group.members.length})`),
-        table(
-          'members',
-          consumer
-            ? ['member id', 'instance id', 'client id', 'host', 'epoch', 'assigned', 'pending revocation', 'target']
-            : ['member id', 'instance id', 'client id', 'host', 'generation', 'assigned'],
-          group.members.map((m) =>
-            consumer
-              ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, m.memberEpoch ?? '-', partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
-              : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, partitions(m.assignment)],
-          ),
-          'no members',
-        ),
-        h('h2', {}, 'Partitions'),
-        table(
-          'partitions',
-          ['topic', 'partition', 'committed offset', 'log-end offset', 'lag', 'last commit', 'committing member'],
-          group.offsets.map((o) => [o.topic, o.partition, o.committedOffset, o.logEndOffset ?? '-', o.lag ?? '-', time(o.commitTimestamp), committer(`${o.topic}-${o.partition}`, o.memberId)]),
-          'no committed offsets',
-        ),
+        share
+          ? shareMembersTable(group)
+          : table(
+              'members',
+              consumer
+                ? ['member id', 'instance id', 'client id', 'host', 'epoch', 'assigned', 'pending revocation', 'target']
+                : ['member id', 'instance id', 'client id', 'host', 'generation', 'assigned'],
+              group.members.map((m) =>
+                consumer
+                  ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, m.memberEpoch ?? '-', partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
+                  : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, partitions(m.assignment)],
+              ),
+              'no members',
+            ),
+        h('h2', {}, share ? 'Share partitions' : 'Partitions'),
+        share
+          ? sharePartitionsTable(group)
+          : table(
+              'partitions',
+              ['topic', 'partition', 'committed offset', 'log-end offset', 'lag', 'last commit', 'committing member'],
+              group.offsets.map((o) => [o.topic, o.partition, o.committedOffset, o.logEndOffset ?? '-', o.lag ?? '-', time(o.commitTimestamp), committer(`${o.topic}-${o.partition}`, o.memberId)]),
+              'no committed offsets',
+            ),
         // Offsets sent inside open transactions (TxnOffsetCommit): committed only by their COMMIT marker.
         group.pendingTransactionalOffsets.length > 0 && h('h2', {}, 'Pending transactional offsets'),
         group.pendingTransactionalOffsets.length > 0 &&
@@ -102,4 +107,24 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
     },
     dispose: () => chart.dispose(),
   };
+}
+
+/** A share group's members: subscriptions and the partitions they share. */
+function shareMembersTable(group: Group): HTMLElement {
+  return table(
+    'members',
+    ['member id', 'client id', 'host', 'epoch', 'subscribed', 'assigned'],
+    group.members.map((m) => [m.memberId, m.clientId, m.clientHost, m.memberEpoch ?? '-', (m.subscribedTopicNames ?? []).join(', ') || '-', partitions(m.assignment)]),
+    'no members',
+  );
+}
+
+/** A share group's share partitions: start and end offsets, lag and in-flight records by state. */
+function sharePartitionsTable(group: Group): HTMLElement {
+  return table(
+    'partitions',
+    ['topic', 'partition', 'start offset', 'end offset', 'log-end offset', 'lag', 'acquired', 'available', 'acknowledged', 'archived'],
+    (group.sharePartitions ?? []).map((p) => [p.topic, p.partition, p.startOffset ?? '-', p.endOffset ?? '-', p.logEndOffset ?? '-', p.lag ?? '-', p.inFlight.acquired, p.inFlight.available, p.inFlight.acknowledged, p.inFlight.archived]),
+    'no initialized share partitions',
+  );
 }

@@ -241,7 +241,7 @@ export class GroupWatch {
       this.tracks.delete(groupId);
       return true;
     }
-    const generation = view.type === 'consumer' ? view.groupEpoch ?? 0 : view.generationId;
+    const generation = view.groupEpoch ?? view.generationId;
     const coordinator = this.options.coordinatorOf?.(groupId) ?? this.options.broker.nodeId;
     const members = new Map<string, MemberSig>(view.members.map((m) => [m.memberId, { clientId: m.clientId, subscription: subscriptionOf(m) }]));
     if (!track) {

@@ -6,6 +6,7 @@ import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
 import type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 import { pendingOffsetsOfGroup } from './transactions.js';
+import { describeShareGroup, shareGroupSummaries } from './share-groups.js';
 
 export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 
@@ -17,12 +18,15 @@ function consumerGroups(broker: Broker): Map<string, ConsumerGroup> {
   return new Map(broker.consumer.allGroups().map((g) => [g.groupId, g]));
 }
 
-/** Every group the broker knows: consumer (KIP-848) and classic groups, plus groups known only by their committed offsets. */
+/** Every group the broker knows: consumer (KIP-848), share (KIP-932) and classic groups, plus groups known only by their committed offsets. */
 export function listGroups(broker: Broker): GroupSummary[] {
   const groups = classicGroups(broker);
   const consumer = consumerGroups(broker);
-  const ids = new Set<string>([...consumer.keys(), ...groups.keys(), ...broker.offsets.groupIds()]);
+  const share = new Map(shareGroupSummaries(broker).map((s) => [s.groupId, s]));
+  const ids = new Set<string>([...consumer.keys(), ...groups.keys(), ...share.keys(), ...broker.offsets.groupIds()]);
   return [...ids].sort().flatMap((groupId): GroupSummary[] => {
+    const sg = share.get(groupId);
+    if (sg) return [sg];
     const committedPartitions = broker.offsets.offsetsOf(groupId).length;
     const cg = consumer.get(groupId);
     if (cg) {
@@ -90,6 +94,8 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
 
 /** A group with members, assignments, committed offsets, log-end offsets and lag; null when unknown. */
 export function describeGroup(broker: Broker, groupId: string): GroupDescription | null {
+  const shareGroup = describeShareGroup(broker, groupId);
+  if (shareGroup) return shareGroup;
   const cg = broker.consumer.committedGroup(groupId);
   const g = cg ? undefined : broker.classic.existingGroup(groupId);
   const committed = broker.offsets.offsetsOf(groupId);
@@ -150,6 +156,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
       offsets,
       pendingTransactionalOffsets,
       totalLag,
+      sharePartitions: null,
     };
   }
   return {
@@ -167,5 +174,6 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     offsets,
     pendingTransactionalOffsets,
     totalLag,
+    sharePartitions: null,
   };
 }

@@ -122,7 +122,7 @@ export const OPENAPI_DOCUMENT = {
     },
     '/groups/{groupId}': {
       parameters: [groupParam],
-      get: { operationId: 'describeGroup', summary: 'Members, assignments (and, for consumer groups, epochs, subscriptions and target assignments), committed offsets, log-end offsets and lag', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
+      get: { operationId: 'describeGroup', summary: 'Members, assignments (and, for consumer and share groups, epochs and subscriptions; consumer groups: target assignments), committed offsets, log-end offsets and lag; share groups: their share partitions', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
     },
     '/transactions': {
       get: {
@@ -344,7 +344,7 @@ export const OPENAPI_DOCUMENT = {
         required: ['groupId', 'type', 'state', 'protocolType', 'members', 'committedPartitions', 'groupEpoch'],
         properties: {
           groupId: { type: 'string' },
-          type: { type: 'string', enum: ['classic', 'consumer'], description: 'classic (JoinGroup/SyncGroup groups, standalone committers) or consumer (KIP-848)' },
+          type: { type: 'string', enum: ['classic', 'consumer', 'share'], description: 'classic (JoinGroup/SyncGroup groups, standalone committers), consumer (KIP-848) or share (KIP-932)' },
           state: { type: 'string' },
           protocolType: { type: 'string' },
           members: { type: 'integer' },
@@ -423,10 +423,10 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupDescription: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag'],
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions'],
         properties: {
           groupId: { type: 'string' },
-          type: { type: 'string', enum: ['classic', 'consumer'] },
+          type: { type: 'string', enum: ['classic', 'consumer', 'share'] },
           state: { type: 'string' },
           protocolType: { type: 'string' },
           protocol: nullable({ type: 'string', description: 'Classic groups: the selected protocol' }),
@@ -439,6 +439,25 @@ export const OPENAPI_DOCUMENT = {
           offsets: { type: 'array', items: ref('GroupOffset') },
           pendingTransactionalOffsets: { type: 'array', items: ref('PendingOffset'), description: 'Offsets of open transactions, pending until their COMMIT marker' },
           totalLag: { type: 'integer' },
+          sharePartitions: nullable({ type: 'array', items: ref('SharePartition'), description: 'Share groups (null for the others): the share partitions the group has initialized' }),
+        },
+      },
+      SharePartition: {
+        type: 'object',
+        required: ['topic', 'partition', 'startOffset', 'endOffset', 'logEndOffset', 'lag', 'inFlight'],
+        properties: {
+          topic: { type: 'string' },
+          partition: { type: 'integer' },
+          startOffset: nullable({ type: 'integer', description: 'The share-partition start offset (SPSO)' }),
+          endOffset: nullable({ type: 'integer', description: 'The share-partition end offset (SPEO): the last offset in flight, the start offset when none' }),
+          logEndOffset: nullable({ type: 'integer' }),
+          lag: nullable({ type: 'integer', description: 'Records from the start offset not yet acknowledged or archived' }),
+          inFlight: {
+            type: 'object',
+            required: ['acquired', 'available', 'acknowledged', 'archived'],
+            description: 'Records from the start offset to the end offset, by state',
+            properties: { acquired: { type: 'integer' }, available: { type: 'integer' }, acknowledged: { type: 'integer' }, archived: { type: 'integer' } },
+          },
         },
       },
       Clock: {

@@ -7,7 +7,7 @@
 /** One group in `GET /groups`. */
 export interface GroupSummary {
   groupId: string;
-  /** `classic` (JoinGroup/SyncGroup groups and standalone committers) or `consumer` (KIP-848 groups). */
+  /** `classic` (JoinGroup/SyncGroup groups and standalone committers), `consumer` (KIP-848 groups) or `share` (KIP-932). */
   type: string;
   state: string;
   protocolType: string;
@@ -105,6 +105,24 @@ export interface GroupDescription {
   pendingTransactionalOffsets: PendingOffsetView[];
   /** Sum of known lags. */
   totalLag: number;
+  /** Share groups (null for the others): the share partitions the group has initialized. */
+  sharePartitions: SharePartitionView[] | null;
+}
+
+/** One share partition of a share group: where its records stand. */
+export interface SharePartitionView {
+  topic: string;
+  partition: number;
+  /** The share-partition start offset (SPSO); null when its state is gone. */
+  startOffset: number | null;
+  /** The share-partition end offset (SPEO): the last offset in flight (the start offset when none). */
+  endOffset: number | null;
+  /** Log-end offset of the partition (null when the topic or partition is gone). */
+  logEndOffset: number | null;
+  /** Records from the start offset not yet acknowledged or archived (null when unknown). */
+  lag: number | null;
+  /** Records from the start offset to the end offset, by state. */
+  inFlight: { acquired: number; available: number; acknowledged: number; archived: number };
 }
 
 /** `GET /transactions`: one transactional id and its transaction. */

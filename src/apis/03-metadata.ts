@@ -26,7 +26,8 @@ const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bit
  * replicas) and offline replicas come from `broker.cluster` (src/cluster/cluster-state.ts), the
  * leader epoch from the partition (bumped on every simulated leader change). Topics: v0 empty
  * list or v1+ null = all topics, `__consumer_offsets` included with `is_internal` true (a Kafka broker lists it once a group coordinator created it; it always
- * exists here); names absent are auto-created with `num.partitions` when
+ * exists here), `__transaction_state` and `__share_group_state` too once created (on their
+ * coordinators' first lookup, as Kafka creates them); names absent are auto-created with `num.partitions` when
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
  * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
  * (a non-zero id, whatever the name: the Java client sends "" with it) answers UNKNOWN_TOPIC_ID for

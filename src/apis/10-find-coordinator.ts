@@ -6,15 +6,13 @@ import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 import { shareCoordinatorKey, shareStatePartitionFor } from '../share/persister.js';
 import { parseKafkaUuid } from '../coordinator/consumer/assignor/java-order.js';
+import { SHARE_GROUP_STATE_TOPIC_NAME } from '../topics/topic-name.js';
 
 const KEY_TYPE_GROUP = 0;
 const KEY_TYPE_TRANSACTION = 1;
 /** KIP-932: a share-partition key `groupId:topicId:partition`, from v6. */
 const KEY_TYPE_SHARE = 2;
 const SHARE_FROM = 6;
-/** `share.coordinator.state.topic.num.partitions` (Kafka's default). */
-const SHARE_STATE_PARTITIONS = 50;
-const SHARE_GROUP_STATE_TOPIC_NAME = '__share_group_state';
 /** From v4 a request carries a batch of keys (KIP-699). */
 const BATCHED_FROM = 4;
 
@@ -70,7 +68,10 @@ function lookup(broker: Broker, key: string, keyType: number, listener: string |
   if (keyType === KEY_TYPE_SHARE && apiVersion >= SHARE_FROM) {
     const canonical = canonicalShareKey(key);
     if (canonical === null) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
-    return found(broker, key, broker.cluster.leaderOf(SHARE_GROUP_STATE_TOPIC_NAME, shareStatePartitionFor(canonical, SHARE_STATE_PARTITIONS)), listener);
+    // Kafka creates `__share_group_state` on the first lookup of a share-partition key.
+    broker.ensureShareStateTopic();
+    const partitions = broker.config.int('share.coordinator.state.topic.num.partitions');
+    return found(broker, key, broker.cluster.leaderOf(SHARE_GROUP_STATE_TOPIC_NAME, shareStatePartitionFor(canonical, partitions)), listener);
   }
   if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };

@@ -163,9 +163,12 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
       data.currentLeader = { leaderId: ctx.leaderOf(topic.name, p.partition), leaderEpoch: partition.leaderEpoch };
       const remaining = req.maxRecords - acquired;
       if (remaining <= 0 || maxBytes - bytes <= 0 || !sp.canAcquireRecords()) continue;
-      const batches = partition.log.read(sp.nextFetchOffset(), maxBytes - bytes, bytes === 0);
-      if (batches.length === 0) continue;
-      const got = sp.acquire(memberId, batches, remaining, req.shareAcquireMode);
+      // read_committed: below the last stable offset, with the aborted transactions of the range.
+      const read = sp.readCommitted
+        ? partition.readCommitted(sp.nextFetchOffset(), maxBytes - bytes, bytes === 0, ctx.topics.logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096)
+        : { batches: partition.log.read(sp.nextFetchOffset(), maxBytes - bytes, bytes === 0), abortedTransactions: null };
+      if (read.batches.length === 0) continue;
+      const got = sp.acquire(memberId, read.batches, remaining, req.shareAcquireMode, read.abortedTransactions);
       if (got.ranges.length === 0) continue;
       data.acquiredRecords = got.ranges;
       data.records = got.records.length === 1 ? got.records[0]! : Buffer.concat(got.records);

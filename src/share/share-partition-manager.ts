@@ -84,6 +84,7 @@ export class SharePartitionManager {
       maxInFlightRecords: () => this.groupInt(groupId, 'share.partition.max.record.locks'),
       renewAcknowledgeEnabled: () => configs.groupConfig(groupId, 'share.renew.acknowledge.enable', nodeId).value === 'true',
       autoOffsetReset: () => configs.groupConfig(groupId, 'share.auto.offset.reset', nodeId).value ?? 'latest',
+      isolationLevel: () => configs.groupConfig(groupId, 'share.isolation.level', nodeId).value ?? 'read_uncommitted',
     };
   }
 

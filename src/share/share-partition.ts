@@ -18,6 +18,9 @@
  *   INVALID_RECORD_STATE `Batch record not found. ...` / INVALID_REQUEST past the acquired records.
  * - A released or timed-out record whose delivery count reached `share.delivery.count.limit` is
  *   ARCHIVED instead (a poison record).
+ * - `share.isolation.level=read_committed`: records are acquired only below the last stable offset,
+ *   and the batches of aborted transactions are ARCHIVED instead of acquired
+ *   (`filterAbortedTransactionalAcquiredRecords`, from the aborted transactions of the read).
  * - Every change is written to the share coordinator (WriteShareGroupState) before it is answered;
  *   then the SPSO moves past ACKNOWLEDGED/ARCHIVED records (`maybeUpdateCachedStateAndOffsets`).
  *   A failed write puts the offsets back as they were and answers the persister's error.
@@ -31,6 +34,8 @@ import type { Partition } from '../topics/partition.js';
 import type { Time, Timer } from '../util/time.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RecordState, type StateBatch } from './state/state-batches.js';
+import { BASE_OFFSET_OFFSET, decodeRecordsIfReadable, LAST_OFFSET_DELTA_OFFSET, PRODUCER_ID_OFFSET } from '../records/record-batch.js';
+import { ControlRecordType, controlRecordType, isControlBatch, isTransactionalBatch } from '../records/control-batch.js';
 import type { PersisterReadResult, PersisterWriteEntry } from './state/share-coordinator.js';
 import type { PersisterPartitionResult } from './persister.js';
 
@@ -56,6 +61,14 @@ export interface SharePartitionConfig {
   renewAcknowledgeEnabled(): boolean;
   /** `share.auto.offset.reset`: `latest`, `earliest` or `by_duration:<ISO-8601 duration>`. */
   autoOffsetReset(): string;
+  /** `share.isolation.level`: `read_uncommitted` or `read_committed`. */
+  isolationLevel(): string;
+}
+
+/** An aborted transaction of a read_committed read (FetchResponse's `AbortedTransaction`). */
+export interface AbortedTransaction {
+  producerId: bigint;
+  firstOffset: bigint;
 }
 
 /** What a share partition needs from the share coordinator. */
@@ -98,13 +111,39 @@ interface BatchSpan {
   bytes: Buffer;
   baseOffset: bigint;
   lastOffset: bigint;
+  /** A data batch of an aborted transaction (read_committed): archived, never acquired. */
+  aborted: boolean;
 }
 
-function batchSpans(batches: readonly Buffer[]): BatchSpan[] {
+/**
+ * The batches' spans; with `aborted` (a read_committed read), those of aborted transactions marked
+ * as Kafka's `fetchAbortedTransactionRecordBatches` finds them: a producer's transactional data
+ * batches from the first offset of one of its aborted transactions up to its ABORT marker.
+ */
+function batchSpans(batches: readonly Buffer[], aborted: readonly AbortedTransaction[] | null): BatchSpan[] {
+  const pending = [...(aborted ?? [])].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+  const abortedProducers = new Set<bigint>();
   return batches.map((bytes) => {
-    const baseOffset = bytes.readBigInt64BE(0);
-    return { bytes, baseOffset, lastOffset: baseOffset + BigInt(bytes.readInt32BE(23)) };
+    const baseOffset = bytes.readBigInt64BE(BASE_OFFSET_OFFSET);
+    const lastOffset = baseOffset + BigInt(bytes.readInt32BE(LAST_OFFSET_DELTA_OFFSET));
+    const span = { bytes, baseOffset, lastOffset, aborted: false };
+    const producerId = bytes.readBigInt64BE(PRODUCER_ID_OFFSET);
+    if (aborted === null || producerId < 0n) return span;
+    while (pending.length > 0 && pending[0]!.firstOffset <= lastOffset) abortedProducers.add(pending.shift()!.producerId);
+    if (isControlBatch(bytes)) {
+      // The ABORT marker ends the producer's aborted transaction (the marker itself is acquired, a client acknowledges it as a gap).
+      if (controlTypeOf(bytes) === ControlRecordType.ABORT) abortedProducers.delete(producerId);
+    } else if (isTransactionalBatch(bytes) && abortedProducers.has(producerId)) {
+      span.aborted = true;
+    }
+    return span;
   });
+}
+
+/** The control record type of a control batch's first record (null when it holds none). */
+function controlTypeOf(batch: Buffer): number | null {
+  const first = decodeRecordsIfReadable(batch)?.[0];
+  return first === undefined ? null : controlRecordType(first.key);
 }
 
 const TERMINAL = new Set<number>([RecordState.ACKNOWLEDGED, RecordState.ARCHIVED]);
@@ -226,6 +265,11 @@ export class SharePartition {
 
   // ---- acquisition ----------------------------------------------------------------------------
 
+  /** Whether the group reads committed records only (`share.isolation.level=read_committed`). */
+  get readCommitted(): boolean {
+    return this.config.isolationLevel() === 'read_committed';
+  }
+
   /** The first offset a fetch reads from (`nextFetchOffset`). */
   nextFetchOffset(): bigint {
     for (let o = this.startOffset; o < this.nextNew; o++) {
@@ -252,8 +296,15 @@ export class SharePartition {
    * Acquires records for `memberId` from `batches` (read from the log at `nextFetchOffset()`).
    * Returns the acquired ranges and the batches holding them (what the response carries).
    */
-  acquire(memberId: string, batches: readonly Buffer[], maxRecords: number, mode: number): { ranges: AcquiredRange[]; records: Buffer[] } {
-    const spans = batchSpans(batches);
+  acquire(
+    memberId: string,
+    batches: readonly Buffer[],
+    maxRecords: number,
+    mode: number,
+    abortedTransactions: readonly AbortedTransaction[] | null = null,
+  ): { ranges: AcquiredRange[]; records: Buffer[] } {
+    const committed = this.readCommitted;
+    const spans = batchSpans(batches, committed ? abortedTransactions ?? [] : null);
     const acquired: bigint[] = [];
     const counts: number[] = [];
     const recordsOut: Buffer[] = [];
@@ -261,14 +312,17 @@ export class SharePartition {
     const strict = mode === ShareAcquireMode.RECORD_LIMIT;
     const lockMs = this.config.recordLockDurationMs();
     const task: LockTask = { memberId, timer: null, held: 0 };
-    const hw = this.partition.highWatermark;
+    const end = committed ? this.partition.lastStableOffset : this.partition.highWatermark;
+    // Records acquired, and records of aborted transactions archived: Kafka acquires both, then
+    // archives the aborted ones, so both count towards MaxRecords.
+    let taken = 0;
     for (const span of spans) {
       let took = false;
       // A limit reached inside a span still sends the span: its records acquired so far travel in it.
       let full = false;
       for (let o = span.baseOffset; o <= span.lastOffset; o++) {
-        if (o < this.startOffset || o >= hw) continue;
-        if (strict && acquired.length >= maxRecords) {
+        if (o < this.startOffset || o >= end) continue;
+        if (strict && taken >= maxRecords) {
           full = true;
           break;
         }
@@ -280,14 +334,23 @@ export class SharePartition {
             break;
           }
           // Offsets skipped inside the log (compaction, control records) are archived as Kafka archives gaps.
-          for (let gap = this.nextNew; gap < o; gap++) this.inFlight.set(gap, { state: RecordState.ARCHIVED, deliveryCount: 0, memberId: null, lock: null });
+          for (let gap = this.nextNew; gap < o; gap++) {
+            this.inFlight.set(gap, { state: RecordState.ARCHIVED, deliveryCount: 0, memberId: null, lock: null });
+            this.deliveryCompleteCount++;
+          }
           s = { state: RecordState.AVAILABLE, deliveryCount: 0, memberId: null, lock: null };
           this.inFlight.set(o, s);
           this.nextNew = o + 1n;
         }
         if (s.state !== RecordState.AVAILABLE) continue;
-        s.state = RecordState.ACQUIRED;
         s.deliveryCount++;
+        taken++;
+        if (span.aborted) {
+          s.state = RecordState.ARCHIVED;
+          this.deliveryCompleteCount++;
+          continue;
+        }
+        s.state = RecordState.ACQUIRED;
         s.memberId = memberId;
         s.lock = task;
         task.held++;
@@ -296,7 +359,7 @@ export class SharePartition {
         took = true;
       }
       if (took) recordsOut.push(span.bytes);
-      if (full || (!strict && acquired.length >= maxRecords)) break;
+      if (full || (!strict && taken >= maxRecords)) break;
     }
     if (acquired.length > 0) task.timer = this.time.schedule(lockMs, () => this.onLockTimeout(task));
     return { ranges: toRanges(acquired, counts), records: recordsOut };

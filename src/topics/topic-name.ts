@@ -9,8 +9,10 @@ export const MAX_TOPIC_NAME_LENGTH = 249;
 
 /** The group coordinator's internal topic (owned by the coordinator, not the TopicStore). */
 export const GROUP_METADATA_TOPIC_NAME = '__consumer_offsets';
-/** The transaction coordinator's internal topic (not served here). */
+/** The transaction coordinator's internal topic (owned by the TransactionLog). */
 export const TRANSACTION_STATE_TOPIC_NAME = '__transaction_state';
+/** The share coordinator's internal topic (owned by its share-state log). */
+export const SHARE_GROUP_STATE_TOPIC_NAME = '__share_group_state';
 
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 
@@ -50,9 +52,9 @@ export function isValidTopicName(name: string): boolean {
   }
 }
 
-/** Kafka's `Topic.isInternal`. */
+/** Kafka's `Topic.isInternal` (`Topic.INTERNAL_TOPICS`). */
 export function isInternalTopic(name: string): boolean {
-  return name === GROUP_METADATA_TOPIC_NAME || name === TRANSACTION_STATE_TOPIC_NAME;
+  return name === GROUP_METADATA_TOPIC_NAME || name === TRANSACTION_STATE_TOPIC_NAME || name === SHARE_GROUP_STATE_TOPIC_NAME;
 }
 
 /** Names that collide in metric names: equal once '.' is replaced by '_' (Kafka's `Topic.hasCollision`). */

@@ -486,7 +486,7 @@ export class TopicStore {
       if (!m) continue;
       const topic = m[1]!;
       const index = Number(m[2]);
-      // Internal topics belong to their coordinators (GroupLog, TransactionLog).
+      // Internal topics belong to their coordinators (GroupLog, TransactionLog, the share-state log).
       if (isInternalTopic(topic) || !isValidTopicName(topic)) continue;
       let t = found.get(topic);
       if (!t) found.set(topic, (t = { partitions: new Set(), ids: new Map() }));

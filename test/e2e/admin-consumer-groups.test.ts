@@ -95,6 +95,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       offsets: [offset(0, 1, a), offset(1, 3, a), offset(2, 2, b)],
       pendingTransactionalOffsets: [],
       totalLag: 3,
+      sharePartitions: null,
     });
     expect(Object.keys(described.body).sort()).toEqual(documentedKeys('GroupDescription'));
     expect(Object.keys(described.body.members[0]).sort()).toEqual(documentedKeys('GroupMember'));

@@ -17,6 +17,8 @@ import { clients, REPO_ROOT } from '../support/clients.js';
 import { kafkaClient, waitFor } from '../support/kafkajs.js';
 import { startTestServer } from '../support/server.js';
 import { parsePrometheus } from '../support/prometheus.js';
+import { RawClient } from '../support/raw-client.js';
+import { shareGroupHolding, SHARE_TEST_CONFIG } from '../support/share-group.js';
 
 const chromiumBin = clients().chromium;
 const SHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
@@ -185,6 +187,24 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     await page.getByText('No group "50%off" (yet).').waitFor({ timeout: UI_TIMEOUT });
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+
+  it('shows a share group: its member, and per share partition the start and end offsets, lag and records by state', async () => {
+    const shared = await startTestServer({ adminPort: 0, config: SHARE_TEST_CONFIG });
+    const raw = await RawClient.connect(shared.port);
+    try {
+      const { member } = await shareGroupHolding(shared, raw, 'console-share', 'console-share-topic');
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${shared.admin!.url}/#/groups/console-share`);
+      await page.locator('#group-meta').getByText('share group · state Stable').waitFor({ timeout: UI_TIMEOUT });
+      expect((await rows(page, 'members')).map((r) => [r[0], r[3], r[4], r[5]])).toEqual([[member, '3', 'console-share-topic', expect.stringContaining('console-share-topic')]]);
+      expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => ['console-share-topic', String(p), '0', '4', '5', '5', '5', '0', '0', '0']));
+      await page.screenshot({ path: join(SHOTS, 'share-group.png'), fullPage: true });
+      await page.close();
+    } finally {
+      raw.socket.destroy();
+      await shared.stop();
+    }
   });
 
   it('asks for the token when the admin API needs one, and works with it', async () => {

@@ -2,15 +2,20 @@
  * Java kafka-clients 4.3.1 `KafkaShareConsumer` (KIP-932) against the server
  * (test/clients/java ShareConsume): two consumers share a 2-partition topic, every record once;
  * explicit acknowledgement (a RELEASEd record comes back with delivery count 2, a REJECTed one never);
- * a record released `share.delivery.count.limit` times is archived. (Redelivery after a lock runs
- * out is shown with raw clients in share-fetch-raw.test.ts: a Java consumer that stops polling may
- * still have a ShareFetch in flight that takes the released records back.) Needs ShareGroupHeartbeat (the group side of issue 14): skipped while the server does not
+ * a record released `share.delivery.count.limit` times is archived; records held by a consumer
+ * that stops polling go to the other consumer once `share.record.lock.duration.ms` runs out on the
+ * (manual) server clock, and those of a consumer killed with SIGKILL at once (its connection closes,
+ * which ends its share session, as Kafka's ShareSessionCache does), both with delivery count 2.
+ * (The Java client sends a ShareFetch only for a poll, and none after a response that acquired
+ * records, so a consumer that stops polling holds no fetch that could take the released records
+ * back.) Needs ShareGroupHeartbeat (the group side of issue 14): skipped while the server does not
  * serve it. Skipped without java and mvn (test/support/provision.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { API_HANDLERS } from '../../src/apis/registry.js';
 import { expectOk, javaClasspath, runJava } from '../support/java.js';
 import { startTestServer } from '../support/server.js';
+import type { SharePartition } from '../../src/share/share-partition.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -24,8 +29,8 @@ const CONFIG = {
   'group.share.assignment.interval.ms': 0,
 };
 
-async function withServer<T>(options: { manual?: boolean }, fn: (server: Server) => Promise<T>): Promise<T> {
-  const server = await startTestServer({ logLevel: 'warn', config: CONFIG, ...(options.manual ? { clock: 'manual' } : {}) } as any);
+async function withServer<T>(options: { manual?: boolean; config?: Record<string, number> }, fn: (server: Server) => Promise<T>): Promise<T> {
+  const server = await startTestServer({ logLevel: 'warn', config: { ...CONFIG, ...options.config }, ...(options.manual ? { clock: 'manual' } : {}) } as any);
   try {
     return await fn(server);
   } finally {
@@ -74,9 +79,12 @@ describe.skipIf(javaClasspath === null || !SHARE_GROUPS_SERVED)('Java KafkaShare
     });
   }, 180_000);
 
-  it('a record released share.delivery.count.limit times is archived', async () => {
-    await withServer({}, async (server) => {
-      await earliest(server, 'sg-poison', { 'share.delivery.count.limit': '2' });
+  it.each([
+    ['share.delivery.count.limit (group config)', {}, { 'share.delivery.count.limit': '2' }],
+    ['group.share.delivery.count.limit (broker config)', { 'group.share.delivery.count.limit': 2 }, {}],
+  ])('a record released %s times is archived', async (_, brokerConfig, groupConfig) => {
+    await withServer({ config: brokerConfig }, async (server) => {
+      await earliest(server, 'sg-poison', groupConfig);
       await setup(server, 'share-poison', 1, 3);
       const run = expectOk(await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-poison', 'sg-poison', 'poison', '6']));
       const deliveries = (run.events.find((e) => e['event'] === 'poison')!['deliveries'] as string[]).sort();
@@ -84,6 +92,56 @@ describe.skipIf(javaClasspath === null || !SHARE_GROUPS_SERVED)('Java KafkaShare
       const topicId = server.broker.topics.get('share-poison')!.id;
       expect(server.broker.shares.get('sg-poison', topicId, 0)!.spso).toBe(3n);
       expect(server.broker.shareCoordinator.stateOf('sg-poison', topicId, 0)!.stateBatches).toEqual([{ firstOffset: 0n, lastOffset: 2n, deliveryState: 4, deliveryCount: 2 }]);
+    });
+  }, 180_000);
+
+  it('records held by a consumer that stops polling go to the other consumer when share.record.lock.duration.ms runs out, with delivery count 2', async () => {
+    await withServer({ manual: true }, async (server) => {
+      await earliest(server, 'sg-stall', { 'share.record.lock.duration.ms': '15000' });
+      await setup(server, 'share-stall', 1, 10);
+      const topicId = server.broker.topics.get('share-stall')!.id;
+      const counts: Array<ReturnType<SharePartition['counts']>> = [];
+      const run = expectOk(
+        await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-stall', 'sg-stall', 'stall', '10'], {
+          killOn: (event) => {
+            if (event['event'] !== 'held') return false;
+            // The lock runs out on the server clock, which moves only here (the second consumer
+            // joins after this line was printed).
+            const sp = server.broker.shares.get('sg-stall', topicId, 0)!;
+            counts.push(sp.counts());
+            server.clock.advance(14_999);
+            counts.push(sp.counts());
+            server.clock.advance(1);
+            counts.push(sp.counts());
+            return false;
+          },
+        }),
+      );
+      const held = run.events.find((e) => e['event'] === 'held')!['deliveries'] as string[];
+      expect(held).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#1`));
+      const acquired = { acquired: 10, available: 0, acknowledged: 0, archived: 0 };
+      expect(counts).toEqual([acquired, acquired, { acquired: 0, available: 10, acknowledged: 0, archived: 0 }]);
+      const redelivered = run.events.find((e) => e['event'] === 'redelivered')!['deliveries'] as string[];
+      expect(redelivered).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#2`));
+      expect(server.broker.shares.get('sg-stall', topicId, 0)!.spso).toBe(10n);
+    });
+  }, 180_000);
+
+  it('records held by a consumer killed with SIGKILL go to the other consumer at once (its share session ends with its connection), with delivery count 2', async () => {
+    // The manual clock never moves: no lock can run out, so only the closed connection releases them.
+    await withServer({ manual: true }, async (server) => {
+      await earliest(server, 'sg-killed');
+      await setup(server, 'share-killed', 1, 10);
+      const hold = await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-killed', 'sg-killed', 'hold'], { killOn: (e) => e['event'] === 'held' });
+      expect(hold.signal).toBe('SIGKILL');
+      expect(hold.events.find((e) => e['event'] === 'held')!['deliveries']).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#1`));
+      const run = expectOk(await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-killed', 'sg-killed', 'redeliver', '10']));
+      const redelivered = run.events.find((e) => e['event'] === 'redelivered')!['deliveries'] as string[];
+      const topicId = server.broker.topics.get('share-killed')!.id;
+      // What the server held when the second consumer gave up, should it have: for a failure message.
+      const seen = JSON.stringify({ counts: server.broker.shares.get('sg-killed', topicId, 0)?.counts(), sessions: server.broker.shares.sessions.size, stderr: run.stderr.slice(-2000) });
+      expect(redelivered, seen).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#2`));
+      expect(server.broker.shares.get('sg-killed', topicId, 0)!.spso).toBe(10n);
     });
   }, 180_000);
 });

@@ -72,6 +72,11 @@ export interface ShareCoordinatorOptions {
   updatesPerSnapshot: number;
   /** The partition count of a topic id, or undefined for a topic the cluster does not have. */
   partitionCount(topicId: string): number | undefined;
+  /**
+   * Called before each operation: Kafka's persister looks the share coordinator up first
+   * (FindCoordinator), which creates `__share_group_state`.
+   */
+  onUse?: () => void;
 }
 
 const READ_UNINITIALIZED = 'Read operation on uninitialized share partition not allowed.';
@@ -324,6 +329,7 @@ export class ShareCoordinator implements SharePersister {
    * once durable the state replays it and the operation answers NONE.
    */
   private operate(groupId: string, p: SharePartitionRef, decide: () => Failure | ShareStateRecord | null): Promise<Failure | { errorCode: 0; errorMessage: null }> {
+    this.options.onUse?.();
     const partition = this.options.log.layout.partitionOf({ kind: 'share-update', groupId, topicId: p.topicId, partition: p.partition, value: null });
     const previous = this.chains.get(partition) ?? Promise.resolve();
     const run = previous.then(async (): Promise<Failure | { errorCode: 0; errorMessage: null }> => {

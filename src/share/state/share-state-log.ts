@@ -11,8 +11,10 @@ import { GroupLog, type CoordinatorLogLayout, type GroupLogOptions } from '../..
 import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue } from '../../records/coordinator-record.js';
 import type { ShareStateRecord } from '../../records/schemas/record-types.js';
 import { shareCoordinatorKey, shareStatePartitionFor } from '../persister.js';
+import { SHARE_GROUP_STATE_TOPIC_NAME } from '../../topics/topic-name.js';
+import { readPartitionMetadata } from '../../topics/topic-id.js';
 
-export const SHARE_STATE_TOPIC = '__share_group_state';
+export const SHARE_STATE_TOPIC = SHARE_GROUP_STATE_TOPIC_NAME;
 
 function shareStateLayout(config: BrokerConfig): CoordinatorLogLayout<ShareStateRecord> {
   const partitionCount = config.int('share.coordinator.state.topic.num.partitions');
@@ -27,6 +29,15 @@ function shareStateLayout(config: BrokerConfig): CoordinatorLogLayout<ShareState
       return decoded.entry === undefined ? null : (decoded.record as ShareStateRecord);
     },
   };
+}
+
+/**
+ * Whether `__share_group_state` was created before this start: a partition has its topic id
+ * (`partition.metadata`, written when it was first listed) or records (a data directory from before
+ * the topic was listed).
+ */
+export function shareStateTopicCreated(log: GroupLog<ShareStateRecord>): boolean {
+  return log.partitionLogs().some((l) => l.logEndOffset > 0n || (l.dir !== null && readPartitionMetadata(l.dir) !== null));
 }
 
 /** Opens `__share_group_state` (its cleaner scheduled as the offsets log's). */

@@ -23,7 +23,15 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * - explicit WANT: explicit acknowledgement: the first delivery of "v3" is RELEASEd, "v5" REJECTed,
  *   the rest ACCEPTed (commitSync after each poll) until WANT records are accepted or rejected;
  *   prints every delivery (value and delivery count);
- * - poison WANT: explicit acknowledgement, every delivery RELEASEd, until WANT deliveries were seen.
+ * - poison WANT: explicit acknowledgement, every delivery RELEASEd, until WANT deliveries were seen;
+ * - hold: explicit acknowledgement: polls until it gets records, prints them ("held") and then holds
+ *   them without acknowledging, never polling again, until the JVM is killed;
+ * - redeliver WANT: explicit acknowledgement: ACCEPTs every delivery (commitSync after each poll)
+ *   until WANT records were accepted; prints every delivery;
+ * - stall WANT: one consumer polls until it gets records ("held") and stops polling, its
+ *   connection open, while a second one in the same group does what redeliver does ("redelivered");
+ *   then both close.
+ * Deliveries print as value#deliveryCount.
  */
 public final class ShareConsume {
   static KafkaShareConsumer<String, String> consumer(String bootstrap, String clientId, String group, boolean explicit) {
@@ -118,8 +126,61 @@ public final class ShareConsume {
         Common.emit(mode, Map.of("deliveries", deliveries, "settled", settled));
         return;
       }
+      case "hold": {
+        KafkaShareConsumer<String, String> c = consumer(bootstrap, "java-share-hold", group, true);
+        c.subscribe(List.of(topic));
+        Common.emit("held", Map.of("deliveries", pollUntilSome(c, deadline)));
+        // Holding the acquisition locks: no acknowledgement, no poll, no close, until killed.
+        Thread.sleep(Long.MAX_VALUE);
+        return;
+      }
+      case "redeliver": {
+        int want = Integer.parseInt(args[4]);
+        try (KafkaShareConsumer<String, String> c = consumer(bootstrap, "java-share-redeliver", group, true)) {
+          c.subscribe(List.of(topic));
+          Common.emit("redelivered", Map.of("deliveries", acceptUntil(c, want, deadline)));
+        }
+        return;
+      }
+      case "stall": {
+        int want = Integer.parseInt(args[4]);
+        try (KafkaShareConsumer<String, String> stalled = consumer(bootstrap, "java-share-stalled", group, true)) {
+          stalled.subscribe(List.of(topic));
+          Common.emit("held", Map.of("deliveries", pollUntilSome(stalled, deadline)));
+          // `stalled` polls no more: its share fetches stop (the client fetches only for a poll), its
+          // heartbeats go on, and its locks run out on the server.
+          try (KafkaShareConsumer<String, String> other = consumer(bootstrap, "java-share-other", group, true)) {
+            other.subscribe(List.of(topic));
+            Common.emit("redelivered", Map.of("deliveries", acceptUntil(other, want, deadline)));
+          }
+        }
+        return;
+      }
       default:
         throw new IllegalArgumentException("unknown mode " + mode);
     }
+  }
+
+  /** Polls until a poll returns records; acknowledges none of them. */
+  static List<String> pollUntilSome(KafkaShareConsumer<String, String> c, long deadline) {
+    List<String> deliveries = new ArrayList<>();
+    while (deliveries.isEmpty() && System.currentTimeMillis() < deadline) {
+      for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) deliveries.add(deliveryOf(r));
+    }
+    return deliveries;
+  }
+
+  /** ACCEPTs every delivery (commitSync after each poll) until `want` records were accepted. */
+  static List<String> acceptUntil(KafkaShareConsumer<String, String> c, int want, long deadline) {
+    List<String> deliveries = new ArrayList<>();
+    while (deliveries.size() < want && System.currentTimeMillis() < deadline) {
+      ConsumerRecords<String, String> records = c.poll(Duration.ofMillis(200));
+      for (ConsumerRecord<String, String> r : records) {
+        deliveries.add(deliveryOf(r));
+        c.acknowledge(r, AcknowledgeType.ACCEPT);
+      }
+      if (!records.isEmpty()) c.commitSync();
+    }
+    return deliveries;
   }
 }
