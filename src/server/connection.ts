@@ -14,6 +14,7 @@ import { peerPrincipal } from '../security/tls.js';
 import type { KafkaPrincipal } from '../security/principal.js';
 import type { IdleClosable, IdleConnections } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
+import { atBurstEnd, inBurst } from '../util/burst.js';
 
 let nextConnectionId = 0;
 
@@ -36,6 +37,13 @@ export class Connection implements IdleClosable {
   private readonly wake = (): void => {
     this.socket.resume();
     this.pump();
+  };
+  /** Corked until the current burst ends (see `write`). */
+  private corked = false;
+  private readonly uncork = (): void => {
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket.uncork();
   };
   /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
   private readonly sasl: SaslGate | null;
@@ -100,11 +108,33 @@ export class Connection implements IdleClosable {
   closeIdle(idleMs: number): void {
     this.log.info({ idleMs }, 'closing idle connection (connections.max.idle.ms)');
     this.closed = true;
-    this.socket.destroy();
+    this.closeSocket();
   }
 
   /** Closes the connection (server shutdown). */
   destroy(): void {
+    this.closeSocket();
+  }
+
+  /**
+   * Writes response bytes. During a burst (util/burst.ts: answers unblocked by a log's turn write,
+   * and the pipelined requests they let through) the socket stays corked until the burst ends, so
+   * a connection's answers of all its rounds leave in one write (one syscall instead of one per
+   * response). The connection is still muted from each request until its response is written.
+   */
+  private write(bytes: Buffer): void {
+    if (!this.corked && inBurst()) {
+      this.corked = true;
+      this.socket.cork();
+      atBurstEnd(this.uncork);
+    }
+    this.socket.write(bytes);
+  }
+
+  /** Sends what is corked, then closes (destroy would drop corked answers). */
+  private closeSocket(): void {
+    this.corked = false;
+    while (this.socket.writableCorked > 0) this.socket.uncork();
     this.socket.destroy();
   }
 
@@ -135,7 +165,7 @@ export class Connection implements IdleClosable {
           (err: unknown) => {
             if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
             else this.log.error({ err }, 'request handler failed; closing the connection');
-            this.socket.destroy();
+            this.closeSocket();
           },
         );
       }
@@ -205,7 +235,7 @@ export class Connection implements IdleClosable {
     const { header } = decoded;
     if (decoded.kind === 'api-versions-too-new') {
       this.log.debug({ api: 'ApiVersions', version: header.apiVersion, clientId: header.clientId }, 'too-new ApiVersions: answering UNSUPPORTED_VERSION');
-      this.socket.write(encodeApiVersionsFallback(header, this.handlers.get(18)!));
+      this.write(encodeApiVersionsFallback(header, this.handlers.get(18)!));
       return null;
     }
     const ctx: RequestContext = {
@@ -230,13 +260,13 @@ export class Connection implements IdleClosable {
         inSlices.push(
           runInSlices(encodeResponseInSlices(header, response)).then((bytes) => {
             if (this.closed) return;
-            this.socket.write(bytes);
+            this.write(bytes);
             this.idle?.touch(this);
           }),
         );
         return;
       }
-      this.socket.write(encodeResponse(header, response));
+      this.write(encodeResponse(header, response));
       this.idle?.touch(this);
     };
     // A handler or encoder that throws (a value the response version cannot carry, a failed
@@ -251,7 +281,7 @@ export class Connection implements IdleClosable {
       if (err instanceof CloseConnection) this.log.info({ api: decoded.api.name, reason: err.message }, 'closing the connection');
       else this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
       this.closed = true;
-      this.socket.destroy();
+      this.closeSocket();
     }
     return null;
   }
@@ -261,7 +291,7 @@ export class Connection implements IdleClosable {
       send,
       close: () => {
         this.closed = true;
-        this.socket.destroy();
+        this.closeSocket();
       },
       isClosed: () => this.closed,
       whenClosed: () => (this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()))),
@@ -271,7 +301,7 @@ export class Connection implements IdleClosable {
   private gateIO(): GateIO {
     return {
       write: (bytes) => {
-        if (!this.closed) this.socket.write(bytes);
+        if (!this.closed) this.write(bytes);
       },
       close: (reason) => this.refuse(null, reason),
       failAndClose: (response, reason, delayMs) => {
@@ -280,7 +310,7 @@ export class Connection implements IdleClosable {
         this.closed = true;
         const finish = () => {
           if (response && !this.socket.destroyed) this.socket.end(response);
-          else this.socket.destroy();
+          else this.closeSocket();
         };
         if (delayMs > 0) setTimeout(finish, delayMs).unref();
         else finish();
@@ -292,7 +322,7 @@ export class Connection implements IdleClosable {
   private refuse(header: { apiKey: number; apiVersion: number; clientId: string } | null, reason: string): void {
     this.log.warn({ apiKey: header?.apiKey, apiVersion: header?.apiVersion, clientId: header?.clientId }, `closing connection: ${reason}`);
     this.closed = true;
-    this.socket.destroy();
+    this.closeSocket();
   }
 }
 

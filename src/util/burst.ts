@@ -11,6 +11,10 @@
  * after the microtasks), so that one round gathers every connection's next request. A burst ends
  * when a round starts nothing new, or after `MAX_ROUNDS` rounds or `MAX_BURST_MS` (other sockets'
  * data waits meanwhile); work still asked for then runs in the next turn (`setImmediate`).
+ *
+ * The answers of all of a burst's rounds leave together: a connection corks its socket when it
+ * writes during a burst and uncorks it when the burst ends (`atBurstEnd`), so a pipelining client
+ * gets one socket write per burst instead of one per request (server/connection.ts).
  */
 
 /** Rounds per burst: a connection serves at most this many pipelined requests before the event loop polls again. */
@@ -23,6 +27,7 @@ let rounds = 0;
 let startedAt = 0;
 let settleQueued = false;
 let work: Array<() => void> = [];
+let ending: Array<() => void> = [];
 
 /** Runs `settle` once everything set off so far has run (ticks come after the drained microtasks). */
 function queueSettle(): void {
@@ -45,6 +50,11 @@ function settle(): void {
     for (const fn of next) setImmediate(fn);
   }
   active = false;
+  if (ending.length > 0) {
+    const fns = ending;
+    ending = [];
+    runAll(fns);
+  }
 }
 
 /** Runs every function even if one throws; a throw is rethrown afterwards as an uncaught error (what `setImmediate` would have made of it). */
@@ -75,6 +85,16 @@ export function beginBurst(): void {
 /** True while a burst can take another round: `nextRound` then runs `fn` sooner than `setImmediate`. */
 export function burstOpen(): boolean {
   return active && rounds < MAX_ROUNDS;
+}
+
+/** True from `beginBurst` until the burst's work has settled (also in a last round that can take no further one). */
+export function inBurst(): boolean {
+  return active;
+}
+
+/** Runs `fn` once the current burst has ended (call only while `inBurst()`). */
+export function atBurstEnd(fn: () => void): void {
+  ending.push(fn);
 }
 
 /** Runs `fn` in the burst's next round (call only while `burstOpen()`). */

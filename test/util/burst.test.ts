@@ -5,7 +5,7 @@
  * its wall-clock bound, which these assertions allow.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_ROUNDS, beginBurst, burstOpen, nextRound } from '../../src/util/burst.js';
+import { MAX_ROUNDS, atBurstEnd, beginBurst, burstOpen, inBurst, nextRound } from '../../src/util/burst.js';
 
 /** Asks for `fn` as a log does: in the burst's next round while one is open, else in the next turn. */
 const later = (fn: () => void): void => (burstOpen() ? nextRound(fn) : void setImmediate(fn));
@@ -43,5 +43,18 @@ describe('bursts', () => {
     await until(() => rounds === MAX_ROUNDS + 4);
     expect(inBurst).toBeLessThanOrEqual(MAX_ROUNDS);
     await until(() => !burstOpen());
+  });
+
+  it('runs what waits for the end of a burst once, after its last round', async () => {
+    const events: string[] = [];
+    beginBurst();
+    expect(inBurst()).toBe(true);
+    atBurstEnd(() => events.push(`end (in burst: ${inBurst()})`));
+    void Promise.resolve().then(() => later(() => events.push('round 1')));
+    await until(() => !inBurst());
+    expect(events).toEqual(['round 1', 'end (in burst: false)']);
+    beginBurst();
+    await until(() => !inBurst());
+    expect(events).toHaveLength(2);
   });
 });
