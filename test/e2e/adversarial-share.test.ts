@@ -1,16 +1,19 @@
 /**
  * Hostile input to the share coordinator's state APIs (83, 85) as any client may send them, then a
  * ShareFetch that loads that state into the share partition: the broker answers at once and
- * delivers the records the log holds. (A state batch reaching far past the log end, or a start
+ * delivers the records the log holds; a negative partition is refused as Kafka 4.3.1 refuses it. (A state batch reaching far past the log end, or a start
  * offset far below the log start, was walked offset by offset and stalled the server for good.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ServerHandle } from '../../src/index.js';
 import { RawClient } from '../support/raw-client.js';
 import { startClosableServer } from '../support/server.js';
 import { FakeTime } from '../support/fake-time.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 
 const uuid = () => randomBytes(16).toString('base64url');
 
@@ -21,7 +24,7 @@ describe('share partition state from a hostile client', () => {
   });
 
   async function setup(records: number) {
-    const { server } = await startClosableServer(cleanups, { time: new FakeTime() }, 'kmc-adv-share-');
+    const { server, dataDir } = await startClosableServer(cleanups, { time: new FakeTime() }, 'kmc-adv-share-');
     const topic = await server.broker.topics.create('t', 1);
     const partition = topic.partition(0)!;
     const appended = partition.appendProduced(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: Array.from({ length: records }, (_, i) => ({ key: null, value: Buffer.from(`v${i}`) })) }));
@@ -29,7 +32,7 @@ describe('share partition state from a hostile client', () => {
     await appended.durable;
     const c = await RawClient.connect(server.port);
     cleanups.push(() => void c.socket.destroy());
-    return { server, c, topicId: topic.id };
+    return { server, c, topicId: topic.id, dataDir };
   }
 
   const shareFetch = (c: RawClient, topicId: string) =>
@@ -54,6 +57,20 @@ describe('share partition state from a hostile client', () => {
     expect(res.responses[0]!.partitions[0]).toMatchObject({ errorCode: 0, acquiredRecords: [{ firstOffset: 0n, lastOffset: 2n, deliveryCount: 2 }] });
     expect(server.broker.shares.get('g', topicId, 0)!.spso).toBe(0n);
     expect(server.broker.shares.get('g', topicId, 0)!.speo).toBe(2n);
+  });
+
+  it('InitializeShareGroupState of partition -1: INVALID_REQUEST as for the other state APIs, nothing written', async () => {
+    const { c, topicId, dataDir } = await setup(1);
+    await initialize(c, topicId, 0n);
+    // Bytes in __share_group_state's segments.
+    const written = () => readdirSync(dataDir).filter((d) => d.startsWith('__share_group_state-'))
+      .flatMap((d) => readdirSync(join(dataDir, d)).filter((f) => f.endsWith('.log')).map((f) => statSync(join(dataDir, d, f)).size))
+      .reduce((a, b) => a + b, 0);
+    const before = written();
+    const r = await c.send(83, 0, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: -1, stateEpoch: 0, startOffset: 0n }] }] });
+    expect(r.results).toEqual([{ topicId, partitions: [{ partition: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The partition id cannot be a negative number.' }] }]);
+    expect(before).toBeGreaterThan(0);
+    expect(written()).toBe(before);
   });
 
   it('a start offset of -10^12: the share partition starts at the log start offset', async () => {
