@@ -233,17 +233,28 @@ export class SharePartition {
     return this.status === 'failed';
   }
 
+  /**
+   * Takes the state read from the share coordinator. The state is expanded per offset here (Kafka
+   * keeps one in-flight batch per state batch), so only offsets that can hold a record are taken:
+   * from the log start offset (Kafka moves the SPSO there at the next fetch) up to the log end
+   * offset (an offset not yet appended holds nothing to deliver). WriteShareGroupState accepts
+   * any range from any client, and a range past the log would otherwise be walked offset by offset.
+   */
   private load(read: PersisterReadResult): void {
     this.stateEpoch = read.stateEpoch;
     this.startOffset = read.startOffset === -1n ? this.resetOffset() : read.startOffset;
+    if (this.startOffset < this.partition.logStartOffset) this.startOffset = this.partition.logStartOffset;
     this.nextNew = this.startOffset;
+    const logEnd = this.partition.logEndOffset;
     for (const b of read.stateBatches) {
-      for (let o = b.firstOffset; o <= b.lastOffset; o++) {
-        if (o < this.startOffset) continue;
+      const first = b.firstOffset < this.startOffset ? this.startOffset : b.firstOffset;
+      const last = b.lastOffset < logEnd ? b.lastOffset : logEnd - 1n;
+      if (first > last) continue;
+      for (let o = first; o <= last; o++) {
         this.inFlight.set(o, { state: b.deliveryState, deliveryCount: b.deliveryCount, memberId: null, lock: null });
         if (TERMINAL.has(b.deliveryState)) this.deliveryCompleteCount++;
       }
-      if (b.lastOffset + 1n > this.nextNew) this.nextNew = b.lastOffset + 1n;
+      if (last + 1n > this.nextNew) this.nextNew = last + 1n;
     }
     // Offsets between the batches were never written: they are delivered as new records would be.
     for (let o = this.startOffset; o < this.nextNew; o++) {

@@ -2,7 +2,8 @@
  * Checks the records of one partition in a Produce request before anything is appended,
  * in Kafka's order (`ProduceRequest.validateRecords`, then `UnifiedLog.analyzeAndValidateRecords`
  * and `LogValidator`):
- *   no batch / more than one batch / magic != 2 / control batch / inconsistent count -> INVALID_RECORD (87)
+ *   no batch / more than one batch / magic != 2 / control batch / producer id with a negative
+ *   base sequence / inconsistent count                                      -> INVALID_RECORD (87)
  *   zstd below Produce v7                                                    -> UNSUPPORTED_COMPRESSION_TYPE (76)
  *   batch larger than message.max.bytes                                      -> MESSAGE_TOO_LARGE (10)
  *   bad batch length or CRC-32C mismatch                                     -> CORRUPT_MESSAGE (2)
@@ -57,6 +58,10 @@ export function validateProducedRecords(records: Buffer | null, apiVersion: numb
   if (!check.ok) return refuse(ErrorCode.CORRUPT_MESSAGE, `Record batch is corrupt: ${check.message}`);
   if (codec > CompressionCodec.ZSTD) return refuse(ErrorCode.CORRUPT_MESSAGE, `Unknown compression codec ${codec}`);
   if ((header.attributes & CONTROL_FLAG_MASK) !== 0) return refuse(ErrorCode.INVALID_RECORD, 'Clients are not allowed to write control records');
+  // LogValidator.validateBatch: a batch with a producer id (idempotent or transactional) must carry a sequence.
+  if (header.producerId > -1n && header.baseSequence < 0) {
+    return refuse(ErrorCode.INVALID_RECORD, `Invalid sequence number ${header.baseSequence} in record batch with producerId ${header.producerId}`);
+  }
   if (header.recordCount <= 0) return refuse(ErrorCode.INVALID_RECORD, `Invalid reported count for record batch: ${header.recordCount}`);
   if (header.lastOffsetDelta + 1 !== header.recordCount) {
     return refuse(

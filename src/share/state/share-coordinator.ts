@@ -171,6 +171,8 @@ export class ShareCoordinator implements SharePersister {
       partitions.map((p) =>
         this.operate(groupId, p, () => {
           const key = shareCoordinatorKey(groupId, p.topicId, p.partition);
+          // maybeGetInitializeStateError: a negative partition before the state epoch and the metadata.
+          if (p.partition < 0) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: NEGATIVE_PARTITION };
           const metadata = this.metadataError(p);
           if (metadata) return metadata;
           const recorded = this.stateEpochs.get(key);

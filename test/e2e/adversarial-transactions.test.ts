@@ -1,0 +1,48 @@
+/**
+ * Transactional ids as a hostile client can make them (32,000 characters each, hundreds of them),
+ * then a ListTransactions v2 with a pattern: other connections are served while the ids are
+ * matched (the matching yields between slices; it held the event loop for the whole list).
+ * The server runs in this process, so the order of answers counts turns of the event loop, not time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { RawClient } from '../support/raw-client.js';
+import { startClosableServer } from '../support/server.js';
+
+describe('transactions from a hostile client', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+
+  it('ListTransactions matching 400 ids of 32,000 characters: another connection gets two answers before it', async () => {
+    const { server } = await startClosableServer(cleanups, {}, 'kmc-adv-txn-');
+    const clients = await Promise.all(Array.from({ length: 4 }, () => RawClient.connect(server.port)));
+    cleanups.push(() => clients.forEach((c) => c.socket.destroy()));
+    const ids = Array.from({ length: 400 }, (_, k) => `long-${k}-${'y'.repeat(32_000)}`);
+    await Promise.all(clients.map(async (c, i) => {
+      for (let k = i; k < ids.length; k += clients.length) {
+        const r = await c.send(22, 4, { transactionalId: ids[k]!, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
+        expect(r.errorCode).toBe(0);
+      }
+    }));
+    const [lister, other] = clients as [RawClient, RawClient];
+    const order: string[] = [];
+    // '.*z' never matches, so every id is read to its end.
+    const listed = lister.send(66, 2, { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: '.*z' }).then((r) => {
+      order.push('list');
+      return r;
+    });
+    const served = (async () => {
+      for (let i = 0; i < 2; i++) {
+        expect((await other.send(18, 3, { clientSoftwareName: 'adv', clientSoftwareVersion: '1' })).errorCode).toBe(0);
+        order.push(`other-${i}`);
+      }
+    })();
+    const [res] = await Promise.all([listed, served]);
+    expect(res).toMatchObject({ errorCode: 0, unknownStateFilters: [], transactionStates: [] });
+    expect(order).toEqual(['other-0', 'other-1', 'list']);
+    // The same pattern still matches whole ids.
+    const some = await lister.send(66, 2, { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: 'long-1[0-9]-y+' });
+    expect(some.transactionStates.map((t) => t.transactionalId.slice(0, 8)).sort()).toEqual(Array.from({ length: 10 }, (_, k) => `long-1${k}-`));
+  }, 60_000);
+});
