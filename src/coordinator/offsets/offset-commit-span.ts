@@ -49,6 +49,10 @@ export class OffsetCommitSpanDecoder {
   private readonly topicIds = new LastString('base64url');
   /** Where the last varint read ended. */
   private next = 0;
+  /** The last commit timestamp read, by its two 32-bit halves (a commit's records share it). */
+  private timestampHigh = 0;
+  private timestampLow = 0;
+  private timestamp = 0n;
 
   /**
    * The OffsetCommit record whose key is `buf[keyStart, keyEnd)` and value `buf[valueStart,
@@ -105,7 +109,7 @@ export class OffsetCommitSpanDecoder {
     if (metadataLength < 0 || p + metadataLength + 8 > end) return undefined;
     const metadata = metadataLength === 0 ? '' : this.metadatas.of(buf, p, p + metadataLength);
     p += metadataLength;
-    const commitTimestamp = readInt64BE(buf, p);
+    const commitTimestamp = this.commitTimestamp(buf, p);
     p += 8;
     let expireTimestamp = -1n;
     if (version === 1) {
@@ -133,6 +137,18 @@ export class OffsetCommitSpanDecoder {
     }
     // The registry's OffsetCommitValue shape, field for field (defaultOffsetCommitValue's order).
     return { offset, leaderEpoch, metadata, commitTimestamp, expireTimestamp, topicId };
+  }
+
+  /** The int64 at `at` as the commit timestamp; the previous record's BigInt again when the bytes repeat. */
+  private commitTimestamp(buf: Buffer, at: number): bigint {
+    const high = buf.readInt32BE(at);
+    const low = buf.readInt32BE(at + 4);
+    if (high !== this.timestampHigh || low !== this.timestampLow) {
+      this.timestampHigh = high;
+      this.timestampLow = low;
+      this.timestamp = readInt64BE(buf, at);
+    }
+    return this.timestamp;
   }
 
   /**

@@ -48,17 +48,17 @@ describe('OffsetCommitSpanDecoder (replay of OffsetCommit records in place)', ()
     }
   });
 
-  it('gives each record its own strings when they change but keep their length', () => {
+  it('gives each record its own strings and timestamp when they change but keep their length', () => {
     const decoder = new OffsetCommitSpanDecoder();
     const got = ['g-1', 'g-2', 'g-2', 'g-1'].map((g, i) => {
-      const record = commit(g, i < 2 ? 'ta' : 'tb', i, { metadata: i % 2 === 0 ? 'm0' : 'm1', topicId: i === 3 ? TOPIC_ID : 'AAAAAAAAAAAAAAAAAAAAAA' });
+      const record = commit(g, i < 2 ? 'ta' : 'tb', i, { metadata: i % 2 === 0 ? 'm0' : 'm1', topicId: i === 3 ? TOPIC_ID : 'AAAAAAAAAAAAAAAAAAAAAA', commitTimestamp: i === 2 ? 0n : 5n });
       return spanDecode(decoder, encodeKey(record), encodeRecordValue(record, 4));
     });
-    expect(got.map((r) => [r!.groupId, r!.topic, r!.partition, r!.value!.metadata, r!.value!.topicId])).toEqual([
-      ['g-1', 'ta', 0, 'm0', 'AAAAAAAAAAAAAAAAAAAAAA'],
-      ['g-2', 'ta', 1, 'm1', 'AAAAAAAAAAAAAAAAAAAAAA'],
-      ['g-2', 'tb', 2, 'm0', 'AAAAAAAAAAAAAAAAAAAAAA'],
-      ['g-1', 'tb', 3, 'm1', TOPIC_ID],
+    expect(got.map((r) => [r!.groupId, r!.topic, r!.partition, r!.value!.metadata, r!.value!.topicId, r!.value!.commitTimestamp])).toEqual([
+      ['g-1', 'ta', 0, 'm0', 'AAAAAAAAAAAAAAAAAAAAAA', 5n],
+      ['g-2', 'ta', 1, 'm1', 'AAAAAAAAAAAAAAAAAAAAAA', 5n],
+      ['g-2', 'tb', 2, 'm0', 'AAAAAAAAAAAAAAAAAAAAAA', 0n],
+      ['g-1', 'tb', 3, 'm1', TOPIC_ID, 5n],
     ]);
   });
 
