@@ -4,12 +4,13 @@ import type { BrokerConfig } from '../config.js';
 import type { Time, Timer } from '../util/time.js';
 import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
 import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
-import { encodeRecordBatch, decodeRecords, readBatchHeader, TRANSACTIONAL_FLAG_MASK } from '../records/record-batch.js';
+import { encodeRecordBatch, forEachRecordSpanOfBatch, readBatchHeader, TRANSACTIONAL_FLAG_MASK, type RecordBatchHeader } from '../records/record-batch.js';
 import { encodeEndTxnMarkerBatch, isControlBatch, readEndTxnMarker } from '../records/control-batch.js';
 import type { TransactionalWriter } from './runtime.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
+import { OffsetCommitSpanDecoder } from './offsets/offset-commit-span.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -26,20 +27,31 @@ export interface CoordinatorLogLayout<R> {
   encode(record: R): { key: Buffer; value: Buffer | null };
   /** The record, or null for a record type replay skips. */
   decode(key: Buffer, value: Buffer | null): R | null;
+  /**
+   * `decode` of the key `buf[keyStart, keyEnd)` and value `buf[valueStart, valueEnd)`
+   * (`valueStart` -1: null), for replay, which reads batches in place; without it replay
+   * calls `decode` with views of those bytes.
+   */
+  decodeSpan?(buf: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): R | null;
 }
 
 function offsetsLayout(config: BrokerConfig): CoordinatorLogLayout<CoordinatorRecord> {
   const partitionCount = config.int('offsets.topic.num.partitions');
+  const offsetCommits = new OffsetCommitSpanDecoder();
+  const decode = (key: Buffer, value: Buffer | null): CoordinatorRecord | null => {
+    const record = decodeRecord(key, value);
+    return record.kind === 'unknown' ? null : record;
+  };
   return {
     topic: OFFSETS_TOPIC,
     partitionCount,
     segmentBytes: config.int('offsets.topic.segment.bytes'),
     partitionOf: (record) => offsetsPartitionFor(record.groupId, partitionCount),
     encode: (record) => ({ key: encodeKey(record), value: encodeValue(record) }),
-    decode: (key, value) => {
-      const record = decodeRecord(key, value);
-      return record.kind === 'unknown' ? null : record;
-    },
+    decode,
+    // Nearly every stored record is an offset commit: those are read in place, the rest as `decode` reads them.
+    decodeSpan: (buf, keyStart, keyEnd, valueStart, valueEnd) =>
+      offsetCommits.decode(buf, keyStart, keyEnd, valueStart, valueEnd) ?? decode(buf.subarray(keyStart, keyEnd), valueStart < 0 ? null : buf.subarray(valueStart, valueEnd)),
   };
 }
 
@@ -250,22 +262,32 @@ export class GroupLog<R = CoordinatorRecord> {
     apply: (record: R) => void,
     txn?: { transactional(record: R, producerId: bigint): void; endTransaction(partition: number, producerId: bigint, commit: boolean): void },
   ): void {
+    const layout = this.layout;
+    const decode =
+      layout.decodeSpan?.bind(layout) ??
+      ((buf: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) =>
+        layout.decode(buf.subarray(keyStart, keyEnd), valueStart < 0 ? null : buf.subarray(valueStart, valueEnd)));
+    // The batch being read, shared with `visit` (one closure for the whole replay, not one per batch).
+    let batch: Buffer = Buffer.alloc(0);
+    let header: RecordBatchHeader | null = null;
+    let transactional = false;
+    const visit = (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void => {
+      if (keyStart < 0) return;
+      const record = decode(batch, keyStart, keyEnd, valueStart, valueEnd);
+      if (record === null) return;
+      if (transactional) txn!.transactional(record, header!.producerId);
+      else apply(record);
+    };
     this.partitions.forEach((partition, index) => {
-      for (const batch of partition.batches()) {
-        const header = readBatchHeader(batch);
+      for (batch of partition.batches()) {
+        header = readBatchHeader(batch);
         if (isControlBatch(batch)) {
           const marker = readEndTxnMarker(batch);
           if (marker && txn) txn.endTransaction(index, header.producerId, marker.commit);
           continue;
         }
-        const transactional = (header.attributes & TRANSACTIONAL_FLAG_MASK) !== 0;
-        for (const r of decodeRecords(batch)) {
-          if (r.key === null) continue;
-          const record = this.layout.decode(r.key, r.value);
-          if (record === null) continue;
-          if (transactional && txn) txn.transactional(record, header.producerId);
-          else apply(record);
-        }
+        transactional = (header.attributes & TRANSACTIONAL_FLAG_MASK) !== 0 && txn !== undefined;
+        forEachRecordSpanOfBatch(batch, header, visit);
       }
     });
   }

@@ -16,6 +16,7 @@ import { crc32c } from './crc32c.js';
 import { readInt64BE, writeInt64BE } from '../protocol/primitives.js';
 import {
   readRecords,
+  forEachRecordSpan,
   writeRecords,
   encodedRecordsSize,
   recordTimestamps,
@@ -240,12 +241,7 @@ export function encodeRecordBatch(options: EncodeBatchOptions): Buffer {
  */
 export function decodeRecords(batch: Buffer): DecodedRecord[] {
   const header = readBatchHeader(batch);
-  const codec = compressionCodec(header.attributes);
-  if (codec !== CompressionCodec.NONE) {
-    throw new CorruptRecordError(`decodeRecords reads uncompressed batches only; this batch uses compression codec ${codec}`);
-  }
-  const end = header.batchLength + LOG_OVERHEAD;
-  if (end > batch.length) throw new CorruptRecordError(`batch of ${end} bytes is cut short at ${batch.length}`);
+  const end = uncompressedRecordsEnd(batch, header, 'decodeRecords');
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? header.maxTimestamp : null;
   try {
     return readRecords(batch, RECORD_BATCH_OVERHEAD, end, header.recordCount, header.baseOffset, header.baseTimestamp, logAppendTime);
@@ -253,6 +249,31 @@ export function decodeRecords(batch: Buffer): DecodedRecord[] {
     if (err instanceof CorruptRecordError) throw err;
     throw new CorruptRecordError(`records of batch at offset ${header.baseOffset} do not parse: ${(err as Error).message}`);
   }
+}
+
+/** Where the records of an uncompressed batch end; throws CorruptRecordError for a compressed or cut batch. */
+function uncompressedRecordsEnd(batch: Buffer, header: RecordBatchHeader, reader: string): number {
+  const codec = compressionCodec(header.attributes);
+  if (codec !== CompressionCodec.NONE) {
+    throw new CorruptRecordError(`${reader} reads uncompressed batches only; this batch uses compression codec ${codec}`);
+  }
+  const end = header.batchLength + LOG_OVERHEAD;
+  if (end > batch.length) throw new CorruptRecordError(`batch of ${end} bytes is cut short at ${batch.length}`);
+  return end;
+}
+
+/**
+ * The keys and values of an uncompressed v2 batch as byte ranges of `batch` (see
+ * `forEachRecordSpan`), for readers that decode fields in place (coordinator log replay); the
+ * batches and CorruptRecordError cases `decodeRecords` accepts and throws.
+ */
+export function forEachRecordSpanOfBatch(
+  batch: Buffer,
+  header: RecordBatchHeader,
+  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
+): void {
+  const end = uncompressedRecordsEnd(batch, header, 'forEachRecordSpanOfBatch');
+  forEachRecordSpan(batch, RECORD_BATCH_OVERHEAD, end, header.recordCount, visit);
 }
 
 /**

@@ -152,7 +152,30 @@ export function writeRecords(buf: Buffer, at: number, records: readonly RecordIn
 
 /** Sequential reader of zig-zag varints over [pos, end). */
 class RecordCursor {
-  constructor(readonly buf: Buffer, public pos: number, readonly end: number) {}
+  readonly begin: number;
+  constructor(readonly buf: Buffer, public pos: number, readonly end: number) {
+    this.begin = pos;
+  }
+
+  /** A cursor over record `i`, whose length varint is next; this cursor moves past the record. */
+  nextRecord(i: number): RecordCursor {
+    const length = this.varint();
+    const recordEnd = this.pos + length;
+    if (length < 0 || recordEnd > this.end) throw new CorruptRecordError(`record ${i} declares ${length} bytes past the batch end`);
+    const rc = new RecordCursor(this.buf, this.pos, recordEnd);
+    this.pos = recordEnd;
+    return rc;
+  }
+
+  /** Throws unless record `i`'s fields used exactly its declared length. */
+  endRecord(i: number): void {
+    if (this.pos !== this.end) throw new CorruptRecordError(`record ${i} declares ${this.end - this.begin} bytes but its fields use ${this.pos - this.begin}`);
+  }
+
+  /** Throws unless the last of `count` records ends where the records do. */
+  endRecords(count: number): void {
+    if (this.pos !== this.end) throw new CorruptRecordError(`${this.end - this.pos} bytes follow the last of ${count} records`);
+  }
 
   byte(): number {
     if (this.pos >= this.end) throw new CorruptRecordError(`record runs past the batch end at ${this.end}`);
@@ -186,6 +209,22 @@ class RecordCursor {
     return (u >> 1n) ^ -(u & 1n);
   }
 
+  /** Skips a zig-zag varlong (at most 10 bytes) without decoding it. */
+  skipVarlong(): void {
+    for (let i = 0; ; i++) {
+      if ((this.byte() & 0x80) === 0) return;
+      if (i === 9) throw new CorruptRecordError('varlong is longer than 10 bytes');
+    }
+  }
+
+  /** Skips `n` bytes of a field; returns where they start. */
+  skip(n: number): number {
+    if (this.pos + n > this.end) throw new CorruptRecordError(`field of ${n} bytes runs past the record end`);
+    const at = this.pos;
+    this.pos += n;
+    return at;
+  }
+
   /** A nullable length-prefixed field, as a view. */
   bytes(): Buffer | null {
     const n = this.varint();
@@ -215,10 +254,7 @@ export function readRecords(
   const out: DecodedRecord[] = new Array(count);
   const cur = new RecordCursor(buf, start, end);
   for (let i = 0; i < count; i++) {
-    const length = cur.varint();
-    const recordEnd = cur.pos + length;
-    if (length < 0 || recordEnd > end) throw new CorruptRecordError(`record ${i} declares ${length} bytes past the batch end`);
-    const rc = new RecordCursor(buf, cur.pos, recordEnd);
+    const rc = cur.nextRecord(i);
     const attributes = rc.byte();
     const timestampDelta = rc.varlong();
     const offsetDelta = rc.varint();
@@ -232,8 +268,7 @@ export function readRecords(
       if (hk === null) throw new CorruptRecordError(`record ${i} has a header with a null key`);
       headers.push({ key: hk.toString('utf8'), value: rc.bytes() });
     }
-    if (rc.pos !== recordEnd) throw new CorruptRecordError(`record ${i} declares ${length} bytes but its fields use ${rc.pos - cur.pos}`);
-    cur.pos = recordEnd;
+    rc.endRecord(i);
     out[i] = {
       offset: baseOffset + BigInt(offsetDelta),
       timestamp: logAppendTime ?? baseTimestamp + timestampDelta,
@@ -243,8 +278,48 @@ export function readRecords(
       headers,
     };
   }
-  if (cur.pos !== end) throw new CorruptRecordError(`${end - cur.pos} bytes follow the last of ${count} records`);
+  cur.endRecords(count);
   return out;
+}
+
+/**
+ * Visits the key and value of each of `count` records in [start, end) as byte ranges of `buf`
+ * (`keyStart`/`valueStart` -1 for a null key/value), making no views, objects or BigInts: the
+ * start-up replay of a coordinator log reads a million records this way. Validates the records
+ * as `readRecords` does (same CorruptRecordError cases); timestamps, offsets and headers are
+ * skipped.
+ */
+export function forEachRecordSpan(
+  buf: Buffer,
+  start: number,
+  end: number,
+  count: number,
+  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
+): void {
+  if (count < 0) throw new CorruptRecordError(`negative record count ${count}`);
+  const cur = new RecordCursor(buf, start, end);
+  for (let i = 0; i < count; i++) {
+    const rc = cur.nextRecord(i);
+    rc.byte(); // attributes
+    rc.skipVarlong(); // timestampDelta
+    rc.varint(); // offsetDelta
+    const keyLength = rc.varint();
+    const keyStart = keyLength < 0 ? -1 : rc.skip(keyLength);
+    const valueLength = rc.varint();
+    const valueStart = valueLength < 0 ? -1 : rc.skip(valueLength);
+    const headerCount = rc.varint();
+    if (headerCount < 0) throw new CorruptRecordError(`record ${i} has ${headerCount} headers`);
+    for (let h = 0; h < headerCount; h++) {
+      const headerKeyLength = rc.varint();
+      if (headerKeyLength < 0) throw new CorruptRecordError(`record ${i} has a header with a null key`);
+      rc.skip(headerKeyLength);
+      const headerValueLength = rc.varint();
+      if (headerValueLength >= 0) rc.skip(headerValueLength);
+    }
+    rc.endRecord(i);
+    visit(keyStart, keyStart + keyLength, valueStart, valueStart + valueLength);
+  }
+  cur.endRecords(count);
 }
 
 /**

@@ -31,7 +31,38 @@ export interface OffsetStoreOptions {
   time: Time;
 }
 
-const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
+/** Partitions numbered below this have their keys cached (an array index, not a dictionary). */
+const CACHED_PARTITIONS = 1 << 16;
+/** The cache is emptied when it holds this many keys, so deleted topics' keys do not stay forever. */
+const MAX_CACHED_KEYS = 1 << 17;
+const partitionKeys = new Map<string, string[]>();
+let cachedKeys = 0;
+
+/**
+ * The map key of a partition, `<topic>\0<partition>`, made once per topic and partition and then
+ * reused: a key made anew for each record is a new string to build, flatten and hash, the largest
+ * cost of replaying a million offset commits, and 1,000 groups committing one partition then hold
+ * one key string instead of 1,000. Keys are equal by value, so forgetting them is always safe.
+ */
+function partitionKey(topic: string, partition: number): string {
+  let keys = partitionKeys.get(topic);
+  if (keys === undefined) {
+    if (cachedKeys >= MAX_CACHED_KEYS) {
+      partitionKeys.clear();
+      cachedKeys = 0;
+    }
+    partitionKeys.set(topic, (keys = []));
+  }
+  let key = keys[partition];
+  if (key === undefined) {
+    key = `${topic}\u0000${partition}`;
+    if (partition >= 0 && partition < CACHED_PARTITIONS) {
+      keys[partition] = key;
+      cachedKeys++;
+    }
+  }
+  return key;
+}
 
 /** One group's offsets by partition key. */
 type GroupEntries = Map<string, { topic: string; partition: number; offset: CommittedOffset }>;
