@@ -122,10 +122,11 @@ export class Broker {
 
   /**
    * Lists `__share_group_state` (internal, `share.coordinator.state.topic.num.partitions`
-   * partitions) from now on, as Kafka creates it on the first share-coordinator lookup.
+   * partitions) from now on, creating its partition directories, as Kafka creates it on the first
+   * share-coordinator lookup.
    */
   ensureShareStateTopic(): void {
-    if (this.topics.get(SHARE_GROUP_STATE_TOPIC_NAME) === undefined) this.topics.registerInternal(SHARE_GROUP_STATE_TOPIC_NAME, this.shareStateLog.partitionLogs());
+    if (this.topics.get(SHARE_GROUP_STATE_TOPIC_NAME) === undefined) this.topics.registerInternal(SHARE_GROUP_STATE_TOPIC_NAME, this.shareStateLog.ensureOpen());
   }
 
   private constructor(options: BrokerOptions) {

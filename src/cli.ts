@@ -191,8 +191,8 @@ const program = new Command()
 
 program
   .command('dump-log')
-  .description("print __consumer_offsets segments like Kafka's kafka-dump-log.sh --offsets-decoder --print-data-log")
-  .argument('<segment...>', 'segment files (<base offset>.log)')
+  .description("print log segments like Kafka's kafka-dump-log.sh --print-data-log: records decoded as __consumer_offsets (default, --offsets-decoder), __transaction_state (--transaction-log-decoder) or __share_group_state (--share-group-state-decoder) records; a user topic's segments print their batch and record lines too")
+  .argument('<segment...>', 'segment files (<base offset>.log) of any topic')
   .option('--offsets-decoder', 'read the records as __consumer_offsets records (the default)')
   .option('--transaction-log-decoder', 'read the records as __transaction_state records')
   .option('--share-group-state-decoder', 'read the records as __share_group_state records')

@@ -246,19 +246,19 @@ export function registerControlCommands(program: Command): void {
 
   faults
     .command('remove')
-    .description('remove a fault rule')
+    .description('remove a fault rule (prints {"removedId": id}; `clear` prints {"removed": count})')
     .argument('<id>')
     .addOption(adminOption())
     .action((id: string, o: { admin: string }) =>
       run(async () => {
         await call(o.admin, 'DELETE', `faults/${encodeURIComponent(id)}`);
-        print({ removed: id });
+        print({ removedId: id });
       }),
     );
 
   faults
     .command('clear')
-    .description('remove every fault rule')
+    .description('remove every fault rule (prints {"removed": count}, as DELETE /faults)')
     .addOption(adminOption())
     .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'DELETE', 'faults'))));
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config.js';
@@ -64,6 +65,11 @@ export interface GroupLogOptions<R = CoordinatorRecord> {
   time: Time;
   /** Test hook passed to the log cleaner (see `LogCleanerOptions.onStep`). */
   onCleanerStep?: (step: CleanerStep, file: string) => void;
+  /**
+   * Opens the partitions (creating their directories) at the first append or `ensureOpen()`, not at
+   * start, unless partition 0's directory already exists: for a topic Kafka creates on first use.
+   */
+  createOnFirstUse?: boolean;
 }
 
 /** What `GroupLog.compact()` did, summed over the partitions. */
@@ -86,7 +92,9 @@ export interface CompactionSummary {
 export class GroupLog<R = CoordinatorRecord> {
   readonly partitionCount: number;
   readonly layout: CoordinatorLogLayout<R>;
-  private readonly partitions: PartitionLog[];
+  private partitions: PartitionLog[] = [];
+  private opened = false;
+  private readonly options: GroupLogOptions<R>;
   private readonly time: Time;
   private readonly log: Logger;
   /** The log cleaner of the topic (`cleanup.policy=compact`). */
@@ -117,21 +125,33 @@ export class GroupLog<R = CoordinatorRecord> {
     this.cleanerBackoffMs = Number(config.long('log.cleaner.backoff.ms'));
     this.maxBatchBytes = config.int('message.max.bytes');
     this.partitionCount = this.layout.partitionCount;
-    this.partitions = [];
+    this.options = options;
+    const found = dataDir !== null && existsSync(join(dataDir, `${this.layout.topic}-0`));
+    if (!options.createOnFirstUse || found) this.ensureOpen();
+  }
+
+  /** Opens (creating when missing) every partition; a no-op once open. Returns the partition logs. */
+  ensureOpen(): readonly PartitionLog[] {
+    if (this.opened) return this.partitions;
+    const { config, dataDir } = this.options;
+    const partitions: PartitionLog[] = [];
     for (let p = 0; p < this.partitionCount; p++) {
-      this.partitions.push(
+      partitions.push(
         PartitionLog.open({
           dir: dataDir === null ? null : join(dataDir, `${this.layout.topic}-${p}`),
           segmentBytes: this.layout.segmentBytes,
           rollMs: config.logRollMs(),
           flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
           flushIntervalMs: Number(config.long('log.flush.interval.ms')),
-      flushIntervalMessages: config.long('log.flush.interval.messages'),
-          log: options.log,
-          time: options.time,
+          flushIntervalMessages: config.long('log.flush.interval.messages'),
+          log: this.options.log,
+          time: this.options.time,
         }),
       );
     }
+    this.partitions = partitions;
+    this.opened = true;
+    return partitions;
   }
 
   /** Opens the partitions; with `log.cleaner.enable` the background cleaner is scheduled. */
@@ -141,7 +161,7 @@ export class GroupLog<R = CoordinatorRecord> {
     return groupLog;
   }
 
-  /** The partition logs (index = partition), for tests and admin views. */
+  /** The partition logs (index = partition), for tests and admin views; none before `ensureOpen` with `createOnFirstUse`. */
   partitionLogs(): readonly PartitionLog[] {
     return this.partitions;
   }
@@ -211,6 +231,7 @@ export class GroupLog<R = CoordinatorRecord> {
    */
   append(records: readonly R[], txn?: TransactionalWriter): Promise<void> {
     if (records.length === 0) return Promise.resolve();
+    this.ensureOpen();
     const timestamp = BigInt(this.time.now());
     const first = this.layout.partitionOf(records[0]!);
     // The usual write: one group's (one key's) records, one batch.
@@ -249,6 +270,7 @@ export class GroupLog<R = CoordinatorRecord> {
 
   /** Appends a transaction's COMMIT or ABORT marker (a control batch of its producer) to `partition`; resolves once durable. */
   appendMarker(partition: number, txn: TransactionalWriter, commit: boolean, coordinatorEpoch: number): Promise<void> {
+    this.ensureOpen();
     const batch = encodeEndTxnMarkerBatch({ producerId: txn.producerId, producerEpoch: txn.producerEpoch, marker: { commit, coordinatorEpoch }, timestamp: BigInt(this.time.now()) });
     return this.partitions[partition]!.append([batch]).durable;
   }

@@ -13,7 +13,7 @@
  *   ...
  *   Found N invalid bytes at the end of <file name>      (only when a partial batch follows)
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import {
@@ -116,7 +116,9 @@ function batchRecords(batch: Buffer, h: RecordBatchHeader): DecodedRecord[] {
 
 /**
  * Dumps one segment file of `log`, calling `out` per stdout line and `err` per stderr line.
- * Throws (like Kafka's tool) when a batch declares a size below the minimum record overhead.
+ * Throws (like Kafka's tool) when a batch declares a size below the minimum record overhead, when
+ * the file name is not a base offset, and when the file does not exist (after the `Dumping` and
+ * `Log starting offset` lines, which Kafka's tool prints before opening it).
  */
 export function dumpLogFile(file: string, out: (line: string) => void, err: (line: string) => void = out, log: CoordinatorLog = '__consumer_offsets'): DumpLogResult {
   out(`Dumping ${file}`);
@@ -128,9 +130,14 @@ export function dumpLogFile(file: string, out: (line: string) => void, err: (lin
     return { invalidBatches: 0, trailingBytes: 0 };
   }
   const baseName = name.split('.')[0] ?? '';
-  if (!/^-?\d+$/.test(baseName)) throw new Error(`For input string: "${baseName}" (the segment file name must be its base offset)`);
+  if (!/^-?\d+$/.test(baseName)) {
+    // Kafka's tool stops at the name (NumberFormatException) without opening the file; say whether it is there at all.
+    throw new Error(`For input string: "${baseName}" (the segment file name must be its base offset; ${existsSync(file) ? 'the file exists' : 'no such file either'})`);
+  }
   out(`Log starting offset: ${BigInt(baseName)}`);
 
+  // Kafka's tool prints the two lines above before it opens the file, then fails with NoSuchFileException.
+  if (!existsSync(file)) throw new Error(`NoSuchFileException: ${file} (no such file)`);
   const buf = readFileSync(file);
   let position = 0;
   let invalidBatches = 0;

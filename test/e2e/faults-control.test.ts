@@ -118,13 +118,13 @@ describe('control surfaces', () => {
     expect((await endTxn('tx-other')).errorCode).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
     expect((await endTxn('tx-c')).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
     expect((await cli('requests', '--transactional-id', 'tx-c')).requests.map((r: { api: string; error: string; faults: string[] }) => [r.api, r.error, r.faults])).toEqual([['EndTxn', 'CONCURRENT_TRANSACTIONS', ['f2']]]);
-    expect(await cli('faults', 'remove', 'f2')).toEqual({ removed: 'f2' });
+    expect(await cli('faults', 'remove', 'f2')).toEqual({ removedId: 'f2' });
 
     const before = await cli('clock', 'now');
     expect(before.mode).toBe('manual');
     const advanced = await cli('clock', 'advance', '60000');
     expect(advanced.now).toBe(before.now + 60_000);
-    expect(await cli('faults', 'remove', 'boot')).toEqual({ removed: 'boot' });
+    expect(await cli('faults', 'remove', 'boot')).toEqual({ removedId: 'boot' });
     await expect(run(process.execPath, [CLI, 'faults', 'remove', 'boot', '--admin', admin])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('404') });
     expect(await cli('faults', 'clear')).toEqual({ removed: 1 });
   });

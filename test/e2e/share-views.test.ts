@@ -6,6 +6,7 @@
  * per share partition); fault rules on ShareGroupHeartbeat, ShareFetch and ShareAcknowledge.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
 import { RawClient } from '../support/raw-client.js';
 import { waitFor } from '../support/kafkajs.js';
 import { startClosableServer } from '../support/server.js';
@@ -43,6 +44,9 @@ describe('share groups in the views', () => {
     const topic = first.server.broker.topics.create('sv', 2);
     let c = await client(first.server);
     expect(await allTopics(c)).toEqual([['__consumer_offsets', true, 50], ['sv', false, 2]]);
+    // Nor its directories: Kafka has none before the topic is created.
+    const stateDirs = () => readdirSync(first.dataDir).filter((d) => d.startsWith('__share_group_state-')).sort();
+    expect(stateDirs()).toEqual([]);
     // By name before it exists: not auto-created as a user topic.
     const byName = await c.send(3, 12, { topics: [{ name: '__share_group_state', topicId: ZERO_UUID }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(byName.topics[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -51,6 +55,7 @@ describe('share groups in the views', () => {
     expect(found.coordinators[0]!.errorCode).toBe(ErrorCode.NONE);
     const listed: Array<[string, boolean, number]> = [['__consumer_offsets', true, 50], ['__share_group_state', true, 3], ['sv', false, 2]];
     expect(await allTopics(c)).toEqual(listed);
+    expect(stateDirs()).toEqual(['__share_group_state-0', '__share_group_state-1', '__share_group_state-2']);
     // Internal: not deletable, not writable.
     const del = await c.send(20, 6, { topics: [{ name: '__share_group_state', topicId: ZERO_UUID }], topicNames: [], timeoutMs: 5000 });
     expect(del.responses[0]!.errorCode).toBe(ErrorCode.INVALID_REQUEST);
@@ -63,13 +68,15 @@ describe('share groups in the views', () => {
   });
 
   it('a share group initializing its first partition creates __share_group_state with the default 50 partitions', async () => {
-    const { server } = await startClosableServer(cleanups, {}, 'kmc-share-views-');
+    const { server, dataDir } = await startClosableServer(cleanups, {}, 'kmc-share-views-');
     const topic = server.broker.topics.create('sv2', 1);
     const c = await client(server);
     expect((await allTopics(c)).map(([name]) => name)).toEqual(['__consumer_offsets', 'sv2']);
+    expect(readdirSync(dataDir).filter((d) => d.startsWith('__share_group_state-'))).toEqual([]);
     // What the share group coordinator does once a member is assigned the partition.
     await server.broker.sharePersister.initializeState('g', [{ topicId: topic.id, partition: 0, stateEpoch: 0, startOffset: 0n }]);
     expect(await allTopics(c)).toEqual([['__consumer_offsets', true, 50], ['__share_group_state', true, 50], ['sv2', false, 1]]);
+    expect(readdirSync(dataDir).filter((d) => d.startsWith('__share_group_state-'))).toHaveLength(50);
   });
 
   it('the admin API lists and describes a share group: members, assignments, and per share partition its offsets and in-flight records by state', async () => {

@@ -92,6 +92,21 @@ describe('dump-log', () => {
     expect(out[out.length - 1]).toBe('Found 40 invalid bytes at the end of 00000000000000000042.log');
   });
 
+  it('prints the two opening lines before failing on a missing file, and says whether a badly named file exists', () => {
+    // Kafka 4.3.1's DumpLogSegments --files /nope/00000000000000000000.log prints `Dumping …` and
+    // `Log starting offset: 0`, then fails with NoSuchFileException; a name that is not an offset fails before.
+    const out: string[] = [];
+    const missing = join(dir, 'nope', '00000000000000000007.log');
+    expect(() => dumpLogFile(missing, (l) => out.push(l))).toThrow(`NoSuchFileException: ${missing} (no such file)`);
+    expect(out).toEqual([`Dumping ${missing}`, 'Log starting offset: 7']);
+    const badName = join(dir, 'abc.log');
+    writeFileSync(badName, Buffer.alloc(0));
+    const lines: string[] = [];
+    expect(() => dumpLogFile(badName, (l) => lines.push(l))).toThrow('For input string: "abc" (the segment file name must be its base offset; the file exists)');
+    expect(lines).toEqual([`Dumping ${badName}`]);
+    expect(() => dumpLogFile(join(dir, 'nope', 'abc.log'), () => {})).toThrow('For input string: "abc" (the segment file name must be its base offset; no such file either)');
+  });
+
   it('prints sequences, producer fields and headers of idempotent batches', () => {
     const rec = fixtureRecords()[4]!.record;
     const batch = encodeRecordBatch({
@@ -125,7 +140,8 @@ describe('dump-log', () => {
     expect(lines).toContain('Log starting offset: 100');
     const missing = spawnSync(process.execPath, [cli, 'dump-log', join(dir, '00000000000000000999.log')], { encoding: 'utf8', timeout: 20000 });
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toMatch(/no such file/i);
+    expect(missing.stderr).toBe(`NoSuchFileException: ${join(dir, '00000000000000000999.log')} (no such file)\n`);
+    expect(missing.stdout).toBe(`Dumping ${join(dir, '00000000000000000999.log')}\nLog starting offset: 999\n`);
   });
 
   it('stops quietly with status 0 when its reader closes the pipe early (`dump-log ... | head -1`)', async () => {

@@ -40,7 +40,11 @@ export function shareStateTopicCreated(log: GroupLog<ShareStateRecord>): boolean
   return log.partitionLogs().some((l) => l.logEndOffset > 0n || (l.dir !== null && readPartitionMetadata(l.dir) !== null));
 }
 
-/** Opens `__share_group_state` (its cleaner scheduled as the offsets log's). */
-export function openShareStateLog(options: Omit<GroupLogOptions<ShareStateRecord>, 'layout'>): GroupLog<ShareStateRecord> {
-  return GroupLog.open<ShareStateRecord>({ ...options, layout: shareStateLayout(options.config) });
+/**
+ * Opens `__share_group_state` (its cleaner scheduled as the offsets log's). Its partition
+ * directories are created at the first share-state write or lookup (`ensureOpen`), as Kafka creates
+ * the topic then; a data directory that has them opens them at start.
+ */
+export function openShareStateLog(options: Omit<GroupLogOptions<ShareStateRecord>, 'layout' | 'createOnFirstUse'>): GroupLog<ShareStateRecord> {
+  return GroupLog.open<ShareStateRecord>({ ...options, layout: shareStateLayout(options.config), createOnFirstUse: true });
 }
