@@ -77,14 +77,32 @@ describe('kafka-consumer-groups', () => {
       groupId: group, memberId: 'AAAAAAAAAAAAAAAAAAAAAA', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 60_000,
       subscribedTopicNames: [topic], subscribedTopicRegex: null, serverAssignor: 'range', topicPartitions: [],
     }, 'tools-848');
-    await c.send(68, 1, {
+    const acked = await c.send(68, 1, {
       groupId: group, memberId: 'AAAAAAAAAAAAAAAAAAAAAA', memberEpoch: h.memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: 60_000,
       subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null,
       topicPartitions: h.assignment?.topicPartitions.map((tp) => ({ topicId: tp.topicId, partitions: tp.partitions })) ?? [],
     }, 'tools-848');
-    c.close();
-    await t.call('describe --members --verbose', 'kafka-consumer-groups', ['--describe', '--group', group, '--members', '--verbose']);
-    await t.call('describe --state --verbose', 'kafka-consumer-groups', ['--describe', '--group', group, '--state', '--verbose']);
+    // The member heartbeats at its interval while the tools run (a JVM can take longer than the
+    // 6 s session timeout to start on a busy machine), so both brokers describe it as live.
+    let beating = true;
+    const heartbeats = (async () => {
+      while (beating) {
+        await new Promise((resolve) => setTimeout(resolve, acked.heartbeatIntervalMs));
+        if (!beating) break;
+        await c.send(68, 1, {
+          groupId: group, memberId: 'AAAAAAAAAAAAAAAAAAAAAA', memberEpoch: acked.memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: 60_000,
+          subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: null,
+        }, 'tools-848');
+      }
+    })();
+    try {
+      await t.call('describe --members --verbose', 'kafka-consumer-groups', ['--describe', '--group', group, '--members', '--verbose']);
+      await t.call('describe --state --verbose', 'kafka-consumer-groups', ['--describe', '--group', group, '--state', '--verbose']);
+    } finally {
+      beating = false;
+      await heartbeats;
+      c.close();
+    }
   });
 });
 
