@@ -10,6 +10,7 @@ import type { TransactionalWriter } from './runtime.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
+import { fileCacheFor } from '../storage/fd-cache.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -115,6 +116,7 @@ export class GroupLog<R = CoordinatorRecord> {
           flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
           flushIntervalMs: Number(config.long('log.flush.interval.ms')),
       flushIntervalMessages: config.long('log.flush.interval.messages'),
+          files: fileCacheFor(config),
           log: options.log,
           time: options.time,
         }),

@@ -29,6 +29,7 @@ import { commitCreation, markCreation, recoverPendingCreations, undoCreation } f
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
+import { fileCacheFor } from '../storage/fd-cache.js';
 
 export interface TopicStoreOptions {
   /** Root data directory, or null to keep every topic in memory. */
@@ -441,6 +442,7 @@ export class TopicStore {
       flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
       flushIntervalMs: Number(config.long('log.flush.interval.ms')),
       flushIntervalMessages: config.long('log.flush.interval.messages'),
+      files: fileCacheFor(config),
       log: this.options.log,
       time: this.options.time,
     };
