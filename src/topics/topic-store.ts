@@ -51,6 +51,9 @@ const PARTITION_DIR = /^(.+)-(\d+)$/;
 /** Partitions `createInSlices` opens in one turn of the event loop. */
 export const CREATE_SLICE_PARTITIONS = 256;
 
+/** Partitions whose files one slice of `deleteInSlices` removes before a turn of the event loop. */
+export const DELETE_SLICE_PARTITIONS = 256;
+
 export class TopicStore {
   readonly producerIds: ProducerIdManager;
   private readonly byName = new Map<string, Topic>();
@@ -59,6 +62,8 @@ export class TopicStore {
   private readonly pendingStarts = new Map<Partition, bigint>();
   /** Names of topics `createInSlices` is opening. */
   private readonly creating = new Set<string>();
+  /** Topics `deleteInSlices` took out whose partitions' files are still being removed: those partitions, by name. */
+  private readonly deleting = new Map<string, Partition[]>();
   /** Topics `addPartitions` is growing, and when it ends. */
   private readonly growing = new Map<string, Promise<void>>();
   private readonly waiters: AppendWaiters;
@@ -137,6 +142,7 @@ export class TopicStore {
    */
   create(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Topic {
     this.checkCreate(name, partitions);
+    this.finishDeletion(name);
     const creation = this.beginTopic(name, partitions, topicConfigs);
     try {
       for (let p = 0; p < partitions; p++) creation.open(p);
@@ -158,6 +164,7 @@ export class TopicStore {
    */
   async createInSlices(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Promise<Topic> {
     this.checkCreate(name, partitions);
+    this.finishDeletion(name);
     this.creating.add(name);
     try {
       const creation = this.beginTopic(name, partitions, topicConfigs);
@@ -289,6 +296,50 @@ export class TopicStore {
    * `delete.topic.enable` is false.
    */
   delete(name: string): Topic {
+    const topic = this.detach(name);
+    for (const p of topic.partitions) p.log.deleteFiles();
+    this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
+    return topic;
+  }
+
+  /**
+   * As `delete`, for DeleteTopics (issue #16): the topic is gone at once (lookups, Metadata, fetches
+   * waiting on it), its partitions' files are removed in slices of `DELETE_SLICE_PARTITIONS` with a
+   * turn of the event loop between two, so a topic of thousands of partitions does not keep other
+   * connections' requests waiting; resolves once every file is gone. A topic of the same name
+   * created meanwhile first removes what is left (`finishDeletion`), as its directories are the same.
+   */
+  async deleteInSlices(name: string): Promise<Topic> {
+    const topic = this.detach(name);
+    const remaining = [...topic.partitions];
+    this.deleting.set(name, remaining);
+    while (remaining.length > 0) {
+      for (const p of remaining.splice(0, DELETE_SLICE_PARTITIONS)) p.log.deleteFiles();
+      if (remaining.length > 0) await nextTurn();
+    }
+    if (this.deleting.get(name) === remaining) this.deleting.delete(name);
+    this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
+    return topic;
+  }
+
+  /** Whether `deleteInSlices` is removing files of a topic named `name` now. */
+  isBeingDeleted(name: string): boolean {
+    return this.deleting.has(name);
+  }
+
+  /** Removes at once the files `deleteInSlices` has yet to remove for topic `name`, if any. */
+  private finishDeletion(name: string): void {
+    const remaining = this.deleting.get(name);
+    if (remaining === undefined) return;
+    this.deleting.delete(name);
+    for (const p of remaining.splice(0)) p.log.deleteFiles();
+  }
+
+  /**
+   * Takes topic `name` out of the store (its files stay): waiting fetches wake up, the
+   * `onTopicDeleted` listeners run. Throws as `delete` documents.
+   */
+  private detach(name: string): Topic {
     if (!this.options.config.bool('delete.topic.enable')) {
       throw new TopicError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
     }
@@ -297,11 +348,7 @@ export class TopicStore {
     if (topic.internal) throw new TopicError(ErrorCode.INVALID_REQUEST, `Deleting the internal topic ${name} is not supported.`);
     this.byName.delete(name);
     this.byId.delete(topic.id);
-    for (const p of topic.partitions) {
-      p.log.deleteFiles();
-      this.waiters.notify(p);
-    }
-    this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
+    for (const p of topic.partitions) this.waiters.notify(p);
     for (const listener of this.deletedListeners) listener(topic);
     return topic;
   }
