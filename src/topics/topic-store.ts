@@ -308,8 +308,12 @@ export class TopicStore {
    * turn of the event loop between two, so a topic of thousands of partitions does not keep other
    * connections' requests waiting; resolves once every file is gone. A topic of the same name
    * created meanwhile first removes what is left (`finishDeletion`), as its directories are the same.
+   * A marker (pending-creations.ts, `from` 0) written durably first makes the next start finish a
+   * deletion a crash interrupted, so no partial topic comes back.
    */
   async deleteInSlices(name: string): Promise<Topic> {
+    const dataDir = this.options.dataDir;
+    const marker = dataDir === null ? null : markCreation(dataDir, { topicId: this.deletable(name).id, topic: name, from: 0 });
     const topic = this.detach(name);
     const remaining = [...topic.partitions];
     this.deleting.set(name, remaining);
@@ -318,6 +322,7 @@ export class TopicStore {
       if (remaining.length > 0) await nextTurn();
     }
     if (this.deleting.get(name) === remaining) this.deleting.delete(name);
+    if (marker !== null) commitCreation(marker);
     this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
     return topic;
   }
@@ -335,17 +340,23 @@ export class TopicStore {
     for (const p of remaining.splice(0)) p.log.deleteFiles();
   }
 
-  /**
-   * Takes topic `name` out of the store (its files stay): waiting fetches wake up, the
-   * `onTopicDeleted` listeners run. Throws as `delete` documents.
-   */
-  private detach(name: string): Topic {
+  /** The topic a deletion of `name` takes out; throws as `delete` documents. */
+  private deletable(name: string): Topic {
     if (!this.options.config.bool('delete.topic.enable')) {
       throw new TopicError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
     }
     const topic = this.byName.get(name);
     if (!topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
     if (topic.internal) throw new TopicError(ErrorCode.INVALID_REQUEST, `Deleting the internal topic ${name} is not supported.`);
+    return topic;
+  }
+
+  /**
+   * Takes topic `name` out of the store (its files stay): waiting fetches wake up, the
+   * `onTopicDeleted` listeners run. Throws as `delete` documents.
+   */
+  private detach(name: string): Topic {
+    const topic = this.deletable(name);
     this.byName.delete(name);
     this.byId.delete(topic.id);
     for (const p of topic.partitions) this.waiters.notify(p);

@@ -186,6 +186,8 @@ describe('big requests', () => {
     expect(server.broker.topics.get('doomed')!.partitionCount).toBe(2);
     expect(server.broker.topics.isBeingDeleted('doomed')).toBe(false);
     expect(dirs().sort()).toEqual(['doomed-0', 'doomed-1']);
+    // The marker that makes a start finish an interrupted deletion is gone once the deletion is done.
+    expect(readdirSync(dataDir).filter((f) => f.startsWith('kmc-pending-creation.'))).toEqual([]);
     expect(readdirSync(`${dataDir}/doomed-0`).filter((f) => f.endsWith('.log'))).toEqual(['00000000000000000000.log']);
   });
 
