@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CachedFile, FileHandleCache } from '../../src/storage/fd-cache.js';
+import { PartitionLog } from '../../src/storage/partition-log.js';
+import { batchOf, captureLog, ManualTime, removeTempDirs, tempDir } from './helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 function files(n: number, cache: FileHandleCache, beforeClose?: (name: string) => void): CachedFile[] {
@@ -69,5 +72,27 @@ describe('FileHandleCache', () => {
     failing = false;
     b!.fd();
     expect(cache.openCount).toBe(1);
+  });
+
+  it('a log segment the cache closes is fdatasynced first (flush by interval: no sync was due yet), and its log reads and appends after', async () => {
+    const cache = new FileHandleCache(1);
+    const time = new ManualTime();
+    const open = () =>
+      PartitionLog.open({ dir: tempDir(), segmentBytes: 1 << 20, rollMs: 1e9, flushPolicy: 'interval', flushIntervalMs: 3_600_000, log: captureLog().log, time, files: cache });
+    const a = open();
+    const b = open();
+    await a.append([batchOf(3)]).durable;
+    expect(a.stats.syncs).toBe(0);
+    const aSegment = (a as unknown as { segments: Array<{ dirty: boolean }> }).segments[0]!;
+    expect(aSegment.dirty).toBe(true);
+    await b.append([batchOf(2)]).durable; // b's file takes the one slot: a's is synced, then closed
+    expect(aSegment.dirty).toBe(false);
+    expect(cache.openCount).toBe(1);
+    expect(a.read(0n, 1 << 20).length).toBe(1);
+    await a.append([batchOf(1)]).durable;
+    expect([a.logEndOffset, b.logEndOffset, a.read(0n, 1 << 20).length]).toEqual([4n, 2n, 2]);
+    await a.close();
+    await b.close();
+    expect(cache.openCount).toBe(0);
   });
 });
