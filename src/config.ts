@@ -175,6 +175,8 @@ export const CONFIG_SPECS = {
   'share.coordinator.snapshot.update.records.per.snapshot': { kind: 'int', default: '500', min: 0, max: 500 },
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
   'mock.cluster.id': { kind: 'string', default: '' },
+  // Open segment files at most (src/storage/fd-cache.ts); 0: half the process's open-files limit.
+  'mock.max.open.files': { kind: 'int', default: '0', min: 0 },
 } satisfies Record<string, Spec>;
 
 export type ConfigKey = keyof typeof CONFIG_SPECS;

@@ -21,7 +21,8 @@ function named(req: DeleteTopicsRequest): Array<{ name: string | null; topicId: 
  * name.") and nothing is deleted for it. Per topic: both or neither of name and id -> INVALID_REQUEST; unknown name -> UNKNOWN_TOPIC_OR_PARTITION;
  * unknown id -> UNKNOWN_TOPIC_ID; `delete.topic.enable=false` -> TOPIC_DELETION_DISABLED
  * (INVALID_REQUEST below v3); internal topics are refused with INVALID_REQUEST. Files are
- * removed before the response.
+ * removed before the response, in slices (`TopicStore.deleteInSlices`): other requests are
+ * answered meanwhile.
  */
 export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
   apiKey: 20,
@@ -35,7 +36,7 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
   }),
   names: (req) => ({ topics: named(req).map((t) => ({ name: t.name, ...(t.name ? {} : { topicId: t.topicId }), partitions: null })) }),
   routing: ANY_BROKER,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const v = ctx.apiVersion;
     const entries = v >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const keys = entries.map((e) => (e.name !== null ? `name:${e.name}` : `id:${e.topicId}`));
@@ -48,7 +49,8 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
       ...duplicated('id:').map((topicId) => ({ name: null, topicId, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic id.' })),
     ];
     const unique = entries.filter((_, i) => counts.get(keys[i]!) === 1);
-    const responses = unique.map((e): DeletableTopicResult => {
+    const responses: DeletableTopicResult[] = [];
+    for (const e of unique) {
       const res: DeletableTopicResult = { name: e.name, topicId: e.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
         const name = resolveName(ctx.broker, e.name, e.topicId);
@@ -56,14 +58,14 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
         if (!ctx.broker.config.bool('delete.topic.enable')) {
           throw new TopicError(v < 3 ? ErrorCode.INVALID_REQUEST : ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
         }
-        res.topicId = ctx.broker.topics.delete(name).id;
+        res.topicId = (await ctx.broker.topics.deleteInSlices(name)).id;
       } catch (err) {
         if (!(err instanceof TopicError)) throw err;
         res.errorCode = err.errorCode;
         res.errorMessage = err.message;
       }
-      return res;
-    });
+      responses.push(res);
+    }
     return { throttleTimeMs: 0, responses: [...duplicates, ...responses] };
   },
 };

@@ -12,6 +12,7 @@ import { offsetsPartitionFor } from '../util/java-hash.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
 import { OffsetCommitSpanDecoder } from './offsets/offset-commit-span.js';
+import { fileCacheFor } from '../storage/fd-cache.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -144,6 +145,7 @@ export class GroupLog<R = CoordinatorRecord> {
           flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
           flushIntervalMs: Number(config.long('log.flush.interval.ms')),
           flushIntervalMessages: config.long('log.flush.interval.messages'),
+          files: fileCacheFor(config),
           log: this.options.log,
           time: this.options.time,
         }),

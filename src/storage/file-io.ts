@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { FILE_IO_SLOTS } from './io-slots.js';
 
 /** Writes all of `buffers` at `position`, retrying short writes. */
 export async function writeFully(fd: number, buffers: Buffer[], position: number): Promise<void> {
@@ -51,8 +52,12 @@ export function ftruncate(fd: number, bytes: number): Promise<void> {
   return new Promise((resolve, reject) => fs.ftruncate(fd, bytes, (err) => (err ? reject(err) : resolve())));
 }
 
-/** fsync of a directory, so a newly created file's name is durable. */
+/** fsync of a directory, so a newly created file's name is durable (at most FILE_IO_SLOTS at once). */
 export function fsyncDirectory(dir: string): Promise<void> {
+  return FILE_IO_SLOTS.run(() => fsyncDirectoryNow(dir));
+}
+
+function fsyncDirectoryNow(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     fs.open(dir, 'r', (err, fd) => {
       if (err) return reject(err);
@@ -66,8 +71,15 @@ export function fsyncDirectory(dir: string): Promise<void> {
 /**
  * Replaces `file` with `text` durably: a temporary file next to it is written and fdatasync'ed, then
  * renamed over `file`, then the directory is synced. A crash leaves the old or the new content.
+ * At most FILE_IO_SLOTS run at once (each holds a descriptor).
  */
 export async function writeFileDurably(file: string, text: string): Promise<void> {
+  await FILE_IO_SLOTS.run(() => writeTemporary(file, text));
+  await fs.promises.rename(`${file}.tmp`, file);
+  await fsyncDirectory(path.dirname(file));
+}
+
+async function writeTemporary(file: string, text: string): Promise<void> {
   const tmp = `${file}.tmp`;
   const handle = await fs.promises.open(tmp, 'w');
   try {
@@ -76,8 +88,6 @@ export async function writeFileDurably(file: string, text: string): Promise<void
   } finally {
     await handle.close();
   }
-  await fs.promises.rename(tmp, file);
-  await fsyncDirectory(path.dirname(file));
 }
 
 /** `writeFileDurably`, synchronously: at start-up, and for the rare small write a request must wait for (a new producer id block, once per 1000 ids). */

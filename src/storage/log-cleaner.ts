@@ -41,6 +41,7 @@ import {
   type DecodedRecord,
 } from '../records/record-batch.js';
 import { LogSegment, segmentFileName } from './segment.js';
+import { DEFAULT_FILE_CACHE } from './fd-cache.js';
 import type { PartitionLog } from './partition-log.js';
 import { writeFully, fdatasync, fsyncDirectory } from './file-io.js';
 import { batchDeleteHorizon, emptyBatchLike, rebuildBatch } from './cleaner-batch.js';
@@ -430,7 +431,7 @@ export class LogCleaner {
       await fs.promises.rename(swapPath, finalPath);
       await fsyncDirectory(dir);
       this.step('swap-installed', finalPath);
-      const segment = LogSegment.openExisting(finalPath, base, now2);
+      const segment = LogSegment.openExisting(finalPath, base, now2, group[0]!.files ?? DEFAULT_FILE_CACHE);
       for (const e of entries) segment.restore(e.baseOffset, e.lastOffset, e.position, e.size, e.maxTimestamp);
       return segment;
     });

@@ -39,6 +39,7 @@ import { beginBurst, burstOpen, nextRound } from '../util/burst.js';
 import { writeFully, writeFullySync, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
 import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
+import { DEFAULT_FILE_CACHE, type FileHandleCache } from './fd-cache.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
 
@@ -60,6 +61,8 @@ export interface PartitionLogOptions {
   onRecoveredBatch?: RecoveredBatchListener;
   /** A log start offset kept from before (Kafka's `log-start-offset-checkpoint`); the first batch's offset otherwise. */
   logStartOffset?: bigint;
+  /** Where segment files get their descriptors (one cache per server, `mock.max.open.files`); a process-wide default otherwise. */
+  files?: FileHandleCache;
 }
 
 /** Result of an append: the first offset given, and when the bytes are durable. */
@@ -134,24 +137,25 @@ export class PartitionLog {
       .map(parseSegmentFileName)
       .filter((b): b is bigint => b !== null)
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    if (bases.length === 0) return new PartitionLog(options, [LogSegment.create(options.dir, 0n, now)]);
+    const files = options.files ?? DEFAULT_FILE_CACHE;
+    if (bases.length === 0) return new PartitionLog(options, [LogSegment.create(options.dir, 0n, now, files)]);
     const segments: LogSegment[] = [];
     try {
       // The tail is the last segment holding bytes: a crash can leave a torn write in it even when
       // a roll already created the (still empty) next segment file.
-      const files = bases.map((base) => path.join(options.dir!, segmentFileName(base)));
-      let tail = files.length - 1;
-      while (tail > 0 && fs.statSync(files[tail]!).size === 0) tail--;
+      const paths = bases.map((base) => path.join(options.dir!, segmentFileName(base)));
+      let tail = paths.length - 1;
+      while (tail > 0 && fs.statSync(paths[tail]!).size === 0) tail--;
       let afterOffset = -1n;
-      for (let i = 0; i < files.length; i++) {
-        const segment = LogSegment.openExisting(files[i]!, bases[i]!, now);
+      for (let i = 0; i < paths.length; i++) {
+        const segment = LogSegment.openExisting(paths[i]!, bases[i]!, now, files);
         segments.push(segment);
         const truncated = recoverSegment(segment, afterOffset, i >= tail, options.log, options.onRecoveredBatch);
         afterOffset = segment.nextOffset !== null ? segment.nextOffset - 1n : afterOffset;
-        if (truncated && i < files.length - 1) {
+        if (truncated && i < paths.length - 1) {
           // Empty segments after a truncated tail start past the new log end: drop them, as
           // Kafka's LogLoader deletes the segments after the one it truncates.
-          for (const file of files.slice(i + 1)) fs.rmSync(file, { force: true });
+          for (const file of paths.slice(i + 1)) fs.rmSync(file, { force: true });
           break;
         }
       }
@@ -554,7 +558,7 @@ export class PartitionLog {
       this.segments.push(LogSegment.inMemory(this.nextOffset, now));
       return;
     }
-    this.segments.push(LogSegment.create(this.options.dir, this.nextOffset, now));
+    this.segments.push(LogSegment.create(this.options.dir, this.nextOffset, now, this.options.files ?? DEFAULT_FILE_CACHE));
     this.directoryDirty = true;
     this.options.log.debug({ dir: this.options.dir, baseOffset: String(this.nextOffset) }, 'rolled log segment');
   }
@@ -704,8 +708,8 @@ export class PartitionLog {
     this.ioChain = this.ioChain.then(async () => {
       try {
         const active = this.active;
-        if (active.fd !== null) {
-          await ftruncate(active.fd, active.writtenSize);
+        if (active.isOpen) {
+          await active.withFd((fd) => ftruncate(fd, active.writtenSize));
           active.dirty = true;
         }
         await this.syncDirty();
@@ -720,12 +724,11 @@ export class PartitionLog {
   }
 
   private async write(w: PendingWrite): Promise<void> {
-    const fd = w.segment.fd;
-    if (fd === null) return; // deleted meanwhile
+    if (!w.segment.isOpen) return; // deleted meanwhile
     let bytes = 0;
     for (const b of w.buffers) bytes += b.length;
-    if (bytes <= SYNC_WRITE_MAX_BYTES) writeFullySync(fd, w.buffers, w.position);
-    else await writeFully(fd, w.buffers, w.position);
+    if (bytes <= SYNC_WRITE_MAX_BYTES) writeFullySync(w.segment.fd(), w.buffers, w.position);
+    else await w.segment.withFd((fd) => writeFully(fd, w.buffers, w.position));
     this.stats.writes++;
     w.segment.dirty = true;
     for (const e of w.entries) e.data = null;
@@ -738,8 +741,8 @@ export class PartitionLog {
       this.directoryDirty = false;
     }
     for (const s of this.segments) {
-      if (!s.dirty || s.fd === null) continue;
-      await fdatasync(s.fd);
+      if (!s.dirty || !s.isOpen) continue;
+      await s.withFd(fdatasync);
       s.dirty = false;
       this.stats.syncs++;
     }

@@ -48,8 +48,7 @@ export function recoverSegment(
   onBatch?: RecoveredBatchListener,
 ): boolean {
   const file = segment.file!;
-  const fd = segment.fd!;
-  const fileBytes = fs.fstatSync(fd).size;
+  const fileBytes = fs.fstatSync(segment.fd()).size;
   let lastOffset = afterOffset < segment.baseOffset - 1n ? segment.baseOffset - 1n : afterOffset;
   let chunk = Buffer.alloc(0);
   let chunkStart = 0;
@@ -64,7 +63,7 @@ export function recoverSegment(
     chunk = Buffer.allocUnsafe(want);
     let done = 0;
     while (done < want) {
-      const read = fs.readSync(fd, chunk, done, want - done, position + done);
+      const read = fs.readSync(segment.fd(), chunk, done, want - done, position + done);
       if (read === 0) break;
       done += read;
     }

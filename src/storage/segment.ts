@@ -6,10 +6,15 @@
  * Appended batches are first queued in memory (`pending`) and written by the owning
  * PartitionLog's flush; until then reads are served from the queued bytes. In in-memory
  * mode (no file) every batch keeps its bytes.
+ *
+ * The file's descriptor comes from a FileHandleCache (fd-cache.ts): opened on first use, closed by
+ * the cache when others are used more recently (after an fdatasync of bytes written since the last
+ * one), reopened on the next use.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readExactlySync } from './file-io.js';
+import { CachedFile, type FileHandleCache } from './fd-cache.js';
 
 /** Suffix of segment files. */
 export const LOG_FILE_SUFFIX = '.log';
@@ -60,30 +65,65 @@ export class LogSegment {
   private pendingEntries: BatchEntry[] = [];
   private pendingPosition = 0;
 
+  /** The segment file's descriptor source, or null in in-memory mode. */
+  private readonly handle: CachedFile | null;
+
   private constructor(
     readonly baseOffset: bigint,
     /** The segment file, or null in in-memory mode. */
     readonly file: string | null,
-    /** Open read/write descriptor, or null in in-memory mode or once closed. */
-    public fd: number | null,
+    files: FileHandleCache | null,
+    flags: string,
     /** When the segment was created or recovered (ms, from the injected clock); drives log.roll.ms. */
     readonly createdMs: number,
-  ) {}
-
-  /** A new, empty segment file in `dir` (truncated if a file of that name exists). */
-  static create(dir: string, baseOffset: bigint, nowMs: number): LogSegment {
-    const file = path.join(dir, segmentFileName(baseOffset));
-    return new LogSegment(baseOffset, file, fs.openSync(file, 'w+'), nowMs);
+  ) {
+    this.handle = file !== null && files !== null ? new CachedFile(files, file, flags, this.syncBeforeClose) : null;
   }
 
-  /** An existing segment file opened for recovery; batches are added by `restore`. */
-  static openExisting(file: string, baseOffset: bigint, nowMs: number): LogSegment {
-    return new LogSegment(baseOffset, file, fs.openSync(file, 'r+'), nowMs);
+  /** A new, empty segment file in `dir` (created now; truncated if a file of that name exists). */
+  static create(dir: string, baseOffset: bigint, nowMs: number, files: FileHandleCache): LogSegment {
+    const segment = new LogSegment(baseOffset, path.join(dir, segmentFileName(baseOffset)), files, 'w+', nowMs);
+    segment.handle!.fd();
+    return segment;
+  }
+
+  /** An existing segment file, for recovery (opened on first use); batches are added by `restore`. */
+  static openExisting(file: string, baseOffset: bigint, nowMs: number, files: FileHandleCache): LogSegment {
+    return new LogSegment(baseOffset, file, files, 'r+', nowMs);
   }
 
   static inMemory(baseOffset: bigint, nowMs: number): LogSegment {
-    return new LogSegment(baseOffset, null, null, nowMs);
+    return new LogSegment(baseOffset, null, null, 'r', nowMs);
   }
+
+  /** The cache holding this segment's descriptor, or null in in-memory mode. */
+  get files(): FileHandleCache | null {
+    return this.handle?.cache ?? null;
+  }
+
+  /** True for a segment file not yet closed (false in in-memory mode). */
+  get isOpen(): boolean {
+    return this.handle !== null && !this.handle.isClosed;
+  }
+
+  /** The file descriptor for synchronous use (reopened if the cache closed it); throws once closed or in memory. */
+  fd(): number {
+    if (this.handle === null) throw new Error(`segment ${this.baseOffset} has no file`);
+    return this.handle.fd();
+  }
+
+  /** Runs an asynchronous `op` on the descriptor, which the cache keeps open until it settles. */
+  withFd<T>(op: (fd: number) => Promise<T>): Promise<T> {
+    if (this.handle === null) return Promise.reject(new Error(`segment ${this.baseOffset} has no file`));
+    return this.handle.use(op);
+  }
+
+  /** Before the cache closes the descriptor: bytes written since the last sync reach the disk on it (a failure keeps it open). */
+  private readonly syncBeforeClose = (fd: number): void => {
+    if (!this.dirty) return;
+    fs.fdatasyncSync(fd);
+    this.dirty = false;
+  };
 
   get isEmpty(): boolean {
     return this.entries.length === 0;
@@ -106,7 +146,7 @@ export class LogSegment {
   append(batch: Buffer, baseOffset: bigint, lastOffset: bigint, maxTimestamp: bigint): void {
     const entry: BatchEntry = { baseOffset, lastOffset, position: this.size, size: batch.length, maxTimestamp, data: batch };
     this.entries.push(entry);
-    if (this.fd !== null) {
+    if (this.handle !== null) {
       if (this.pendingBuffers.length === 0) this.pendingPosition = this.size;
       this.pendingBuffers.push(batch);
       this.pendingEntries.push(entry);
@@ -165,7 +205,7 @@ export class LogSegment {
       while (j < to && this.entries[j]!.data === null) j++;
       const start = entry.position;
       const last = this.entries[j - 1]!;
-      const bytes = readExactlySync(this.requireFd(), start, last.position + last.size - start);
+      const bytes = readExactlySync(this.fd(), start, last.position + last.size - start);
       for (let k = i; k < j; k++) {
         const e = this.entries[k]!;
         out.push(bytes.subarray(e.position - start, e.position - start + e.size));
@@ -190,18 +230,11 @@ export class LogSegment {
 
   /** Cuts the file to `bytes` (recovery of a torn tail). */
   truncateFile(bytes: number): void {
-    fs.ftruncateSync(this.requireFd(), bytes);
+    fs.ftruncateSync(this.fd(), bytes);
   }
 
+  /** Closes the file for good (deletion, replacement, shutdown). */
   closeSync(): void {
-    if (this.fd !== null) {
-      fs.closeSync(this.fd);
-      this.fd = null;
-    }
-  }
-
-  private requireFd(): number {
-    if (this.fd === null) throw new Error(`segment ${this.file ?? this.baseOffset} is closed`);
-    return this.fd;
+    this.handle?.close();
   }
 }

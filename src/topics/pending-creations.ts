@@ -8,6 +8,8 @@
  * a marker (the process died in between, or the creation failed and could not clean up) deletes
  * what that creation made (the directories of partitions >= from holding that topic id, and for a
  * new topic its configs) before loading topics, so no partial topic or partition comes back.
+ * A topic deletion done in slices (`TopicStore.deleteInSlices`) writes the same marker with
+ * `from` 0 before its first slice: a start after a crash in between finishes the deletion.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -73,7 +75,7 @@ export function recoverPendingCreations(dataDir: string, forgetConfigs: (topicId
         if (id === null || id === creation.topicId) fs.rmSync(dir, { recursive: true, force: true });
       }
       if (creation.from === 0) forgetConfigs(creation.topicId);
-      log.warn({ topic: creation.topic, topicId: creation.topicId, from: creation.from }, 'undid a topic or partition creation that did not complete');
+      log.warn({ topic: creation.topic, topicId: creation.topicId, from: creation.from }, 'removed the partitions of a topic creation (or deletion) that did not complete');
       undone.push(creation);
     }
     commitCreation(file);

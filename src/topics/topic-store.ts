@@ -29,6 +29,7 @@ import { commitCreation, markCreation, recoverPendingCreations, undoCreation } f
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
+import { fileCacheFor } from '../storage/fd-cache.js';
 
 export interface TopicStoreOptions {
   /** Root data directory, or null to keep every topic in memory. */
@@ -50,6 +51,9 @@ const PARTITION_DIR = /^(.+)-(\d+)$/;
 /** Partitions `createInSlices` opens in one turn of the event loop. */
 export const CREATE_SLICE_PARTITIONS = 256;
 
+/** Partitions whose files one slice of `deleteInSlices` removes before a turn of the event loop. */
+export const DELETE_SLICE_PARTITIONS = 256;
+
 export class TopicStore {
   readonly producerIds: ProducerIdManager;
   private readonly byName = new Map<string, Topic>();
@@ -58,6 +62,8 @@ export class TopicStore {
   private readonly pendingStarts = new Map<Partition, bigint>();
   /** Names of topics `createInSlices` is opening. */
   private readonly creating = new Set<string>();
+  /** Topics `deleteInSlices` took out whose partitions' files are still being removed: those partitions, by name. */
+  private readonly deleting = new Map<string, Partition[]>();
   /** Topics `addPartitions` is growing, and when it ends. */
   private readonly growing = new Map<string, Promise<void>>();
   private readonly waiters: AppendWaiters;
@@ -136,6 +142,7 @@ export class TopicStore {
    */
   create(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Topic {
     this.checkCreate(name, partitions);
+    this.finishDeletion(name);
     const creation = this.beginTopic(name, partitions, topicConfigs);
     try {
       for (let p = 0; p < partitions; p++) creation.open(p);
@@ -157,6 +164,7 @@ export class TopicStore {
    */
   async createInSlices(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Promise<Topic> {
     this.checkCreate(name, partitions);
+    this.finishDeletion(name);
     this.creating.add(name);
     try {
       const creation = this.beginTopic(name, partitions, topicConfigs);
@@ -288,19 +296,70 @@ export class TopicStore {
    * `delete.topic.enable` is false.
    */
   delete(name: string): Topic {
+    const topic = this.detach(name);
+    for (const p of topic.partitions) p.log.deleteFiles();
+    this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
+    return topic;
+  }
+
+  /**
+   * As `delete`, for DeleteTopics (issue #16): the topic is gone at once (lookups, Metadata, fetches
+   * waiting on it), its partitions' files are removed in slices of `DELETE_SLICE_PARTITIONS` with a
+   * turn of the event loop between two, so a topic of thousands of partitions does not keep other
+   * connections' requests waiting; resolves once every file is gone. A topic of the same name
+   * created meanwhile first removes what is left (`finishDeletion`), as its directories are the same.
+   * A marker (pending-creations.ts, `from` 0) written durably first makes the next start finish a
+   * deletion a crash interrupted, so no partial topic comes back.
+   */
+  async deleteInSlices(name: string): Promise<Topic> {
+    const dataDir = this.options.dataDir;
+    const marker = dataDir === null ? null : markCreation(dataDir, { topicId: this.deletable(name).id, topic: name, from: 0 });
+    const topic = this.detach(name);
+    const remaining = [...topic.partitions];
+    this.deleting.set(name, remaining);
+    while (remaining.length > 0) {
+      for (const p of remaining.splice(0, DELETE_SLICE_PARTITIONS)) p.log.deleteFiles();
+      if (remaining.length > 0) await nextTurn();
+    }
+    if (this.deleting.get(name) === remaining) this.deleting.delete(name);
+    if (marker !== null) commitCreation(marker);
+    this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
+    return topic;
+  }
+
+  /** Whether `deleteInSlices` is removing files of a topic named `name` now. */
+  isBeingDeleted(name: string): boolean {
+    return this.deleting.has(name);
+  }
+
+  /** Removes at once the files `deleteInSlices` has yet to remove for topic `name`, if any. */
+  private finishDeletion(name: string): void {
+    const remaining = this.deleting.get(name);
+    if (remaining === undefined) return;
+    this.deleting.delete(name);
+    for (const p of remaining.splice(0)) p.log.deleteFiles();
+  }
+
+  /** The topic a deletion of `name` takes out; throws as `delete` documents. */
+  private deletable(name: string): Topic {
     if (!this.options.config.bool('delete.topic.enable')) {
       throw new TopicError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
     }
     const topic = this.byName.get(name);
     if (!topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
     if (topic.internal) throw new TopicError(ErrorCode.INVALID_REQUEST, `Deleting the internal topic ${name} is not supported.`);
+    return topic;
+  }
+
+  /**
+   * Takes topic `name` out of the store (its files stay): waiting fetches wake up, the
+   * `onTopicDeleted` listeners run. Throws as `delete` documents.
+   */
+  private detach(name: string): Topic {
+    const topic = this.deletable(name);
     this.byName.delete(name);
     this.byId.delete(topic.id);
-    for (const p of topic.partitions) {
-      p.log.deleteFiles();
-      this.waiters.notify(p);
-    }
-    this.options.log.info({ topic: name, topicId: topic.id }, 'deleted topic');
+    for (const p of topic.partitions) this.waiters.notify(p);
     for (const listener of this.deletedListeners) listener(topic);
     return topic;
   }
@@ -441,6 +500,7 @@ export class TopicStore {
       flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
       flushIntervalMs: Number(config.long('log.flush.interval.ms')),
       flushIntervalMessages: config.long('log.flush.interval.messages'),
+      files: fileCacheFor(config),
       log: this.options.log,
       time: this.options.time,
     };

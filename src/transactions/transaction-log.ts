@@ -21,6 +21,7 @@ import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue } from '../rec
 import type { TransactionLogValue } from '../records/schemas/TransactionLogValue.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
 import { TRANSACTION_STATE_TOPIC_NAME } from '../topics/topic-name.js';
+import { fileCacheFor } from '../storage/fd-cache.js';
 
 /** TransactionLogValue version Kafka 4.3 writes (flexible, with the tagged fields of KIP-890). */
 const VALUE_VERSION = 1;
@@ -80,6 +81,7 @@ export class TransactionLog {
           segmentBytes: config.int('transaction.state.log.segment.bytes'),
           rollMs: config.logRollMs(),
           flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
+          files: fileCacheFor(config),
           flushIntervalMs: Number(config.long('log.flush.interval.ms')),
           flushIntervalMessages: config.long('log.flush.interval.messages'),
           log: this.options.log,

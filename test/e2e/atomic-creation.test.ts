@@ -5,7 +5,8 @@
  * undoes that creation, so no topic with a partial partition count, or without its configs, comes
  * back. The state a crash leaves is made here from a real creation plus the marker it would have
  * left, so the test does not depend on when a SIGKILL lands; the marker is checked to be gone after
- * a completed creation.
+ * a completed creation. A DeleteTopics interrupted between its slices leaves the same state ('half':
+ * the marker of its topic id with from 0, some partitions' directories gone), which a start finishes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,9 @@
  * - CreateTopics opens a topic's partitions in slices (`TopicStore.createInSlices`), CreatePartitions
  *   its new ones (`TopicStore.addPartitions`): a Metadata request sent while the partitions open is
  *   answered before the CreateTopics (CreatePartitions).
+ * - DeleteTopics removes a topic's partitions' files in slices (`TopicStore.deleteInSlices`): the
+ *   topic is gone at once (a Metadata request sent meanwhile is answered, without it, before the
+ *   DeleteTopics), and a CreateTopics of the same name meanwhile gets fresh, empty partitions.
  * - A manual clock advanced ten years (the most POST /clock/advance takes) runs the periodic
  *   maintenance timers once per stretch, not once per period, in slices (`ManualTime.advanceInSlices`).
  * - `connections.max.idle.ms` closes connections idle that long, on the (manual) server clock.
@@ -23,7 +26,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { CREATE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
+import { CREATE_SLICE_PARTITIONS, DELETE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
 import { DECODE_IN_SLICES_BYTES } from '../../src/server/request-codec.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -152,6 +155,40 @@ describe('big requests', () => {
     expect((await again).results.map((r) => [r.name, r.errorCode, r.errorMessage])).toEqual([['grown', ErrorCode.INVALID_PARTITIONS, `Topic already has ${count} partition(s).`]]);
     expect(server.broker.topics.get('grown')!.partitionCount).toBe(count);
     expect(server.broker.topics.isGrowing('grown')).toBe(false);
+  });
+
+  it('DeleteTopics removes thousands of partitions in slices: another connection is answered meanwhile; a new topic of the name gets fresh partitions', async () => {
+    const { server, dataDir } = await startClosableServer(cleanups);
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    const third = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close(), () => third.close());
+    const partitions = DELETE_SLICE_PARTITIONS * 6;
+    expect((await big.send(19, 7, createTopics([topic('doomed', partitions)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const dirs = () => readdirSync(dataDir).filter((d) => d.startsWith('doomed-'));
+    expect(dirs()).toHaveLength(partitions);
+    const order: string[] = [];
+    const deleted = big.send(20, 5, { topicNames: ['doomed'], topics: [], timeoutMs: 30000 }).then((r) => {
+      order.push('DeleteTopics');
+      return r;
+    });
+    while (!server.broker.topics.isBeingDeleted('doomed') && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const meta = await other.send(3, 12, metadata(['doomed']));
+    order.push('Metadata');
+    // Gone for every other request from the first slice on.
+    expect(meta.topics.map((t) => [t.name, t.errorCode])).toEqual([['doomed', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
+    // Created again (with the files left removed first, if the deletion is still under way).
+    const recreated = third.send(19, 7, createTopics([topic('doomed', 2)]));
+    const res = await deleted;
+    expect(order).toEqual(['Metadata', 'DeleteTopics']);
+    expect(res.responses.map((r) => [r.name, r.errorCode])).toEqual([['doomed', ErrorCode.NONE]]);
+    expect((await recreated).topics.map((t) => [t.name, t.errorCode, t.numPartitions])).toEqual([['doomed', ErrorCode.NONE, 2]]);
+    expect(server.broker.topics.get('doomed')!.partitionCount).toBe(2);
+    expect(server.broker.topics.isBeingDeleted('doomed')).toBe(false);
+    expect(dirs().sort()).toEqual(['doomed-0', 'doomed-1']);
+    // The marker that makes a start finish an interrupted deletion is gone once the deletion is done.
+    expect(readdirSync(dataDir).filter((f) => f.startsWith('kmc-pending-creation.'))).toEqual([]);
+    expect(readdirSync(`${dataDir}/doomed-0`).filter((f) => f.endsWith('.log'))).toEqual(['00000000000000000000.log']);
   });
 
   it("more than 10,000 partitions in one CreateTopics: POLICY_VIOLATION for every topic, as Kafka's controller", async () => {
