@@ -44,6 +44,8 @@ export class ConfigStore {
   /** Changes whose writes have not completed, oldest first. */
   private pending: Array<{ mutate: (state: StoredState) => void }> = [];
   private writing: Promise<void> = Promise.resolve();
+  /** Told after the broker configs seen changed (a change applied, or undone by a failed write). */
+  private readonly brokerListeners = new Set<() => void>();
 
   private constructor(private readonly file: string | null, state: StoredState) {
     this.state = state;
@@ -118,10 +120,25 @@ export class ConfigStore {
   }
 
   setBrokerConfigs(scope: string, configs: Configs): Promise<void> {
-    return this.change((s) => {
+    const written = this.change((s) => {
       if (Object.keys(configs).length === 0) delete s.brokers[scope];
       else s.brokers[scope] = { ...configs };
     });
+    this.brokerConfigsChanged();
+    return written.catch((err: unknown) => {
+      this.brokerConfigsChanged();
+      throw err;
+    });
+  }
+
+  /** Calls `listener` after each change of the broker configs seen (what reads them at a time, e.g. connection limits, looks again); returns its removal. */
+  onBrokerConfigsChanged(listener: () => void): () => void {
+    this.brokerListeners.add(listener);
+    return () => this.brokerListeners.delete(listener);
+  }
+
+  private brokerConfigsChanged(): void {
+    for (const listener of this.brokerListeners) listener();
   }
 
   setGroupConfigs(groupId: string, configs: Configs): Promise<void> {

@@ -8,7 +8,8 @@
  *   `max.connections.per.ip`), it is closed at once (Kafka's TooManyConnectionsException: "Rejected
  *   connection from ..., address already has the configured maximum of N connections.").
  * Limits are read at each new connection, so a dynamic change (IncrementalAlterConfigs on the
- * broker) applies to the next one; connections already open stay open.
+ * broker) applies to the next one, and a raised `max.connections` admits the waiting connections at
+ * once (`limitsChanged`); connections already open stay open.
  */
 import { isIP } from 'node:net';
 import { lookup } from 'node:dns';
@@ -86,6 +87,19 @@ export class ConnectionQuotas {
     if (n > 0) this.perAddress.set(address, n);
     else this.perAddress.delete(address);
     this.total--;
+    this.admitWaiting();
+  }
+
+  /**
+   * The limits may have changed (a dynamic broker config): a raised `max.connections` admits the
+   * connections waiting for a slot now, as Kafka's `updateBrokerMaxConnections` wakes its acceptor.
+   */
+  limitsChanged(): void {
+    this.admitWaiting();
+  }
+
+  /** Admits waiting connections, oldest first, while there are slots under `max.connections`. */
+  private admitWaiting(): void {
     const max = this.limits().maxConnections;
     while (this.total < max && this.waiting.length > 0) {
       const next = this.waiting.shift()!;

@@ -163,6 +163,8 @@ export class Connection implements IdleClosable {
             this.pump();
           },
           (err: unknown) => {
+            // A request that closes its connection gives its memory back too (else the pool shrinks for good).
+            this.memory?.release(held);
             if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
             else this.log.error({ err }, 'request handler failed; closing the connection');
             this.closeSocket();

@@ -29,6 +29,8 @@ export class BrokerListeners {
   private readonly bound = new Map<number, number[]>();
   /** `max.connections` and `max.connections.per.ip` per broker id (Kafka's `ConnectionQuotas` spans a broker's listeners). */
   private readonly quotas = new Map<number, ConnectionQuotas>();
+  /** Removes the quotas' config listeners (closeAll). */
+  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(
     private readonly broker: Broker,
@@ -82,6 +84,9 @@ export class BrokerListeners {
         (delta) => (this.stats.waitingForSlot = (this.stats.waitingForSlot ?? 0) + delta),
       );
       this.quotas.set(id, quotas);
+      // A raised max.connections admits the connections waiting for a slot at once.
+      const admit = quotas;
+      this.unsubscribe.push(this.broker.configs.store.onBrokerConfigsChanged(() => admit.limitsChanged()));
       await quotas.resolveHosts();
     }
     return quotas;
@@ -117,6 +122,7 @@ export class BrokerListeners {
   async closeAll(): Promise<void> {
     const all = [...this.open.values()].flat();
     this.open.clear();
+    for (const stop of this.unsubscribe.splice(0)) stop();
     await Promise.all(all.map((l) => l.close()));
   }
 }

@@ -102,6 +102,23 @@ describe('max.connections', () => {
     expect(server.connections.open).toBe(2);
   });
 
+  it('raised dynamically (IncrementalAlterConfigs): a connection waiting for a slot is served at once, none closing', async () => {
+    // Kafka's ConnectionQuotas.updateBrokerMaxConnections wakes the acceptor waiting for a slot.
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections': 2 } });
+    const a = await open(server.port);
+    const b = await open(server.port);
+    expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    const c = await open(server.port);
+    const cAnswered = c.send(18, 3, API_VERSIONS);
+    while (server.connections.waitingForSlot !== 1) await new Promise((resolve) => setImmediate(resolve));
+    const altered = await a.send(44, 1, { resources: [{ resourceType: 4, resourceName: '1', configs: [{ name: 'max.connections', configOperation: 0, value: '3' }] }], validateOnly: false });
+    expect(altered.responses.map((r) => r.errorCode)).toEqual([ErrorCode.NONE]);
+    expect((await cAnswered).errorCode).toBe(ErrorCode.NONE);
+    expect(server.connections.waitingForSlot).toBe(0);
+    expect(server.connections.open).toBe(3);
+    expect([a.closed, b.closed, c.closed]).toEqual([false, false, false]);
+  });
+
   it('described as set at start (STATIC_BROKER_CONFIG)', async () => {
     const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections': 100, 'max.connections.per.ip.overrides': '127.0.0.1:50' } });
     const c = await open(server.port);
