@@ -86,8 +86,9 @@ export class ShareGroupsSession extends GroupsSession {
 
   /**
    * DescribeShareGroupOffsets v1 (all topics) on the coordinator: a row per partition the share
-   * coordinator holds state for; -1 (no start offset, leader epoch or lag) reads as null, and a
-   * partition without a start offset has none of the three (Kafka's admin client maps it to null).
+   * coordinator holds state for (a partition answered with an error is left out, as Kafka's
+   * ListShareGroupOffsetsHandler does); -1 (no start offset, leader epoch or lag) reads as null,
+   * and a partition without a start offset has none of the three (Kafka's admin client maps it to null).
    */
   async shareGroupOffsets(d: ShareGroupDescription): Promise<ShareOffsetRow[]> {
     const client = await this.clientFor(d.coordinator);
@@ -98,7 +99,8 @@ export class ShareGroupsSession extends GroupsSession {
     const rows: ShareOffsetRow[] = [];
     for (const t of g.topics) {
       for (const p of t.partitions) {
-        const known = p.errorCode === 0 && p.startOffset >= 0n;
+        if (p.errorCode !== 0) continue; // Kafka's admin client skips (logs) a partition that failed
+        const known = p.startOffset >= 0n;
         rows.push({
           topic: t.topicName,
           partition: p.partitionIndex,
