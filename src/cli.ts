@@ -209,32 +209,49 @@ program
     );
   });
 
-program
-  .command('groups')
-  .description("describe or list consumer groups of a running server, like Kafka's kafka-consumer-groups.sh")
-  .requiredOption('--bootstrap-server <host:port>', 'server to connect to')
-  .option('--list', 'list the consumer groups')
-  .option('--describe', 'describe consumer groups: offsets and lag (default), --members or --state')
-  .option('--group <group>', 'group to describe (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-  .option('--members', 'with --describe: the members of the group')
-  .option('--state', 'with --describe: the state of the group')
-  .option('--offsets', 'with --describe: committed offsets and lag (the default)')
-  .option('--verbose', 'with --describe: more columns')
-  .option('--timeout <ms>', 'request timeout in milliseconds', '30000')
-  .action(async (opts: { bootstrapServer: string; list?: boolean; describe?: boolean; group: string[]; members?: boolean; state?: boolean; offsets?: boolean; verbose?: boolean; timeout: string }) => {
-    const timeoutMs = Number(opts.timeout);
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) fail(`invalid --timeout "${opts.timeout}"`);
-    if (opts.list && opts.describe) fail('groups: give one of --list and --describe');
-    const { describeGroups, listGroups } = await import('./tools/consumer-groups.js');
-    if (opts.list) {
-      emit(await listGroups({ bootstrapServer: opts.bootstrapServer, timeoutMs }));
-    } else if (opts.describe) {
-      if (opts.group.length === 0) fail('groups --describe needs --group <group>');
-      emit(await describeGroups({ bootstrapServer: opts.bootstrapServer, timeoutMs, groups: opts.group, members: opts.members, state: opts.state, offsets: opts.offsets, verbose: opts.verbose }));
-    } else {
-      fail('groups: give --list or --describe');
-    }
-  });
+interface GroupsTool {
+  list(options: { bootstrapServer: string; timeoutMs: number }): Promise<CommandOutput>;
+  describe(options: { bootstrapServer: string; timeoutMs: number; groups: string[]; members?: boolean; state?: boolean; offsets?: boolean; verbose?: boolean }): Promise<CommandOutput>;
+}
+
+/** `groups` and `share-groups`: look-alikes of kafka-consumer-groups.sh and kafka-share-groups.sh with the same read-only options. */
+function groupsCommand(name: string, kind: string, script: string, offsets: string, load: () => Promise<GroupsTool>): void {
+  program
+    .command(name)
+    .description(`describe or list ${kind} groups of a running server, like Kafka's ${script}`)
+    .requiredOption('--bootstrap-server <host:port>', 'server to connect to')
+    .option('--list', `list the ${kind} groups`)
+    .option('--describe', `describe ${kind} groups: ${offsets} (default), --members or --state`)
+    .option('--group <group>', 'group to describe (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--members', 'with --describe: the members of the group')
+    .option('--state', 'with --describe: the state of the group')
+    .option('--offsets', `with --describe: ${offsets} (the default)`)
+    .option('--verbose', 'with --describe: more columns')
+    .option('--timeout <ms>', 'request timeout in milliseconds', '30000')
+    .action(async (opts: { bootstrapServer: string; list?: boolean; describe?: boolean; group: string[]; members?: boolean; state?: boolean; offsets?: boolean; verbose?: boolean; timeout: string }) => {
+      const timeoutMs = Number(opts.timeout);
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) fail(`invalid --timeout "${opts.timeout}"`);
+      if (opts.list && opts.describe) fail(`${name}: give one of --list and --describe`);
+      const tool = await load();
+      if (opts.list) {
+        emit(await tool.list({ bootstrapServer: opts.bootstrapServer, timeoutMs }));
+      } else if (opts.describe) {
+        if (opts.group.length === 0) fail(`${name} --describe needs --group <group>`);
+        emit(await tool.describe({ bootstrapServer: opts.bootstrapServer, timeoutMs, groups: opts.group, members: opts.members, state: opts.state, offsets: opts.offsets, verbose: opts.verbose }));
+      } else {
+        fail(`${name}: give --list or --describe`);
+      }
+    });
+}
+
+groupsCommand('groups', 'consumer', 'kafka-consumer-groups.sh', 'offsets and lag', async () => {
+  const { describeGroups, listGroups } = await import('./tools/consumer-groups.js');
+  return { list: listGroups, describe: describeGroups };
+});
+groupsCommand('share-groups', 'share', 'kafka-share-groups.sh', 'start offsets and lag', async () => {
+  const { describeShareGroups, listShareGroups } = await import('./tools/share-groups.js');
+  return { list: listShareGroups, describe: describeShareGroups };
+});
 
 registerControlCommands(program);
 

@@ -15,41 +15,9 @@
 import { Reader } from '../protocol/primitives.js';
 import * as ConsumerProtocolAssignment from '../records/schemas/ConsumerProtocolAssignment.js';
 import { KafkaClient, KafkaClientError, parseHostPort } from './kafka-client.js';
+import { MISSING, Output, groupStateName, left, type CommandOutput } from './tool-output.js';
 
-/** Kafka's `ConsumerGroupCommand.MISSING_COLUMN_VALUE`. */
-export const MISSING = '-';
-
-/** Java's `%-Ns`: pads on the right to at least n characters. */
-function left(s: string, n: number): string {
-  return s.length >= n ? s : s + ' '.repeat(n - s.length);
-}
-
-/** Output of a command: what goes to stdout and to stderr, and the exit code. */
-export interface CommandOutput {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-}
-
-class Output {
-  stdout = '';
-  stderr = '';
-  exitCode = 0;
-  /** Kafka's `printError`: `\nError: <msg>` on stdout. */
-  error(msg: string): void {
-    this.stdout += `\nError: ${msg}\n`;
-  }
-  result(): CommandOutput {
-    return { stdout: this.stdout, stderr: this.stderr, exitCode: this.exitCode };
-  }
-}
-
-/** A group state as Kafka's `GroupState.toString()` prints it. */
-export function groupStateName(state: string): string {
-  const known = ['Unknown', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty', 'Assigning', 'Reconciling', 'NotReady'];
-  const found = known.find((k) => k.toLowerCase() === state.toLowerCase());
-  return found ?? 'Unknown';
-}
+export { MISSING, groupStateName, type CommandOutput } from './tool-output.js';
 
 /**
  * Kafka's `shouldPrintMemberState`: prints the state remark and says whether rows follow.
@@ -246,7 +214,7 @@ export function formatState(info: GroupInformation, verbose: boolean, out = new 
 // Talking to the server
 
 /** Error codes used here (Kafka's `Errors`). */
-const GROUP_ID_NOT_FOUND = 69;
+export const GROUP_ID_NOT_FOUND = 69;
 const ERROR_NAMES: Record<number, string> = {
   3: 'UNKNOWN_TOPIC_OR_PARTITION',
   14: 'COORDINATOR_LOAD_IN_PROGRESS',
@@ -257,7 +225,7 @@ const ERROR_NAMES: Record<number, string> = {
   69: 'GROUP_ID_NOT_FOUND',
 };
 
-function errorName(code: number): string {
+export function errorName(code: number): string {
   return ERROR_NAMES[code] ?? `error code ${code}`;
 }
 
@@ -320,16 +288,17 @@ export interface GroupsOptions {
 export class GroupsSession {
   private coordinatorClients = new Map<string, KafkaClient>();
 
-  private constructor(private readonly bootstrap: KafkaClient, private readonly timeoutMs: number) {}
+  constructor(protected readonly bootstrap: KafkaClient, protected readonly timeoutMs: number) {}
 
-  static async open(options: GroupsOptions): Promise<GroupsSession> {
+  /** Connects to the first reachable bootstrap server; `new this` so subclasses open themselves. */
+  static async open<T extends GroupsSession>(this: new (bootstrap: KafkaClient, timeoutMs: number) => T, options: GroupsOptions): Promise<T> {
     const servers = options.bootstrapServer.split(',').map((s) => s.trim()).filter((s) => s !== '');
     let lastError: Error = new KafkaClientError('--bootstrap-server is empty');
     for (const s of servers) {
       try {
         const { host, port } = parseHostPort(s);
         const client = await KafkaClient.connect(host, port, { timeoutMs: options.timeoutMs ?? 30000 });
-        return new GroupsSession(client, options.timeoutMs ?? 30000);
+        return new this(client, options.timeoutMs ?? 30000);
       } catch (err) {
         lastError = err as Error;
       }
@@ -348,7 +317,7 @@ export class GroupsSession {
     return { host: res.host, port: res.port, id: res.nodeId };
   }
 
-  private async clientFor(node: { host: string; port: number }): Promise<KafkaClient> {
+  protected async clientFor(node: { host: string; port: number }): Promise<KafkaClient> {
     if (node.host === this.bootstrap.host && node.port === this.bootstrap.port) return this.bootstrap;
     const key = `${node.host}:${node.port}`;
     let c = this.coordinatorClients.get(key);
@@ -364,17 +333,28 @@ export class GroupsSession {
     return c;
   }
 
+  /** Finds `group`'s coordinator and asks it `describe`; the entry for `group` (else the first one). */
+  protected async describeOnCoordinator<T extends { groupId: string }>(
+    group: string,
+    api: string,
+    describe: (client: KafkaClient) => Promise<T[]>,
+  ): Promise<{ coordinator: { host: string; port: number; id: number }; client: KafkaClient; described: T }> {
+    const coordinator = await this.findCoordinator(group);
+    const client = await this.clientFor(coordinator);
+    const groups = await describe(client);
+    const described = groups.find((x) => x.groupId === group) ?? groups[0];
+    if (!described) throw new KafkaClientError(`${api} returned no group ${group}`);
+    return { coordinator, client, described };
+  }
+
   /**
    * DescribeGroups v5 on the coordinator. A group it reports as Dead (or GROUP_ID_NOT_FOUND) may be
    * a KIP-848 consumer group: it is then described with ConsumerGroupDescribe; a group neither
    * knows is reported with state Dead.
    */
   async describeGroup(group: string): Promise<GroupDescription> {
-    const coordinator = await this.findCoordinator(group);
-    const client = await this.clientFor(coordinator);
-    const res = await client.send(15, 5, { groups: [group], includeAuthorizedOperations: false });
-    const g = res.groups.find((x) => x.groupId === group) ?? res.groups[0];
-    if (!g) throw new KafkaClientError(`DescribeGroups returned no group ${group}`);
+    const { coordinator, client, described: g } = await this.describeOnCoordinator(group, 'DescribeGroups', async (c) =>
+      (await c.send(15, 5, { groups: [group], includeAuthorizedOperations: false })).groups);
     if (g.errorCode === GROUP_ID_NOT_FOUND || (g.errorCode === 0 && groupStateName(g.groupState) === 'Dead')) {
       const consumer = await this.describeConsumerGroup(group, coordinator, client);
       if (consumer) return consumer;
@@ -545,14 +525,19 @@ export class GroupsSession {
 
   /** ListGroups v4 on every broker (each lists the groups it coordinates): consumer groups (protocol type `consumer` or empty), in broker then server order. */
   async listConsumerGroups(): Promise<string[]> {
+    return this.listGroupsOfTypes([], (protocolType) => protocolType === 'consumer' || protocolType === '');
+  }
+
+  /** ListGroups v5 (types filter: `share`, `consumer`, `classic`; [] = all) on every broker: the ids `keep` accepts by protocol type, in broker then server order. */
+  async listGroupsOfTypes(typesFilter: string[], keep: (protocolType: string) => boolean): Promise<string[]> {
     const metadata = await this.bootstrap.send(3, 1, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     const brokers = metadata.brokers.length > 0 ? [...metadata.brokers].sort((a, b) => a.nodeId - b.nodeId) : [{ host: this.bootstrap.host, port: this.bootstrap.port }];
     const out: string[] = [];
     for (const broker of brokers) {
       const client = await this.clientFor({ host: broker.host, port: broker.port });
-      const res = await client.send(16, 4, { statesFilter: [], typesFilter: [] });
+      const res = await client.send(16, typesFilter.length > 0 ? 5 : 4, { statesFilter: [], typesFilter });
       if (res.errorCode !== 0) throw new KafkaClientError(`ListGroups failed: ${errorName(res.errorCode)}`);
-      for (const g of res.groups) if ((g.protocolType === 'consumer' || g.protocolType === '') && !out.includes(g.groupId)) out.push(g.groupId);
+      for (const g of res.groups) if (keep(g.protocolType) && !out.includes(g.groupId)) out.push(g.groupId);
     }
     return out;
   }
