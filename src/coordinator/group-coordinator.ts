@@ -272,7 +272,7 @@ export class GroupCoordinator {
     return group.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationId, true, Number.MAX_SAFE_INTEGER);
   }
 
-  fetchOffsets(req: OffsetFetchRequest, apiVersion: number): OffsetFetchResponse {
+  fetchOffsets(req: OffsetFetchRequest, apiVersion: number): Promise<OffsetFetchResponse> {
     // `Group.validateOffsetFetch` of whichever group holds the id (an unknown group passes).
     const validateMember = (groupId: string, memberId: string | null, memberEpoch: number): number | null => {
       if (this.consumer.hasGroup(groupId)) return this.consumer.validateOffsetFetch(groupId, memberId, memberEpoch);

@@ -17,3 +17,11 @@ export async function runInSlices<T>(work: Generator<void, T>): Promise<T> {
     await nextTurn();
   }
 }
+
+/** Runs `work` to its end at once (work too small to be worth slicing). */
+export function runNow<T>(work: Generator<void, T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}

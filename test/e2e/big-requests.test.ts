@@ -17,7 +17,8 @@
  * - A request frame of `DECODE_IN_SLICES_BYTES` or more is decoded, handled (OffsetCommit's checks)
  *   and answered in slices: another connection's request is answered while it is in slices
  *   (`server.connections.inSlices`). An OffsetCommit whose records cannot fit one batch
- *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does.
+ *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does. An OffsetFetch
+ *   naming that many partitions is answered in slices too (`fetchOffsets`).
  */
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -127,6 +128,54 @@ describe('big requests', () => {
     expect(got[0]).toEqual({ topic: 'five-k', partition: 0, offset: 0n, epoch: 3, metadata: 'meta-0' });
     expect(got[4999]).toEqual({ topic: 'five-k', partition: 4999, offset: 49990n, epoch: 3, metadata: '' });
     expect(got.filter((g) => g.metadata !== '').map((g) => g.partition)).toEqual([0, 1000, 2000, 3000, 4000]);
+  });
+
+  it('an OffsetFetch of 200,000 partitions is answered in slices: another connection commits and is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('fetched', 3)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (partitionIndex: number, committedOffset: bigint) => offsetCommit('g-fetch', [{ name: 'fetched', partitions: [{ partitionIndex, committedOffset, committedLeaderEpoch: 4, committedMetadata: `m${committedOffset}` }] }]);
+    expect((await other.send(8, 8, commit(1, 11n))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    // Seen from outside, not replaced: when the coordinator's fetch is called and when it settles.
+    const groups = server.broker.groups;
+    const fetchOffsets = groups.fetchOffsets.bind(groups);
+    const fetchState = { called: false, settled: false };
+    groups.fetchOffsets = (req, version) => {
+      fetchState.called = true;
+      const answer = fetchOffsets(req, version);
+      void Promise.resolve(answer).then(() => (fetchState.settled = true));
+      return answer;
+    };
+    const partitionIndexes = Array.from({ length: 200_000 }, (_, i) => i);
+    const order: string[] = [];
+    const fetched = big.send(9, 7, { groupId: 'g-fetch', topics: [{ name: 'fetched', partitionIndexes }], groups: [], requireStable: true }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the coordinator's fetch has begun and not ended. Checked once per turn.
+    while (!fetchState.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(fetchState).toEqual({ called: true, settled: false });
+    const small = await other.send(8, 8, commit(2, 22n));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[2, ErrorCode.NONE]]);
+    const res = await fetched;
+    expect(order).toEqual(['small', 'big']);
+    expect(fetchState.settled).toBe(true);
+    expect(res.errorCode).toBe(ErrorCode.NONE);
+    expect(res.topics.length).toBe(1);
+    const parts = res.topics[0]!.partitions;
+    expect(parts.length).toBe(200_000);
+    expect(parts.every((p, i) => p.partitionIndex === i && p.errorCode === ErrorCode.NONE)).toBe(true);
+    // Partition 2 was committed while the fetch ran, after partition 2's slice (the first).
+    expect(parts.slice(0, 4).map((p) => [p.partitionIndex, p.committedOffset, p.committedLeaderEpoch, p.metadata])).toEqual([
+      [0, -1n, -1, ''],
+      [1, 11n, 4, 'm11'],
+      [2, -1n, -1, ''],
+      [3, -1n, -1, ''],
+    ]);
+    expect(parts.slice(3).every((p) => p.committedOffset === -1n && p.committedLeaderEpoch === -1 && p.metadata === '')).toBe(true);
   });
 
   it('CreatePartitions opens the new partitions in slices: another connection is answered meanwhile, a second growth waits for the first', async () => {
