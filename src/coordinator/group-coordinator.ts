@@ -31,6 +31,8 @@ import type { OffsetDeleteResponse } from '../protocol/messages/OffsetDeleteResp
 import type { Time } from '../util/time.js';
 import type { ClassicGroupCoordinator, ClassicRequestContext } from './classic/classic-coordinator.js';
 import { lacksMandatoryProtocol } from './classic/classic-coordinator.js';
+import { ELEMENTS_PER_SLICE } from '../protocol/primitives.js';
+import { runInSlices, runNow } from '../util/slices.js';
 import { ClassicGroupState } from './classic/group-state.js';
 import { errorJoin, errorSync } from './classic/classic-group.js';
 import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
@@ -153,12 +155,22 @@ export class GroupCoordinator {
 
   /**
    * DescribeGroups: the classic coordinator's view of each id (a consumer group is no classic
-   * group: "Dead", and from v6 GROUP_ID_NOT_FOUND with Kafka's message).
+   * group: "Dead", and from v6 GROUP_ID_NOT_FOUND with Kafka's message). A request naming
+   * `ELEMENTS_PER_SLICE` ids or more is answered in slices, one per turn of the event loop (issue
+   * #16): each group as it stands when its slice runs.
    */
-  describeGroups(groupIds: readonly string[], apiVersion: number): DescribedGroup[] {
-    const groups = this.classic.describeGroups(groupIds, apiVersion);
-    for (const g of groups) {
-      if (apiVersion >= 6 && (this.consumer.hasGroup(g.groupId) || this.share.hasGroup(g.groupId))) g.errorMessage = `Group ${g.groupId} is not a classic group.`;
+  describeGroups(groupIds: readonly string[], apiVersion: number): Promise<DescribedGroup[]> {
+    const work = this.describeGroupsInSlices(groupIds, apiVersion);
+    return groupIds.length >= ELEMENTS_PER_SLICE ? runInSlices(work) : Promise.resolve(runNow(work));
+  }
+
+  private *describeGroupsInSlices(groupIds: readonly string[], apiVersion: number): Generator<void, DescribedGroup[]> {
+    const groups: DescribedGroup[] = new Array(groupIds.length);
+    for (let i = 0; i < groupIds.length; i++) {
+      const groupId = groupIds[i]!;
+      const g = (groups[i] = this.classic.describeGroup(groupId, apiVersion));
+      if (apiVersion >= 6 && (this.consumer.hasGroup(groupId) || this.share.hasGroup(groupId))) g.errorMessage = `Group ${groupId} is not a classic group.`;
+      if ((i + 1) % ELEMENTS_PER_SLICE === 0) yield;
     }
     return groups;
   }

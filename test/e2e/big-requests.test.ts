@@ -18,7 +18,7 @@
  *   and answered in slices: another connection's request is answered while it is in slices
  *   (`server.connections.inSlices`). An OffsetCommit whose records cannot fit one batch
  *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does. An OffsetFetch
- *   naming that many partitions is answered in slices too (`fetchOffsets`).
+ *   naming that many partitions, a DescribeGroups that many ids, are answered in slices too.
  */
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -138,16 +138,7 @@ describe('big requests', () => {
     expect((await other.send(19, 7, createTopics([topic('fetched', 3)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
     const commit = (partitionIndex: number, committedOffset: bigint) => offsetCommit('g-fetch', [{ name: 'fetched', partitions: [{ partitionIndex, committedOffset, committedLeaderEpoch: 4, committedMetadata: `m${committedOffset}` }] }]);
     expect((await other.send(8, 8, commit(1, 11n))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
-    // Seen from outside, not replaced: when the coordinator's fetch is called and when it settles.
-    const groups = server.broker.groups;
-    const fetchOffsets = groups.fetchOffsets.bind(groups);
-    const fetchState = { called: false, settled: false };
-    groups.fetchOffsets = (req, version) => {
-      fetchState.called = true;
-      const answer = fetchOffsets(req, version);
-      void Promise.resolve(answer).then(() => (fetchState.settled = true));
-      return answer;
-    };
+    const fetchState = watchCall(server.broker.groups, 'fetchOffsets');
     const partitionIndexes = Array.from({ length: 200_000 }, (_, i) => i);
     const order: string[] = [];
     const fetched = big.send(9, 7, { groupId: 'g-fetch', topics: [{ name: 'fetched', partitionIndexes }], groups: [], requireStable: true }).then((r) => {
@@ -176,6 +167,42 @@ describe('big requests', () => {
       [3, -1n, -1, ''],
     ]);
     expect(parts.slice(3).every((p) => p.committedOffset === -1n && p.committedLeaderEpoch === -1 && p.metadata === '')).toBe(true);
+  });
+
+  it('a DescribeGroups of 200,000 ids is answered in slices: another connection commits and is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('described', 1)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (groupId: string) => offsetCommit(groupId, [{ name: 'described', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }]);
+    expect((await other.send(8, 8, commit('g-1'))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    const describeState = watchCall(server.broker.groups, 'describeGroups');
+    const ids = Array.from({ length: 200_000 }, (_, i) => `g-${i}`);
+    const order: string[] = [];
+    const described = big.send(15, 5, { groups: ids, includeAuthorizedOperations: false }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the coordinator's describe has begun and not ended. Checked once per turn.
+    while (!describeState.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(describeState).toEqual({ called: true, settled: false });
+    const small = await other.send(8, 8, commit('g-2'));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[0, ErrorCode.NONE]]);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    expect(describeState.settled).toBe(true);
+    expect(res.groups.length).toBe(200_000);
+    expect(res.groups.every((g, i) => g.groupId === `g-${i}` && g.errorCode === ErrorCode.NONE)).toBe(true);
+    // g-1 had committed offsets before (a classic group, Empty); g-2 committed while the
+    // describe ran, after the first slice had described it.
+    expect(res.groups.slice(0, 4).map((g) => [g.groupId, g.groupState])).toEqual([
+      ['g-0', 'Dead'],
+      ['g-1', 'Empty'],
+      ['g-2', 'Dead'],
+      ['g-3', 'Dead'],
+    ]);
   });
 
   it('CreatePartitions opens the new partitions in slices: another connection is answered meanwhile, a second growth waits for the first', async () => {
@@ -338,6 +365,22 @@ describe('big requests', () => {
     );
   });
 });
+
+/**
+ * Watches `target[method]` from outside (the call itself runs unchanged): whether it has been
+ * called, and whether its answer has settled. A handler in slices is called and not yet settled.
+ */
+function watchCall<T extends object>(target: T, method: keyof T & string): { called: boolean; settled: boolean } {
+  const state = { called: false, settled: false };
+  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+  (target as Record<string, unknown>)[method] = (...args: unknown[]) => {
+    state.called = true;
+    const answer = original(...args);
+    void Promise.resolve(answer).then(() => (state.settled = true));
+    return answer;
+  };
+  return state;
+}
 
 /** An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), its client software name padding it. */
 function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {
