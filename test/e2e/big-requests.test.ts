@@ -18,7 +18,8 @@
  *   and answered in slices: another connection's request is answered while it is in slices
  *   (`server.connections.inSlices`). An OffsetCommit whose records cannot fit one batch
  *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does. An OffsetFetch
- *   naming that many partitions, a DescribeGroups that many ids, are answered in slices too.
+ *   naming that many partitions, a DescribeGroups that many ids, are answered in slices too, and a
+ *   TxnOffsetCommit's topic checks run in slices before the transaction coordinator is asked.
  */
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -203,6 +204,36 @@ describe('big requests', () => {
       ['g-2', 'Dead'],
       ['g-3', 'Dead'],
     ]);
+  });
+
+  it('a TxnOffsetCommit of 200,000 partitions is checked in slices: another connection is answered before the transaction is asked', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('txn-wide', 1000)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const handler = watchCall(server.broker.groups, 'commitTransactionalOffsets');
+    const verify = watchCall(server.broker.transactions, 'verify');
+    const partitions = Array.from({ length: 1000 }, (_, i) => ({ partitionIndex: i, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }));
+    const order: string[] = [];
+    // No such producer: the transaction coordinator's verification fails every partition, once the checks are done.
+    const txnCommit = { transactionalId: 'no-such-txn', groupId: 'g-txn', producerId: 4242n, producerEpoch: 0, generationId: -1, memberId: '', groupInstanceId: null, topics: Array.from({ length: 200 }, () => ({ name: 'txn-wide', partitions })) };
+    const committed = big.send(28, 3, txnCommit).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the handler has begun its checks and not yet asked the transaction coordinator.
+    while (!handler.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect([handler.called, verify.called]).toEqual([true, false]);
+    const small = await other.send(8, 8, offsetCommit('g-small', [{ name: 'txn-wide', partitions: [{ ...partitions[3]!, committedOffset: 42n }] }]));
+    order.push('small');
+    expect(small.topics.map((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode]))).toEqual([[[3, ErrorCode.NONE]]]);
+    const res = await committed;
+    expect(order).toEqual(['small', 'big']);
+    expect(verify.called).toBe(true);
+    expect(res.topics.length).toBe(200);
+    expect(res.topics.reduce((n, t) => n + t.partitions.length, 0)).toBe(200_000);
+    expect([...new Set(res.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))]).toEqual([ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
   });
 
   it('CreatePartitions opens the new partitions in slices: another connection is answered meanwhile, a second growth waits for the first', async () => {
