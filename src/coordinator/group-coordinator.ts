@@ -32,7 +32,7 @@ import type { Time } from '../util/time.js';
 import type { ClassicGroupCoordinator, ClassicRequestContext } from './classic/classic-coordinator.js';
 import { lacksMandatoryProtocol } from './classic/classic-coordinator.js';
 import { ELEMENTS_PER_SLICE } from '../protocol/primitives.js';
-import { runInSlices, runNow } from '../util/slices.js';
+import { mapInSlices } from '../util/slices.js';
 import { ClassicGroupState } from './classic/group-state.js';
 import { errorJoin, errorSync } from './classic/classic-group.js';
 import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
@@ -160,19 +160,11 @@ export class GroupCoordinator {
    * #16): each group as it stands when its slice runs.
    */
   describeGroups(groupIds: readonly string[], apiVersion: number): Promise<DescribedGroup[]> {
-    const work = this.describeGroupsInSlices(groupIds, apiVersion);
-    return groupIds.length >= ELEMENTS_PER_SLICE ? runInSlices(work) : Promise.resolve(runNow(work));
-  }
-
-  private *describeGroupsInSlices(groupIds: readonly string[], apiVersion: number): Generator<void, DescribedGroup[]> {
-    const groups: DescribedGroup[] = new Array(groupIds.length);
-    for (let i = 0; i < groupIds.length; i++) {
-      const groupId = groupIds[i]!;
-      const g = (groups[i] = this.classic.describeGroup(groupId, apiVersion));
+    return mapInSlices(groupIds, ELEMENTS_PER_SLICE, (groupId) => {
+      const g = this.classic.describeGroup(groupId, apiVersion);
       if (apiVersion >= 6 && (this.consumer.hasGroup(groupId) || this.share.hasGroup(groupId))) g.errorMessage = `Group ${groupId} is not a classic group.`;
-      if ((i + 1) % ELEMENTS_PER_SLICE === 0) yield;
-    }
-    return groups;
+      return g;
+    });
   }
 
   /** ListGroups: every group of every type passing the state and type filters. */

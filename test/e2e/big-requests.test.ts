@@ -18,7 +18,7 @@
  *   and answered in slices: another connection's request is answered while it is in slices
  *   (`server.connections.inSlices`). An OffsetCommit whose records cannot fit one batch
  *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does. An OffsetFetch
- *   naming that many partitions, a DescribeGroups that many ids, are answered in slices too, and a
+ *   naming that many partitions, a DescribeGroups or DescribeTransactions that many ids, are answered in slices too, and a
  *   TxnOffsetCommit's topic checks run in slices before the transaction coordinator is asked.
  */
 import { readdirSync } from 'node:fs';
@@ -148,7 +148,7 @@ describe('big requests', () => {
     });
     // Decoded (in slices); the coordinator's fetch has begun and not ended. Checked once per turn.
     while (!fetchState.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    expect(fetchState).toEqual({ called: true, settled: false });
+    expect([fetchState.called, fetchState.settled]).toEqual([true, false]);
     const small = await other.send(8, 8, commit(2, 22n));
     order.push('small');
     expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[2, ErrorCode.NONE]]);
@@ -187,7 +187,7 @@ describe('big requests', () => {
     });
     // Decoded (in slices); the coordinator's describe has begun and not ended. Checked once per turn.
     while (!describeState.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    expect(describeState).toEqual({ called: true, settled: false });
+    expect([describeState.called, describeState.settled]).toEqual([true, false]);
     const small = await other.send(8, 8, commit('g-2'));
     order.push('small');
     expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[0, ErrorCode.NONE]]);
@@ -234,6 +234,40 @@ describe('big requests', () => {
     expect(res.topics.length).toBe(200);
     expect(res.topics.reduce((n, t) => n + t.partitions.length, 0)).toBe(200_000);
     expect([...new Set(res.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))]).toEqual([ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
+  });
+
+  it('a DescribeTransactions of 200,000 ids is answered in slices: another connection is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const initProducerId = (transactionalId: string) => ({ transactionalId, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
+    expect((await other.send(22, 4, initProducerId('t-1'))).errorCode).toBe(ErrorCode.NONE);
+    const lookups = watchCall(server.broker.transactions, 'get');
+    const ids = Array.from({ length: 200_000 }, (_, i) => `t-${i}`);
+    const order: string[] = [];
+    const described = big.send(65, 0, { transactionalIds: ids }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the handler has looked up its first ids, not all. Checked once per turn.
+    while (lookups.calls === 0 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(lookups.calls).toBeGreaterThan(0);
+    expect(lookups.calls).toBeLessThan(200_000);
+    const small = await other.send(22, 4, initProducerId('t-2'));
+    order.push('small');
+    expect(small.errorCode).toBe(ErrorCode.NONE);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.transactionStates.length).toBe(200_000);
+    // t-1 existed before; t-2 was made while the request ran, after the first slice had looked it up.
+    expect(res.transactionStates.slice(0, 4).map((t) => [t.transactionalId, t.errorCode, t.transactionState])).toEqual([
+      ['t-0', ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, ''],
+      ['t-1', ErrorCode.NONE, 'Empty'],
+      ['t-2', ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, ''],
+      ['t-3', ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, ''],
+    ]);
+    expect(res.transactionStates.slice(4).every((t) => t.errorCode === ErrorCode.TRANSACTIONAL_ID_NOT_FOUND)).toBe(true);
   });
 
   it('CreatePartitions opens the new partitions in slices: another connection is answered meanwhile, a second growth waits for the first', async () => {
@@ -399,13 +433,14 @@ describe('big requests', () => {
 
 /**
  * Watches `target[method]` from outside (the call itself runs unchanged): whether it has been
- * called, and whether its answer has settled. A handler in slices is called and not yet settled.
+ * called (how often), and whether its answer has settled. A handler in slices is called and not yet settled.
  */
-function watchCall<T extends object>(target: T, method: keyof T & string): { called: boolean; settled: boolean } {
-  const state = { called: false, settled: false };
+function watchCall<T extends object>(target: T, method: keyof T & string): { called: boolean; settled: boolean; calls: number } {
+  const state = { called: false, settled: false, calls: 0 };
   const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
   (target as Record<string, unknown>)[method] = (...args: unknown[]) => {
     state.called = true;
+    state.calls++;
     const answer = original(...args);
     void Promise.resolve(answer).then(() => (state.settled = true));
     return answer;
