@@ -91,6 +91,7 @@ class MessageGen {
     /** Responses also get `encodeInSlices` (the answer to a request decoded in slices is encoded so too). */
     this.encodeInSlices = schema.type === 'response';
     this.sliceableMemo = new Map();
+    this.sliceableReadMemo = new Map();
     for (const s of schema.commonStructs ?? []) this.collect(s.name, s.fields);
     this.collect(schema.name, schema.fields ?? []);
   }
@@ -173,13 +174,30 @@ class MessageGen {
     return this.sliceableMemo.get(name);
   }
 
-  /** `readExpr` inside a reader in slices: an array of structs is read with `Reader.arrayInSlices` (or `arrayOfSlices`). */
+  /**
+   * Whether struct `name` has (inline, at some version) an array of any elements: its reader in
+   * slices differs from `read<name>`. Arrays of plain values (int32s, strings) count too: a million
+   * partition indexes take as long to read as thousands of structs (issue #16).
+   */
+  sliceableRead(name) {
+    if (!this.sliceableReadMemo.has(name)) {
+      this.sliceableReadMemo.set(name, this.structs.get(name).some((f) => !parseRange(f.taggedVersions) && f.type.startsWith('[]')));
+    }
+    return this.sliceableReadMemo.get(name);
+  }
+
+  /**
+   * `readExpr` inside a reader in slices: an array is read with `Reader.arrayInSlices` (or
+   * `arrayOfSlices` when its struct elements are read in slices themselves); every element, struct
+   * or plain value, counts toward the slice.
+   */
   readExprInSlices(field, flexVar) {
     const elem = field.type.startsWith('[]') ? field.type.slice(2) : null;
-    if (elem === null || !this.structs.has(elem)) return this.readExpr(field, flexVar);
+    if (elem === null) return this.readExpr(field, flexVar);
     const compactFlex = field.flexibleVersions === 'none' ? 'false' : flexVar;
-    const nested = this.sliceable(elem);
-    const readOne = nested ? `() => read${elem}InSlices(r, version)` : `() => read${elem}(r, version)`;
+    const isStruct = this.structs.has(elem);
+    const nested = isStruct && this.sliceableRead(elem);
+    const readOne = nested ? `() => read${elem}InSlices(r, version)` : `() => ${this.readOne(elem, field, flexVar)}`;
     const method = nested ? 'OfSlices' : 'InSlices';
     const nonNull = `(yield* r.array${method}(${compactFlex}, ${readOne}))`;
     const nullableRange = parseRange(field.nullableVersions);
@@ -266,7 +284,7 @@ class MessageGen {
 
   /**
    * `read<Struct>`, or with `inSlices` the generator `read<Struct>InSlices`: the same reads, but
-   * its arrays of structs yield every `ELEMENTS_PER_SLICE` elements (`Reader.arrayInSlices`),
+   * its arrays yield every `ELEMENTS_PER_SLICE` elements (`Reader.arrayInSlices`),
    * and go down into elements that are read in slices themselves.
    */
   genReader(name, inline, tagged, inSlices) {
@@ -319,9 +337,9 @@ class MessageGen {
       if (tv) tagged.push(f);
       else inline.push(f);
     }
-    // reader, and for requests whose struct holds arrays of structs, the same reader in slices
+    // reader, and for requests whose struct holds arrays, the same reader in slices
     out.push(...this.genReader(name, inline, tagged, false));
-    if (this.inSlices && this.sliceable(name)) out.push(...this.genReader(name, inline, tagged, true));
+    if (this.inSlices && this.sliceableRead(name)) out.push(...this.genReader(name, inline, tagged, true));
 
     // writer, and for responses whose struct holds arrays of structs, the same writer in slices
     out.push(...this.genWriter(name, inline, tagged, false));
@@ -438,10 +456,10 @@ class MessageGen {
     parts.push(`  return read${s.name}(r, version);`);
     parts.push('}\n');
     if (this.inSlices) {
-      parts.push(`/** As \`decode\`, a slice at a time: the generator yields every \`ELEMENTS_PER_SLICE\` struct elements of the request's arrays. */`);
+      parts.push(`/** As \`decode\`, a slice at a time: the generator yields every \`ELEMENTS_PER_SLICE\` elements of the request's arrays. */`);
       parts.push(`export function* decodeInSlices(r: Reader, version: number): Generator<void, ${s.name}> {`);
       parts.push(`  if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(\`${s.name} v\${version} is not supported\`);`);
-      parts.push(this.sliceable(s.name) ? `  return yield* read${s.name}InSlices(r, version);` : `  return read${s.name}(r, version);`);
+      parts.push(this.sliceableRead(s.name) ? `  return yield* read${s.name}InSlices(r, version);` : `  return read${s.name}(r, version);`);
       parts.push('}\n');
     }
     parts.push(`/** Encodes a ${s.name} at \`version\` (${s.validVersions}). */`);

@@ -29,8 +29,8 @@ export const api: ApiDefinition<DescribeGroupsRequest, DescribeGroupsResponse> =
   }),
   names: (req) => ({ groups: GROUPS.ids(req) }),
   routing: byGroupCoordinators(GROUPS),
-  handle(req, ctx) {
-    const groups = ctx.broker.groups.describeGroups(req.groups, ctx.apiVersion);
+  async handle(req, ctx) {
+    const groups = await ctx.broker.groups.describeGroups(req.groups, ctx.apiVersion);
     if (ctx.apiVersion >= 3 && req.includeAuthorizedOperations) {
       for (const g of groups) if (g.errorCode === 0) g.authorizedOperations = GROUP_AUTHORIZED_OPERATIONS;
     }

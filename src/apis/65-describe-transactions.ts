@@ -5,6 +5,8 @@ import type { ApiDefinition } from './types.js';
 import { brokerIdOf } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 import { txnStateName } from '../transactions/transaction-state.js';
+import { ELEMENTS_PER_SLICE } from '../protocol/primitives.js';
+import { mapInSlices } from '../util/slices.js';
 
 /**
  * DescribeTransactions (key 65, v0), as Kafka's `TransactionCoordinator.handleDescribeTransactions`:
@@ -22,9 +24,10 @@ export const api: ApiDefinition<DescribeTransactionsRequest, DescribeTransaction
   errorResponse: (req, _version, errorCode) => ({ throttleTimeMs: 0, transactionStates: req.transactionalIds.map((transactionalId) => ({ ...defaultTransactionState(), transactionalId, errorCode })) }),
   names: (req) => ({ transactionalIds: req.transactionalIds }),
   routing: ANY_BROKER,
-  handle(req, ctx) {
+  // In slices of ELEMENTS_PER_SLICE ids (issue #16): each id as it stands when its slice runs.
+  async handle(req, ctx) {
     const { broker } = ctx;
-    const transactionStates = req.transactionalIds.map((transactionalId): TransactionState => {
+    const transactionStates = await mapInSlices(req.transactionalIds, ELEMENTS_PER_SLICE, (transactionalId): TransactionState => {
       const answer = (errorCode: number): TransactionState => ({ ...defaultTransactionState(), transactionalId, errorCode });
       if (transactionalId === '') return answer(ErrorCode.INVALID_REQUEST);
       if (broker.cluster.transactionCoordinatorOf(transactionalId) !== brokerIdOf(ctx)) return answer(ErrorCode.NOT_COORDINATOR);

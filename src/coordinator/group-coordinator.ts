@@ -31,6 +31,8 @@ import type { OffsetDeleteResponse } from '../protocol/messages/OffsetDeleteResp
 import type { Time } from '../util/time.js';
 import type { ClassicGroupCoordinator, ClassicRequestContext } from './classic/classic-coordinator.js';
 import { lacksMandatoryProtocol } from './classic/classic-coordinator.js';
+import { ELEMENTS_PER_SLICE } from '../protocol/primitives.js';
+import { mapInSlices } from '../util/slices.js';
 import { ClassicGroupState } from './classic/group-state.js';
 import { errorJoin, errorSync } from './classic/classic-group.js';
 import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
@@ -153,14 +155,16 @@ export class GroupCoordinator {
 
   /**
    * DescribeGroups: the classic coordinator's view of each id (a consumer group is no classic
-   * group: "Dead", and from v6 GROUP_ID_NOT_FOUND with Kafka's message).
+   * group: "Dead", and from v6 GROUP_ID_NOT_FOUND with Kafka's message). A request naming
+   * `ELEMENTS_PER_SLICE` ids or more is answered in slices, one per turn of the event loop (issue
+   * #16): each group as it stands when its slice runs.
    */
-  describeGroups(groupIds: readonly string[], apiVersion: number): DescribedGroup[] {
-    const groups = this.classic.describeGroups(groupIds, apiVersion);
-    for (const g of groups) {
-      if (apiVersion >= 6 && (this.consumer.hasGroup(g.groupId) || this.share.hasGroup(g.groupId))) g.errorMessage = `Group ${g.groupId} is not a classic group.`;
-    }
-    return groups;
+  describeGroups(groupIds: readonly string[], apiVersion: number): Promise<DescribedGroup[]> {
+    return mapInSlices(groupIds, ELEMENTS_PER_SLICE, (groupId) => {
+      const g = this.classic.describeGroup(groupId, apiVersion);
+      if (apiVersion >= 6 && (this.consumer.hasGroup(groupId) || this.share.hasGroup(groupId))) g.errorMessage = `Group ${groupId} is not a classic group.`;
+      return g;
+    });
   }
 
   /** ListGroups: every group of every type passing the state and type filters. */
@@ -272,7 +276,7 @@ export class GroupCoordinator {
     return group.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationId, true, Number.MAX_SAFE_INTEGER);
   }
 
-  fetchOffsets(req: OffsetFetchRequest, apiVersion: number): OffsetFetchResponse {
+  fetchOffsets(req: OffsetFetchRequest, apiVersion: number): Promise<OffsetFetchResponse> {
     // `Group.validateOffsetFetch` of whichever group holds the id (an unknown group passes).
     const validateMember = (groupId: string, memberId: string | null, memberEpoch: number): number | null => {
       if (this.consumer.hasGroup(groupId)) return this.consumer.validateOffsetFetch(groupId, memberId, memberEpoch);

@@ -12,7 +12,7 @@ export const EMPTY_BYTES: Buffer = Buffer.alloc(0);
 export class MalformedFrameError extends Error {}
 
 /**
- * Struct elements a request's `decodeInSlices` reads (or a response's `encodeInSlices` writes) between two yields: about 4 ms of decoding
+ * Array elements a request's `decodeInSlices` reads (or a response's `encodeInSlices` writes) between two yields: about 4 ms of decoding
  * (an OffsetCommit partition takes ~1 µs), so a huge request leaves the event loop to the other
  * connections that often (issue #16).
  */
@@ -172,17 +172,17 @@ export class Reader {
   }
 
   // ---- decoding in slices (the generated `decodeInSlices` of requests) ----------------------
-  /** Struct elements read since the decoder last yielded (see `ELEMENTS_PER_SLICE`). */
+  /** Array elements (structs or plain values) read since the decoder last yielded (see `ELEMENTS_PER_SLICE`). */
   private elementsSinceYield = 0;
 
-  /** Whether the decoder should yield now: one more struct element read, `ELEMENTS_PER_SLICE` since the last yield. */
+  /** Whether the decoder should yield now: one more element read, `ELEMENTS_PER_SLICE` since the last yield. */
   private sliceDue(): boolean {
     if (++this.elementsSinceYield < ELEMENTS_PER_SLICE) return false;
     this.elementsSinceYield = 0;
     return true;
   }
 
-  /** As `nullableArray` of struct elements read at once (`readOne`), yielding every `ELEMENTS_PER_SLICE` elements. */
+  /** As `nullableArray` of elements (structs read at once, or plain values) read by `readOne`, yielding every `ELEMENTS_PER_SLICE` elements. */
   *nullableArrayInSlices<T>(compact: boolean, readOne: () => T): Generator<void, T[] | null> {
     const n = compact ? this.length(true) : this.int32();
     if (n < 0) return null;

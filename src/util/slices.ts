@@ -17,3 +17,27 @@ export async function runInSlices<T>(work: Generator<void, T>): Promise<T> {
     await nextTurn();
   }
 }
+
+/** Runs `work` to its end at once (work too small to be worth slicing). */
+export function runNow<T>(work: Generator<void, T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `items.map(fn)`, `perSlice` items per turn of the event loop when there are that many or more
+ * (else at once): a request naming hundreds of thousands of ids leaves the others their turns.
+ */
+export function mapInSlices<T, U>(items: readonly T[], perSlice: number, fn: (item: T) => U): Promise<U[]> {
+  function* work(): Generator<void, U[]> {
+    const out: U[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      out[i] = fn(items[i]!);
+      if ((i + 1) % perSlice === 0) yield;
+    }
+    return out;
+  }
+  return items.length >= perSlice ? runInSlices(work()) : Promise.resolve(runNow(work()));
+}

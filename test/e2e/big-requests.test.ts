@@ -17,7 +17,9 @@
  * - A request frame of `DECODE_IN_SLICES_BYTES` or more is decoded, handled (OffsetCommit's checks)
  *   and answered in slices: another connection's request is answered while it is in slices
  *   (`server.connections.inSlices`). An OffsetCommit whose records cannot fit one batch
- *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does.
+ *   (`message.max.bytes`) is refused before they are built, as Kafka's runtime does. An OffsetFetch
+ *   naming that many partitions, a DescribeGroups or DescribeTransactions that many ids, are answered in slices too, and a
+ *   TxnOffsetCommit's topic checks run in slices before the transaction coordinator is asked.
  */
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -127,6 +129,145 @@ describe('big requests', () => {
     expect(got[0]).toEqual({ topic: 'five-k', partition: 0, offset: 0n, epoch: 3, metadata: 'meta-0' });
     expect(got[4999]).toEqual({ topic: 'five-k', partition: 4999, offset: 49990n, epoch: 3, metadata: '' });
     expect(got.filter((g) => g.metadata !== '').map((g) => g.partition)).toEqual([0, 1000, 2000, 3000, 4000]);
+  });
+
+  it('an OffsetFetch of 200,000 partitions is answered in slices: another connection commits and is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('fetched', 3)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (partitionIndex: number, committedOffset: bigint) => offsetCommit('g-fetch', [{ name: 'fetched', partitions: [{ partitionIndex, committedOffset, committedLeaderEpoch: 4, committedMetadata: `m${committedOffset}` }] }]);
+    expect((await other.send(8, 8, commit(1, 11n))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    const fetchState = watchCall(server.broker.groups, 'fetchOffsets');
+    const partitionIndexes = Array.from({ length: 200_000 }, (_, i) => i);
+    const order: string[] = [];
+    const fetched = big.send(9, 7, { groupId: 'g-fetch', topics: [{ name: 'fetched', partitionIndexes }], groups: [], requireStable: true }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the coordinator's fetch has begun and not ended. Checked once per turn.
+    while (!fetchState.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect([fetchState.called, fetchState.settled]).toEqual([true, false]);
+    const small = await other.send(8, 8, commit(2, 22n));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[2, ErrorCode.NONE]]);
+    const res = await fetched;
+    expect(order).toEqual(['small', 'big']);
+    expect(fetchState.settled).toBe(true);
+    expect(res.errorCode).toBe(ErrorCode.NONE);
+    expect(res.topics.length).toBe(1);
+    const parts = res.topics[0]!.partitions;
+    expect(parts.length).toBe(200_000);
+    expect(parts.every((p, i) => p.partitionIndex === i && p.errorCode === ErrorCode.NONE)).toBe(true);
+    // Partition 2 was committed while the fetch ran, after partition 2's slice (the first).
+    expect(parts.slice(0, 4).map((p) => [p.partitionIndex, p.committedOffset, p.committedLeaderEpoch, p.metadata])).toEqual([
+      [0, -1n, -1, ''],
+      [1, 11n, 4, 'm11'],
+      [2, -1n, -1, ''],
+      [3, -1n, -1, ''],
+    ]);
+    expect(parts.slice(3).every((p) => p.committedOffset === -1n && p.committedLeaderEpoch === -1 && p.metadata === '')).toBe(true);
+  });
+
+  it('a DescribeGroups of 200,000 ids is answered in slices: another connection commits and is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('described', 1)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (groupId: string) => offsetCommit(groupId, [{ name: 'described', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }]);
+    expect((await other.send(8, 8, commit('g-1'))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    const describeState = watchCall(server.broker.groups, 'describeGroups');
+    const ids = Array.from({ length: 200_000 }, (_, i) => `g-${i}`);
+    const order: string[] = [];
+    const described = big.send(15, 5, { groups: ids, includeAuthorizedOperations: false }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the coordinator's describe has begun and not ended. Checked once per turn.
+    while (!describeState.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect([describeState.called, describeState.settled]).toEqual([true, false]);
+    const small = await other.send(8, 8, commit('g-2'));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[0, ErrorCode.NONE]]);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    expect(describeState.settled).toBe(true);
+    expect(res.groups.length).toBe(200_000);
+    expect(res.groups.every((g, i) => g.groupId === `g-${i}` && g.errorCode === ErrorCode.NONE)).toBe(true);
+    // g-1 had committed offsets before (a classic group, Empty); g-2 committed while the
+    // describe ran, after the first slice had described it.
+    expect(res.groups.slice(0, 4).map((g) => [g.groupId, g.groupState])).toEqual([
+      ['g-0', 'Dead'],
+      ['g-1', 'Empty'],
+      ['g-2', 'Dead'],
+      ['g-3', 'Dead'],
+    ]);
+  });
+
+  it('a TxnOffsetCommit of 200,000 partitions is checked in slices: another connection is answered before the transaction is asked', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('txn-wide', 1000)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const handler = watchCall(server.broker.groups, 'commitTransactionalOffsets');
+    const verify = watchCall(server.broker.transactions, 'verify');
+    const partitions = Array.from({ length: 1000 }, (_, i) => ({ partitionIndex: i, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }));
+    const order: string[] = [];
+    // No such producer: the transaction coordinator's verification fails every partition, once the checks are done.
+    const txnCommit = { transactionalId: 'no-such-txn', groupId: 'g-txn', producerId: 4242n, producerEpoch: 0, generationId: -1, memberId: '', groupInstanceId: null, topics: Array.from({ length: 200 }, () => ({ name: 'txn-wide', partitions })) };
+    const committed = big.send(28, 3, txnCommit).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the handler has begun its checks and not yet asked the transaction coordinator.
+    while (!handler.called && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect([handler.called, verify.called]).toEqual([true, false]);
+    const small = await other.send(8, 8, offsetCommit('g-small', [{ name: 'txn-wide', partitions: [{ ...partitions[3]!, committedOffset: 42n }] }]));
+    order.push('small');
+    expect(small.topics.map((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode]))).toEqual([[[3, ErrorCode.NONE]]]);
+    const res = await committed;
+    expect(order).toEqual(['small', 'big']);
+    expect(verify.called).toBe(true);
+    expect(res.topics.length).toBe(200);
+    expect(res.topics.reduce((n, t) => n + t.partitions.length, 0)).toBe(200_000);
+    expect([...new Set(res.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))]).toEqual([ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
+  });
+
+  it('a DescribeTransactions of 200,000 ids is answered in slices: another connection is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const initProducerId = (transactionalId: string) => ({ transactionalId, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
+    expect((await other.send(22, 4, initProducerId('t-1'))).errorCode).toBe(ErrorCode.NONE);
+    const lookups = watchCall(server.broker.transactions, 'get');
+    const ids = Array.from({ length: 200_000 }, (_, i) => `t-${i}`);
+    const order: string[] = [];
+    const described = big.send(65, 0, { transactionalIds: ids }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the handler has looked up its first ids, not all. Checked once per turn.
+    while (lookups.calls === 0 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(lookups.calls).toBeGreaterThan(0);
+    expect(lookups.calls).toBeLessThan(200_000);
+    const small = await other.send(22, 4, initProducerId('t-2'));
+    order.push('small');
+    expect(small.errorCode).toBe(ErrorCode.NONE);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.transactionStates.length).toBe(200_000);
+    // t-1 existed before; t-2 was made while the request ran, after the first slice had looked it up.
+    expect(res.transactionStates.slice(0, 4).map((t) => [t.transactionalId, t.errorCode, t.transactionState])).toEqual([
+      ['t-0', ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, ''],
+      ['t-1', ErrorCode.NONE, 'Empty'],
+      ['t-2', ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, ''],
+      ['t-3', ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, ''],
+    ]);
+    expect(res.transactionStates.slice(4).every((t) => t.errorCode === ErrorCode.TRANSACTIONAL_ID_NOT_FOUND)).toBe(true);
   });
 
   it('CreatePartitions opens the new partitions in slices: another connection is answered meanwhile, a second growth waits for the first', async () => {
@@ -289,6 +430,23 @@ describe('big requests', () => {
     );
   });
 });
+
+/**
+ * Watches `target[method]` from outside (the call itself runs unchanged): whether it has been
+ * called (how often), and whether its answer has settled. A handler in slices is called and not yet settled.
+ */
+function watchCall<T extends object>(target: T, method: keyof T & string): { called: boolean; settled: boolean; calls: number } {
+  const state = { called: false, settled: false, calls: 0 };
+  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+  (target as Record<string, unknown>)[method] = (...args: unknown[]) => {
+    state.called = true;
+    state.calls++;
+    const answer = original(...args);
+    void Promise.resolve(answer).then(() => (state.settled = true));
+    return answer;
+  };
+  return state;
+}
 
 /** An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), its client software name padding it. */
 function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {

@@ -2,12 +2,15 @@
  * The allocation-free paths of the primitives (src/protocol/primitives.ts) write the same bytes as
  * Node's BigInt writers and Kafka's layouts: int64 on both sides of ±2^53, uuids in and out of the
  * usual 22-character form, tagged fields whose size prefix takes one, two or three bytes. Codecs in
- * slices (issue #16) yield once per `ELEMENTS_PER_SLICE` struct elements, nested arrays counted together.
+ * slices (issue #16) yield once per `ELEMENTS_PER_SLICE` array elements, nested arrays counted together,
+ * plain values (an OffsetFetch's partition indexes, DescribeGroups' group ids) as structs.
  */
 import { describe, expect, it } from 'vitest';
 import { ELEMENTS_PER_SLICE, Reader, Writer, readInt64BE, writeInt64BE } from '../../src/protocol/primitives.js';
 import * as OffsetCommitRequest from '../../src/protocol/messages/OffsetCommitRequest.js';
 import * as OffsetCommitResponse from '../../src/protocol/messages/OffsetCommitResponse.js';
+import * as OffsetFetchRequest from '../../src/protocol/messages/OffsetFetchRequest.js';
+import * as DescribeGroupsRequest from '../../src/protocol/messages/DescribeGroupsRequest.js';
 
 const INT64 = [
   0n, 1n, -1n, 255n, 4294967295n, 4294967296n, -4294967296n, -4294967297n, 1796194354287n, -1796194354287n,
@@ -110,6 +113,28 @@ describe('codecs in slices', () => {
     expect(yields).toBe(3);
     expect(value).toStrictEqual(OffsetCommitRequest.decode(new Reader(bytes), 9));
     expect(value.topics.map((t) => [t.name, t.partitions.length, t.partitions[4999]!.committedMetadata])).toEqual([['a', 5000, 'm4999'], ['b', 5000, 'm4999'], ['c', 5000, 'm4999']]);
+  });
+
+  it('an OffsetFetch v7 of one topic and 10,000 partition indexes (int32s) decodes in 3 slices to what decode gives', () => {
+    // 10,001 elements: the topic and its partition indexes, 2 slices of 4,096 and a rest.
+    const fetch = { groupId: 'g', topics: [{ name: 't', partitionIndexes: Array.from({ length: 10_000 }, (_, i) => i) }], groups: [], requireStable: false };
+    const w = new Writer();
+    OffsetFetchRequest.encode(w, 7, fetch);
+    const bytes = Buffer.from(w.finish());
+    const { value, yields } = steps(OffsetFetchRequest.decodeInSlices(new Reader(bytes), 7));
+    expect(yields).toBe(2);
+    expect(value).toStrictEqual(OffsetFetchRequest.decode(new Reader(bytes), 7));
+    expect(value.topics![0]!.partitionIndexes.slice(-2)).toEqual([9998, 9999]);
+  });
+
+  it('a DescribeGroups of 9,000 group ids (strings) decodes in 3 slices to what decode gives', () => {
+    const describe = { groups: Array.from({ length: 9000 }, (_, i) => `group-${i}`), includeAuthorizedOperations: false };
+    const w = new Writer();
+    DescribeGroupsRequest.encode(w, 5, describe);
+    const bytes = Buffer.from(w.finish());
+    const { value, yields } = steps(DescribeGroupsRequest.decodeInSlices(new Reader(bytes), 5));
+    expect(yields).toBe(2);
+    expect(value).toStrictEqual(describe);
   });
 
   it('its response encodes in 4 slices to the bytes encode writes', () => {

@@ -199,7 +199,12 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
 
   /** DescribeGroups (v0-6), one entry per requested id in request order; see `describeGroup`. */
   describeGroups(groupIds: readonly string[], version: number): DescribedGroup[] {
-    return groupIds.map((id) => describeGroup(id, this.group(id), version));
+    return groupIds.map((id) => this.describeGroup(id, version));
+  }
+
+  /** One DescribeGroups entry (`describeGroup` in admin.ts). */
+  describeGroup(groupId: string, version: number): DescribedGroup {
+    return describeGroup(groupId, this.group(groupId), version);
   }
 
   /** ListGroups (v0-5): every group (offsets-only groups included) passing the state and type filters. */

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { OffsetCommitRequest, OffsetCommitRequestPartition } from '../../protocol/messages/OffsetCommitRequest.js';
 import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
-import { runInSlices } from '../../util/slices.js';
+import { runInSlices, runNow } from '../../util/slices.js';
 import type { OffsetCommitResponse, OffsetCommitResponseTopic } from '../../protocol/messages/OffsetCommitResponse.js';
 import { writeErrorCode } from '../runtime.js';
 import type { OffsetStore, OffsetToCommit } from './offset-store.js';
@@ -102,14 +102,6 @@ function* checkTopics(c: OffsetCommitContext, req: OffsetCommitRequest, byId: bo
     }
   }
   return { candidates, bytesAtLeast };
-}
-
-/** Runs a generator to its end at once (a request too small to be worth slicing). */
-function runNow<T>(work: Generator<void, T>): T {
-  for (;;) {
-    const step = work.next();
-    if (step.done) return step.value;
-  }
 }
 
 export async function commitOffsets(c: OffsetCommitContext, req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {

@@ -14,6 +14,8 @@ import type { OffsetFetchRequest } from '../../protocol/messages/OffsetFetchRequ
 import type { OffsetFetchResponse, OffsetFetchResponsePartitions, OffsetFetchResponseTopics } from '../../protocol/messages/OffsetFetchResponse.js';
 import type { OffsetStore } from './offset-store.js';
 import type { OffsetTopics } from './offset-commit.js';
+import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
+import { runInSlices, runNow } from '../../util/slices.js';
 
 export interface OffsetFetchContext {
   readonly topics: OffsetTopics;
@@ -33,70 +35,112 @@ interface RequestedTopic {
   partitionIndexes: number[];
 }
 
-export function fetchOffsets(c: OffsetFetchContext, req: OffsetFetchRequest, apiVersion: number): OffsetFetchResponse {
-  const byId = apiVersion >= OFFSET_FETCH_TOPIC_IDS_VERSION;
+/**
+ * Answers an OffsetFetch. A request naming `ELEMENTS_PER_SLICE` partitions or more is answered in
+ * slices, one per turn of the event loop (issue #16): then each partition's offset is the one
+ * committed when its slice ran (see DIFFERENCES.md, OffsetFetch).
+ */
+export function fetchOffsets(c: OffsetFetchContext, req: OffsetFetchRequest, apiVersion: number): Promise<OffsetFetchResponse> {
+  const work = fetchOffsetsInSlices(c, req, apiVersion);
+  return requestedPartitions(req, apiVersion) >= ELEMENTS_PER_SLICE ? runInSlices(work) : Promise.resolve(runNow(work));
+}
+
+/** The partitions a request names (a null topic list, every committed offset, counts none). */
+function requestedPartitions(req: OffsetFetchRequest, apiVersion: number): number {
+  let n = 0;
   if (apiVersion >= OFFSET_FETCH_GROUPS_VERSION) {
-    return {
-      throttleTimeMs: 0,
-      topics: [],
-      errorCode: ErrorCode.NONE,
-      groups: req.groups.map((g) => {
-        if (g.groupId === '') return { groupId: g.groupId, topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
-        if (apiVersion >= OFFSET_FETCH_MEMBER_CHECK_VERSION) {
-          const errorCode = c.validateMember(g.groupId, g.memberId, g.memberEpoch);
-          if (errorCode !== null && errorCode !== ErrorCode.NONE) return { groupId: g.groupId, topics: [], errorCode };
+    for (const g of req.groups) for (const t of g.topics ?? []) n += t.partitionIndexes.length;
+  } else {
+    for (const t of req.topics ?? []) n += t.partitionIndexes.length;
+  }
+  return n;
+}
+
+/** `fetchOffsets` as a generator yielding every `ELEMENTS_PER_SLICE` requested partitions. */
+function* fetchOffsetsInSlices(c: OffsetFetchContext, req: OffsetFetchRequest, apiVersion: number): Generator<void, OffsetFetchResponse> {
+  const byId = apiVersion >= OFFSET_FETCH_TOPIC_IDS_VERSION;
+  const budget = { sinceYield: 0 };
+  if (apiVersion >= OFFSET_FETCH_GROUPS_VERSION) {
+    const groups: OffsetFetchResponse['groups'] = [];
+    for (const g of req.groups) {
+      if (g.groupId === '') {
+        groups.push({ groupId: g.groupId, topics: [], errorCode: ErrorCode.INVALID_GROUP_ID });
+        continue;
+      }
+      if (apiVersion >= OFFSET_FETCH_MEMBER_CHECK_VERSION) {
+        const errorCode = c.validateMember(g.groupId, g.memberId, g.memberEpoch);
+        if (errorCode !== null && errorCode !== ErrorCode.NONE) {
+          groups.push({ groupId: g.groupId, topics: [], errorCode });
+          continue;
         }
-        return { groupId: g.groupId, topics: fetchGroup(c, g.groupId, g.topics, byId, req.requireStable), errorCode: ErrorCode.NONE };
-      }),
-    };
+      }
+      groups.push({ groupId: g.groupId, topics: yield* fetchGroup(c, g.groupId, g.topics, byId, req.requireStable, budget), errorCode: ErrorCode.NONE });
+    }
+    return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
   }
   const topicsIn = req.topics?.map((t) => ({ name: t.name, topicId: '', partitionIndexes: t.partitionIndexes })) ?? null;
-  const topics = fetchGroup(c, req.groupId, topicsIn, false, req.requireStable).map((t) => ({ name: t.name, partitions: t.partitions }));
+  const topics = (yield* fetchGroup(c, req.groupId, topicsIn, false, req.requireStable, budget)).map((t) => ({ name: t.name, partitions: t.partitions }));
   return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NONE, groups: [] };
 }
 
 /** A partition whose transactional offset is pending, under requireStable. */
 const UNSTABLE: Omit<OffsetFetchResponsePartitions, 'partitionIndex'> = { committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
 
-function fetchGroup(c: OffsetFetchContext, groupId: string, requested: RequestedTopic[] | null, byId: boolean, requireStable: boolean): OffsetFetchResponseTopics[] {
-  if (requested === null) {
-    const byTopic = new Map<string, OffsetFetchResponseTopics>();
-    for (const { topic, partition, offset } of c.offsets.offsetsOf(groupId)) {
-      let entry = byTopic.get(topic);
-      if (!entry) {
-        const topicId = byId ? c.topics.get(topic)?.topicId : '';
-        if (topicId === undefined) continue;
-        byTopic.set(topic, (entry = { name: byId ? '' : topic, topicId, partitions: [] }));
-      }
-      if (requireStable && c.offsets.hasPendingOffset(groupId, topic, partition)) {
-        entry.partitions.push({ partitionIndex: partition, ...UNSTABLE });
-        continue;
-      }
-      entry.partitions.push({
-        partitionIndex: partition,
-        committedOffset: offset.committedOffset,
-        committedLeaderEpoch: offset.leaderEpoch,
-        metadata: offset.metadata,
-        errorCode: ErrorCode.NONE,
-      });
-    }
-    return [...byTopic.values()];
-  }
-  return requested.map((t) => {
+/**
+ * One group's offsets; over requested partitions it yields every `ELEMENTS_PER_SLICE` of them
+ * (`budget` counts across the groups of one request).
+ */
+function* fetchGroup(c: OffsetFetchContext, groupId: string, requested: RequestedTopic[] | null, byId: boolean, requireStable: boolean, budget: { sinceYield: number }): Generator<void, OffsetFetchResponseTopics[]> {
+  if (requested === null) return fetchAllOffsets(c, groupId, byId, requireStable);
+  const topics: OffsetFetchResponseTopics[] = [];
+  for (const t of requested) {
     const name = byId ? c.topics.getById(t.topicId)?.name : t.name;
-    return {
-      name: byId ? '' : t.name,
-      topicId: byId ? t.topicId : '',
-      partitions: t.partitionIndexes.map((partitionIndex): OffsetFetchResponsePartitions => {
-        if (name === undefined) {
-          return { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNKNOWN_TOPIC_ID };
-        }
-        if (requireStable && c.offsets.hasPendingOffset(groupId, name, partitionIndex)) return { partitionIndex, ...UNSTABLE };
-        const committed = c.offsets.fetch(groupId, name, partitionIndex);
-        return committed
-          ? { partitionIndex, committedOffset: committed.committedOffset, committedLeaderEpoch: committed.leaderEpoch, metadata: committed.metadata, errorCode: ErrorCode.NONE }
-          : { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
-      }),
-    };
-  });
+    const partitions: OffsetFetchResponsePartitions[] = new Array(t.partitionIndexes.length);
+    topics.push({ name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions });
+    for (let i = 0; i < partitions.length; i++) {
+      partitions[i] = fetchPartition(c, groupId, name, t.partitionIndexes[i]!, requireStable);
+      if (++budget.sinceYield === ELEMENTS_PER_SLICE) {
+        budget.sinceYield = 0;
+        yield;
+      }
+    }
+  }
+  return topics;
+}
+
+/** One requested partition's committed offset; `name` undefined: a topic id no topic has. */
+function fetchPartition(c: OffsetFetchContext, groupId: string, name: string | undefined, partitionIndex: number, requireStable: boolean): OffsetFetchResponsePartitions {
+  if (name === undefined) {
+    return { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNKNOWN_TOPIC_ID };
+  }
+  if (requireStable && c.offsets.hasPendingOffset(groupId, name, partitionIndex)) return { partitionIndex, ...UNSTABLE };
+  const committed = c.offsets.fetch(groupId, name, partitionIndex);
+  return committed
+    ? { partitionIndex, committedOffset: committed.committedOffset, committedLeaderEpoch: committed.leaderEpoch, metadata: committed.metadata, errorCode: ErrorCode.NONE }
+    : { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
+}
+
+/** Every committed offset of the group (topics null: Kafka's `fetchAllOffsets`), at once. */
+function fetchAllOffsets(c: OffsetFetchContext, groupId: string, byId: boolean, requireStable: boolean): OffsetFetchResponseTopics[] {
+  const byTopic = new Map<string, OffsetFetchResponseTopics>();
+  for (const { topic, partition, offset } of c.offsets.offsetsOf(groupId)) {
+    let entry = byTopic.get(topic);
+    if (!entry) {
+      const topicId = byId ? c.topics.get(topic)?.topicId : '';
+      if (topicId === undefined) continue;
+      byTopic.set(topic, (entry = { name: byId ? '' : topic, topicId, partitions: [] }));
+    }
+    if (requireStable && c.offsets.hasPendingOffset(groupId, topic, partition)) {
+      entry.partitions.push({ partitionIndex: partition, ...UNSTABLE });
+      continue;
+    }
+    entry.partitions.push({
+      partitionIndex: partition,
+      committedOffset: offset.committedOffset,
+      committedLeaderEpoch: offset.leaderEpoch,
+      metadata: offset.metadata,
+      errorCode: ErrorCode.NONE,
+    });
+  }
+  return [...byTopic.values()];
 }

@@ -18,6 +18,8 @@ import type { TxnOffsetCommitResponse, TxnOffsetCommitResponsePartition } from '
 import { writeErrorCode } from '../runtime.js';
 import type { OffsetStore, OffsetToCommit } from './offset-store.js';
 import { offsetToCommit, type OffsetTopics } from './offset-commit.js';
+import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
+import { runInSlices, runNow } from '../../util/slices.js';
 
 export interface TxnOffsetCommitContext {
   readonly topics: OffsetTopics;
@@ -48,27 +50,51 @@ function verificationError(errorCode: number, apiVersion: number): number {
   return errorCode;
 }
 
-export async function commitTransactionalOffsets(c: TxnOffsetCommitContext, req: TxnOffsetCommitRequest, apiVersion: number): Promise<TxnOffsetCommitResponse> {
+/** The topic checks' results: the response's topics, and the partitions that passed them. */
+interface Checked {
+  topics: TxnOffsetCommitResponse['topics'];
+  validated: TxnOffsetCommitResponsePartition[];
+  toCommit: OffsetToCommit[];
+}
+
+/**
+ * The per-partition checks before the group's (KafkaApis' topic checks, the metadata size),
+ * building the response: a generator that yields every `ELEMENTS_PER_SLICE` partitions, so a huge
+ * request runs a slice per turn of the event loop (issue #16), as OffsetCommit's.
+ */
+function* checkTopics(c: TxnOffsetCommitContext, req: TxnOffsetCommitRequest): Generator<void, Checked> {
   const groupError = req.groupId === '' ? ErrorCode.INVALID_GROUP_ID : null;
-  const validated: TxnOffsetCommitResponsePartition[] = [];
-  const toCommit: OffsetToCommit[] = [];
-  const topics = req.topics.map((t) => {
+  const checked: Checked = { topics: [], validated: [], toCommit: [] };
+  let sinceYield = 0;
+  for (const t of req.topics) {
     const topic = c.topics.get(t.name);
-    return {
-      name: t.name,
-      partitions: t.partitions.map((p) => {
-        const result = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE as number };
-        if (groupError !== null) result.errorCode = groupError;
-        else if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        else {
-          validated.push(result);
-          if ((p.committedMetadata?.length ?? 0) > c.maxMetadataSize) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
-          else toCommit.push(offsetToCommit(topic, p, -1n));
-        }
-        return result;
-      }),
-    };
-  });
+    const partitions: TxnOffsetCommitResponsePartition[] = new Array(t.partitions.length);
+    checked.topics.push({ name: t.name, partitions });
+    for (let i = 0; i < t.partitions.length; i++) {
+      const p = t.partitions[i]!;
+      const result = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE as number };
+      partitions[i] = result;
+      if (groupError !== null) result.errorCode = groupError;
+      else if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else {
+        checked.validated.push(result);
+        if ((p.committedMetadata?.length ?? 0) > c.maxMetadataSize) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
+        else checked.toCommit.push(offsetToCommit(topic, p, -1n));
+      }
+      if (++sinceYield === ELEMENTS_PER_SLICE) {
+        sinceYield = 0;
+        yield;
+      }
+    }
+  }
+  return checked;
+}
+
+export async function commitTransactionalOffsets(c: TxnOffsetCommitContext, req: TxnOffsetCommitRequest, apiVersion: number): Promise<TxnOffsetCommitResponse> {
+  let partitionCount = 0;
+  for (const t of req.topics) partitionCount += t.partitions.length;
+  const checks = checkTopics(c, req);
+  const { topics, validated, toCommit } = partitionCount >= ELEMENTS_PER_SLICE ? await runInSlices(checks) : runNow(checks);
   const fail = (errorCode: number): TxnOffsetCommitResponse => {
     for (const p of validated) p.errorCode = errorCode;
     return { throttleTimeMs: 0, topics };

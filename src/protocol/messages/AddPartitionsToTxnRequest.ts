@@ -34,6 +34,21 @@ export function readAddPartitionsToTxnTopic(r: Reader, version: number): AddPart
   return value;
 }
 
+export function* readAddPartitionsToTxnTopicInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnTopic> {
+  const flexible = version >= 3;
+  const value = defaultAddPartitionsToTxnTopic();
+  value.name = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAddPartitionsToTxnTopic(w: Writer, version: number, value: AddPartitionsToTxnTopic): void {
   const flexible = version >= 3;
   w.string(value.name, flexible);
@@ -80,7 +95,7 @@ export function* readAddPartitionsToTxnRequestInSlices(r: Reader, version: numbe
   if (version <= 3) value.v3AndBelowTransactionalId = r.string(flexible);
   if (version <= 3) value.v3AndBelowProducerId = r.int64();
   if (version <= 3) value.v3AndBelowProducerEpoch = r.int16();
-  if (version <= 3) value.v3AndBelowTopics = (yield* r.arrayInSlices(flexible, () => readAddPartitionsToTxnTopic(r, version)));
+  if (version <= 3) value.v3AndBelowTopics = (yield* r.arrayOfSlices(flexible, () => readAddPartitionsToTxnTopicInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -140,7 +155,7 @@ export function* readAddPartitionsToTxnTransactionInSlices(r: Reader, version: n
   if (version >= 4) value.producerId = r.int64();
   if (version >= 4) value.producerEpoch = r.int16();
   if (version >= 4) value.verifyOnly = r.bool();
-  if (version >= 4) value.topics = (yield* r.arrayInSlices(flexible, () => readAddPartitionsToTxnTopic(r, version)));
+  if (version >= 4) value.topics = (yield* r.arrayOfSlices(flexible, () => readAddPartitionsToTxnTopicInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -169,7 +184,7 @@ export function decode(r: Reader, version: number): AddPartitionsToTxnRequest {
   return readAddPartitionsToTxnRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`AddPartitionsToTxnRequest v${version} is not supported`);
   return yield* readAddPartitionsToTxnRequestInSlices(r, version);

@@ -34,6 +34,21 @@ export function readConsumerGroupDescribeRequest(r: Reader, version: number): Co
   return value;
 }
 
+export function* readConsumerGroupDescribeRequestInSlices(r: Reader, version: number): Generator<void, ConsumerGroupDescribeRequest> {
+  const flexible = true;
+  const value = defaultConsumerGroupDescribeRequest();
+  value.groupIds = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  value.includeAuthorizedOperations = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeConsumerGroupDescribeRequest(w: Writer, version: number, value: ConsumerGroupDescribeRequest): void {
   const flexible = true;
   w.array(value.groupIds, flexible, (e) => w.string(e, flexible));
@@ -49,10 +64,10 @@ export function decode(r: Reader, version: number): ConsumerGroupDescribeRequest
   return readConsumerGroupDescribeRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ConsumerGroupDescribeRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupDescribeRequest v${version} is not supported`);
-  return readConsumerGroupDescribeRequest(r, version);
+  return yield* readConsumerGroupDescribeRequestInSlices(r, version);
 }
 
 /** Encodes a ConsumerGroupDescribeRequest at `version` (0-1). */

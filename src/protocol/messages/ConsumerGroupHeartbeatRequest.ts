@@ -59,10 +59,10 @@ export function* readConsumerGroupHeartbeatRequestInSlices(r: Reader, version: n
   value.instanceId = r.nullableString(flexible);
   value.rackId = r.nullableString(flexible);
   value.rebalanceTimeoutMs = r.int32();
-  value.subscribedTopicNames = r.nullableArray(flexible, () => r.string(flexible));
+  value.subscribedTopicNames = (yield* r.nullableArrayInSlices(flexible, () => r.string(flexible)));
   if (version >= 1) value.subscribedTopicRegex = r.nullableString(flexible);
   value.serverAssignor = r.nullableString(flexible);
-  value.topicPartitions = (yield* r.nullableArrayInSlices(flexible, () => readTopicPartitions(r, version)));
+  value.topicPartitions = (yield* r.nullableArrayOfSlices(flexible, () => readTopicPartitionsInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -114,6 +114,21 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   return value;
 }
 
+export function* readTopicPartitionsInSlices(r: Reader, version: number): Generator<void, TopicPartitions> {
+  const flexible = true;
+  const value = defaultTopicPartitions();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeTopicPartitions(w: Writer, version: number, value: TopicPartitions): void {
   const flexible = true;
   w.uuid(value.topicId);
@@ -129,7 +144,7 @@ export function decode(r: Reader, version: number): ConsumerGroupHeartbeatReques
   return readConsumerGroupHeartbeatRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ConsumerGroupHeartbeatRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ConsumerGroupHeartbeatRequest v${version} is not supported`);
   return yield* readConsumerGroupHeartbeatRequestInSlices(r, version);

@@ -93,7 +93,7 @@ export function* readCreatePartitionsTopicInSlices(r: Reader, version: number): 
   const value = defaultCreatePartitionsTopic();
   value.name = r.string(flexible);
   value.count = r.int32();
-  value.assignments = (yield* r.nullableArrayInSlices(flexible, () => readCreatePartitionsAssignment(r, version)));
+  value.assignments = (yield* r.nullableArrayOfSlices(flexible, () => readCreatePartitionsAssignmentInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -136,6 +136,20 @@ export function readCreatePartitionsAssignment(r: Reader, version: number): Crea
   return value;
 }
 
+export function* readCreatePartitionsAssignmentInSlices(r: Reader, version: number): Generator<void, CreatePartitionsAssignment> {
+  const flexible = version >= 2;
+  const value = defaultCreatePartitionsAssignment();
+  value.brokerIds = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeCreatePartitionsAssignment(w: Writer, version: number, value: CreatePartitionsAssignment): void {
   const flexible = version >= 2;
   w.array(value.brokerIds, flexible, (e) => w.int32(e));
@@ -150,7 +164,7 @@ export function decode(r: Reader, version: number): CreatePartitionsRequest {
   return readCreatePartitionsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, CreatePartitionsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreatePartitionsRequest v${version} is not supported`);
   return yield* readCreatePartitionsRequestInSlices(r, version);

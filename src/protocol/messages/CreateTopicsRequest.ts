@@ -98,7 +98,7 @@ export function* readCreatableTopicInSlices(r: Reader, version: number): Generat
   value.name = r.string(flexible);
   value.numPartitions = r.int32();
   value.replicationFactor = r.int16();
-  value.assignments = (yield* r.arrayInSlices(flexible, () => readCreatableReplicaAssignment(r, version)));
+  value.assignments = (yield* r.arrayOfSlices(flexible, () => readCreatableReplicaAssignmentInSlices(r, version)));
   value.configs = (yield* r.arrayInSlices(flexible, () => readCreatableTopicConfig(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
@@ -136,6 +136,21 @@ export function readCreatableReplicaAssignment(r: Reader, version: number): Crea
   const value = defaultCreatableReplicaAssignment();
   value.partitionIndex = r.int32();
   value.brokerIds = r.array(flexible, () => r.int32());
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readCreatableReplicaAssignmentInSlices(r: Reader, version: number): Generator<void, CreatableReplicaAssignment> {
+  const flexible = version >= 5;
+  const value = defaultCreatableReplicaAssignment();
+  value.partitionIndex = r.int32();
+  value.brokerIds = (yield* r.arrayInSlices(flexible, () => r.int32()));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -194,7 +209,7 @@ export function decode(r: Reader, version: number): CreateTopicsRequest {
   return readCreateTopicsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, CreateTopicsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`CreateTopicsRequest v${version} is not supported`);
   return yield* readCreateTopicsRequestInSlices(r, version);

@@ -108,7 +108,7 @@ export function decode(r: Reader, version: number): DeleteAclsRequest {
   return readDeleteAclsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteAclsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteAclsRequest v${version} is not supported`);
   return yield* readDeleteAclsRequestInSlices(r, version);

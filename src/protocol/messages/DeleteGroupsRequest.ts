@@ -32,6 +32,20 @@ export function readDeleteGroupsRequest(r: Reader, version: number): DeleteGroup
   return value;
 }
 
+export function* readDeleteGroupsRequestInSlices(r: Reader, version: number): Generator<void, DeleteGroupsRequest> {
+  const flexible = version >= 2;
+  const value = defaultDeleteGroupsRequest();
+  value.groupsNames = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDeleteGroupsRequest(w: Writer, version: number, value: DeleteGroupsRequest): void {
   const flexible = version >= 2;
   w.array(value.groupsNames, flexible, (e) => w.string(e, flexible));
@@ -46,10 +60,10 @@ export function decode(r: Reader, version: number): DeleteGroupsRequest {
   return readDeleteGroupsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteGroupsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteGroupsRequest v${version} is not supported`);
-  return readDeleteGroupsRequest(r, version);
+  return yield* readDeleteGroupsRequestInSlices(r, version);
 }
 
 /** Encodes a DeleteGroupsRequest at `version` (0-2). */

@@ -94,7 +94,7 @@ export function decode(r: Reader, version: number): DeleteShareGroupOffsetsReque
   return readDeleteShareGroupOffsetsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupOffsetsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupOffsetsRequest v${version} is not supported`);
   return yield* readDeleteShareGroupOffsetsRequestInSlices(r, version);

@@ -142,7 +142,7 @@ export function decode(r: Reader, version: number): DeleteShareGroupStateRequest
   return readDeleteShareGroupStateRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupStateRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteShareGroupStateRequest v${version} is not supported`);
   return yield* readDeleteShareGroupStateRequestInSlices(r, version);

@@ -40,7 +40,7 @@ export function* readDeleteTopicsRequestInSlices(r: Reader, version: number): Ge
   const flexible = version >= 4;
   const value = defaultDeleteTopicsRequest();
   if (version >= 6) value.topics = (yield* r.arrayInSlices(flexible, () => readDeleteTopicState(r, version)));
-  if (version <= 5) value.topicNames = r.array(flexible, () => r.string(flexible));
+  if (version <= 5) value.topicNames = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
   value.timeoutMs = r.int32();
   if (flexible) {
     r.taggedFields((tag) => {
@@ -101,7 +101,7 @@ export function decode(r: Reader, version: number): DeleteTopicsRequest {
   return readDeleteTopicsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DeleteTopicsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DeleteTopicsRequest v${version} is not supported`);
   return yield* readDeleteTopicsRequestInSlices(r, version);

@@ -39,7 +39,7 @@ export function readDescribeConfigsRequest(r: Reader, version: number): Describe
 export function* readDescribeConfigsRequestInSlices(r: Reader, version: number): Generator<void, DescribeConfigsRequest> {
   const flexible = version >= 4;
   const value = defaultDescribeConfigsRequest();
-  value.resources = (yield* r.arrayInSlices(flexible, () => readDescribeConfigsResource(r, version)));
+  value.resources = (yield* r.arrayOfSlices(flexible, () => readDescribeConfigsResourceInSlices(r, version)));
   value.includeSynonyms = r.bool();
   if (version >= 3) value.includeDocumentation = r.bool();
   if (flexible) {
@@ -88,6 +88,22 @@ export function readDescribeConfigsResource(r: Reader, version: number): Describ
   return value;
 }
 
+export function* readDescribeConfigsResourceInSlices(r: Reader, version: number): Generator<void, DescribeConfigsResource> {
+  const flexible = version >= 4;
+  const value = defaultDescribeConfigsResource();
+  value.resourceType = r.int8();
+  value.resourceName = r.string(flexible);
+  value.configurationKeys = (yield* r.nullableArrayInSlices(flexible, () => r.string(flexible)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeConfigsResource(w: Writer, version: number, value: DescribeConfigsResource): void {
   const flexible = version >= 4;
   w.int8(value.resourceType);
@@ -104,7 +120,7 @@ export function decode(r: Reader, version: number): DescribeConfigsRequest {
   return readDescribeConfigsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeConfigsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeConfigsRequest v${version} is not supported`);
   return yield* readDescribeConfigsRequestInSlices(r, version);

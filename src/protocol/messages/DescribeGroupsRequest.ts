@@ -34,6 +34,21 @@ export function readDescribeGroupsRequest(r: Reader, version: number): DescribeG
   return value;
 }
 
+export function* readDescribeGroupsRequestInSlices(r: Reader, version: number): Generator<void, DescribeGroupsRequest> {
+  const flexible = version >= 5;
+  const value = defaultDescribeGroupsRequest();
+  value.groups = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  if (version >= 3) value.includeAuthorizedOperations = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeGroupsRequest(w: Writer, version: number, value: DescribeGroupsRequest): void {
   const flexible = version >= 5;
   w.array(value.groups, flexible, (e) => w.string(e, flexible));
@@ -49,10 +64,10 @@ export function decode(r: Reader, version: number): DescribeGroupsRequest {
   return readDescribeGroupsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeGroupsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeGroupsRequest v${version} is not supported`);
-  return readDescribeGroupsRequest(r, version);
+  return yield* readDescribeGroupsRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeGroupsRequest at `version` (0-6). */

@@ -35,7 +35,7 @@ export function readDescribeLogDirsRequest(r: Reader, version: number): Describe
 export function* readDescribeLogDirsRequestInSlices(r: Reader, version: number): Generator<void, DescribeLogDirsRequest> {
   const flexible = version >= 2;
   const value = defaultDescribeLogDirsRequest();
-  value.topics = (yield* r.nullableArrayInSlices(flexible, () => readDescribableLogDirTopic(r, version)));
+  value.topics = (yield* r.nullableArrayOfSlices(flexible, () => readDescribableLogDirTopicInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -78,6 +78,21 @@ export function readDescribableLogDirTopic(r: Reader, version: number): Describa
   return value;
 }
 
+export function* readDescribableLogDirTopicInSlices(r: Reader, version: number): Generator<void, DescribableLogDirTopic> {
+  const flexible = version >= 2;
+  const value = defaultDescribableLogDirTopic();
+  value.topic = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribableLogDirTopic(w: Writer, version: number, value: DescribableLogDirTopic): void {
   const flexible = version >= 2;
   w.string(value.topic, flexible);
@@ -93,7 +108,7 @@ export function decode(r: Reader, version: number): DescribeLogDirsRequest {
   return readDescribeLogDirsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeLogDirsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeLogDirsRequest v${version} is not supported`);
   return yield* readDescribeLogDirsRequestInSlices(r, version);

@@ -35,7 +35,7 @@ export function readDescribeProducersRequest(r: Reader, version: number): Descri
 export function* readDescribeProducersRequestInSlices(r: Reader, version: number): Generator<void, DescribeProducersRequest> {
   const flexible = true;
   const value = defaultDescribeProducersRequest();
-  value.topics = (yield* r.arrayInSlices(flexible, () => readTopicRequest(r, version)));
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readTopicRequestInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -78,6 +78,21 @@ export function readTopicRequest(r: Reader, version: number): TopicRequest {
   return value;
 }
 
+export function* readTopicRequestInSlices(r: Reader, version: number): Generator<void, TopicRequest> {
+  const flexible = true;
+  const value = defaultTopicRequest();
+  value.name = r.string(flexible);
+  value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeTopicRequest(w: Writer, version: number, value: TopicRequest): void {
   const flexible = true;
   w.string(value.name, flexible);
@@ -93,7 +108,7 @@ export function decode(r: Reader, version: number): DescribeProducersRequest {
   return readDescribeProducersRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeProducersRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeProducersRequest v${version} is not supported`);
   return yield* readDescribeProducersRequestInSlices(r, version);

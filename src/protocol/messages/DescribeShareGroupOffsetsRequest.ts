@@ -82,7 +82,7 @@ export function* readDescribeShareGroupOffsetsRequestGroupInSlices(r: Reader, ve
   const flexible = true;
   const value = defaultDescribeShareGroupOffsetsRequestGroup();
   value.groupId = r.string(flexible);
-  value.topics = (yield* r.nullableArrayInSlices(flexible, () => readDescribeShareGroupOffsetsRequestTopic(r, version)));
+  value.topics = (yield* r.nullableArrayOfSlices(flexible, () => readDescribeShareGroupOffsetsRequestTopicInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -126,6 +126,21 @@ export function readDescribeShareGroupOffsetsRequestTopic(r: Reader, version: nu
   return value;
 }
 
+export function* readDescribeShareGroupOffsetsRequestTopicInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequestTopic> {
+  const flexible = true;
+  const value = defaultDescribeShareGroupOffsetsRequestTopic();
+  value.topicName = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeShareGroupOffsetsRequestTopic(w: Writer, version: number, value: DescribeShareGroupOffsetsRequestTopic): void {
   const flexible = true;
   w.string(value.topicName, flexible);
@@ -141,7 +156,7 @@ export function decode(r: Reader, version: number): DescribeShareGroupOffsetsReq
   return readDescribeShareGroupOffsetsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeShareGroupOffsetsRequest v${version} is not supported`);
   return yield* readDescribeShareGroupOffsetsRequestInSlices(r, version);

@@ -32,6 +32,20 @@ export function readDescribeTransactionsRequest(r: Reader, version: number): Des
   return value;
 }
 
+export function* readDescribeTransactionsRequestInSlices(r: Reader, version: number): Generator<void, DescribeTransactionsRequest> {
+  const flexible = true;
+  const value = defaultDescribeTransactionsRequest();
+  value.transactionalIds = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeDescribeTransactionsRequest(w: Writer, version: number, value: DescribeTransactionsRequest): void {
   const flexible = true;
   w.array(value.transactionalIds, flexible, (e) => w.string(e, flexible));
@@ -46,10 +60,10 @@ export function decode(r: Reader, version: number): DescribeTransactionsRequest 
   return readDescribeTransactionsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, DescribeTransactionsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`DescribeTransactionsRequest v${version} is not supported`);
-  return readDescribeTransactionsRequest(r, version);
+  return yield* readDescribeTransactionsRequestInSlices(r, version);
 }
 
 /** Encodes a DescribeTransactionsRequest at `version` (0). */

@@ -40,7 +40,7 @@ export function* readElectLeadersRequestInSlices(r: Reader, version: number): Ge
   const flexible = version >= 2;
   const value = defaultElectLeadersRequest();
   if (version >= 1) value.electionType = r.int8();
-  value.topicPartitions = (yield* r.nullableArrayInSlices(flexible, () => readTopicPartitions(r, version)));
+  value.topicPartitions = (yield* r.nullableArrayOfSlices(flexible, () => readTopicPartitionsInSlices(r, version)));
   value.timeoutMs = r.int32();
   if (flexible) {
     r.taggedFields((tag) => {
@@ -86,6 +86,21 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   return value;
 }
 
+export function* readTopicPartitionsInSlices(r: Reader, version: number): Generator<void, TopicPartitions> {
+  const flexible = version >= 2;
+  const value = defaultTopicPartitions();
+  value.topic = r.string(flexible);
+  value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeTopicPartitions(w: Writer, version: number, value: TopicPartitions): void {
   const flexible = version >= 2;
   w.string(value.topic, flexible);
@@ -101,7 +116,7 @@ export function decode(r: Reader, version: number): ElectLeadersRequest {
   return readElectLeadersRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ElectLeadersRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ElectLeadersRequest v${version} is not supported`);
   return yield* readElectLeadersRequestInSlices(r, version);

@@ -65,7 +65,7 @@ export function* readFetchRequestInSlices(r: Reader, version: number): Generator
   if (version >= 7) value.sessionId = r.int32();
   if (version >= 7) value.sessionEpoch = r.int32();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readFetchTopicInSlices(r, version)));
-  if (version >= 7) value.forgottenTopicsData = (yield* r.arrayInSlices(flexible, () => readForgottenTopic(r, version)));
+  if (version >= 7) value.forgottenTopicsData = (yield* r.arrayOfSlices(flexible, () => readForgottenTopicInSlices(r, version)));
   if (version >= 11) value.rackId = r.string(flexible);
   if (flexible) {
     r.taggedFields((tag) => {
@@ -262,6 +262,22 @@ export function readForgottenTopic(r: Reader, version: number): ForgottenTopic {
   return value;
 }
 
+export function* readForgottenTopicInSlices(r: Reader, version: number): Generator<void, ForgottenTopic> {
+  const flexible = version >= 12;
+  const value = defaultForgottenTopic();
+  if (version >= 7 && version <= 12) value.topic = r.string(flexible);
+  if (version >= 13) value.topicId = r.uuid();
+  if (version >= 7) value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeForgottenTopic(w: Writer, version: number, value: ForgottenTopic): void {
   const flexible = version >= 12;
   if (version >= 7 && version <= 12) { w.string(value.topic, flexible); }
@@ -283,7 +299,7 @@ export function decode(r: Reader, version: number): FetchRequest {
   return readFetchRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, FetchRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FetchRequest v${version} is not supported`);
   return yield* readFetchRequestInSlices(r, version);

@@ -36,6 +36,22 @@ export function readFindCoordinatorRequest(r: Reader, version: number): FindCoor
   return value;
 }
 
+export function* readFindCoordinatorRequestInSlices(r: Reader, version: number): Generator<void, FindCoordinatorRequest> {
+  const flexible = version >= 3;
+  const value = defaultFindCoordinatorRequest();
+  if (version <= 3) value.key = r.string(flexible);
+  if (version >= 1) value.keyType = r.int8();
+  if (version >= 4) value.coordinatorKeys = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeFindCoordinatorRequest(w: Writer, version: number, value: FindCoordinatorRequest): void {
   const flexible = version >= 3;
   if (version <= 3) { w.string(value.key, flexible); }
@@ -52,10 +68,10 @@ export function decode(r: Reader, version: number): FindCoordinatorRequest {
   return readFindCoordinatorRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, FindCoordinatorRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`FindCoordinatorRequest v${version} is not supported`);
-  return readFindCoordinatorRequest(r, version);
+  return yield* readFindCoordinatorRequestInSlices(r, version);
 }
 
 /** Encodes a FindCoordinatorRequest at `version` (0-6). */

@@ -148,7 +148,7 @@ export function decode(r: Reader, version: number): InitializeShareGroupStateReq
   return readInitializeShareGroupStateRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, InitializeShareGroupStateRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`InitializeShareGroupStateRequest v${version} is not supported`);
   return yield* readInitializeShareGroupStateRequestInSlices(r, version);

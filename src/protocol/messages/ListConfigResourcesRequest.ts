@@ -32,6 +32,20 @@ export function readListConfigResourcesRequest(r: Reader, version: number): List
   return value;
 }
 
+export function* readListConfigResourcesRequestInSlices(r: Reader, version: number): Generator<void, ListConfigResourcesRequest> {
+  const flexible = true;
+  const value = defaultListConfigResourcesRequest();
+  if (version >= 1) value.resourceTypes = (yield* r.arrayInSlices(flexible, () => r.int8()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeListConfigResourcesRequest(w: Writer, version: number, value: ListConfigResourcesRequest): void {
   const flexible = true;
   if (version >= 1) { w.array(value.resourceTypes, flexible, (e) => w.int8(e)); }
@@ -46,10 +60,10 @@ export function decode(r: Reader, version: number): ListConfigResourcesRequest {
   return readListConfigResourcesRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ListConfigResourcesRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListConfigResourcesRequest v${version} is not supported`);
-  return readListConfigResourcesRequest(r, version);
+  return yield* readListConfigResourcesRequestInSlices(r, version);
 }
 
 /** Encodes a ListConfigResourcesRequest at `version` (0-1). */

@@ -34,6 +34,21 @@ export function readListGroupsRequest(r: Reader, version: number): ListGroupsReq
   return value;
 }
 
+export function* readListGroupsRequestInSlices(r: Reader, version: number): Generator<void, ListGroupsRequest> {
+  const flexible = version >= 3;
+  const value = defaultListGroupsRequest();
+  if (version >= 4) value.statesFilter = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  if (version >= 5) value.typesFilter = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeListGroupsRequest(w: Writer, version: number, value: ListGroupsRequest): void {
   const flexible = version >= 3;
   if (version >= 4) { w.array(value.statesFilter, flexible, (e) => w.string(e, flexible)); }
@@ -49,10 +64,10 @@ export function decode(r: Reader, version: number): ListGroupsRequest {
   return readListGroupsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ListGroupsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListGroupsRequest v${version} is not supported`);
-  return readListGroupsRequest(r, version);
+  return yield* readListGroupsRequestInSlices(r, version);
 }
 
 /** Encodes a ListGroupsRequest at `version` (0-5). */

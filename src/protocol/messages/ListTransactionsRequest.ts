@@ -38,6 +38,23 @@ export function readListTransactionsRequest(r: Reader, version: number): ListTra
   return value;
 }
 
+export function* readListTransactionsRequestInSlices(r: Reader, version: number): Generator<void, ListTransactionsRequest> {
+  const flexible = true;
+  const value = defaultListTransactionsRequest();
+  value.stateFilters = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  value.producerIdFilters = (yield* r.arrayInSlices(flexible, () => r.int64()));
+  if (version >= 1) value.durationFilter = r.int64();
+  if (version >= 2) value.transactionalIdPattern = r.nullableString(flexible);
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeListTransactionsRequest(w: Writer, version: number, value: ListTransactionsRequest): void {
   const flexible = true;
   w.array(value.stateFilters, flexible, (e) => w.string(e, flexible));
@@ -55,10 +72,10 @@ export function decode(r: Reader, version: number): ListTransactionsRequest {
   return readListTransactionsRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ListTransactionsRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ListTransactionsRequest v${version} is not supported`);
-  return readListTransactionsRequest(r, version);
+  return yield* readListTransactionsRequestInSlices(r, version);
 }
 
 /** Encodes a ListTransactionsRequest at `version` (0-2). */

@@ -42,7 +42,7 @@ export function* readOffsetFetchRequestInSlices(r: Reader, version: number): Gen
   const flexible = version >= 6;
   const value = defaultOffsetFetchRequest();
   if (version <= 7) value.groupId = r.string(flexible);
-  if (version <= 7) value.topics = (version >= 2 && version <= 7 ? (yield* r.nullableArrayInSlices(flexible, () => readOffsetFetchRequestTopic(r, version))) : (yield* r.arrayInSlices(flexible, () => readOffsetFetchRequestTopic(r, version))));
+  if (version <= 7) value.topics = (version >= 2 && version <= 7 ? (yield* r.nullableArrayOfSlices(flexible, () => readOffsetFetchRequestTopicInSlices(r, version))) : (yield* r.arrayOfSlices(flexible, () => readOffsetFetchRequestTopicInSlices(r, version))));
   if (version >= 8) value.groups = (yield* r.arrayOfSlices(flexible, () => readOffsetFetchRequestGroupInSlices(r, version)));
   if (version >= 7) value.requireStable = r.bool();
   if (flexible) {
@@ -80,6 +80,21 @@ export function readOffsetFetchRequestTopic(r: Reader, version: number): OffsetF
   const value = defaultOffsetFetchRequestTopic();
   if (version <= 7) value.name = r.string(flexible);
   if (version <= 7) value.partitionIndexes = r.array(flexible, () => r.int32());
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
+export function* readOffsetFetchRequestTopicInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequestTopic> {
+  const flexible = version >= 6;
+  const value = defaultOffsetFetchRequestTopic();
+  if (version <= 7) value.name = r.string(flexible);
+  if (version <= 7) value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -133,7 +148,7 @@ export function* readOffsetFetchRequestGroupInSlices(r: Reader, version: number)
   if (version >= 8) value.groupId = r.string(flexible);
   if (version >= 9) value.memberId = r.nullableString(flexible);
   if (version >= 9) value.memberEpoch = r.int32();
-  if (version >= 8) value.topics = (yield* r.nullableArrayInSlices(flexible, () => readOffsetFetchRequestTopics(r, version)));
+  if (version >= 8) value.topics = (yield* r.nullableArrayOfSlices(flexible, () => readOffsetFetchRequestTopicsInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -181,6 +196,22 @@ export function readOffsetFetchRequestTopics(r: Reader, version: number): Offset
   return value;
 }
 
+export function* readOffsetFetchRequestTopicsInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequestTopics> {
+  const flexible = version >= 6;
+  const value = defaultOffsetFetchRequestTopics();
+  if (version >= 8 && version <= 9) value.name = r.string(flexible);
+  if (version >= 10) value.topicId = r.uuid();
+  if (version >= 8) value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeOffsetFetchRequestTopics(w: Writer, version: number, value: OffsetFetchRequestTopics): void {
   const flexible = version >= 6;
   if (version >= 8 && version <= 9) { w.string(value.name, flexible); }
@@ -197,7 +228,7 @@ export function decode(r: Reader, version: number): OffsetFetchRequest {
   return readOffsetFetchRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`OffsetFetchRequest v${version} is not supported`);
   return yield* readOffsetFetchRequestInSlices(r, version);

@@ -36,7 +36,7 @@ export function decode(r: Reader, version: number): SaslHandshakeRequest {
   return readSaslHandshakeRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, SaslHandshakeRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`SaslHandshakeRequest v${version} is not supported`);
   return readSaslHandshakeRequest(r, version);

@@ -146,7 +146,7 @@ export function* readAcknowledgePartitionInSlices(r: Reader, version: number): G
   const flexible = true;
   const value = defaultAcknowledgePartition();
   value.partitionIndex = r.int32();
-  value.acknowledgementBatches = (yield* r.arrayInSlices(flexible, () => readAcknowledgementBatch(r, version)));
+  value.acknowledgementBatches = (yield* r.arrayOfSlices(flexible, () => readAcknowledgementBatchInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -192,6 +192,22 @@ export function readAcknowledgementBatch(r: Reader, version: number): Acknowledg
   return value;
 }
 
+export function* readAcknowledgementBatchInSlices(r: Reader, version: number): Generator<void, AcknowledgementBatch> {
+  const flexible = true;
+  const value = defaultAcknowledgementBatch();
+  value.firstOffset = r.int64();
+  value.lastOffset = r.int64();
+  value.acknowledgeTypes = (yield* r.arrayInSlices(flexible, () => r.int8()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAcknowledgementBatch(w: Writer, version: number, value: AcknowledgementBatch): void {
   const flexible = true;
   w.int64(value.firstOffset);
@@ -208,7 +224,7 @@ export function decode(r: Reader, version: number): ShareAcknowledgeRequest {
   return readShareAcknowledgeRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareAcknowledgeRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareAcknowledgeRequest v${version} is not supported`);
   return yield* readShareAcknowledgeRequestInSlices(r, version);

@@ -68,7 +68,7 @@ export function* readShareFetchRequestInSlices(r: Reader, version: number): Gene
   if (version >= 2) value.shareAcquireMode = r.int8();
   if (version >= 2) value.isRenewAck = r.bool();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readFetchTopicInSlices(r, version)));
-  value.forgottenTopicsData = (yield* r.arrayInSlices(flexible, () => readForgottenTopic(r, version)));
+  value.forgottenTopicsData = (yield* r.arrayOfSlices(flexible, () => readForgottenTopicInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -175,7 +175,7 @@ export function* readFetchPartitionInSlices(r: Reader, version: number): Generat
   const flexible = true;
   const value = defaultFetchPartition();
   value.partitionIndex = r.int32();
-  value.acknowledgementBatches = (yield* r.arrayInSlices(flexible, () => readAcknowledgementBatch(r, version)));
+  value.acknowledgementBatches = (yield* r.arrayOfSlices(flexible, () => readAcknowledgementBatchInSlices(r, version)));
   if (flexible) {
     r.taggedFields((tag) => {
       switch (tag) {
@@ -221,6 +221,22 @@ export function readAcknowledgementBatch(r: Reader, version: number): Acknowledg
   return value;
 }
 
+export function* readAcknowledgementBatchInSlices(r: Reader, version: number): Generator<void, AcknowledgementBatch> {
+  const flexible = true;
+  const value = defaultAcknowledgementBatch();
+  value.firstOffset = r.int64();
+  value.lastOffset = r.int64();
+  value.acknowledgeTypes = (yield* r.arrayInSlices(flexible, () => r.int8()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeAcknowledgementBatch(w: Writer, version: number, value: AcknowledgementBatch): void {
   const flexible = true;
   w.int64(value.firstOffset);
@@ -255,6 +271,21 @@ export function readForgottenTopic(r: Reader, version: number): ForgottenTopic {
   return value;
 }
 
+export function* readForgottenTopicInSlices(r: Reader, version: number): Generator<void, ForgottenTopic> {
+  const flexible = true;
+  const value = defaultForgottenTopic();
+  value.topicId = r.uuid();
+  value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeForgottenTopic(w: Writer, version: number, value: ForgottenTopic): void {
   const flexible = true;
   w.uuid(value.topicId);
@@ -270,7 +301,7 @@ export function decode(r: Reader, version: number): ShareFetchRequest {
   return readShareFetchRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareFetchRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareFetchRequest v${version} is not supported`);
   return yield* readShareFetchRequestInSlices(r, version);

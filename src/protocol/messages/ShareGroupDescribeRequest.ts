@@ -34,6 +34,21 @@ export function readShareGroupDescribeRequest(r: Reader, version: number): Share
   return value;
 }
 
+export function* readShareGroupDescribeRequestInSlices(r: Reader, version: number): Generator<void, ShareGroupDescribeRequest> {
+  const flexible = true;
+  const value = defaultShareGroupDescribeRequest();
+  value.groupIds = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
+  value.includeAuthorizedOperations = r.bool();
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeShareGroupDescribeRequest(w: Writer, version: number, value: ShareGroupDescribeRequest): void {
   const flexible = true;
   w.array(value.groupIds, flexible, (e) => w.string(e, flexible));
@@ -49,10 +64,10 @@ export function decode(r: Reader, version: number): ShareGroupDescribeRequest {
   return readShareGroupDescribeRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareGroupDescribeRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupDescribeRequest v${version} is not supported`);
-  return readShareGroupDescribeRequest(r, version);
+  return yield* readShareGroupDescribeRequestInSlices(r, version);
 }
 
 /** Encodes a ShareGroupDescribeRequest at `version` (1). */

@@ -40,6 +40,24 @@ export function readShareGroupHeartbeatRequest(r: Reader, version: number): Shar
   return value;
 }
 
+export function* readShareGroupHeartbeatRequestInSlices(r: Reader, version: number): Generator<void, ShareGroupHeartbeatRequest> {
+  const flexible = true;
+  const value = defaultShareGroupHeartbeatRequest();
+  value.groupId = r.string(flexible);
+  value.memberId = r.string(flexible);
+  value.memberEpoch = r.int32();
+  value.rackId = r.nullableString(flexible);
+  value.subscribedTopicNames = (yield* r.nullableArrayInSlices(flexible, () => r.string(flexible)));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeShareGroupHeartbeatRequest(w: Writer, version: number, value: ShareGroupHeartbeatRequest): void {
   const flexible = true;
   w.string(value.groupId, flexible);
@@ -58,10 +76,10 @@ export function decode(r: Reader, version: number): ShareGroupHeartbeatRequest {
   return readShareGroupHeartbeatRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, ShareGroupHeartbeatRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`ShareGroupHeartbeatRequest v${version} is not supported`);
-  return readShareGroupHeartbeatRequest(r, version);
+  return yield* readShareGroupHeartbeatRequestInSlices(r, version);
 }
 
 /** Encodes a ShareGroupHeartbeatRequest at `version` (1). */

@@ -92,7 +92,7 @@ export function* readWritableTxnMarkerInSlices(r: Reader, version: number): Gene
   value.producerId = r.int64();
   value.producerEpoch = r.int16();
   value.transactionResult = r.bool();
-  value.topics = (yield* r.arrayInSlices(flexible, () => readWritableTxnMarkerTopic(r, version)));
+  value.topics = (yield* r.arrayOfSlices(flexible, () => readWritableTxnMarkerTopicInSlices(r, version)));
   value.coordinatorEpoch = r.int32();
   if (version >= 2) value.transactionVersion = r.int8();
   if (flexible) {
@@ -142,6 +142,21 @@ export function readWritableTxnMarkerTopic(r: Reader, version: number): Writable
   return value;
 }
 
+export function* readWritableTxnMarkerTopicInSlices(r: Reader, version: number): Generator<void, WritableTxnMarkerTopic> {
+  const flexible = true;
+  const value = defaultWritableTxnMarkerTopic();
+  value.name = r.string(flexible);
+  value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
+  if (flexible) {
+    r.taggedFields((tag) => {
+      switch (tag) {
+        default: return false;
+      }
+    });
+  }
+  return value;
+}
+
 export function writeWritableTxnMarkerTopic(w: Writer, version: number, value: WritableTxnMarkerTopic): void {
   const flexible = true;
   w.string(value.name, flexible);
@@ -157,7 +172,7 @@ export function decode(r: Reader, version: number): WriteTxnMarkersRequest {
   return readWriteTxnMarkersRequest(r, version);
 }
 
-/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` struct elements of the request's arrays. */
+/** As `decode`, a slice at a time: the generator yields every `ELEMENTS_PER_SLICE` elements of the request's arrays. */
 export function* decodeInSlices(r: Reader, version: number): Generator<void, WriteTxnMarkersRequest> {
   if (version < MIN_VERSION || version > MAX_VERSION) throw new RangeError(`WriteTxnMarkersRequest v${version} is not supported`);
   return yield* readWriteTxnMarkersRequestInSlices(r, version);
