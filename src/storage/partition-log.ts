@@ -11,8 +11,11 @@
  * Durability (group commit): appends made during one event-loop turn are written with one
  * positional writev per segment in a setImmediate (on the event-loop thread up to 64 KiB, else on
  * the thread pool), or, for appends made while a write's answers go out, in the next round of that
- * burst (util/burst.ts); then, per `flushPolicy`:
- *   - 'always':   one fdatasync per segment written; `durable` resolves after it.
+ * burst (util/burst.ts). Appends made while an earlier write or sync still runs all wait for the
+ * one next write step, which takes them when it starts: at most one sync in flight and one batch
+ * forming. Then, per `flushPolicy`:
+ *   - 'always':   one fdatasync per segment written; `durable` resolves after it (`recoveryPoint`
+ *                 is then past the append's last offset).
  *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms),
  *                 or as soon as `flushIntervalMessages` messages are waiting for one.
  *                 A non-positive interval behaves as 'always'.
@@ -98,6 +101,8 @@ export class PartitionLog {
   /** Waiters for the current turn's write (+ sync under 'always'). */
   private turnWaiter: Deferred | null = null;
   private turnScheduled = false;
+  /** A turn step is queued in the I/O chain and has not started: appends made until it starts join it. */
+  private turnQueued = false;
   private syncTimer: Timer | null = null;
   /** Messages appended since the last 'interval' sync was scheduled to run. */
   private unflushedMessages = 0n;
@@ -111,6 +116,10 @@ export class PartitionLog {
   private readonly policy: FlushPolicy;
   /** Kafka's offset index of each segment a read_committed fetch read (see offset-index.ts). */
   private readonly offsetIndexes = new WeakMap<LogSegment, OffsetIndexBuilder>();
+  /** Offset after the last batch written to its file (what an fdatasync started now covers). */
+  private writtenEnd: bigint;
+  /** See `recoveryPoint`. */
+  private syncedEnd: bigint;
   /** Counters for tests and metrics: positional writes and fdatasync calls made. */
   readonly stats = { writes: 0, syncs: 0 };
 
@@ -119,6 +128,8 @@ export class PartitionLog {
     this.segments = segments;
     const last = segments[segments.length - 1]!;
     this.nextOffset = last.nextOffset ?? last.baseOffset;
+    this.writtenEnd = this.nextOffset;
+    this.syncedEnd = this.nextOffset;
     this.startOffset = -1n;
     this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
   }
@@ -277,6 +288,16 @@ export class PartitionLog {
         this.options.log.warn({ err, dir: this.options.dir }, 'could not delete log segments below the log start offset');
       }
     });
+  }
+
+  /**
+   * Kafka's `UnifiedLog.recoveryPoint`: the first offset not yet known to be on disk, i.e. every
+   * record below it was written and covered by a completed fdatasync (the log end offset for a log
+   * in memory, and at open, as Kafka's `LogLoader` after recovery). Under 'always' an append's
+   * `durable` resolves only once this is past its last offset.
+   */
+  get recoveryPoint(): bigint {
+    return this.options.dir === null ? this.nextOffset : this.syncedEnd;
   }
 
   /** Log-end offset (LEO): the offset the next appended record gets. */
@@ -617,21 +638,40 @@ export class PartitionLog {
 
   private readonly flushTurnNow = (): void => this.flushTurn();
 
-  /** Queues one write per segment of this turn's appends (plus a sync under 'always'). */
+  /**
+   * Queues this turn's write step in the I/O chain, unless one is queued and not yet started: that
+   * one takes these appends too. So while a write or fdatasync runs, the appends of every turn until
+   * it ends wait for ONE next write (+ sync under 'always'): classic group commit, at most one sync
+   * in flight and one batch forming (without it each turn queued its own write and sync, and 16
+   * connections committing one at a time got one fdatasync per commit).
+   */
   private flushTurn(): void {
     this.turnScheduled = false;
+    if (this.turnQueued) return;
+    if (this.turnWaiter === null && !this.segments.some((s) => s.hasPending)) return;
+    this.turnQueued = true;
+    beginBurst();
+    this.ioChain = this.ioChain.then(() => this.runTurn());
+  }
+
+  /** The queued turn step, now at the head of the chain: takes every append queued so far and writes (and syncs) them. */
+  private runTurn(): Promise<void> {
+    this.turnQueued = false;
     const writes = this.segments.map((s) => s.takePending()).filter((w): w is PendingWrite => w !== null);
     const waiter = this.turnWaiter;
     this.turnWaiter = null;
-    if (writes.length === 0 && waiter === null) return;
-    beginBurst();
+    if (writes.length === 0 && waiter === null) return Promise.resolve();
     const sync = this.policy === 'always';
     const first = writes[0];
     const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.entries[0]!.baseOffset } : null;
-    this.chain(async () => {
-      for (const w of writes) await this.write(w);
-      if (sync) await this.syncDirty();
-    }, waiter, rollbackPoint);
+    return this.runStep(
+      async () => {
+        for (const w of writes) await this.write(w);
+        if (sync) await this.syncDirty();
+      },
+      waiter,
+      rollbackPoint,
+    );
   }
 
   /**
@@ -657,23 +697,26 @@ export class PartitionLog {
    * directory offline instead; here the partition serves again once the disk does).
    */
   private chain(step: () => Promise<void>, waiter: Deferred | null, rollbackPoint: RollbackPoint | null = null): Promise<void> {
-    this.ioChain = this.ioChain.then(async () => {
-      try {
-        if (this.failure) throw this.failure;
-        await step();
-        waiter?.resolve();
-      } catch (err) {
-        const error = err instanceof Error ? err : new Error(String(err));
-        if (!this.failure) {
-          this.failure = error;
-          this.options.log.error({ err: error, dir: this.options.dir }, 'log write failed; unacknowledged appends are rolled back and appends fail until the file is cut back');
-        }
-        waiter?.reject(error);
-        if (rollbackPoint !== null) this.rollBack(rollbackPoint, error);
-        this.recover();
-      }
-    });
+    this.ioChain = this.ioChain.then(() => this.runStep(step, waiter, rollbackPoint));
     return this.ioChain;
+  }
+
+  /** `chain`'s step, run now (at the head of the chain): settles `waiter`, rolls back on failure. Never rejects. */
+  private async runStep(step: () => Promise<void>, waiter: Deferred | null, rollbackPoint: RollbackPoint | null): Promise<void> {
+    try {
+      if (this.failure) throw this.failure;
+      await step();
+      waiter?.resolve();
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      if (!this.failure) {
+        this.failure = error;
+        this.options.log.error({ err: error, dir: this.options.dir }, 'log write failed; unacknowledged appends are rolled back and appends fail until the file is cut back');
+      }
+      waiter?.reject(error);
+      if (rollbackPoint !== null) this.rollBack(rollbackPoint, error);
+      this.recover();
+    }
   }
 
   /**
@@ -694,6 +737,8 @@ export class PartitionLog {
     }
     point.segment.dropFrom(point.position);
     this.nextOffset = point.baseOffset;
+    if (this.writtenEnd > point.baseOffset) this.writtenEnd = point.baseOffset;
+    if (this.syncedEnd > point.baseOffset) this.syncedEnd = point.baseOffset;
     this.unflushedMessages = 0n;
   }
 
@@ -731,11 +776,13 @@ export class PartitionLog {
     else await w.segment.withFd((fd) => writeFully(fd, w.buffers, w.position));
     this.stats.writes++;
     w.segment.dirty = true;
+    this.writtenEnd = w.entries[w.entries.length - 1]!.lastOffset + 1n;
     for (const e of w.entries) e.data = null;
   }
 
   /** Syncs the directory and the written segments; the marks clear only on success (a failure retries them). */
   private async syncDirty(): Promise<void> {
+    const covered = this.writtenEnd;
     if (this.directoryDirty && this.options.dir !== null) {
       await fsyncDirectory(this.options.dir);
       this.directoryDirty = false;
@@ -746,5 +793,6 @@ export class PartitionLog {
       s.dirty = false;
       this.stats.syncs++;
     }
+    if (covered > this.syncedEnd) this.syncedEnd = covered;
   }
 }

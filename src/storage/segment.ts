@@ -160,6 +160,11 @@ export class LogSegment {
     return this.pendingBuffers.length > 0 ? this.pendingPosition : this.size;
   }
 
+  /** True while batches are queued for the next write. */
+  get hasPending(): boolean {
+    return this.pendingBuffers.length > 0;
+  }
+
   /** Takes the queued bytes for one positional write, or null if nothing is queued. */
   takePending(): PendingWrite | null {
     if (this.pendingBuffers.length === 0) return null;

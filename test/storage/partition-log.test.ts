@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { CorruptLogError } from '../../src/storage/recovery.js';
 import { encodeRecordBatch, readBatchHeader, validateBatch } from '../../src/records/record-batch.js';
-import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
+import { ManualTime, batchOf, blockThreadPool, captureLog, nextTurn, removeTempDirs, tempDir } from './helpers.js';
 
 const opened: PartitionLog[] = [];
 
@@ -158,6 +158,32 @@ describe('PartitionLog durability', () => {
     log.append([batchOf(1)]);
     await log.append([batchOf(1)]).durable;
     expect(log.stats).toEqual({ writes: 2, syncs: 2 });
+  });
+
+  it("under 'always', appends of the turns while a sync runs share ONE next write and fdatasync, and each resolves only once a sync covers it", async () => {
+    const log = openLog({ flushPolicy: 'always' });
+    const release = blockThreadPool(); // the first turn's fdatasync waits until release()
+    const answered: bigint[] = [];
+    const results = [];
+    try {
+      results.push(log.append([batchOf(1)]));
+      await nextTurn(); // the first turn's bytes are written; its sync is queued
+      expect([log.stats, log.recoveryPoint]).toEqual([{ writes: 1, syncs: 0 }, 0n]);
+      for (let i = 1; i < 10; i++) {
+        results.push(log.append([batchOf(1)])); // one commit per turn, as 9 connections answered one by one
+        await nextTurn();
+      }
+      // Each answer notes what the completed syncs cover at that moment.
+      results.forEach((r, i) => void r.durable.then(() => (answered[i] = log.recoveryPoint)));
+      expect([log.stats, log.logEndOffset, answered.length]).toEqual([{ writes: 1, syncs: 0 }, 10n, 0]);
+    } finally {
+      release();
+    }
+    await Promise.all(results.map((r) => r.durable));
+    expect(log.stats).toEqual({ writes: 2, syncs: 2 }); // not 10 and 10
+    expect(answered).toEqual([1n, 10n, 10n, 10n, 10n, 10n, 10n, 10n, 10n, 10n]);
+    expect(results.map((r) => r.baseOffset)).toEqual([0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
+    expect(fs.statSync(path.join(log.dir!, '00000000000000000000.log')).size).toBe(10 * batchOf(1).length);
   });
 
   it("resolves 'never' once the bytes are written, without a sync", async () => {
