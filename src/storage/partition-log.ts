@@ -101,6 +101,8 @@ export class PartitionLog {
   /** Waiters for the current turn's write (+ sync under 'always'). */
   private turnWaiter: Deferred | null = null;
   private turnScheduled = false;
+  /** Base offset of the newest segment rolled since the last turn step started (null: none): the segments below are synced after that step's writes. */
+  private rolledAt: bigint | null = null;
   /** A turn step is queued in the I/O chain and has not started: appends made until it starts join it. */
   private turnQueued = false;
   private syncTimer: Timer | null = null;
@@ -126,12 +128,19 @@ export class PartitionLog {
   private constructor(private readonly options: PartitionLogOptions, segments: LogSegment[]) {
     this.options = { ...options };
     this.segments = segments;
+    this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
+    for (const s of segments) this.adopt(s);
     const last = segments[segments.length - 1]!;
     this.nextOffset = last.nextOffset ?? last.baseOffset;
     this.writtenEnd = this.nextOffset;
     this.syncedEnd = this.nextOffset;
     this.startOffset = -1n;
-    this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
+  }
+
+  /** A segment joins this log: the descriptor cache syncs it before closing only when the policy waits for syncs anyway. */
+  private adopt(segment: LogSegment): LogSegment {
+    segment.syncOnEviction = this.policy === 'always';
+    return segment;
   }
 
   /**
@@ -542,7 +551,7 @@ export class PartitionLog {
         return start;
       };
       check();
-      const replacement = await install();
+      const replacement = this.adopt(await install());
       this.segments.splice(check(), old.length, replacement);
       for (const s of old) {
         s.discardPending();
@@ -579,8 +588,9 @@ export class PartitionLog {
       this.segments.push(LogSegment.inMemory(this.nextOffset, now));
       return;
     }
-    this.segments.push(LogSegment.create(this.options.dir, this.nextOffset, now, this.options.files ?? DEFAULT_FILE_CACHE));
+    this.segments.push(this.adopt(LogSegment.create(this.options.dir, this.nextOffset, now, this.options.files ?? DEFAULT_FILE_CACHE)));
     this.directoryDirty = true;
+    this.rolledAt = this.nextOffset;
     this.options.log.debug({ dir: this.options.dir, baseOffset: String(this.nextOffset) }, 'rolled log segment');
   }
 
@@ -660,11 +670,13 @@ export class PartitionLog {
     const writes = this.segments.map((s) => s.takePending()).filter((w): w is PendingWrite => w !== null);
     const waiter = this.turnWaiter;
     this.turnWaiter = null;
+    const rolledAt = this.rolledAt;
+    this.rolledAt = null;
     if (writes.length === 0 && waiter === null) return Promise.resolve();
     const sync = this.policy === 'always';
     const first = writes[0];
     const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.entries[0]!.baseOffset } : null;
-    return this.runStep(
+    const done = this.runStep(
       async () => {
         for (const w of writes) await this.write(w);
         if (sync) await this.syncDirty();
@@ -672,6 +684,10 @@ export class PartitionLog {
       waiter,
       rollbackPoint,
     );
+    // Kafka's `UnifiedLog.roll` flushes the segments below the new one in the background whatever the
+    // flush settings (`flushUptoOffsetExclusive`); under 'always' the step above did already.
+    if (rolledAt !== null && !sync) void this.chain(() => this.syncDirty(rolledAt), null);
+    return done;
   }
 
   /**
@@ -780,14 +796,18 @@ export class PartitionLog {
     for (const e of w.entries) e.data = null;
   }
 
-  /** Syncs the directory and the written segments; the marks clear only on success (a failure retries them). */
-  private async syncDirty(): Promise<void> {
-    const covered = this.writtenEnd;
+  /**
+   * Syncs the directory and the written segments (only those below offset `below` when given, as
+   * Kafka's `flushUptoOffsetExclusive`); the marks clear only on success (a failure retries them).
+   */
+  private async syncDirty(below?: bigint): Promise<void> {
+    const covered = below !== undefined && below < this.writtenEnd ? below : this.writtenEnd;
     if (this.directoryDirty && this.options.dir !== null) {
       await fsyncDirectory(this.options.dir);
       this.directoryDirty = false;
     }
     for (const s of this.segments) {
+      if (below !== undefined && s.baseOffset >= below) break;
       if (!s.dirty || !s.isOpen) continue;
       await s.withFd(fdatasync);
       s.dirty = false;

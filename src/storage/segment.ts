@@ -8,8 +8,8 @@
  * mode (no file) every batch keeps its bytes.
  *
  * The file's descriptor comes from a FileHandleCache (fd-cache.ts): opened on first use, closed by
- * the cache when others are used more recently (after an fdatasync of bytes written since the last
- * one), reopened on the next use.
+ * the cache when others are used more recently (under flush 'always', after an fdatasync of bytes
+ * written since the last one), reopened on the next use.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -61,6 +61,13 @@ export class LogSegment {
   maxTimestamp = -1n;
   /** Written since the last fdatasync. */
   dirty = false;
+  /**
+   * Whether bytes written since the last sync are fdatasync'ed before the cache closes the
+   * descriptor to make room (the owning log's flush policy decides: only 'always' waits for a sync
+   * of them anyway; under 'interval' the next timer sync reopens the file, under 'never' the OS
+   * writes them back, as Kafka's active segment under its default flush settings).
+   */
+  syncOnEviction = true;
   private pendingBuffers: Buffer[] = [];
   private pendingEntries: BatchEntry[] = [];
   private pendingPosition = 0;
@@ -118,9 +125,9 @@ export class LogSegment {
     return this.handle.use(op);
   }
 
-  /** Before the cache closes the descriptor: bytes written since the last sync reach the disk on it (a failure keeps it open). */
+  /** Before the cache closes the descriptor: bytes written since the last sync reach the disk on it when `syncOnEviction` (a failure keeps it open). */
   private readonly syncBeforeClose = (fd: number): void => {
-    if (!this.dirty) return;
+    if (!this.dirty || !this.syncOnEviction) return;
     fs.fdatasyncSync(fd);
     this.dirty = false;
   };

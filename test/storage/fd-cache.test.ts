@@ -74,25 +74,34 @@ describe('FileHandleCache', () => {
     expect(cache.openCount).toBe(1);
   });
 
-  it('a log segment the cache closes is fdatasynced first (flush by interval: no sync was due yet), and its log reads and appends after', async () => {
-    const cache = new FileHandleCache(1);
-    const time = new ManualTime();
-    const open = () =>
-      PartitionLog.open({ dir: tempDir(), segmentBytes: 1 << 20, rollMs: 1e9, flushPolicy: 'interval', flushIntervalMs: 3_600_000, log: captureLog().log, time, files: cache });
-    const a = open();
-    const b = open();
-    await a.append([batchOf(3)]).durable;
-    expect(a.stats.syncs).toBe(0);
-    const aSegment = (a as unknown as { segments: Array<{ dirty: boolean }> }).segments[0]!;
-    expect(aSegment.dirty).toBe(true);
-    await b.append([batchOf(2)]).durable; // b's file takes the one slot: a's is synced, then closed
-    expect(aSegment.dirty).toBe(false);
-    expect(cache.openCount).toBe(1);
-    expect(a.read(0n, 1 << 20).length).toBe(1);
-    await a.append([batchOf(1)]).durable;
-    expect([a.logEndOffset, b.logEndOffset, a.read(0n, 1 << 20).length]).toEqual([4n, 2n, 2]);
-    await a.close();
-    await b.close();
-    expect(cache.openCount).toBe(0);
-  });
+  it.each(['interval', 'never'] as const)(
+    'under flush %s a log segment the cache closes is not synced first (no sync was due); the next sync reopens it, and its log reads and appends after',
+    async (flushPolicy) => {
+      const cache = new FileHandleCache(1);
+      const time = new ManualTime();
+      const open = () =>
+        PartitionLog.open({ dir: tempDir(), segmentBytes: 1 << 20, rollMs: 1e9, flushPolicy, flushIntervalMs: 3_600_000, log: captureLog().log, time, files: cache });
+      const a = open();
+      const b = open();
+      await a.append([batchOf(3)]).durable;
+      const aSegment = (a as unknown as { segments: Array<{ dirty: boolean }> }).segments[0]!;
+      expect([a.stats.syncs, aSegment.dirty]).toEqual([0, true]);
+      await b.append([batchOf(2)]).durable; // b's file takes the one slot: a's is closed as it is
+      expect([aSegment.dirty, cache.openCount, a.recoveryPoint]).toEqual([true, 1, 0n]);
+      expect(a.read(0n, 1 << 20).length).toBe(1);
+      await a.append([batchOf(1)]).durable;
+      expect([a.logEndOffset, b.logEndOffset, a.read(0n, 1 << 20).length]).toEqual([4n, 2n, 2]);
+      // The interval's timer sync (or, under 'never', the one at close) reaches a's bytes on a reopened descriptor.
+      if (flushPolicy === 'interval') {
+        time.advance(3_600_000);
+        await a.whenIdle();
+      } else {
+        await a.close();
+      }
+      expect([a.stats.syncs, aSegment.dirty, a.recoveryPoint]).toEqual([1, false, 4n]);
+      await a.close();
+      await b.close();
+      expect(cache.openCount).toBe(0);
+    },
+  );
 });

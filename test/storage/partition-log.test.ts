@@ -96,6 +96,21 @@ describe('PartitionLog segments', () => {
     expect([...reopened.batches()].length).toBe(5);
   });
 
+  it.each(['never', 'interval'] as const)("under flush %s a roll syncs the segments below the new one after their writes, as Kafka's UnifiedLog.roll, not the active one", async (flushPolicy) => {
+    const one = batchOf(1).length;
+    const log = openLog({ segmentBytes: one * 2, flushPolicy, flushIntervalMs: 3_600_000 });
+    await log.append([batchOf(1)]).durable;
+    await log.whenIdle();
+    expect([log.stats, log.recoveryPoint]).toEqual([{ writes: 1, syncs: 0 }, 0n]);
+    log.append([batchOf(1)]);
+    await log.append([batchOf(1)]).durable; // rolls: offset 2 starts the second segment
+    await log.whenIdle();
+    expect([log.segmentCount, log.stats, log.recoveryPoint]).toEqual([2, { writes: 3, syncs: 1 }, 2n]);
+    await log.append([batchOf(1)]).durable; // no roll: nothing synced
+    await log.whenIdle();
+    expect([log.stats, log.recoveryPoint]).toEqual([{ writes: 4, syncs: 1 }, 2n]);
+  });
+
   it('rolls when the active segment is older than rollMs', async () => {
     const time = new ManualTime();
     const log = openLog({ time, rollMs: 1000 });
