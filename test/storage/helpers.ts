@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import pino, { type Logger } from 'pino';
 import type { Time, Timer } from '../../src/util/time.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
@@ -59,26 +58,3 @@ export function batchOf(count: number, timestamp = 1000n, valueBytes = 10): Buff
   return encodeRecordBatch({ baseOffset: 0n, timestamp, records });
 }
 
-/**
- * Occupies every thread of libuv's pool (UV_THREADPOOL_SIZE, default 4) with an open(2) of a FIFO
- * that blocks until its writer appears, so asynchronous file operations submitted afterwards (an
- * fdatasync) wait in the pool's queue until the returned `release` runs: a test can hold a sync
- * "in flight" for as long as it needs without depending on how fast the disk is.
- */
-export function blockThreadPool(): () => void {
-  const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-  const dir = tempDir('kmc-pool-');
-  const fifos = Array.from({ length: threads }, (_, i) => path.join(dir, `fifo-${i}`));
-  for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
-  const readers = fifos.map((fifo) => fs.promises.open(fifo, 'r'));
-  return () => {
-    // Each writer's open meets its blocked reader (at once, or as soon as a pool thread takes it).
-    for (const fifo of fifos) fs.closeSync(fs.openSync(fifo, 'w'));
-    for (const reader of readers) void reader.then((handle) => handle.close());
-  };
-}
-
-/** Resolves in the event loop's next check phase: after every `setImmediate` queued before this call. */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { CorruptLogError } from '../../src/storage/recovery.js';
 import { encodeRecordBatch, readBatchHeader, validateBatch } from '../../src/records/record-batch.js';
-import { ManualTime, batchOf, blockThreadPool, captureLog, nextTurn, removeTempDirs, tempDir } from './helpers.js';
+import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
+import { blockThreadPool, nextTurn } from '../support/thread-pool.js';
 
 const opened: PartitionLog[] = [];
 

@@ -1,0 +1,74 @@
+/**
+ * Group commit under `mock.flush.policy=always` over real sockets: OffsetCommits that reach the
+ * server while the group's `__consumer_offsets` partition has an fdatasync in flight all wait for
+ * ONE next write and fdatasync (not one each), and none is answered before a completed sync covers
+ * its record. The sync is held in flight by occupying libuv's thread pool (test/support/thread-pool.ts),
+ * so nothing here depends on how fast the disk or the machine is.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { RawClient } from '../support/raw-client.js';
+import { startClosableServer } from '../support/server.js';
+import { blockThreadPool, nextTurn } from '../support/thread-pool.js';
+
+const GROUP = 'group-commit';
+const CONNECTIONS = 12;
+
+const commit = (partition: number, offset: bigint) => ({
+  groupId: GROUP,
+  generationIdOrMemberEpoch: -1,
+  memberId: '',
+  groupInstanceId: null,
+  retentionTimeMs: -1n,
+  topics: [{ name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partitionIndex: partition, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+});
+
+describe('flush always: group commit', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+
+  it(`${CONNECTIONS} connections committing while a sync runs share one next fdatasync, and each answer follows the sync covering it`, async () => {
+    const { server } = await startClosableServer(cleanups, { config: { 'mock.flush.policy': 'always' } });
+    server.broker.topics.create('t', CONNECTIONS + 1);
+    const clients = await Promise.all(Array.from({ length: CONNECTIONS + 1 }, () => RawClient.connect(server.port)));
+    for (const c of clients) cleanups.push(() => void c.socket.destroy());
+    const [first, ...others] = clients as [RawClient, ...RawClient[]];
+    // The group's partition is opened by a first commit, answered as usual.
+    expect((await first.send(8, 8, commit(0, 1n))).topics[0]!.partitions[0]!.errorCode).toBe(0);
+    const groupLog = server.broker.groupLog;
+    const log = groupLog.partitionLogs()[groupLog.partitionFor(GROUP)]!;
+    const start = { offset: log.logEndOffset, ...log.stats };
+    expect(log.recoveryPoint).toBe(start.offset);
+
+    const release = blockThreadPool();
+    cleanups.push(release);
+    const answers: Array<Promise<{ errorCode: number; recoveryPoint: bigint }>> = [];
+    const send = (client: RawClient, partition: number): void => {
+      answers.push(client.send(8, 8, commit(partition, 2n)).then((r) => ({ errorCode: r.topics[0]!.partitions[0]!.errorCode, recoveryPoint: log.recoveryPoint })));
+    };
+    const appended = async (n: bigint): Promise<void> => {
+      while (log.logEndOffset < start.offset + n) await nextTurn();
+    };
+    // One commit: written, its fdatasync held in the pool's queue.
+    send(first, 0);
+    await appended(1n);
+    await nextTurn();
+    expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([1, 0]);
+    // Then one commit per connection, each appended in its own turn while that sync waits.
+    for (const [i, client] of others.entries()) {
+      send(client, i + 1);
+      await appended(BigInt(i + 2));
+    }
+    expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs, log.recoveryPoint]).toEqual([1, 0, start.offset]);
+    release();
+    const done = await Promise.all(answers);
+    // The first commit's sync, then ONE write and sync for the other CONNECTIONS (not one each).
+    expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([2, 2]);
+    expect(done.map((a) => a.errorCode)).toEqual(new Array(CONNECTIONS + 1).fill(0));
+    // Each answer left only once a completed sync covered its record (the first at start.offset).
+    expect(done[0]!.recoveryPoint).toBeGreaterThan(start.offset);
+    for (const a of done.slice(1)) expect(a.recoveryPoint).toBe(start.offset + BigInt(CONNECTIONS + 1));
+    for (let p = 0; p <= CONNECTIONS; p++) expect(server.broker.offsets.fetch(GROUP, 't', p)).toMatchObject({ committedOffset: 2n });
+  });
+});
