@@ -157,7 +157,7 @@ if (alwaysServers.length > 0 && rowsOf('ours', 'always').length > 0) {
   const notion = { kfake: 'kfake `SyncWrites`: fsync per written batch', kafka: 'Kafka `log.flush.interval.messages=1`: flush after every append' };
   lines.push('');
   lines.push(
-    `Durable commits, each server in its own notion of it, in the same rounds: ours with \`mock.flush.policy=always\` (fdatasync before the answer, one per write turn), ` +
+    `Durable commits, each server in its own notion of it, in the same rounds: ours with \`mock.flush.policy=always\` (fdatasync before the answer, shared by the commits that arrived while the previous one ran), ` +
       `${alwaysServers.map((s) => notion[s] ?? serverTitle(s)).join('; ')}` +
       `${commitOptions.servers.some(inMemoryOnly) ? " (librdkafka's mock keeps everything in memory: it has no such notion)" : ''}. Commits/s, then p50 / p99 latency in ms:`,
   );
@@ -182,7 +182,7 @@ if (always.length > 0 && rowsOf('ours', 'never').length > 0) {
     .map((a) => [a, rowsOf('ours', 'never').find((n) => n.load === a.load)])
     .filter(([, n]) => n)
     .map(([a, n]) => `${loadText(a)} ${ratio(a.commitsPerSec, n.commitsPerSec)}`);
-  lines.push(`Flush \`always\` (one fdatasync per write) against \`never\`, commits/s: ${pairs.join(', ')}.`);
+  lines.push(`Flush \`always\` (fdatasync before the answer) against \`never\`, commits/s: ${pairs.join(', ')}.`);
 }
 if (commit.rss.some((r) => r.policy === 'never')) {
   lines.push('');

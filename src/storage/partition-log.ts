@@ -20,7 +20,8 @@
  *                 or as soon as `flushIntervalMessages` messages are waiting for one.
  *                 A non-positive interval behaves as 'always'.
  *   - 'never':    `durable` resolves once written; the OS decides when bytes reach the disk.
- * `close()` always writes and syncs what is queued.
+ * Under every policy a roll syncs the segments below the new one once written (Kafka's
+ * `UnifiedLog.roll`), and `close()` writes and syncs what is queued.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
