@@ -57,4 +57,3 @@ export function batchOf(count: number, timestamp = 1000n, valueBytes = 10): Buff
   const records = Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.alloc(valueBytes, 97 + (i % 26)) }));
   return encodeRecordBatch({ baseOffset: 0n, timestamp, records });
 }
-
