@@ -1,0 +1,87 @@
+/**
+ * The admin API's HTTP listener. The port is bound at start (a busy port is a start-up error, as
+ * always), and what the admin API records from its start begins then (src/admin/live-state.ts);
+ * fastify, prom-client and the routes (src/admin/server.ts) load with the first HTTP request
+ * (issue #16: they are most of the admin API's start-up CPU, about 130 ms, and about 16 MiB of RSS,
+ * for a server that is often never asked). Requests that arrive while they load wait for them.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ADMIN_MAX_HEADER_SIZE, isLoopbackHost } from './guard.js';
+import { startLiveState } from './live-state.js';
+import type { AdminServerOptions } from './server.js';
+
+export interface AdminServer {
+  /** `http://host:port` (127.0.0.1 when bound to every interface). */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Starts the admin API on `host:port` (port 0: a free one; host '' every interface), guarded as src/admin/guard.ts says. */
+export async function startAdminServer(options: AdminServerOptions & { host: string; port: number; token: string | null }): Promise<AdminServer> {
+  const live = startLiveState(options);
+  // What fastify sets on a server it creates itself: keep-alive 72 s, no request timeout.
+  const server = createServer({ maxHeaderSize: ADMIN_MAX_HEADER_SIZE, keepAliveTimeout: 72_000, requestTimeout: 0 });
+  let handle: Handler | null = null;
+  let app: ReturnType<typeof loadApp> | null = null;
+  async function loadApp() {
+    const { buildAdminApp } = await import('./server.js');
+    let fastifyHandler: Handler | null = null;
+    const instance = buildAdminApp(
+      { ...options, loopbackOnly: isLoopbackHost(options.host) },
+      { live, serverFactory: (handler) => ((fastifyHandler = handler), server) },
+    );
+    await instance.ready();
+    handle = fastifyHandler;
+    return instance;
+  }
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (handle) return handle(req, res);
+    (app ??= loadApp()).then(
+      () => handle!(req, res),
+      (err: Error) => {
+        options.broker.log.error({ err }, 'admin API could not load');
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ statusCode: 500, error: 'Internal Server Error', message: `the admin API could not load: ${err.message}` }));
+      },
+    );
+  });
+
+  // An IPv6 address may come bracketed, as in a URL ("[::1]"); listen wants it bare.
+  const bindHost = options.host === '' ? '0.0.0.0' : options.host.replace(/^\[(.*)\]$/, '$1');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: bindHost, port: options.port }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    live.close();
+    throw err;
+  }
+  const address = server.address() as AddressInfo;
+  const anyHost = ['', '0.0.0.0', '::'].includes(bindHost);
+  const host = anyHost ? '127.0.0.1' : bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    close() {
+      closing ??= (async () => {
+        // No new connections from now; `closed` settles once the open ones are gone.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // The app's preClose ends the console's event streams, which would keep a connection open.
+        if (app) await app.then((instance) => instance.close(), () => undefined);
+        server.closeIdleConnections();
+        live.close();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
