@@ -24,7 +24,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 export async function startAdminServer(options: AdminServerOptions & { host: string; port: number; token: string | null }): Promise<AdminServer> {
   const live = startLiveState(options);
   // What fastify sets on a server it creates itself: keep-alive 72 s, no request timeout.
-  const server = createServer({ maxHeaderSize: ADMIN_MAX_HEADER_SIZE, keepAliveTimeout: 72_000, requestTimeout: 0 });
+  const server = createServer({ maxHeaderSize: ADMIN_MAX_HEADER_SIZE, requestTimeout: 0 });
+  server.keepAliveTimeout = 72_000;
   let handle: Handler | null = null;
   let app: ReturnType<typeof loadApp> | null = null;
   async function loadApp() {
