@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ADMIN_MAX_HEADER_SIZE, isLoopbackHost } from './guard.js';
 import { startLiveState } from './live-state.js';
 import type { AdminServerOptions } from './server.js';
@@ -37,8 +38,20 @@ export async function startAdminServer(options: AdminServerOptions & { host: str
     );
     await instance.ready();
     handle = fastifyHandler;
+    server.off('clientError', beforeApp);
     return instance;
   }
+  // A request Node cannot parse that comes before the app: answered by fastify's own clientError
+  // listener (added when the app is built) once it is, as later ones are, not by Node's bare reply.
+  function beforeApp(err: Error, socket: Duplex): void {
+    (app ??= loadApp()).then(
+      () => {
+        for (const listener of server.listeners('clientError')) if (listener !== beforeApp) (listener as typeof beforeApp).call(server, err, socket);
+      },
+      () => socket.destroy(),
+    );
+  }
+  server.on('clientError', beforeApp);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (handle) return handle(req, res);
     (app ??= loadApp()).then(

@@ -1,8 +1,8 @@
 /**
  * src/admin/listener.ts: the admin API's port is open from start and what it records (request
  * totals, the group watch) starts then, while fastify and its routes load with the first HTTP
- * request. Requests sent together before that are all answered; a server whose admin API was
- * never asked closes and frees the port.
+ * request. Requests sent together before that are all answered, one Node cannot parse gets
+ * fastify's answer; a server whose admin API was never asked closes and frees the port.
  */
 import { connect } from 'node:net';
 import { once } from 'node:events';
@@ -27,6 +27,22 @@ describe('admin listener', () => {
 
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/^kmc_requests_total\{api="ApiVersions",version="3",error="NONE"\} 3$/m);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a request Node cannot parse, before the app is loaded, gets fastify's answer", async () => {
+    const server = await startTestServer({ adminPort: 0 });
+    try {
+      const socket = connect({ port: server.admin!.port, host: '127.0.0.1' });
+      await once(socket, 'connect');
+      socket.end('NOT HTTP AT ALL\r\n\r\n');
+      let reply = '';
+      socket.on('data', (d: Buffer) => (reply += d.toString('latin1')));
+      await once(socket, 'close');
+      expect(reply).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(reply).toContain('{"error":"Bad Request","message":"Client Error","statusCode":400}');
     } finally {
       await server.stop();
     }
