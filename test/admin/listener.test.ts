@@ -4,6 +4,7 @@
  * request. Requests sent together before that are all answered, one Node cannot parse gets
  * fastify's answer; a server whose admin API was never asked closes and frees the port.
  */
+import { lookup } from 'node:dns/promises';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +44,20 @@ describe('admin listener', () => {
       await once(socket, 'close');
       expect(reply).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       expect(reply).toContain('{"error":"Bad Request","message":"Client Error","statusCode":400}');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('on localhost, as fastify: every address the name resolves to answers, on the same port', async () => {
+    const addresses = (await lookup('localhost', { all: true })).map((a) => (a.family === 6 ? `[${a.address}]` : a.address));
+    const server = await startTestServer({ adminPort: 0, adminHost: 'localhost' });
+    try {
+      expect(server.admin!.url).toBe(`http://localhost:${server.admin!.port}`);
+      for (const address of addresses) {
+        const res = await fetch(`http://${address}:${server.admin!.port}/health`);
+        expect([address, res.status]).toEqual([address, 200]);
+      }
     } finally {
       await server.stop();
     }
