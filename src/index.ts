@@ -14,7 +14,7 @@ import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
-import type { AdminServer } from './admin/server.js';
+import type { AdminServer } from './admin/listener.js';
 import { advertisedApiKeys } from './apis/18-api-versions.js';
 import { DEFAULT_ADMIN_HOST, isLoopbackHost } from './admin/guard.js';
 import { clusterHandlers } from './cluster/routing.js';
@@ -223,9 +223,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   let admin: AdminServer | null = null;
   if (options.adminPort !== undefined) {
     try {
-      // fastify, prom-client and the console's routes load only when the admin API is wanted, and
-      // only once the Kafka listeners answer: loading them meanwhile would delay the first request.
-      const { startAdminServer } = await import('./admin/server.js');
+      // The admin listener starts once the Kafka listeners answer; fastify, prom-client and the
+      // console's routes load with its first HTTP request (src/admin/listener.ts).
+      const { startAdminServer } = await import('./admin/listener.js');
       admin = await startAdminServer({
         host: adminHost,
         port: options.adminPort,

@@ -30,6 +30,12 @@ export interface AdminGuardOptions {
 /** Where the admin API binds unless told otherwise: it can stop brokers and inject faults. */
 export const DEFAULT_ADMIN_HOST = '127.0.0.1';
 
+/**
+ * The largest request head the admin API reads (bytes; Node's default is 16 KiB): group and
+ * transactional ids go in paths, up to 98,301 characters percent-encoded.
+ */
+export const ADMIN_MAX_HEADER_SIZE = 128 * 1024;
+
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');

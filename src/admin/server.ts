@@ -1,5 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyError } from 'fastify';
-import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyError, type FastifyServerOptions } from 'fastify';
 import type { Broker } from '../broker.js';
 import type { SweepResult } from '../coordinator/offsets/retention.js';
 import type { CompactionSummary } from '../coordinator/group-log.js';
@@ -10,12 +9,11 @@ import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
 import { describeTransaction, listTransactions } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
-import { installAdminGuard, isLoopbackHost, type AdminGuardOptions } from './guard.js';
+import { ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
 import type { ClusterControl } from '../cluster/control.js';
 import type { ConnectionStats } from '../server/server.js';
-import { GroupWatch } from './group-watch.js';
-import { RequestStats } from './request-stats.js';
+import { startLiveState, type AdminLiveState } from './live-state.js';
 import { createMetrics } from './metrics.js';
 import { registerConsoleRoutes } from './console-routes.js';
 
@@ -37,11 +35,12 @@ export interface AdminServerOptions {
 
 export { DEFAULT_ADMIN_HOST } from './guard.js';
 
-export interface AdminServer {
-  /** `http://host:port` (127.0.0.1 when bound to every interface). */
-  readonly url: string;
-  readonly port: number;
-  close(): Promise<void>;
+/** How the app is served (src/admin/listener.ts); absent, the app owns what it records and is served by `inject` or its own `listen`. */
+export interface AdminAppServing {
+  /** Recorded since the admin API started, before this app was built; closed by its owner. */
+  live: AdminLiveState;
+  /** fastify's `serverFactory`: the HTTP server, already listening, that passes requests to `handler`. */
+  serverFactory: NonNullable<FastifyServerOptions['serverFactory']>;
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 500: 'Internal Server Error' };
@@ -61,12 +60,16 @@ function optionalInt(value: unknown, name: string, max = MAX_TIMER_MS): number |
 }
 
 /** The HTTP admin API (fastify). Routes are described by `OPENAPI_DOCUMENT` at `/openapi.json`. */
-export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): FastifyInstance {
+export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, serving?: AdminAppServing): FastifyInstance {
   const { broker, faults, clock } = options;
   // Group and transactional ids may be up to 32,767 UTF-8 bytes (Kafka's int16 string), and they
   // are path parameters: up to 98,301 characters percent-encoded. Node's default 16 KiB request
-  // head answered such a path 431 before any route.
-  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 200_000 }, http: { maxHeaderSize: 128 * 1024 } });
+  // head answered such a path 431 before any route (the listener's server takes the same size).
+  const app = Fastify({
+    logger: false,
+    routerOptions: { maxParamLength: 200_000 },
+    ...(serving ? { serverFactory: serving.serverFactory } : { http: { maxHeaderSize: ADMIN_MAX_HEADER_SIZE } }),
+  });
   installAdminGuard(app, options);
   // A JSON content type with no body (a DELETE from fetch with the header set) is no body, not an error.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -89,15 +92,12 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions): 
   });
   app.setNotFoundHandler((req, reply) => sendError(reply, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
 
-  // What the console and /metrics read: request totals and the group watch, from now on.
-  const requestStats = new RequestStats();
-  const stopRequestStats = faults.onRequestDone((entry) => requestStats.record(entry));
-  const watch = new GroupWatch({ broker, faults, clock, coordinatorOf: (groupId) => broker.cluster.coordinatorOf(groupId) });
+  // What the console and /metrics read: request totals and the group watch, from the admin API's
+  // start (the listener's), or from now on for an app of its own.
+  const live = serving?.live ?? startLiveState({ broker, faults, clock });
+  if (!serving) app.addHook('onClose', async () => live.close());
+  const { requestStats, watch } = live;
   const metrics = createMetrics({ broker, faults, requests: requestStats, watch, ...(options.connections ? { connections: options.connections } : {}) });
-  app.addHook('onClose', async () => {
-    stopRequestStats();
-    watch.close();
-  });
   // A change made through this API (fault rules, the clock, the cluster) reaches the console's live view at once.
   app.addHook('onResponse', async (req) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return;
@@ -253,24 +253,4 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
     const previous = control().moveLeader(topic, partition, requiredInt(body, 'brokerId'));
     return { topic, partition, previous, leader: control().leaderOf(topic, partition) };
   });
-}
-
-/** Starts the admin API on `host:port` (port 0: a free one; host '' every interface), guarded as src/admin/guard.ts says. */
-export async function startAdminServer(options: AdminServerOptions & { host: string; port: number; token: string | null }): Promise<AdminServer> {
-  const app = buildAdminApp({ ...options, loopbackOnly: isLoopbackHost(options.host) });
-  // An IPv6 address may come bracketed, as in a URL ("[::1]"); listen wants it bare.
-  const bindHost = options.host === '' ? '0.0.0.0' : options.host.replace(/^\[(.*)\]$/, '$1');
-  await app.listen({ host: bindHost, port: options.port });
-  const address = app.server.address() as AddressInfo;
-  const anyHost = ['', '0.0.0.0', '::'].includes(bindHost);
-  const host = anyHost ? '127.0.0.1' : bindHost.includes(':') ? `[${bindHost}]` : bindHost;
-  let closing: Promise<void> | null = null;
-  return {
-    url: `http://${host}:${address.port}`,
-    port: address.port,
-    close() {
-      closing ??= app.close();
-      return closing;
-    },
-  };
 }

@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import type { ListTransactionsRequest } from '../protocol/messages/ListTransactionsRequest.js';
 import { defaultListTransactionsResponse, type ListTransactionsResponse } from '../protocol/messages/ListTransactionsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -8,6 +8,10 @@ import { topLevelError } from './shapes/errors.js';
 import { namesNothing } from './shapes/names.js';
 import { ANY_BROKER } from './shapes/routing.js';
 import { txnStateByName, txnStateName, type TxnState } from '../transactions/transaction-state.js';
+import { lazyModule } from '../util/lazy-module.js';
+
+/** Loaded at the first pattern (util/lazy-module.ts). */
+const re2js = lazyModule<typeof import('re2js')>('re2js', 'regular expressions (TransactionalIdPattern)');
 
 /**
  * ListTransactions (key 66, v0-2), as Kafka's `TransactionStateManager.listTransactionStates`: the
@@ -37,8 +41,9 @@ export const api: ApiDefinition<ListTransactionsRequest, ListTransactionsRespons
     }
     let pattern: RE2JS | null = null;
     if (ctx.apiVersion >= 2 && req.transactionalIdPattern !== null && req.transactionalIdPattern !== '') {
+      const engine = re2js().RE2JS; // outside the try: a failure to load it is not an invalid pattern
       try {
-        pattern = RE2JS.compile(req.transactionalIdPattern);
+        pattern = engine.compile(req.transactionalIdPattern);
       } catch {
         return { ...defaultListTransactionsResponse(), errorCode: ErrorCode.INVALID_REGULAR_EXPRESSION };
       }

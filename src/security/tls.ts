@@ -1,9 +1,13 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createSecureContext, type SecureVersion, type TLSSocket, type TlsOptions } from 'node:tls';
+import type { SecureVersion, TLSSocket, TlsOptions } from 'node:tls';
 import { ConfigError, type BrokerConfig, type SecurityProtocol } from '../config.js';
 import { rfc2253Subject, SslPrincipalMapper } from './ssl-principal.js';
 import { ANONYMOUS, userPrincipal, type KafkaPrincipal } from './principal.js';
+import { lazyModule } from '../util/lazy-module.js';
+
+/** Node's TLS, loaded when a listener is SSL or SASL_SSL (util/lazy-module.ts): about 2 MiB of RSS otherwise spent. */
+export const nodeTls = lazyModule<typeof import('node:tls')>('node:tls', 'SSL listeners');
 
 export type ClientAuth = 'required' | 'requested' | 'none';
 
@@ -133,6 +137,7 @@ export function listenerTls(config: BrokerConfig, listener: string, protocol: Se
   options.minVersion = versions.includes('TLSv1.2') ? 'TLSv1.2' : 'TLSv1.3';
   options.maxVersion = versions.includes('TLSv1.3') ? 'TLSv1.3' : 'TLSv1.2';
 
+  const { createSecureContext } = nodeTls();
   try {
     createSecureContext(options);
   } catch (err) {

@@ -1,5 +1,4 @@
 import { createServer, type Server, type AddressInfo, type Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
 import type { Broker } from '../broker.js';
 import type { ApiDefinition } from '../apis/types.js';
 import { Connection } from './connection.js';
@@ -10,6 +9,7 @@ import { RequestMemoryPool } from './request-memory.js';
 import { ManualTime } from '../util/manual-time.js';
 import { systemTime } from '../util/time.js';
 import type { ConnectionQuotas } from './connection-quotas.js';
+import { nodeTls } from '../security/tls.js';
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -77,7 +77,7 @@ export class KafkaListener {
       else open(socket);
     };
     const tls = context?.tls;
-    this.server = tls ? createTlsServer(tls.options, accept) : createServer(accept);
+    this.server = tls ? nodeTls().createServer(tls.options, accept) : createServer(accept);
     if (tls) {
       // A client that does not trust our certificate, or one we do not trust: the handshake fails, nothing else happens.
       this.server.on('tlsClientError', (err: Error, socket: Socket) => {

@@ -1,10 +1,12 @@
 /**
  * What the built package loads at start (issue #16): `import('kafka-mock-coordinator')` and the
  * command line serving `--no-admin` load the broker and nothing optional: no fastify, prom-client
- * or web console (the admin API, loaded when it starts), no pino-pretty (only on a terminal), no
- * log tools; and our own code arrives bundled (scripts/bundle.mjs), a handful of files rather
- * than tsc's ~340 modules. The modules are listed by a module hook in a fresh `node` on dist/
- * (`npm run build` first), so the counts are of files loaded, not of time.
+ * or web console (the admin API's, loaded with its first HTTP request), no pino-pretty (only on a
+ * terminal, and then in the main thread: no worker), no log tools, no native bindings or re2js
+ * (loaded at their first use, util/lazy-module.ts); and our own code arrives bundled
+ * (scripts/bundle.mjs), a handful of files rather than tsc's ~340 modules. The modules are listed
+ * by a module hook in a fresh `node` on dist/ (`npm run build` first), so the counts are of files
+ * loaded, not of time.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,7 +21,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
  * A module hook (written to a temporary file) that prints `LOADED <url>` on stderr for each module
- * resolved: ES modules through the resolve hook, CommonJS ones (pino's own files) through Module._load.
+ * resolved: ES modules through the resolve hook, CommonJS ones (pino's own files) through
+ * Module._load; and `LOADED worker:<file>` for each worker thread started (pino's `transport`
+ * would run pino-pretty in one).
  */
 const HOOK_DIR = mkdtempSync(join(tmpdir(), 'kmc-lazy-'));
 const HOOK = join(HOOK_DIR, 'hook.mjs');
@@ -34,29 +38,54 @@ writeFileSync(
     '  try { process.stderr.write(`LOADED ${Module._resolveFilename(request, parent, isMain)}\\n`); } catch {}',
     '  return load.apply(this, arguments);',
     '};',
+    "const threads = Module.createRequire(import.meta.url)('node:worker_threads');",
+    'const Worker = threads.Worker;',
+    'threads.Worker = class extends Worker { constructor(file, ...rest) { process.stderr.write(`LOADED worker:${file}\\n`); super(file, ...rest); } };',
   ].join('\n'),
 );
+/** Preloaded to take the command line's terminal path with stdout a pipe: it prints pretty lines then. */
+const AS_TTY = join(HOOK_DIR, 'as-tty.mjs');
+writeFileSync(AS_TTY, "Object.defineProperty(process.stdout, 'isTTY', { value: true });\n");
 afterAll(() => rmSync(HOOK_DIR, { recursive: true, force: true }));
 
-/** Runs node with the hook on `args` until `until` matches a stdout line (or it exits); the modules it loaded, relative to the repository. */
-async function loadedModules(args: string[], until?: RegExp): Promise<string[]> {
+interface RunOptions {
+  /** Receives the stdout lines up to the one `until` matched. */
+  stdout?: string[];
+  /** Runs once `until` matched, before the process is stopped; `loadedSoFar` lists what the hook reported by then. */
+  whenReady?: (line: string, loadedSoFar: () => string[]) => Promise<void>;
+}
+
+/**
+ * Runs node with the hook on `args` until `until` matches a stdout line (or it exits); the modules
+ * it loaded, relative to the repository.
+ */
+async function loadedModules(args: string[], until?: RegExp, run: RunOptions = {}): Promise<string[]> {
   const child = spawn(process.execPath, ['--import', HOOK, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const closed = once(child, 'close');
   const loaded = new Set<string>();
+  const ours = () => [...loaded].filter((m) => !m.startsWith('node:') && !m.startsWith('data:'));
   createInterface({ input: child.stderr! }).on('line', (line) => {
     if (line.startsWith('LOADED ')) loaded.add(line.slice(7).replace(/^file:\/\//, '').replace(ROOT + '/', ''));
   });
   if (until) {
-    await new Promise<void>((done, fail) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => until.test(line) && done());
+    const line = await new Promise<string>((done, fail) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        run.stdout?.push(line);
+        if (until.test(line)) done(line);
+      });
       child.once('exit', (code) => fail(new Error(`exited ${code} before ${until}`)));
     });
-    child.kill('SIGTERM');
+    try {
+      await run.whenReady?.(line, ours);
+    } finally {
+      child.kill('SIGTERM');
+    }
   }
-  if (child.exitCode === null) await once(child, 'exit');
-  return [...loaded].filter((m) => !m.startsWith('node:') && !m.startsWith('data:'));
+  await closed;
+  return ours();
 }
 
-const OPTIONAL = /node_modules\/(fastify|@fastify|prom-client|pino-pretty|light-my-request|avvio)\/|dist\/(console|admin)\/|chunks\/(server|dump-log|consumer-groups)-/;
+const OPTIONAL = /node_modules\/(fastify|@fastify|prom-client|pino-pretty|light-my-request|avvio|@node-rs|re2js)\/|dist\/(console|admin)\/|chunks\/(server|dump-log|consumer-groups)-|^worker:/;
 
 describe('start-up loads only what serving needs', () => {
   it("import('kafka-mock-coordinator'): no admin stack, pretty printer or tools, our code in at most 8 files", async () => {
@@ -76,8 +105,28 @@ describe('start-up loads only what serving needs', () => {
     expect(loaded.filter((m) => m.startsWith('dist/')).length).toBeLessThanOrEqual(8);
   });
 
-  it('with the admin API, fastify and prom-client arrive', async () => {
-    const loaded = await loadedModules(['dist/cli.js', '--in-memory', '--port', '0', '--admin-port', '0'], /kafka-mock-coordinator ready on/);
+  it('on a terminal, pino-pretty prints the ready line from the main thread: no worker thread', async () => {
+    const lines: string[] = [];
+    const loaded = await loadedModules(['--import', AS_TTY, 'dist/cli.js', '--in-memory', '--port', '0', '--no-admin'], /kafka-mock-coordinator ready on/, { stdout: lines });
+    expect(loaded.some((m) => m.includes('node_modules/pino-pretty/'))).toBe(true);
+    expect(loaded.filter((m) => m.startsWith('worker:'))).toEqual([]);
+    // pino-pretty's shape: [time] LEVEL (pid): message, colored; the fields on the lines under it.
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] \x1b\[32mINFO\x1b\[39m \(\d+\): \x1b\[36mkafka-mock-coordinator ready on localhost:\d+\x1b\[39m$/);
+    expect(lines[1]).toMatch(/^ {4}\x1b\[35mbootstrap\x1b\[39m: "localhost:\d+"$/);
+  });
+
+  it('with the admin API: its port is open at ready, fastify and prom-client arrive with its first request', async () => {
+    let atReady: string[] = [];
+    const loaded = await loadedModules(['dist/cli.js', '--in-memory', '--port', '0', '--admin-port', '0'], /kafka-mock-coordinator ready on/, {
+      async whenReady(line, loadedSoFar) {
+        atReady = loadedSoFar();
+        const res = await fetch(`${(JSON.parse(line) as { admin: string }).admin}/health`);
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { status: string }).status).toBe('ok');
+      },
+    });
+    expect(atReady.some((m) => /^dist\/chunks\/listener-/.test(m))).toBe(true);
+    expect(atReady.filter((m) => OPTIONAL.test(m))).toEqual([]);
     expect(loaded.some((m) => m.includes('node_modules/fastify/'))).toBe(true);
     expect(loaded.some((m) => m.includes('node_modules/prom-client/'))).toBe(true);
   });

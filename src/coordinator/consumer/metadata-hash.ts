@@ -28,7 +28,10 @@
  * `String.compareTo`: UTF-16 code units, which is also JavaScript's string order).
  * Results are signed 64-bit, as Java's `long`.
  */
-import { xxh3 } from '@node-rs/xxhash';
+import { lazyModule } from '../../util/lazy-module.js';
+
+/** Loaded at the first hash (util/lazy-module.ts). */
+const xxhash = lazyModule<typeof import('@node-rs/xxhash')>('@node-rs/xxhash', 'the KIP-848 metadata hash (XXH3)');
 
 export interface HashableTopic {
   name: string;
@@ -110,7 +113,7 @@ function hashTopic(topic: HashableTopic, racks: HashableTopic['partitionRacks'])
       o = putString(buf, o, rack);
     }
   }
-  return BigInt.asIntN(64, xxh3.xxh64(buf));
+  return BigInt.asIntN(64, xxhash().xxh3.xxh64(buf));
 }
 
 /**
@@ -124,5 +127,5 @@ export function computeMetadataHash(topics: readonly HashableTopic[]): bigint {
   const names = [...byName.keys()].sort(compareJavaStrings);
   const buf = Buffer.alloc(8 * names.length);
   names.forEach((name, i) => buf.writeBigInt64LE(computeTopicHash(byName.get(name)!), 8 * i));
-  return BigInt.asIntN(64, xxh3.xxh64(buf));
+  return BigInt.asIntN(64, xxhash().xxh3.xxh64(buf));
 }

@@ -9,9 +9,13 @@
  * the total length of their sources (a compiled RE2 program takes tens of times its source's size),
  * so large regexes cannot pile up in memory.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { lazyModule } from '../../util/lazy-module.js';
 import { ConsumerGroupError } from './errors.js';
+
+/** Loaded at the first compile (util/lazy-module.ts). */
+const re2js = lazyModule<typeof import('re2js')>('re2js', 'regular expressions (SubscribedTopicRegex)');
 
 /** The bound of the cache: the sum of the cached sources' lengths (UTF-16 code units). */
 export const REGEX_CACHE_MAX_SOURCE_LENGTH = 1 << 20;
@@ -46,9 +50,10 @@ export function compileRegex(regex: string): RE2JS {
     cache.set(regex, hit);
     return hit;
   }
+  const engine = re2js().RE2JS; // outside the try: a failure to load it is not an invalid regex
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(regex);
+    compiled = engine.compile(regex);
   } catch (err) {
     throw new ConsumerGroupError(ErrorCode.INVALID_REGULAR_EXPRESSION, `SubscribedTopicRegex \`${regex}\` is not a valid regular expression: ${describe(err)}.`);
   }

@@ -1,0 +1,131 @@
+/**
+ * The admin API's HTTP listener. The port is bound at start (a busy port is a start-up error, as
+ * always), and what the admin API records from its start begins then (src/admin/live-state.ts);
+ * fastify, prom-client and the routes (src/admin/server.ts) load with the first HTTP request
+ * (issue #16: they are most of the admin API's start-up CPU, about 130 ms, and about 16 MiB of RSS,
+ * for a server that is often never asked). Requests that arrive while they load wait for them.
+ */
+import { lookup } from 'node:dns/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { ADMIN_MAX_HEADER_SIZE, isLoopbackHost } from './guard.js';
+import { startLiveState } from './live-state.js';
+import type { AdminServerOptions } from './server.js';
+
+export interface AdminServer {
+  /** `http://host:port` (127.0.0.1 when bound to every interface). */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Starts the admin API on `host:port` (port 0: a free one; host '' every interface), guarded as src/admin/guard.ts says. */
+export async function startAdminServer(options: AdminServerOptions & { host: string; port: number; token: string | null }): Promise<AdminServer> {
+  const live = startLiveState(options);
+  const server = httpServer();
+  let handle: Handler | null = null;
+  let app: ReturnType<typeof loadApp> | null = null;
+  async function loadApp() {
+    const { buildAdminApp } = await import('./server.js');
+    let fastifyHandler: Handler | null = null;
+    const instance = buildAdminApp(
+      { ...options, loopbackOnly: isLoopbackHost(options.host) },
+      { live, serverFactory: (handler) => ((fastifyHandler = handler), server) },
+    );
+    await instance.ready();
+    handle = fastifyHandler;
+    server.off('clientError', beforeApp);
+    return instance;
+  }
+  // A request Node cannot parse that comes before the app: answered by fastify's own clientError
+  // listener (added when the app is built) once it is, as later ones are, not by Node's bare reply.
+  function beforeApp(err: Error, socket: Duplex): void {
+    (app ??= loadApp()).then(
+      () => {
+        for (const listener of server.listeners('clientError')) if (listener !== beforeApp) (listener as typeof beforeApp).call(server, err, socket);
+      },
+      () => socket.destroy(),
+    );
+  }
+  server.on('clientError', beforeApp);
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+    if (handle) return handle(req, res);
+    (app ??= loadApp()).then(
+      () => handle!(req, res),
+      (err: Error) => {
+        options.broker.log.error({ err }, 'admin API could not load');
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ statusCode: 500, error: 'Internal Server Error', message: `the admin API could not load: ${err.message}` }));
+      },
+    );
+  };
+  server.on('request', dispatch);
+
+  // An IPv6 address may come bracketed, as in a URL ("[::1]"); listen wants it bare.
+  const bindHost = options.host === '' ? '0.0.0.0' : options.host.replace(/^\[(.*)\]$/, '$1');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: bindHost, port: options.port }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    live.close();
+    throw err;
+  }
+  const address = server.address() as AddressInfo;
+  const secondary = bindHost === 'localhost' ? await listenOnOtherAddresses('localhost', address, dispatch) : [];
+  const anyHost = ['', '0.0.0.0', '::'].includes(bindHost);
+  const host = anyHost ? '127.0.0.1' : bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    close() {
+      closing ??= (async () => {
+        // No new connections from now; `closed` settles once the open ones are gone.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const other of secondary) other.close(() => {});
+        // The app's preClose ends the console's event streams, which would keep a connection open.
+        if (app) await app.then((instance) => instance.close(), () => undefined);
+        for (const each of [server, ...secondary]) each.closeIdleConnections();
+        live.close();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
+
+/** An HTTP server as fastify makes its own: keep-alive 72 s, no request timeout; request heads up to ADMIN_MAX_HEADER_SIZE. */
+function httpServer(): Server {
+  const server = createServer({ maxHeaderSize: ADMIN_MAX_HEADER_SIZE, requestTimeout: 0 });
+  server.keepAliveTimeout = 72_000;
+  return server;
+}
+
+/**
+ * As fastify's `listen` on `localhost`: the other addresses the name resolves to (::1 beside
+ * 127.0.0.1) get a server of their own on the same port, serving the same requests; one that
+ * cannot be bound is skipped.
+ */
+async function listenOnOtherAddresses(name: string, main: AddressInfo, dispatch: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server[]> {
+  const addresses = await lookup(name, { all: true }).catch(() => []);
+  const servers: Server[] = [];
+  for (const { address } of addresses) {
+    if (address === main.address) continue;
+    const other = httpServer();
+    other.on('request', dispatch);
+    const bound = await new Promise<boolean>((resolve) => {
+      other.once('error', () => resolve(false));
+      other.listen({ host: address, port: main.port }, () => resolve(true));
+    });
+    if (bound) servers.push(other);
+  }
+  return servers;
+}
