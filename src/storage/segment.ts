@@ -1,11 +1,12 @@
 /**
  * One log segment (Kafka's `LogSegment`): the `<20-digit base offset>.log` file holding
- * RecordBatch v2 bytes back to back, plus an in-memory index of its batches. Kafka's
- * `.index`/`.timeindex` files are not written; the index is rebuilt by recovery on open.
+ * RecordBatch v2 bytes back to back, plus an in-memory table of its batches (batch-index.ts, 20
+ * bytes a batch). Kafka's `.index`/`.timeindex` files are not written; the table is rebuilt by
+ * recovery on open.
  *
- * Appended batches are first queued in memory (`pending`) and written by the owning
- * PartitionLog's flush; until then reads are served from the queued bytes. In in-memory
- * mode (no file) every batch keeps its bytes.
+ * Appended batches are first queued in memory and written by the owning PartitionLog's
+ * flush; until the write is done reads are served from the queued bytes. In in-memory mode (no
+ * file) every batch keeps its bytes.
  *
  * The file's descriptor comes from a FileHandleCache (fd-cache.ts): opened on first use, closed by
  * the cache when others are used more recently (after an fdatasync of bytes written since the last
@@ -15,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readExactlySync } from './file-io.js';
 import { CachedFile, type FileHandleCache } from './fd-cache.js';
+import { BatchIndex } from './batch-index.js';
 
 /** Suffix of segment files. */
 export const LOG_FILE_SUFFIX = '.log';
@@ -30,7 +32,7 @@ export function parseSegmentFileName(name: string): bigint | null {
   return m ? BigInt(m[1]!) : null;
 }
 
-/** One batch of a segment: its offsets, where it lies in the file, and its max timestamp. */
+/** One batch of a segment, as `LogSegment.entry` describes it (a copy, made on request). */
 export interface BatchEntry {
   baseOffset: bigint;
   /** Offset of the batch's last record (baseOffset + lastOffsetDelta). */
@@ -41,29 +43,34 @@ export interface BatchEntry {
   size: number;
   /** The batch's maxTimestamp (ms). */
   maxTimestamp: bigint;
-  /** The batch bytes while not yet in the file (always, in in-memory mode); else null. */
-  data: Buffer | null;
 }
 
-/** Bytes taken from `pending` for one write: `buffers` go to the file at `position`. */
+/** Bytes taken from the queue for one write: `buffers` go to the file at `position`. */
 export interface PendingWrite {
   segment: LogSegment;
   position: number;
   buffers: Buffer[];
-  entries: BatchEntry[];
+  /** Offset of the first batch written. */
+  baseOffset: bigint;
+  /** Index of the batch after the last one written (what `markWritten` takes once the write is done). */
+  end: number;
 }
 
 export class LogSegment {
-  readonly entries: BatchEntry[] = [];
-  /** Bytes of all batches, written or queued. */
-  size = 0;
+  /** The segment's batches (offsets, positions, timestamps), 20 bytes each (batch-index.ts). */
+  readonly batches: BatchIndex;
   /** Largest batch maxTimestamp in the segment (ms), -1 when empty. */
   maxTimestamp = -1n;
   /** Written since the last fdatasync. */
   dirty = false;
-  private pendingBuffers: Buffer[] = [];
-  private pendingEntries: BatchEntry[] = [];
-  private pendingPosition = 0;
+  /**
+   * The bytes of batches [unwrittenFrom, batches.count): queued or being written (with a file), or
+   * every batch (in memory, where unwrittenFrom stays 0). Dropped once in the file.
+   */
+  private unwritten: Buffer[] = [];
+  private unwrittenFrom = 0;
+  /** First batch not yet taken for a write (batches.count when none is queued). */
+  private pendingFrom = 0;
 
   /** The segment file's descriptor source, or null in in-memory mode. */
   private readonly handle: CachedFile | null;
@@ -78,6 +85,7 @@ export class LogSegment {
     readonly createdMs: number,
   ) {
     this.handle = file !== null && files !== null ? new CachedFile(files, file, flags, this.syncBeforeClose) : null;
+    this.batches = new BatchIndex(baseOffset);
   }
 
   /** A new, empty segment file in `dir` (created now; truncated if a file of that name exists). */
@@ -126,92 +134,101 @@ export class LogSegment {
   };
 
   get isEmpty(): boolean {
-    return this.entries.length === 0;
+    return this.batches.count === 0;
+  }
+
+  /** Bytes of all batches, written or queued. */
+  get size(): number {
+    return this.batches.end;
   }
 
   /** Offset after the segment's last batch, or null when empty. */
   get nextOffset(): bigint | null {
-    const last = this.entries[this.entries.length - 1];
-    return last ? last.lastOffset + 1n : null;
+    const n = this.batches.count;
+    return n > 0 ? this.batches.lastOffsetAt(n - 1) + 1n : null;
   }
 
-  /** Records a batch found in the file by recovery. */
+  /** Batch `i` as an object (for code off the hot paths). */
+  entry(i: number): BatchEntry {
+    const b = this.batches;
+    return { baseOffset: b.baseOffsetAt(i), lastOffset: b.lastOffsetAt(i), position: b.position(i), size: b.size(i), maxTimestamp: b.maxTimestampAt(i) };
+  }
+
+  /** Records a batch found in the file by recovery (or written by the cleaner). */
   restore(baseOffset: bigint, lastOffset: bigint, position: number, size: number, maxTimestamp: bigint): void {
-    this.entries.push({ baseOffset, lastOffset, position, size, maxTimestamp, data: null });
-    this.size = position + size;
+    this.batches.push(baseOffset, lastOffset, position, size, maxTimestamp);
+    this.pendingFrom = this.unwrittenFrom = this.batches.count;
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
   /** Adds a batch (already restamped) at the end; it is queued for the next write. */
   append(batch: Buffer, baseOffset: bigint, lastOffset: bigint, maxTimestamp: bigint): void {
-    const entry: BatchEntry = { baseOffset, lastOffset, position: this.size, size: batch.length, maxTimestamp, data: batch };
-    this.entries.push(entry);
-    if (this.handle !== null) {
-      if (this.pendingBuffers.length === 0) this.pendingPosition = this.size;
-      this.pendingBuffers.push(batch);
-      this.pendingEntries.push(entry);
-    }
-    this.size += batch.length;
+    this.batches.push(baseOffset, lastOffset, this.batches.end, batch.length, maxTimestamp);
+    this.unwritten.push(batch);
+    if (this.handle === null) this.pendingFrom = this.batches.count;
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
   /** Bytes up to the first queued batch: what the file holds once every taken write has run. */
   get writtenSize(): number {
-    return this.pendingBuffers.length > 0 ? this.pendingPosition : this.size;
+    return this.pendingFrom < this.batches.count ? this.batches.position(this.pendingFrom) : this.size;
   }
 
   /** Takes the queued bytes for one positional write, or null if nothing is queued. */
   takePending(): PendingWrite | null {
-    if (this.pendingBuffers.length === 0) return null;
-    const write = { segment: this, position: this.pendingPosition, buffers: this.pendingBuffers, entries: this.pendingEntries };
-    this.pendingBuffers = [];
-    this.pendingEntries = [];
-    return write;
+    const from = this.pendingFrom;
+    const end = this.batches.count;
+    if (from >= end) return null;
+    this.pendingFrom = end;
+    const buffers = this.unwritten.slice(from - this.unwrittenFrom);
+    return { segment: this, position: this.batches.position(from), buffers, baseOffset: this.batches.baseOffsetAt(from), end };
   }
 
-  /** Drops queued bytes (the log is being deleted). */
+  /** After a write: batches before `end` are read from the file from now on, their bytes let go. */
+  markWritten(end: number): void {
+    const n = Math.min(end, this.batches.count) - this.unwrittenFrom;
+    if (this.handle === null || n <= 0) return;
+    this.unwritten.splice(0, n);
+    this.unwrittenFrom += n;
+  }
+
+  /** Batches whose bytes the segment holds in memory (queued or being written; all of them in in-memory mode). */
+  get bufferedBatches(): number {
+    return this.unwritten.length;
+  }
+
+  /** Drops queued bytes (the log is being deleted); batches already queued stay readable. */
   discardPending(): void {
-    this.pendingBuffers = [];
-    this.pendingEntries = [];
+    this.pendingFrom = this.batches.count;
   }
 
-  /** Index of the first batch whose lastOffset >= offset, or entries.length if none. */
+  /** A segment that takes no more batches (rolled, cleaned, recovered before the last): its table shrinks to fit. */
+  sealed(): void {
+    this.batches.trim();
+  }
+
+  /** Index of the first batch whose lastOffset >= offset, or the batch count if none. */
   indexOf(offset: bigint): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.entries[mid]!.lastOffset < offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.batches.firstEndingAtOrAfter(offset);
   }
 
   /**
-   * The bytes of entries [from, to), one buffer per batch. Consecutive batches already in
+   * The bytes of batches [from, to), one buffer per batch. Consecutive batches already in
    * the file are read with one pread; the returned buffers are views into that read.
    */
   read(from: number, to: number): Buffer[] {
     const out: Buffer[] = [];
-    let i = from;
-    while (i < to) {
-      const entry = this.entries[i]!;
-      if (entry.data !== null) {
-        out.push(entry.data);
-        i++;
-        continue;
+    const inFile = Math.min(to, this.unwrittenFrom);
+    if (from < inFile) {
+      const start = this.batches.position(from);
+      const end = inFile < this.batches.count ? this.batches.position(inFile) : this.batches.end;
+      const bytes = readExactlySync(this.fd(), start, end - start);
+      for (let k = from; k < inFile; k++) {
+        const at = this.batches.position(k) - start;
+        out.push(bytes.subarray(at, at + this.batches.size(k)));
       }
-      let j = i;
-      while (j < to && this.entries[j]!.data === null) j++;
-      const start = entry.position;
-      const last = this.entries[j - 1]!;
-      const bytes = readExactlySync(this.fd(), start, last.position + last.size - start);
-      for (let k = i; k < j; k++) {
-        const e = this.entries[k]!;
-        out.push(bytes.subarray(e.position - start, e.position - start + e.size));
-      }
-      i = j;
     }
+    for (let k = Math.max(from, this.unwrittenFrom); k < to; k++) out.push(this.unwritten[k - this.unwrittenFrom]!);
     return out;
   }
 
@@ -220,11 +237,21 @@ export class LogSegment {
    * queued ones included. The file keeps its bytes until `truncateFile`.
    */
   dropFrom(position: number): void {
-    const keep = this.entries.findIndex((e) => e.position >= position);
-    if (keep === -1) return;
-    this.entries.length = keep;
-    this.size = position;
-    this.maxTimestamp = this.entries.reduce((max, e) => (e.maxTimestamp > max ? e.maxTimestamp : max), -1n);
+    const keep = this.batches.firstAtOrAfterPosition(position);
+    if (keep === this.batches.count) return;
+    this.batches.truncate(keep);
+    if (keep < this.unwrittenFrom) {
+      this.unwritten = [];
+      this.unwrittenFrom = keep;
+    } else {
+      this.unwritten.length = keep - this.unwrittenFrom;
+    }
+    let max = -1n;
+    for (let i = 0; i < keep; i++) {
+      const ts = this.batches.maxTimestampAt(i);
+      if (ts > max) max = ts;
+    }
+    this.maxTimestamp = max;
     this.discardPending();
   }
 

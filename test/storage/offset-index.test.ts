@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fetchUpperBoundOffset, OffsetIndexBuilder, offsetIndexEntries, smallestUpperBoundSlotByPosition } from '../../src/storage/offset-index.js';
+import { batchTable, fetchUpperBoundOffset, OffsetIndexBuilder, offsetIndexEntries, smallestUpperBoundSlotByPosition } from '../../src/storage/offset-index.js';
 
 const batches = (sizes: number[]) => {
   let position = 0;
@@ -44,9 +44,9 @@ describe("Kafka's offset index, computed", () => {
   it('extends as batches are appended and starts over when they were rolled back', () => {
     const all = batches([3000, 3000, 3000, 3000]);
     const builder = new OffsetIndexBuilder(4096);
-    expect(builder.extend(all.slice(0, 2))).toEqual([]);
-    expect(builder.extend(all)).toEqual([{ offset: 5n, position: 6000 }]);
+    expect(builder.extend(batchTable(all.slice(0, 2)))).toEqual([]);
+    expect(builder.extend(batchTable(all))).toEqual([{ offset: 5n, position: 6000 }]);
     const rewritten = [all[0]!, { lastOffset: 3n, position: 3000, size: 100 }, { lastOffset: 5n, position: 3100, size: 100 }];
-    expect(builder.extend(rewritten)).toEqual([]);
+    expect(builder.extend(batchTable(rewritten))).toEqual([]);
   });
 });
