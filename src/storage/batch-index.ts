@@ -13,7 +13,8 @@
  * segment spans at most 2^31 - 1 offsets: Kafka's `LogSegment.ensureOffsetInRange`); positions as
  * uint32 (a segment is at most `segment.bytes`, an int32, plus one batch); timestamps as two int32
  * halves. Batches are contiguous: each starts where the previous one ends, so sizes are differences
- * of positions.
+ * of positions. Rows live in chunks of CHUNK_ROWS (80 KiB), the first of which grows by doubling
+ * from a few rows: a full table wastes less than one chunk and is never copied whole as it grows.
  */
 
 /** int32 per row: base offset delta, last offset delta, position (as uint32), max timestamp high and low halves. */
@@ -26,15 +27,19 @@ const POSITION = 2;
 const TS_HIGH = 3;
 const TS_LOW = 4;
 
-/** Rows allocated for a table's first batch; doubled from there. */
+/** Rows allocated for a table's first batch; the first chunk doubles from there up to CHUNK_ROWS. */
 const INITIAL_ROWS = 4;
+/** Rows of a chunk: row i is in chunk i >>> CHUNK_SHIFT, at (i & CHUNK_MASK) * STRIDE. */
+const CHUNK_SHIFT = 12;
+const CHUNK_ROWS = 1 << CHUNK_SHIFT;
+const CHUNK_MASK = CHUNK_ROWS - 1;
 
 /** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
 export const MAX_RELATIVE_OFFSET = 2147483647n;
 
 export class BatchIndex {
-  /** Rows of STRIDE int32; null until the first batch (most segments of an idle partition hold none). */
-  private rows: Int32Array | null = null;
+  /** Chunks of rows of STRIDE int32; none until the first batch (most segments of an idle partition hold none). */
+  private chunks: Int32Array[] = [];
   /** Batches in the table. */
   count = 0;
   /** Byte position after the last batch (the segment's size). */
@@ -55,13 +60,8 @@ export class BatchIndex {
     if (base < 0n || last < base || last > MAX_RELATIVE_OFFSET) {
       throw new RangeError(`batch offsets ${baseOffset}..${lastOffset} are out of range of the segment at ${this.baseOffset}`);
     }
-    let rows = this.rows;
-    if (rows === null || (this.count + 1) * STRIDE > rows.length) {
-      const grown = new Int32Array(Math.max(INITIAL_ROWS, this.count * 2) * STRIDE);
-      if (rows !== null) grown.set(rows.subarray(0, this.count * STRIDE));
-      this.rows = rows = grown;
-    }
-    const at = this.count * STRIDE;
+    const rows = this.chunkFor(this.count);
+    const at = (this.count & CHUNK_MASK) * STRIDE;
     rows[at + BASE] = Number(base);
     rows[at + LAST] = Number(last);
     rows[at + POSITION] = position;
@@ -79,28 +79,53 @@ export class BatchIndex {
     this.truncations++;
   }
 
-  /** Bytes the table holds allocated (BYTES_PER_BATCH a batch, up to twice that while it grows). */
+  /** The chunk that row `i` (at most `count`) goes in, allocated or grown when needed. */
+  private chunkFor(i: number): Int32Array {
+    const k = i >>> CHUNK_SHIFT;
+    const chunk = this.chunks[k];
+    const need = ((i & CHUNK_MASK) + 1) * STRIDE;
+    if (chunk !== undefined && chunk.length >= need) return chunk;
+    // A new chunk after the first is whole; the first, and a chunk trimmed by `trim`, grow by doubling.
+    const rows = k > 0 && chunk === undefined ? CHUNK_ROWS : Math.min(CHUNK_ROWS, Math.max(INITIAL_ROWS, (chunk?.length ?? 0) / STRIDE * 2));
+    const grown = new Int32Array(rows * STRIDE);
+    if (chunk !== undefined) grown.set(chunk);
+    this.chunks[k] = grown;
+    return grown;
+  }
+
+  /** Bytes the table holds allocated: BYTES_PER_BATCH a batch, plus less than one chunk while it grows. */
   get allocatedBytes(): number {
-    return this.rows?.byteLength ?? 0;
+    let bytes = 0;
+    for (const c of this.chunks) bytes += c.byteLength;
+    return bytes;
   }
 
   /** Gives back the rows allocated beyond `count` (a segment that takes no more batches). */
   trim(): void {
-    if (this.rows === null || this.rows.length === this.count * STRIDE) return;
-    this.rows = this.count === 0 ? null : this.rows.slice(0, this.count * STRIDE);
+    const chunks = Math.ceil(this.count / CHUNK_ROWS);
+    this.chunks.length = chunks;
+    if (chunks === 0) return;
+    const last = this.chunks[chunks - 1]!;
+    const rows = this.count - (chunks - 1) * CHUNK_ROWS;
+    if (last.length > rows * STRIDE) this.chunks[chunks - 1] = last.slice(0, rows * STRIDE);
+  }
+
+  /** The int32 in `column` of row `i`. */
+  private cell(i: number, column: number): number {
+    return this.chunks[i >>> CHUNK_SHIFT]![(i & CHUNK_MASK) * STRIDE + column]!;
   }
 
   baseOffsetAt(i: number): bigint {
-    return this.baseOffset + BigInt(this.rows![i * STRIDE + BASE]!);
+    return this.baseOffset + BigInt(this.cell(i, BASE));
   }
 
   lastOffsetAt(i: number): bigint {
-    return this.baseOffset + BigInt(this.rows![i * STRIDE + LAST]!);
+    return this.baseOffset + BigInt(this.cell(i, LAST));
   }
 
   /** Byte position of batch `i` in the segment. */
   position(i: number): number {
-    return this.rows![i * STRIDE + POSITION]! >>> 0;
+    return this.cell(i, POSITION) >>> 0;
   }
 
   /** Total bytes of batch `i`. */
@@ -110,8 +135,7 @@ export class BatchIndex {
 
   /** The max timestamp (ms) of batch `i`. */
   maxTimestampAt(i: number): bigint {
-    const at = i * STRIDE;
-    return (BigInt(this.rows![at + TS_HIGH]!) << 32n) | BigInt(this.rows![at + TS_LOW]! >>> 0);
+    return (BigInt(this.cell(i, TS_HIGH)) << 32n) | BigInt(this.cell(i, TS_LOW) >>> 0);
   }
 
   /** Index of the first batch whose last offset >= `offset`, or `count` if none. */
@@ -142,12 +166,11 @@ export class BatchIndex {
     if (delta <= 0n) return 0;
     if (delta > MAX_RELATIVE_OFFSET) return this.count;
     const target = Number(delta);
-    const rows = this.rows;
     let lo = 0;
     let hi = this.count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (rows![mid * STRIDE + column]! < target) lo = mid + 1;
+      if (this.cell(mid, column) < target) lo = mid + 1;
       else hi = mid;
     }
     return lo;
