@@ -296,8 +296,8 @@ export class PartitionLog {
 
   /**
    * Appends whole v2 batches (validated by the caller), restamping each base offset in
-   * place to consecutive offsets. Batches are held (not copied) until written, except in
-   * in-memory mode where a batch that is a view into a larger buffer is copied. Throws if
+   * place to consecutive offsets. Batches are held (not copied) until written; in in-memory mode
+   * the segment copies them (packed-bytes.ts). Throws if
    * the log is closed, or while a failed write is being rolled back (each such call retries the
    * rollback's file truncation, so appends resume once the disk takes writes again).
    */
@@ -309,7 +309,7 @@ export class PartitionLog {
       throw failure;
     }
     const baseOffset = this.nextOffset;
-    for (let batch of batches) {
+    for (const batch of batches) {
       const size = batchSize(batch);
       if (size !== batch.length) throw new RangeError(`batch declares ${size} bytes but holds ${batch.length}`);
       const lastDelta = batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET);
@@ -318,9 +318,6 @@ export class PartitionLog {
       const last = first + BigInt(lastDelta);
       restampBaseOffset(batch, first);
       this.maybeRoll(size, last);
-      if (this.options.dir === null && (batch.byteOffset !== 0 || batch.buffer.byteLength !== batch.length)) {
-        batch = Buffer.from(batch);
-      }
       this.active.append(batch, first, last, readInt64BE(batch, MAX_TIMESTAMP_OFFSET));
       this.nextOffset = last + 1n;
       this.unflushedMessages += BigInt(lastDelta) + 1n;

@@ -6,7 +6,7 @@
  *
  * Appended batches are first queued in memory and written by the owning PartitionLog's
  * flush; until the write is done reads are served from the queued bytes. In in-memory mode (no
- * file) every batch keeps its bytes.
+ * file) the batches' bytes are copied into chunks the segment owns (packed-bytes.ts).
  *
  * The file's descriptor comes from a FileHandleCache (fd-cache.ts): opened on first use, closed by
  * the cache when others are used more recently (after an fdatasync of bytes written since the last
@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import { readExactlySync } from './file-io.js';
 import { CachedFile, type FileHandleCache } from './fd-cache.js';
 import { BatchIndex } from './batch-index.js';
+import { PackedBytes } from './packed-bytes.js';
 
 /** Suffix of segment files. */
 export const LOG_FILE_SUFFIX = '.log';
@@ -63,10 +64,7 @@ export class LogSegment {
   maxTimestamp = -1n;
   /** Written since the last fdatasync. */
   dirty = false;
-  /**
-   * The bytes of batches [unwrittenFrom, batches.count): queued or being written (with a file), or
-   * every batch (in memory, where unwrittenFrom stays 0). Dropped once in the file.
-   */
+  /** The bytes of batches [unwrittenFrom, batches.count): queued or being written. Dropped once in the file. */
   private unwritten: Buffer[] = [];
   private unwrittenFrom = 0;
   /** First batch not yet taken for a write (batches.count when none is queued). */
@@ -74,6 +72,8 @@ export class LogSegment {
 
   /** The segment file's descriptor source, or null in in-memory mode. */
   private readonly handle: CachedFile | null;
+  /** In in-memory mode, every batch's bytes (packed-bytes.ts); else null. */
+  private readonly packed: PackedBytes | null;
 
   private constructor(
     readonly baseOffset: bigint,
@@ -86,6 +86,7 @@ export class LogSegment {
   ) {
     this.handle = file !== null && files !== null ? new CachedFile(files, file, flags, this.syncBeforeClose) : null;
     this.batches = new BatchIndex(baseOffset);
+    this.packed = this.handle === null ? new PackedBytes() : null;
   }
 
   /** A new, empty segment file in `dir` (created now; truncated if a file of that name exists). */
@@ -161,11 +162,19 @@ export class LogSegment {
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
-  /** Adds a batch (already restamped) at the end; it is queued for the next write. */
+  /**
+   * Adds a batch (already restamped) at the end; it is queued for the next write, held as it is
+   * until then. In in-memory mode its bytes are copied: the caller may reuse `batch`.
+   */
   append(batch: Buffer, baseOffset: bigint, lastOffset: bigint, maxTimestamp: bigint): void {
-    this.batches.push(baseOffset, lastOffset, this.batches.end, batch.length, maxTimestamp);
-    this.unwritten.push(batch);
-    if (this.handle === null) this.pendingFrom = this.batches.count;
+    const position = this.batches.end;
+    this.batches.push(baseOffset, lastOffset, position, batch.length, maxTimestamp);
+    if (this.packed !== null) {
+      this.packed.append(position, batch);
+      this.pendingFrom = this.unwrittenFrom = this.batches.count;
+    } else {
+      this.unwritten.push(batch);
+    }
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
@@ -194,7 +203,7 @@ export class LogSegment {
 
   /** Batches whose bytes the segment holds in memory (queued or being written; all of them in in-memory mode). */
   get bufferedBatches(): number {
-    return this.unwritten.length;
+    return this.packed !== null ? this.batches.count : this.unwritten.length;
   }
 
   /** Drops queued bytes (the log is being deleted); batches already queued stay readable. */
@@ -205,6 +214,7 @@ export class LogSegment {
   /** A segment that takes no more batches (rolled, cleaned, recovered before the last): its table shrinks to fit. */
   sealed(): void {
     this.batches.trim();
+    this.packed?.trim();
   }
 
   /** Index of the first batch whose lastOffset >= offset, or the batch count if none. */
@@ -218,6 +228,10 @@ export class LogSegment {
    */
   read(from: number, to: number): Buffer[] {
     const out: Buffer[] = [];
+    if (this.packed !== null) {
+      for (let k = from; k < to; k++) out.push(this.packed.view(this.batches.position(k), this.batches.size(k)));
+      return out;
+    }
     const inFile = Math.min(to, this.unwrittenFrom);
     if (from < inFile) {
       const start = this.batches.position(from);
@@ -240,6 +254,7 @@ export class LogSegment {
     const keep = this.batches.firstAtOrAfterPosition(position);
     if (keep === this.batches.count) return;
     this.batches.truncate(keep);
+    this.packed?.truncate(position);
     if (keep < this.unwrittenFrom) {
       this.unwritten = [];
       this.unwrittenFrom = keep;
