@@ -33,19 +33,6 @@ export function parseSegmentFileName(name: string): bigint | null {
   return m ? BigInt(m[1]!) : null;
 }
 
-/** One batch of a segment, as `LogSegment.entry` describes it (a copy, made on request). */
-export interface BatchEntry {
-  baseOffset: bigint;
-  /** Offset of the batch's last record (baseOffset + lastOffsetDelta). */
-  lastOffset: bigint;
-  /** Byte position of the batch in the segment file. */
-  position: number;
-  /** Total bytes of the batch. */
-  size: number;
-  /** The batch's maxTimestamp (ms). */
-  maxTimestamp: bigint;
-}
-
 /** Bytes taken from the queue for one write: `buffers` go to the file at `position`. */
 export interface PendingWrite {
   segment: LogSegment;
@@ -147,12 +134,6 @@ export class LogSegment {
   get nextOffset(): bigint | null {
     const n = this.batches.count;
     return n > 0 ? this.batches.lastOffsetAt(n - 1) + 1n : null;
-  }
-
-  /** Batch `i` as an object (for code off the hot paths). */
-  entry(i: number): BatchEntry {
-    const b = this.batches;
-    return { baseOffset: b.baseOffsetAt(i), lastOffset: b.lastOffsetAt(i), position: b.position(i), size: b.size(i), maxTimestamp: b.maxTimestampAt(i) };
   }
 
   /** Records a batch found in the file by recovery (or written by the cleaner). */
