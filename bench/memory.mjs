@@ -5,7 +5,14 @@
 // - BENCH_MEM_CONNECTIONS (10000) idle connections, each having sent one ApiVersions;
 // - BENCH_MEM_FRAMES (10) frames of BENCH_MEM_FRAME_BYTES (100 MiB less 4 KiB: socket.request.max.bytes
 //   is 100 MiB) sent all but their last byte, so the server holds them in flight;
-// - BENCH_MEM_GROUPS (100000) distinct groups, each committing one offset (16 connections, flush `never`).
+// - BENCH_MEM_GROUPS (100000) distinct groups, each committing one offset (16 connections, flush `never`);
+// - BENCH_MEM_COMMIT_SECONDS (20) s of OffsetCommits to one group's 64 partitions, 16 connections x 4
+//   in flight (flush `never`): a burst like bench/commit-throughput.mjs's, every commit one batch
+//   appended to `__consumer_offsets`.
+// After the load, RSS is read again 3 s and BENCH_MEM_IDLE_SECONDS (30) s later: V8 gives its grown heap
+// back when its memory reducer runs, some seconds after the allocations stop.
+// BENCH_MEM_LOADS (connections,frames,groups,commits) picks the loads; BENCH_MEM_CLI another build's
+// dist/cli.js to measure instead (e.g. main's, for a before/after).
 // Figures are for reading, never asserted; the machine's load changes them.
 //   node bench/memory.mjs            (prints one JSON line per load and a Markdown table)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,12 +20,16 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { BenchClient, envInt, startCliServer, stopChild } from './lib.mjs';
+import { BenchClient, CLI, envInt, envList, startCliServer, stopChild } from './lib.mjs';
 
 const CONNECTIONS = envInt('BENCH_MEM_CONNECTIONS', 10_000);
 const FRAMES = envInt('BENCH_MEM_FRAMES', 10);
 const FRAME_BYTES = envInt('BENCH_MEM_FRAME_BYTES', 100 * 1024 * 1024 - 4096);
 const GROUPS = envInt('BENCH_MEM_GROUPS', 100_000);
+const COMMIT_SECONDS = envInt('BENCH_MEM_COMMIT_SECONDS', 20);
+const IDLE_SECONDS = envInt('BENCH_MEM_IDLE_SECONDS', 30);
+const LOADS = envList('BENCH_MEM_LOADS', ['connections', 'frames', 'groups', 'commits']);
+const SERVER_CLI = process.env.BENCH_MEM_CLI || CLI;
 
 /** VmRSS and VmHWM of a process in MiB. */
 function memory(pid) {
@@ -31,7 +42,7 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function withServer(args, fn) {
   const dir = mkdtempSync(join(tmpdir(), 'kmc-bench-mem-'));
-  const { child, port } = await startCliServer(['--port', '0', '--data-dir', dir, '--no-admin', ...args]);
+  const { child, port } = await startCliServer(['--port', '0', '--data-dir', dir, '--no-admin', ...args], { cli: SERVER_CLI });
   try {
     await pause(500);
     const idle = memory(child.pid).rss;
@@ -39,7 +50,9 @@ async function withServer(args, fn) {
     const under = memory(child.pid);
     await loaded.release();
     await pause(3000);
-    return { idleMiB: idle, underLoadMiB: under.rss, peakMiB: memory(child.pid).peak, afterMiB: memory(child.pid).rss };
+    const after = memory(child.pid).rss;
+    await pause(Math.max(0, IDLE_SECONDS - 3) * 1000);
+    return { idleMiB: idle, underLoadMiB: under.rss, peakMiB: memory(child.pid).peak, afterMiB: after, afterIdleMiB: memory(child.pid).rss, ...loaded.figures };
   } finally {
     await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
@@ -90,18 +103,49 @@ async function distinctGroups(port) {
   return { release: async () => clients.forEach((c) => c.close()) };
 }
 
+async function commitBurst(port) {
+  const partitions = 64;
+  const admin = await BenchClient.connect(port);
+  await admin.send(19, 7, { topics: [{ name: 'bench-mem-commits', numPartitions: partitions, replicationFactor: -1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false });
+  admin.close();
+  const clients = await Promise.all(Array.from({ length: 16 }, () => BenchClient.connect(port)));
+  const nextOffset = new Array(partitions).fill(0n);
+  const until = Date.now() + COMMIT_SECONDS * 1000;
+  let commits = 0;
+  const loop = async (client, partition) => {
+    while (Date.now() < until) {
+      const res = await client.send(8, 8, {
+        groupId: 'bench-mem-burst',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [{ name: 'bench-mem-commits', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partitionIndex: partition, committedOffset: nextOffset[partition]++, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      });
+      if (res.topics[0].partitions[0].errorCode !== 0) throw new Error(`commit failed: ${res.topics[0].partitions[0].errorCode}`);
+      commits++;
+    }
+  };
+  await Promise.all(clients.flatMap((c, i) => [0, 1, 2, 3].map((d) => loop(c, (i * 4 + d) % partitions))));
+  return { release: async () => clients.forEach((c) => c.close()), figures: { commits } };
+}
+
 const rows = [];
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
-for (const [name, args, fn] of [
-  [`${CONNECTIONS.toLocaleString('en-US')} idle connections`, [], idleConnections],
-  [`${FRAMES} frames of ${(FRAME_BYTES / 2 ** 20).toFixed(0)} MiB in flight`, [], framesInFlight],
-  [`${GROUPS.toLocaleString('en-US')} distinct groups (one offset each)`, ['--config', 'mock.flush.policy=never'], distinctGroups],
-]) {
+for (const [key, name, args, fn] of [
+  ['connections', `${CONNECTIONS.toLocaleString('en-US')} idle connections`, [], idleConnections],
+  ['frames', `${FRAMES} frames of ${(FRAME_BYTES / 2 ** 20).toFixed(0)} MiB in flight`, [], framesInFlight],
+  ['groups', `${GROUPS.toLocaleString('en-US')} distinct groups (one offset each)`, ['--config', 'mock.flush.policy=never'], distinctGroups],
+  ['commits', `${COMMIT_SECONDS} s of OffsetCommits, 16 connections x 4 in flight`, ['--config', 'mock.flush.policy=never'], commitBurst],
+].filter(([key]) => LOADS.includes(key))) {
   const loadBefore = load();
   const r = await withServer(args, fn);
   const row = { load: name, ...r, loadAverage: `${loadBefore} → ${load()}` };
   console.log(JSON.stringify(row));
   rows.push(row);
 }
-console.log('\n| load | idle RSS | under load | peak | after (3 s) | load average |\n|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.load} | ${r.idleMiB} MiB | ${r.underLoadMiB} MiB | ${r.peakMiB} MiB | ${r.afterMiB} MiB | ${r.loadAverage} |`);
+console.log(`\n| load | idle RSS | under load | peak | 3 s after | ${IDLE_SECONDS} s after | load average |\n|---|---|---|---|---|---|---|`);
+for (const r of rows) {
+  const load = r.commits === undefined ? r.load : `${r.load} (${r.commits.toLocaleString('en-US')} commits)`;
+  console.log(`| ${load} | ${r.idleMiB} MiB | ${r.underLoadMiB} MiB | ${r.peakMiB} MiB | ${r.afterMiB} MiB | ${r.afterIdleMiB} MiB | ${r.loadAverage} |`);
+}

@@ -264,13 +264,13 @@ export class LogCleaner {
 
   /** Batches of `segment` in chunks of about CHUNK_BYTES, yielding to the event loop between chunks. */
   private async *chunks(log: PartitionLog, segment: LogSegment): AsyncGenerator<Buffer[]> {
-    const entries = segment.entries;
+    const table = segment.batches;
     let i = 0;
-    while (i < entries.length) {
+    while (i < table.count) {
       this.checkRunning(log);
       let j = i;
       let bytes = 0;
-      while (j < entries.length && (j === i || bytes + entries[j]!.size <= CHUNK_BYTES)) bytes += entries[j++]!.size;
+      while (j < table.count && (j === i || bytes + table.size(j) <= CHUNK_BYTES)) bytes += table.size(j++);
       yield segment.read(i, j);
       i = j;
       await yieldToEventLoop();
@@ -336,7 +336,7 @@ export class LogCleaner {
     // The group's last batch is kept (empty if need be) so the cleaned segment ends where the group did.
     const lastSegment = [...group].reverse().find((s) => !s.isEmpty);
     if (lastSegment === undefined) return null;
-    const lastBatchOffset = lastSegment.entries[lastSegment.entries.length - 1]!.baseOffset;
+    const lastBatchOffset = lastSegment.batches.baseOffsetAt(lastSegment.batches.count - 1);
     const base = group[0]!.baseOffset;
     const dir = log.dir;
     const retentionMs = BigInt(this.options.deleteRetentionMs);
@@ -413,6 +413,7 @@ export class LogCleaner {
       if (dir === null) {
         const segment = LogSegment.inMemory(base, now2);
         kept.forEach((b, i) => segment.append(b, entries[i]!.baseOffset, entries[i]!.lastOffset, entries[i]!.maxTimestamp));
+        segment.sealed();
         return segment;
       }
       const swapPath = cleanerFile(dir, base, SWAP_FILE_SUFFIX);
@@ -433,6 +434,7 @@ export class LogCleaner {
       this.step('swap-installed', finalPath);
       const segment = LogSegment.openExisting(finalPath, base, now2, group[0]!.files ?? DEFAULT_FILE_CACHE);
       for (const e of entries) segment.restore(e.baseOffset, e.lastOffset, e.position, e.size, e.maxTimestamp);
+      segment.sealed();
       return segment;
     });
     for (const f of deletedFiles) await fs.promises.rm(f, { force: true });

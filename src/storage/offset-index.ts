@@ -15,11 +15,31 @@ export interface IndexEntry {
 /** Kafka's `AbstractIndex.warmEntries()` for the offset index (8192 bytes / 8-byte entries). */
 const WARM_ENTRIES = 1024;
 
+/** A segment's batches as the index reads them (batch-index.ts's BatchIndex), in order. */
+export interface BatchTable {
+  readonly count: number;
+  /** Times batches were cut from the end (a rolled-back write); an index built before is stale. */
+  readonly truncations?: number;
+  lastOffsetAt(i: number): bigint;
+  position(i: number): number;
+  size(i: number): number;
+}
+
 type Batch = { lastOffset: bigint; position: number; size: number };
+
+/** A table over batch objects (tests). */
+export function batchTable(batches: readonly Batch[]): BatchTable {
+  return {
+    count: batches.length,
+    lastOffsetAt: (i) => batches[i]!.lastOffset,
+    position: (i) => batches[i]!.position,
+    size: (i) => batches[i]!.size,
+  };
+}
 
 /** The entries Kafka's `LogSegment.append` writes for batches of these positions and sizes (in order). */
 export function offsetIndexEntries(batches: readonly Batch[], indexIntervalBytes: number): IndexEntry[] {
-  return new OffsetIndexBuilder(indexIntervalBytes).extend(batches);
+  return new OffsetIndexBuilder(indexIntervalBytes).extend(batchTable(batches));
 }
 
 /**
@@ -31,24 +51,31 @@ export class OffsetIndexBuilder {
   private entries: IndexEntry[] = [];
   private seen = 0;
   private sinceLastEntry = 0;
-  private lastSeen: Batch | undefined;
+  /** Last offset, position and size of the last batch seen: a rolled-back table no longer has it. */
+  private lastSeen: Batch | null = null;
+  private truncations: number | undefined;
 
   constructor(readonly indexIntervalBytes: number) {}
 
-  extend(batches: readonly Batch[]): IndexEntry[] {
-    if (batches.length < this.seen || batches[this.seen - 1] !== this.lastSeen) {
+  extend(batches: BatchTable): IndexEntry[] {
+    if (batches.count < this.seen || batches.truncations !== this.truncations || (this.lastSeen !== null && !sameBatch(batches, this.seen - 1, this.lastSeen))) {
       this.entries = [];
       this.seen = 0;
       this.sinceLastEntry = 0;
+      this.lastSeen = null;
+      this.truncations = batches.truncations;
     }
-    for (; this.seen < batches.length; this.seen++) {
-      const b = batches[this.seen]!;
+    for (; this.seen < batches.count; this.seen++) {
+      const position = batches.position(this.seen);
       if (this.sinceLastEntry > this.indexIntervalBytes) {
-        this.entries.push({ offset: b.lastOffset, position: b.position });
+        this.entries.push({ offset: batches.lastOffsetAt(this.seen), position });
         this.sinceLastEntry = 0;
       }
-      this.sinceLastEntry += b.size;
-      this.lastSeen = b;
+      this.sinceLastEntry += batches.size(this.seen);
+    }
+    if (this.seen > 0) {
+      const i = this.seen - 1;
+      this.lastSeen = { lastOffset: batches.lastOffsetAt(i), position: batches.position(i), size: batches.size(i) };
     }
     return this.entries;
   }
@@ -86,4 +113,8 @@ export function smallestUpperBoundSlotByPosition(entries: readonly IndexEntry[],
 export function fetchUpperBoundOffset(entries: readonly IndexEntry[], startPosition: number, fetchSize: number): bigint | null {
   const slot = smallestUpperBoundSlotByPosition(entries, startPosition + fetchSize);
   return slot < 0 ? null : entries[slot]!.offset;
+}
+
+function sameBatch(batches: BatchTable, i: number, b: Batch): boolean {
+  return batches.lastOffsetAt(i) === b.lastOffset && batches.position(i) === b.position && batches.size(i) === b.size;
 }

@@ -35,7 +35,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   recordOffsetsAndTimestamps,
 } from '../records/record-batch.js';
-import { LogSegment, parseSegmentFileName, segmentFileName, type BatchEntry, type PendingWrite } from './segment.js';
+import { LogSegment, parseSegmentFileName, segmentFileName, type PendingWrite } from './segment.js';
 import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
 import { readInt64BE } from '../protocol/primitives.js';
@@ -184,6 +184,7 @@ export class PartitionLog {
       for (const s of segments) s.closeSync();
       throw err;
     }
+    for (const s of segments.slice(0, -1)) s.sealed();
     const log = new PartitionLog(options, segments);
     if (options.logStartOffset !== undefined) log.advanceLogStartOffset(options.logStartOffset < log.nextOffset ? options.logStartOffset : log.nextOffset);
     return log;
@@ -326,8 +327,8 @@ export class PartitionLog {
 
   /**
    * Appends whole v2 batches (validated by the caller), restamping each base offset in
-   * place to consecutive offsets. Batches are held (not copied) until written, except in
-   * in-memory mode where a batch that is a view into a larger buffer is copied. Throws if
+   * place to consecutive offsets. Batches are held (not copied) until written; in in-memory mode
+   * the segment copies them (packed-bytes.ts). Throws if
    * the log is closed, or while a failed write is being rolled back (each such call retries the
    * rollback's file truncation, so appends resume once the disk takes writes again).
    */
@@ -339,7 +340,7 @@ export class PartitionLog {
       throw failure;
     }
     const baseOffset = this.nextOffset;
-    for (let batch of batches) {
+    for (const batch of batches) {
       const size = batchSize(batch);
       if (size !== batch.length) throw new RangeError(`batch declares ${size} bytes but holds ${batch.length}`);
       const lastDelta = batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET);
@@ -348,9 +349,6 @@ export class PartitionLog {
       const last = first + BigInt(lastDelta);
       restampBaseOffset(batch, first);
       this.maybeRoll(size, last);
-      if (this.options.dir === null && (batch.byteOffset !== 0 || batch.buffer.byteLength !== batch.length)) {
-        batch = Buffer.from(batch);
-      }
       this.active.append(batch, first, last, readInt64BE(batch, MAX_TIMESTAMP_OFFSET));
       this.nextOffset = last + 1n;
       this.unflushedMessages += BigInt(lastDelta) + 1n;
@@ -371,15 +369,16 @@ export class PartitionLog {
     for (let s = this.segmentIndexFor(fromOffset); s < this.segments.length; s++) {
       const segment = this.segments[s]!;
       const from = segment.indexOf(fromOffset);
+      const count = segment.batches.count;
       let to = from;
-      while (to < segment.entries.length) {
-        const size = segment.entries[to]!.size;
+      while (to < count) {
+        const size = segment.batches.size(to);
         if (total + size > maxBytes && !(minOneBatch && out.length === 0 && to === from)) break;
         total += size;
         to++;
       }
       if (to > from) out.push(...segment.read(from, to));
-      if (to < segment.entries.length) break;
+      if (to < count) break;
     }
     return out;
   }
@@ -404,23 +403,23 @@ export class PartitionLog {
     if (fromOffset >= maxOffset || fromOffset >= this.nextOffset || fromOffset < this.logStartOffset) return null;
     for (let s = this.segmentIndexFor(fromOffset); s < this.segments.length; s++) {
       const segment = this.segments[s]!;
+      const table = segment.batches;
       let from = segment.indexOf(fromOffset);
       // Batches the cleaner emptied (header only): Kafka's cleaner drops them, so a Kafka read finds
       // no data there and goes on (a consumer could not move past them).
-      while (from < segment.entries.length && segment.entries[from]!.size <= RECORD_BATCH_OVERHEAD) from++;
-      if (from >= segment.entries.length) continue;
-      const first = segment.entries[from]!;
-      if (first.baseOffset >= maxOffset) return null;
+      while (from < table.count && table.size(from) <= RECORD_BATCH_OVERHEAD) from++;
+      if (from >= table.count) continue;
+      if (table.baseOffsetAt(from) >= maxOffset) return null;
+      const firstPosition = table.position(from);
       // Kafka slices min(maxPosition - start, max(maxBytes, first batch with minOneMessage)) bytes.
-      let maxPosition = segment.size;
-      const bound = segment.entries.findIndex((e) => e.baseOffset >= maxOffset);
-      if (bound >= 0) maxPosition = segment.entries[bound]!.position;
-      const sliceBytes = Math.min(maxPosition - first.position, minOneBatch ? Math.max(maxBytes, first.size) : maxBytes);
+      const bound = table.firstStartingAtOrAfter(maxOffset);
+      const maxPosition = bound < table.count ? table.position(bound) : segment.size;
+      const sliceBytes = Math.min(maxPosition - firstPosition, minOneBatch ? Math.max(maxBytes, table.size(from)) : maxBytes);
       let to = from;
-      while (to < segment.entries.length && segment.entries[to]!.position + segment.entries[to]!.size <= first.position + sliceBytes) to++;
+      while (to < table.count && table.position(to) + table.size(to) <= firstPosition + sliceBytes) to++;
       let index = this.offsetIndexes.get(segment);
       if (index === undefined || index.indexIntervalBytes !== indexIntervalBytes) this.offsetIndexes.set(segment, (index = new OffsetIndexBuilder(indexIntervalBytes)));
-      let upperBoundOffset = fetchUpperBoundOffset(index.extend(segment.entries), first.position, sliceBytes);
+      let upperBoundOffset = fetchUpperBoundOffset(index.extend(table), firstPosition, sliceBytes);
       upperBoundOffset ??= this.segments[s + 1]?.baseOffset ?? this.nextOffset;
       return { batches: to > from ? segment.read(from, to) : [], segmentBaseOffset: segment.baseOffset, upperBoundOffset };
     }
@@ -431,11 +430,12 @@ export class PartitionLog {
   *batches(): Iterable<Buffer> {
     const CHUNK = 4 << 20;
     for (const segment of this.segments) {
+      const table = segment.batches;
       let i = 0;
-      while (i < segment.entries.length) {
+      while (i < table.count) {
         let j = i;
         let bytes = 0;
-        while (j < segment.entries.length && (j === i || bytes + segment.entries[j]!.size <= CHUNK)) bytes += segment.entries[j++]!.size;
+        while (j < table.count && (j === i || bytes + table.size(j) <= CHUNK)) bytes += table.size(j++);
         yield* segment.read(i, j);
         i = j;
       }
@@ -452,9 +452,9 @@ export class PartitionLog {
     const start = this.logStartOffset;
     for (const segment of this.segments) {
       if (segment.maxTimestamp < ts) continue;
-      for (let i = 0; i < segment.entries.length; i++) {
-        const entry = segment.entries[i]!;
-        if (entry.maxTimestamp < ts || entry.lastOffset < start) continue;
+      const table = segment.batches;
+      for (let i = table.firstEndingAtOrAfter(start); i < table.count; i++) {
+        if (table.maxTimestampAt(i) < ts) continue;
         // Records below the log start offset (DeleteRecords) are not found (UnifiedLog searches from it).
         const found = this.findInBatch(segment, i, (t, offset) => t >= ts && offset >= start);
         if (found) return found;
@@ -473,9 +473,9 @@ export class PartitionLog {
     let bestTimestamp = 0n;
     for (const segment of this.segments) {
       if (bestSegment !== null && segment.maxTimestamp <= bestTimestamp) continue;
-      const entries = segment.entries;
-      for (let i = 0; i < entries.length; i++) {
-        const ts = entries[i]!.maxTimestamp;
+      const table = segment.batches;
+      for (let i = 0; i < table.count; i++) {
+        const ts = table.maxTimestampAt(i);
         if (bestSegment === null || ts > bestTimestamp) {
           bestSegment = segment;
           bestIndex = i;
@@ -484,8 +484,8 @@ export class PartitionLog {
       }
     }
     if (bestSegment === null) return null;
-    const entry: BatchEntry = bestSegment.entries[bestIndex]!;
-    return this.findInBatch(bestSegment, bestIndex, (t) => t === bestTimestamp) ?? { offset: entry.baseOffset, timestamp: entry.maxTimestamp };
+    const found = this.findInBatch(bestSegment, bestIndex, (t) => t === bestTimestamp);
+    return found ?? { offset: bestSegment.batches.baseOffsetAt(bestIndex), timestamp: bestTimestamp };
   }
 
   /** Writes and syncs everything queued, then closes the segment files. Idempotent. */
@@ -585,6 +585,7 @@ export class PartitionLog {
   /** Starts a new, empty active segment at the LEO. */
   private roll(): void {
     const now = this.options.time.now();
+    this.active.sealed();
     if (this.options.dir === null) {
       this.segments.push(LogSegment.inMemory(this.nextOffset, now));
       return;
@@ -608,7 +609,6 @@ export class PartitionLog {
   }
 
   private findInBatch(segment: LogSegment, index: number, match: (timestamp: bigint, offset: bigint) => boolean): { offset: bigint; timestamp: bigint } | null {
-    const entry = segment.entries[index]!;
     const [batch] = segment.read(index, index + 1);
     let records: Array<{ offset: bigint; timestamp: bigint }> | null;
     try {
@@ -616,7 +616,7 @@ export class PartitionLog {
     } catch {
       records = null; // records we cannot read: answer at batch level, as for snappy/lz4/zstd
     }
-    if (records === null) return { offset: entry.baseOffset, timestamp: entry.maxTimestamp };
+    if (records === null) return { offset: segment.batches.baseOffsetAt(index), timestamp: segment.batches.maxTimestampAt(index) };
     for (const r of records) if (match(r.timestamp, r.offset)) return r;
     return null;
   }
@@ -676,7 +676,7 @@ export class PartitionLog {
     if (writes.length === 0 && waiter === null) return Promise.resolve();
     const sync = this.policy === 'always';
     const first = writes[0];
-    const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.entries[0]!.baseOffset } : null;
+    const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.baseOffset } : null;
     const done = this.runStep(
       async () => {
         for (const w of writes) await this.write(w);
@@ -793,8 +793,8 @@ export class PartitionLog {
     else await w.segment.withFd((fd) => writeFully(fd, w.buffers, w.position));
     this.stats.writes++;
     w.segment.dirty = true;
-    this.writtenEnd = w.entries[w.entries.length - 1]!.lastOffset + 1n;
-    for (const e of w.entries) e.data = null;
+    this.writtenEnd = w.endOffset;
+    w.segment.markWritten(w.end);
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   validateBatch,
 } from '../records/record-batch.js';
 import type { LogSegment } from './segment.js';
+import { MAX_RELATIVE_OFFSET } from './batch-index.js';
 
 /** Reads segment files in chunks of this many bytes (a larger batch gets its own read). */
 const CHUNK_BYTES = 1 << 20;
@@ -93,6 +94,11 @@ export function recoverSegment(
     const lastDelta = chunk.readInt32BE(start + LAST_OFFSET_DELTA_OFFSET);
     if (baseOffset <= lastOffset || lastDelta < 0) {
       problem = { position, reason: `batch offsets ${baseOffset}..${baseOffset + BigInt(lastDelta)} do not follow offset ${lastOffset}` };
+      break;
+    }
+    if (baseOffset + BigInt(lastDelta) - segment.baseOffset > MAX_RELATIVE_OFFSET) {
+      // Kafka's LogSegment.ensureOffsetInRange: a segment spans at most 2^31 - 1 offsets.
+      problem = { position, reason: `batch offsets ${baseOffset}..${baseOffset + BigInt(lastDelta)} are more than 2^31 - 1 past the segment's base offset` };
       break;
     }
     const batch = chunk.subarray(start, start + check.size);

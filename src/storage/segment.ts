@@ -1,11 +1,12 @@
 /**
  * One log segment (Kafka's `LogSegment`): the `<20-digit base offset>.log` file holding
- * RecordBatch v2 bytes back to back, plus an in-memory index of its batches. Kafka's
- * `.index`/`.timeindex` files are not written; the index is rebuilt by recovery on open.
+ * RecordBatch v2 bytes back to back, plus an in-memory table of its batches (batch-index.ts, 20
+ * bytes a batch). Kafka's `.index`/`.timeindex` files are not written; the table is rebuilt by
+ * recovery on open.
  *
- * Appended batches are first queued in memory (`pending`) and written by the owning
- * PartitionLog's flush; until then reads are served from the queued bytes. In in-memory
- * mode (no file) every batch keeps its bytes.
+ * Appended batches are first queued in memory and written by the owning PartitionLog's
+ * flush; until the write is done reads are served from the queued bytes. In in-memory mode (no
+ * file) the batches' bytes are copied into chunks the segment owns (packed-bytes.ts).
  *
  * The file's descriptor comes from a FileHandleCache (fd-cache.ts): opened on first use, closed by
  * the cache when others are used more recently (under flush 'always', after an fdatasync of bytes
@@ -15,6 +16,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readExactlySync } from './file-io.js';
 import { CachedFile, type FileHandleCache } from './fd-cache.js';
+import { BatchIndex } from './batch-index.js';
+import { PackedBytes } from './packed-bytes.js';
 
 /** Suffix of segment files. */
 export const LOG_FILE_SUFFIX = '.log';
@@ -30,33 +33,22 @@ export function parseSegmentFileName(name: string): bigint | null {
   return m ? BigInt(m[1]!) : null;
 }
 
-/** One batch of a segment: its offsets, where it lies in the file, and its max timestamp. */
-export interface BatchEntry {
-  baseOffset: bigint;
-  /** Offset of the batch's last record (baseOffset + lastOffsetDelta). */
-  lastOffset: bigint;
-  /** Byte position of the batch in the segment file. */
-  position: number;
-  /** Total bytes of the batch. */
-  size: number;
-  /** The batch's maxTimestamp (ms). */
-  maxTimestamp: bigint;
-  /** The batch bytes while not yet in the file (always, in in-memory mode); else null. */
-  data: Buffer | null;
-}
-
-/** Bytes taken from `pending` for one write: `buffers` go to the file at `position`. */
+/** Bytes taken from the queue for one write: `buffers` go to the file at `position`. */
 export interface PendingWrite {
   segment: LogSegment;
   position: number;
   buffers: Buffer[];
-  entries: BatchEntry[];
+  /** Offset of the first batch written. */
+  baseOffset: bigint;
+  /** Index of the batch after the last one written (what `markWritten` takes once the write is done). */
+  end: number;
+  /** Offset after the last record written. */
+  endOffset: bigint;
 }
 
 export class LogSegment {
-  readonly entries: BatchEntry[] = [];
-  /** Bytes of all batches, written or queued. */
-  size = 0;
+  /** The segment's batches (offsets, positions, timestamps), 20 bytes each (batch-index.ts). */
+  readonly batches: BatchIndex;
   /** Largest batch maxTimestamp in the segment (ms), -1 when empty. */
   maxTimestamp = -1n;
   /** Written since the last fdatasync. */
@@ -68,12 +60,16 @@ export class LogSegment {
    * writes them back, as Kafka's active segment under its default flush settings).
    */
   syncOnEviction = true;
-  private pendingBuffers: Buffer[] = [];
-  private pendingEntries: BatchEntry[] = [];
-  private pendingPosition = 0;
+  /** The bytes of batches [unwrittenFrom, batches.count): queued or being written. Dropped once in the file. */
+  private unwritten: Buffer[] = [];
+  private unwrittenFrom = 0;
+  /** First batch not yet taken for a write (batches.count when none is queued). */
+  private pendingFrom = 0;
 
   /** The segment file's descriptor source, or null in in-memory mode. */
   private readonly handle: CachedFile | null;
+  /** In in-memory mode, every batch's bytes (packed-bytes.ts); else null. */
+  private readonly packed: PackedBytes | null;
 
   private constructor(
     readonly baseOffset: bigint,
@@ -85,6 +81,8 @@ export class LogSegment {
     readonly createdMs: number,
   ) {
     this.handle = file !== null && files !== null ? new CachedFile(files, file, flags, this.syncBeforeClose) : null;
+    this.batches = new BatchIndex(baseOffset);
+    this.packed = this.handle === null ? new PackedBytes() : null;
   }
 
   /** A new, empty segment file in `dir` (created now; truncated if a file of that name exists). */
@@ -133,97 +131,113 @@ export class LogSegment {
   };
 
   get isEmpty(): boolean {
-    return this.entries.length === 0;
+    return this.batches.count === 0;
+  }
+
+  /** Bytes of all batches, written or queued. */
+  get size(): number {
+    return this.batches.end;
   }
 
   /** Offset after the segment's last batch, or null when empty. */
   get nextOffset(): bigint | null {
-    const last = this.entries[this.entries.length - 1];
-    return last ? last.lastOffset + 1n : null;
+    const n = this.batches.count;
+    return n > 0 ? this.batches.lastOffsetAt(n - 1) + 1n : null;
   }
 
-  /** Records a batch found in the file by recovery. */
+  /** Records a batch found in the file by recovery (or written by the cleaner). */
   restore(baseOffset: bigint, lastOffset: bigint, position: number, size: number, maxTimestamp: bigint): void {
-    this.entries.push({ baseOffset, lastOffset, position, size, maxTimestamp, data: null });
-    this.size = position + size;
+    this.batches.push(baseOffset, lastOffset, position, size, maxTimestamp);
+    this.pendingFrom = this.unwrittenFrom = this.batches.count;
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
-  /** Adds a batch (already restamped) at the end; it is queued for the next write. */
+  /**
+   * Adds a batch (already restamped) at the end; it is queued for the next write, held as it is
+   * until then. In in-memory mode its bytes are copied: the caller may reuse `batch`.
+   */
   append(batch: Buffer, baseOffset: bigint, lastOffset: bigint, maxTimestamp: bigint): void {
-    const entry: BatchEntry = { baseOffset, lastOffset, position: this.size, size: batch.length, maxTimestamp, data: batch };
-    this.entries.push(entry);
-    if (this.handle !== null) {
-      if (this.pendingBuffers.length === 0) this.pendingPosition = this.size;
-      this.pendingBuffers.push(batch);
-      this.pendingEntries.push(entry);
+    const position = this.batches.end;
+    this.batches.push(baseOffset, lastOffset, position, batch.length, maxTimestamp);
+    if (this.packed !== null) {
+      this.packed.append(position, batch);
+      this.pendingFrom = this.unwrittenFrom = this.batches.count;
+    } else {
+      this.unwritten.push(batch);
     }
-    this.size += batch.length;
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
   /** Bytes up to the first queued batch: what the file holds once every taken write has run. */
   get writtenSize(): number {
-    return this.pendingBuffers.length > 0 ? this.pendingPosition : this.size;
+    return this.pendingFrom < this.batches.count ? this.batches.position(this.pendingFrom) : this.size;
   }
 
   /** True while batches are queued for the next write. */
   get hasPending(): boolean {
-    return this.pendingBuffers.length > 0;
+    return this.pendingFrom < this.batches.count;
   }
 
   /** Takes the queued bytes for one positional write, or null if nothing is queued. */
   takePending(): PendingWrite | null {
-    if (this.pendingBuffers.length === 0) return null;
-    const write = { segment: this, position: this.pendingPosition, buffers: this.pendingBuffers, entries: this.pendingEntries };
-    this.pendingBuffers = [];
-    this.pendingEntries = [];
-    return write;
+    const from = this.pendingFrom;
+    const end = this.batches.count;
+    if (from >= end) return null;
+    this.pendingFrom = end;
+    const buffers = this.unwritten.slice(from - this.unwrittenFrom);
+    return { segment: this, position: this.batches.position(from), buffers, baseOffset: this.batches.baseOffsetAt(from), end, endOffset: this.batches.lastOffsetAt(end - 1) + 1n };
   }
 
-  /** Drops queued bytes (the log is being deleted). */
+  /** After a write: batches before `end` are read from the file from now on, their bytes let go. */
+  markWritten(end: number): void {
+    const n = Math.min(end, this.batches.count) - this.unwrittenFrom;
+    if (this.handle === null || n <= 0) return;
+    this.unwritten.splice(0, n);
+    this.unwrittenFrom += n;
+  }
+
+  /** Batches whose bytes the segment holds in memory (queued or being written; all of them in in-memory mode). */
+  get bufferedBatches(): number {
+    return this.packed !== null ? this.batches.count : this.unwritten.length;
+  }
+
+  /** Drops queued bytes (the log is being deleted); batches already queued stay readable. */
   discardPending(): void {
-    this.pendingBuffers = [];
-    this.pendingEntries = [];
+    this.pendingFrom = this.batches.count;
   }
 
-  /** Index of the first batch whose lastOffset >= offset, or entries.length if none. */
+  /** A segment that takes no more batches (rolled, cleaned, recovered before the last): its table shrinks to fit. */
+  sealed(): void {
+    this.batches.trim();
+    this.packed?.trim();
+  }
+
+  /** Index of the first batch whose lastOffset >= offset, or the batch count if none. */
   indexOf(offset: bigint): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.entries[mid]!.lastOffset < offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.batches.firstEndingAtOrAfter(offset);
   }
 
   /**
-   * The bytes of entries [from, to), one buffer per batch. Consecutive batches already in
+   * The bytes of batches [from, to), one buffer per batch. Consecutive batches already in
    * the file are read with one pread; the returned buffers are views into that read.
    */
   read(from: number, to: number): Buffer[] {
     const out: Buffer[] = [];
-    let i = from;
-    while (i < to) {
-      const entry = this.entries[i]!;
-      if (entry.data !== null) {
-        out.push(entry.data);
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j < to && this.entries[j]!.data === null) j++;
-      const start = entry.position;
-      const last = this.entries[j - 1]!;
-      const bytes = readExactlySync(this.fd(), start, last.position + last.size - start);
-      for (let k = i; k < j; k++) {
-        const e = this.entries[k]!;
-        out.push(bytes.subarray(e.position - start, e.position - start + e.size));
-      }
-      i = j;
+    if (this.packed !== null) {
+      for (let k = from; k < to; k++) out.push(this.packed.view(this.batches.position(k), this.batches.size(k)));
+      return out;
     }
+    const inFile = Math.min(to, this.unwrittenFrom);
+    if (from < inFile) {
+      const start = this.batches.position(from);
+      const end = inFile < this.batches.count ? this.batches.position(inFile) : this.batches.end;
+      const bytes = readExactlySync(this.fd(), start, end - start);
+      for (let k = from; k < inFile; k++) {
+        const at = this.batches.position(k) - start;
+        out.push(bytes.subarray(at, at + this.batches.size(k)));
+      }
+    }
+    for (let k = Math.max(from, this.unwrittenFrom); k < to; k++) out.push(this.unwritten[k - this.unwrittenFrom]!);
     return out;
   }
 
@@ -232,11 +246,22 @@ export class LogSegment {
    * queued ones included. The file keeps its bytes until `truncateFile`.
    */
   dropFrom(position: number): void {
-    const keep = this.entries.findIndex((e) => e.position >= position);
-    if (keep === -1) return;
-    this.entries.length = keep;
-    this.size = position;
-    this.maxTimestamp = this.entries.reduce((max, e) => (e.maxTimestamp > max ? e.maxTimestamp : max), -1n);
+    const keep = this.batches.firstAtOrAfterPosition(position);
+    if (keep === this.batches.count) return;
+    this.batches.truncate(keep);
+    this.packed?.truncate(position);
+    if (keep < this.unwrittenFrom) {
+      this.unwritten = [];
+      this.unwrittenFrom = keep;
+    } else {
+      this.unwritten.length = keep - this.unwrittenFrom;
+    }
+    let max = -1n;
+    for (let i = 0; i < keep; i++) {
+      const ts = this.batches.maxTimestampAt(i);
+      if (ts > max) max = ts;
+    }
+    this.maxTimestamp = max;
     this.discardPending();
   }
 

@@ -75,7 +75,7 @@ export function recordsOf(batches: Iterable<Buffer>): StoredRecord[] {
 
 /** Batches of the closed segments (all but the active one). */
 export function closedBatches(log: PartitionLog): Buffer[] {
-  return log.closedSegments().flatMap((s) => s.read(0, s.entries.length));
+  return log.closedSegments().flatMap((s) => s.read(0, s.batches.count));
 }
 
 /** Batches of the active segment. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fetchUpperBoundOffset, OffsetIndexBuilder, offsetIndexEntries, smallestUpperBoundSlotByPosition } from '../../src/storage/offset-index.js';
+import { BatchIndex } from '../../src/storage/batch-index.js';
+import { batchTable, fetchUpperBoundOffset, OffsetIndexBuilder, offsetIndexEntries, smallestUpperBoundSlotByPosition } from '../../src/storage/offset-index.js';
 
 const batches = (sizes: number[]) => {
   let position = 0;
@@ -44,9 +45,23 @@ describe("Kafka's offset index, computed", () => {
   it('extends as batches are appended and starts over when they were rolled back', () => {
     const all = batches([3000, 3000, 3000, 3000]);
     const builder = new OffsetIndexBuilder(4096);
-    expect(builder.extend(all.slice(0, 2))).toEqual([]);
-    expect(builder.extend(all)).toEqual([{ offset: 5n, position: 6000 }]);
+    expect(builder.extend(batchTable(all.slice(0, 2)))).toEqual([]);
+    expect(builder.extend(batchTable(all))).toEqual([{ offset: 5n, position: 6000 }]);
     const rewritten = [all[0]!, { lastOffset: 3n, position: 3000, size: 100 }, { lastOffset: 5n, position: 3100, size: 100 }];
-    expect(builder.extend(rewritten)).toEqual([]);
+    expect(builder.extend(batchTable(rewritten))).toEqual([]);
+  });
+
+  it("starts over after a segment's table was cut back, even when the batch it saw last is there again", () => {
+    const table = new BatchIndex(0n);
+    // Four batches of 3,000 bytes, offsets 0-1, 2-3, 4-5, 6-7.
+    for (let i = 0; i < 4; i++) table.push(BigInt(2 * i), BigInt(2 * i + 1), i * 3000, 3000, 0n);
+    const builder = new OffsetIndexBuilder(4096);
+    expect(builder.extend(table)).toEqual([{ offset: 5n, position: 6000 }]);
+    // Rolled back to batch 1, then written again split differently but ending as before (6-7 at 9000).
+    table.truncate(1);
+    table.push(2n, 2n, 3000, 1000, 0n);
+    table.push(3n, 5n, 4000, 5000, 0n);
+    table.push(6n, 7n, 9000, 3000, 0n);
+    expect(builder.extend(table)).toEqual([{ offset: 7n, position: 9000 }]); // not the stale entry at 6000
   });
 });
