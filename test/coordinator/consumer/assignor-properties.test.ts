@@ -185,6 +185,26 @@ describe('uniform stickiness over random inputs', () => {
     }
   });
 
+  it('leaves its input untouched: members that give partitions up or take some get new sets', () => {
+    for (const seed of SEEDS) {
+      const s = scenario(seed, true);
+      const a = uniformAssignor.assign(s.group, s.topics);
+      const joined = withCurrent(s, a);
+      const members = new Map(joined.group.members);
+      members.set('new-member', { memberId: 'new-member', instanceId: null, rackId: null, subscribedTopicIds: new Set(s.counts.keys()), assignedPartitions: new Map() });
+      const before = JSON.stringify([...members].map(([id, m]) => [id, [...m.assignedPartitions].map(([t, ps]) => [t, [...ps]])]));
+      const b = uniformAssignor.assign({ ...joined.group, members }, s.topics);
+      expect(JSON.stringify([...members].map(([id, m]) => [id, [...m.assignedPartitions].map(([t, ps]) => [t, [...ps]])]))).toBe(before);
+      // A set handed back is the input's own only for a member whose assignment did not change.
+      for (const [id, out] of b.members) {
+        const input = members.get(id)!.assignedPartitions;
+        for (const [t, ps] of out) {
+          if (ps === input.get(t)) expect(out).toBe(input);
+        }
+      }
+    }
+  });
+
   it('a member leaves: the others keep everything they had', () => {
     for (const seed of SEEDS) {
       const s = scenario(seed, true);
@@ -228,6 +248,24 @@ describe('Java iteration order emulation', () => {
     expect(javaHashOrder(['BB', 'Aa'], javaStringHash, 16)).toEqual(['BB', 'Aa']);
     // 'Q' (81) lands in bucket 1 of 16, like 'A' (65), after it when inserted after it.
     expect(javaHashOrder(['B', 'A', 'Q'], javaStringHash, 16)).toEqual(['A', 'Q', 'B']);
+  });
+
+  it('orders by bucket, then insertion order, for many colliding keys', () => {
+    const rnd = mulberry32(848);
+    for (const n of [2, 17, 1000]) {
+      // Short keys from a small alphabet collide often; the reference sorts (bucket, insertion index).
+      const keys = Array.from({ length: n }, () => Math.floor(rnd() * 4000).toString(36));
+      const cap = capacityAfterPuts(n);
+      const reference = keys
+        .map((k, i) => {
+          const h = javaStringHash(k);
+          return { k, b: (h ^ (h >>> 16)) & (cap - 1), i };
+        })
+        .sort((x, y) => x.b - y.b || x.i - y.i)
+        .map((e) => e.k);
+      expect(javaHashOrder(keys, javaStringHash, cap)).toEqual(reference);
+      expect(javaHashOrder(new Set(keys), javaStringHash, cap)).toEqual([...new Set(reference)]);
+    }
   });
 });
 
