@@ -156,21 +156,26 @@ describe.each<[string, ConsumerGroupPartitionAssignor]>([
   });
 });
 
+/** A homogeneous scenario assigned once, then a new member subscribing to every topic. */
+function memberJoins(seed: number) {
+  const s = scenario(seed, true);
+  const a = uniformAssignor.assign(s.group, s.topics);
+  const joined = withCurrent(s, a);
+  const members = new Map(joined.group.members);
+  members.set('new-member', {
+    memberId: 'new-member',
+    instanceId: null,
+    rackId: null,
+    subscribedTopicIds: new Set(s.counts.keys()),
+    assignedPartitions: new Map(),
+  });
+  return { s, a, joined, members };
+}
+
 describe('uniform stickiness over random inputs', () => {
   it('a member joins: every existing member keeps min(its partitions, new minimum quota)', () => {
     for (const seed of SEEDS) {
-      const s = scenario(seed, true);
-      const a = uniformAssignor.assign(s.group, s.topics);
-      const joined = withCurrent(s, a);
-      const members = new Map(joined.group.members);
-      const topics = [...s.counts.keys()];
-      members.set('new-member', {
-        memberId: 'new-member',
-        instanceId: null,
-        rackId: null,
-        subscribedTopicIds: new Set(topics),
-        assignedPartitions: new Map(),
-      });
+      const { s, a, joined, members } = memberJoins(seed);
       const total = [...s.counts.values()].reduce((x, y) => x + y, 0);
       const minQuota = Math.floor(total / members.size);
       const b = uniformAssignor.assign({ ...joined.group, members }, s.topics);
@@ -187,14 +192,11 @@ describe('uniform stickiness over random inputs', () => {
 
   it('leaves its input untouched: members that give partitions up or take some get new sets', () => {
     for (const seed of SEEDS) {
-      const s = scenario(seed, true);
-      const a = uniformAssignor.assign(s.group, s.topics);
-      const joined = withCurrent(s, a);
-      const members = new Map(joined.group.members);
-      members.set('new-member', { memberId: 'new-member', instanceId: null, rackId: null, subscribedTopicIds: new Set(s.counts.keys()), assignedPartitions: new Map() });
-      const before = JSON.stringify([...members].map(([id, m]) => [id, [...m.assignedPartitions].map(([t, ps]) => [t, [...ps]])]));
+      const { s, joined, members } = memberJoins(seed);
+      const inputs = () => JSON.stringify([...members].map(([id, m]) => [id, [...m.assignedPartitions].map(([t, ps]) => [t, [...ps]])]));
+      const before = inputs();
       const b = uniformAssignor.assign({ ...joined.group, members }, s.topics);
-      expect(JSON.stringify([...members].map(([id, m]) => [id, [...m.assignedPartitions].map(([t, ps]) => [t, [...ps]])]))).toBe(before);
+      expect(inputs()).toBe(before);
       // A set handed back is the input's own only for a member whose assignment did not change.
       for (const [id, out] of b.members) {
         const input = members.get(id)!.assignedPartitions;
