@@ -13,10 +13,11 @@ import type { ConnectionQuotas } from './connection-quotas.js';
 
 /**
  * The listen backlog, in place of Kafka's `socket.listen.backlog.size` (50): Kafka accepts on a
- * thread of its own (its `Acceptor`), so its queue rarely fills; one event loop accepts only
- * between turns, and a thousand clients connecting during a busy turn overflowed Node's default of
- * 511 (the kernel drops their handshakes, which the clients retry after 1, 2, 4 s). The kernel caps
- * it at `net.core.somaxconn`, as Go's listeners ask for.
+ * thread of its own (its `Acceptor`), so its queue rarely fills; Node accepts one connection per
+ * event-loop turn (libuv 1.45+), so a thousand clients connecting at once wait in the queue while
+ * the turns answer the first ones, and they overflowed Node's default of 511 (the kernel drops
+ * their handshakes, which the clients retry after 1, 2, 4 s). The kernel caps it at
+ * `net.core.somaxconn`, as Go's listeners ask for.
  */
 const LISTEN_BACKLOG = 4096;
 
