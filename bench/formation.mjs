@@ -98,9 +98,10 @@ export const partitionsFor = (partitions, members) => Math.max(partitions, membe
  * returns plus { server, version, serverCpuMs }, or { server, missing } once for a server that
  * cannot start, or { server, members, failed } for a group that did not form, or
  * { server, members, skipped } for a peer not run at a member count because at the previous one it
- * failed or took more than {@link SKIP_SLOWER_THAN} times ours (librdkafka's mock needed 12x ours
- * at 100 KIP-848 members and did not settle within 120 s at 1,000: two minutes of a run for a
- * row that says only that).
+ * failed, took more than {@link SKIP_SLOWER_THAN} times ours or sent more than
+ * {@link SKIP_CHATTIER_THAN} times ours' requests per member (librdkafka's mock needed 5-12x
+ * ours' time and 5-8x its heartbeats at 100 KIP-848 members, and at 1,000 did not settle within
+ * 120 s or lost its connections: up to two minutes of a run for a row that says only that).
  */
 export async function formGroups(label, options, form) {
   const { members, partitions, warmups = 0, warmupMembers = 0, configs = {}, extraArgs = [], externalPort = 0, externalPid = 0 } = options;
@@ -116,7 +117,7 @@ export async function formGroups(label, options, form) {
       const skipped = skipReason(server, previous);
       if (skipped) {
         rows.push({ server, members: n, skipped });
-        current.set(server, { members: n, failed: skipped });
+        current.set(server, { members: n, skipped });
         console.error(`${label} ${server} ${n} members skipped: ${skipped}`);
         continue;
       }
@@ -158,15 +159,25 @@ export async function formGroups(label, options, form) {
 
 /** A peer slower than this many times ours at one member count is not run at the next. */
 export const SKIP_SLOWER_THAN = 10;
+/** Nor one that sent more than this many times ours' requests per member. */
+export const SKIP_CHATTIER_THAN = 5;
+
+/** Requests (heartbeats in KIP-848 groups) per member of a row. */
+const perMember = (row) => row.heartbeatsPerMember ?? row.requestsPerMember;
 
 /** Why `server` is not run at this member count, from the rows of the previous one (null: run it). */
 function skipReason(server, previous) {
   const before = previous.get(server);
   if (server === 'ours' || before === undefined) return null;
+  if (before.skipped) return before.skipped;
   if (before.failed) return `not run: did not form with ${before.members} members`;
   const ours = previous.get('ours');
-  if (ours && !ours.failed && before.ms > SKIP_SLOWER_THAN * ours.ms) {
+  if (!ours || ours.failed) return null;
+  if (before.ms > SKIP_SLOWER_THAN * ours.ms) {
     return `not run: took ${Math.round(before.ms / ours.ms)}x ours' time with ${before.members} members`;
+  }
+  if (perMember(before) > SKIP_CHATTIER_THAN * perMember(ours)) {
+    return `not run: sent ${Math.round(perMember(before) / perMember(ours))}x ours' requests per member with ${before.members} members`;
   }
   return null;
 }
