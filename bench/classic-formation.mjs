@@ -9,7 +9,8 @@
 // librdkafka's mock run with `group.initial.rebalance.delay.ms=0` (kfake has no initial delay).
 // Each server fresh per member count, after BENCH_CLASSIC_WARMUPS (1) unmeasured warm-up groups of
 // BENCH_CLASSIC_WARMUP_MEMBERS (100). BENCH_CLASSIC_PORT/_PID measure a broker already running.
-// Env: BENCH_CLASSIC_MEMBERS (100), BENCH_CLASSIC_PARTITIONS (200), BENCH_CLASSIC_HEARTBEAT_MS
+// Env: BENCH_CLASSIC_MEMBERS (100,1000), BENCH_CLASSIC_PARTITIONS (200, or one per member when
+// they are more), BENCH_CLASSIC_HEARTBEAT_MS
 // (100), BENCH_CLASSIC_TIMEOUT_MS (20000: a group not stable by then is
 // reported as failed), BENCH_SERVERS. librdkafka's mock completes a generation as soon as the
 // leader's SyncGroup carries every member's assignment and answers the followers that sync after
@@ -171,7 +172,7 @@ async function formGroup(port, topic, n, partitions, { heartbeatIntervalMs, time
 /** Every member count against every server in turn (formation.mjs `formGroups`). */
 export function runClassicBench(options = classicBenchOptions()) {
   const configs = { 'group.initial.rebalance.delay.ms': 0 };
-  return formGroups('classic', { ...options, configs }, (port, topic, n, { leave }) => formGroup(port, topic, n, options.partitions, { ...options, leave }));
+  return formGroups('classic', { ...options, configs }, (port, topic, n, { leave, partitions }) => formGroup(port, topic, n, partitions, { ...options, leave }));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

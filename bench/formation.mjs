@@ -6,14 +6,16 @@ import { envInt, envList, processCpuMs, stopChild } from './lib.mjs';
 import { PEERS, createTopic, startServerWithTopics } from './peers.mjs';
 
 /**
- * The options both formation benchmarks take from `<prefix>_MEMBERS` (100; a list), `_PARTITIONS`
- * (200), `_HEARTBEAT_MS` (100), `_WARMUPS` (1) groups of `_WARMUP_MEMBERS` (100) members,
+ * The options both formation benchmarks take from `<prefix>_MEMBERS` (`100,1000`; a list),
+ * `_PARTITIONS` (200: the topic of a group has this many partitions, or as many as it has members
+ * when that is more, so every member gets one), `_HEARTBEAT_MS` (100), `_WARMUPS` (1) groups of
+ * `_WARMUP_MEMBERS` (100) members,
  * `_TIMEOUT_MS`, `_PORT` and `_PID` (measure a broker already listening on that port, its process
  * for the CPU time, instead of starting servers) and BENCH_SERVERS (ours and the peers).
  */
 export function formationOptions(prefix, defaultTimeoutMs) {
   return {
-    members: (process.env[`${prefix}_MEMBERS`] ?? '100').split(',').map(Number),
+    members: (process.env[`${prefix}_MEMBERS`] ?? '100,1000').split(',').map(Number),
     partitions: envInt(`${prefix}_PARTITIONS`, 200),
     heartbeatIntervalMs: envInt(`${prefix}_HEARTBEAT_MS`, 100),
     warmups: envInt(`${prefix}_WARMUPS`, 1),
@@ -85,25 +87,44 @@ export function groupFormation(n, timeoutMs, leave = false) {
   };
 }
 
+/** The partitions of the topic a group of `members` forms on: `partitions`, or one per member when they are more. */
+export const partitionsFor = (partitions, members) => Math.max(partitions, members);
+
 /**
  * For each member count, each server in turn: a fresh server (broker `configs`, one topic of
- * `partitions` per group), `warmups` groups of `warmupMembers` (0: as many as measured) formed
+ * `partitionsFor(partitions, n)` per group), `warmups` groups of `warmupMembers` (0: as many as measured) formed
  * and left unmeasured, then one measured
- * `form(port, topic, n, { leave: false })` with the server's CPU time. Rows: the fields `form`
+ * `form(port, topic, n, { server, leave: false, partitions })` with the server's CPU time. Rows: the fields `form`
  * returns plus { server, version, serverCpuMs }, or { server, missing } once for a server that
- * cannot start, or { server, members, failed } for a group that did not form.
+ * cannot start, or { server, members, failed } for a group that did not form, or
+ * { server, members, skipped } for a peer not run at a member count because at the previous one it
+ * failed, took more than {@link SKIP_SLOWER_THAN} times ours or sent more than
+ * {@link SKIP_CHATTIER_THAN} times ours' requests per member (librdkafka's mock needed 5-12x
+ * ours' time and 5-8x its heartbeats at 100 KIP-848 members, and at 1,000 did not settle within
+ * 120 s or lost its connections: up to two minutes of a run for a row that says only that).
  */
 export async function formGroups(label, options, form) {
   const { members, partitions, warmups = 0, warmupMembers = 0, configs = {}, extraArgs = [], externalPort = 0, externalPid = 0 } = options;
   const servers = externalPort ? ['external'] : options.servers;
   const rows = [];
   const missing = new Set();
+  /** Each server's row at the previous member count. */
+  let previous = new Map();
   for (const n of members) {
+    const current = new Map();
     for (const server of servers) {
       if (missing.has(server)) continue;
+      const skipped = skipReason(server, previous);
+      if (skipped) {
+        rows.push({ server, members: n, skipped });
+        current.set(server, { members: n, skipped });
+        console.error(`${label} ${server} ${n} members skipped: ${skipped}`);
+        continue;
+      }
       const topic = `${label}-${n}-${randomUUID().slice(0, 8)}`;
       const warmupTopics = Array.from({ length: warmups }, (_, i) => `${topic}-warmup-${i}`);
-      const topics = [...warmupTopics, topic].map((name) => ({ name, partitions }));
+      const topicPartitions = partitionsFor(partitions, n);
+      const topics = [...warmupTopics, topic].map((name) => ({ name, partitions: topicPartitions }));
       const started = externalPort ? await externalServer(externalPort, externalPid, topics) : await startServerWithTopics(server, { configs, topics, extraArgs });
       if (started.missing) {
         missing.add(server);
@@ -113,22 +134,50 @@ export async function formGroups(label, options, form) {
       }
       try {
         // Warm-up groups first (other topics and group ids), so a JIT (Kafka's, ours) is measured warm.
-        for (const w of warmupTopics) await form(started.port, w, warmupMembers || n, { server, leave: true });
+        for (const w of warmupTopics) await form(started.port, w, warmupMembers || n, { server, leave: true, partitions: topicPartitions });
         const pid = started.child.pid;
         const cpu0 = pid ? processCpuMs(pid) : null;
-        const row = { server, version: started.version, ...(await form(started.port, topic, n, { server, leave: false })) };
+        const row = { server, version: started.version, partitions: topicPartitions, ...(await form(started.port, topic, n, { server, leave: false, partitions: topicPartitions })) };
         row.serverCpuMs = pid ? processCpuMs(pid) - cpu0 : null;
         rows.push(row);
+        current.set(server, row);
         console.error(`${label} ${JSON.stringify(row)}`);
       } catch (err) {
         const why = `${err.message}${started.child.stderrTail?.() ? `; server stderr: ${started.child.stderrTail()}` : ''}`;
         rows.push({ server, members: n, failed: why });
+        current.set(server, { members: n, failed: why });
         console.error(`${label} ${server} ${n} members failed: ${why}`);
       } finally {
         if (!started.external) await stopChild(started.child);
         started.cleanup?.();
       }
     }
+    previous = current;
   }
   return rows;
+}
+
+/** A peer slower than this many times ours at one member count is not run at the next. */
+export const SKIP_SLOWER_THAN = 10;
+/** Nor one that sent more than this many times ours' requests per member. */
+export const SKIP_CHATTIER_THAN = 5;
+
+/** Requests (heartbeats in KIP-848 groups) per member of a row. */
+const perMember = (row) => row.heartbeatsPerMember ?? row.requestsPerMember;
+
+/** Why `server` is not run at this member count, from the rows of the previous one (null: run it). */
+function skipReason(server, previous) {
+  const before = previous.get(server);
+  if (server === 'ours' || before === undefined) return null;
+  if (before.skipped) return before.skipped;
+  if (before.failed) return `not run: did not form with ${before.members} members`;
+  const ours = previous.get('ours');
+  if (!ours || ours.failed) return null;
+  if (before.ms > SKIP_SLOWER_THAN * ours.ms) {
+    return `not run: took ${Math.round(before.ms / ours.ms)}x ours' time with ${before.members} members`;
+  }
+  if (perMember(before) > SKIP_CHATTIER_THAN * perMember(ours)) {
+    return `not run: sent ${Math.round(perMember(before) / perMember(ours))}x ours' requests per member with ${before.members} members`;
+  }
+  return null;
 }

@@ -18,7 +18,8 @@
 // CreateTopics answers, and members joining before then all settle at once with nothing assigned.
 // `BENCH_KIP848_PORT=<port>` measures a broker already listening there instead (a Kafka 4.3.1
 // started with the same group.consumer.* configs; `BENCH_KIP848_PID=<pid>`: its process, for its
-// CPU time). BENCH_KIP848_MEMBERS (100), BENCH_KIP848_PARTITIONS (200), BENCH_KIP848_HEARTBEAT_MS
+// CPU time). BENCH_KIP848_MEMBERS (100,1000), BENCH_KIP848_PARTITIONS (200, or one per member
+// when they are more), BENCH_KIP848_HEARTBEAT_MS
 // (100), BENCH_KIP848_ASSIGNMENT_INTERVAL_MS (0), BENCH_KIP848_TIMEOUT_MS (120000: a group not
 // stable by then is reported as failed), BENCH_SERVERS. Figures for reading, never asserted by tests.
 import { randomUUID } from 'node:crypto';
@@ -105,13 +106,13 @@ async function formGroup(port, topic, n, partitions, { joinRegex = null, timeout
 
 /** Every member count against every server in turn (formation.mjs `formGroups`). */
 export function runKip848Bench(options, extraArgs = []) {
-  const { heartbeatIntervalMs, assignmentIntervalMs, partitions, timeoutMs } = options;
+  const { heartbeatIntervalMs, assignmentIntervalMs, timeoutMs } = options;
   const configs = {
     'group.consumer.min.heartbeat.interval.ms': heartbeatIntervalMs,
     'group.consumer.heartbeat.interval.ms': heartbeatIntervalMs,
     'group.consumer.assignment.interval.ms': assignmentIntervalMs,
   };
-  return formGroups('kip848', { ...options, servers: options.servers ?? ['ours'], configs, extraArgs }, async (port, topic, n, { server, leave }) => {
+  return formGroups('kip848', { ...options, servers: options.servers ?? ['ours'], configs, extraArgs }, async (port, topic, n, { server, leave, partitions }) => {
     // librdkafka's mock aborts (an assertion) on a heartbeat whose topic names come without a
     // regex; its members join with an empty one. The others get none, as the Java consumer sends.
     const joinRegex = server === 'librdkafka-mock' ? '' : null;

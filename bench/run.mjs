@@ -252,7 +252,7 @@ for (const r of startRows) {
 }
 lines.push('');
 lines.push(
-  `**KIP-848 group formation** (raw ConsumerGroupHeartbeat v1 members as Kafka's Java consumer heartbeats; one topic of ${kip848Options.partitions} partitions, ` +
+  `**KIP-848 group formation** (raw ConsumerGroupHeartbeat v1 members as Kafka's Java consumer heartbeats; one topic of ${kip848Options.partitions} partitions (one per member when they are more), ` +
     `\`group.consumer.heartbeat.interval.ms=${kip848Options.heartbeatIntervalMs}\`, \`group.consumer.assignment.interval.ms=${kip848Options.assignmentIntervalMs}\` (ours and Kafka; kfake and librdkafka's mock take the heartbeat interval only); ` +
     `until all members are at the same epoch and own every partition once, as the members see it, joining once the coordinator assigns the new topic; a fresh server per group after ${kip848Options.warmups} unmeasured warm-up group(s) of ${kip848Options.warmupMembers}):`,
 );
@@ -265,6 +265,7 @@ const formationTable = (rows, counts) => {
   for (const r of rows) {
     if (r.missing) lines.push(`| ${serverTitle(r.server)} | | missing: ${r.missing} |${blank} |`);
     else if (r.failed) lines.push(`| ${serverTitle(r.server)} | ${r.members} | failed: ${r.failed} |${blank} |`);
+    else if (r.skipped) lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${r.skipped} |${blank} |`);
     else lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${ms(r.ms)} | ${counts.map(([, value]) => value(r)).join(' | ')} | ${cpuMsText(r.serverCpuMs)} |`);
   }
 };
@@ -275,7 +276,7 @@ formationTable(kip848Rows, [
 ]);
 lines.push('');
 lines.push(
-  `**Classic group formation** (raw JoinGroup v5 / SyncGroup v3 / Heartbeat v3 members as Kafka's Java consumer with the classic protocol; one topic of ${classicOptions.partitions} partitions, ` +
+  `**Classic group formation** (raw JoinGroup v5 / SyncGroup v3 / Heartbeat v3 members as Kafka's Java consumer with the classic protocol; one topic of ${classicOptions.partitions} partitions (one per member when they are more), ` +
     `the leader assigning them round-robin; heartbeats every ${classicOptions.heartbeatIntervalMs} ms; \`group.initial.rebalance.delay.ms=0\` (kfake has none); ` +
     `until all members are synced at the same generation and own every partition once; a fresh server per group after ${classicOptions.warmups} unmeasured warm-up group(s) of ${classicOptions.warmupMembers}; ${classicOptions.timeoutMs / 1000} s at most):`,
 );

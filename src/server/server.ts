@@ -11,6 +11,16 @@ import { systemTime } from '../util/time.js';
 import type { ConnectionQuotas } from './connection-quotas.js';
 import { nodeTls } from '../security/tls.js';
 
+/**
+ * The listen backlog, in place of Kafka's `socket.listen.backlog.size` (50): Kafka accepts on a
+ * thread of its own (its `Acceptor`), so its queue rarely fills; Node accepts one connection per
+ * event-loop turn (libuv 1.45+), so a thousand clients connecting at once wait in the queue while
+ * the turns answer the first ones, and they overflowed Node's default of 511 (the kernel drops
+ * their handshakes, which the clients retry after 1, 2, 4 s). The kernel caps it at
+ * `net.core.somaxconn`, as Go's listeners ask for.
+ */
+const LISTEN_BACKLOG = 4096;
+
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
   /** Connections accepted since start. */
@@ -93,7 +103,7 @@ export class KafkaListener {
   listen(host: string, port: number): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen({ host: host === '' ? undefined : host, port }, () => {
+      this.server.listen({ host: host === '' ? undefined : host, port, backlog: LISTEN_BACKLOG }, () => {
         this.server.off('error', reject);
         resolve(this.server.address() as AddressInfo);
       });

@@ -85,7 +85,11 @@ export class Rebalancer {
    * Moves the group to PreparingRebalance (`prepareRebalance`). Parked SyncGroups get
    * REBALANCE_IN_PROGRESS. Leaving Empty waits `group.initial.rebalance.delay.ms` first so that
    * more members can join the first generation; otherwise the join completes as soon as every
-   * member rejoined, or after the rebalance timeout.
+   * member rejoined, or after the rebalance timeout. A delay of 0 is still a timer, never a
+   * completion within the first JoinGroup: Kafka 4.3's `GroupMetadataManager` schedules
+   * `tryCompleteInitialRebalanceElseSchedule` on its `CoordinatorTimer`, whose expiry is an event
+   * queued behind the requests already queued, as our timer fires after the requests read in the
+   * same event-loop turn; both let those join the first generation.
    */
   prepareRebalance(group: ClassicGroup, reason: string): void {
     if (group.isInState(COMPLETING_REBALANCE)) this.resetAndPropagateAssignmentWithError(group, ErrorCode.REBALANCE_IN_PROGRESS);

@@ -29,6 +29,23 @@ describe('ClassicGroupCoordinator.joinGroup', () => {
     expect(h.coordinator.group('g')!.state).toBe('CompletingRebalance');
   });
 
+  it('with an initial delay of 0, every member that joins before the timer fires is in generation 1 (Kafka: a CoordinatorTimer of 0 ms)', async () => {
+    const h = setup();
+    const ids = [];
+    for (const c of ['client-1', 'client-2', 'client-3']) ids.push((await h.coordinator.joinGroup(joinRequest(), client(5, c))).memberId);
+    const joins = ids.map((memberId, i) => track(h.coordinator.joinGroup(joinRequest({ memberId }), client(5, `client-${i + 1}`))));
+    await settle();
+    expect(joins.map((j) => j.done)).toEqual([false, false, false]);
+    h.time.advance(0);
+    await settle();
+    expect(joins.map((j) => [j.value?.errorCode, j.value?.generationId])).toEqual([
+      [ErrorCode.NONE, 1],
+      [ErrorCode.NONE, 1],
+      [ErrorCode.NONE, 1],
+    ]);
+    expect(joins[0]!.value!.members.map((m) => m.memberId)).toEqual(ids);
+  });
+
   it('writes an empty GroupMetadata record (generation 0, type "") when a join creates the group', async () => {
     const h = setup();
     await h.coordinator.joinGroup(joinRequest(), client(5));

@@ -156,21 +156,26 @@ describe.each<[string, ConsumerGroupPartitionAssignor]>([
   });
 });
 
+/** A homogeneous scenario assigned once, then a new member subscribing to every topic. */
+function memberJoins(seed: number) {
+  const s = scenario(seed, true);
+  const a = uniformAssignor.assign(s.group, s.topics);
+  const joined = withCurrent(s, a);
+  const members = new Map(joined.group.members);
+  members.set('new-member', {
+    memberId: 'new-member',
+    instanceId: null,
+    rackId: null,
+    subscribedTopicIds: new Set(s.counts.keys()),
+    assignedPartitions: new Map(),
+  });
+  return { s, a, joined, members };
+}
+
 describe('uniform stickiness over random inputs', () => {
   it('a member joins: every existing member keeps min(its partitions, new minimum quota)', () => {
     for (const seed of SEEDS) {
-      const s = scenario(seed, true);
-      const a = uniformAssignor.assign(s.group, s.topics);
-      const joined = withCurrent(s, a);
-      const members = new Map(joined.group.members);
-      const topics = [...s.counts.keys()];
-      members.set('new-member', {
-        memberId: 'new-member',
-        instanceId: null,
-        rackId: null,
-        subscribedTopicIds: new Set(topics),
-        assignedPartitions: new Map(),
-      });
+      const { s, a, joined, members } = memberJoins(seed);
       const total = [...s.counts.values()].reduce((x, y) => x + y, 0);
       const minQuota = Math.floor(total / members.size);
       const b = uniformAssignor.assign({ ...joined.group, members }, s.topics);
@@ -181,6 +186,23 @@ describe('uniform stickiness over random inputs', () => {
           for (const p of ps) if (b.members.get(id)?.get(t)?.has(p)) kept++;
         }
         expect(kept).toBeGreaterThanOrEqual(Math.min(size(a, id), minQuota));
+      }
+    }
+  });
+
+  it('leaves its input untouched: members that give partitions up or take some get new sets', () => {
+    for (const seed of SEEDS) {
+      const { s, joined, members } = memberJoins(seed);
+      const inputs = () => JSON.stringify([...members].map(([id, m]) => [id, [...m.assignedPartitions].map(([t, ps]) => [t, [...ps]])]));
+      const before = inputs();
+      const b = uniformAssignor.assign({ ...joined.group, members }, s.topics);
+      expect(inputs()).toBe(before);
+      // A set handed back is the input's own only for a member whose assignment did not change.
+      for (const [id, out] of b.members) {
+        const input = members.get(id)!.assignedPartitions;
+        for (const [t, ps] of out) {
+          if (ps === input.get(t)) expect(out).toBe(input);
+        }
       }
     }
   });
@@ -228,6 +250,24 @@ describe('Java iteration order emulation', () => {
     expect(javaHashOrder(['BB', 'Aa'], javaStringHash, 16)).toEqual(['BB', 'Aa']);
     // 'Q' (81) lands in bucket 1 of 16, like 'A' (65), after it when inserted after it.
     expect(javaHashOrder(['B', 'A', 'Q'], javaStringHash, 16)).toEqual(['A', 'Q', 'B']);
+  });
+
+  it('orders by bucket, then insertion order, for many colliding keys', () => {
+    const rnd = mulberry32(848);
+    for (const n of [2, 17, 1000]) {
+      // Short keys from a small alphabet collide often; the reference sorts (bucket, insertion index).
+      const keys = Array.from({ length: n }, () => Math.floor(rnd() * 4000).toString(36));
+      const cap = capacityAfterPuts(n);
+      const reference = keys
+        .map((k, i) => {
+          const h = javaStringHash(k);
+          return { k, b: (h ^ (h >>> 16)) & (cap - 1), i };
+        })
+        .sort((x, y) => x.b - y.b || x.i - y.i)
+        .map((e) => e.k);
+      expect(javaHashOrder(keys, javaStringHash, cap)).toEqual(reference);
+      expect(javaHashOrder(new Set(keys), javaStringHash, cap)).toEqual([...new Set(reference)]);
+    }
   });
 });
 

@@ -112,10 +112,21 @@ export function capacityForCopy(n: number): number {
  */
 export function javaHashOrder<K>(keys: Iterable<K>, hash: (k: K) => number, capacity: number): K[] {
   const mask = capacity - 1;
-  const withBucket = [...keys].map((k, i) => {
-    const h = hash(k);
-    return { k, b: (h ^ (h >>> 16)) & mask, i };
-  });
-  withBucket.sort((x, y) => x.b - y.b || x.i - y.i);
-  return withBucket.map((e) => e.k);
+  const list = Array.isArray(keys) ? (keys as K[]) : [...keys];
+  const n = list.length;
+  if (n < 2) return list.slice();
+  // A counting sort on the bucket index, stable (insertion order within a bucket): O(n + capacity),
+  // and the capacity of a table holding n keys is O(n).
+  const buckets = new Int32Array(n);
+  const starts = new Int32Array(capacity + 1);
+  for (let i = 0; i < n; i++) {
+    const h = hash(list[i]!);
+    const b = (h ^ (h >>> 16)) & mask;
+    buckets[i] = b;
+    starts[b + 1]!++;
+  }
+  for (let b = 0; b < capacity; b++) starts[b + 1]! += starts[b]!;
+  const out = new Array<K>(n);
+  for (let i = 0; i < n; i++) out[starts[buckets[i]!]!++] = list[i]!;
+  return out;
 }

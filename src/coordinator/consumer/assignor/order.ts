@@ -47,9 +47,10 @@ export class Orderer {
   /** Entry order of a member's current assignment map. */
   assignmentEntries(
     assignment: ReadonlyMap<string, ReadonlySet<number>>,
-  ): Array<[string, ReadonlySet<number>]> {
+  ): Iterable<[string, ReadonlySet<number>]> {
+    // One topic (the common case) has one order: the map itself, no copy.
+    if (!this.java || assignment.size < 2) return assignment;
     const entries = [...assignment.entries()];
-    if (!this.java || entries.length < 2) return entries;
     return javaHashOrder(entries, (e) => javaUuidHash(e[0]), capacityAfterPuts(entries.length));
   }
 

@@ -67,35 +67,28 @@ export function assignUniformHomogeneous(
     const rack = group.members.get(id)!.rackId;
     if (rack !== null) allMemberRacks.add(rack);
   }
-  const racksPerPartition: ReadonlySet<string>[] = [];
-  const allPartitionRacks = new Set<string>();
-  for (const topicId of subscribedTopicIds) {
-    const n = describer.numPartitions(topicId);
-    for (let p = 0; p < n; p++) {
-      const racks = racksFor(describer, topicId, p);
-      racksPerPartition.push(racks);
-      for (const r of racks) allPartitionRacks.add(r);
-    }
-  }
+  // Without a member rack the strategy is off whatever the replicas' racks: they are not read.
   let useRackStrategy = false;
-  if (allMemberRacks.size > 0 && [...allMemberRacks].some((r) => allPartitionRacks.has(r))) {
-    useRackStrategy = !racksPerPartition.every((r) => setsEqual(r, allPartitionRacks));
+  if (allMemberRacks.size > 0) {
+    const racksPerPartition: ReadonlySet<string>[] = [];
+    const allPartitionRacks = new Set<string>();
+    for (const topicId of subscribedTopicIds) {
+      const n = describer.numPartitions(topicId);
+      for (let p = 0; p < n; p++) {
+        const racks = racksFor(describer, topicId, p);
+        racksPerPartition.push(racks);
+        for (const r of racks) allPartitionRacks.add(r);
+      }
+    }
+    if ([...allMemberRacks].some((r) => allPartitionRacks.has(r))) {
+      useRackStrategy = !racksPerPartition.every((r) => setsEqual(r, allPartitionRacks));
+    }
   }
 
   if (subscribedTopicIds.length === 0) return { members: new Map() };
 
-  // GroupSpec.isPartitionAssigned: held by a member in the current target assignment.
-  const assignedNow = new Map<string, Set<number>>();
-  for (const id of memberIds) {
-    for (const [topicId, ps] of group.members.get(id)!.assignedPartitions) {
-      let s = assignedNow.get(topicId);
-      if (s === undefined) assignedNow.set(topicId, (s = new Set()));
-      for (const p of ps) s.add(p);
-    }
-  }
-
-  const unassigned: TopicPartition[] = [];
-  let totalPartitions = 0;
+  // Partition counts first: an unknown topic fails before anything else is read.
+  const counts = new Map<string, number>();
   for (const topicId of subscribedTopicIds) {
     const n = describer.numPartitions(topicId);
     if (n === -1) {
@@ -103,9 +96,27 @@ export function assignUniformHomogeneous(
         `Members are subscribed to topic ${topicId} which doesn't exist in the topic metadata.`,
       );
     }
-    const held = assignedNow.get(topicId);
+    counts.set(topicId, n);
+  }
+
+  // GroupSpec.isPartitionAssigned: held by a member in the current target assignment (one flag
+  // per partition of each subscribed topic; partitions of other topics are never looked up).
+  const assignedNow = new Map<string, Uint8Array>();
+  for (const [topicId, n] of counts) assignedNow.set(topicId, new Uint8Array(n));
+  for (const id of memberIds) {
+    for (const [topicId, ps] of group.members.get(id)!.assignedPartitions) {
+      const held = assignedNow.get(topicId);
+      if (held === undefined) continue;
+      for (const p of ps) if (p >= 0 && p < held.length) held[p] = 1;
+    }
+  }
+
+  const unassigned: TopicPartition[] = [];
+  let totalPartitions = 0;
+  for (const [topicId, n] of counts) {
+    const held = assignedNow.get(topicId)!;
     for (let p = 0; p < n; p++) {
-      if (held === undefined || !held.has(p)) unassigned.push({ topicId, partition: p });
+      if (held[p] === 0) unassigned.push({ topicId, partition: p });
     }
     totalPartitions += n;
   }
@@ -114,7 +125,11 @@ export function assignUniformHomogeneous(
   const minimumQuota = Math.trunc(totalPartitions / numMembers);
   let remainingExtra = totalPartitions % numMembers;
 
-  const target = new Map<string, Map<string, Set<number>>>();
+  const target = new Map<string, Map<string, ReadonlySet<number>>>();
+  // The partition sets this run built (the others are the members' input sets, kept whole and
+  // shared until a partition is added to them: copying every member's sets each run was most of
+  // the cost with a thousand members).
+  const built = new Set<ReadonlySet<number>>();
   const unfilled: UnfilledMember[] = [];
   // Members whose assignment this run revokes from or adds to; the others keep their input
   // assignment as it is (Kafka hands back the member's immutable map uncopied).
@@ -123,7 +138,7 @@ export function assignUniformHomogeneous(
   // Revoke what is not subscribed, over quota, or (rack strategy) off-rack.
   for (const memberId of memberIds) {
     const member = group.members.get(memberId)!;
-    const assignment = new Map<string, Set<number>>();
+    const assignment = new Map<string, ReadonlySet<number>>();
     let quota = minimumQuota;
     let quotaHasExtra = false;
     if (remainingExtra > 0) {
@@ -137,7 +152,7 @@ export function assignUniformHomogeneous(
       }
       if (partitions.size <= quota && !useRackStrategy) {
         quota -= partitions.size;
-        if (partitions.size > 0) assignment.set(topicId, new Set(partitions));
+        if (partitions.size > 0) assignment.set(topicId, partitions);
         continue;
       }
       const kept = new Set<number>();
@@ -153,7 +168,10 @@ export function assignUniformHomogeneous(
           changed.add(memberId);
         }
       }
-      if (kept.size > 0) assignment.set(topicId, kept);
+      if (kept.size > 0) {
+        built.add(kept);
+        assignment.set(topicId, kept);
+      }
     }
 
     if (quota > 0 && quotaHasExtra) {
@@ -171,9 +189,16 @@ export function assignUniformHomogeneous(
   const give = (memberId: string, tp: TopicPartition): void => {
     changed.add(memberId);
     const assignment = target.get(memberId)!;
-    let s = assignment.get(tp.topicId);
-    if (s === undefined) assignment.set(tp.topicId, (s = new Set()));
-    s.add(tp.partition);
+    const s = assignment.get(tp.topicId);
+    let own: Set<number>;
+    if (s !== undefined && built.has(s)) {
+      own = s as Set<number>;
+    } else {
+      own = new Set(s);
+      built.add(own);
+      assignment.set(tp.topicId, own);
+    }
+    own.add(tp.partition);
   };
 
   if (useRackStrategy) {
@@ -233,7 +258,7 @@ export function assignUniformHomogeneous(
  * tell it unchanged by identity.
  */
 function finish(
-  target: Map<string, Map<string, Set<number>>>,
+  target: Map<string, Map<string, ReadonlySet<number>>>,
   group: GroupSpec,
   changed: ReadonlySet<string>,
 ): Map<string, Map<string, Set<number>>> {
