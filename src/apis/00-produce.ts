@@ -81,6 +81,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       batch: Buffer;
     }
     const ready: Ready[] = [];
+    const logConfig = broker.topics.logConfigs();
     const responses: TopicProduceResponse[] = req.topicData.map((t) => {
       const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.name);
       const partitionResponses = t.partitionData.map((p): PartitionProduceResponse => {
@@ -93,7 +94,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         // ReplicaManager.appendToLocalLog: "Cannot append to internal topic" (no message on the wire).
         if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
-        const lc = broker.topics.logConfig(topic, p.index)!;
+        const lc = logConfig(topic, p.index)!;
         const check = validateProducedRecords(p.records, version, lc.maxMessageBytes);
         // Kafka answers a RecordTooLargeException without a message.
         if (!check.ok) return fail(check.errorCode, check.errorCode === ErrorCode.MESSAGE_TOO_LARGE ? null : check.message);
