@@ -30,23 +30,12 @@ import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { CREATE_SLICE_PARTITIONS, DELETE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
 import { DECODE_IN_SLICES_BYTES } from '../../src/server/request-codec.js';
+import { createTopics, metadata, offsetCommit, topic } from '../support/big-requests.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const topic = (name: string, numPartitions: number) => ({ name, numPartitions, replicationFactor: -1, assignments: [], configs: [] });
-const createTopics = (topics: ReturnType<typeof topic>[]) => ({ topics, timeoutMs: 60000, validateOnly: false });
-const offsetCommit = (groupId: string, topics: Array<{ name: string; partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string }> }>) => ({
-  groupId,
-  generationIdOrMemberEpoch: -1,
-  memberId: '',
-  groupInstanceId: null,
-  retentionTimeMs: -1n,
-  topics: topics.map((t) => ({ ...t, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' })),
-});
-const metadata = (names: string[]) => ({ topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
 
 describe('big requests', () => {
   it('CreateTopics opens thousands of partitions in slices: another connection is answered meanwhile', async () => {
