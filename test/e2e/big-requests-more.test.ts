@@ -5,13 +5,15 @@
  *   the event loop, resolving each topic's LogConfig once (`TopicStore.logConfigs`).
  * - The request log gathers the error codes of a huge response a slice per turn before it is sent
  *   (`LoggedRequest.setResponseInSlices`), here of a topic named twice with 100,000 partitions each.
+ * - DeleteGroups works on `DELETE_GROUPS_PER_SLICE` ids per turn and logs one line per request.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { MAINTENANCE_SLICE_PARTITIONS } from '../../src/topics/log-maintenance.js';
-import { createTopics, nextTurn, offsetCommit, topic } from '../support/big-requests.js';
+import { createTopics, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -63,5 +65,41 @@ describe('big requests and passes, more', () => {
     expect(await retention).toEqual({ partitions: [], segmentsDeleted: 0 });
     expect((await answered).errorCode).toBe(ErrorCode.NONE);
     expect(await turnsUntil(server.broker.logMaintenance.cleanerPass())).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a DeleteGroups of 200,000 ids works in slices: another connection commits and is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('deleted', 1)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (groupId: string) => offsetCommit(groupId, [{ name: 'deleted', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }]);
+    for (const g of ['g-1', `g-${DELETE_GROUPS_PER_SLICE * 100}`]) expect((await other.send(8, 8, commit(g))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    const deleting = watchCall(server.broker.groups, 'deleteGroups');
+    const ids = Array.from({ length: 200_000 }, (_, i) => `g-${i}`);
+    expect(ids.length).toBeGreaterThan(DELETE_GROUPS_PER_SLICE * 100);
+    const order: string[] = [];
+    const deleted = big.send(42, 2, { groupsNames: ids }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the coordinator's deletion has begun and not ended. Checked once per turn.
+    while (!deleting.called && order.length === 0) await nextTurn();
+    expect([deleting.called, deleting.settled]).toEqual([true, false]);
+    // A group made now, far down the list: the slice that reaches it later finds it (an Empty group) and deletes it.
+    const small = await other.send(8, 8, commit('g-150000'));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[0, ErrorCode.NONE]]);
+    const res = await deleted;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.results.length).toBe(200_000);
+    const deletedIds = res.results.filter((r) => r.errorCode === ErrorCode.NONE).map((r) => r.groupId);
+    expect(deletedIds).toEqual(['g-1', `g-${DELETE_GROUPS_PER_SLICE * 100}`, 'g-150000']);
+    expect(res.results.filter((r) => r.errorCode !== ErrorCode.NONE).every((r) => r.errorCode === ErrorCode.GROUP_ID_NOT_FOUND)).toBe(true);
+    const fetched = await other.send(9, 8, { groups: ['g-1', 'g-150000'].map((groupId) => ({ groupId, memberId: null, memberEpoch: -1, topics: null })), groupId: '', topics: [], requireStable: false });
+    expect(fetched.groups.map((g) => [g.groupId, g.topics.length])).toEqual([
+      ['g-1', 0],
+      ['g-150000', 0],
+    ]);
   });
 });

@@ -30,7 +30,7 @@ import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { CREATE_SLICE_PARTITIONS, DELETE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
 import { DECODE_IN_SLICES_BYTES } from '../../src/server/request-codec.js';
-import { createTopics, metadata, offsetCommit, topic } from '../support/big-requests.js';
+import { createTopics, metadata, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -419,23 +419,6 @@ describe('big requests', () => {
     );
   });
 });
-
-/**
- * Watches `target[method]` from outside (the call itself runs unchanged): whether it has been
- * called (how often), and whether its answer has settled. A handler in slices is called and not yet settled.
- */
-function watchCall<T extends object>(target: T, method: keyof T & string): { called: boolean; settled: boolean; calls: number } {
-  const state = { called: false, settled: false, calls: 0 };
-  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
-  (target as Record<string, unknown>)[method] = (...args: unknown[]) => {
-    state.called = true;
-    state.calls++;
-    const answer = original(...args);
-    void Promise.resolve(answer).then(() => (state.settled = true));
-    return answer;
-  };
-  return state;
-}
 
 /** An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), its client software name padding it. */
 function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {

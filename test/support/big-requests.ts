@@ -25,3 +25,20 @@ export const metadata = (names: string[]) => ({ topics: names.map((name) => ({ t
 
 /** The next turn of the event loop (after the poll phase has read the sockets). */
 export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Watches `target[method]` from outside (the call itself runs unchanged): whether it has been
+ * called (how often), and whether its answer has settled. A handler in slices is called and not yet settled.
+ */
+export function watchCall<T extends object>(target: T, method: keyof T & string): { called: boolean; settled: boolean; calls: number } {
+  const state = { called: false, settled: false, calls: 0 };
+  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+  (target as Record<string, unknown>)[method] = (...args: unknown[]) => {
+    state.called = true;
+    state.calls++;
+    const answer = original(...args);
+    void Promise.resolve(answer).then(() => (state.settled = true));
+    return answer;
+  };
+  return state;
+}
