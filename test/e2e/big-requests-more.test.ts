@@ -6,6 +6,7 @@
  * - The request log gathers the error codes of a huge response a slice per turn before it is sent
  *   (`LoggedRequest.setResponseInSlices`), here of a topic named twice with 100,000 partitions each.
  * - DeleteGroups works on `DELETE_GROUPS_PER_SLICE` ids per turn and logs one line per request.
+ * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
@@ -13,6 +14,7 @@ import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { MAINTENANCE_SLICE_PARTITIONS } from '../../src/topics/log-maintenance.js';
 import { createTopics, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
 import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -101,5 +103,37 @@ describe('big requests and passes, more', () => {
       ['g-1', 0],
       ['g-150000', 0],
     ]);
+  });
+
+  it('an OffsetFetch of all the offsets (topics null) of a group of 3 x ELEMENTS_PER_SLICE partitions is answered in slices: another connection is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
+    for (const name of ['all-a', 'all-b']) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: perTopic }, (_, i) => ({ partitionIndex: i, committedOffset: BigInt(i), committedLeaderEpoch: 2, committedMetadata: '' }));
+    const committed = await other.send(8, 8, offsetCommit('g-all', [{ name: 'all-a', partitions }, { name: 'all-b', partitions }]));
+    expect([...new Set(committed.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))]).toEqual([ErrorCode.NONE]);
+    const fetchState = watchCall(server.broker.groups, 'fetchOffsets');
+    const order: string[] = [];
+    const fetched = big.send(9, 8, { groups: [{ groupId: 'g-all', memberId: null, memberEpoch: -1, topics: null }], groupId: '', topics: [], requireStable: false }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // A small request (decoded at once): the coordinator's fetch has begun and, after a turn, not ended.
+    while (!fetchState.called && order.length === 0) await nextTurn();
+    expect([fetchState.called, fetchState.settled]).toEqual([true, false]);
+    const small = await other.send(8, 8, offsetCommit('g-other', [{ name: 'all-a', partitions: [partitions[0]!] }]));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.NONE]);
+    const res = await fetched;
+    expect(order).toEqual(['small', 'big']);
+    const [group] = res.groups;
+    expect([group!.groupId, group!.errorCode, group!.topics.map((t) => [t.name, t.partitions.length])]).toEqual(['g-all', ErrorCode.NONE, [['all-a', perTopic], ['all-b', perTopic]]]);
+    for (const t of group!.topics) {
+      const sorted = [...t.partitions].sort((a, b) => a.partitionIndex - b.partitionIndex);
+      expect(sorted.every((p, i) => p.partitionIndex === i && p.committedOffset === BigInt(i) && p.committedLeaderEpoch === 2 && p.errorCode === ErrorCode.NONE)).toBe(true);
+    }
   });
 });
