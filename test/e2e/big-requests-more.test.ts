@@ -7,6 +7,7 @@
  *   (`LoggedRequest.setResponseInSlices`), here of a topic named twice with 100,000 partitions each.
  * - DeleteGroups works on `DELETE_GROUPS_PER_SLICE` ids per turn and logs one line per request.
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
+ * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
@@ -15,6 +16,8 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { MAINTENANCE_SLICE_PARTITIONS } from '../../src/topics/log-maintenance.js';
 import { createTopics, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
+import { PRODUCE_SLICE_PARTITIONS } from '../../src/apis/00-produce.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -135,5 +138,34 @@ describe('big requests and passes, more', () => {
       const sorted = [...t.partitions].sort((a, b) => a.partitionIndex - b.partitionIndex);
       expect(sorted.every((p, i) => p.partitionIndex === i && p.committedOffset === BigInt(i) && p.committedLeaderEpoch === 2 && p.errorCode === ErrorCode.NONE)).toBe(true);
     }
+  });
+
+  it('a Produce to 4 x PRODUCE_SLICE_PARTITIONS partitions appends in slices: another connection appends to its last partition first', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const count = PRODUCE_SLICE_PARTITIONS * 4;
+    expect((await other.send(19, 7, createTopics([topic('produced', count)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const records = (value: string) => encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from(value) }] });
+    const produce = (partitions: number[], value: string) => ({ transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: 'produced', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: partitions.map((index) => ({ index, records: records(value) })) }] });
+    const first = watchCall(server.broker.topics.get('produced')!.partition(0)!, 'appendProduced');
+    const order: string[] = [];
+    const produced = big.send(0, 9, produce(Array.from({ length: count }, (_, i) => i), 'big')).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The big request's checks are done and its appends have begun (partition 0's). Checked once per turn.
+    while (!first.called && order.length === 0) await nextTurn();
+    expect(first.called).toBe(true);
+    const small = await other.send(0, 9, produce([count - 1], 'small'));
+    order.push('small');
+    const res = await produced;
+    expect(order).toEqual(['small', 'big']);
+    // The last partition: the small request's batch first (offset 0), the big one's after it.
+    expect(small.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset])).toEqual([[count - 1, ErrorCode.NONE, 0n]]);
+    const answers = res.responses[0]!.partitionResponses;
+    expect(answers.length).toBe(count);
+    expect(answers.every((p, i) => p.index === i && p.errorCode === ErrorCode.NONE && p.baseOffset === (i === count - 1 ? 1n : 0n))).toBe(true);
   });
 });
