@@ -7,7 +7,8 @@
  *   (`LoggedRequest.setResponseInSlices`), here of a topic named twice with 100,000 partitions each.
  * - DeleteGroups works on `DELETE_GROUPS_PER_SLICE` ids per turn and logs one line per request.
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
- * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn.
+ * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
+ *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
@@ -167,5 +168,34 @@ describe('big requests and passes, more', () => {
     const answers = res.responses[0]!.partitionResponses;
     expect(answers.length).toBe(count);
     expect(answers.every((p, i) => p.index === i && p.errorCode === ErrorCode.NONE && p.baseOffset === (i === count - 1 ? 1n : 0n))).toBe(true);
+  });
+
+  it('a ListOffsets of 3 x ELEMENTS_PER_SLICE partitions is answered in slices: a record produced meanwhile to its last partition shows', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
+    for (const name of ['listed-a', 'listed-b']) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const lookups = watchCall(server.broker.topics.get('listed-a')!, 'partition');
+    const latest = (name: string) => ({ name, partitions: Array.from({ length: perTopic }, (_, partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) });
+    const order: string[] = [];
+    const listed = big.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 30000, topics: [latest('listed-a'), latest('listed-b')] }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The handler has looked up its first partitions. Checked once per turn.
+    while (lookups.calls === 0 && order.length === 0) await nextTurn();
+    expect(lookups.calls).toBeGreaterThan(0);
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from('late') }] });
+    const produced = await other.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: 'listed-b', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: [{ index: perTopic - 1, records: batch }] }] });
+    order.push('small');
+    expect(produced.responses[0]!.partitionResponses.map((p) => [p.errorCode, p.baseOffset])).toEqual([[ErrorCode.NONE, 0n]]);
+    const res = await listed;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.topics.map((t) => [t.name, t.partitions.length])).toEqual([['listed-a', perTopic], ['listed-b', perTopic]]);
+    const offsets = res.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.errorCode, p.offset]));
+    // Every partition empty (latest offset 0) but the last, looked up after the record was appended.
+    expect(offsets.filter(([, , errorCode, offset]) => errorCode !== ErrorCode.NONE || offset !== 0n)).toEqual([['listed-b', perTopic - 1, ErrorCode.NONE, 1n]]);
   });
 });

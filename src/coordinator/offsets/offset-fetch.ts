@@ -15,7 +15,7 @@ import type { OffsetFetchResponse, OffsetFetchResponsePartitions, OffsetFetchRes
 import type { OffsetStore } from './offset-store.js';
 import type { OffsetTopics } from './offset-commit.js';
 import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
-import { nextTurn, runInSlices } from '../../util/slices.js';
+import { runSoon } from '../../util/slices.js';
 
 export interface OffsetFetchContext {
   readonly topics: OffsetTopics;
@@ -42,10 +42,7 @@ interface RequestedTopic {
  * (see DIFFERENCES.md, OffsetFetch).
  */
 export function fetchOffsets(c: OffsetFetchContext, req: OffsetFetchRequest, apiVersion: number): Promise<OffsetFetchResponse> {
-  const work = fetchOffsetsInSlices(c, req, apiVersion);
-  // The first slice now: a small request is answered at once, a big one goes on from the next turn.
-  const first = work.next();
-  return first.done ? Promise.resolve(first.value) : nextTurn().then(() => runInSlices(work));
+  return Promise.resolve(runSoon(fetchOffsetsInSlices(c, req, apiVersion)));
 }
 
 /** `fetchOffsets` as a generator yielding every `ELEMENTS_PER_SLICE` partitions answered. */
