@@ -115,7 +115,7 @@ export class BenchClient {
 
 /** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines }. */
 export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = {}) {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = [];
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

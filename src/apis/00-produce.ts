@@ -1,4 +1,4 @@
-import type { ProduceRequest } from '../protocol/messages/ProduceRequest.js';
+import type { PartitionProduceData, ProduceRequest } from '../protocol/messages/ProduceRequest.js';
 import {
   defaultPartitionProduceResponse,
   defaultProduceResponse,
@@ -12,10 +12,15 @@ import { checkRecordRules } from '../topics/record-rules.js';
 import { stampLogAppendTime } from '../records/record-batch.js';
 import { produceTransactionOperation, transactionalProducer, verificationFailure } from '../topics/produce-transactions.js';
 import type { Partition } from '../topics/partition.js';
+import type { Topic } from '../topics/topic.js';
+import { nextTurn } from '../util/slices.js';
 import type { Broker } from '../broker.js';
 import { NO_RESPONSE, type ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
+
+/** Partitions a Produce checks, then appends, per turn of the event loop (some 20 µs each). */
+export const PRODUCE_SLICE_PARTITIONS = 1024;
 
 /** Produce's topics and partitions: by name, by topic id from v13 (KIP-516). */
 const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
@@ -81,46 +86,59 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       batch: Buffer;
     }
     const ready: Ready[] = [];
-    const responses: TopicProduceResponse[] = req.topicData.map((t) => {
-      const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.name);
-      const partitionResponses = t.partitionData.map((p): PartitionProduceResponse => {
-        const res = defaultPartitionProduceResponse();
-        res.index = p.index;
-        const fail = (errorCode: number, message: string | null = null) => failPartition(res, errorCode, message);
-        if (!acksValid) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
-        if (!topic) return fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        const partition = topic.partition(p.index);
-        if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        // ReplicaManager.appendToLocalLog: "Cannot append to internal topic" (no message on the wire).
-        if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
-        const lc = broker.topics.logConfig(topic, p.index)!;
-        const check = validateProducedRecords(p.records, version, lc.maxMessageBytes);
-        // Kafka answers a RecordTooLargeException without a message.
-        if (!check.ok) return fail(check.errorCode, check.errorCode === ErrorCode.MESSAGE_TOO_LARGE ? null : check.message);
-        if (req.acks === -1) {
-          const replicas = broker.cluster.replicas(topic.name, p.index);
-          const inSync = replicas.filter((id) => broker.cluster.isUp(id)).length;
-          if (inSync < Math.min(lc.minInsyncReplicas, replicas.length)) return fail(ErrorCode.NOT_ENOUGH_REPLICAS);
-        }
-        const rules = checkRecordRules(check.batch, lc, partition.name, now);
-        if (rules) {
-          fail(rules.errorCode, rules.errorMessage);
-          res.recordErrors = rules.recordErrors;
-          res.logStartOffset = partition.logStartOffset;
-          return res;
-        }
-        if (lc.logAppendTime) {
-          stampLogAppendTime(check.batch, now);
-          res.logAppendTimeMs = now;
-        }
-        ready.push({ res, partition, batch: check.batch });
+    const logConfig = broker.topics.logConfigs();
+    const checkPartition = (topic: Topic | undefined, p: PartitionProduceData): PartitionProduceResponse => {
+      const res = defaultPartitionProduceResponse();
+      res.index = p.index;
+      const fail = (errorCode: number, message: string | null = null) => failPartition(res, errorCode, message);
+      if (!acksValid) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
+      if (!topic) return fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      const partition = topic.partition(p.index);
+      if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      // ReplicaManager.appendToLocalLog: "Cannot append to internal topic" (no message on the wire).
+      if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
+      const lc = logConfig(topic, p.index)!;
+      const check = validateProducedRecords(p.records, version, lc.maxMessageBytes);
+      // Kafka answers a RecordTooLargeException without a message.
+      if (!check.ok) return fail(check.errorCode, check.errorCode === ErrorCode.MESSAGE_TOO_LARGE ? null : check.message);
+      if (req.acks === -1) {
+        const replicas = broker.cluster.replicas(topic.name, p.index);
+        const inSync = replicas.filter((id) => broker.cluster.isUp(id)).length;
+        if (inSync < Math.min(lc.minInsyncReplicas, replicas.length)) return fail(ErrorCode.NOT_ENOUGH_REPLICAS);
+      }
+      const rules = checkRecordRules(check.batch, lc, partition.name, now);
+      if (rules) {
+        fail(rules.errorCode, rules.errorMessage);
+        res.recordErrors = rules.recordErrors;
+        res.logStartOffset = partition.logStartOffset;
         return res;
-      });
-      return { name: byId ? '' : t.name, topicId: byId ? t.topicId : topic?.id ?? t.topicId, partitionResponses };
-    });
+      }
+      if (lc.logAppendTime) {
+        stampLogAppendTime(check.batch, now);
+        res.logAppendTimeMs = now;
+      }
+      ready.push({ res, partition, batch: check.batch });
+      return res;
+    };
+    // A turn of the event loop every PRODUCE_SLICE_PARTITIONS partitions checked, and appended below
+    // (issue #16 item 5): the partitions of a big request are appended over several turns, as
+    // Kafka's appends to different partitions interleave with other requests'.
+    let sliced = 0;
+    const responses: TopicProduceResponse[] = [];
+    for (const t of req.topicData) {
+      const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.name);
+      const partitionResponses: PartitionProduceResponse[] = [];
+      responses.push({ name: byId ? '' : t.name, topicId: byId ? t.topicId : topic?.id ?? t.topicId, partitionResponses });
+      for (const p of t.partitionData) {
+        partitionResponses.push(checkPartition(topic, p));
+        if (++sliced % PRODUCE_SLICE_PARTITIONS === 0) await nextTurn();
+      }
+    }
 
     const refused = req.transactionalId === null ? null : await verifyTransaction(broker, req.transactionalId, ready, version);
+    sliced = 0;
     for (const { res, partition, batch } of ready) {
+      if (++sliced % PRODUCE_SLICE_PARTITIONS === 0) await nextTurn();
       const failure = refused?.get(partition);
       if (failure) {
         failPartition(res, failure.errorCode, failure.message);

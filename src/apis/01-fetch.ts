@@ -101,6 +101,7 @@ function buildResponse(broker: Broker, req: FetchRequest, version: number): Buil
   let bytes = 0;
   let hasError = false;
   const partitions: Partition[] = [];
+  const logConfig = broker.topics.logConfigs();
 
   const responses: FetchableTopicResponse[] = req.topics.map((t) => {
     const topic = byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic);
@@ -133,7 +134,7 @@ function buildResponse(broker: Broker, req: FetchRequest, version: number): Buil
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, remaining));
       let batches: Buffer[];
       if (readCommitted) {
-        const read = partition.readCommitted(p.fetchOffset, limit, bytes === 0, broker.topics.logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096);
+        const read = partition.readCommitted(p.fetchOffset, limit, bytes === 0, logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096);
         batches = read.batches;
         res.abortedTransactions = read.abortedTransactions;
       } else {

@@ -8,7 +8,9 @@ import {
 import { ErrorCode } from '../protocol/errors.js';
 import type { Partition } from '../topics/partition.js';
 import { leaderEpochError } from '../topics/leader-epoch-check.js';
-import type { ApiDefinition } from './types.js';
+import type { ApiDefinition, RequestContext } from './types.js';
+import { runSoon } from '../util/slices.js';
+import { ELEMENTS_PER_SLICE } from '../protocol/primitives.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
 
@@ -50,29 +52,34 @@ export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
   names: (req, version) => ({ topics: TOPICS.named(req, version) }),
   partitions: TOPICS,
   routing: byPartitionLeaders(TOPICS),
-  handle(req, ctx) {
-    const { broker } = ctx;
-    return {
-      throttleTimeMs: 0,
-      topics: req.topics.map((t) => {
-        const topic = broker.topics.get(t.name);
-        return {
-          name: t.name,
-          partitions: t.partitions.map((p): ListOffsetsPartitionResponse => {
-            const res = defaultListOffsetsPartitionResponse();
-            res.partitionIndex = p.partitionIndex;
-            const partition = topic?.partition(p.partitionIndex);
-            if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-            else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) !== ErrorCode.NONE) {
-              res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch);
-            } else Object.assign(res, lookup(partition, p.timestamp, req.isolationLevel === READ_COMMITTED));
-            return res;
-          }),
-        };
-      }),
-    };
-  },
+  // ELEMENTS_PER_SLICE partitions per turn of the event loop (issue #16 item 5): a request of
+  // 200,000 partitions held every connection for about a second.
+  handle: (req, ctx) => runSoon(listOffsets(req, ctx)),
 };
+
+/** The answer, a generator that yields every `ELEMENTS_PER_SLICE` partitions looked up. */
+function* listOffsets(req: ListOffsetsRequest, ctx: RequestContext): Generator<void, ListOffsetsResponse> {
+  const { broker } = ctx;
+  let looked = 0;
+  const topics: ListOffsetsResponse['topics'] = [];
+  for (const t of req.topics) {
+    const topic = broker.topics.get(t.name);
+    const partitions: ListOffsetsPartitionResponse[] = [];
+    topics.push({ name: t.name, partitions });
+    for (const p of t.partitions) {
+      const res = defaultListOffsetsPartitionResponse();
+      res.partitionIndex = p.partitionIndex;
+      const partition = topic?.partition(p.partitionIndex);
+      if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) !== ErrorCode.NONE) {
+        res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch);
+      } else Object.assign(res, lookup(partition, p.timestamp, req.isolationLevel === READ_COMMITTED));
+      partitions.push(res);
+      if (++looked % ELEMENTS_PER_SLICE === 0) yield;
+    }
+  }
+  return { throttleTimeMs: 0, topics };
+}
 
 /**
  * Kafka's `Partition.fetchOffsetForTimestamp` for a client: the last fetchable offset is the last

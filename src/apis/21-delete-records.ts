@@ -42,6 +42,7 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
     const { broker } = ctx;
     // Checked first, changed after: the new log start offsets are durable before any moves.
     const moves = new Map<Partition, bigint>();
+    const logConfig = broker.topics.logConfigs();
     const topics = lastOffsetPerPartition(req).map((t) => {
       const topic = broker.topics.get(t.name);
       return {
@@ -52,7 +53,7 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
           if (!topic || !partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
           // Partition.deleteRecordsOnLeader: "Records of partition X can not be deleted due to the configured policy".
-          if (!broker.topics.logConfig(topic, p.partitionIndex)!.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
+          if (!logConfig(topic, p.partitionIndex)!.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
           const checked = partition.deleteRecordsTarget(p.offset);
           if (checked.errorCode !== ErrorCode.NONE) return fail(checked.errorCode);
           if (checked.lowWatermark > partition.logStartOffset && checked.lowWatermark > (moves.get(partition) ?? -1n)) moves.set(partition, checked.lowWatermark);

@@ -264,16 +264,19 @@ export class FaultRegistry {
       transactionalId: info.transactionalIds[0] ?? null,
       topics: info.topics.size === 0 ? [] : [...info.topics.keys()],
     });
-    const finish = (outcome: RequestLogEntry['outcome'], response?: unknown): void => {
+    /** `walk`: whether the response's error codes are still to be gathered. */
+    const finishWith = (outcome: RequestLogEntry['outcome'], response: unknown, walk: boolean): void => {
       entry.outcome = outcome;
       entry.durationMs = Date.now() - started;
-      if (response !== undefined && response !== NO_RESPONSE) entry.setResponse(response);
+      if (walk && response !== undefined && response !== NO_RESPONSE) entry.setResponse(response);
       if (this.doneListeners.size !== 0) for (const listener of this.doneListeners) listener(entry);
     };
-    const respond = (response: unknown): void => {
-      finish(response === NO_RESPONSE ? 'no-response' : io.isClosed() ? 'closed' : 'response', response);
+    const finish = (outcome: RequestLogEntry['outcome'], response?: unknown): void => finishWith(outcome, response, true);
+    const respondWith = (response: unknown, walk: boolean): void => {
+      finishWith(response === NO_RESPONSE ? 'no-response' : io.isClosed() ? 'closed' : 'response', response, walk);
       io.send(response);
     };
+    const respond = (response: unknown): void => respondWith(response, true);
     const failed = (err: unknown): never => {
       finish('failed');
       throw err;
@@ -281,15 +284,24 @@ export class FaultRegistry {
 
     const hit = this.rules.size === 0 ? null : this.pick(api, ctx, info, body);
     if (!hit) {
+      // A response of a million partitions has its error codes gathered a slice per turn before it
+      // is sent (the connection stays muted meanwhile, so answers keep their order).
+      const answer = (response: unknown): Promise<void> | null => {
+        const walking = response === NO_RESPONSE ? null : entry.setResponseInSlices(response);
+        if (walking === null) {
+          respondWith(response, false);
+          return null;
+        }
+        return walking.then(() => respondWith(response, false));
+      };
       let result;
       try {
         result = api.handle(body, ctx);
       } catch (err) {
         failed(err);
       }
-      if (result instanceof Promise) return result.then(respond, failed);
-      respond(result);
-      return null;
+      if (result instanceof Promise) return result.then((r) => answer(r) ?? undefined, failed);
+      return answer(result);
     }
     const { rule, index } = hit;
     entry.addFault(rule.id);

@@ -10,10 +10,14 @@ export interface RequestInfo {
   topics: Map<string, number[] | null>;
 }
 
+/**
+ * The partitions list of a topic named once is the one `names` built, not a copy (a request of a
+ * million partitions is on the request path); a topic named twice gets a new list of both.
+ */
 function addTopic(info: RequestInfo, topic: string, partitions: readonly number[] | null): void {
   const have = info.topics.get(topic);
-  if (have === undefined || have === null) info.topics.set(topic, partitions === null ? have ?? null : [...partitions]);
-  else if (partitions !== null) have.push(...partitions);
+  if (have === undefined || have === null) info.topics.set(topic, partitions === null ? have ?? null : (partitions as number[]));
+  else if (partitions !== null) info.topics.set(topic, have.concat(partitions));
 }
 
 const named = (id: unknown): id is string => typeof id === 'string' && id !== '';

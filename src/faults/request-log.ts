@@ -1,4 +1,5 @@
 import { errorName } from '../protocol/errors.js';
+import { runInSlices } from '../util/slices.js';
 
 /** One request as the server saw it (the request log of the control API). */
 export interface RequestLogEntry {
@@ -49,34 +50,81 @@ export interface RequestLogFilter {
 
 /** Distinct non-zero `errorCode`s (and `partitionErrorCode`s) in a response (top-level first, then depth first), skipping byte buffers. */
 export function responseErrors(response: unknown): number[] {
-  const found: number[] = [];
-  if (response !== null && typeof response === 'object') {
-    addCode(found, (response as Record<string, unknown>)['errorCode']);
-    walkErrors(found, response, 0);
+  const walk = new ErrorWalk(response);
+  walk.step(Infinity);
+  return walk.found;
+}
+
+/**
+ * Objects (structs and arrays) of a response walked for its error codes in one turn of the event
+ * loop, a few ms: a bigger response (a million partitions) is walked a slice per turn
+ * (`LoggedRequest.setResponseInSlices`, issue #16 item 5).
+ */
+export const ERROR_WALK_OBJECTS_PER_SLICE = 65_536;
+
+/**
+ * The error codes of a response, gathered depth first (to depth 6) with a stack of its own so the
+ * walk can stop after any number of objects and go on later. On the request path for every
+ * response: `for...in` over plain decoded objects, one stack array per response.
+ */
+class ErrorWalk {
+  readonly found: number[] = [];
+  /** Values still to visit, the next last, each followed by its depth. */
+  private readonly stack: unknown[] = [];
+
+  constructor(response: unknown) {
+    if (response !== null && typeof response === 'object') {
+      addCode(this.found, (response as Record<string, unknown>)['errorCode']);
+      this.stack.push(response, 0);
+    }
   }
-  return found;
+
+  /** Visits up to `objects` objects; true once every one has been. */
+  step(objects: number): boolean {
+    const { stack, found } = this;
+    for (let n = 0; n < objects && stack.length > 0; n++) {
+      const depth = stack.pop() as number;
+      const value = stack.pop();
+      if (depth > 6 || value === null || typeof value !== 'object' || value instanceof Uint8Array) continue;
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) stack.push(value[i], depth + 1);
+        continue;
+      }
+      const obj = value as Record<string, unknown>;
+      addCode(found, obj['errorCode']);
+      // AddPartitionsToTxn v0-3 answers per partition in `partitionErrorCode`.
+      addCode(found, obj['partitionErrorCode']);
+      const from = stack.length;
+      for (const k in obj) {
+        const v = obj[k];
+        if (k !== 'errorCode' && typeof v === 'object' && v !== null) stack.push(v, depth + 1);
+      }
+      reversePairs(stack, from);
+    }
+    return stack.length === 0;
+  }
+
+  /** The walk to its end, `ERROR_WALK_OBJECTS_PER_SLICE` objects per slice. */
+  *inSlices(): Generator<void, number[]> {
+    while (!this.step(ERROR_WALK_OBJECTS_PER_SLICE)) yield;
+    return this.found;
+  }
+}
+
+/** Reverses the (value, depth) pairs of `stack` from index `from` on, so the first field pushed is visited first. */
+function reversePairs(stack: unknown[], from: number): void {
+  for (let i = from, j = stack.length - 2; i < j; i += 2, j -= 2) {
+    const v = stack[i];
+    const d = stack[i + 1];
+    stack[i] = stack[j];
+    stack[i + 1] = stack[j + 1];
+    stack[j] = v;
+    stack[j + 1] = d;
+  }
 }
 
 function addCode(found: number[], code: unknown): void {
   if (typeof code === 'number' && code !== 0 && !found.includes(code)) found.push(code);
-}
-
-/** On the request path for every response: no per-object allocation (`for...in` over plain decoded objects). */
-function walkErrors(found: number[], value: unknown, depth: number): void {
-  if (depth > 6 || value === null || typeof value !== 'object' || value instanceof Uint8Array) return;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) walkErrors(found, value[i], depth + 1);
-    return;
-  }
-  const obj = value as Record<string, unknown>;
-  addCode(found, obj['errorCode']);
-  // AddPartitionsToTxn v0-3 answers per partition in `partitionErrorCode`.
-  addCode(found, obj['partitionErrorCode']);
-  for (const k in obj) {
-    if (k === 'errorCode') continue;
-    const v = obj[k];
-    if (typeof v === 'object' && v !== null) walkErrors(found, v, depth + 1);
-  }
 }
 
 /** Shared by every entry without errors or fault rules (never handed out: `toJSON` copies). */
@@ -142,7 +190,23 @@ export class LoggedRequest implements RequestLogEntry {
 
   /** Sets `error` and `errors` from the response's error codes. */
   setResponse(response: unknown): void {
-    const codes = responseErrors(response);
+    this.setErrors(responseErrors(response));
+  }
+
+  /**
+   * As `setResponse`: null when done at once; for a response of more than
+   * `ERROR_WALK_OBJECTS_PER_SLICE` objects, a promise of the walk done a slice per turn of the event loop.
+   */
+  setResponseInSlices(response: unknown): Promise<void> | null {
+    const walk = new ErrorWalk(response);
+    if (walk.step(ERROR_WALK_OBJECTS_PER_SLICE)) {
+      this.setErrors(walk.found);
+      return null;
+    }
+    return runInSlices(walk.inSlices()).then((codes) => this.setErrors(codes));
+  }
+
+  private setErrors(codes: number[]): void {
     if (codes.length === 0) return;
     this.errors = codes.map(errorName);
     this.error = this.errors[0]!;

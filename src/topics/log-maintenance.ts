@@ -20,6 +20,13 @@ import type { Time, Timer } from '../util/time.js';
 import { LogCleaner, CleanerAbortedError } from '../storage/log-cleaner.js';
 import type { LogConfig } from '../configs/log-config.js';
 import type { TopicStore } from './topic-store.js';
+import { nextTurn } from '../util/slices.js';
+
+/**
+ * Partitions a pass looks at per turn of the event loop: a server holding 200,000 partitions would
+ * otherwise hold every connection for the whole pass, every `log.cleaner.backoff.ms` (issue #16).
+ */
+export const MAINTENANCE_SLICE_PARTITIONS = 4096;
 
 export interface LogMaintenanceOptions {
   topics: TopicStore;
@@ -67,10 +74,13 @@ export class LogMaintenance {
     const { topics, time } = this.options;
     const result: RetentionPassResult = { partitions: [], segmentsDeleted: 0 };
     const now = time.now();
+    const logConfig = topics.logConfigs();
+    let looked = 0;
     for (const topic of topics.list()) {
       if (topic.internal) continue;
       for (const p of topic.partitions) {
-        const config = topics.logConfig(topic, p.index);
+        if (++looked % MAINTENANCE_SLICE_PARTITIONS === 0) await nextTurn();
+        const config = logConfig(topic, p.index);
         if (!config?.deletePolicy || p.log.isClosed) continue;
         const deleted = p.log.deleteRetentionBreachedSegments(config.retentionMs, config.retentionBytes, now);
         if (deleted === 0) continue;
@@ -93,10 +103,13 @@ export class LogMaintenance {
 
   private async clean(force: boolean): Promise<void> {
     const { topics } = this.options;
+    const logConfig = topics.logConfigs();
+    let looked = 0;
     for (const topic of topics.list()) {
       if (topic.internal) continue;
       for (const p of topic.partitions) {
-        const config = topics.logConfig(topic, p.index);
+        if (++looked % MAINTENANCE_SLICE_PARTITIONS === 0) await nextTurn();
+        const config = logConfig(topic, p.index);
         if (!config?.compactPolicy || p.log.isClosed || this.stopped) continue;
         const cleaner = this.cleanerFor(config);
         if (!force && !cleaner.needsCleaning(p.log)) continue;
@@ -128,7 +141,8 @@ export class LogMaintenance {
 
   /**
    * At a fixed rate, as Kafka's scheduler runs these tasks: the next pass is scheduled before this
-   * one runs. The deletions of a pass happen when its timer fires (only the checkpoint is awaited).
+   * one runs. The deletions of a pass happen when its timer fires (only the checkpoint is awaited),
+   * `MAINTENANCE_SLICE_PARTITIONS` partitions per turn of the event loop on a server with more.
    * Coalescing: Kafka's scheduler runs on a monotonic clock that never jumps, so a manual clock
    * jumping years ahead runs one pass per stretch (before the next session or rebalance timeout,
    * or at the end of the advance), not one per `log.retention.check.interval.ms` (issue #16).

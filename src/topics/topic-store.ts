@@ -462,6 +462,22 @@ export class TopicStore {
     return this.logConfigByName(topic.name, topic.id, partition);
   }
 
+  /**
+   * A LogConfig lookup for one request or one maintenance pass: resolved once per topic and leader
+   * broker instead of once per partition (a resolution costs some 15 config lookups, ~80 µs: a
+   * Produce or DeleteRecords of 20,000 partitions, and the retention and cleaner passes over as
+   * many, held the event loop for over a second doing it). A config changed meanwhile is seen by the
+   * next lookup made.
+   */
+  logConfigs(): (topic: Topic, partition: number) => LogConfig | null {
+    const memo = new Map<Topic, Map<number, LogConfig | null>>();
+    return (topic, partition) => {
+      let byLeader = memo.get(topic);
+      if (byLeader === undefined) memo.set(topic, (byLeader = new Map()));
+      return this.memoLogConfig(byLeader, topic.name, topic.id, partition);
+    };
+  }
+
   private memoLogConfig(logConfigs: Map<number, LogConfig | null>, name: string, topicId: string, partition: number): LogConfig | null {
     const leader = this.options.leaderOf?.(name, partition) ?? this.options.config.int('node.id');
     let lc = logConfigs.get(leader);

@@ -18,6 +18,15 @@ export async function runInSlices<T>(work: Generator<void, T>): Promise<T> {
   }
 }
 
+/**
+ * Runs `work`'s first slice now: its value when that was all (a small request, answered at once),
+ * else a promise of the rest, one slice per turn of the event loop from the next.
+ */
+export function runSoon<T>(work: Generator<void, T>): T | Promise<T> {
+  const first = work.next();
+  return first.done ? first.value : nextTurn().then(() => runInSlices(work));
+}
+
 /** Runs `work` to its end at once (work too small to be worth slicing). */
 export function runNow<T>(work: Generator<void, T>): T {
   for (;;) {

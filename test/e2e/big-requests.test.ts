@@ -30,23 +30,12 @@ import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { CREATE_SLICE_PARTITIONS, DELETE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
 import { DECODE_IN_SLICES_BYTES } from '../../src/server/request-codec.js';
+import { createTopics, metadata, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const topic = (name: string, numPartitions: number) => ({ name, numPartitions, replicationFactor: -1, assignments: [], configs: [] });
-const createTopics = (topics: ReturnType<typeof topic>[]) => ({ topics, timeoutMs: 60000, validateOnly: false });
-const offsetCommit = (groupId: string, topics: Array<{ name: string; partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string }> }>) => ({
-  groupId,
-  generationIdOrMemberEpoch: -1,
-  memberId: '',
-  groupInstanceId: null,
-  retentionTimeMs: -1n,
-  topics: topics.map((t) => ({ ...t, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' })),
-});
-const metadata = (names: string[]) => ({ topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
 
 describe('big requests', () => {
   it('CreateTopics opens thousands of partitions in slices: another connection is answered meanwhile', async () => {
@@ -430,23 +419,6 @@ describe('big requests', () => {
     );
   });
 });
-
-/**
- * Watches `target[method]` from outside (the call itself runs unchanged): whether it has been
- * called (how often), and whether its answer has settled. A handler in slices is called and not yet settled.
- */
-function watchCall<T extends object>(target: T, method: keyof T & string): { called: boolean; settled: boolean; calls: number } {
-  const state = { called: false, settled: false, calls: 0 };
-  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
-  (target as Record<string, unknown>)[method] = (...args: unknown[]) => {
-    state.called = true;
-    state.calls++;
-    const answer = original(...args);
-    void Promise.resolve(answer).then(() => (state.settled = true));
-    return answer;
-  };
-  return state;
-}
 
 /** An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), its client software name padding it. */
 function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {

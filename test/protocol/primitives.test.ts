@@ -6,7 +6,9 @@
  * plain values (an OffsetFetch's partition indexes, DescribeGroups' group ids) as structs.
  */
 import { describe, expect, it } from 'vitest';
-import { ELEMENTS_PER_SLICE, Reader, Writer, readInt64BE, writeInt64BE } from '../../src/protocol/primitives.js';
+import { BYTES_PER_SLICE, ELEMENTS_PER_SLICE, Reader, Writer, readInt64BE, writeInt64BE } from '../../src/protocol/primitives.js';
+import * as DescribeTransactionsRequest from '../../src/protocol/messages/DescribeTransactionsRequest.js';
+import * as DescribeTransactionsResponse from '../../src/protocol/messages/DescribeTransactionsResponse.js';
 import * as OffsetCommitRequest from '../../src/protocol/messages/OffsetCommitRequest.js';
 import * as OffsetCommitResponse from '../../src/protocol/messages/OffsetCommitResponse.js';
 import * as OffsetFetchRequest from '../../src/protocol/messages/OffsetFetchRequest.js';
@@ -144,5 +146,28 @@ describe('codecs in slices', () => {
     const sliced = new Writer(16);
     expect(steps(OffsetCommitResponse.encodeInSlices(sliced, 9, response)).yields).toBe(3);
     expect(Buffer.from(sliced.finish()).equals(Buffer.from(whole.finish()))).toBe(true);
+  });
+
+  it('400 transactional ids of 32,000 characters (12.8 MB, far fewer elements than a slice) decode and answer a slice per BYTES_PER_SLICE', () => {
+    const ids = Array.from({ length: 400 }, (_, i) => `${'t'.repeat(32_000)}-${i}`);
+    const w = new Writer();
+    DescribeTransactionsRequest.encode(w, 0, { transactionalIds: ids });
+    const bytes = Buffer.from(w.finish());
+    // A yield once a slice has read BYTES_PER_SLICE, at the end of the id that crosses it.
+    const slices = (total: number) => [Math.floor(total / (BYTES_PER_SLICE + 32_010)), Math.floor(total / BYTES_PER_SLICE)];
+    const decoded = steps(DescribeTransactionsRequest.decodeInSlices(new Reader(bytes), 0));
+    const [least, most] = slices(bytes.length);
+    expect(least).toBeGreaterThanOrEqual(11);
+    expect(decoded.yields).toBeGreaterThanOrEqual(least!);
+    expect(decoded.yields).toBeLessThanOrEqual(most!);
+    expect(decoded.value.transactionalIds).toEqual(ids);
+    const response = { throttleTimeMs: 0, transactionStates: ids.map((transactionalId) => ({ errorCode: 105, transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topics: [] })) };
+    const whole = new Writer();
+    DescribeTransactionsResponse.encode(whole, 0, response);
+    const sliced = new Writer(16);
+    const encoded = steps(DescribeTransactionsResponse.encodeInSlices(sliced, 0, response));
+    const out = Buffer.from(sliced.finish());
+    expect(encoded.yields).toBeGreaterThanOrEqual(slices(out.length)[0]!);
+    expect(out.equals(Buffer.from(whole.finish()))).toBe(true);
   });
 });

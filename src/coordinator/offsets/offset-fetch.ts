@@ -15,7 +15,7 @@ import type { OffsetFetchResponse, OffsetFetchResponsePartitions, OffsetFetchRes
 import type { OffsetStore } from './offset-store.js';
 import type { OffsetTopics } from './offset-commit.js';
 import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
-import { runInSlices, runNow } from '../../util/slices.js';
+import { runSoon } from '../../util/slices.js';
 
 export interface OffsetFetchContext {
   readonly topics: OffsetTopics;
@@ -36,27 +36,16 @@ interface RequestedTopic {
 }
 
 /**
- * Answers an OffsetFetch. A request naming `ELEMENTS_PER_SLICE` partitions or more is answered in
- * slices, one per turn of the event loop (issue #16): then each partition's offset is the one
- * committed when its slice ran (see DIFFERENCES.md, OffsetFetch).
+ * Answers an OffsetFetch. A request naming `ELEMENTS_PER_SLICE` partitions or more, or a group of
+ * that many committed offsets fetched whole (topics null), is answered in slices, one per turn of
+ * the event loop (issue #16): then each partition's offset is the one committed when its slice ran
+ * (see DIFFERENCES.md, OffsetFetch).
  */
 export function fetchOffsets(c: OffsetFetchContext, req: OffsetFetchRequest, apiVersion: number): Promise<OffsetFetchResponse> {
-  const work = fetchOffsetsInSlices(c, req, apiVersion);
-  return requestedPartitions(req, apiVersion) >= ELEMENTS_PER_SLICE ? runInSlices(work) : Promise.resolve(runNow(work));
+  return Promise.resolve(runSoon(fetchOffsetsInSlices(c, req, apiVersion)));
 }
 
-/** The partitions a request names (a null topic list, every committed offset, counts none). */
-function requestedPartitions(req: OffsetFetchRequest, apiVersion: number): number {
-  let n = 0;
-  if (apiVersion >= OFFSET_FETCH_GROUPS_VERSION) {
-    for (const g of req.groups) for (const t of g.topics ?? []) n += t.partitionIndexes.length;
-  } else {
-    for (const t of req.topics ?? []) n += t.partitionIndexes.length;
-  }
-  return n;
-}
-
-/** `fetchOffsets` as a generator yielding every `ELEMENTS_PER_SLICE` requested partitions. */
+/** `fetchOffsets` as a generator yielding every `ELEMENTS_PER_SLICE` partitions answered. */
 function* fetchOffsetsInSlices(c: OffsetFetchContext, req: OffsetFetchRequest, apiVersion: number): Generator<void, OffsetFetchResponse> {
   const byId = apiVersion >= OFFSET_FETCH_TOPIC_IDS_VERSION;
   const budget = { sinceYield: 0 };
@@ -87,11 +76,11 @@ function* fetchOffsetsInSlices(c: OffsetFetchContext, req: OffsetFetchRequest, a
 const UNSTABLE: Omit<OffsetFetchResponsePartitions, 'partitionIndex'> = { committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
 
 /**
- * One group's offsets; over requested partitions it yields every `ELEMENTS_PER_SLICE` of them
- * (`budget` counts across the groups of one request).
+ * One group's offsets; it yields every `ELEMENTS_PER_SLICE` partitions answered (`budget` counts
+ * across the groups of one request).
  */
 function* fetchGroup(c: OffsetFetchContext, groupId: string, requested: RequestedTopic[] | null, byId: boolean, requireStable: boolean, budget: { sinceYield: number }): Generator<void, OffsetFetchResponseTopics[]> {
-  if (requested === null) return fetchAllOffsets(c, groupId, byId, requireStable);
+  if (requested === null) return yield* fetchAllOffsets(c, groupId, byId, requireStable, budget);
   const topics: OffsetFetchResponseTopics[] = [];
   for (const t of requested) {
     const name = byId ? c.topics.getById(t.topicId)?.name : t.name;
@@ -99,10 +88,7 @@ function* fetchGroup(c: OffsetFetchContext, groupId: string, requested: Requeste
     topics.push({ name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions });
     for (let i = 0; i < partitions.length; i++) {
       partitions[i] = fetchPartition(c, groupId, name, t.partitionIndexes[i]!, requireStable);
-      if (++budget.sinceYield === ELEMENTS_PER_SLICE) {
-        budget.sinceYield = 0;
-        yield;
-      }
+      if (spend(budget)) yield;
     }
   }
   return topics;
@@ -120,10 +106,21 @@ function fetchPartition(c: OffsetFetchContext, groupId: string, name: string | u
     : { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
 }
 
-/** Every committed offset of the group (topics null: Kafka's `fetchAllOffsets`), at once. */
-function fetchAllOffsets(c: OffsetFetchContext, groupId: string, byId: boolean, requireStable: boolean): OffsetFetchResponseTopics[] {
+/** Counts one partition answered; true when a slice's worth has been since the last yield. */
+function spend(budget: { sinceYield: number }): boolean {
+  if (++budget.sinceYield < ELEMENTS_PER_SLICE) return false;
+  budget.sinceYield = 0;
+  return true;
+}
+
+/**
+ * Every committed offset of the group (topics null: Kafka's `fetchAllOffsets`), as they were when
+ * the fetch began (a pending transactional offset: as when its slice ran).
+ */
+function* fetchAllOffsets(c: OffsetFetchContext, groupId: string, byId: boolean, requireStable: boolean, budget: { sinceYield: number }): Generator<void, OffsetFetchResponseTopics[]> {
   const byTopic = new Map<string, OffsetFetchResponseTopics>();
   for (const { topic, partition, offset } of c.offsets.offsetsOf(groupId)) {
+    if (spend(budget)) yield;
     let entry = byTopic.get(topic);
     if (!entry) {
       const topicId = byId ? c.topics.get(topic)?.topicId : '';

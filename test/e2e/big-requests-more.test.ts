@@ -1,0 +1,201 @@
+/**
+ * More big requests and passes that do not stall the others (issue #16 item 5), shown by order of
+ * events or by turns of the event loop, never by time:
+ * - The retention and cleaner passes look at `MAINTENANCE_SLICE_PARTITIONS` partitions per turn of
+ *   the event loop, resolving each topic's LogConfig once (`TopicStore.logConfigs`).
+ * - The request log gathers the error codes of a huge response a slice per turn before it is sent
+ *   (`LoggedRequest.setResponseInSlices`), here of a topic named twice with 100,000 partitions each.
+ * - DeleteGroups works on `DELETE_GROUPS_PER_SLICE` ids per turn and logs one line per request.
+ * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
+ * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
+ *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startClosableServer } from '../support/server.js';
+import { RawClient } from '../support/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { MAINTENANCE_SLICE_PARTITIONS } from '../../src/topics/log-maintenance.js';
+import { createTopics, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
+import { PRODUCE_SLICE_PARTITIONS } from '../../src/apis/00-produce.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
+import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Turns of the event loop until `work` settles (each turn also polls the sockets). */
+async function turnsUntil(work: Promise<unknown>): Promise<number> {
+  let done = false;
+  void work.then(() => (done = true));
+  let turns = 0;
+  while (!done) {
+    await nextTurn();
+    turns++;
+  }
+  return turns;
+}
+
+describe('big requests and passes, more', () => {
+  it('an OffsetCommit naming one topic twice with 100,000 partitions each is answered; its request log entry has its error', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    expect((await c.send(19, 7, createTopics([topic('twice', 10)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: 100_000 }, (_, i) => ({ partitionIndex: i, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }));
+    const res = await c.send(8, 8, offsetCommit('g-twice', [{ name: 'twice', partitions }, { name: 'twice', partitions }]));
+    // The topic has 10 partitions: those commit, the others do not exist.
+    for (const t of res.topics) {
+      expect([t.name, t.partitions.length]).toEqual(['twice', 100_000]);
+      expect(t.partitions.every((p, i) => p.partitionIndex === i && p.errorCode === (i < 10 ? ErrorCode.NONE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))).toBe(true);
+    }
+    expect(c.closed).toBe(false);
+    const [entry] = server.faults.requests({ api: 'OffsetCommit' });
+    expect([entry!.topics, entry!.outcome, entry!.error, entry!.errors]).toEqual([['twice'], 'response', 'UNKNOWN_TOPIC_OR_PARTITION', ['UNKNOWN_TOPIC_OR_PARTITION']]);
+  });
+
+  it('the retention and cleaner passes over 3 x MAINTENANCE_SLICE_PARTITIONS partitions take a turn of the event loop per slice', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'log.cleaner.enable': false } });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    // Under Kafka's 10,000 partitions per CreateTopics: one request per topic.
+    for (const name of ['kept-a', 'kept-b', 'kept-c']) {
+      expect((await c.send(19, 7, createTopics([topic(name, MAINTENANCE_SLICE_PARTITIONS)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    }
+    const retention = server.broker.logMaintenance.retentionPass();
+    // A request sent while the pass runs is answered (the pass yields between its slices).
+    const answered = c.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+    expect(await turnsUntil(retention)).toBeGreaterThanOrEqual(3);
+    expect(await retention).toEqual({ partitions: [], segmentsDeleted: 0 });
+    expect((await answered).errorCode).toBe(ErrorCode.NONE);
+    expect(await turnsUntil(server.broker.logMaintenance.cleanerPass())).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a DeleteGroups of 200,000 ids works in slices: another connection commits and is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('deleted', 1)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (groupId: string) => offsetCommit(groupId, [{ name: 'deleted', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }]);
+    for (const g of ['g-1', `g-${DELETE_GROUPS_PER_SLICE * 100}`]) expect((await other.send(8, 8, commit(g))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    const deleting = watchCall(server.broker.groups, 'deleteGroups');
+    const ids = Array.from({ length: 200_000 }, (_, i) => `g-${i}`);
+    expect(ids.length).toBeGreaterThan(DELETE_GROUPS_PER_SLICE * 100);
+    const order: string[] = [];
+    const deleted = big.send(42, 2, { groupsNames: ids }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // Decoded (in slices); the coordinator's deletion has begun and not ended. Checked once per turn.
+    while (!deleting.called && order.length === 0) await nextTurn();
+    expect([deleting.called, deleting.settled]).toEqual([true, false]);
+    // A group made now, far down the list: the slice that reaches it later finds it (an Empty group) and deletes it.
+    const small = await other.send(8, 8, commit('g-150000'));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[0, ErrorCode.NONE]]);
+    const res = await deleted;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.results.length).toBe(200_000);
+    const deletedIds = res.results.filter((r) => r.errorCode === ErrorCode.NONE).map((r) => r.groupId);
+    expect(deletedIds).toEqual(['g-1', `g-${DELETE_GROUPS_PER_SLICE * 100}`, 'g-150000']);
+    expect(res.results.filter((r) => r.errorCode !== ErrorCode.NONE).every((r) => r.errorCode === ErrorCode.GROUP_ID_NOT_FOUND)).toBe(true);
+    const fetched = await other.send(9, 8, { groups: ['g-1', 'g-150000'].map((groupId) => ({ groupId, memberId: null, memberEpoch: -1, topics: null })), groupId: '', topics: [], requireStable: false });
+    expect(fetched.groups.map((g) => [g.groupId, g.topics.length])).toEqual([
+      ['g-1', 0],
+      ['g-150000', 0],
+    ]);
+  });
+
+  it('an OffsetFetch of all the offsets (topics null) of a group of 3 x ELEMENTS_PER_SLICE partitions is answered in slices: another connection is answered meanwhile', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
+    for (const name of ['all-a', 'all-b']) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: perTopic }, (_, i) => ({ partitionIndex: i, committedOffset: BigInt(i), committedLeaderEpoch: 2, committedMetadata: '' }));
+    const committed = await other.send(8, 8, offsetCommit('g-all', [{ name: 'all-a', partitions }, { name: 'all-b', partitions }]));
+    expect([...new Set(committed.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))]).toEqual([ErrorCode.NONE]);
+    const fetchState = watchCall(server.broker.groups, 'fetchOffsets');
+    const order: string[] = [];
+    const fetched = big.send(9, 8, { groups: [{ groupId: 'g-all', memberId: null, memberEpoch: -1, topics: null }], groupId: '', topics: [], requireStable: false }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // A small request (decoded at once): the coordinator's fetch has begun and, after a turn, not ended.
+    while (!fetchState.called && order.length === 0) await nextTurn();
+    expect([fetchState.called, fetchState.settled]).toEqual([true, false]);
+    const small = await other.send(8, 8, offsetCommit('g-other', [{ name: 'all-a', partitions: [partitions[0]!] }]));
+    order.push('small');
+    expect(small.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.NONE]);
+    const res = await fetched;
+    expect(order).toEqual(['small', 'big']);
+    const [group] = res.groups;
+    expect([group!.groupId, group!.errorCode, group!.topics.map((t) => [t.name, t.partitions.length])]).toEqual(['g-all', ErrorCode.NONE, [['all-a', perTopic], ['all-b', perTopic]]]);
+    for (const t of group!.topics) {
+      const sorted = [...t.partitions].sort((a, b) => a.partitionIndex - b.partitionIndex);
+      expect(sorted.every((p, i) => p.partitionIndex === i && p.committedOffset === BigInt(i) && p.committedLeaderEpoch === 2 && p.errorCode === ErrorCode.NONE)).toBe(true);
+    }
+  });
+
+  it('a Produce to 4 x PRODUCE_SLICE_PARTITIONS partitions appends in slices: another connection appends to its last partition first', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const count = PRODUCE_SLICE_PARTITIONS * 4;
+    expect((await other.send(19, 7, createTopics([topic('produced', count)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const records = (value: string) => encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from(value) }] });
+    const produce = (partitions: number[], value: string) => ({ transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: 'produced', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: partitions.map((index) => ({ index, records: records(value) })) }] });
+    const first = watchCall(server.broker.topics.get('produced')!.partition(0)!, 'appendProduced');
+    const order: string[] = [];
+    const produced = big.send(0, 9, produce(Array.from({ length: count }, (_, i) => i), 'big')).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The big request's checks are done and its appends have begun (partition 0's). Checked once per turn.
+    while (!first.called && order.length === 0) await nextTurn();
+    expect(first.called).toBe(true);
+    const small = await other.send(0, 9, produce([count - 1], 'small'));
+    order.push('small');
+    const res = await produced;
+    expect(order).toEqual(['small', 'big']);
+    // The last partition: the small request's batch first (offset 0), the big one's after it.
+    expect(small.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset])).toEqual([[count - 1, ErrorCode.NONE, 0n]]);
+    const answers = res.responses[0]!.partitionResponses;
+    expect(answers.length).toBe(count);
+    expect(answers.every((p, i) => p.index === i && p.errorCode === ErrorCode.NONE && p.baseOffset === (i === count - 1 ? 1n : 0n))).toBe(true);
+  });
+
+  it('a ListOffsets of 3 x ELEMENTS_PER_SLICE partitions is answered in slices: a record produced meanwhile to its last partition shows', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
+    for (const name of ['listed-a', 'listed-b']) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const lookups = watchCall(server.broker.topics.get('listed-a')!, 'partition');
+    const latest = (name: string) => ({ name, partitions: Array.from({ length: perTopic }, (_, partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) });
+    const order: string[] = [];
+    const listed = big.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 30000, topics: [latest('listed-a'), latest('listed-b')] }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The handler has looked up its first partitions. Checked once per turn.
+    while (lookups.calls === 0 && order.length === 0) await nextTurn();
+    expect(lookups.calls).toBeGreaterThan(0);
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from('late') }] });
+    const produced = await other.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: 'listed-b', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: [{ index: perTopic - 1, records: batch }] }] });
+    order.push('small');
+    expect(produced.responses[0]!.partitionResponses.map((p) => [p.errorCode, p.baseOffset])).toEqual([[ErrorCode.NONE, 0n]]);
+    const res = await listed;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.topics.map((t) => [t.name, t.partitions.length])).toEqual([['listed-a', perTopic], ['listed-b', perTopic]]);
+    const offsets = res.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.errorCode, p.offset]));
+    // Every partition empty (latest offset 0) but the last, looked up after the record was appended.
+    expect(offsets.filter(([, , errorCode, offset]) => errorCode !== ErrorCode.NONE || offset !== 0n)).toEqual([['listed-b', perTopic - 1, ErrorCode.NONE, 1n]]);
+  });
+});
