@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { FrameReader } from './frame-reader.js';
-import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponse, encodeResponseInSlices, type DecodedRequest } from './request-codec.js';
+import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponse, encodeResponseInSlices, type DecodedRequest, type RequestHeader } from './request-codec.js';
 import { runInSlices } from '../util/slices.js';
 import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
@@ -38,12 +38,12 @@ export class Connection implements IdleClosable {
     this.socket.resume();
     this.pump();
   };
-  /** Corked until the current burst ends (see `write`). */
-  private corked = false;
-  private readonly uncork = (): void => {
-    if (!this.corked) return;
-    this.corked = false;
-    this.socket.uncork();
+  /** Responses written during the current burst, sent together when it ends (see `write`); null outside one. */
+  private held: Buffer[] | null = null;
+  private readonly sendHeld = (): void => {
+    const out = this.held;
+    this.held = null;
+    if (out !== null && !this.socket.destroyed && !this.socket.writableEnded) writeAll(this.socket, out);
   };
   /** SASL listeners: authentication before requests (null on PLAINTEXT and SSL listeners). */
   private readonly sasl: SaslGate | null;
@@ -118,23 +118,27 @@ export class Connection implements IdleClosable {
 
   /**
    * Writes response bytes. During a burst (util/burst.ts: answers unblocked by a log's turn write,
-   * and the pipelined requests they let through) the socket stays corked until the burst ends, so
+   * and the pipelined requests they let through) the responses are held until the burst ends, so
    * a connection's answers of all its rounds leave in one write (one syscall instead of one per
-   * response). The connection is still muted from each request until its response is written.
+   * response; no cork: a lone response, the usual case, goes straight to the socket). The
+   * connection is still muted from each request until its response is written.
    */
   private write(bytes: Buffer): void {
-    if (!this.corked && inBurst()) {
-      this.corked = true;
-      this.socket.cork();
-      atBurstEnd(this.uncork);
+    if (this.held !== null) {
+      this.held.push(bytes);
+      return;
+    }
+    if (inBurst()) {
+      this.held = [bytes];
+      atBurstEnd(this.sendHeld);
+      return;
     }
     this.socket.write(bytes);
   }
 
-  /** Sends what is corked, then closes (destroy would drop corked answers). */
+  /** Sends what is held, then closes (destroy would drop held answers). */
   private closeSocket(): void {
-    this.corked = false;
-    while (this.socket.writableCorked > 0) this.socket.uncork();
+    this.sendHeld();
     this.socket.destroy();
   }
 
@@ -156,23 +160,28 @@ export class Connection implements IdleClosable {
       if (!done) this.memory?.release(held);
       if (done) {
         this.busy = true;
-        done.then(
-          () => {
-            this.memory?.release(held);
-            this.busy = false;
-            this.pump();
-          },
-          (err: unknown) => {
-            // A request that closes its connection gives its memory back too (else the pool shrinks for good).
-            this.memory?.release(held);
-            if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
-            else this.log.error({ err }, 'request handler failed; closing the connection');
-            this.closeSocket();
-          },
-        );
+        this.inFlightBytes = held;
+        done.then(this.requestDone, this.requestFailed);
       }
     }
   }
+
+  /** The memory of the request in flight (one at a time: the connection is muted meanwhile). */
+  private inFlightBytes = 0;
+  private readonly requestDone = (): void => {
+    this.memory?.release(this.inFlightBytes);
+    this.inFlightBytes = 0;
+    this.busy = false;
+    this.pump();
+  };
+  private readonly requestFailed = (err: unknown): void => {
+    // A request that closes its connection gives its memory back too (else the pool shrinks for good).
+    this.memory?.release(this.inFlightBytes);
+    this.inFlightBytes = 0;
+    if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
+    else this.log.error({ err }, 'request handler failed; closing the connection');
+    this.closeSocket();
+  };
 
   /**
    * `queued.max.request.bytes`: the next request's size is taken from the pool once its prefix is
@@ -253,32 +262,15 @@ export class Connection implements IdleClosable {
       principal: this.sasl?.principal ?? this.tlsPrincipal,
       log: this.log,
     };
-    const send = (response: unknown): void => {
-      if (response === NO_RESPONSE || this.closed) return;
-      if (this.log.isLevelEnabled('debug')) {
-        this.log.debug({ api: decoded.api.name, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
-      }
-      if (inSlices) {
-        inSlices.push(
-          runInSlices(encodeResponseInSlices(header, response)).then((bytes) => {
-            if (this.closed) return;
-            this.write(bytes);
-            this.idle?.touch(this);
-          }),
-        );
-        return;
-      }
-      this.write(encodeResponse(header, response));
-      this.idle?.touch(this);
-    };
+    const io = new RequestIO(this, decoded.api.name, header, inSlices);
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.
     try {
       // Fault rules may answer instead of the handler, around it, or not at all.
-      if (this.faults) return this.faults.dispatch(decoded.api, decoded.body, ctx, this.faultIO(send));
+      if (this.faults) return this.faults.dispatch(decoded.api, decoded.body, ctx, io);
       const result = decoded.api.handle(decoded.body, ctx);
-      if (result instanceof Promise) return result.then(send);
-      send(result);
+      if (result instanceof Promise) return result.then((response) => io.send(response));
+      io.send(result);
     } catch (err) {
       if (err instanceof CloseConnection) this.log.info({ api: decoded.api.name, reason: err.message }, 'closing the connection');
       else this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
@@ -288,16 +280,38 @@ export class Connection implements IdleClosable {
     return null;
   }
 
-  private faultIO(send: (response: unknown) => void): ConnectionIO {
-    return {
-      send,
-      close: () => {
-        this.closed = true;
-        this.closeSocket();
-      },
-      isClosed: () => this.closed,
-      whenClosed: () => (this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()))),
-    };
+  /** Sends a request's response (see `RequestIO.send`); `inSlices`: encoded in slices, the promise of its writing added there. */
+  answer(apiName: string, header: RequestHeader, response: unknown, inSlices: Array<Promise<void>> | undefined): void {
+    if (response === NO_RESPONSE || this.closed) return;
+    if (this.log.isLevelEnabled('debug')) {
+      this.log.debug({ api: apiName, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
+    }
+    if (inSlices) {
+      inSlices.push(
+        runInSlices(encodeResponseInSlices(header, response)).then((bytes) => {
+          if (this.closed) return;
+          this.write(bytes);
+          this.idle?.touch(this);
+        }),
+      );
+      return;
+    }
+    this.write(encodeResponse(header, response));
+    this.idle?.touch(this);
+  }
+
+  /** Closes the connection for a fault action or a failed request; nothing more is read. */
+  closeNow(): void {
+    this.closed = true;
+    this.closeSocket();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  whenClosed(): Promise<void> {
+    return this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()));
   }
 
   private gateIO(): GateIO {
@@ -311,6 +325,8 @@ export class Connection implements IdleClosable {
         // Nothing more is read: Kafka mutes the channel until the delayed close.
         this.closed = true;
         const finish = () => {
+          // Answers held for the burst leave first, in order.
+          this.sendHeld();
           if (response && !this.socket.destroyed) this.socket.end(response);
           else this.closeSocket();
         };
@@ -327,6 +343,55 @@ export class Connection implements IdleClosable {
     this.closeSocket();
   }
 }
+
+/**
+ * The way back for one request (what fault actions answer through): one object per request
+ * instead of a set of closures, as every request makes one.
+ */
+class RequestIO implements ConnectionIO {
+  constructor(
+    private readonly connection: Connection,
+    private readonly apiName: string,
+    private readonly header: RequestHeader,
+    private readonly inSlices: Array<Promise<void>> | undefined,
+  ) {}
+
+  send(response: unknown): void {
+    this.connection.answer(this.apiName, this.header, response, this.inSlices);
+  }
+
+  close(): void {
+    this.connection.closeNow();
+  }
+
+  isClosed(): boolean {
+    return this.connection.isClosed;
+  }
+
+  whenClosed(): Promise<void> {
+    return this.connection.whenClosed();
+  }
+}
+
+/** Responses held during a burst, in one write: small ones joined, large ones through a corked writev (no copy). */
+function writeAll(socket: Socket, out: Buffer[]): void {
+  if (out.length === 1) {
+    socket.write(out[0]!);
+    return;
+  }
+  let bytes = 0;
+  for (const b of out) bytes += b.length;
+  if (bytes <= JOIN_MAX_BYTES) {
+    socket.write(Buffer.concat(out, bytes));
+    return;
+  }
+  socket.cork();
+  for (const b of out) socket.write(b);
+  socket.uncork();
+}
+
+/** Held responses up to this many bytes in all are copied into one buffer; larger ones are not copied. */
+const JOIN_MAX_BYTES = 64 * 1024;
 
 function topError(response: unknown): string | undefined {
   const code = (response as { errorCode?: unknown }).errorCode;

@@ -62,9 +62,10 @@ export class FrameReader {
     }
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
     const frame = all.subarray(4, 4 + size);
-    const rest = all.subarray(4 + size);
-    this.chunks = rest.length > 0 ? [rest] : [];
-    this.buffered = rest.length;
+    // The usual case, a chunk holding exactly one frame, leaves nothing: no view of the rest, no new array.
+    this.chunks.length = 0;
+    if (all.length > 4 + size) this.chunks.push(all.subarray(4 + size));
+    this.buffered = all.length - 4 - size;
     return frame;
   }
 
