@@ -4,7 +4,7 @@ import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type
 import { API_NAMES } from '../protocol/messages/index.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { principalString } from '../security/principal.js';
-import { requestInfo, type RequestInfo } from './request-info.js';
+import { loggedNames, requestInfo, requestNames, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
@@ -248,7 +248,8 @@ export class FaultRegistry {
 
   /** Called by the connection for each decoded request: handles it, applying the first rule that fires. Returns a promise while the request is in flight. */
   dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO): Promise<void> | null {
-    const info = requestInfo(api, ctx.apiVersion, body, ctx.broker);
+    const names = requestNames(api, ctx.apiVersion, body);
+    const logged = loggedNames(names, ctx.broker);
     const started = Date.now();
     const entry = this.requestLog.add({
       timeMs: started,
@@ -259,10 +260,10 @@ export class FaultRegistry {
       clientId: ctx.clientId,
       connectionId: ctx.connectionId,
       principal: ctx.principal ? principalString(ctx.principal) : ANONYMOUS,
-      groups: info.groups,
-      memberId: info.memberIds[0] ?? null,
-      transactionalId: info.transactionalIds[0] ?? null,
-      topics: info.topics.size === 0 ? [] : [...info.topics.keys()],
+      groups: logged.groups,
+      memberId: logged.memberId,
+      transactionalId: logged.transactionalId,
+      topics: logged.topics,
     });
     /** `walk`: whether the response's error codes are still to be gathered. */
     const finishWith = (outcome: RequestLogEntry['outcome'], response: unknown, walk: boolean): void => {
@@ -282,7 +283,9 @@ export class FaultRegistry {
       throw err;
     };
 
-    const hit = this.rules.size === 0 ? null : this.pick(api, ctx, info, body);
+    // Partitions and the full names only when a rule may look at them.
+    const info = this.rules.size === 0 ? null : requestInfo(api, ctx.apiVersion, body, ctx.broker, names);
+    const hit = info === null ? null : this.pick(api, ctx, info, body);
     if (!hit) {
       // A response of a million partitions has its error codes gathered a slice per turn before it
       // is sent (the connection stays muted meanwhile, so answers keep their order).
@@ -308,7 +311,7 @@ export class FaultRegistry {
     const action = rule.spec.action;
     const errorCode = rule.definition.errorCode?.(action, index);
     this.log.info(
-      { faultRule: rule.id, fired: rule.fired, api: api.name, version: ctx.apiVersion, clientId: ctx.clientId, groups: info.groups, action: action.type, ...(errorCode !== undefined ? { errorCode } : {}) },
+      { faultRule: rule.id, fired: rule.fired, api: api.name, version: ctx.apiVersion, clientId: ctx.clientId, groups: logged.groups, action: action.type, ...(errorCode !== undefined ? { errorCode } : {}) },
       `fault ${rule.id} fired on ${api.name}`,
     );
     this.notify(rule);

@@ -1,5 +1,5 @@
 import type { Broker } from '../broker.js';
-import type { ApiDefinition } from '../apis/types.js';
+import type { ApiDefinition, NamedTopic, RequestNames } from '../apis/types.js';
 
 /** What a request names, for matching fault rules and for the request log. */
 export interface RequestInfo {
@@ -8,6 +8,17 @@ export interface RequestInfo {
   transactionalIds: string[];
   /** Topic name -> partitions named (null: the topic is named without partitions). */
   topics: Map<string, number[] | null>;
+}
+
+/** What the request log keeps of a request's names (no partitions: only fault rules match on those). */
+export interface LoggedNames {
+  groups: string[];
+  /** The first member id named, or null. */
+  memberId: string | null;
+  /** The first transactional id named, or null. */
+  transactionalId: string | null;
+  /** Topics named, each once, in request order. */
+  topics: string[];
 }
 
 /**
@@ -22,22 +33,52 @@ function addTopic(info: RequestInfo, topic: string, partitions: readonly number[
 
 const named = (id: unknown): id is string => typeof id === 'string' && id !== '';
 
+/** The ids named (empty ones left out); `ids` itself when all are named (a fresh array from `names`, not kept by the API). */
+function namedIds(ids: readonly (string | null | undefined)[] | undefined): string[] {
+  if (ids === undefined) return [];
+  for (let i = 0; i < ids.length; i++) if (!named(ids[i])) return ids.filter(named);
+  return ids as string[];
+}
+
+function firstNamed(ids: readonly (string | null | undefined)[] | undefined): string | null {
+  if (ids !== undefined) for (const id of ids) if (named(id)) return id;
+  return null;
+}
+
+function topicName(t: NamedTopic, broker: Broker): string {
+  return t.topicId ? broker.topics.getById(t.topicId)?.name ?? `<id:${t.topicId}>` : t.name ?? '';
+}
+
+/** The names of a request, from its API's `names` declaration (computed once per request, shared by the log and the rules). */
+export function requestNames(api: ApiDefinition, version: number, body: unknown): RequestNames {
+  return api.names(body ?? {}, version);
+}
+
+/**
+ * The group ids, member id, transactional id and topics the request log keeps (see `requestInfo`
+ * for the rules of naming): on every request, so without the Map and the partition lists.
+ */
+export function loggedNames(names: RequestNames, broker: Broker): LoggedNames {
+  let topics: string[] = [];
+  const list = names.topics;
+  if (list !== undefined && list.length > 0) {
+    topics = list.length === 1 ? [topicName(list[0]!, broker)] : [...new Set(list.map((t) => topicName(t, broker)))];
+  }
+  return { groups: namedIds(names.groups), memberId: firstNamed(names.members), transactionalId: firstNamed(names.transactionalIds), topics };
+}
+
 /**
  * The group ids, member ids, transactional ids, topics and partitions a request names, from its API's `names`
  * declaration: empty ids left out, topics named by id looked up (`<id:...>` when unknown), a
  * topic named twice listed once with its partitions together.
  */
-export function requestInfo(api: ApiDefinition, version: number, body: unknown, broker: Broker): RequestInfo {
-  const names = api.names(body ?? {}, version);
+export function requestInfo(api: ApiDefinition, version: number, body: unknown, broker: Broker, names: RequestNames = requestNames(api, version, body)): RequestInfo {
   const info: RequestInfo = {
-    groups: (names.groups ?? []).filter(named),
-    memberIds: (names.members ?? []).filter(named),
-    transactionalIds: (names.transactionalIds ?? []).filter(named),
+    groups: namedIds(names.groups),
+    memberIds: namedIds(names.members),
+    transactionalIds: namedIds(names.transactionalIds),
     topics: new Map(),
   };
-  for (const t of names.topics ?? []) {
-    const name = t.topicId ? broker.topics.getById(t.topicId)?.name ?? `<id:${t.topicId}>` : t.name ?? '';
-    addTopic(info, name, t.partitions);
-  }
+  for (const t of names.topics ?? []) addTopic(info, topicName(t, broker), t.partitions);
   return info;
 }

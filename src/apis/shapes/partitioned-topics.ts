@@ -115,12 +115,13 @@ export function partitionedTopics<Req, Res>(spec: TopicsSpec<Res>): PartitionedT
     byId,
     split,
     merge,
-    named: (req, version) =>
-      (((req as Obj)[rq.topics] as Obj[] | null) ?? []).map((t): NamedTopic => ({
-        name: t[rq.name],
-        ...(byId(version) ? { topicId: t['topicId'] } : {}),
-        partitions: (t[rq.partitions] as unknown[]).map(partIndex),
-      })),
+    // On every request (the request log): plain objects of one shape, no spreads.
+    named: (req, version) => {
+      const ids = byId(version);
+      return (((req as Obj)[rq.topics] as Obj[] | null) ?? []).map(
+        (t): NamedTopic => ({ name: t[rq.name] as string, topicId: ids ? (t['topicId'] as string) : undefined, partitions: (t[rq.partitions] as unknown[]).map(partIndex) }),
+      );
+    },
     failAll(req, version, errorCode) {
       const res = spec.emptyResponse() as Obj;
       if ('errorCode' in res) res['errorCode'] = errorCode;
