@@ -19,6 +19,11 @@ interface Layout {
   readonly entry: RecordTypeEntry;
   /** [key struct field, record property] pairs. */
   readonly keyFields: ReadonlyArray<readonly [string, string]>;
+  /**
+   * The key struct `encodeRecordKey` fills and encodes, reused: encoding is synchronous and keeps
+   * nothing, and every field is set each time (one object of one shape, not one per record written).
+   */
+  readonly keyScratch: Record<string, unknown>;
 }
 
 const layoutsByType = new Map<string, Map<number, Layout>>();
@@ -26,7 +31,7 @@ const layoutsByKind = new Map<string, Layout>();
 for (const [log, entries] of Object.entries(COORDINATOR_RECORD_TYPES)) {
   const byType = new Map<number, Layout>();
   for (const entry of entries) {
-    const layout: Layout = { entry, keyFields: Object.entries(entry.keyFields) };
+    const layout: Layout = { entry, keyFields: Object.entries(entry.keyFields), keyScratch: {} };
     byType.set(entry.type, layout);
     layoutsByKind.set(entry.kind, layout);
   }
@@ -51,10 +56,9 @@ export function recordTypeOfKind(kind: string): RecordTypeEntry {
 
 /** The key bytes of a record: its type, then its key fields as the key struct. */
 export function encodeRecordKey(record: RegistryRecord): Buffer {
-  const { entry, keyFields } = layoutOfKind(record.kind);
+  const { entry, keyFields, keyScratch: key } = layoutOfKind(record.kind);
   const fields = record as unknown as Record<string, unknown>;
-  const key: Record<string, unknown> = {};
-  for (const [field, property] of keyFields) key[field] = fields[property];
+  for (let i = 0; i < keyFields.length; i++) key[keyFields[i]![0]] = fields[keyFields[i]![1]];
   const w = new Writer(64);
   w.int16(entry.type);
   entry.key.encode(w, 0, key);
