@@ -32,8 +32,11 @@ export class IdleConnections {
   /** A request arrived on, or a response left, `c` (also when it opens). */
   touch(c: IdleClosable): void {
     if (!this.enabled) return;
+    const now = this.time.now();
+    // Touched already at this millisecond: its place (after those last active earlier) is right as it is.
+    if (this.lastActive.get(c) === now) return;
     this.lastActive.delete(c);
-    this.lastActive.set(c, this.time.now());
+    this.lastActive.set(c, now);
     if (this.timer === null) this.arm();
   }
 
