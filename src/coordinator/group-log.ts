@@ -237,7 +237,7 @@ export class GroupLog<R = CoordinatorRecord> {
     const timestamp = BigInt(this.time.now());
     const first = this.layout.partitionOf(records[0]!);
     // The usual write: one group's (one key's) records, one batch.
-    if (records.every((r) => this.layout.partitionOf(r) === first)) {
+    if (records.length === 1 || records.every((r) => this.layout.partitionOf(r) === first)) {
       return this.partitions[first]!.append([this.encodeBatch(first, records, timestamp, txn)]).durable;
     }
     const byPartition = new Map<number, R[]>();
@@ -254,13 +254,13 @@ export class GroupLog<R = CoordinatorRecord> {
 
   /** One partition's records as a batch; throws when larger than `message.max.bytes`. */
   private encodeBatch(p: number, records: readonly R[], timestamp: bigint, txn: TransactionalWriter | undefined): Buffer {
-    const batch = encodeRecordBatch({
-      baseOffset: 0n,
-      timestamp,
-      records: records.map((r) => this.layout.encode(r)),
-      // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
-      ...(txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : {}),
-    });
+    const encoded = records.map((r) => this.layout.encode(r));
+    const batch = encodeRecordBatch(
+      txn
+        ? // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
+          { baseOffset: 0n, timestamp, records: encoded, producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK }
+        : { baseOffset: 0n, timestamp, records: encoded },
+    );
     if (batch.length > this.maxBatchBytes) {
       throw Object.assign(
         new Error(`Message batch size is ${batch.length} bytes in append to partition ${this.layout.topic}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
