@@ -12,8 +12,8 @@
  * when a round starts nothing new, or after `MAX_ROUNDS` rounds or `MAX_BURST_MS` (other sockets'
  * data waits meanwhile); work still asked for then runs in the next turn (`setImmediate`).
  *
- * The answers of all of a burst's rounds leave together: a connection corks its socket when it
- * writes during a burst and uncorks it when the burst ends (`atBurstEnd`), so a pipelining client
+ * The answers of all of a burst's rounds leave together: a connection holds what it writes during
+ * a burst and writes it when the burst ends (`atBurstEnd`), so a pipelining client
  * gets one socket write per burst instead of one per request (server/connection.ts).
  */
 
