@@ -9,6 +9,7 @@ import { DEFAULT_ADMIN_PORT, registerControlCommands } from './admin/cli-command
 import { loadStartupFaults } from './faults/startup.js';
 import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
 import { API_HANDLERS } from './apis/registry.js';
+import { enableIdleCollection } from './util/idle-collection.js';
 
 interface ServeOptions {
   host?: string;
@@ -110,6 +111,8 @@ async function serve(opts: ServeOptions): Promise<void> {
       log.warn(`admin API not started: port ${adminPort} is in use (pass --admin-port 0 for a free port, or --no-admin)`);
       server = await start(undefined);
     }
+    // This process is the server's own: it may run a collection after a burst (util/idle-collection.ts).
+    enableIdleCollection();
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;

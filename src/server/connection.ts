@@ -2,7 +2,8 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
-import { FrameReader } from './frame-reader.js';
+import { FILL_IN_PLACE_BYTES, FrameReader } from './frame-reader.js';
+import { CLOSED_CONNECTION_BYTES, noteReleased } from '../util/idle-collection.js';
 import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponse, encodeResponseInSlices, type DecodedRequest, type RequestHeader } from './request-codec.js';
 import { runInSlices } from '../util/slices.js';
 import { errorName } from '../protocol/errors.js';
@@ -96,6 +97,7 @@ export class Connection implements IdleClosable {
         this.memory.release(this.granted);
         this.granted = 0;
       }
+      noteReleased(CLOSED_CONNECTION_BYTES + this.frames.heldBytes);
       this.log.info('connection closed');
       this.broker.connectionClosed(this.id);
       this.onClose(this);
@@ -157,10 +159,15 @@ export class Connection implements IdleClosable {
       const held = this.granted;
       this.granted = 0;
       const done = this.sasl !== null && this.sasl.intercepts(frame) ? this.sasl.receive(frame) : this.handleFrame(frame);
-      if (!done) this.memory?.release(held);
-      if (done) {
+      // A large frame's buffer is let go once answered (util/idle-collection.ts may then collect it).
+      const large = frame.length >= FILL_IN_PLACE_BYTES ? frame.length : 0;
+      if (!done) {
+        this.memory?.release(held);
+        if (large > 0) noteReleased(large);
+      } else {
         this.busy = true;
         this.inFlightBytes = held;
+        this.inFlightLargeFrame = large;
         done.then(this.requestDone, this.requestFailed);
       }
     }
@@ -168,9 +175,12 @@ export class Connection implements IdleClosable {
 
   /** The memory of the request in flight (one at a time: the connection is muted meanwhile). */
   private inFlightBytes = 0;
+  /** Its frame's size if `FILL_IN_PLACE_BYTES` or more, else 0. */
+  private inFlightLargeFrame = 0;
   private readonly requestDone = (): void => {
     this.memory?.release(this.inFlightBytes);
     this.inFlightBytes = 0;
+    if (this.inFlightLargeFrame > 0) this.releaseLargeFrame();
     this.busy = false;
     this.pump();
   };
@@ -178,10 +188,16 @@ export class Connection implements IdleClosable {
     // A request that closes its connection gives its memory back too (else the pool shrinks for good).
     this.memory?.release(this.inFlightBytes);
     this.inFlightBytes = 0;
+    if (this.inFlightLargeFrame > 0) this.releaseLargeFrame();
     if (err instanceof CloseConnection) this.log.info({ reason: err.message }, 'closing the connection');
     else this.log.error({ err }, 'request handler failed; closing the connection');
     this.closeSocket();
   };
+
+  private releaseLargeFrame(): void {
+    noteReleased(this.inFlightLargeFrame);
+    this.inFlightLargeFrame = 0;
+  }
 
   /**
    * `queued.max.request.bytes`: the next request's size is taken from the pool once its prefix is

@@ -22,6 +22,11 @@ export class FrameReader {
 
   constructor(private readonly maxFrameBytes: number) {}
 
+  /** Bytes held for frames not yet taken (a frame being filled counts whole: its buffer is allocated). */
+  get heldBytes(): number {
+    return this.filling !== null ? this.filling.frame.length + this.buffered : this.buffered;
+  }
+
   push(chunk: Buffer): void {
     const f = this.filling;
     if (f !== null && f.filled < f.frame.length) {
