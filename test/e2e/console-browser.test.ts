@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromium as playwright, type Browser, type Page } from 'playwright-core';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { clients, REPO_ROOT } from '../support/clients.js';
@@ -163,6 +163,8 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     // ... makes the next OffsetCommit fail: one more message for partition 1 makes its owner commit.
     await producer.send({ topic: TOPIC, acks: -1, messages: [{ partition: 1, value: 'm-after-rule' }] });
     await server.faults.get(rule!.id)!.waitFired(1, { timeoutMs: UI_TIMEOUT });
+    // The rule fires as the request arrives; its log entry gets its error once the answer is written.
+    await vi.waitFor(() => expect(server.faults.requests({ api: 'OffsetCommit', sinceSeq: since })[0]?.outcome).not.toBe('pending'), { timeout: UI_TIMEOUT });
     const commits = server.faults.requests({ api: 'OffsetCommit', sinceSeq: since });
     expect(commits[0]).toMatchObject({ group: GROUP, error: 'COORDINATOR_LOAD_IN_PROGRESS', faults: [rule!.id] });
     // The page shows the firing by itself.
