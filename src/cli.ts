@@ -205,7 +205,7 @@ const program = new Command()
 
 program
   .command('dump-log')
-  .description("print log segments like Kafka's kafka-dump-log.sh --print-data-log: records decoded as __consumer_offsets (default, --offsets-decoder), __transaction_state (--transaction-log-decoder) or __share_group_state (--share-group-state-decoder) records; a user topic's segments print their batch and record lines too")
+  .description("print log segments like Kafka's kafka-dump-log.sh --print-data-log: records decoded as __consumer_offsets (default, --offsets-decoder), __transaction_state (--transaction-log-decoder) or __share_group_state (--share-group-state-decoder) records; a user topic's segment prints its batch lines, and its records read with that decoder, as Kafka's tool given it (there is no plain key/payload mode)")
   .argument('<segment...>', 'segment files (<base offset>.log) of any topic')
   .option('--offsets-decoder', 'read the records as __consumer_offsets records (the default)')
   .option('--transaction-log-decoder', 'read the records as __transaction_state records')
