@@ -139,6 +139,13 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
     sliced = 0;
     for (const { res, partition, batch } of ready) {
       if (++sliced % PRODUCE_SLICE_PARTITIONS === 0) await nextTurn();
+      // A topic deleted (or deleted and created again) since this partition's check, between slices:
+      // its partition is gone, as ReplicaManager's lookup at the append finds (not a storage error
+      // from its closed log); answered as the check would answer it now.
+      if (broker.topics.get(partition.topicName)?.partition(partition.index) !== partition) {
+        failPartition(res, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        continue;
+      }
       const failure = refused?.get(partition);
       if (failure) {
         failPartition(res, failure.errorCode, failure.message);

@@ -9,7 +9,8 @@
  *   connection from ..., address already has the configured maximum of N connections.").
  * Limits are read at each new connection, so a dynamic change (IncrementalAlterConfigs on the
  * broker) applies to the next one, and a raised `max.connections` admits the waiting connections at
- * once (`limitsChanged`); connections already open stay open.
+ * once (`limitsChanged`); connections already open stay open. Host names in the overrides are
+ * resolved at start and at each change, connections arriving meanwhile waiting for the answer.
  */
 import { isIP } from 'node:net';
 import { lookup } from 'node:dns';
@@ -40,6 +41,8 @@ export class ConnectionQuotas {
   private readonly waiting: Array<{ socket: Socket; admit: () => void }> = [];
   /** Overrides named by host name, as resolved (`InetAddress.getByName`); resolved in the background when first seen. */
   private readonly resolved = new Map<string, string | null>();
+  /** The host names of overrides changed at run time being resolved (`limitsChanged`); null when none are. */
+  private resolving: Promise<void> | null = null;
 
   constructor(
     private readonly limits: () => ConnectionLimits,
@@ -95,6 +98,17 @@ export class ConnectionQuotas {
    * connections waiting for a slot now, as Kafka's `updateBrokerMaxConnections` wakes its acceptor.
    */
   limitsChanged(): void {
+    // Host names an override names now are resolved at the change, as Kafka's
+    // `updateMaxConnectionsPerIpOverride` does (`InetAddress.getByName`); connections that come
+    // meanwhile wait for the answer (else the first ones after the change escaped the override).
+    if (this.unresolvedHosts().length > 0) {
+      const resolving = this.resolveHosts()
+        .catch(() => {})
+        .finally(() => {
+          if (this.resolving === resolving) this.resolving = null;
+        });
+      this.resolving = resolving;
+    }
     this.admitWaiting();
   }
 
@@ -115,12 +129,26 @@ export class ConnectionQuotas {
 
   /** Resolves the host names the overrides name now (at start: the first connections find them resolved). */
   async resolveHosts(): Promise<void> {
-    const { overrides } = this.limits();
-    const hosts = [...parseConnectionOverrides(overrides).keys()].filter((h) => isIP(h) === 0 && !this.resolved.get(h));
-    await Promise.all(hosts.map(async (h) => this.resolved.set(h, await lookupAsync(h).then((r) => r.address, () => null))));
+    await Promise.all(this.unresolvedHosts().map(async (h) => this.resolved.set(h, await lookupAsync(h).then((r) => r.address, () => null))));
+  }
+
+  /** The host names (not addresses) the overrides name now that have no address yet. */
+  private unresolvedHosts(): string[] {
+    return [...parseConnectionOverrides(this.limits().overrides).keys()].filter((h) => isIP(h) === 0 && !this.resolved.get(h));
   }
 
   private admitOrReject(socket: Socket, admit: () => void): void {
+    if (this.resolving) {
+      socket.pause();
+      void this.resolving.then(() => {
+        if (socket.destroyed) return;
+        this.admitOrReject(socket, () => {
+          admit();
+          socket.resume();
+        });
+      });
+      return;
+    }
     const address = peerAddress(socket);
     const count = this.perAddress.get(address) ?? 0;
     const max = this.maxFor(address);

@@ -15,7 +15,7 @@ import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { MAINTENANCE_SLICE_PARTITIONS } from '../../src/topics/log-maintenance.js';
-import { createTopics, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { commitWholeGroup, createTopics, fetchWholeGroup, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
 import { PRODUCE_SLICE_PARTITIONS } from '../../src/apis/00-produce.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
@@ -115,13 +115,11 @@ describe('big requests and passes, more', () => {
     const other = await RawClient.connect(server.port);
     cleanups.push(() => big.close(), () => other.close());
     const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
-    for (const name of ['all-a', 'all-b']) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
-    const partitions = Array.from({ length: perTopic }, (_, i) => ({ partitionIndex: i, committedOffset: BigInt(i), committedLeaderEpoch: 2, committedMetadata: '' }));
-    const committed = await other.send(8, 8, offsetCommit('g-all', [{ name: 'all-a', partitions }, { name: 'all-b', partitions }]));
-    expect([...new Set(committed.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))]).toEqual([ErrorCode.NONE]);
+    expect(await commitWholeGroup(other, 'g-all', ['all-a', 'all-b'], perTopic)).toEqual([ErrorCode.NONE]);
+    const partitions = [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: 2, committedMetadata: '' }];
     const fetchState = watchCall(server.broker.groups, 'fetchOffsets');
     const order: string[] = [];
-    const fetched = big.send(9, 8, { groups: [{ groupId: 'g-all', memberId: null, memberEpoch: -1, topics: null }], groupId: '', topics: [], requireStable: false }).then((r) => {
+    const fetched = big.send(9, 8, fetchWholeGroup('g-all')).then((r) => {
       order.push('big');
       return r;
     });
@@ -139,6 +137,31 @@ describe('big requests and passes, more', () => {
       const sorted = [...t.partitions].sort((a, b) => a.partitionIndex - b.partitionIndex);
       expect(sorted.every((p, i) => p.partitionIndex === i && p.committedOffset === BigInt(i) && p.committedLeaderEpoch === 2 && p.errorCode === ErrorCode.NONE)).toBe(true);
     }
+  });
+
+  it('an OffsetFetch of a whole group in slices while another connection deletes the group: all its offsets as committed, or none, never some', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
+    expect(await commitWholeGroup(other, 'g-whole', ['whole-a', 'whole-b'], perTopic)).toEqual([ErrorCode.NONE]);
+    const fetchState = watchCall(server.broker.groups, 'fetchOffsets');
+    const order: string[] = [];
+    const fetched = big.send(9, 8, fetchWholeGroup('g-whole')).then((r) => (order.push('fetch'), r));
+    // The coordinator's fetch has begun and not ended: the delete comes between its slices.
+    while (!fetchState.called && order.length === 0) await nextTurn();
+    expect([fetchState.called, fetchState.settled]).toEqual([true, false]);
+    const deleted = await other.send(42, 2, { groupsNames: ['g-whole'] });
+    order.push('delete');
+    expect(deleted.results.map((r) => [r.groupId, r.errorCode])).toEqual([['g-whole', ErrorCode.NONE]]);
+    const [group] = (await fetched).groups;
+    expect([order, group!.errorCode]).toEqual([['delete', 'fetch'], ErrorCode.NONE]);
+    const answered = group!.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.errorCode] as const));
+    expect([0, perTopic * 2]).toContain(answered.length);
+    expect(answered.every(([index, offset, errorCode]) => offset === BigInt(index) && errorCode === ErrorCode.NONE)).toBe(true);
+    const after = await other.send(9, 8, fetchWholeGroup('g-whole'));
+    expect(after.groups.map((g) => [g.groupId, g.errorCode, g.topics.length])).toEqual([['g-whole', ErrorCode.NONE, 0]]);
   });
 
   it('a Produce to 4 x PRODUCE_SLICE_PARTITIONS partitions appends in slices: another connection appends to its last partition first', async () => {

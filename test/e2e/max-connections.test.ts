@@ -140,3 +140,38 @@ describe('validation, as KafkaConfig', () => {
     await expect(startClosableServer(cleanups, { inMemory: true, config })).rejects.toThrow(message);
   });
 });
+
+/** IncrementalAlterConfigs v1 of one broker config (operation 0 SET, 1 DELETE) on broker resource `resourceName`. */
+async function alter(c: RawClient, resourceName: string, name: string, configOperation: number, value: string | null): Promise<void> {
+  const res = await c.send(44, 1, { resources: [{ resourceType: 4, resourceName, configs: [{ name, configOperation, value }] }], validateOnly: false });
+  expect(res.responses.map((r) => r.errorCode)).toEqual([ErrorCode.NONE]);
+}
+
+// Limits changed at run time apply to the next connection (the listeners cache the limits per
+// config change, src/server/listener-set.ts); a host named in an override is resolved at the change,
+// as Kafka's ConnectionQuotas does.
+describe('connection limits changed at run time', () => {
+  it('max.connections.per.ip as the cluster-wide default: the next connection is held to it; deleted, the next is served', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const admin = await open(server.port);
+    await alter(admin, '', 'max.connections.per.ip', 0, '1');
+    const refused = await open(server.port);
+    await closedByServer(refused);
+    expect(refused.closed).toBe(true);
+    await alter(admin, '', 'max.connections.per.ip', 1, null);
+    const served = await open(server.port);
+    expect((await served.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    expect(admin.closed).toBe(false);
+  });
+
+  it('max.connections.per.ip.overrides naming localhost, set on the broker: the next connection from 127.0.0.1 is held to it', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const admin = await open(server.port);
+    await alter(admin, '1', 'max.connections.per.ip.overrides', 0, 'localhost:1');
+    const refused = await open(server.port);
+    // Closed unanswered (before the fix it was served: the name was not yet resolved).
+    const outcome = await Promise.race([closedByServer(refused).then(() => 'closed'), refused.send(18, 3, API_VERSIONS).then(() => 'answered', () => 'closed')]);
+    expect(outcome).toBe('closed');
+    expect((await admin.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+  });
+});

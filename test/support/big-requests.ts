@@ -1,4 +1,5 @@
 /** Request bodies the big-requests tests send with RawClient (CreateTopics v7, OffsetCommit v8, Metadata v12). */
+import type { RawClient } from './raw-client.js';
 
 export const topic = (name: string, numPartitions: number) => ({ name, numPartitions, replicationFactor: -1, assignments: [], configs: [] });
 
@@ -41,4 +42,20 @@ export function watchCall<T extends object>(target: T, method: keyof T & string)
     return answer;
   };
   return state;
+}
+
+/** OffsetFetch v8 of every offset (topics null) of `groupId`. */
+export const fetchWholeGroup = (groupId: string) => ({ groups: [{ groupId, memberId: null, memberEpoch: -1, topics: null }], groupId: '', topics: [], requireStable: false });
+
+/**
+ * Creates topics `names` of `perTopic` partitions each (CreateTopics v7) and commits partition i of
+ * each at offset i, leader epoch 2 (OffsetCommit v8) for `groupId`; returns the error codes answered, once each.
+ */
+export async function commitWholeGroup(client: RawClient, groupId: string, names: string[], perTopic: number): Promise<number[]> {
+  const codes = new Set<number>();
+  for (const name of names) for (const t of (await client.send(19, 7, createTopics([topic(name, perTopic)]))).topics) codes.add(t.errorCode);
+  const partitions = Array.from({ length: perTopic }, (_, i) => ({ partitionIndex: i, committedOffset: BigInt(i), committedLeaderEpoch: 2, committedMetadata: '' }));
+  const committed = await client.send(8, 8, offsetCommit(groupId, names.map((name) => ({ name, partitions }))));
+  for (const t of committed.topics) for (const p of t.partitions) codes.add(p.errorCode);
+  return [...codes];
 }
