@@ -2,20 +2,20 @@
  * Java kafka-clients 4.3.1 `KafkaShareConsumer` (KIP-932) against the server
  * (test/clients/java ShareConsume): two consumers share a 2-partition topic, every record once;
  * explicit acknowledgement (a RELEASEd record comes back with delivery count 2, a REJECTed one never);
- * a record released `share.delivery.count.limit` times is archived; records held by a consumer
- * that stops polling go to the other consumer once `share.record.lock.duration.ms` runs out on the
- * (manual) server clock, and those of a consumer killed with SIGKILL at once (its connection closes,
- * which ends its share session, as Kafka's ShareSessionCache does), both with delivery count 2.
- * (The Java client sends a ShareFetch only for a poll, and none after a response that acquired
- * records, so a consumer that stops polling holds no fetch that could take the released records
- * back.) Needs ShareGroupHeartbeat (the group side of issue 14): skipped while the server does not
- * serve it. Skipped without java and mvn (test/support/provision.ts).
+ * a record released `share.delivery.count.limit` times is archived; records held by a member that
+ * stops fetching (a raw-protocol member: see its test for why not a Java consumer) go to a Java
+ * consumer once `share.record.lock.duration.ms` runs out on the (manual) server clock, and those of
+ * a consumer killed with SIGKILL at once (its connection closes, which ends its share session, as
+ * Kafka's ShareSessionCache does), both with delivery count 2. Needs ShareGroupHeartbeat (the group
+ * side of issue 14): skipped while the server does not serve it. Skipped without java and mvn (test/support/provision.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { API_HANDLERS } from '../../src/apis/registry.js';
 import { expectOk, javaClasspath, runJava } from '../support/java.js';
 import { startTestServer } from '../support/server.js';
-import type { SharePartition } from '../../src/share/share-partition.js';
+import { randomUUID } from 'node:crypto';
+import { RawClient } from '../support/raw-client.js';
+import { shareFetchRequest } from '../support/share-group.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -95,35 +95,42 @@ describe.skipIf(javaClasspath === null || !SHARE_GROUPS_SERVED)('Java KafkaShare
     });
   }, 180_000);
 
-  it('records held by a consumer that stops polling go to the other consumer when share.record.lock.duration.ms runs out, with delivery count 2', async () => {
+  it('records held by a member that stops fetching go to a Java consumer when share.record.lock.duration.ms runs out, with delivery count 2', async () => {
+    // The holder is a raw-protocol member: it sends one ShareFetch (MaxWaitMs 0) and then nothing,
+    // its connection open. A Java consumer cannot play it: after a poll that returned records it may
+    // still have a fetch request pending (a poll that began before the response was handled asks for
+    // more, and the client re-fetches after every empty response), and that parked fetch takes the
+    // records back the moment their locks run out, as Kafka's DelayedShareFetch does.
     await withServer({ manual: true }, async (server) => {
       await earliest(server, 'sg-stall', { 'share.record.lock.duration.ms': '15000' });
       await setup(server, 'share-stall', 1, 10);
       const topicId = server.broker.topics.get('share-stall')!.id;
-      const counts: Array<ReturnType<SharePartition['counts']>> = [];
-      const run = expectOk(
-        await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-stall', 'sg-stall', 'stall', '10'], {
-          killOn: (event) => {
-            if (event['event'] !== 'held') return false;
-            // The lock runs out on the server clock, which moves only here (the second consumer
-            // joins after this line was printed).
-            const sp = server.broker.shares.get('sg-stall', topicId, 0)!;
-            counts.push(sp.counts());
-            server.clock.advance(14_999);
-            counts.push(sp.counts());
-            server.clock.advance(1);
-            counts.push(sp.counts());
-            return false;
-          },
-        }),
-      );
-      const held = run.events.find((e) => e['event'] === 'held')!['deliveries'] as string[];
-      expect(held).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#1`));
-      const acquired = { acquired: 10, available: 0, acknowledged: 0, archived: 0 };
-      expect(counts).toEqual([acquired, acquired, { acquired: 0, available: 10, acknowledged: 0, archived: 0 }]);
-      const redelivered = run.events.find((e) => e['event'] === 'redelivered')!['deliveries'] as string[];
-      expect(redelivered).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#2`));
-      expect(server.broker.shares.get('sg-stall', topicId, 0)!.spso).toBe(10n);
+      const c = await RawClient.connect(server.port);
+      try {
+        const member = randomUUID();
+        expect((await c.send(76, 1, { groupId: 'sg-stall', memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: ['share-stall'] })).memberEpoch).toBe(2);
+        await server.broker.share.initializationsSettled();
+        await server.broker.runtime.flush();
+        const assigned = await c.send(76, 1, { groupId: 'sg-stall', memberId: member, memberEpoch: 2, rackId: null, subscribedTopicNames: null });
+        expect(assigned.assignment!.topicPartitions).toEqual([{ topicId, partitions: [0] }]);
+        const request = shareFetchRequest('sg-stall', member, 0, topicId);
+        const fetched = await c.send(78, 2, { ...request, topics: [{ topicId, partitions: [request.topics[0]!.partitions[0]!] }] });
+        expect(fetched.responses[0]!.partitions.map((p) => p.acquiredRecords)).toEqual([[{ firstOffset: 0n, lastOffset: 9n, deliveryCount: 1 }]]);
+        // The lock runs out on the server clock, which moves only here.
+        const sp = server.broker.shares.get('sg-stall', topicId, 0)!;
+        const acquired = { acquired: 10, available: 0, acknowledged: 0, archived: 0 };
+        expect(sp.counts()).toEqual(acquired);
+        server.clock.advance(14_999);
+        expect(sp.counts()).toEqual(acquired);
+        server.clock.advance(1);
+        expect(sp.counts()).toEqual({ acquired: 0, available: 10, acknowledged: 0, archived: 0 });
+        const run = expectOk(await runJava(classpath, 'ShareConsume', [server.bootstrap, 'share-stall', 'sg-stall', 'redeliver', '10']));
+        const redelivered = run.events.find((e) => e['event'] === 'redelivered')!['deliveries'] as string[];
+        expect(redelivered).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}#2`));
+        expect(sp.spso).toBe(10n);
+      } finally {
+        c.socket.destroy();
+      }
     });
   }, 180_000);
 

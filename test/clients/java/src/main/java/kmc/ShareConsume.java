@@ -27,10 +27,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * - hold: explicit acknowledgement: polls until it gets records, prints them ("held") and then holds
  *   them without acknowledging, never polling again, until the JVM is killed;
  * - redeliver WANT: explicit acknowledgement: ACCEPTs every delivery (commitSync after each poll)
- *   until WANT records were accepted; prints every delivery;
- * - stall WANT: one consumer polls until it gets records ("held") and stops polling, its
- *   connection open, while a second one in the same group does what redeliver does ("redelivered");
- *   then both close.
+ *   until WANT records were accepted; prints every delivery.
  * Deliveries print as value#deliveryCount.
  */
 public final class ShareConsume {
@@ -139,20 +136,6 @@ public final class ShareConsume {
         try (KafkaShareConsumer<String, String> c = consumer(bootstrap, "java-share-redeliver", group, true)) {
           c.subscribe(List.of(topic));
           Common.emit("redelivered", Map.of("deliveries", acceptUntil(c, want, deadline)));
-        }
-        return;
-      }
-      case "stall": {
-        int want = Integer.parseInt(args[4]);
-        try (KafkaShareConsumer<String, String> stalled = consumer(bootstrap, "java-share-stalled", group, true)) {
-          stalled.subscribe(List.of(topic));
-          Common.emit("held", Map.of("deliveries", pollUntilSome(stalled, deadline)));
-          // `stalled` polls no more: its share fetches stop (the client fetches only for a poll), its
-          // heartbeats go on, and its locks run out on the server.
-          try (KafkaShareConsumer<String, String> other = consumer(bootstrap, "java-share-other", group, true)) {
-            other.subscribe(List.of(topic));
-            Common.emit("redelivered", Map.of("deliveries", acceptUntil(other, want, deadline)));
-          }
         }
         return;
       }
