@@ -192,7 +192,9 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
   });
 
   it('shows a share group: its member, and per share partition the start and end offsets, lag and records by state', async () => {
-    const shared = await startTestServer({ adminPort: 0, config: SHARE_TEST_CONFIG });
+    // Manual clock: the member's session and its records' acquisition locks last however long the
+    // browser takes on a loaded machine.
+    const shared = await startTestServer({ adminPort: 0, clock: 'manual', config: SHARE_TEST_CONFIG });
     const raw = await RawClient.connect(shared.port);
     try {
       const { member } = await shareGroupHolding(shared, raw, 'console-share', 'console-share-topic');
