@@ -5,7 +5,8 @@
 // for each peer of bench/peers.mjs in BENCH_SERVERS (Kafka from `kafka.Kafka` spawned on storage
 // formatted beforehand; the format is not counted), the servers taking turns run by run. Medians
 // of repeated runs (BENCH_START_RUNS, 9; Kafka BENCH_START_KAFKA_RUNS, 3: each takes seconds);
-// figures are for reading, never asserted by tests.
+// figures are for reading, never asserted by tests. BENCH_BASE_CLI (another build's dist/cli.js)
+// adds its spawn rows as server `base`, taking turns with ours, to compare a change A/B.
 import { spawn } from 'node:child_process';
 import { CLI, ROOT, envInt, envList, percentile, processCpuMs, stopChild, tryApiVersions } from './lib.mjs';
 import { PEERS, startPeer } from './peers.mjs';
@@ -16,6 +17,7 @@ export function startBenchOptions() {
     kafkaRuns: envInt('BENCH_START_KAFKA_RUNS', 3),
     basePort: envInt('BENCH_START_PORT', 19650),
     peers: envList('BENCH_SERVERS', PEERS).filter((s) => PEERS.includes(s)),
+    baseCli: process.env.BENCH_BASE_CLI,
   };
 }
 
@@ -30,9 +32,9 @@ async function peerToFirstAnswer(name) {
 }
 
 /** One spawn: ms from spawn to the first answered ApiVersions, and the child's CPU ms then. */
-async function spawnToFirstAnswer(port, extraArgs) {
+async function spawnToFirstAnswer(port, extraArgs, cli = CLI) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, '--port', String(port), '--in-memory', ...extraArgs], {
+  const child = spawn(process.execPath, [cli, '--port', String(port), '--in-memory', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'ignore'],
     env: { ...process.env, LOG_LEVEL: 'info' },
   });
@@ -71,10 +73,13 @@ function importAndStart() {
 
 const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
 
-export async function runStartBench({ runs, kafkaRuns, basePort, peers }) {
+export async function runStartBench({ runs, kafkaRuns, basePort, peers, baseCli }) {
+  const builds = [{ server: 'ours', cli: CLI }, ...(baseCli ? [{ server: 'base', cli: baseCli }] : [])];
   const variants = [
-    { label: 'spawn -> ApiVersions (admin API on)', server: 'ours', runs, sample: () => spawnToFirstAnswer(basePort, ['--admin-port', String(basePort + 1)]) },
-    { label: 'spawn -> ApiVersions (`--no-admin`)', server: 'ours', runs, sample: () => spawnToFirstAnswer(basePort, ['--no-admin']) },
+    ...builds.flatMap(({ server, cli }) => [
+      { label: `${server === 'ours' ? '' : `${server}: `}spawn -> ApiVersions (admin API on)`, server, runs, sample: () => spawnToFirstAnswer(basePort, ['--admin-port', String(basePort + 1)], cli) },
+      { label: `${server === 'ours' ? '' : `${server}: `}spawn -> ApiVersions (\`--no-admin\`)`, server, runs, sample: () => spawnToFirstAnswer(basePort, ['--no-admin'], cli) },
+    ]),
     ...peers.map((name) => ({ label: `${name}: spawn -> ApiVersions`, server: name, runs: name === 'kafka' ? kafkaRuns : runs, sample: () => peerToFirstAnswer(name) })),
   ];
   const samples = new Map(variants.map((v) => [v, []]));

@@ -3,14 +3,19 @@
 // command), each into one file in place, with the code they share and the parts loaded on demand
 // (admin API, tools) as chunks in dist/chunks/. Why: Node resolves, reads and compiles every ES
 // module separately, and the ~340 small modules of tsc's output cost more at start than the code
-// in them (import went from about 250 to 130 ms of CPU on a loaded 2-core machine). Dependencies
-// in node_modules stay imports. The other files of tsc's output stay as they are (their .d.ts
+// in them (import went from about 250 to 130 ms of CPU on a loaded 2-core machine). The same holds
+// for the CommonJS packages every start loads, pino (about 30 files with its dependencies) and
+// commander: Node's CommonJS loader resolves, stats and wraps each file, and bundled they cost
+// about half as much CPU to load (issue #16's start-up target). Every other dependency (the admin
+// API's fastify and prom-client, pino-pretty, the native hashes, re2js: all loaded on first use)
+// stays an import from node_modules. The other files of tsc's output stay as they are (their .d.ts
 // describe the package's types; benchmarks import single modules).
 //
 // Paths relative to import.meta.url keep working: the entries stay at dist/, and a chunk sits
 // in dist/chunks/, as deep as the dist/<folder>/ file it came from (console-routes.ts finds the
 // web console at ../../dist/console/; checked below).
 import { chmodSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -20,11 +25,23 @@ const chunks = join(dist, 'chunks');
 if (readFileSync(join(dist, 'index.js'), 'utf8').includes('./chunks/')) throw new Error('dist/index.js is bundled already: run tsc (npm run build) first');
 rmSync(chunks, { recursive: true, force: true });
 
+/** The dependencies bundled in (with everything they require), as the comment above says why. */
+const BUNDLED_PACKAGES = new Set(['pino', 'commander']);
+const BUILTINS = new Set(builtinModules);
+const bare = (id) => !/^[./]/.test(id) && !id.startsWith('\0');
+const packageName = (id) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');
+
 const bundle = await rolldown({
   input: { index: join(dist, 'index.js'), cli: join(dist, 'cli.js') },
   platform: 'node',
-  // Bare specifiers (node_modules packages, node: builtins) stay imports.
-  external: [/^[^./]/],
+  // Bare specifiers stay imports (node: builtins, and packages loaded on demand), except the
+  // bundled packages and what they themselves require.
+  external: (id, importer) => {
+    if (!bare(id)) return false;
+    if (id.startsWith('node:') || BUILTINS.has(id)) return true;
+    const fromBundledPackage = importer !== undefined && importer.includes('/node_modules/');
+    return !fromBundledPackage && !BUNDLED_PACKAGES.has(packageName(id));
+  },
   logLevel: 'warn',
 });
 await bundle.write({

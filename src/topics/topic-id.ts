@@ -52,7 +52,11 @@ export function readPartitionMetadata(dir: string): string | null {
  */
 export function loadOrCreateTopicId(dirs: ReadonlyArray<string | null>): string {
   const onDisk = dirs.filter((d): d is string => d !== null);
-  const id = onDisk.map(readPartitionMetadata).find((found): found is string => found !== null) ?? newTopicId();
-  for (const dir of onDisk) if (readPartitionMetadata(dir) !== id) writePartitionMetadata(dir, id);
+  // Each file read once: a fresh data directory has 50 of them for `__consumer_offsets` alone.
+  const found = onDisk.map(readPartitionMetadata);
+  const id = found.find((f): f is string => f !== null) ?? newTopicId();
+  onDisk.forEach((dir, i) => {
+    if (found[i] !== id) writePartitionMetadata(dir, id);
+  });
   return id;
 }
