@@ -23,6 +23,7 @@ import {
   type OffsetCommitRecord,
 } from '../records/schemas/record-types.js';
 import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue } from '../records/coordinator-record.js';
+import { offsetCommitKey } from './offsets/offset-commit-keys.js';
 
 export type {
   OffsetCommitRecord,
@@ -65,8 +66,9 @@ function writtenValueVersion(record: CoordinatorRecord): number | undefined {
   return undefined;
 }
 
+/** A record's key bytes; an OffsetCommit's come from the key cache (offsets/offset-commit-keys.ts): shared, never to be written to. */
 export function encodeKey(record: CoordinatorRecord): Buffer {
-  return encodeRecordKey(record);
+  return record.kind === 'offset-commit' ? offsetCommitKey(record) : encodeRecordKey(record);
 }
 
 export function encodeValue(record: CoordinatorRecord): Buffer | null {

@@ -8,6 +8,7 @@ import { loggedNames, requestInfo, requestNames, type RequestInfo } from './requ
 import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
+import { RequestOutcome } from './request-outcome.js';
 
 /** The principal of a request without authentication, as Kafka's `KafkaPrincipal.ANONYMOUS` prints. */
 const ANONYMOUS = 'User:ANONYMOUS';
@@ -265,46 +266,20 @@ export class FaultRegistry {
       transactionalId: logged.transactionalId,
       topics: logged.topics,
     });
-    /** `walk`: whether the response's error codes are still to be gathered. */
-    const finishWith = (outcome: RequestLogEntry['outcome'], response: unknown, walk: boolean): void => {
-      entry.outcome = outcome;
-      entry.durationMs = Date.now() - started;
-      if (walk && response !== undefined && response !== NO_RESPONSE) entry.setResponse(response);
-      if (this.doneListeners.size !== 0) for (const listener of this.doneListeners) listener(entry);
-    };
-    const finish = (outcome: RequestLogEntry['outcome'], response?: unknown): void => finishWith(outcome, response, true);
-    const respondWith = (response: unknown, walk: boolean): void => {
-      finishWith(response === NO_RESPONSE ? 'no-response' : io.isClosed() ? 'closed' : 'response', response, walk);
-      io.send(response);
-    };
-    const respond = (response: unknown): void => respondWith(response, true);
-    const failed = (err: unknown): never => {
-      finish('failed');
-      throw err;
-    };
+    const outcome = new RequestOutcome(entry, io, started, this.doneListeners);
 
     // Partitions and the full names only when a rule may look at them.
     const info = this.rules.size === 0 ? null : requestInfo(api, ctx.apiVersion, body, ctx.broker, names);
     const hit = info === null ? null : this.pick(api, ctx, info, body);
     if (!hit) {
-      // A response of a million partitions has its error codes gathered a slice per turn before it
-      // is sent (the connection stays muted meanwhile, so answers keep their order).
-      const answer = (response: unknown): Promise<void> | null => {
-        const walking = response === NO_RESPONSE ? null : entry.setResponseInSlices(response);
-        if (walking === null) {
-          respondWith(response, false);
-          return null;
-        }
-        return walking.then(() => respondWith(response, false));
-      };
       let result;
       try {
         result = api.handle(body, ctx);
       } catch (err) {
-        failed(err);
+        outcome.failed(err);
       }
-      if (result instanceof Promise) return result.then((r) => answer(r) ?? undefined, failed);
-      return answer(result);
+      if (result instanceof Promise) return result.then((r) => outcome.answer(r) ?? undefined, (err: unknown) => outcome.failed(err));
+      return outcome.answer(result);
     }
     const { rule, index } = hit;
     entry.addFault(rule.id);
@@ -317,13 +292,15 @@ export class FaultRegistry {
     this.notify(rule);
     return rule.definition
       .fire(action, {
-        api, body, ctx, io, index, respond, finish,
+        api, body, ctx, io, index,
+        respond: (response) => outcome.respondWith(response, true),
+        finish: (o, response) => outcome.finish(o, response),
         partitions: rule.partitionTarget(api),
         ruleGone: rule.gone,
         ruleExpiresAt: rule.expiresAt,
         handle: async (b) => api.handle(b, ctx),
       })
-      .catch(failed);
+      .catch((err: unknown) => outcome.failed(err));
   }
 
   private pick(api: ApiDefinition, ctx: RequestContext, info: RequestInfo, body: unknown): { rule: Rule; index: number } | null {

@@ -244,6 +244,9 @@ export class Reader {
   }
 }
 
+/** Strings up to this many UTF-16 units are tried as ASCII in a JS loop (`Writer.asciiString`); longer ones go to the native UTF-8 encoder, faster for them. */
+const ASCII_LOOP_MAX_CHARS = 64;
+
 export class Writer {
   buf: Buffer;
   offset = 0;
@@ -322,6 +325,7 @@ export class Writer {
       else this.int16(-1);
       return;
     }
+    if (v.length <= ASCII_LOOP_MAX_CHARS && this.asciiString(v, compact)) return;
     const n = Buffer.byteLength(v, 'utf8');
     if (compact) this.uvarint(n + 1);
     else {
@@ -330,6 +334,29 @@ export class Writer {
     }
     const at = this.room(n);
     this.buf.write(v, at, n, 'utf8');
+  }
+
+  /**
+   * A short string written byte by byte when it is ASCII (group ids, topic names, member ids: the
+   * usual case), without the two native calls (`byteLength`, `write`) that cost more than the
+   * copy; false, with nothing written, for one that is not.
+   */
+  private asciiString(v: string, compact: boolean): boolean {
+    const start = this.offset;
+    const n = v.length;
+    if (compact) this.uvarint(n + 1);
+    else this.int16(n);
+    const at = this.room(n);
+    const buf = this.buf;
+    for (let i = 0; i < n; i++) {
+      const c = v.charCodeAt(i);
+      if (c >= 0x80) {
+        this.offset = start;
+        return false;
+      }
+      buf[at + i] = c;
+    }
+    return true;
   }
 
   string(v: string, compact: boolean): void {

@@ -35,6 +35,11 @@ export interface DecodedRecord {
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** A varlong strictly between these is written through the number path (zig-zag stays a safe integer); constants, not computed per call. */
+const SMALL_VARLONG_MIN = -MAX_SAFE / 2n;
+const SMALL_VARLONG_MAX = MAX_SAFE / 2n;
+/** The headers of a record without any (shared, never written to). */
+const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 
 /** Bytes of the unsigned varint `u` (u >= 0, a safe integer). */
 function uvarintSize(u: number): number {
@@ -73,7 +78,7 @@ function bigZigzag(v: bigint): bigint {
 }
 
 function varlongSize(v: bigint): number {
-  if (v > -MAX_SAFE / 2n && v < MAX_SAFE / 2n) return varintSize(Number(v));
+  if (v > SMALL_VARLONG_MIN && v < SMALL_VARLONG_MAX) return varintSize(Number(v));
   let u = bigZigzag(v);
   let n = 1;
   while (u >= 0x80n) {
@@ -84,7 +89,7 @@ function varlongSize(v: bigint): number {
 }
 
 function writeVarlong(buf: Buffer, at: number, v: bigint): number {
-  if (v > -MAX_SAFE / 2n && v < MAX_SAFE / 2n) return writeVarint(buf, at, Number(v));
+  if (v > SMALL_VARLONG_MIN && v < SMALL_VARLONG_MAX) return writeVarint(buf, at, Number(v));
   let u = bigZigzag(v);
   while (u >= 0x80n) {
     buf[at++] = Number(u & 0x7fn) | 0x80;
@@ -101,7 +106,7 @@ function bytesFieldSize(b: Buffer | null): number {
 /** Size of one record's body (everything after its length varint). */
 function recordBodySize(r: RecordInput, offsetDelta: number, timestampDelta: bigint): number {
   let size = 1 + varlongSize(timestampDelta) + varintSize(offsetDelta) + bytesFieldSize(r.key) + bytesFieldSize(r.value);
-  const headers = r.headers ?? [];
+  const headers = r.headers ?? NO_HEADERS;
   size += varintSize(headers.length);
   for (const h of headers) {
     const keyLen = Buffer.byteLength(h.key, 'utf8');
@@ -110,12 +115,17 @@ function recordBodySize(r: RecordInput, offsetDelta: number, timestampDelta: big
   return size;
 }
 
+/** A record's timestamp against the batch's: 0n for one without its own (the usual case: no BigInt arithmetic). */
+function timestampDelta(r: RecordInput, baseTimestamp: bigint): bigint {
+  return r.timestamp === undefined ? 0n : r.timestamp - baseTimestamp;
+}
+
 /** Bytes `records` take when encoded against `baseTimestamp`. */
 export function encodedRecordsSize(records: readonly RecordInput[], baseTimestamp: bigint): number {
   let total = 0;
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
-    const body = recordBodySize(r, i, (r.timestamp ?? baseTimestamp) - baseTimestamp);
+    const body = recordBodySize(r, i, timestampDelta(r, baseTimestamp));
     total += varintSize(body) + body;
   }
   return total;
@@ -132,14 +142,14 @@ function writeBytesField(buf: Buffer, at: number, b: Buffer | null): number {
 export function writeRecords(buf: Buffer, at: number, records: readonly RecordInput[], baseTimestamp: bigint): number {
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
-    const timestampDelta = (r.timestamp ?? baseTimestamp) - baseTimestamp;
-    at = writeVarint(buf, at, recordBodySize(r, i, timestampDelta));
+    const delta = timestampDelta(r, baseTimestamp);
+    at = writeVarint(buf, at, recordBodySize(r, i, delta));
     buf[at++] = 0; // record attributes: unused
-    at = writeVarlong(buf, at, timestampDelta);
+    at = writeVarlong(buf, at, delta);
     at = writeVarint(buf, at, i);
     at = writeBytesField(buf, at, r.key);
     at = writeBytesField(buf, at, r.value);
-    const headers = r.headers ?? [];
+    const headers = r.headers ?? NO_HEADERS;
     at = writeVarint(buf, at, headers.length);
     for (const h of headers) {
       at = writeVarint(buf, at, Buffer.byteLength(h.key, 'utf8'));

@@ -35,6 +35,9 @@ function isFlexible(apiKey: number, version: number): boolean {
  */
 export const DECODE_IN_SLICES_BYTES = 64 * 1024;
 
+/** Bytes of the reused response writer; a response that grows it beyond keeps its buffer. */
+const SCRATCH_BYTES = 16 * 1024;
+
 type Header = Exclude<DecodedRequest, { kind: 'request' }> | { kind: 'body'; header: RequestHeader; api: ApiDefinition; flexible: boolean; reader: Reader };
 
 /**
@@ -83,12 +86,29 @@ export function* decodeRequestInSlices(frame: Buffer, handlers: ReadonlyMap<numb
   return { kind: 'request', header: h.header, body, api: h.api, flexible: h.flexible };
 }
 
+/**
+ * The writer `encodeResponse` encodes into, reused (encoding is synchronous): a response costs one
+ * buffer of its exact size, not a writer, a 256-byte slice of Node's pool and a view of it.
+ */
+const scratch = new Writer(SCRATCH_BYTES);
+
 /** Encodes a response frame (size prefix included): header v1 for flexible responses, v0 otherwise and always for ApiVersions. */
 export function encodeResponse(header: RequestHeader, body: unknown): Buffer {
-  const w = responseWriter(header);
+  const w = scratch;
+  w.offset = 0;
+  startResponse(w, header);
   const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
   (codec.response.encode as (w: Writer, v: number, b: unknown) => void)(w, header.apiVersion, body);
-  return finishResponse(w);
+  if (w.buf.length > SCRATCH_BYTES) {
+    // A large response keeps the buffer it grew (no copy); the scratch starts small again.
+    const out = finishResponse(w);
+    w.buf = Buffer.allocUnsafe(SCRATCH_BYTES);
+    return out;
+  }
+  const out = Buffer.allocUnsafe(w.offset);
+  w.buf.copy(out, 0, 0, w.offset);
+  out.writeInt32BE(out.length - 4, 0);
+  return out;
 }
 
 /** As `encodeResponse`, a slice at a time (the response's generated `encodeInSlices`): the answer to a request decoded in slices. */
@@ -101,10 +121,15 @@ export function* encodeResponseInSlices(header: RequestHeader, body: unknown): G
 
 function responseWriter(header: RequestHeader): Writer {
   const w = new Writer(256);
-  w.int32(0); // size, patched by finishResponse
+  startResponse(w, header);
+  return w;
+}
+
+/** The size (patched once known) and the response header. */
+function startResponse(w: Writer, header: RequestHeader): void {
+  w.int32(0);
   w.int32(header.correlationId);
   if (header.apiKey !== API_VERSIONS_KEY && isFlexible(header.apiKey, header.apiVersion)) w.uvarint(0);
-  return w;
 }
 
 function finishResponse(w: Writer): Buffer {

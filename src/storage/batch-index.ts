@@ -36,6 +36,9 @@ const CHUNK_MASK = CHUNK_ROWS - 1;
 
 /** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
 export const MAX_RELATIVE_OFFSET = 2147483647n;
+const MAX_RELATIVE_NUMBER = 2147483647;
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+const TWO_32 = 2 ** 32;
 
 export class BatchIndex {
   /** Chunks of rows of STRIDE int32; none until the first batch (most segments of an idle partition hold none). */
@@ -47,7 +50,14 @@ export class BatchIndex {
   /** Times `truncate` cut batches (readers holding what they derived from the table start over). */
   truncations = 0;
 
-  constructor(readonly baseOffset: bigint) {}
+  /** `baseOffset` as a number, and whether that is exact (within ±2^53). */
+  private readonly baseNumber: number;
+  private readonly baseSafe: boolean;
+
+  constructor(readonly baseOffset: bigint) {
+    this.baseNumber = Number(baseOffset);
+    this.baseSafe = baseOffset <= MAX_SAFE_BIG && baseOffset >= -MAX_SAFE_BIG;
+  }
 
   /**
    * Adds a batch at the end. Throws RangeError when it does not start at `end` or its offsets are
@@ -55,20 +65,42 @@ export class BatchIndex {
    */
   push(baseOffset: bigint, lastOffset: bigint, position: number, size: number, maxTimestamp: bigint): void {
     if (position !== this.end) throw new RangeError(`batch at byte ${position} does not follow the segment's last batch (ending at ${this.end})`);
-    const base = baseOffset - this.baseOffset;
-    const last = lastOffset - this.baseOffset;
-    if (base < 0n || last < base || last > MAX_RELATIVE_OFFSET) {
-      throw new RangeError(`batch offsets ${baseOffset}..${lastOffset} are out of range of the segment at ${this.baseOffset}`);
+    // Number arithmetic where it is exact (offsets and timestamps within ±2^53, the usual case: one
+    // commit per batch, no BigInt made per append), BigInt beyond.
+    let base: number;
+    let last: number;
+    if (this.baseSafe && baseOffset <= MAX_SAFE_BIG && lastOffset <= MAX_SAFE_BIG) {
+      base = Number(baseOffset) - this.baseNumber;
+      last = Number(lastOffset) - this.baseNumber;
+    } else {
+      const b = baseOffset - this.baseOffset;
+      const l = lastOffset - this.baseOffset;
+      if (b < 0n || l < b || l > MAX_RELATIVE_OFFSET) throw this.outOfRange(baseOffset, lastOffset);
+      base = Number(b);
+      last = Number(l);
     }
+    if (base < 0 || last < base || last > MAX_RELATIVE_NUMBER) throw this.outOfRange(baseOffset, lastOffset);
     const rows = this.chunkFor(this.count);
     const at = (this.count & CHUNK_MASK) * STRIDE;
-    rows[at + BASE] = Number(base);
-    rows[at + LAST] = Number(last);
+    rows[at + BASE] = base;
+    rows[at + LAST] = last;
     rows[at + POSITION] = position;
-    rows[at + TS_HIGH] = Number(BigInt.asIntN(32, maxTimestamp >> 32n));
-    rows[at + TS_LOW] = Number(BigInt.asIntN(32, maxTimestamp));
+    const ts = Number(maxTimestamp);
+    if (Number.isSafeInteger(ts)) {
+      // The int64's halves: floor division keeps the sign in the high half, as `>> 32n` does.
+      const high = Math.floor(ts / TWO_32);
+      rows[at + TS_HIGH] = high;
+      rows[at + TS_LOW] = (ts - high * TWO_32) | 0;
+    } else {
+      rows[at + TS_HIGH] = Number(BigInt.asIntN(32, maxTimestamp >> 32n));
+      rows[at + TS_LOW] = Number(BigInt.asIntN(32, maxTimestamp));
+    }
     this.count++;
     this.end = position + size;
+  }
+
+  private outOfRange(baseOffset: bigint, lastOffset: bigint): RangeError {
+    return new RangeError(`batch offsets ${baseOffset}..${lastOffset} are out of range of the segment at ${this.baseOffset}`);
   }
 
   /** Forgets the batches from row `n` on; `end` becomes the position of row `n`. */

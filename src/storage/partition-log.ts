@@ -346,12 +346,13 @@ export class PartitionLog {
       const lastDelta = batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET);
       if (lastDelta < 0) throw new RangeError(`batch has a negative last offset delta ${lastDelta}`);
       const first = this.nextOffset;
-      const last = first + BigInt(lastDelta);
+      // One record per batch (a commit's) is the usual case: no BigInt arithmetic for it.
+      const last = lastDelta === 0 ? first : first + BigInt(lastDelta);
       restampBaseOffset(batch, first);
       this.maybeRoll(size, last);
       this.active.append(batch, first, last, readInt64BE(batch, MAX_TIMESTAMP_OFFSET));
       this.nextOffset = last + 1n;
-      this.unflushedMessages += BigInt(lastDelta) + 1n;
+      this.unflushedMessages += lastDelta === 0 ? 1n : BigInt(lastDelta) + 1n;
     }
     return { baseOffset, durable: this.durability() };
   }

@@ -52,6 +52,27 @@ describe('uuid', () => {
   });
 });
 
+describe('strings', () => {
+  /** The bytes Kafka's layout gives: an int16 length (a uvarint of length + 1 when compact), then UTF-8. */
+  const kafkaBytes = (v: string, compact: boolean): string => {
+    const utf8 = Buffer.from(v, 'utf8');
+    const prefix = compact ? Buffer.from([utf8.length + 1]) : Buffer.from([utf8.length >> 8, utf8.length & 0xff]);
+    return Buffer.concat([prefix, utf8]).toString('hex');
+  };
+  const cases = ['', 'g', 'bench-commit-group', 'a'.repeat(63), 'b'.repeat(64), 'c'.repeat(65), 'caf\u00e9', 'topic-\u00e9-later', '\u{1F600}x', '\u007f\u0080', 'x'.repeat(60) + '\u00e9'];
+  it.each(cases.flatMap((v) => [[v, false], [v, true]] as const))('%j (compact %s): the bytes of Kafka\'s layout, after other bytes, read back the same', (v, compact) => {
+    // A writer smaller than the string: the ASCII loop and the UTF-8 path both grow it.
+    const w = new Writer(2);
+    w.int8(9);
+    w.string(v, compact);
+    w.int8(7);
+    expect(w.finish().toString('hex')).toBe(`09${kafkaBytes(v, compact)}07`);
+    const r = new Reader(w.finish(), 1);
+    expect(r.string(compact)).toBe(v);
+    expect(r.int8()).toBe(7);
+  });
+});
+
 describe('taggedFields', () => {
   it.each([0, 1, 127, 128, 300, 16383, 16384, 70000])('a %i-byte value: tag, uvarint size, value; read back', (n) => {
     const value = Buffer.alloc(n, 0xab);

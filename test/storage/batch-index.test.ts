@@ -65,6 +65,22 @@ describe('BatchIndex, the in-memory table of a segment\'s batches', () => {
     expect(() => table.push(100n + 2n ** 31n, 100n + 2n ** 31n, 71, 70, 0n)).toThrow(/does not follow/);
     expect(table.count).toBe(1);
   });
+
+  it('keeps offsets beyond 2^53 exact and refuses them out of range as below it (int64 offsets, not doubles)', () => {
+    const base = 2n ** 62n + 3n;
+    const table = new BatchIndex(base);
+    table.push(base, base + 1n, 0, 70, 2n ** 53n + 1n);
+    table.push(base + 2n, base + 2n ** 31n - 1n, 70, 70, -(2n ** 53n) - 1n);
+    expect([table.baseOffsetAt(0), table.lastOffsetAt(0), table.baseOffsetAt(1), table.lastOffsetAt(1)]).toEqual([base, base + 1n, base + 2n, base + 2n ** 31n - 1n]);
+    expect([table.maxTimestampAt(0), table.maxTimestampAt(1)]).toEqual([2n ** 53n + 1n, -(2n ** 53n) - 1n]);
+    expect(table.firstEndingAtOrAfter(base + 2n)).toBe(1);
+    expect(() => table.push(base + 2n ** 31n, base + 2n ** 31n, 140, 70, 0n)).toThrow(RangeError);
+    expect(() => table.push(base - 1n, base, 140, 70, 0n)).toThrow(RangeError);
+    // A segment just below 2^53 whose batch ends beyond it.
+    const edge = new BatchIndex(2n ** 53n - 2n);
+    edge.push(2n ** 53n - 2n, 2n ** 53n + 5n, 0, 70, 0n);
+    expect([edge.baseOffsetAt(0), edge.lastOffsetAt(0)]).toEqual([2n ** 53n - 2n, 2n ** 53n + 5n]);
+  });
 });
 
 describe('segment memory: 20 bytes a batch, no batch bytes once written', () => {

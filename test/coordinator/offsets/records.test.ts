@@ -1,11 +1,29 @@
 import { describe, it, expect } from 'vitest';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from '../../../src/coordinator/records.js';
+import { encodeRecordKey } from '../../../src/records/coordinator-record.js';
 
 describe('__consumer_offsets records', () => {
   it('writes an OffsetCommit key as type 1 + {group, topic, partition}', () => {
     const rec: CoordinatorRecord = { kind: 'offset-commit', groupId: 'g', topic: 't', partition: 2, value: null };
     expect(encodeKey(rec).toString('hex')).toBe('0001' + '0001' + '67' + '0001' + '74' + '00000002');
     expect(encodeValue(rec)).toBeNull();
+  });
+
+  it('reuses an OffsetCommit key per group, topic and partition (kept keys and keys past the cache\'s bounds are the bytes the registry encodes)', () => {
+    const key = (groupId: string, topic: string, partition: number): Buffer => encodeKey({ kind: 'offset-commit', groupId, topic, partition, value: null });
+    const registry = (groupId: string, topic: string, partition: number): string => {
+      const record: CoordinatorRecord = { kind: 'offset-commit', groupId, topic, partition, value: null };
+      return encodeRecordKey(record).toString('hex');
+    };
+    expect(key('g', 't', 2)).toBe(key('g', 't', 2));
+    expect(key('g', 't', 2)).not.toBe(key('g', 't', 3));
+    // More keys than the cache keeps (it starts over), non-ASCII names, partitions it does not keep.
+    const names: Array<[string, string, number]> = [];
+    for (let i = 0; i < 5000; i++) names.push([`group-${i % 7}`, i % 2 ? 'caf\u00e9' : `topic-${i % 3}`, i]);
+    names.push(['g', 't', 70_000], ['g', 't', -1], ['\u{1F600}', 't', 0]);
+    for (const [g, t, p] of names) expect(key(g, t, p).toString('hex')).toBe(registry(g, t, p));
+    for (const [g, t, p] of names.slice(-50)) expect(key(g, t, p).toString('hex')).toBe(registry(g, t, p));
+    expect(decodeRecord(key('caf\u00e9', 'x', 9), null)).toEqual({ kind: 'offset-commit', groupId: 'caf\u00e9', topic: 'x', partition: 9, value: null });
   });
 
   it('writes OffsetCommitValue v4 with the tagged topic id, v1 when an expire timestamp is set', () => {
