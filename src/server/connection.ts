@@ -98,11 +98,13 @@ export class Connection implements IdleClosable {
         this.granted = 0;
       }
       noteReleased(CLOSED_CONNECTION_BYTES + this.frames.heldBytes);
-      this.log.info('connection closed');
+      this.log.debug('connection closed');
       this.broker.connectionClosed(this.id);
       this.onClose(this);
     });
-    this.log.info('connection opened');
+    // Debug, as Kafka's SocketServer logs accepted and closed connections: a burst of a thousand
+    // clients is otherwise two thousand lines for whoever reads stdout.
+    this.log.debug('connection opened');
     this.idle?.touch(this);
   }
 
