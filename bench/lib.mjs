@@ -113,7 +113,7 @@ export class BenchClient {
   }
 }
 
-/** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines }. */
+/** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines } (its stdout lines up to that one). */
 export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = {}) {
   const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = [];
@@ -122,11 +122,16 @@ export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), timeoutMs);
     child.on('exit', (code) => reject(new Error(`server exited with ${code} before ready; stderr: ${stderr}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    const lineReader = createInterface({ input: child.stdout });
+    lineReader.on('line', (line) => {
       lines.push(line);
       const m = /ready on ([^"\s]+):(\d+)/.exec(line);
       if (m) {
         clearTimeout(timer);
+        // The rest of its log is drained unread: splitting and keeping every line would cost this
+        // process (the clients') CPU per line, and a reader slower than the server blocks its writes.
+        lineReader.close();
+        child.stdout.resume();
         resolve({ child, port: Number(m[2]), lines });
       }
     });

@@ -304,13 +304,14 @@ export async function createTopic(port, topic, partitions) {
 }
 
 /**
- * Starts `server` (`ours`: `node dist/cli.js` in memory, without the admin API; or a peer) with
+ * Starts `server` (`ours`: `node dist/cli.js` in memory, without the admin API; `base`: the same
+ * with BENCH_BASE_CLI, another build's cli.js; or a peer) with
  * broker `configs` and `topics` [{ name, partitions }]: { child, port, cleanup?, version? } or { missing }.
  */
 export async function startServerWithTopics(server, { configs = {}, topics = [], extraArgs = [] } = {}) {
-  if (server !== 'ours') return startPeer(server, { configs, topics });
+  if (server !== 'ours' && server !== 'base') return startPeer(server, { configs, topics });
   const args = ['--port', '0', '--in-memory', '--no-admin', ...Object.entries(configs).flatMap(([k, v]) => ['--config', `${k}=${v}`]), ...extraArgs];
-  const started = await startCliServer(args);
+  const started = await startCliServer(args, server === 'base' ? { cli: process.env.BENCH_BASE_CLI } : {});
   try {
     for (const t of topics) await createTopic(started.port, t.name, t.partitions);
   } catch (err) {
