@@ -38,6 +38,8 @@ export class BenchClient {
   /** Requests sent and not yet answered, oldest first. */
   #waiting = [];
   #correlationId = 0;
+  /** The server's ApiVersions answer as apiKey -> { minVersion, maxVersion } (a promise), once asked. */
+  #advertised = null;
 
   constructor(socket) {
     this.socket = socket;
@@ -106,6 +108,18 @@ export class BenchClient {
       this.socket.write(out);
       this.#drain();
     });
+  }
+
+  /**
+   * The version of `apiKey` to send this server: `preferred`, or the highest it advertises below
+   * that (from one ApiVersions v0 per connection, which every server answers); null when it
+   * serves none at or below `preferred` (librdkafka's mock has DeleteGroups v0-1 only).
+   */
+  async usableVersion(apiKey, preferred) {
+    this.#advertised ??= this.send(18, 0, {}).then((r) => new Map(r.apiKeys.map((k) => [k.apiKey, k])));
+    const range = (await this.#advertised).get(apiKey);
+    if (!range || range.minVersion > preferred) return null;
+    return Math.min(preferred, range.maxVersion);
   }
 
   close() {
