@@ -16,6 +16,7 @@ import type { KafkaPrincipal } from '../security/principal.js';
 import type { IdleClosable, IdleConnections } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
 import { atBurstEnd, inBurst } from '../util/burst.js';
+import { runInTurn } from './turn-budget.js';
 
 let nextConnectionId = 0;
 
@@ -86,7 +87,7 @@ export class Connection implements IdleClosable {
     socket.on('data', (chunk) => {
       this.idle?.touch(this);
       this.frames.push(chunk);
-      this.pump();
+      runInTurn(this.pumpNow);
     });
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     socket.on('close', () => {
@@ -145,6 +146,8 @@ export class Connection implements IdleClosable {
     this.sendHeld();
     this.socket.destroy();
   }
+
+  private readonly pumpNow = (): void => this.pump();
 
   private pump(): void {
     while (!this.busy && !this.closed) {
