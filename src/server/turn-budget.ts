@@ -8,7 +8,8 @@
  * accept, once a turn's work has taken `TURN_BUDGET_MS`, the data of sockets read after that waits,
  * in arrival order, for the next turns' check phases, each after one more poll (and one more
  * accept). Without accepts (a steady load) every socket's data is handled at once, as before.
- * Each connection's requests keep their order: only when a connection starts reading waits.
+ * Only the moment a socket's new data is taken up moves: each connection still serves its requests
+ * one at a time in order, and connections are taken up in the order their data arrived.
  */
 
 /** Wall-clock work per turn (ms) before further sockets' data waits for the next turn, while accepting. */
@@ -74,15 +75,19 @@ function nextTurn(): void {
 function runWaiting(): void {
   resumeQueued = false;
   const startedAt = performance.now();
-  do {
-    const fn = waiting[waitingHead]!;
-    waiting[waitingHead++] = undefined as unknown as () => void;
-    fn();
-  } while (waitingHead < waiting.length && performance.now() - startedAt < TURN_BUDGET_MS);
-  if (waitingHead === waiting.length) {
-    waiting = [];
-    waitingHead = 0;
-  } else {
-    queueResume(true);
+  try {
+    do {
+      const fn = waiting[waitingHead]!;
+      waiting[waitingHead++] = undefined as unknown as () => void;
+      fn();
+    } while (waitingHead < waiting.length && performance.now() - startedAt < TURN_BUDGET_MS);
+  } finally {
+    // Even after a throw (an uncaught error, as it would have been from the socket's 'data' event), the rest still runs.
+    if (waitingHead === waiting.length) {
+      waiting = [];
+      waitingHead = 0;
+    } else {
+      queueResume(true);
+    }
   }
 }
