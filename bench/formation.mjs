@@ -10,8 +10,10 @@ import { PEERS, createTopic, startServerWithTopics } from './peers.mjs';
  * `_PARTITIONS` (200: the topic of a group has this many partitions, or as many as it has members
  * when that is more, so every member gets one), `_HEARTBEAT_MS` (100), `_WARMUPS` (1) groups of
  * `_WARMUP_MEMBERS` (100) members,
- * `_TIMEOUT_MS`, `_PORT` and `_PID` (measure a broker already listening on that port, its process
- * for the CPU time, instead of starting servers) and BENCH_SERVERS (ours and the peers).
+ * `_TIMEOUT_MS`, `_ROUNDS` (1: each member count formed this many times on each server, the
+ * servers in turn), `_PORT` and `_PID` (measure a broker already listening on that port, its
+ * process for the CPU time, instead of starting servers), BENCH_SERVERS (ours and the peers) and
+ * BENCH_BASE_CLI (another build's dist/cli.js, run as server `base` after ours: an A/B run).
  */
 export function formationOptions(prefix, defaultTimeoutMs) {
   return {
@@ -21,10 +23,16 @@ export function formationOptions(prefix, defaultTimeoutMs) {
     warmups: envInt(`${prefix}_WARMUPS`, 1),
     warmupMembers: envInt(`${prefix}_WARMUP_MEMBERS`, 100),
     timeoutMs: envInt(`${prefix}_TIMEOUT_MS`, defaultTimeoutMs),
+    rounds: envInt(`${prefix}_ROUNDS`, 1),
     externalPort: envInt(`${prefix}_PORT`, 0),
     externalPid: envInt(`${prefix}_PID`, 0),
-    servers: envList('BENCH_SERVERS', ['ours', ...PEERS]).filter((s) => s === 'ours' || PEERS.includes(s)),
+    servers: withBase(envList('BENCH_SERVERS', ['ours', ...PEERS]).filter((s) => s === 'ours' || PEERS.includes(s))),
   };
+}
+
+/** `servers` with `base` after `ours` when BENCH_BASE_CLI names another build's dist/cli.js (an A/B run). */
+function withBase(servers) {
+  return process.env.BENCH_BASE_CLI && servers.includes('ours') ? servers.flatMap((s) => (s === 'ours' ? ['ours', 'base'] : [s])) : servers;
 }
 
 /** A broker someone else started (`externalPort`), as formGroups uses a started server; never stopped. */
@@ -104,7 +112,7 @@ export const partitionsFor = (partitions, members) => Math.max(partitions, membe
  * 120 s or lost its connections: up to two minutes of a run for a row that says only that).
  */
 export async function formGroups(label, options, form) {
-  const { members, partitions, warmups = 0, warmupMembers = 0, configs = {}, extraArgs = [], externalPort = 0, externalPid = 0 } = options;
+  const { members, partitions, warmups = 0, warmupMembers = 0, configs = {}, extraArgs = [], externalPort = 0, externalPid = 0, rounds = 1 } = options;
   const servers = externalPort ? ['external'] : options.servers;
   const rows = [];
   const missing = new Set();
@@ -112,7 +120,7 @@ export async function formGroups(label, options, form) {
   let previous = new Map();
   for (const n of members) {
     const current = new Map();
-    for (const server of servers) {
+    for (const server of Array.from({ length: rounds }, () => servers).flat()) {
       if (missing.has(server)) continue;
       const skipped = skipReason(server, previous);
       if (skipped) {
@@ -168,7 +176,7 @@ const perMember = (row) => row.heartbeatsPerMember ?? row.requestsPerMember;
 /** Why `server` is not run at this member count, from the rows of the previous one (null: run it). */
 function skipReason(server, previous) {
   const before = previous.get(server);
-  if (server === 'ours' || before === undefined) return null;
+  if (server === 'ours' || server === 'base' || before === undefined) return null;
   if (before.skipped) return before.skipped;
   if (before.failed) return `not run: did not form with ${before.members} members`;
   const ours = previous.get('ours');

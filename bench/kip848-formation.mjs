@@ -131,7 +131,8 @@ const probeHeartbeat = (groupId, memberId, memberEpoch, topic, joinRegex) => ({
 
 /**
  * Until a throwaway group's member is assigned every partition of `topic` (the member leaves and
- * the group is deleted; a server without DeleteGroups keeps the empty group).
+ * the group is deleted, with the DeleteGroups version the server advertises; a server without
+ * DeleteGroups keeps the empty group).
  */
 async function waitUntilAssignable(port, topic, partitions, joinRegex) {
   for (;;) {
@@ -141,7 +142,9 @@ async function waitUntilAssignable(port, topic, partitions, joinRegex) {
       const memberId = randomUUID().replace(/-/g, '').slice(0, 22);
       const joined = await admin.send(68, 1, probeHeartbeat(groupId, memberId, 0, topic, joinRegex));
       if (joined.errorCode === 0) await admin.send(68, 1, probeHeartbeat(groupId, memberId, -1, topic, joinRegex));
-      await admin.send(42, 2, { groupsNames: [groupId] }).catch(() => {});
+      // DeleteGroups at a version the server advertises (v2 is flexible; librdkafka's mock serves v0-1).
+      const deleteVersion = await admin.usableVersion(42, 2);
+      if (deleteVersion !== null) await admin.send(42, deleteVersion, { groupsNames: [groupId] }).catch(() => {});
       const assigned = joined.assignment?.topicPartitions.reduce((k, t) => k + t.partitions.length, 0) ?? 0;
       if (assigned === partitions) return;
     } finally {

@@ -38,6 +38,8 @@ export class BenchClient {
   /** Requests sent and not yet answered, oldest first. */
   #waiting = [];
   #correlationId = 0;
+  /** The server's ApiVersions answer as apiKey -> { minVersion, maxVersion } (a promise), once asked. */
+  #advertised = null;
 
   constructor(socket) {
     this.socket = socket;
@@ -108,12 +110,24 @@ export class BenchClient {
     });
   }
 
+  /**
+   * The version of `apiKey` to send this server: `preferred`, or the highest it advertises below
+   * that (from one ApiVersions v0 per connection, which every server answers); null when it
+   * serves none at or below `preferred` (librdkafka's mock has DeleteGroups v0-1 only).
+   */
+  async usableVersion(apiKey, preferred) {
+    this.#advertised ??= this.send(18, 0, {}).then((r) => new Map(r.apiKeys.map((k) => [k.apiKey, k])));
+    const range = (await this.#advertised).get(apiKey);
+    if (!range || range.minVersion > preferred) return null;
+    return Math.min(preferred, range.maxVersion);
+  }
+
   close() {
     this.socket.destroy();
   }
 }
 
-/** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines }. */
+/** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines } (its stdout lines up to that one). */
 export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = {}) {
   const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = [];
@@ -122,11 +136,16 @@ export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), timeoutMs);
     child.on('exit', (code) => reject(new Error(`server exited with ${code} before ready; stderr: ${stderr}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    const lineReader = createInterface({ input: child.stdout });
+    lineReader.on('line', (line) => {
       lines.push(line);
       const m = /ready on ([^"\s]+):(\d+)/.exec(line);
       if (m) {
         clearTimeout(timer);
+        // The rest of its log is drained unread: splitting and keeping every line would cost this
+        // process (the clients') CPU per line, and a reader slower than the server blocks its writes.
+        lineReader.close();
+        child.stdout.resume();
         resolve({ child, port: Number(m[2]), lines });
       }
     });

@@ -213,7 +213,7 @@ export async function startPeer(name, { policy = 'never', configs = {}, topics =
       const flush = policy === 'always' ? { 'log.flush.interval.messages': 1 } : {};
       const props = formatKafka(dir, port, controllerPort, { ...flush, ...configs });
       const spawnedAt = performance.now();
-      const child = spawn('java', [...KAFKA_JVM_OPTS, `-Dkafka.logs.dir=${join(dir, 'logs')}`, '-cp', `${KAFKA_LIBS}/*`, 'kafka.Kafka', props], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn('java', [...KAFKA_JVM_OPTS, ...kafkaLogging(), `-Dkafka.logs.dir=${join(dir, 'logs')}`, '-cp', kafkaClasspath(), 'kafka.Kafka', props], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
       child.stderrTail = () => oneLine(stderr);
@@ -257,6 +257,22 @@ export async function startPeer(name, { policy = 'never', configs = {}, topics =
     return { missing: oneLine(`${name} did not start: ${err.message}`) };
   }
 }
+
+/**
+ * Kafka's classpath: its jars, then BENCH_KAFKA_CLASSPATH (a directory of jars or a jar) when set.
+ * fetch-kafka.sh's jars have no SLF4J binding (the distribution adds log4j-slf4j-impl), so Kafka
+ * logs nothing; BENCH_KAFKA_CLASSPATH can name a directory holding that binding, and
+ * BENCH_KAFKA_LOG4J2 a log4j2 configuration (with absolute file paths: the temporary directory
+ * goes with the server), to read why it did something (a closed connection).
+ */
+function kafkaClasspath() {
+  const extra = process.env.BENCH_KAFKA_CLASSPATH;
+  if (!extra) return `${KAFKA_LIBS}/*`;
+  return `${KAFKA_LIBS}/*:${existsSync(extra) && statSync(extra).isDirectory() ? `${extra}/*` : extra}`;
+}
+
+/** `-Dlog4j2.configurationFile=` for BENCH_KAFKA_LOG4J2 (see kafkaClasspath), else nothing. */
+const kafkaLogging = () => (process.env.BENCH_KAFKA_LOG4J2 ? [`-Dlog4j2.configurationFile=${process.env.BENCH_KAFKA_LOG4J2}`] : []);
 
 /**
  * Waits until Kafka's group coordinator serves groups: FindCoordinator answers (it creates
@@ -304,13 +320,14 @@ export async function createTopic(port, topic, partitions) {
 }
 
 /**
- * Starts `server` (`ours`: `node dist/cli.js` in memory, without the admin API; or a peer) with
+ * Starts `server` (`ours`: `node dist/cli.js` in memory, without the admin API; `base`: the same
+ * with BENCH_BASE_CLI, another build's cli.js; or a peer) with
  * broker `configs` and `topics` [{ name, partitions }]: { child, port, cleanup?, version? } or { missing }.
  */
 export async function startServerWithTopics(server, { configs = {}, topics = [], extraArgs = [] } = {}) {
-  if (server !== 'ours') return startPeer(server, { configs, topics });
+  if (server !== 'ours' && server !== 'base') return startPeer(server, { configs, topics });
   const args = ['--port', '0', '--in-memory', '--no-admin', ...Object.entries(configs).flatMap(([k, v]) => ['--config', `${k}=${v}`]), ...extraArgs];
-  const started = await startCliServer(args);
+  const started = await startCliServer(args, server === 'base' ? { cli: process.env.BENCH_BASE_CLI } : {});
   try {
     for (const t of topics) await createTopic(started.port, t.name, t.partitions);
   } catch (err) {

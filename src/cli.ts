@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { startServer, type FaultRuleSpec } from './index.js';
@@ -48,7 +49,8 @@ async function serve(opts: ServeOptions): Promise<void> {
   // earlier one still in flight when the process exits (a supervisor waiting for `stopped` would
   // see it before `shutting down`).
   const stdout = pino.destination({ dest: 1, sync: true });
-  const log = pino({ level: opts.logLevel }, process.stdout.isTTY ? await prettyLines(stdout) : stdout);
+  // isatty(1), not process.stdout.isTTY: creating process.stdout would make fd 1 non-blocking (see the preAction hook below).
+  const log = pino({ level: opts.logLevel }, isatty(1) ? await prettyLines(stdout) : stdout);
 
   const config: Record<string, string> = configFromEnv(process.env);
   const fromEnvironment = new Set(Object.keys(config));
@@ -269,10 +271,18 @@ groupsCommand('share-groups', 'share', 'kafka-share-groups.sh', 'start offsets a
 
 registerControlCommands(program);
 
-// A reader that stops early (`dump-log ... | head`) closes the pipe: stop quietly, as Kafka's tools do.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0);
-  throw err;
+// A reader that stops early (`dump-log ... | head`) closes the pipe: the tools stop quietly, as
+// Kafka's do. Not the server (the root command's action), which writes its log with pino's
+// synchronous writes to fd 1 and must never create `process.stdout`: on a pipe, that puts fd 1 in
+// non-blocking mode, and a full pipe (a reader busy elsewhere, as a test runner or a benchmark
+// with a thousand clients) then makes each write sleep 100 ms (sonic-boom's retry on EAGAIN)
+// where a blocking write waits only until the reader takes the bytes, as a JVM's console does.
+program.hook('preAction', (_program, action) => {
+  if (action === program) return;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
 });
 
 await program.parseAsync();

@@ -16,6 +16,7 @@ import type { KafkaPrincipal } from '../security/principal.js';
 import type { IdleClosable, IdleConnections } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
 import { atBurstEnd, inBurst } from '../util/burst.js';
+import { runInTurn } from './turn-budget.js';
 
 let nextConnectionId = 0;
 
@@ -86,7 +87,7 @@ export class Connection implements IdleClosable {
     socket.on('data', (chunk) => {
       this.idle?.touch(this);
       this.frames.push(chunk);
-      this.pump();
+      runInTurn(this.pumpNow);
     });
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     socket.on('close', () => {
@@ -98,11 +99,13 @@ export class Connection implements IdleClosable {
         this.granted = 0;
       }
       noteReleased(CLOSED_CONNECTION_BYTES + this.frames.heldBytes);
-      this.log.info('connection closed');
+      this.log.debug('connection closed');
       this.broker.connectionClosed(this.id);
       this.onClose(this);
     });
-    this.log.info('connection opened');
+    // Debug, as Kafka's SocketServer logs accepted and closed connections: a burst of a thousand
+    // clients is otherwise two thousand lines for whoever reads stdout.
+    this.log.debug('connection opened');
     this.idle?.touch(this);
   }
 
@@ -143,6 +146,8 @@ export class Connection implements IdleClosable {
     this.sendHeld();
     this.socket.destroy();
   }
+
+  private readonly pumpNow = (): void => this.pump();
 
   private pump(): void {
     while (!this.busy && !this.closed) {

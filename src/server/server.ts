@@ -10,6 +10,7 @@ import { ManualTime } from '../util/manual-time.js';
 import { systemTime } from '../util/time.js';
 import type { ConnectionQuotas } from './connection-quotas.js';
 import { nodeTls } from '../security/tls.js';
+import { noteAccepted } from './turn-budget.js';
 
 /**
  * The listen backlog, in place of Kafka's `socket.listen.backlog.size` (50): Kafka accepts on a
@@ -83,6 +84,7 @@ export class KafkaListener {
       this.stats.open++;
     };
     const accept = (socket: Socket) => {
+      noteAccepted();
       if (this.quotas) this.quotas.accept(socket, () => open(socket));
       else open(socket);
     };

@@ -49,6 +49,26 @@ describe('command line', () => {
     }
   });
 
+  it('writes its log to a pipe with blocking writes, and logs no line for a connection opened and closed (Kafka logs those at debug)', async () => {
+    const server = await startCli(['--in-memory', '--port', '0']);
+    try {
+      // O_NONBLOCK (04000) on fd 1 would make a full pipe cost each log write a 100 ms sleep
+      // (sonic-boom's retry) instead of a wait for the reader.
+      const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/${server.process.pid}/fdinfo/1`, 'utf8'))![1]!;
+      expect(parseInt(flags, 8) & 0o4000).toBe(0);
+      const client = await RawClient.connect(server.port);
+      const versions = await client.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+      expect(versions.errorCode).toBe(0);
+      client.close();
+      const closed = once(server.process.stdout!, 'close');
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+      await closed;
+      expect(server.lines.slice(1).map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['shutting down', 'stopped']);
+    } finally {
+      await kill(server, 'SIGKILL');
+    }
+  });
+
   it('takes KAFKA_* environment variables and --config, --config winning', async () => {
     const data = tempDataDir();
     const server = await startCli(['--port', '0', '--data-dir', data.dir, '--config', 'num.partitions=4'], { KAFKA_NUM_PARTITIONS: '2', KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false' });

@@ -46,7 +46,11 @@ writeFileSync(
 );
 /** Preloaded to take the command line's terminal path with stdout a pipe: it prints pretty lines then. */
 const AS_TTY = join(HOOK_DIR, 'as-tty.mjs');
-writeFileSync(AS_TTY, "Object.defineProperty(process.stdout, 'isTTY', { value: true });\n");
+// The command line asks tty.isatty(1) (it never creates process.stdout, which would make fd 1 non-blocking).
+writeFileSync(
+  AS_TTY,
+  "import tty from 'node:tty'; import { syncBuiltinESMExports } from 'node:module'; const isatty = tty.isatty; tty.isatty = (fd) => fd === 1 || isatty(fd); syncBuiltinESMExports();\n",
+);
 afterAll(() => rmSync(HOOK_DIR, { recursive: true, force: true }));
 
 interface RunOptions {
