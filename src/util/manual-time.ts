@@ -61,7 +61,8 @@ export class ManualTime implements Time {
   /** Moves the clock forward by `ms` (>= 0), firing every timer that falls due on the way. */
   advance(ms: number): AdvanceResult {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance expects a non-negative number of ms, got ${ms}`);
-    return this.runUntil(this.nowMs + ms, Infinity);
+    const { now, firedTimers } = this.runUntil(this.nowMs + ms, Infinity);
+    return { now, firedTimers };
   }
 
   /**
@@ -78,7 +79,9 @@ export class ManualTime implements Time {
     for (;;) {
       const slice = this.runUntil(target, ADVANCE_SLICE_TIMERS, performance.now() + ADVANCE_SLICE_MS);
       fired += slice.firedTimers;
-      if (slice.now >= target) return { now: slice.now, firedTimers: fired };
+      // Done when nothing is due by the target any more: the clock may reach it before the last
+      // due timers fired (a coalescing timer fires at the target when no ordinary one comes first).
+      if (!slice.cutShort) return { now: slice.now, firedTimers: fired };
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
@@ -120,7 +123,7 @@ export class ManualTime implements Time {
    * time; a coalescing one at the due time of the next ordinary timer due by `target`, else at
    * `target`. The clock ends at `target` when every due timer fired, else at the last firing's time.
    */
-  private runUntil(target: number, maxTimers: number, deadline = Infinity): AdvanceResult {
+  private runUntil(target: number, maxTimers: number, deadline = Infinity): AdvanceResult & { cutShort: boolean } {
     let fired = 0;
     const wasAdvancing = this.advancing;
     this.advancing = true;
@@ -129,7 +132,7 @@ export class ManualTime implements Time {
         const ordinary = dueBy(this.timers.peek(), target);
         const coalesced = dueBy(this.coalescing.peek(), target);
         if (!ordinary && !coalesced) break;
-        if (fired >= maxTimers || (fired > 0 && performance.now() >= deadline)) return { now: this.nowMs, firedTimers: fired };
+        if (fired >= maxTimers || (fired > 0 && performance.now() >= deadline)) return { now: this.nowMs, firedTimers: fired, cutShort: true };
         const takeCoalesced = coalesced !== undefined && (ordinary === undefined || firesBefore(coalesced, ordinary));
         const next = takeCoalesced ? coalesced : ordinary!;
         (takeCoalesced ? this.coalescing : this.timers).pop();
@@ -144,7 +147,7 @@ export class ManualTime implements Time {
       this.advancing = wasAdvancing;
     }
     if (target > this.nowMs) this.nowMs = target;
-    return { now: this.nowMs, firedTimers: fired };
+    return { now: this.nowMs, firedTimers: fired, cutShort: false };
   }
 }
 

@@ -88,4 +88,15 @@ describe('ManualTime', () => {
     expect(firedAfterOtherWork.length).toBeGreaterThanOrEqual(count - ADVANCE_SLICE_TIMERS);
     expect(sliced.pendingTimers()).toBe(0);
   });
+
+  it('advanceInSlices fires every maintenance timer due by the target even when a slice ends with the clock already there', async () => {
+    // Coalescing timers due during the advance fire at its end: the first slice moves the clock to
+    // the target and stops at its timer limit, with more of them still due.
+    const clock = new ManualTime(0);
+    const count = ADVANCE_SLICE_TIMERS + 3;
+    let fired = 0;
+    for (let i = 0; i < count; i++) clock.schedule(1000, () => fired++, { coalesce: true });
+    expect(await clock.advanceInSlices(10_000)).toEqual({ now: 10_000, firedTimers: count });
+    expect([fired, clock.pendingTimers()]).toEqual([count, 0]);
+  });
 });
