@@ -9,6 +9,9 @@
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
  * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
  *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
+ * - A small request with a huge answer (`largeAnswers` APIs) has its answer encoded
+ *   `ELEMENTS_PER_SLICE` elements per turn; Metadata of every topic describes that many
+ *   partitions per turn.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
@@ -20,6 +23,7 @@ import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
 import { PRODUCE_SLICE_PARTITIONS } from '../../src/apis/00-produce.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
+import { api as describeLogDirs } from '../../src/apis/35-describe-log-dirs.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -220,5 +224,65 @@ describe('big requests and passes, more', () => {
     const offsets = res.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.errorCode, p.offset]));
     // Every partition empty (latest offset 0) but the last, looked up after the record was appended.
     expect(offsets.filter(([, , errorCode, offset]) => errorCode !== ErrorCode.NONE || offset !== 0n)).toEqual([['listed-b', perTopic - 1, ErrorCode.NONE, 1n]]);
+  });
+
+  it('a DescribeLogDirs of every partition (8 x ELEMENTS_PER_SLICE) is encoded in slices: another connection is answered after its handler returned and before its answer', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = ELEMENTS_PER_SLICE * 2;
+    const names = ['dirs-a', 'dirs-b', 'dirs-c', 'dirs-d'];
+    for (const name of names) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    // The handler answers at once (one synchronous call): only the encoding can leave turns to the others.
+    const { handle } = describeLogDirs;
+    cleanups.push(() => void (describeLogDirs.handle = handle));
+    const handled = watchCall(describeLogDirs, 'handle');
+    const order: string[] = [];
+    const described = big.send(35, 4, { topics: null }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    while (!handled.settled && order.length === 0) await nextTurn();
+    expect([handled.settled, order]).toEqual([true, []]);
+    const small = await other.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+    order.push('small');
+    expect(small.errorCode).toBe(ErrorCode.NONE);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    const listed = res.results[0]!.topics.filter((t) => names.includes(t.name));
+    expect(listed.map((t) => [t.name, t.partitions.length])).toEqual(names.map((n) => [n, perTopic]));
+    expect(listed.every((t) => t.partitions.every((p, i) => p.partitionIndex === i && p.partitionSize === 0n))).toBe(true);
+  });
+
+  it('a Metadata of every topic (3 x ELEMENTS_PER_SLICE partitions) is answered in slices: another connection creates a topic meanwhile, answered first and not in it', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
+    for (const name of ['meta-a', 'meta-b']) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const listing = watchCall(server.broker.topics, 'list');
+    const order: string[] = [];
+    const all = { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
+    const described = big.send(3, 12, all).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The handler has listed the topics and described its first slice. Checked once per turn.
+    while (!listing.called && order.length === 0) await nextTurn();
+    expect([listing.called, order]).toEqual([true, []]);
+    const created = await other.send(19, 7, createTopics([topic('meta-late', 1)]));
+    order.push('small');
+    expect(created.topics.map((t) => [t.name, t.errorCode])).toEqual([['meta-late', ErrorCode.NONE]]);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    // The topics as listed when the request began, each partition described.
+    const answered = res.topics.filter((t) => t.name!.startsWith('meta-'));
+    expect(answered.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([
+      ['meta-a', ErrorCode.NONE, perTopic],
+      ['meta-b', ErrorCode.NONE, perTopic],
+    ]);
+    expect(answered.every((t) => t.partitions.every((p, i) => p.partitionIndex === i && p.leaderId === server.broker.nodeId && p.errorCode === ErrorCode.NONE))).toBe(true);
   });
 });
