@@ -9,6 +9,8 @@
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
  * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
  *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
+ * - OffsetDelete checks its topics `ELEMENTS_PER_SLICE` partitions per turn, then deletes in one
+ *   step; tombstones that cannot fit one batch answer UNKNOWN_SERVER_ERROR, as Kafka 4.3.1.
  * - A small request with a huge answer (`largeAnswers` APIs) has its answer encoded
  *   `ELEMENTS_PER_SLICE` elements per turn; Metadata of every topic describes that many
  *   partitions per turn.
@@ -284,5 +286,55 @@ describe('big requests and passes, more', () => {
       ['meta-b', ErrorCode.NONE, perTopic],
     ]);
     expect(answered.every((t) => t.partitions.every((p, i) => p.partitionIndex === i && p.leaderId === server.broker.nodeId && p.errorCode === ErrorCode.NONE))).toBe(true);
+  });
+
+  it('an OffsetDelete naming 10 x ELEMENTS_PER_SLICE partitions checks them in slices: a commit made meanwhile by another connection is answered first, then deleted', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('del', 2)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (partitionIndex: number) => offsetCommit('g-del', [{ name: 'del', partitions: [{ partitionIndex, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }] }]);
+    expect((await other.send(8, 8, commit(0))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    const deleting = watchCall(server.broker.groups, 'deleteOffsets');
+    const count = ELEMENTS_PER_SLICE * 10;
+    const order: string[] = [];
+    // Partitions 0 and 1 exist; the others are answered UNKNOWN_TOPIC_OR_PARTITION by the topic checks.
+    const deleted = big.send(47, 0, { groupId: 'g-del', topics: [{ name: 'del', partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex })) }] }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    while (!deleting.called && order.length === 0) await nextTurn();
+    expect([deleting.called, deleting.settled]).toEqual([true, false]);
+    expect((await other.send(8, 8, commit(1))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    order.push('small');
+    const res = await deleted;
+    expect(order).toEqual(['small', 'big']);
+    expect([res.errorCode, res.topics.map((t) => [t.name, t.partitions.length])]).toEqual([ErrorCode.NONE, [['del', count]]]);
+    // Kafka's merge: the partitions KafkaApis answered first, in request order, then the coordinator's.
+    const answers = res.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]);
+    expect(answers.slice(-2)).toEqual([[0, ErrorCode.NONE], [1, ErrorCode.NONE]]);
+    expect(answers.slice(0, -2).every(([index, errorCode], i) => index === i + 2 && errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)).toBe(true);
+    const fetched = await other.send(9, 8, fetchWholeGroup('g-del'));
+    expect(fetched.groups.map((g) => [g.groupId, g.errorCode, g.topics.length])).toEqual([['g-del', ErrorCode.NONE, 0]]);
+  });
+
+  it('an OffsetDelete whose tombstones cannot fit one batch of message.max.bytes answers UNKNOWN_SERVER_ERROR at the top level and deletes nothing, as Kafka 4.3.1', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'message.max.bytes': 2000 } });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    expect((await c.send(19, 7, createTopics([topic('full', 100)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: 100 }, (_, partitionIndex) => ({ partitionIndex, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }));
+    // Commits of 10 partitions fit a batch of 2,000 bytes; 100 tombstones do not (about 25 bytes each at least).
+    for (let i = 0; i < 100; i += 10) {
+      const committed = await c.send(8, 8, offsetCommit('g-full', [{ name: 'full', partitions: partitions.slice(i, i + 10) }]));
+      expect(committed.topics[0]!.partitions.map((p) => p.errorCode)).toEqual(Array(10).fill(ErrorCode.NONE));
+    }
+    const all = await c.send(47, 0, { groupId: 'g-full', topics: [{ name: 'full', partitions: partitions.map(({ partitionIndex }) => ({ partitionIndex })) }] });
+    expect(all).toEqual({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, throttleTimeMs: 0, topics: [] });
+    const kept = await c.send(9, 8, fetchWholeGroup('g-full'));
+    expect(kept.groups[0]!.topics.map((t) => [t.name, t.partitions.length])).toEqual([['full', 100]]);
+    const some = await c.send(47, 0, { groupId: 'g-full', topics: [{ name: 'full', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] });
+    expect(some).toEqual({ errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [{ name: 'full', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE }, { partitionIndex: 1, errorCode: ErrorCode.NONE }] }] });
   });
 });
