@@ -9,6 +9,7 @@
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
  * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
  *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
+ * - DeleteRecords checks, then answers, `ELEMENTS_PER_SLICE` partitions per turn.
  * - OffsetDelete checks its topics `ELEMENTS_PER_SLICE` partitions per turn, then deletes in one
  *   step; tombstones that cannot fit one batch answer UNKNOWN_SERVER_ERROR, as Kafka 4.3.1.
  * - A small request with a huge answer (`largeAnswers` APIs) has its answer encoded
@@ -336,5 +337,37 @@ describe('big requests and passes, more', () => {
     expect(kept.groups[0]!.topics.map((t) => [t.name, t.partitions.length])).toEqual([['full', 100]]);
     const some = await c.send(47, 0, { groupId: 'g-full', topics: [{ name: 'full', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] });
     expect(some).toEqual({ errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [{ name: 'full', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE }, { partitionIndex: 1, errorCode: ErrorCode.NONE }] }] });
+  });
+
+  it('a DeleteRecords of 8 x ELEMENTS_PER_SLICE partitions is checked in slices: a record produced meanwhile to its last partition is deleted too', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = ELEMENTS_PER_SLICE * 2;
+    const names = ['dr-a', 'dr-b', 'dr-c', 'dr-d'];
+    // Under Kafka's 10,000 partitions per CreateTopics: one request per topic.
+    for (const name of names) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const lookups = watchCall(server.broker.topics.get('dr-a')!, 'partition');
+    // Offset -1: up to each partition's high watermark when its turn comes.
+    const toHighWatermark = (name: string) => ({ name, partitions: Array.from({ length: perTopic }, (_, partitionIndex) => ({ partitionIndex, offset: -1n })) });
+    const order: string[] = [];
+    const deleted = big.send(21, 2, { timeoutMs: 30000, topics: names.map(toHighWatermark) }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    while (lookups.calls === 0 && order.length === 0) await nextTurn();
+    expect(lookups.calls).toBeGreaterThan(0);
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from('late') }] });
+    const produced = await other.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: 'dr-d', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: [{ index: perTopic - 1, records: batch }] }] });
+    order.push('small');
+    expect(produced.responses[0]!.partitionResponses.map((p) => [p.errorCode, p.baseOffset])).toEqual([[ErrorCode.NONE, 0n]]);
+    const res = await deleted;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.topics.map((t) => [t.name, t.partitions.length])).toEqual(names.map((n) => [n, perTopic]));
+    const answers = res.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.errorCode, p.lowWatermark]));
+    // Every partition empty (low watermark 0) but the last, checked after the record was appended.
+    expect(answers.filter(([, , errorCode, lowWatermark]) => errorCode !== ErrorCode.NONE || lowWatermark !== 0n)).toEqual([['dr-d', perTopic - 1, ErrorCode.NONE, 1n]]);
+    expect(server.broker.topics.get('dr-d')!.partition(perTopic - 1)!.logStartOffset).toBe(1n);
   });
 });
