@@ -45,6 +45,8 @@ const SCENARIOS = {
   'offset-fetch-all': (c) => c.send(9, 8, { groupId: '', topics: [], groups: [{ groupId: 'g-wide', memberId: null, memberEpoch: -1, topics: null }], requireStable: false }),
   'offset-fetch-named': (c) => c.send(9, 8, { groupId: '', topics: [], groups: [{ groupId: 'g-wide', memberId: null, memberEpoch: -1, topics: wide((p) => p).map((t) => ({ name: t.name, partitionIndexes: t.partitions })) }], requireStable: false }),
   'offset-commit': (c) => c.send(8, 8, { groupId: 'g-wide2', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: wide(commitPart).map((t) => ({ ...t, topicId: ZERO_ID })) }),
+  // One batch's worth (under message.max.bytes): 10,000 partitions, written.
+  'offset-commit-batch': (c) => c.send(8, 8, { groupId: 'g-batch', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: wide(commitPart).slice(0, 1).map((t) => ({ ...t, topicId: ZERO_ID })) }),
   'txn-offset-commit': async (c) => {
     const init = await c.send(22, 4, { transactionalId: 'stall-txn', transactionTimeoutMs: 600000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
     const ids = { transactionalId: 'stall-txn', producerId: init.producerId, producerEpoch: init.producerEpoch };
@@ -65,6 +67,7 @@ const SCENARIOS = {
   'metadata-all': (c) => c.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
   'metadata-named': (c) => c.send(3, 12, { topics: Array.from({ length: GROUPS }, (_, i) => ({ topicId: ZERO_ID, name: `no-such-${i}` })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
   'describe-configs': (c) => c.send(32, 4, { includeSynonyms: true, includeDocumentation: true, resources: Array.from({ length: GROUPS }, (_, i) => ({ resourceType: 2, resourceName: i < TOPICS ? topicName(i) : `no-such-${i}`, configurationKeys: null })) }),
+  'describe-log-dirs': (c) => c.send(35, 4, { topics: null }),
   'list-groups': (c) => c.send(16, 5, { statesFilter: [], typesFilter: [] }),
   'delete-groups': (c) => c.send(42, 2, { groupsNames: Array.from({ length: GROUPS }, (_, i) => `g-many-${i}`) }),
   'describe-transactions': (c) => c.send(65, 0, { transactionalIds: Array.from({ length: 400 }, (_, i) => `${'t'.repeat(32000)}-${i}`) }),

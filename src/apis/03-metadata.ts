@@ -7,7 +7,8 @@ import {
   type MetadataResponseTopic,
 } from '../protocol/messages/MetadataResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ZERO_UUID } from '../protocol/primitives.js';
+import { ELEMENTS_PER_SLICE, ZERO_UUID } from '../protocol/primitives.js';
+import { runSoon } from '../util/slices.js';
 import type { Broker } from '../broker.js';
 import type { Topic } from '../topics/topic.js';
 import { TopicError } from '../topics/topic-error.js';
@@ -44,6 +45,7 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
   errorResponse,
   // A topic without a name is named by its id.
   names: (req) => ({ topics: (req.topics ?? []).map((t) => ({ name: t.name, ...(t.name ? {} : { topicId: t.topicId }), partitions: null })) }),
+  largeAnswers: true,
   routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;
@@ -56,9 +58,24 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
     if (!allTopics && version < 12 && req.topics!.some((t) => t.name === null || t.topicId !== ZERO_UUID)) {
       return errorResponse(req, version, ErrorCode.INVALID_REQUEST);
     }
+    const answer = (topics: MetadataResponseTopic[]): MetadataResponse => {
+      if (withTopicOps) for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = ALL_TOPIC_OPERATIONS;
+      return {
+        throttleTimeMs: 0,
+        brokers: broker.cluster.liveBrokers(ctx.listener).map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: null })),
+        clusterId: broker.clusterId,
+        controllerId: broker.cluster.controllerId(),
+        topics,
+        clusterAuthorizedOperations: withClusterOps ? ALL_CLUSTER_OPERATIONS : OPERATIONS_OMITTED,
+        errorCode: ErrorCode.NONE,
+      };
+    };
     let topics: MetadataResponseTopic[];
     if (allTopics) {
-      topics = broker.topics.list().map((t) => describeTopic(broker, t));
+      // Every topic of a broker with hundreds of thousands of partitions: described
+      // ELEMENTS_PER_SLICE partitions per turn of the event loop (the first slice at once).
+      const described = runSoon(describeAll(broker, broker.topics.list()));
+      return described instanceof Promise ? described.then(answer) : answer(described);
     } else {
       const seen = new Set<string>();
       topics = [];
@@ -70,17 +87,7 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
         topics.push(lookupTopic(broker, requested.name, requested.topicId, allowAutoCreation));
       }
     }
-    if (withTopicOps) for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = ALL_TOPIC_OPERATIONS;
-
-    return {
-      throttleTimeMs: 0,
-      brokers: broker.cluster.liveBrokers(ctx.listener).map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: null })),
-      clusterId: broker.clusterId,
-      controllerId: broker.cluster.controllerId(),
-      topics,
-      clusterAuthorizedOperations: withClusterOps ? ALL_CLUSTER_OPERATIONS : OPERATIONS_OMITTED,
-      errorCode: ErrorCode.NONE,
-    };
+    return answer(topics);
   },
 };
 
@@ -117,15 +124,33 @@ function lookupTopic(broker: Broker, name: string | null, topicId: string, allow
   return res;
 }
 
-function describeTopic(broker: Broker, topic: Topic): MetadataResponseTopic {
+function describeTopic(broker: Broker, topic: Topic, partitions: MetadataResponsePartition[] = partitionsOf(broker, topic)): MetadataResponseTopic {
   return {
     errorCode: ErrorCode.NONE,
     name: topic.name,
     topicId: topic.id,
     isInternal: topic.internal,
-    partitions: partitionsOf(broker, topic),
+    partitions,
     topicAuthorizedOperations: OPERATIONS_OMITTED,
   };
+}
+
+/** `describeTopic` of each of `topics`, in order, yielding every `ELEMENTS_PER_SLICE` partitions described. */
+function* describeAll(broker: Broker, topics: readonly Topic[]): Generator<void, MetadataResponseTopic[]> {
+  const out: MetadataResponseTopic[] = [];
+  let sinceYield = 0;
+  for (const topic of topics) {
+    const partitions: MetadataResponsePartition[] = [];
+    for (const p of topic.partitions) {
+      partitions.push(partitionMetadata(broker, topic, p.index));
+      if (++sinceYield === ELEMENTS_PER_SLICE) {
+        sinceYield = 0;
+        yield;
+      }
+    }
+    out.push(describeTopic(broker, topic, partitions));
+  }
+  return out;
 }
 
 function partitionsOf(broker: Broker, topic: Topic): MetadataResponsePartition[] {

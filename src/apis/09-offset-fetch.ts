@@ -42,6 +42,7 @@ export const api: ApiDefinition<OffsetFetchRequest, OffsetFetchResponse> = {
       ? { groups: GROUPS.ids(req), members: req.groups.map((g) => g.memberId), topics: LAYOUT.named(req, version) }
       : { groups: [req.groupId], topics: LAYOUT.named(req, version) },
   partitions: LAYOUT,
+  largeAnswers: true,
   routing: (version) => (version >= GROUPS_FROM ? byGroupCoordinators(GROUPS) : byGroupCoordinator()),
   handle(req, ctx) {
     return ctx.broker.groups.fetchOffsets(req, ctx.apiVersion);

@@ -28,6 +28,7 @@ export const api: ApiDefinition<DescribeGroupsRequest, DescribeGroupsResponse> =
     groups: req.groups.map((groupId) => ({ ...defaultDescribedGroup(), groupId, errorCode, groupState: '', authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED })),
   }),
   names: (req) => ({ groups: GROUPS.ids(req) }),
+  largeAnswers: true,
   routing: byGroupCoordinators(GROUPS),
   async handle(req, ctx) {
     const groups = await ctx.broker.groups.describeGroups(req.groups, ctx.apiVersion);

@@ -18,6 +18,7 @@ export const api: ApiDefinition<ListGroupsRequest, ListGroupsResponse> = {
   maxVersion: 5,
   errorResponse: topLevelError(defaultListGroupsResponse),
   names: namesNothing,
+  largeAnswers: true,
   routing: COORDINATED_GROUPS,
   handle(req, ctx) {
     const states = ctx.apiVersion >= 4 ? req.statesFilter : [];

@@ -3,6 +3,10 @@ import { defaultDeleteRecordsResponse, type DeleteRecordsPartitionResult, type D
 import { ErrorCode } from '../protocol/errors.js';
 import type { ApiDefinition } from './types.js';
 import type { Partition } from '../topics/partition.js';
+import type { Topic } from '../topics/topic.js';
+import type { Broker } from '../broker.js';
+import { ELEMENTS_PER_SLICE } from '../protocol/primitives.js';
+import { runInSlices, runNow } from '../util/slices.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
 
@@ -40,27 +44,14 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
   routing: byPartitionLeaders(TOPICS),
   async handle(req, ctx) {
     const { broker } = ctx;
+    // A request of ELEMENTS_PER_SLICE partitions or more is checked, then answered, that many
+    // partitions per turn of the event loop (each partition on its own, as Kafka's ReplicaManager).
+    let count = 0;
+    for (const t of req.topics) count += t.partitions.length;
+    const run = count >= ELEMENTS_PER_SLICE ? runInSlices : runNow;
     // Checked first, changed after: the new log start offsets are durable before any moves.
     const moves = new Map<Partition, bigint>();
-    const logConfig = broker.topics.logConfigs();
-    const topics = lastOffsetPerPartition(req).map((t) => {
-      const topic = broker.topics.get(t.name);
-      return {
-        name: t.name,
-        partitions: t.partitions.map((p): DeleteRecordsPartitionResult & { partition?: Partition } => {
-          const fail = (errorCode: number): DeleteRecordsPartitionResult => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode });
-          const partition = topic?.partition(p.partitionIndex);
-          if (!topic || !partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-          if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
-          // Partition.deleteRecordsOnLeader: "Records of partition X can not be deleted due to the configured policy".
-          if (!logConfig(topic, p.partitionIndex)!.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
-          const checked = partition.deleteRecordsTarget(p.offset);
-          if (checked.errorCode !== ErrorCode.NONE) return fail(checked.errorCode);
-          if (checked.lowWatermark > partition.logStartOffset && checked.lowWatermark > (moves.get(partition) ?? -1n)) moves.set(partition, checked.lowWatermark);
-          return { partitionIndex: p.partitionIndex, lowWatermark: checked.lowWatermark, errorCode: ErrorCode.NONE, partition };
-        }),
-      };
-    });
+    const topics = await run(checkPartitions(broker, req, moves));
     let written = true;
     if (moves.size > 0) {
       try {
@@ -72,20 +63,65 @@ export const api: ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse> = {
         written = false;
       }
     }
-    return {
-      throttleTimeMs: 0,
-      topics: topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map(({ partition, ...res }) => {
-          const target = partition ? moves.get(partition) : undefined;
-          if (partition === undefined || target === undefined) return res;
-          if (!written) return { partitionIndex: res.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
-          return { ...res, lowWatermark: partition.deleteRecordsBefore(target).lowWatermark };
-        }),
-      })),
-    };
+    return { throttleTimeMs: 0, topics: await run(applyMoves(topics, moves, written)) };
   },
 };
+
+type CheckedPartition = DeleteRecordsPartitionResult & { partition?: Partition };
+
+/** Each partition's checks, in request order, its move (if any) added to `moves`; yields every `ELEMENTS_PER_SLICE` partitions. */
+function* checkPartitions(broker: Broker, req: DeleteRecordsRequest, moves: Map<Partition, bigint>): Generator<void, Array<{ name: string; partitions: CheckedPartition[] }>> {
+  const logConfig = broker.topics.logConfigs();
+  const out: Array<{ name: string; partitions: CheckedPartition[] }> = [];
+  let sinceYield = 0;
+  for (const t of lastOffsetPerPartition(req)) {
+    const topic = broker.topics.get(t.name);
+    const partitions: CheckedPartition[] = [];
+    out.push({ name: t.name, partitions });
+    for (const p of t.partitions) {
+      partitions.push(checkPartition(topic, p, logConfig, moves));
+      if (++sinceYield === ELEMENTS_PER_SLICE) {
+        sinceYield = 0;
+        yield;
+      }
+    }
+  }
+  return out;
+}
+
+function checkPartition(topic: Topic | undefined, p: { partitionIndex: number; offset: bigint }, logConfig: ReturnType<Broker['topics']['logConfigs']>, moves: Map<Partition, bigint>): CheckedPartition {
+  const fail = (errorCode: number): DeleteRecordsPartitionResult => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode });
+  const partition = topic?.partition(p.partitionIndex);
+  if (!topic || !partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
+  // Partition.deleteRecordsOnLeader: "Records of partition X can not be deleted due to the configured policy".
+  if (!logConfig(topic, p.partitionIndex)!.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
+  const checked = partition.deleteRecordsTarget(p.offset);
+  if (checked.errorCode !== ErrorCode.NONE) return fail(checked.errorCode);
+  if (checked.lowWatermark > partition.logStartOffset && checked.lowWatermark > (moves.get(partition) ?? -1n)) moves.set(partition, checked.lowWatermark);
+  return { partitionIndex: p.partitionIndex, lowWatermark: checked.lowWatermark, errorCode: ErrorCode.NONE, partition };
+}
+
+/** The answer: each moved partition's log start offset moved (or KAFKA_STORAGE_ERROR when the checkpoint was not `written`); yields every `ELEMENTS_PER_SLICE` partitions. */
+function* applyMoves(topics: Array<{ name: string; partitions: CheckedPartition[] }>, moves: Map<Partition, bigint>, written: boolean): Generator<void, DeleteRecordsResponse['topics']> {
+  const out: DeleteRecordsResponse['topics'] = [];
+  let sinceYield = 0;
+  for (const t of topics) {
+    const partitions: DeleteRecordsPartitionResult[] = [];
+    out.push({ name: t.name, partitions });
+    for (const { partition, ...res } of t.partitions) {
+      const target = partition ? moves.get(partition) : undefined;
+      if (partition === undefined || target === undefined) partitions.push(res);
+      else if (!written) partitions.push({ partitionIndex: res.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.KAFKA_STORAGE_ERROR });
+      else partitions.push({ ...res, lowWatermark: partition.deleteRecordsBefore(target).lowWatermark });
+      if (++sinceYield === ELEMENTS_PER_SLICE) {
+        sinceYield = 0;
+        yield;
+      }
+    }
+  }
+  return out;
+}
 
 /**
  * The request's topics with each partition once, at the offset named last (KafkaApis collects the

@@ -23,6 +23,7 @@ export const api: ApiDefinition<DescribeAclsRequest, DescribeAclsResponse> = {
   // DescribeAclsRequest.getErrorResponse: the error and its message, no resources.
   errorResponse: (_req, _version, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: errorMessageOf(errorCode), resources: [] }),
   names: namesNothing,
+  largeAnswers: true,
   routing: ANY_BROKER,
   handle(req, ctx) {
     checkAclFilterCodes('DescribeAclsRequest contains UNKNOWN elements', [req]);

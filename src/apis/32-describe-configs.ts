@@ -62,6 +62,7 @@ export const api: ApiDefinition<DescribeConfigsRequest, DescribeConfigsResponse>
     results: req.resources.map((r) => ({ ...defaultDescribeConfigsResult(), errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
   }),
   names: namesNothing,
+  largeAnswers: true,
   routing: ANY_BROKER,
   handle(req, ctx) {
     const known = new Set<number>(Object.values(ResourceType));

@@ -21,6 +21,7 @@ export const api: ApiDefinition<DescribeLogDirsRequest, DescribeLogDirsResponse>
   // DescribeLogDirsRequest.getErrorResponse: the top-level error, no log directory.
   errorResponse: (_req, _version, errorCode) => ({ ...defaultDescribeLogDirsResponse(), errorCode }),
   names: (req) => ({ topics: (req.topics ?? []).map((t) => ({ name: t.topic, partitions: t.partitions })) }),
+  largeAnswers: true,
   routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;

@@ -53,6 +53,7 @@ export const api: ApiDefinition<DescribeProducersRequest, DescribeProducersRespo
   maxVersion: 0,
   errorResponse,
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes })) }),
+  largeAnswers: true,
   routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;

@@ -23,6 +23,7 @@ export const api: ApiDefinition<DescribeTransactionsRequest, DescribeTransaction
   // DescribeTransactionsRequest.getErrorResponse: the error on every id.
   errorResponse: (req, _version, errorCode) => ({ throttleTimeMs: 0, transactionStates: req.transactionalIds.map((transactionalId) => ({ ...defaultTransactionState(), transactionalId, errorCode })) }),
   names: (req) => ({ transactionalIds: req.transactionalIds }),
+  largeAnswers: true,
   routing: ANY_BROKER,
   // In slices of ELEMENTS_PER_SLICE ids (issue #16): each id as it stands when its slice runs.
   async handle(req, ctx) {

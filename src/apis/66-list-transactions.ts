@@ -27,6 +27,7 @@ export const api: ApiDefinition<ListTransactionsRequest, ListTransactionsRespons
   maxVersion: 2,
   errorResponse: topLevelError(defaultListTransactionsResponse),
   names: namesNothing,
+  largeAnswers: true,
   routing: ANY_BROKER,
   async handle(req, ctx) {
     const { broker } = ctx;

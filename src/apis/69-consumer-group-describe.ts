@@ -22,6 +22,7 @@ export const api: ApiDefinition<ConsumerGroupDescribeRequest, ConsumerGroupDescr
   // ConsumerGroupDescribeRequest.getErrorResponse: one entry per group.
   errorResponse: (req, _version, errorCode) => ({ ...defaultConsumerGroupDescribeResponse(), groups: req.groupIds.map((groupId) => ({ ...defaultDescribedGroup(), groupId, errorCode })) }),
   names: (req) => ({ groups: GROUPS.ids(req) }),
+  largeAnswers: true,
   routing: byGroupCoordinators(GROUPS),
   handle(req, ctx) {
     return { throttleTimeMs: 0, groups: ctx.broker.groups.consumerGroupDescribe(req.groupIds, req.includeAuthorizedOperations, GROUP_AUTHORIZED_OPERATIONS) };

@@ -25,6 +25,7 @@ export const api: ApiDefinition<ListConfigResourcesRequest, ListConfigResourcesR
   maxVersion: 1,
   errorResponse: topLevelError(defaultListConfigResourcesResponse),
   names: namesNothing,
+  largeAnswers: true,
   routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;

@@ -32,6 +32,7 @@ export const api: ApiDefinition<DescribeTopicPartitionsRequest, DescribeTopicPar
     topics: req.topics.map((t) => ({ errorCode, name: t.name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 })),
   }),
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
+  largeAnswers: true,
   routing: ANY_BROKER,
   handle(req, ctx) {
     const { broker } = ctx;

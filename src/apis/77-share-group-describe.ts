@@ -21,6 +21,7 @@ export const api: ApiDefinition<ShareGroupDescribeRequest, ShareGroupDescribeRes
   // ShareGroupDescribeRequest.getErrorResponse: one entry per group.
   errorResponse: (req, _version, errorCode) => ({ ...defaultShareGroupDescribeResponse(), groups: req.groupIds.map((groupId) => ({ ...defaultDescribedGroup(), groupId, errorCode })) }),
   names: (req) => ({ groups: GROUPS.ids(req) }),
+  largeAnswers: true,
   routing: byGroupCoordinators(GROUPS),
   handle(req, ctx) {
     return { throttleTimeMs: 0, groups: ctx.broker.groups.shareGroupDescribe(req.groupIds, req.includeAuthorizedOperations, GROUP_AUTHORIZED_OPERATIONS) };

@@ -22,6 +22,7 @@ export const api: ApiDefinition<DescribeShareGroupOffsetsRequest, DescribeShareG
     groups: req.groups.map((g) => ({ ...defaultDescribeShareGroupOffsetsResponseGroup(), groupId: g.groupId, errorCode })),
   }),
   names: (req) => ({ groups: GROUPS.ids(req) }),
+  largeAnswers: true,
   routing: byGroupCoordinators(GROUPS),
   async handle(req, ctx) {
     // The lag's latest offset: the partition's high watermark (Kafka's ListOffsets latest).

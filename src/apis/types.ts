@@ -157,6 +157,14 @@ export interface ApiDefinition<Req = any, Res = any> {
   readonly routing: Routing<Req, Res> | ((version: number) => Routing<Req, Res>);
   /** Per-partition APIs: their topics layout (fault rules with `topic`/`partitions` fail only those). */
   readonly partitions?: PartitionLayout<Req, Res>;
+  /**
+   * True for an API whose answer may be far larger than its request (every topic's metadata, every
+   * offset or group): its response is encoded a slice per turn of the event loop
+   * (`ELEMENTS_PER_SLICE` elements or `BYTES_PER_SLICE` bytes; the first slice at once, so a small
+   * answer leaves in the same turn), whatever the request's size. Left out on the hot paths
+   * (OffsetCommit, Heartbeat, Produce), whose answers are as small as their requests.
+   */
+  readonly largeAnswers?: boolean;
   /** True for a request that is never answered, errors included (Produce with acks=0). */
   unanswered?(req: Req): boolean;
   handle(request: Req, ctx: RequestContext): Res | typeof NO_RESPONSE | Promise<Res | typeof NO_RESPONSE>;

@@ -294,6 +294,7 @@ export class GroupCoordinator {
         partitionCount: (topic) => (topic === GROUP_METADATA_TOPIC_NAME ? this.offsetsPartitions : this.topics.get(topic)?.partitionCount),
         subscriptionOf: (groupId) => this.subscriptionOf(groupId),
         log: this.log,
+        maxBatchBytes: this.commitContext.maxBatchBytes,
       },
       req,
     );

@@ -5,7 +5,7 @@ import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext }
 import { FILL_IN_PLACE_BYTES, FrameReader } from './frame-reader.js';
 import { CLOSED_CONNECTION_BYTES, noteReleased } from '../util/idle-collection.js';
 import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponse, encodeResponseInSlices, type DecodedRequest, type RequestHeader } from './request-codec.js';
-import { runInSlices } from '../util/slices.js';
+import { runInSlices, runSoon } from '../util/slices.js';
 import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
@@ -283,15 +283,22 @@ export class Connection implements IdleClosable {
       principal: this.sasl?.principal ?? this.tlsPrincipal,
       log: this.log,
     };
-    const io = new RequestIO(this, decoded.api.name, header, inSlices);
+    // An answer that may be large is encoded in slices too, and the connection stays muted until
+    // it is written (`largeAnswers`); a request decoded in slices has its caller wait for that.
+    const ownWrites = inSlices === undefined && decoded.api.largeAnswers ? [] : undefined;
+    const io = new RequestIO(this, decoded.api.name, header, inSlices ?? ownWrites);
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.
     try {
+      let pending: Promise<void> | null = null;
       // Fault rules may answer instead of the handler, around it, or not at all.
-      if (this.faults) return this.faults.dispatch(decoded.api, decoded.body, ctx, io);
-      const result = decoded.api.handle(decoded.body, ctx);
-      if (result instanceof Promise) return result.then((response) => io.send(response));
-      io.send(result);
+      if (this.faults) pending = this.faults.dispatch(decoded.api, decoded.body, ctx, io);
+      else {
+        const result = decoded.api.handle(decoded.body, ctx);
+        if (result instanceof Promise) pending = result.then((response) => io.send(response));
+        else io.send(result);
+      }
+      return ownWrites === undefined ? pending : untilWritten(pending, ownWrites);
     } catch (err) {
       if (err instanceof CloseConnection) this.log.info({ api: decoded.api.name, reason: err.message }, 'closing the connection');
       else this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
@@ -308,18 +315,21 @@ export class Connection implements IdleClosable {
       this.log.debug({ api: apiName, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
     }
     if (inSlices) {
-      inSlices.push(
-        runInSlices(encodeResponseInSlices(header, response)).then((bytes) => {
-          if (this.closed) return;
-          this.write(bytes);
-          this.idle?.touch(this);
-        }),
-      );
+      const bytes = runSoon(encodeResponseInSlices(header, response));
+      if (bytes instanceof Promise) inSlices.push(bytes.then(this.sendEncoded));
+      else this.sendEncoded(bytes);
       return;
     }
     this.write(encodeResponse(header, response));
     this.idle?.touch(this);
   }
+
+  /** Writes a response encoded in slices, unless the connection closed meanwhile. */
+  private readonly sendEncoded = (bytes: Buffer): void => {
+    if (this.closed) return;
+    this.write(bytes);
+    this.idle?.touch(this);
+  };
 
   /** Closes the connection for a fault action or a failed request; nothing more is read. */
   closeNow(): void {
@@ -393,6 +403,17 @@ class RequestIO implements ConnectionIO {
     return this.connection.whenClosed();
   }
 }
+
+/**
+ * The request is done once its handler has answered (`pending`, null when it answered at once) and
+ * the answers being encoded in slices (`writes`, filled by then) are written: null when all was at once.
+ */
+function untilWritten(pending: Promise<void> | null, writes: Array<Promise<void>>): Promise<void> | null {
+  if (pending === null) return writes.length === 0 ? null : Promise.all(writes).then(noop);
+  return pending.then(() => (writes.length === 0 ? undefined : Promise.all(writes).then(noop)));
+}
+
+function noop(): void {}
 
 /** Responses held during a burst, in one write: small ones joined, large ones through a corked writev (no copy). */
 function writeAll(socket: Socket, out: Buffer[]): void {

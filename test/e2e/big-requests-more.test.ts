@@ -9,6 +9,12 @@
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
  * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
  *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
+ * - DeleteRecords checks, then answers, `ELEMENTS_PER_SLICE` partitions per turn.
+ * - OffsetDelete checks its topics `ELEMENTS_PER_SLICE` partitions per turn, then deletes in one
+ *   step; tombstones that cannot fit one batch answer UNKNOWN_SERVER_ERROR, as Kafka 4.3.1.
+ * - A small request with a huge answer (`largeAnswers` APIs) has its answer encoded
+ *   `ELEMENTS_PER_SLICE` elements per turn; Metadata of every topic describes that many
+ *   partitions per turn.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
@@ -20,6 +26,7 @@ import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
 import { PRODUCE_SLICE_PARTITIONS } from '../../src/apis/00-produce.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
+import { api as describeLogDirs } from '../../src/apis/35-describe-log-dirs.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -220,5 +227,147 @@ describe('big requests and passes, more', () => {
     const offsets = res.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.errorCode, p.offset]));
     // Every partition empty (latest offset 0) but the last, looked up after the record was appended.
     expect(offsets.filter(([, , errorCode, offset]) => errorCode !== ErrorCode.NONE || offset !== 0n)).toEqual([['listed-b', perTopic - 1, ErrorCode.NONE, 1n]]);
+  });
+
+  it('a DescribeLogDirs of every partition (8 x ELEMENTS_PER_SLICE) is encoded in slices: another connection is answered after its handler returned and before its answer', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = ELEMENTS_PER_SLICE * 2;
+    const names = ['dirs-a', 'dirs-b', 'dirs-c', 'dirs-d'];
+    for (const name of names) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    // The handler answers at once (one synchronous call): only the encoding can leave turns to the others.
+    const { handle } = describeLogDirs;
+    cleanups.push(() => void (describeLogDirs.handle = handle));
+    const handled = watchCall(describeLogDirs, 'handle');
+    const order: string[] = [];
+    const described = big.send(35, 4, { topics: null }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    while (!handled.settled && order.length === 0) await nextTurn();
+    expect([handled.settled, order]).toEqual([true, []]);
+    const small = await other.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+    order.push('small');
+    expect(small.errorCode).toBe(ErrorCode.NONE);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    const listed = res.results[0]!.topics.filter((t) => names.includes(t.name));
+    expect(listed.map((t) => [t.name, t.partitions.length])).toEqual(names.map((n) => [n, perTopic]));
+    expect(listed.every((t) => t.partitions.every((p, i) => p.partitionIndex === i && p.partitionSize === 0n))).toBe(true);
+  });
+
+  it('a Metadata of every topic (3 x ELEMENTS_PER_SLICE partitions) is answered in slices: another connection creates a topic meanwhile, answered first and not in it', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = (ELEMENTS_PER_SLICE * 3) / 2;
+    for (const name of ['meta-a', 'meta-b']) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const listing = watchCall(server.broker.topics, 'list');
+    const order: string[] = [];
+    const all = { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
+    const described = big.send(3, 12, all).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The handler has listed the topics and described its first slice. Checked once per turn.
+    while (!listing.called && order.length === 0) await nextTurn();
+    expect([listing.called, order]).toEqual([true, []]);
+    const created = await other.send(19, 7, createTopics([topic('meta-late', 1)]));
+    order.push('small');
+    expect(created.topics.map((t) => [t.name, t.errorCode])).toEqual([['meta-late', ErrorCode.NONE]]);
+    const res = await described;
+    expect(order).toEqual(['small', 'big']);
+    // The topics as listed when the request began, each partition described.
+    const answered = res.topics.filter((t) => t.name!.startsWith('meta-'));
+    expect(answered.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([
+      ['meta-a', ErrorCode.NONE, perTopic],
+      ['meta-b', ErrorCode.NONE, perTopic],
+    ]);
+    expect(answered.every((t) => t.partitions.every((p, i) => p.partitionIndex === i && p.leaderId === server.broker.nodeId && p.errorCode === ErrorCode.NONE))).toBe(true);
+  });
+
+  it('an OffsetDelete naming 10 x ELEMENTS_PER_SLICE partitions checks them in slices: a commit made meanwhile by another connection is answered first, then deleted', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('del', 2)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (partitionIndex: number) => offsetCommit('g-del', [{ name: 'del', partitions: [{ partitionIndex, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }] }]);
+    expect((await other.send(8, 8, commit(0))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    const deleting = watchCall(server.broker.groups, 'deleteOffsets');
+    const count = ELEMENTS_PER_SLICE * 10;
+    const order: string[] = [];
+    // Partitions 0 and 1 exist; the others are answered UNKNOWN_TOPIC_OR_PARTITION by the topic checks.
+    const deleted = big.send(47, 0, { groupId: 'g-del', topics: [{ name: 'del', partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex })) }] }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    while (!deleting.called && order.length === 0) await nextTurn();
+    expect([deleting.called, deleting.settled]).toEqual([true, false]);
+    expect((await other.send(8, 8, commit(1))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    order.push('small');
+    const res = await deleted;
+    expect(order).toEqual(['small', 'big']);
+    expect([res.errorCode, res.topics.map((t) => [t.name, t.partitions.length])]).toEqual([ErrorCode.NONE, [['del', count]]]);
+    // Kafka's merge: the partitions KafkaApis answered first, in request order, then the coordinator's.
+    const answers = res.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]);
+    expect(answers.slice(-2)).toEqual([[0, ErrorCode.NONE], [1, ErrorCode.NONE]]);
+    expect(answers.slice(0, -2).every(([index, errorCode], i) => index === i + 2 && errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)).toBe(true);
+    const fetched = await other.send(9, 8, fetchWholeGroup('g-del'));
+    expect(fetched.groups.map((g) => [g.groupId, g.errorCode, g.topics.length])).toEqual([['g-del', ErrorCode.NONE, 0]]);
+  });
+
+  it('an OffsetDelete whose tombstones cannot fit one batch of message.max.bytes answers UNKNOWN_SERVER_ERROR at the top level and deletes nothing, as Kafka 4.3.1', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'message.max.bytes': 2000 } });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    expect((await c.send(19, 7, createTopics([topic('full', 100)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: 100 }, (_, partitionIndex) => ({ partitionIndex, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }));
+    // Commits of 10 partitions fit a batch of 2,000 bytes; 100 tombstones do not (about 25 bytes each at least).
+    for (let i = 0; i < 100; i += 10) {
+      const committed = await c.send(8, 8, offsetCommit('g-full', [{ name: 'full', partitions: partitions.slice(i, i + 10) }]));
+      expect(committed.topics[0]!.partitions.map((p) => p.errorCode)).toEqual(Array(10).fill(ErrorCode.NONE));
+    }
+    const all = await c.send(47, 0, { groupId: 'g-full', topics: [{ name: 'full', partitions: partitions.map(({ partitionIndex }) => ({ partitionIndex })) }] });
+    expect(all).toEqual({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, throttleTimeMs: 0, topics: [] });
+    const kept = await c.send(9, 8, fetchWholeGroup('g-full'));
+    expect(kept.groups[0]!.topics.map((t) => [t.name, t.partitions.length])).toEqual([['full', 100]]);
+    const some = await c.send(47, 0, { groupId: 'g-full', topics: [{ name: 'full', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] });
+    expect(some).toEqual({ errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [{ name: 'full', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE }, { partitionIndex: 1, errorCode: ErrorCode.NONE }] }] });
+  });
+
+  it('a DeleteRecords of 8 x ELEMENTS_PER_SLICE partitions is checked in slices: a record produced meanwhile to its last partition is deleted too', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const perTopic = ELEMENTS_PER_SLICE * 2;
+    const names = ['dr-a', 'dr-b', 'dr-c', 'dr-d'];
+    // Under Kafka's 10,000 partitions per CreateTopics: one request per topic.
+    for (const name of names) expect((await other.send(19, 7, createTopics([topic(name, perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const lookups = watchCall(server.broker.topics.get('dr-a')!, 'partition');
+    // Offset -1: up to each partition's high watermark when its turn comes.
+    const toHighWatermark = (name: string) => ({ name, partitions: Array.from({ length: perTopic }, (_, partitionIndex) => ({ partitionIndex, offset: -1n })) });
+    const order: string[] = [];
+    const deleted = big.send(21, 2, { timeoutMs: 30000, topics: names.map(toHighWatermark) }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    while (lookups.calls === 0 && order.length === 0) await nextTurn();
+    expect(lookups.calls).toBeGreaterThan(0);
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from('late') }] });
+    const produced = await other.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: 'dr-d', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: [{ index: perTopic - 1, records: batch }] }] });
+    order.push('small');
+    expect(produced.responses[0]!.partitionResponses.map((p) => [p.errorCode, p.baseOffset])).toEqual([[ErrorCode.NONE, 0n]]);
+    const res = await deleted;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.topics.map((t) => [t.name, t.partitions.length])).toEqual(names.map((n) => [n, perTopic]));
+    const answers = res.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.errorCode, p.lowWatermark]));
+    // Every partition empty (low watermark 0) but the last, checked after the record was appended.
+    expect(answers.filter(([, , errorCode, lowWatermark]) => errorCode !== ErrorCode.NONE || lowWatermark !== 0n)).toEqual([['dr-d', perTopic - 1, ErrorCode.NONE, 1n]]);
+    expect(server.broker.topics.get('dr-d')!.partition(perTopic - 1)!.logStartOffset).toBe(1n);
   });
 });
