@@ -11,11 +11,15 @@
  * Durability (group commit): appends made during one event-loop turn are written with one
  * positional writev per segment in a setImmediate (on the event-loop thread up to 64 KiB, else on
  * the thread pool), or, for appends made while a write's answers go out, in the next round of that
- * burst (util/burst.ts). Appends made while an earlier write or sync still runs all wait for the
- * one next write step, which takes them when it starts: at most one sync in flight and one batch
- * forming. Then, per `flushPolicy`:
- *   - 'always':   one fdatasync per segment written; `durable` resolves after it (`recoveryPoint`
- *                 is then past the append's last offset).
+ * burst (util/burst.ts). Appends made while an earlier write step still runs (or, under 'always',
+ * while MAX_SYNCS_IN_FLIGHT syncs run) all wait for the one next write step, which takes them when
+ * it starts. Then, per `flushPolicy`:
+ *   - 'always':   one fdatasync per segment written, pipelined (sync-pipeline.ts): the next step
+ *                 writes (after this one's write) and starts its own sync while this one's runs;
+ *                 `durable` resolves once a sync started after the append's write completed
+ *                 (`recoveryPoint` is then past its last offset), in offset order. A failed write or
+ *                 sync fails every step not yet acknowledged and rolls the log back to its recovery
+ *                 point.
  *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms),
  *                 or as soon as `flushIntervalMessages` messages are waiting for one.
  *                 A non-positive interval behaves as 'always'.
@@ -44,6 +48,7 @@ import { writeFully, writeFullySync, fdatasync, fsyncDirectory, ftruncate } from
 import { completeInterruptedCleaning } from './cleaner-files.js';
 import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 import { DEFAULT_FILE_CACHE, type FileHandleCache } from './fd-cache.js';
+import { SyncPipeline } from './sync-pipeline.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
 
@@ -112,6 +117,10 @@ export class PartitionLog {
   /** All file I/O runs in this chain, one step after another. */
   private ioChain: Promise<void> = Promise.resolve();
   private directoryDirty = false;
+  /** The directory fsync running now, which syncs started meanwhile wait for too (its entries may be theirs). */
+  private directorySync: Promise<void> | null = null;
+  /** Under 'always': the written steps waiting for a covering fdatasync, and the syncs in flight. */
+  private readonly pipeline = new SyncPipeline<RollbackPoint | null>();
   /** The write or sync failure that appends are refused with until `recover` has run. */
   private failure: Error | null = null;
   private recovering = false;
@@ -289,6 +298,7 @@ export class PartitionLog {
   private removeSegments(dropped: readonly LogSegment[]): void {
     for (const s of dropped) s.discardPending();
     this.ioChain = this.ioChain.then(async () => {
+      await this.pipeline.idle(); // a sync in flight may hold one of them
       try {
         for (const s of dropped) {
           s.closeSync();
@@ -495,7 +505,10 @@ export class PartitionLog {
     this.syncTimer?.cancel();
     this.syncTimer = null;
     this.flushTurn();
-    this.closing = this.chain(() => this.syncDirty(), null).then(() => {
+    this.closing = this.chain(async () => {
+      await this.pipeline.idle();
+      await this.syncDirty();
+    }, null).then(() => {
       for (const s of this.segments) s.closeSync();
     });
     return this.closing;
@@ -514,7 +527,7 @@ export class PartitionLog {
     const closeAll = (): void => {
       for (const s of this.segments) s.closeSync();
     };
-    this.closing = this.ioChain.then(closeAll, closeAll);
+    this.closing = this.ioChain.then(() => this.pipeline.idle()).then(closeAll, closeAll);
     if (this.options.dir !== null) fs.rmSync(this.options.dir, { recursive: true, force: true });
   }
 
@@ -552,6 +565,7 @@ export class PartitionLog {
         if (!ok) throw new Error(`segments to replace in ${this.describe()} are no longer closed segments of the log`);
         return start;
       };
+      await this.pipeline.idle(); // a sync in flight may hold one of them
       check();
       const replacement = this.adopt(await install());
       this.segments.splice(check(), old.length, replacement);
@@ -668,6 +682,7 @@ export class PartitionLog {
 
   /** The queued turn step, now at the head of the chain: takes every append queued so far and writes (and syncs) them. */
   private runTurn(): Promise<void> {
+    if (this.policy === 'always') return this.runSyncedTurn();
     this.turnQueued = false;
     const writes = this.segments.map((s) => s.takePending()).filter((w): w is PendingWrite => w !== null);
     const waiter = this.turnWaiter;
@@ -675,21 +690,99 @@ export class PartitionLog {
     const rolledAt = this.rolledAt;
     this.rolledAt = null;
     if (writes.length === 0 && waiter === null) return Promise.resolve();
-    const sync = this.policy === 'always';
-    const first = writes[0];
-    const rollbackPoint = first ? { segment: first.segment, position: first.position, baseOffset: first.baseOffset } : null;
     const done = this.runStep(
       async () => {
         for (const w of writes) await this.write(w);
-        if (sync) await this.syncDirty();
       },
       waiter,
-      rollbackPoint,
+      rollbackPointOf(writes),
     );
     // Kafka's `UnifiedLog.roll` flushes the segments below the new one in the background whatever the
-    // flush settings (`flushUptoOffsetExclusive`); under 'always' the step above did already.
-    if (rolledAt !== null && !sync) void this.chain(() => this.syncDirty(rolledAt), null);
+    // flush settings (`flushUptoOffsetExclusive`); under 'always' each step's sync does.
+    if (rolledAt !== null) void this.chain(() => this.syncDirty(rolledAt), null);
     return done;
+  }
+
+  /**
+   * The turn step under 'always', pipelined: waits until fewer than MAX_SYNCS_IN_FLIGHT syncs run
+   * (appends keep joining this step meanwhile), takes the queued appends, writes them (after the
+   * previous step's write: the chain runs one step at a time) and starts their fdatasync without
+   * waiting for the earlier ones. The appends are acknowledged once a sync started after this write
+   * completes (sync-pipeline.ts). Never rejects.
+   */
+  private async runSyncedTurn(): Promise<void> {
+    await this.pipeline.whenSlotFree();
+    this.turnQueued = false;
+    this.rolledAt = null; // the step's sync covers the segments below a roll
+    if (this.failure) return this.failUnacknowledged(this.failure);
+    const writes = this.segments.map((s) => s.takePending()).filter((w): w is PendingWrite => w !== null);
+    const waiter = this.turnWaiter;
+    this.turnWaiter = null;
+    if (writes.length === 0 && waiter === null) return;
+    const end = writes.length > 0 ? writes[writes.length - 1]!.endOffset : this.writtenEnd;
+    this.pipeline.add({ end, waiter, rollbackPoint: rollbackPointOf(writes) });
+    try {
+      for (const w of writes) await this.write(w);
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.noteFailure(error);
+      this.failUnacknowledged(error);
+      this.recover();
+      return;
+    }
+    if (this.failure) return this.failUnacknowledged(this.failure); // a sync failed while this step wrote
+    if (end <= this.syncedEnd) this.pipeline.acknowledge(this.syncedEnd);
+    else this.startSync();
+  }
+
+  /**
+   * Starts an fdatasync of every segment written since its last sync (the active one, and those below
+   * a roll), after the directory when a segment was created; on success the recovery point moves up
+   * to what was written when it started, and the steps it covers are acknowledged.
+   */
+  private startSync(): void {
+    const covered = this.writtenEnd;
+    const segments = this.segments.filter((s) => s.dirty);
+    this.pipeline.run(
+      async () => {
+        await this.syncDirectory();
+        for (const s of segments) {
+          if (!s.isOpen) continue;
+          const writes = s.writeCount;
+          await s.withFd(fdatasync);
+          this.stats.syncs++;
+          if (s.writeCount === writes) s.dirty = false;
+        }
+      },
+      (error) => {
+        if (error !== null) return this.syncFailed(error);
+        if (this.failure) return; // started before a failure, whose rollback failed the steps it covers
+        if (covered > this.syncedEnd) this.syncedEnd = covered;
+        this.pipeline.acknowledge(this.syncedEnd);
+      },
+    );
+  }
+
+  /** A pipelined sync failed: its steps and every later one fail, after the write step running now (if any). */
+  private syncFailed(error: Error): void {
+    this.noteFailure(error);
+    this.ioChain = this.ioChain.then(() => this.failUnacknowledged(error));
+    this.recover();
+  }
+
+  /**
+   * Fails every step not yet acknowledged (oldest first) and the appends queued after them, and
+   * rolls the log back to the oldest one: to the recovery point, as if none of them was written.
+   * Idempotent.
+   */
+  private failUnacknowledged(error: Error): void {
+    const failed = this.pipeline.takeAll();
+    const point = failed.find((s) => s.rollbackPoint !== null)?.rollbackPoint ?? rollbackPointOf(this.segments.map((s) => s.takePending()).filter((w): w is PendingWrite => w !== null));
+    for (const step of failed) step.waiter?.reject(error);
+    if (point !== null) this.rollBack(point, error);
+    for (const s of this.segments) s.discardPending();
+    this.turnWaiter?.reject(error);
+    this.turnWaiter = null;
   }
 
   /**
@@ -697,8 +790,13 @@ export class PartitionLog {
    * appends that waited for them). For tests that must observe an interval sync, which no append
    * waits for, without guessing how long the disk takes.
    */
-  whenIdle(): Promise<void> {
-    return this.ioChain;
+  async whenIdle(): Promise<void> {
+    let chain: Promise<void>;
+    do {
+      chain = this.ioChain;
+      await chain;
+      await this.pipeline.idle(); // a failed sync queues its rollback: wait for that too
+    } while (chain !== this.ioChain);
   }
 
   /** The 'interval' timer: syncs everything written so far, independently of acknowledgements. */
@@ -727,14 +825,18 @@ export class PartitionLog {
       waiter?.resolve();
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
-      if (!this.failure) {
-        this.failure = error;
-        this.options.log.error({ err: error, dir: this.options.dir }, 'log write failed; unacknowledged appends are rolled back and appends fail until the file is cut back');
-      }
+      this.noteFailure(error);
       waiter?.reject(error);
       if (rollbackPoint !== null) this.rollBack(rollbackPoint, error);
       this.recover();
     }
+  }
+
+  /** The first failure refuses appends until `recover` has run (later ones, until then, are its consequences). */
+  private noteFailure(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.options.log.error({ err: error, dir: this.options.dir }, 'log write failed; unacknowledged appends are rolled back and appends fail until the file is cut back');
   }
 
   /**
@@ -769,6 +871,7 @@ export class PartitionLog {
     if (this.recovering || this.closing || this.options.dir === null) return;
     this.recovering = true;
     this.ioChain = this.ioChain.then(async () => {
+      await this.pipeline.idle(); // syncs started before the failure: none may acknowledge or clear marks after the cut
       try {
         const active = this.active;
         if (active.isOpen) {
@@ -804,10 +907,7 @@ export class PartitionLog {
    */
   private async syncDirty(below?: bigint): Promise<void> {
     const covered = below !== undefined && below < this.writtenEnd ? below : this.writtenEnd;
-    if (this.directoryDirty && this.options.dir !== null) {
-      await fsyncDirectory(this.options.dir);
-      this.directoryDirty = false;
-    }
+    await this.syncDirectory();
     for (const s of this.segments) {
       if (below !== undefined && s.baseOffset >= below) break;
       if (!s.dirty || !s.isOpen) continue;
@@ -817,4 +917,32 @@ export class PartitionLog {
     }
     if (covered > this.syncedEnd) this.syncedEnd = covered;
   }
+
+  /**
+   * Syncs the directory when a segment file was created since its last sync; a sync started while
+   * one runs waits for it (the mark was cleared when it started). A failure marks it again.
+   */
+  private syncDirectory(): Promise<void> {
+    if (this.directoryDirty && this.options.dir !== null) {
+      this.directoryDirty = false;
+      const run: Promise<void> = fsyncDirectory(this.options.dir).then(
+        () => {
+          if (this.directorySync === run) this.directorySync = null;
+        },
+        (err: unknown) => {
+          if (this.directorySync === run) this.directorySync = null;
+          this.directoryDirty = true;
+          throw err;
+        },
+      );
+      this.directorySync = run;
+    }
+    return this.directorySync ?? Promise.resolve();
+  }
+}
+
+/** Where a turn's writes began (null when it wrote nothing): what its failure rolls the log back to. */
+function rollbackPointOf(writes: readonly PendingWrite[]): RollbackPoint | null {
+  const first = writes[0];
+  return first ? { segment: first.segment, position: first.position, baseOffset: first.baseOffset } : null;
 }

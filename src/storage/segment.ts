@@ -53,6 +53,8 @@ export class LogSegment {
   maxTimestamp = -1n;
   /** Written since the last fdatasync. */
   dirty = false;
+  /** Writes made to the file so far: a sync clears `dirty` only when none was made while it ran. */
+  writeCount = 0;
   /**
    * Whether bytes written since the last sync are fdatasync'ed before the cache closes the
    * descriptor to make room (the owning log's flush policy decides: only 'always' waits for a sync
@@ -190,6 +192,7 @@ export class LogSegment {
 
   /** After a write: batches before `end` are read from the file from now on, their bytes let go. */
   markWritten(end: number): void {
+    this.writeCount++;
     const n = Math.min(end, this.batches.count) - this.unwrittenFrom;
     if (this.handle === null || n <= 0) return;
     this.unwritten.splice(0, n);

@@ -1,14 +1,15 @@
 /**
  * Group commit under `mock.flush.policy=always` over real sockets: OffsetCommits that reach the
- * server while the group's `__consumer_offsets` partition has an fdatasync in flight all wait for
- * ONE next write and fdatasync (not one each), and none is answered before a completed sync covers
- * its record. The sync is held in flight by occupying libuv's thread pool (test/support/thread-pool.ts),
+ * server while the group's `__consumer_offsets` partition has MAX_SYNCS_IN_FLIGHT fdatasyncs in
+ * flight all wait for ONE next write and fdatasync (not one each), and none is answered before a
+ * completed sync covers its record. The sync is held in flight by occupying libuv's thread pool (test/support/thread-pool.ts),
  * so nothing here depends on how fast the disk or the machine is.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
 import { startClosableServer } from '../support/server.js';
 import { blockThreadPool, nextTurn } from '../support/thread-pool.js';
+import { MAX_SYNCS_IN_FLIGHT } from '../../src/storage/sync-pipeline.js';
 
 const GROUP = 'group-commit';
 const CONNECTIONS = 12;
@@ -55,20 +56,23 @@ describe('flush always: group commit', () => {
     await appended(1n);
     await nextTurn();
     expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([1, 0]);
-    // Then one commit per connection, each appended in its own turn while that sync waits.
+    // Then one commit per connection, each appended in its own turn while the syncs wait: the first
+    // ones each get their own write and sync until MAX_SYNCS_IN_FLIGHT run, the others wait together.
     for (const [i, client] of others.entries()) {
       send(client, i + 1);
       await appended(BigInt(i + 2));
     }
-    expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs, log.recoveryPoint]).toEqual([1, 0, start.offset]);
+    await nextTurn();
+    expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs, log.recoveryPoint]).toEqual([MAX_SYNCS_IN_FLIGHT, 0, start.offset]);
     release();
     const done = await Promise.all(answers);
-    // The first commit's sync, then ONE write and sync for the other CONNECTIONS (not one each).
-    expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([2, 2]);
+    // Those syncs, then ONE write and sync for the remaining commits (not one each).
+    expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([MAX_SYNCS_IN_FLIGHT + 1, MAX_SYNCS_IN_FLIGHT + 1]);
     expect(done.map((a) => a.errorCode)).toEqual(new Array(CONNECTIONS + 1).fill(0));
-    // Each answer left only once a completed sync covered its record (the first at start.offset).
-    expect(done[0]!.recoveryPoint).toBeGreaterThan(start.offset);
-    for (const a of done.slice(1)) expect(a.recoveryPoint).toBe(start.offset + BigInt(CONNECTIONS + 1));
+    // Each answer left only once a completed sync covered its record (commit i is at start.offset + i),
+    // and the commits that waited together were answered after the sync covering all of them.
+    done.forEach((a, i) => expect(a.recoveryPoint).toBeGreaterThan(start.offset + BigInt(i)));
+    for (const a of done.slice(MAX_SYNCS_IN_FLIGHT)) expect(a.recoveryPoint).toBe(start.offset + BigInt(CONNECTIONS + 1));
     for (let p = 0; p <= CONNECTIONS; p++) expect(server.broker.offsets.fetch(GROUP, 't', p)).toMatchObject({ committedOffset: 2n });
   });
 });

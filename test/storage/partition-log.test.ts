@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { CorruptLogError } from '../../src/storage/recovery.js';
+import { MAX_SYNCS_IN_FLIGHT } from '../../src/storage/sync-pipeline.js';
 import { encodeRecordBatch, readBatchHeader, validateBatch } from '../../src/records/record-batch.js';
 import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
 import { blockThreadPool, nextTurn } from '../support/thread-pool.js';
@@ -176,10 +177,11 @@ describe('PartitionLog durability', () => {
     expect(log.stats).toEqual({ writes: 2, syncs: 2 });
   });
 
-  it("under 'always', appends of the turns while a sync runs share ONE next write and fdatasync, and each resolves only once a sync covers it", async () => {
+  it("under 'always', appends of the turns while MAX_SYNCS_IN_FLIGHT syncs run share ONE next write and fdatasync, and each resolves, in order, only once a sync covers it", async () => {
     const log = openLog({ flushPolicy: 'always' });
-    const release = blockThreadPool(); // the first turn's fdatasync waits until release()
+    const release = blockThreadPool(); // every fdatasync waits until release()
     const answered: bigint[] = [];
+    const order: number[] = [];
     const results = [];
     try {
       results.push(log.append([batchOf(1)]));
@@ -190,14 +192,17 @@ describe('PartitionLog durability', () => {
         await nextTurn();
       }
       // Each answer notes what the completed syncs cover at that moment.
-      results.forEach((r, i) => void r.durable.then(() => (answered[i] = log.recoveryPoint)));
-      expect([log.stats, log.logEndOffset, answered.length]).toEqual([{ writes: 1, syncs: 0 }, 10n, 0]);
+      results.forEach((r, i) => void r.durable.then(() => ((answered[i] = log.recoveryPoint), order.push(i))));
+      // The next turns each wrote and started a sync until MAX_SYNCS_IN_FLIGHT ran; the rest wait together.
+      expect([log.stats, log.logEndOffset, answered.length]).toEqual([{ writes: MAX_SYNCS_IN_FLIGHT, syncs: 0 }, 10n, 0]);
     } finally {
       release();
     }
     await Promise.all(results.map((r) => r.durable));
-    expect(log.stats).toEqual({ writes: 2, syncs: 2 }); // not 10 and 10
-    expect(answered).toEqual([1n, 10n, 10n, 10n, 10n, 10n, 10n, 10n, 10n, 10n]);
+    expect(log.stats).toEqual({ writes: MAX_SYNCS_IN_FLIGHT + 1, syncs: MAX_SYNCS_IN_FLIGHT + 1 }); // not 10 and 10
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    answered.forEach((covered, i) => expect(covered).toBeGreaterThan(BigInt(i)));
+    expect(answered.slice(MAX_SYNCS_IN_FLIGHT)).toEqual(new Array(10 - MAX_SYNCS_IN_FLIGHT).fill(10n));
     expect(results.map((r) => r.baseOffset)).toEqual([0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
     expect(fs.statSync(path.join(log.dir!, '00000000000000000000.log')).size).toBe(10 * batchOf(1).length);
   });
