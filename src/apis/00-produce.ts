@@ -12,6 +12,7 @@ import { checkRecordRules } from '../topics/record-rules.js';
 import { stampLogAppendTime } from '../records/record-batch.js';
 import { produceTransactionOperation, transactionalProducer, verificationFailure } from '../topics/produce-transactions.js';
 import type { Partition } from '../topics/partition.js';
+import type { VerificationGuard } from '../topics/producer-state.js';
 import type { Topic } from '../topics/topic.js';
 import { nextTurn } from '../util/slices.js';
 import type { Broker } from '../broker.js';
@@ -135,7 +136,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       }
     }
 
-    const refused = req.transactionalId === null ? null : await verifyTransaction(broker, req.transactionalId, ready, version);
+    const verification = req.transactionalId === null ? null : await verifyTransaction(broker, req.transactionalId, ready, version);
     sliced = 0;
     for (const { res, partition, batch } of ready) {
       if (++sliced % PRODUCE_SLICE_PARTITIONS === 0) await nextTurn();
@@ -146,14 +147,16 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         failPartition(res, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         continue;
       }
-      const failure = refused?.get(partition);
+      const failure = verification?.refused.get(partition);
       if (failure) {
         failPartition(res, failure.errorCode, failure.message);
         continue;
       }
       let outcome;
       try {
-        outcome = partition.appendProduced(batch);
+        // A transactional batch appends only if its transaction is still open here, or its
+        // verification still stands: an abort written between the slices voids both.
+        outcome = partition.appendProduced(batch, verification?.guards.get(partition) ?? null);
       } catch (err) {
         ctx.log.error({ err, partition: partition.name }, 'produce append failed');
         failPartition(res, ErrorCode.KAFKA_STORAGE_ERROR, (err as Error).message);
@@ -189,25 +192,29 @@ function failPartition(res: PartitionProduceResponse, errorCode: number, message
 /**
  * Asks the transaction coordinator about the partitions whose transactional batch would open the
  * producer's transaction there (`Partition.maybeStartTransactionVerification`: none is asked about
- * a transaction already open at that epoch); under v12+ they join the transaction (KIP-890).
- * Returns the refused partitions with the error each answers, or null when none was asked about.
+ * a transaction already open at that epoch, and each asked about holds a verification guard from
+ * before the question); under v12+ they join the transaction (KIP-890). Returns the refused
+ * partitions with the error each answers and the guards their appends present, or null when none
+ * was asked about.
  */
 async function verifyTransaction(
   broker: Broker,
   transactionalId: string,
   ready: ReadonlyArray<{ partition: Partition; batch: Buffer }>,
   version: number,
-): Promise<Map<Partition, { errorCode: number; message: string | null }> | null> {
+): Promise<{ refused: Map<Partition, { errorCode: number; message: string | null }>; guards: Map<Partition, VerificationGuard> } | null> {
   const toVerify: Partition[] = [];
+  const guards = new Map<Partition, VerificationGuard>();
+  const operation = produceTransactionOperation(version);
   let producer: { producerId: bigint; producerEpoch: number } | null = null;
   for (const { partition, batch } of ready) {
     const p = transactionalProducer(batch);
     if (p === null || partition.producers.hasOngoingTransaction(p.producerId, p.producerEpoch)) continue;
     producer = p;
     toVerify.push(partition);
+    guards.set(partition, partition.producers.startVerification(p.producerId, p.producerEpoch, operation === 'add-partition'));
   }
   if (producer === null) return null;
-  const operation = produceTransactionOperation(version);
   const errors = await broker.txnMarkers.verifier.verify({
     transactionalId,
     producerId: producer.producerId,
@@ -220,5 +227,5 @@ async function verifyTransaction(
     const error = errors[i] ?? ErrorCode.NONE;
     if (error !== ErrorCode.NONE) refused.set(partition, verificationFailure(error, operation));
   });
-  return refused;
+  return { refused, guards };
 }

@@ -6,10 +6,10 @@
  * open transaction, else the high watermark (Kafka's `UnifiedLog.lastStableOffset`).
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { readBatchHeader, setPartitionLeaderEpoch } from '../records/record-batch.js';
+import { readBatchHeader, setPartitionLeaderEpoch, TRANSACTIONAL_FLAG_MASK } from '../records/record-batch.js';
 import { encodeEndTxnMarkerBatch, isControlBatch, readEndTxnMarker } from '../records/control-batch.js';
 import type { PartitionLog } from '../storage/partition-log.js';
-import { ProducerStateTable, type CompletedTxn, type MarkerInfo } from './producer-state.js';
+import { ProducerStateTable, type CompletedTxn, type MarkerInfo, type VerificationGuard } from './producer-state.js';
 import { AbortedTransactionIndex } from './aborted-transactions.js';
 import { LeaderEpochCache } from './leader-epochs.js';
 
@@ -113,14 +113,22 @@ export class Partition {
    * A duplicate of a recent batch is not appended and answers its original base offset once the
    * original is durable (a retry sent while the original is still being written must not be
    * acknowledged before it: a crash then would lose an acknowledged batch).
+   * `verification`: for a Produce, the guard of its transaction verification (null: none was made,
+   * the transaction was open when the request was checked); a transactional batch whose transaction
+   * is not open here and whose guard is not the producer's any more (an end marker came in between)
+   * is refused INVALID_TXN_STATE, as Kafka's `UnifiedLog` does. Omitted: no such check (in-process
+   * callers that write batches directly).
    */
-  appendProduced(batch: Buffer): PartitionAppendResult {
+  appendProduced(batch: Buffer, verification?: VerificationGuard | null): PartitionAppendResult {
     const header = readBatchHeader(batch);
     const check = this.producers.check(header, this.name, this.log.logEndOffset);
-    if (check.kind === 'error') return { errorCode: check.errorCode, errorMessage: check.message };
     if (check.kind === 'duplicate') {
       return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: check.batch.durable ?? Promise.resolve(), duplicate: true };
     }
+    if (verification !== undefined && (header.attributes & TRANSACTIONAL_FLAG_MASK) !== 0 && !this.producers.mayAppendTransactional(header.producerId, header.producerEpoch, verification)) {
+      return { errorCode: ErrorCode.INVALID_TXN_STATE, errorMessage: 'Record was not part of an ongoing transaction' };
+    }
+    if (check.kind === 'error') return { errorCode: check.errorCode, errorMessage: check.message };
     const epoch = this.epochs.stampEpoch;
     setPartitionLeaderEpoch(batch, epoch);
     const { baseOffset, durable: logDurable } = this.log.append([batch]);

@@ -95,8 +95,24 @@ function isTransactional(info: ProducerBatchInfo): boolean {
   return ((info.attributes ?? 0) & TRANSACTIONAL) !== 0;
 }
 
+/**
+ * Kafka's `VerificationStateEntry` (KIP-890): a Produce asked the transaction coordinator whether a
+ * producer not yet in a transaction here may start one. Its transactional batch is appended only if
+ * the guard it holds is still the producer's (`isVerified`): an end marker or another transactional
+ * batch written meanwhile drops the guard, so a batch verified before an abort cannot open a
+ * transaction the coordinator has already closed. Held in memory only, as Kafka's.
+ */
+export interface VerificationGuard {
+  /** The highest producer epoch verified with this guard. */
+  epoch: number;
+  /** The producer runs transaction version 2 (Produce v12+: the epoch is bumped at each transaction end). */
+  readonly supportsEpochBump: boolean;
+}
+
 export class ProducerStateTable {
   private readonly producers = new Map<bigint, ProducerEntry>();
+  /** Verifications in flight or done, by producer id (Kafka's `ProducerStateManager.verificationStates`). */
+  private readonly verifications = new Map<bigint, VerificationGuard>();
   /** Ongoing transactions: producer id -> first offset, in first-offset order (appends come in offset order). */
   private readonly ongoing = new Map<bigint, bigint>();
 
@@ -183,6 +199,34 @@ export class ProducerStateTable {
       entry.currentTxnFirstOffset = baseOffset;
       this.ongoing.set(info.producerId, baseOffset);
     }
+    // The transaction has its first offset here now: the verification has done its job.
+    if (isTransactional(info)) this.verifications.delete(info.producerId);
+  }
+
+  /**
+   * Kafka's `maybeCreateVerificationStateEntry`: the guard a Produce verifying `producerId`'s first
+   * transactional batch here holds while it asks the coordinator (the one already held, if any,
+   * raised to `producerEpoch`).
+   */
+  startVerification(producerId: bigint, producerEpoch: number, supportsEpochBump: boolean): VerificationGuard {
+    const held = this.verifications.get(producerId);
+    if (held === undefined) {
+      const guard: VerificationGuard = { epoch: producerEpoch, supportsEpochBump };
+      this.verifications.set(producerId, guard);
+      return guard;
+    }
+    if (producerEpoch > held.epoch) held.epoch = producerEpoch;
+    return held;
+  }
+
+  /**
+   * Whether a transactional batch of `producerId` may be appended (`UnifiedLog.analyzeAndValidateProducerState`):
+   * its transaction is open here at `producerEpoch`, or `guard` (the Produce's verification) is still
+   * the producer's. Otherwise Kafka refuses it with INVALID_TXN_STATE.
+   */
+  mayAppendTransactional(producerId: bigint, producerEpoch: number, guard: VerificationGuard | null): boolean {
+    if (this.hasOngoingTransaction(producerId, producerEpoch)) return true;
+    return guard !== null && this.verifications.get(producerId) === guard;
   }
 
   /**
@@ -240,6 +284,13 @@ export class ProducerStateTable {
     entry.currentTxnFirstOffset = null;
     entry.lastTimestamp = timestamp;
     this.ongoing.delete(marker.producerId);
+    // The transaction ended: a verification made for it is void. Under transaction version 2 a
+    // verification at the marker's (bumped) epoch is the next transaction's and stays (Kafka's
+    // `isV2NextTransactionStarted`).
+    const verification = this.verifications.get(marker.producerId);
+    if (verification !== undefined && !(verification.supportsEpochBump && verification.epoch === marker.producerEpoch)) {
+      this.verifications.delete(marker.producerId);
+    }
     return completed;
   }
 
