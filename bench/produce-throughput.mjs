@@ -27,7 +27,7 @@ import { BenchClient, envInt, envList, fmt, percentile, processCpuMs, startCliSe
 import { startEcho } from './commit-throughput.mjs';
 import { PEERS, createTopic, startPeer } from './peers.mjs';
 
-const TOPIC = 'bench-produce-topic';
+export const TOPIC = 'bench-produce-topic';
 const FETCH_PARTITION_MAX_BYTES = 1024 * 1024;
 
 export function produceBenchOptions() {
@@ -44,7 +44,7 @@ export function produceBenchOptions() {
   };
 }
 
-function batchOf({ recordBytes, batchRecords }) {
+export function batchOf({ recordBytes, batchRecords }) {
   const value = Buffer.alloc(recordBytes, 0x61);
   return encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: Array.from({ length: batchRecords }, () => ({ key: null, value })) });
 }
@@ -112,7 +112,7 @@ async function startServer(name, options, batch) {
 }
 
 /** One produce window: acknowledged batch bytes, elapsed ms, latencies, server CPU ms. */
-async function produceWindow(server, batch, { seconds, maxMiB, depth }) {
+export async function produceWindow(server, batch, { seconds, maxMiB, depth }) {
   const client = await BenchClient.connect(server.port);
   const request = { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batch }] }] };
   const maxBytes = maxMiB * 1024 * 1024;
@@ -162,7 +162,7 @@ async function earliestOffset(client) {
 }
 
 /** One fetch window: record bytes returned, elapsed ms, latencies, server CPU ms. */
-async function fetchWindow(server, { seconds }) {
+export async function fetchWindow(server, { seconds }) {
   const port = server.fetchPort ?? server.port;
   const pid = (server.fetchChild ?? server.child).pid;
   const client = await BenchClient.connect(port);

@@ -44,6 +44,8 @@ export class ConfigStore {
   /** Changes whose writes have not completed, oldest first. */
   private pending: Array<{ mutate: (state: StoredState) => void }> = [];
   private writing: Promise<void> = Promise.resolve();
+  /** Bumped at every change of what is seen (a change applied, or undone by a failed write): readers that cache resolved configs (LogConfigCache) look again when it moved. */
+  #generation = 0;
   /** Told after the broker configs seen changed (a change applied, or undone by a failed write). */
   private readonly brokerListeners = new Set<() => void>();
 
@@ -80,6 +82,11 @@ export class ConfigStore {
     }
     checkStoredValues(file, state);
     return new ConfigStore(file, state);
+  }
+
+  /** A number that changes whenever the configs seen change (none of them changed while it stays). */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** The overrides of a topic (empty when none). */
@@ -155,6 +162,7 @@ export class ConfigStore {
   setTopicConfigsSync(topicId: string, name: string, configs: Configs): void {
     if (Object.keys(configs).length === 0 || this.file === null) {
       if (Object.keys(configs).length > 0) this.state.topics[topicId] = { name, configs: { ...configs } };
+      this.#generation++;
       return;
     }
     const next = structuredClone(this.durable);
@@ -162,11 +170,13 @@ export class ConfigStore {
     writeFileDurablySync(this.file, JSON.stringify(next, null, 2) + '\n');
     this.durable = next;
     this.state.topics[topicId] = { name, configs: { ...configs } };
+    this.#generation++;
   }
 
   /** Forgets a topic's overrides durably at once (a creation undone); throws when the write fails. */
   deleteTopicSync(topicId: string): void {
     delete this.state.topics[topicId];
+    this.#generation++;
     if (this.file === null || !(topicId in this.durable.topics)) return;
     const next = structuredClone(this.durable);
     delete next.topics[topicId];
@@ -182,6 +192,7 @@ export class ConfigStore {
   /** Applies `mutate` now and queues its durable write: the durable state plus `mutate`, at its turn. */
   private change(mutate: (state: StoredState) => void): Promise<void> {
     mutate(this.state);
+    this.#generation++;
     const file = this.file;
     if (file === null) return Promise.resolve();
     const pending = { mutate };
@@ -196,6 +207,7 @@ export class ConfigStore {
         // What is seen again: the durable state plus the changes still waiting for their write.
         this.state = structuredClone(this.durable);
         for (const p of this.pending) p.mutate(this.state);
+        this.#generation++;
         throw err;
       }
       this.durable = next;

@@ -187,4 +187,32 @@ describe('broker configs', () => {
     await server.cluster.startBroker(down);
     expect((await produceTo('isr3', -1)).errorCode).toBe(0);
   });
+
+  it('a Produce meets the topic configs as they are at that request: a topic override, the broker default through its synonym, the override removed', async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.stop());
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    await raw.send(19, 7, { topics: [{ name: 'live-cfg', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: 1n, records: [{ key: null, value: Buffer.alloc(300, 0x61) }] });
+    const produce = async () => {
+      const r = await raw.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'live-cfg', topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch }] }] });
+      return r.responses[0]!.partitionResponses[0]!.errorCode;
+    };
+    const alter = (resourceType: number, resourceName: string, name: string, configOperation: number, value: string | null) =>
+      raw.send(44, 1, { resources: [{ resourceType, resourceName, configs: [{ name, configOperation, value }] }], validateOnly: false });
+    expect(await produce()).toBe(ErrorCode.NONE);
+    expect((await alter(2, 'live-cfg', 'max.message.bytes', 0, '200')).responses[0]!.errorCode).toBe(0);
+    expect(await produce()).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect((await alter(2, 'live-cfg', 'max.message.bytes', 1, null)).responses[0]!.errorCode).toBe(0);
+    expect(await produce()).toBe(ErrorCode.NONE);
+    // message.max.bytes is max.message.bytes' broker synonym, dynamic at the cluster default.
+    expect((await alter(4, '', 'message.max.bytes', 0, '200')).responses[0]!.errorCode).toBe(0);
+    expect(await produce()).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect((await alter(4, '', 'message.max.bytes', 1, null)).responses[0]!.errorCode).toBe(0);
+    expect(await produce()).toBe(ErrorCode.NONE);
+    // CreateTime 1 ms is far before the window once message.timestamp.before.max.ms is an hour.
+    expect((await alter(2, 'live-cfg', 'message.timestamp.before.max.ms', 0, '3600000')).responses[0]!.errorCode).toBe(0);
+    expect(await produce()).toBe(ErrorCode.INVALID_TIMESTAMP);
+  });
 });
