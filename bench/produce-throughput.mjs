@@ -15,7 +15,8 @@
 // Produce with a canned response and each Fetch with a canned 1 MiB of batches.
 // Env: BENCH_SERVERS, BENCH_ROUNDS (2), BENCH_PRODUCE_SECONDS (2), BENCH_PRODUCE_MAX_MIB (256),
 // BENCH_PRODUCE_RECORD_BYTES (1024), BENCH_PRODUCE_BATCH_RECORDS (64), BENCH_PRODUCE_DEPTH (5),
-// BENCH_KAFKA_WARMUP_SECONDS (10: Kafka's unmeasured first window), BENCH_DATA_DIR.
+// BENCH_KAFKA_WARMUP_SECONDS (10: Kafka's unmeasured first window), BENCH_DATA_DIR,
+// BENCH_BASE_CLI (another build's dist/cli.js, run as server `base` beside `ours`, to compare a change A/B).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,8 @@ const FETCH_PARTITION_MAX_BYTES = 1024 * 1024;
 
 export function produceBenchOptions() {
   return {
-    servers: envList('BENCH_SERVERS', ['ours', 'echo', ...PEERS]).filter((s) => s === 'ours' || s === 'echo' || PEERS.includes(s)),
+    servers: envList('BENCH_SERVERS', ['ours', ...(process.env.BENCH_BASE_CLI ? ['base'] : []), 'echo', ...PEERS]).filter((s) => s === 'ours' || s === 'base' || s === 'echo' || PEERS.includes(s)),
+    baseCli: process.env.BENCH_BASE_CLI,
     rounds: envInt('BENCH_ROUNDS', 2),
     seconds: envInt('BENCH_PRODUCE_SECONDS', 2),
     maxMiB: envInt('BENCH_PRODUCE_MAX_MIB', 256),
@@ -87,9 +89,10 @@ function fetchEchoTemplate(batch) {
 }
 
 async function startServer(name, options, batch) {
-  if (name === 'ours') {
+  if (name === 'ours' || name === 'base') {
+    if (name === 'base' && !options.baseCli) throw new Error('BENCH_SERVERS names base: set BENCH_BASE_CLI to its dist/cli.js');
     const dataDir = mkdtempSync(join(options.parentDir, 'kmc-bench-produce-'));
-    const s = await startCliServer(['--port', '0', '--no-admin', '--data-dir', dataDir, '--config', 'mock.flush.policy=never']);
+    const s = await startCliServer(['--port', '0', '--no-admin', '--data-dir', dataDir, '--config', 'mock.flush.policy=never'], name === 'base' ? { cli: options.baseCli } : {});
     await createTopic(s.port, TOPIC, 1);
     return { ...s, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
   }
