@@ -17,6 +17,8 @@ import { readInt64BE, writeInt64BE } from '../protocol/primitives.js';
 import {
   readRecords,
   forEachRecordSpan,
+  forEachRecordHead,
+  countRecordsByLength,
   writeRecords,
   encodedRecordsSize,
   recordTimestamps,
@@ -277,18 +279,71 @@ export function forEachRecordSpanOfBatch(
 }
 
 /**
+ * The record bytes of an uncompressed batch (a range of `batch`) or a gzip one (decompressed with
+ * node:zlib); null for snappy, lz4 and zstd batches, whose records this server does not decompress.
+ */
+function readableRecordBytes(batch: Buffer, header: RecordBatchHeader): { body: Buffer; start: number; end: number } | null {
+  const end = header.batchLength + LOG_OVERHEAD;
+  switch (compressionCodec(header.attributes)) {
+    case CompressionCodec.NONE:
+      // A batch cut short is read as far as it goes.
+      return { body: batch, start: RECORD_BATCH_OVERHEAD, end: Math.min(end, batch.length) };
+    case CompressionCodec.GZIP: {
+      const body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end));
+      return { body, start: 0, end: body.length };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
  * The records of an uncompressed or gzip batch (decompressed with node:zlib), as `decodeRecords`
  * gives them; null for snappy, lz4 and zstd batches, whose records this server does not decompress.
  * Throws CorruptRecordError for records that do not parse.
  */
 export function decodeRecordsIfReadable(batch: Buffer): DecodedRecord[] | null {
   const header = readBatchHeader(batch);
-  const codec = compressionCodec(header.attributes);
-  if (codec === CompressionCodec.NONE) return decodeRecords(batch);
-  if (codec !== CompressionCodec.GZIP) return null;
-  const body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, header.batchLength + LOG_OVERHEAD));
+  if (compressionCodec(header.attributes) === CompressionCodec.NONE) return decodeRecords(batch);
+  const readable = readableRecordBytes(batch, header);
+  if (readable === null) return null;
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? header.maxTimestamp : null;
-  return readRecords(body, 0, body.length, header.recordCount, header.baseOffset, header.baseTimestamp, logAppendTime);
+  return readRecords(readable.body, readable.start, readable.end, header.recordCount, header.baseOffset, header.baseTimestamp, logAppendTime);
+}
+
+/**
+ * Visits every record of an uncompressed or gzip batch with its index, offset, timestamp (ms; a
+ * LogAppendTime batch's maxTimestamp for each) and whether its key is null, as `decodeRecords`
+ * would give them but making no record objects or views (`forEachRecordHead`). Returns false,
+ * visiting nothing, for snappy, lz4 and zstd batches; throws CorruptRecordError for records that
+ * do not parse (after visiting those before).
+ */
+export function forEachRecordHeadIfReadable(
+  batch: Buffer,
+  visit: (index: number, offset: () => bigint, timestamp: bigint, keyNull: boolean) => void,
+): boolean {
+  const header = readBatchHeader(batch);
+  const readable = readableRecordBytes(batch, header);
+  if (readable === null) return false;
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? header.maxTimestamp : null;
+  const { baseOffset, baseTimestamp } = header;
+  forEachRecordHead(readable.body, readable.start, readable.end, header.recordCount, (i, timestampDelta, offsetDelta, keyNull) =>
+    visit(i, () => baseOffset + BigInt(offsetDelta), logAppendTime ?? baseTimestamp + timestampDelta, keyNull),
+  );
+  return true;
+}
+
+/**
+ * How many records an uncompressed or gzip batch holds, stepping by their declared lengths as
+ * `recordOffsetsAndTimestamps` does (`recordOffsetsAndTimestamps(batch).length`, without its
+ * objects); null for snappy, lz4 and zstd batches. Throws CorruptRecordError where a record's
+ * first fields run past the records' end.
+ */
+export function recordCountByLength(batch: Buffer): number | null {
+  const header = readBatchHeader(batch);
+  const readable = readableRecordBytes(batch, header);
+  if (readable === null) return null;
+  return countRecordsByLength(readable.body, readable.start, readable.end, header.recordCount);
 }
 
 /**
@@ -298,21 +353,11 @@ export function decodeRecordsIfReadable(batch: Buffer): DecodedRecord[] | null {
  */
 export function recordOffsetsAndTimestamps(batch: Buffer): Array<{ offset: bigint; timestamp: bigint }> | null {
   const header = readBatchHeader(batch);
-  const end = header.batchLength + LOG_OVERHEAD;
-  let body: Buffer;
-  switch (compressionCodec(header.attributes)) {
-    case CompressionCodec.NONE:
-      body = batch.subarray(RECORD_BATCH_OVERHEAD, end);
-      break;
-    case CompressionCodec.GZIP:
-      body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end));
-      break;
-    default:
-      return null;
-  }
+  const readable = readableRecordBytes(batch, header);
+  if (readable === null) return null;
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
   const out: Array<{ offset: bigint; timestamp: bigint }> = [];
-  for (const r of recordTimestamps(body, 0, body.length, header.recordCount, header.baseOffset, header.baseTimestamp)) {
+  for (const r of recordTimestamps(readable.body, readable.start, readable.end, header.recordCount, header.baseOffset, header.baseTimestamp)) {
     out.push(logAppendTime ? { offset: r.offset, timestamp: header.maxTimestamp } : r);
   }
   return out;

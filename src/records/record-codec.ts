@@ -293,26 +293,28 @@ export function readRecords(
 }
 
 /**
- * Visits the key and value of each of `count` records in [start, end) as byte ranges of `buf`
- * (`keyStart`/`valueStart` -1 for a null key/value), making no views, objects or BigInts: the
- * start-up replay of a coordinator log reads a million records this way. Validates the records
- * as `readRecords` does (same CorruptRecordError cases); timestamps, offsets and headers are
- * skipped.
+ * Walks `count` records in [start, end), validating them as `readRecords` does (same
+ * CorruptRecordError cases), and hands `visit` each one's index, timestamp delta (0n unless
+ * `withTimestamps`: decoding it costs a BigInt), offset delta and key and value as byte ranges of
+ * `buf` (start -1 for null), making no views or objects.
  */
-export function forEachRecordSpan(
+function walkRecords(
   buf: Buffer,
   start: number,
   end: number,
   count: number,
-  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
+  withTimestamps: boolean,
+  visit: (i: number, timestampDelta: bigint, offsetDelta: number, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
 ): void {
   if (count < 0) throw new CorruptRecordError(`negative record count ${count}`);
   const cur = new RecordCursor(buf, start, end);
   for (let i = 0; i < count; i++) {
     const rc = cur.nextRecord(i);
     rc.byte(); // attributes
-    rc.skipVarlong(); // timestampDelta
-    rc.varint(); // offsetDelta
+    let timestampDelta = 0n;
+    if (withTimestamps) timestampDelta = rc.varlong();
+    else rc.skipVarlong();
+    const offsetDelta = rc.varint();
     const keyLength = rc.varint();
     const keyStart = keyLength < 0 ? -1 : rc.skip(keyLength);
     const valueLength = rc.varint();
@@ -327,9 +329,60 @@ export function forEachRecordSpan(
       if (headerValueLength >= 0) rc.skip(headerValueLength);
     }
     rc.endRecord(i);
-    visit(keyStart, keyStart + keyLength, valueStart, valueStart + valueLength);
+    visit(i, timestampDelta, offsetDelta, keyStart, keyStart + keyLength, valueStart, valueStart + valueLength);
   }
   cur.endRecords(count);
+}
+
+/**
+ * Visits the key and value of each of `count` records in [start, end) as byte ranges of `buf`
+ * (`keyStart`/`valueStart` -1 for a null key/value), making no views, objects or BigInts: the
+ * start-up replay of a coordinator log reads a million records this way. Validates the records
+ * as `readRecords` does (same CorruptRecordError cases); timestamps, offsets and headers are
+ * skipped.
+ */
+export function forEachRecordSpan(
+  buf: Buffer,
+  start: number,
+  end: number,
+  count: number,
+  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
+): void {
+  walkRecords(buf, start, end, count, false, (_i, _t, _o, keyStart, keyEnd, valueStart, valueEnd) => visit(keyStart, keyEnd, valueStart, valueEnd));
+}
+
+/**
+ * Visits each of `count` records in [start, end) with its index, timestamp delta, offset delta
+ * and whether its key is null, making no views or record objects: what Produce's record checks
+ * read of every record (topics/record-rules.ts, as Kafka's `LogValidator.validateRecord`).
+ * Validates the records as `readRecords` does (same CorruptRecordError cases).
+ */
+export function forEachRecordHead(
+  buf: Buffer,
+  start: number,
+  end: number,
+  count: number,
+  visit: (i: number, timestampDelta: bigint, offsetDelta: number, keyNull: boolean) => void,
+): void {
+  walkRecords(buf, start, end, count, true, (i, timestampDelta, offsetDelta, keyStart) => visit(i, timestampDelta, offsetDelta, keyStart < 0));
+}
+
+/**
+ * How many records [start, end) holds, stepping from record to record by their declared lengths
+ * (at most `count`), as `recordTimestamps` walks them but making nothing per record.
+ */
+export function countRecordsByLength(buf: Buffer, start: number, end: number, count: number): number {
+  const cur = new RecordCursor(buf, start, end);
+  let i = 0;
+  for (; i < count && cur.pos < end; i++) {
+    const length = cur.varint();
+    const next = cur.pos + length;
+    cur.byte();
+    cur.skipVarlong();
+    cur.varint();
+    cur.pos = next;
+  }
+  return i;
 }
 
 /**

@@ -9,7 +9,7 @@
  * snappy, lz4 and zstd batches are not read here, so those batches pass unchecked.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { CorruptRecordError, decodeRecordsIfReadable } from '../records/record-batch.js';
+import { CorruptRecordError, forEachRecordHeadIfReadable } from '../records/record-batch.js';
 import type { LogConfig } from '../configs/log-config.js';
 
 export interface RecordRulesFailure {
@@ -24,32 +24,29 @@ const long = (n: bigint): bigint => BigInt.asIntN(64, n);
 /** Checks `batch` for topic-partition `partitionName` with configs `config` at broker time `now` (ms); null when it passes. */
 export function checkRecordRules(batch: Buffer, config: LogConfig, partitionName: string, now: bigint): RecordRulesFailure | null {
   if (!config.compactPolicy && config.logAppendTime) return null;
-  let records;
+  const errors: Array<{ batchIndex: number; batchIndexErrorMessage: string; timestamp: boolean }> = [];
   try {
-    records = decodeRecordsIfReadable(batch);
+    forEachRecordHeadIfReadable(batch, (batchIndex, offset, timestamp, keyNull) => {
+      if (config.compactPolicy && keyNull) {
+        errors.push({ batchIndex, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${partitionName}`, timestamp: false });
+        return;
+      }
+      if (config.logAppendTime || timestamp === -1n) return;
+      const diff = long(now - timestamp);
+      if (diff > config.timestampBeforeMaxMs || long(-diff) > config.timestampAfterMaxMs) {
+        errors.push({
+          batchIndex,
+          batchIndexErrorMessage:
+            `Timestamp ${timestamp} of message with offset ${offset()} is out of range. ` +
+            `The timestamp should be within [${long(now - config.timestampBeforeMaxMs)}, ${long(now + config.timestampAfterMaxMs)}]`,
+          timestamp: true,
+        });
+      }
+    });
   } catch (err) {
     if (err instanceof CorruptRecordError) return null; // produce-validation.ts answers CORRUPT_MESSAGE first
     throw err;
   }
-  if (records === null) return null;
-  const errors: Array<{ batchIndex: number; batchIndexErrorMessage: string; timestamp: boolean }> = [];
-  records.forEach((record, batchIndex) => {
-    if (config.compactPolicy && record.key === null) {
-      errors.push({ batchIndex, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${partitionName}`, timestamp: false });
-      return;
-    }
-    if (config.logAppendTime || record.timestamp === -1n) return;
-    const diff = long(now - record.timestamp);
-    if (diff > config.timestampBeforeMaxMs || long(-diff) > config.timestampAfterMaxMs) {
-      errors.push({
-        batchIndex,
-        batchIndexErrorMessage:
-          `Timestamp ${record.timestamp} of message with offset ${record.offset} is out of range. ` +
-          `The timestamp should be within [${long(now - config.timestampBeforeMaxMs)}, ${long(now + config.timestampAfterMaxMs)}]`,
-        timestamp: true,
-      });
-    }
-  });
   if (errors.length === 0) return null;
   const recordErrors = errors.map(({ batchIndex, batchIndexErrorMessage }) => ({ batchIndex, batchIndexErrorMessage }));
   if (errors.some((e) => e.timestamp)) {

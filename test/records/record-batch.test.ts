@@ -7,8 +7,10 @@ import {
   RECORD_BATCH_OVERHEAD,
   batchLastOffset,
   decodeRecords,
+  forEachRecordHeadIfReadable,
   encodeRecordBatch,
   readBatchHeader,
+  recordCountByLength,
   recordOffsetsAndTimestamps,
   restampBaseOffset,
   setPartitionLeaderEpoch,
@@ -197,5 +199,55 @@ describe('recordOffsetsAndTimestamps', () => {
     ]);
     gz.writeInt16BE(4, 21);
     expect(recordOffsetsAndTimestamps(gz)).toBeNull();
+  });
+});
+
+describe('forEachRecordHeadIfReadable and recordCountByLength (Produce checks, no record objects)', () => {
+  const heads = (batch: Buffer) => {
+    const out: Array<[number, bigint, bigint, boolean]> = [];
+    const readable = forEachRecordHeadIfReadable(batch, (i, offset, timestamp, keyNull) => void out.push([i, offset(), timestamp, keyNull]));
+    return readable ? out : null;
+  };
+  const gzipped = (plain: Buffer, codec = 1) => {
+    const gz = Buffer.concat([plain.subarray(0, RECORD_BATCH_OVERHEAD), gzipSync(plain.subarray(RECORD_BATCH_OVERHEAD))]);
+    gz.writeInt32BE(gz.length - 12, 8);
+    gz.writeInt16BE(codec, 21);
+    return gz;
+  };
+  const plain = encodeRecordBatch({
+    baseOffset: 7n,
+    timestamp: 5000n,
+    records: [
+      { key: Buffer.from('a'), value: Buffer.from('1'), headers: [{ key: 'trace', value: Buffer.from('t') }, { key: 'n', value: null }] },
+      { key: null, value: null, timestamp: 4000n },
+      { key: Buffer.alloc(0), value: Buffer.alloc(200, 1), timestamp: 123456789012n },
+    ],
+  });
+
+  it('gives what decodeRecords gives: index, offset, timestamp, null key; gzip decompressed; null for codecs not read', () => {
+    const expected: Array<[number, bigint, bigint, boolean]> = [[0, 7n, 5000n, false], [1, 8n, 4000n, true], [2, 9n, 123456789012n, false]];
+    expect(heads(plain)).toEqual(expected);
+    expect(decodeRecords(plain).map((r, i) => [i, r.offset, r.timestamp, r.key === null])).toEqual(expected);
+    expect(heads(gzipped(plain))).toEqual(expected);
+    expect(heads(gzipped(plain, 3))).toBeNull();
+    expect([recordCountByLength(plain), recordCountByLength(gzipped(plain)), recordCountByLength(gzipped(plain, 4))]).toEqual([3, 3, null]);
+  });
+
+  it('gives a LogAppendTime batch max timestamp to every record', () => {
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: 10n, attributes: 0x08, records: [{ key: null, value: null }, { key: null, value: null, timestamp: 20n }] });
+    expect(heads(batch)!.map(([, , t]) => t)).toEqual([20n, 20n]);
+  });
+
+  it('throws CorruptRecordError where decodeRecords does; counts by declared lengths as recordOffsetsAndTimestamps does', () => {
+    const lying = Buffer.from(plain);
+    lying[RECORD_BATCH_OVERHEAD] += 2; // the first record declares one byte more than its fields use
+    expect(() => decodeRecords(lying)).toThrow(CorruptRecordError);
+    expect(() => heads(lying)).toThrow(CorruptRecordError);
+    // Stepping by declared lengths, the walk lands inside the next record and reads on from there.
+    expect(recordCountByLength(lying)).toBe(recordOffsetsAndTimestamps(lying)!.length);
+    const short = Buffer.from(plain);
+    short.writeInt32BE(4, RECORD_BATCH_OVERHEAD - 4); // declares 4 records, holds 3
+    expect(() => heads(short)).toThrow(CorruptRecordError);
+    expect(recordCountByLength(short)).toBe(3);
   });
 });
