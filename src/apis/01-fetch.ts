@@ -14,6 +14,7 @@ import { leaderEpochError } from '../topics/leader-epoch-check.js';
 import type { ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
+import { joinBuffers } from '../util/join-buffers.js';
 
 /** Fetch session epochs that mean "no incremental session" (Kafka's `FetchMetadata`). */
 const INITIAL_EPOCH = 0;
@@ -141,7 +142,7 @@ function buildResponse(broker: Broker, req: FetchRequest, version: number): Buil
         batches = partition.log.read(p.fetchOffset, limit, bytes === 0);
         res.abortedTransactions = null;
       }
-      res.records = batches.length === 0 ? EMPTY_BYTES : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+      res.records = batches.length === 0 ? EMPTY_BYTES : joinBuffers(batches);
       bytes += res.records.length;
       remaining -= res.records.length;
       return res;

@@ -247,9 +247,21 @@ export class Reader {
 /** Strings up to this many UTF-16 units are tried as ASCII in a JS loop (`Writer.asciiString`); longer ones go to the native UTF-8 encoder, faster for them. */
 const ASCII_LOOP_MAX_CHARS = 64;
 
+/** Byte fields of at least this many bytes go by reference when a Writer keeps `references`. */
+export const BY_REFERENCE_MIN_BYTES = 16 * 1024;
+
 export class Writer {
   buf: Buffer;
   offset = 0;
+  /**
+   * Byte fields kept by reference instead of copied (null, the default: every field is copied):
+   * each `nullableBytes` value of at least BY_REFERENCE_MIN_BYTES written outside a tagged field
+   * (whose size is measured in place), with the position in the written bytes where it belongs.
+   * Fetch's records go out this way, as views of what the log read (server/request-codec.ts).
+   */
+  references: Array<{ at: number; bytes: Buffer }> | null = null;
+  /** Tagged fields being written (nested): none may hold a reference. */
+  private taggedDepth = 0;
   constructor(initialSize = 256) {
     this.buf = Buffer.allocUnsafe(initialSize);
   }
@@ -371,6 +383,10 @@ export class Writer {
     }
     if (compact) this.uvarint(v.length + 1);
     else this.int32(v.length);
+    if (this.references !== null && this.taggedDepth === 0 && v.length >= BY_REFERENCE_MIN_BYTES) {
+      this.references.push({ at: this.offset, bytes: v });
+      return;
+    }
     this.raw(v);
   }
 
@@ -446,7 +462,12 @@ export class Writer {
       this.uvarint(tag);
       const sizeAt = this.room(5);
       const start = this.offset;
-      writeValue(this);
+      this.taggedDepth++;
+      try {
+        writeValue(this);
+      } finally {
+        this.taggedDepth--;
+      }
       const size = this.offset - start;
       const sizeBytes = uvarintSize(size);
       if (sizeBytes < 5) {

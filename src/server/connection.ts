@@ -4,7 +4,7 @@ import type { Broker } from '../broker.js';
 import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
 import { FILL_IN_PLACE_BYTES, FrameReader } from './frame-reader.js';
 import { CLOSED_CONNECTION_BYTES, noteReleased } from '../util/idle-collection.js';
-import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponse, encodeResponseInSlices, type DecodedRequest, type RequestHeader } from './request-codec.js';
+import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponseParts, encodeResponseInSlices, type DecodedRequest, type RequestHeader } from './request-codec.js';
 import { runInSlices, runSoon } from '../util/slices.js';
 import { errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
@@ -126,19 +126,22 @@ export class Connection implements IdleClosable {
    * and the pipelined requests they let through) the responses are held until the burst ends, so
    * a connection's answers of all its rounds leave in one write (one syscall instead of one per
    * response; no cork: a lone response, the usual case, goes straight to the socket). The
-   * connection is still muted from each request until its response is written.
+   * connection is still muted from each request until its response is written. `bytes` may be a
+   * response's parts (encodeResponseParts), written together.
    */
-  private write(bytes: Buffer): void {
+  private write(bytes: Buffer | Buffer[]): void {
     if (this.held !== null) {
-      this.held.push(bytes);
+      if (Array.isArray(bytes)) this.held.push(...bytes);
+      else this.held.push(bytes);
       return;
     }
     if (inBurst()) {
-      this.held = [bytes];
+      this.held = Array.isArray(bytes) ? [...bytes] : [bytes];
       atBurstEnd(this.sendHeld);
       return;
     }
-    this.socket.write(bytes);
+    if (Array.isArray(bytes)) writeAll(this.socket, bytes);
+    else this.socket.write(bytes);
   }
 
   /** Sends what is held, then closes (destroy would drop held answers). */
@@ -320,7 +323,7 @@ export class Connection implements IdleClosable {
       else this.sendEncoded(bytes);
       return;
     }
-    this.write(encodeResponse(header, response));
+    this.write(encodeResponseParts(header, response));
     this.idle?.touch(this);
   }
 

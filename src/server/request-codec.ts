@@ -94,21 +94,55 @@ const scratch = new Writer(SCRATCH_BYTES);
 
 /** Encodes a response frame (size prefix included): header v1 for flexible responses, v0 otherwise and always for ApiVersions. */
 export function encodeResponse(header: RequestHeader, body: unknown): Buffer {
+  return encodeWithScratch(header, body, null) as Buffer;
+}
+
+/**
+ * `encodeResponse`, with large byte fields (Fetch's records) not copied: the frame as its parts in
+ * order when it holds any (the encoded bytes around views of those fields: written with one corked
+ * writev), else as one buffer. The fields' buffers must stay unchanged until written (the log's
+ * reads are fresh buffers, never written to again).
+ */
+export function encodeResponseParts(header: RequestHeader, body: unknown): Buffer | Buffer[] {
+  return encodeWithScratch(header, body, []);
+}
+
+function encodeWithScratch(header: RequestHeader, body: unknown, references: Array<{ at: number; bytes: Buffer }> | null): Buffer | Buffer[] {
   const w = scratch;
   w.offset = 0;
-  startResponse(w, header);
-  const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
-  (codec.response.encode as (w: Writer, v: number, b: unknown) => void)(w, header.apiVersion, body);
+  w.references = references;
+  try {
+    startResponse(w, header);
+    const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
+    (codec.response.encode as (w: Writer, v: number, b: unknown) => void)(w, header.apiVersion, body);
+  } finally {
+    w.references = null;
+  }
+  let out: Buffer;
   if (w.buf.length > SCRATCH_BYTES) {
     // A large response keeps the buffer it grew (no copy); the scratch starts small again.
-    const out = finishResponse(w);
+    out = w.finish();
     w.buf = Buffer.allocUnsafe(SCRATCH_BYTES);
+  } else {
+    out = Buffer.allocUnsafe(w.offset);
+    w.buf.copy(out, 0, 0, w.offset);
+  }
+  if (references === null || references.length === 0) {
+    out.writeInt32BE(out.length - 4, 0);
     return out;
   }
-  const out = Buffer.allocUnsafe(w.offset);
-  w.buf.copy(out, 0, 0, w.offset);
-  out.writeInt32BE(out.length - 4, 0);
-  return out;
+  const parts: Buffer[] = [];
+  let size = out.length;
+  let from = 0;
+  for (const { at, bytes } of references) {
+    if (at > from) parts.push(out.subarray(from, at));
+    parts.push(bytes);
+    size += bytes.length;
+    from = at;
+  }
+  if (out.length > from) parts.push(out.subarray(from));
+  out.writeInt32BE(size - 4, 0);
+  return parts;
 }
 
 /** As `encodeResponse`, a slice at a time (the response's generated `encodeInSlices`): the answer to a request decoded in slices. */

@@ -240,7 +240,7 @@ describe('forEachRecordHeadIfReadable and recordCountByLength (Produce checks, n
 
   it('throws CorruptRecordError where decodeRecords does; counts by declared lengths as recordOffsetsAndTimestamps does', () => {
     const lying = Buffer.from(plain);
-    lying[RECORD_BATCH_OVERHEAD] += 2; // the first record declares one byte more than its fields use
+    lying[RECORD_BATCH_OVERHEAD] = lying[RECORD_BATCH_OVERHEAD]! + 2; // the first record declares one byte more than its fields use
     expect(() => decodeRecords(lying)).toThrow(CorruptRecordError);
     expect(() => heads(lying)).toThrow(CorruptRecordError);
     // Stepping by declared lengths, the walk lands inside the next record and reads on from there.

@@ -5,7 +5,11 @@
  * (`encodeResponseInSlices`, which does not reuse one).
  */
 import { describe, expect, it } from 'vitest';
-import { encodeResponse, encodeResponseInSlices, type RequestHeader } from '../../src/server/request-codec.js';
+import { encodeResponse, encodeResponseInSlices, encodeResponseParts, type RequestHeader } from '../../src/server/request-codec.js';
+import type { FetchResponse } from '../../src/protocol/messages/FetchResponse.js';
+import { defaultPartitionData } from '../../src/protocol/messages/FetchResponse.js';
+import { BY_REFERENCE_MIN_BYTES } from '../../src/protocol/primitives.js';
+import { joinBuffers } from '../../src/util/join-buffers.js';
 import { runNow } from '../../src/util/slices.js';
 import type { OffsetCommitResponse } from '../../src/protocol/messages/OffsetCommitResponse.js';
 
@@ -33,5 +37,47 @@ describe('encodeResponse', () => {
       expect(encoded[i]!.readInt32BE(4)).toBe(h.correlationId);
     });
     expect(encoded[2]!.length).toBeGreaterThan(16 * 1024 * 4);
+  });
+});
+
+describe('encodeResponseParts', () => {
+  const fetchResponse = (records: Buffer[]): FetchResponse => ({
+    throttleTimeMs: 0,
+    errorCode: 0,
+    sessionId: 0,
+    responses: [{ topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: records.map((r, partitionIndex) => ({ ...defaultPartitionData(), partitionIndex, records: r })) }],
+    nodeEndpoints: [],
+  });
+
+  it('gives the bytes encodeResponse gives, large byte fields as the very buffers (no copy), small ones copied; flexible and not', () => {
+    const big = Buffer.alloc(BY_REFERENCE_MIN_BYTES, 7);
+    const bigger = Buffer.alloc(BY_REFERENCE_MIN_BYTES * 3, 9);
+    const small = Buffer.alloc(100, 1);
+    for (const version of [11, 12, 17]) {
+      const h: RequestHeader = { apiKey: 1, apiVersion: version, correlationId: 42, clientId: 'c' };
+      const body = fetchResponse([big, small, bigger]);
+      const parts = encodeResponseParts(h, body);
+      expect(Array.isArray(parts)).toBe(true);
+      const list = parts as Buffer[];
+      expect(list.filter((p) => p === big || p === bigger)).toEqual([big, bigger]);
+      expect(Buffer.concat(list).equals(encodeResponse(h, body))).toBe(true);
+      expect(Buffer.concat(list).readInt32BE(0)).toBe(list.reduce((n, p) => n + p.length, 0) - 4);
+    }
+    const none = encodeResponseParts({ apiKey: 1, apiVersion: 12, correlationId: 1, clientId: 'c' }, fetchResponse([small]));
+    expect(Buffer.isBuffer(none)).toBe(true);
+  });
+});
+
+describe('joinBuffers', () => {
+  it('spans views lying end to end in one buffer without a copy, and copies others', () => {
+    const block = Buffer.alloc(10, 'abcdefghij'); // its own memory, not Node's shared pool
+    const joined = joinBuffers([block.subarray(0, 3), block.subarray(3, 4), block.subarray(4, 9)]);
+    expect(joined.toString()).toBe('abcdefghi');
+    expect([joined.buffer, joined.byteOffset]).toEqual([block.buffer, block.byteOffset]);
+    const copied = joinBuffers([block.subarray(0, 3), block.subarray(4, 6)]);
+    expect(copied.toString()).toBe('abcef');
+    expect(copied.buffer).not.toBe(block.buffer);
+    expect(joinBuffers([Buffer.from('x'), Buffer.from('y')]).toString()).toBe('xy');
+    expect(joinBuffers([]).length).toBe(0);
   });
 });
