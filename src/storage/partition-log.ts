@@ -9,7 +9,7 @@
  * below the log start offset are deleted (Kafka's `deleteLogStartOffsetBreachedSegments`).
  *
  * Durability (group commit): appends made during one event-loop turn are written with one
- * positional writev per segment in a setImmediate (on the event-loop thread up to 64 KiB, else on
+ * positional writev per segment in a setImmediate (on the event-loop thread up to 1 MiB, else on
  * the thread pool), or, for appends made while a write's answers go out, in the next round of that
  * burst (util/burst.ts). Appends made while an earlier write step still runs (or, under 'always',
  * while MAX_SYNCS_IN_FLIGHT syncs run) all wait for the one next write step, which takes them when
@@ -91,10 +91,14 @@ interface RollbackPoint {
 }
 
 /**
- * A turn's write up to this many bytes is made on the event-loop thread (a page-cache copy, a few
- * microseconds), larger ones on libuv's thread pool, so a big produce batch never holds up the loop.
+ * A turn's write up to this many bytes is made on the event-loop thread (a page-cache copy: some
+ * 0.1-0.3 ms for 1 MiB), larger ones on libuv's thread pool, so a big produce turn never holds up the
+ * loop. 1 MiB, not 64 KiB: a Produce of Kafka's default 64 KiB-or-so batches (a Java producer's
+ * `batch.size` 16 KiB, librdkafka's up to 1 MB) went to the pool every time, and the hand-off, wake-up
+ * and promise cost more server CPU than the copy (bench/produce-throughput.mjs, interleaved A/B: ~7.8
+ * -> ~3.3 ms CPU per MB on a loaded machine); Kafka's request threads write to the page cache themselves.
  */
-const SYNC_WRITE_MAX_BYTES = 64 * 1024;
+const SYNC_WRITE_MAX_BYTES = 1024 * 1024;
 
 /** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
 const MAX_RELATIVE_OFFSET = 2147483647n;
