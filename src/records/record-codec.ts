@@ -193,9 +193,12 @@ class RecordCursor {
   }
 
   varint(): number {
-    let u = 0;
-    let mul = 1;
-    for (let i = 0; ; i++) {
+    const first = this.byte();
+    // One byte (|value| < 64) is the common case (record lengths aside): decoded without the loop's float arithmetic.
+    if ((first & 0x80) === 0) return (first >>> 1) ^ -(first & 1);
+    let u = first & 0x7f;
+    let mul = 128;
+    for (let i = 1; ; i++) {
       const b = this.byte();
       u += (b & 0x7f) * mul;
       if ((b & 0x80) === 0) break;

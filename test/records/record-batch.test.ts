@@ -121,6 +121,18 @@ describe('decodeRecords', () => {
     expect(batchLastOffset(batch)).toBe(103n);
   });
 
+  it('reads the one-byte and longer zig-zag varints at their edges (lengths 63 and 64, null)', () => {
+    const records = [63, 64, 0, 8191, 8192].map((n) => ({ key: n === 0 ? null : Buffer.alloc(n, 2), value: Buffer.alloc(n, 3) }));
+    const decoded = decodeRecords(encodeRecordBatch({ baseOffset: 0n, timestamp: 0n, records }));
+    expect(decoded.map((r) => [r.key?.length ?? null, r.value!.length])).toEqual([
+      [63, 63],
+      [64, 64],
+      [null, 0],
+      [8191, 8191],
+      [8192, 8192],
+    ]);
+  });
+
   it('throws a clear error for compressed batches', () => {
     const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: 0n, records: [{ key: null, value: Buffer.from('x') }] });
     batch.writeInt16BE(1, 21); // gzip

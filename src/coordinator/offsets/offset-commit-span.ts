@@ -8,7 +8,7 @@
  * and metadata), so the offsets held after replay share them too. It gives the same record the
  * registry's decoder gives; any other bytes go to that decoder (see `decode`).
  */
-import { readInt64BE, ZERO_UUID } from '../../protocol/primitives.js';
+import { ZERO_UUID } from '../../protocol/primitives.js';
 import type { OffsetCommitRecord } from '../records.js';
 
 /** Kafka's `CoordinatorRecordType.OFFSET_COMMIT`. */
@@ -19,26 +19,57 @@ const FLEXIBLE_VERSION = 4;
 const TOPIC_ID_TAG = 0;
 const UUID_BYTES = 16;
 
+/*
+ * Big-endian reads of bytes the caller has checked are inside the record: Buffer's readIntNBE
+ * validate their offset on every call, and a replayed commit makes about ten of them.
+ */
+const int16 = (b: Buffer, p: number): number => ((b[p]! << 24) | (b[p + 1]! << 16)) >> 16;
+const int32 = (b: Buffer, p: number): number => (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+const TWO_32 = 2 ** 32;
+/** int64 as primitives.ts's `readInt64BE` reads it: one BigInt from a safe integer when it is one. */
+function int64(b: Buffer, p: number): bigint {
+  const high = int32(b, p);
+  if (high >= -2097152 && high < 2097152) return BigInt(high * TWO_32 + (int32(b, p + 4) >>> 0));
+  return b.readBigInt64BE(p);
+}
+
 /** The string the bytes of the last call decoded to, returned again while the bytes repeat. */
 class LastString {
   private bytes = Buffer.alloc(64);
+  /** `bytes` read four at a time: the comparison runs once per record and field, a million times in a start-up. */
+  private words = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length);
   private length = -1;
   private value = '';
+  /** A view of the last `buf` (the batches replay hands over are each a Buffer of their own). */
+  private source: Buffer | null = null;
+  private sourceWords: DataView | null = null;
 
   constructor(private readonly encoding: 'utf8' | 'base64url') {}
 
   of(buf: Buffer, start: number, end: number): string {
     const n = end - start;
-    if (n === this.length) {
-      let i = 0;
-      while (i < n && buf[start + i] === this.bytes[i]) i++;
-      if (i === n) return this.value;
+    if (n === this.length && this.repeats(buf, start, n)) return this.value;
+    if (n > this.bytes.length) {
+      this.bytes = Buffer.alloc(n);
+      this.words = new DataView(this.bytes.buffer, this.bytes.byteOffset, n);
     }
-    if (n > this.bytes.length) this.bytes = Buffer.alloc(n);
     buf.copy(this.bytes, 0, start, end);
     this.length = n;
     this.value = buf.toString(this.encoding, start, end);
     return this.value;
+  }
+
+  /** Whether `buf[start, start + n)` equals the held bytes. */
+  private repeats(buf: Buffer, start: number, n: number): boolean {
+    if (this.source !== buf) {
+      this.source = buf;
+      this.sourceWords = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    }
+    const source = this.sourceWords!;
+    let i = 0;
+    for (; i + 4 <= n; i += 4) if (source.getInt32(start + i) !== this.words.getInt32(i)) return false;
+    for (; i < n; i++) if (buf[start + i] !== this.bytes[i]) return false;
+    return true;
   }
 }
 
@@ -62,21 +93,21 @@ export class OffsetCommitSpanDecoder {
    * the registry, which reads them (a newer value version, other tags) or throws as for any record.
    */
   decode(buf: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): OffsetCommitRecord | undefined {
-    if (keyEnd - keyStart < 2 || buf.readInt16BE(keyStart) !== OFFSET_COMMIT_TYPE) return undefined;
+    if (keyEnd - keyStart < 2 || int16(buf, keyStart) !== OFFSET_COMMIT_TYPE) return undefined;
     let p = keyStart + 2;
     // OffsetCommitKey v0: group (int16 length), topic (int16 length), partition (int32).
     if (p + 2 > keyEnd) return undefined;
-    const groupLength = buf.readInt16BE(p);
+    const groupLength = int16(buf, p);
     p += 2;
     if (groupLength < 0 || p + groupLength + 2 > keyEnd) return undefined;
     const groupId = this.groups.of(buf, p, p + groupLength);
     p += groupLength;
-    const topicLength = buf.readInt16BE(p);
+    const topicLength = int16(buf, p);
     p += 2;
     if (topicLength < 0 || p + topicLength + 4 > keyEnd) return undefined;
     const topic = this.topics.of(buf, p, p + topicLength);
     p += topicLength;
-    const partition = buf.readInt32BE(p);
+    const partition = int32(buf, p);
     if (valueStart < 0) return { kind: 'offset-commit', groupId, topic, partition, value: null };
     const value = this.value(buf, valueStart, valueEnd);
     return value === undefined ? undefined : { kind: 'offset-commit', groupId, topic, partition, value };
@@ -85,14 +116,14 @@ export class OffsetCommitSpanDecoder {
   private value(buf: Buffer, start: number, end: number): OffsetCommitRecord['value'] | undefined {
     let p = start;
     if (p + 10 > end) return undefined;
-    const version = buf.readInt16BE(p);
+    const version = int16(buf, p);
     if (version < 0 || version > FLEXIBLE_VERSION) return undefined;
-    const offset = readInt64BE(buf, p + 2);
+    const offset = int64(buf, p + 2);
     p += 10;
     let leaderEpoch = -1;
     if (version >= 3) {
       if (p + 4 > end) return undefined;
-      leaderEpoch = buf.readInt32BE(p);
+      leaderEpoch = int32(buf, p);
       p += 4;
     }
     let metadataLength: number;
@@ -103,7 +134,7 @@ export class OffsetCommitSpanDecoder {
       metadataLength = n - 1;
     } else {
       if (p + 2 > end) return undefined;
-      metadataLength = buf.readInt16BE(p);
+      metadataLength = int16(buf, p);
       p += 2;
     }
     if (metadataLength < 0 || p + metadataLength + 8 > end) return undefined;
@@ -114,7 +145,7 @@ export class OffsetCommitSpanDecoder {
     let expireTimestamp = -1n;
     if (version === 1) {
       if (p + 8 > end) return undefined;
-      expireTimestamp = readInt64BE(buf, p);
+      expireTimestamp = int64(buf, p);
       p += 8;
     }
     let topicId = ZERO_UUID;
@@ -141,12 +172,12 @@ export class OffsetCommitSpanDecoder {
 
   /** The int64 at `at` as the commit timestamp; the previous record's BigInt again when the bytes repeat. */
   private commitTimestamp(buf: Buffer, at: number): bigint {
-    const high = buf.readInt32BE(at);
-    const low = buf.readInt32BE(at + 4);
+    const high = int32(buf, at);
+    const low = int32(buf, at + 4);
     if (high !== this.timestampHigh || low !== this.timestampLow) {
       this.timestampHigh = high;
       this.timestampLow = low;
-      this.timestamp = readInt64BE(buf, at);
+      this.timestamp = int64(buf, at);
     }
     return this.timestamp;
   }

@@ -48,6 +48,17 @@ describe('OffsetCommitSpanDecoder (replay of OffsetCommit records in place)', ()
     }
   });
 
+  it('tells apart strings of one length that differ in their first four-byte words or in their tail, across buffers', () => {
+    const decoder = new OffsetCommitSpanDecoder();
+    // 'group-0001' vs 'group-0002' differ in the tail after two words; 'xroup-0001' in the first word.
+    const groups = ['group-0001', 'group-0001', 'group-0002', 'xroup-0002', 'xroup-0002', 'group-0001'];
+    const got = groups.map((g, i) => {
+      const record = commit(g, 'orders-topic', i, { metadata: i < 3 ? 'meta-data-one' : 'meta-data-two' });
+      return spanDecode(decoder, encodeKey(record), encodeRecordValue(record, 4));
+    });
+    expect(got.map((r) => [r!.groupId, r!.topic, r!.value!.metadata])).toEqual(groups.map((g, i) => [g, 'orders-topic', i < 3 ? 'meta-data-one' : 'meta-data-two']));
+  });
+
   it('gives each record its own strings and timestamp when they change but keep their length', () => {
     const decoder = new OffsetCommitSpanDecoder();
     const got = ['g-1', 'g-2', 'g-2', 'g-1'].map((g, i) => {
