@@ -33,7 +33,8 @@ const SHARED_AT_START = [/^\0rolldown\/runtime/, /^\0kmc-codec/, /dist\/protocol
 const bare = (id) => !/^[./]/.test(id) && !id.startsWith('\0');
 const packageName = (id) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');
 
-// The message codecs load on first use, each from its own file (see lazy-codecs-plugin.mjs).
+// The generated codecs (messages, coordinator record schemas) load on first use, each from its own
+// file (see lazy-codecs-plugin.mjs).
 const codecs = await lazyCodecs(dist);
 const bundle = await rolldown({
   input: { index: join(dist, 'index.js'), cli: join(dist, 'cli.js'), ...codecs.inputs },
