@@ -12,7 +12,7 @@
 // TLS, so it measured the environment, not us. The row "Node itself" (`node -e 0`, spawn -> exit)
 // is the floor no Node.js server starts under.
 import { spawn } from 'node:child_process';
-import { CLI, ROOT, envInt, envList, percentile, processCpuMs, stopChild, tryApiVersions } from './lib.mjs';
+import { CLI, ROOT, benchNodeEnv, envInt, envList, percentile, processCpuMs, stopChild, tryApiVersions } from './lib.mjs';
 import { PEERS, startPeer } from './peers.mjs';
 
 export function startBenchOptions() {
@@ -25,19 +25,12 @@ export function startBenchOptions() {
   };
 }
 
-/** The environment of the node processes timed: ours without NODE_EXTRA_CA_CERTS (see above). */
-function nodeEnv(extra = {}) {
-  const env = { ...process.env, ...extra };
-  delete env.NODE_EXTRA_CA_CERTS;
-  return env;
-}
-
 /** One `node -e` doing nothing: ms from spawn to exit, and the CPU ms it reports at its end. */
 function nodeItself() {
   const t0 = performance.now();
   const script = 'const c = process.cpuUsage(); process.stdout.write(String((c.user + c.system) / 1000))';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: nodeEnv() });
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - t0, cpuMs: Number(out) }) : reject(new Error(`node -e exited ${code}`))));
@@ -59,7 +52,7 @@ async function spawnToFirstAnswer(port, extraArgs, cli = CLI) {
   const t0 = performance.now();
   const child = spawn(process.execPath, [cli, '--port', String(port), '--in-memory', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'ignore'],
-    env: nodeEnv({ LOG_LEVEL: 'info' }),
+    env: benchNodeEnv({ LOG_LEVEL: 'info' }),
   });
   try {
     for (;;) {
@@ -87,7 +80,7 @@ function importAndStart() {
     console.log(JSON.stringify({ importMs: t1 - t0, importCpuMs: (c1.user + c1.system) / 1000,
       startMs: t2 - t1, startCpuMs: (c2.user + c2.system - c1.user - c1.system) / 1000 }));`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: nodeEnv() });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`import run exited ${code}`))));
