@@ -32,7 +32,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Writer } from '../dist/protocol/primitives.js';
 import { API_CODECS } from '../dist/protocol/messages/index.js';
-import { BenchClient, envInt, envList, fmt, percentile, processCpuMs, processRssBytes, startCliServer, stopChild } from './lib.mjs';
+import { BenchClient, benchNodeEnv, envInt, envList, fmt, percentile, processCpuMs, processRssBytes, startCliServer, stopChild } from './lib.mjs';
 import { PEERS, startPeer } from './peers.mjs';
 
 const TOPIC = 'bench-commit-topic';
@@ -97,7 +97,7 @@ export async function startEcho(template = echoTemplate()) {
     writeFileSync(arg.slice(1), template);
     cleanup = () => rmSync(dir, { recursive: true, force: true });
   }
-  const child = spawn(process.execPath, [ECHO, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [ECHO, arg], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
   const [line] = await Promise.race([
     once(createInterface({ input: child.stdout }), 'line'),
     once(child, 'exit').then(([code]) => Promise.reject(new Error(`echo server exited with ${code}`))),

@@ -7,8 +7,12 @@
 // of repeated runs (BENCH_START_RUNS, 9; Kafka BENCH_START_KAFKA_RUNS, 3: each takes seconds);
 // figures are for reading, never asserted by tests. BENCH_BASE_CLI (another build's dist/cli.js)
 // adds its spawn rows as server `base`, taking turns with ours, to compare a change A/B.
+// Every node process timed here runs without NODE_EXTRA_CA_CERTS: that setting makes Node read a
+// CA bundle at each start (~90 ms of CPU on the bench machine), and the server makes no outbound
+// TLS, so it measured the environment, not us. The row "Node itself" (`node -e 0`, spawn -> exit)
+// is the floor no Node.js server starts under.
 import { spawn } from 'node:child_process';
-import { CLI, ROOT, envInt, envList, percentile, processCpuMs, stopChild, tryApiVersions } from './lib.mjs';
+import { CLI, ROOT, benchNodeEnv, envInt, envList, percentile, processCpuMs, stopChild, tryApiVersions } from './lib.mjs';
 import { PEERS, startPeer } from './peers.mjs';
 
 export function startBenchOptions() {
@@ -19,6 +23,18 @@ export function startBenchOptions() {
     peers: envList('BENCH_SERVERS', PEERS).filter((s) => PEERS.includes(s)),
     baseCli: process.env.BENCH_BASE_CLI,
   };
+}
+
+/** One `node -e` doing nothing: ms from spawn to exit, and the CPU ms it reports at its end. */
+function nodeItself() {
+  const t0 = performance.now();
+  const script = 'const c = process.cpuUsage(); process.stdout.write(String((c.user + c.system) / 1000))';
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - t0, cpuMs: Number(out) }) : reject(new Error(`node -e exited ${code}`))));
+  });
 }
 
 /** One start of a peer: ms from spawn to the first answered ApiVersions and its CPU ms then, or { missing }. */
@@ -36,7 +52,7 @@ async function spawnToFirstAnswer(port, extraArgs, cli = CLI) {
   const t0 = performance.now();
   const child = spawn(process.execPath, [cli, '--port', String(port), '--in-memory', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'ignore'],
-    env: { ...process.env, LOG_LEVEL: 'info' },
+    env: benchNodeEnv({ LOG_LEVEL: 'info' }),
   });
   try {
     for (;;) {
@@ -64,7 +80,7 @@ function importAndStart() {
     console.log(JSON.stringify({ importMs: t1 - t0, importCpuMs: (c1.user + c1.system) / 1000,
       startMs: t2 - t1, startCpuMs: (c2.user + c2.system - c1.user - c1.system) / 1000 }));`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`import run exited ${code}`))));
@@ -76,6 +92,7 @@ const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
 export async function runStartBench({ runs, kafkaRuns, basePort, peers, baseCli }) {
   const builds = [{ server: 'ours', cli: CLI }, ...(baseCli ? [{ server: 'base', cli: baseCli }] : [])];
   const variants = [
+    { label: 'Node itself: spawn `node -e 0` -> exit', server: 'node-floor', runs, sample: nodeItself },
     ...builds.flatMap(({ server, cli }) => [
       { label: `${server === 'ours' ? '' : `${server}: `}spawn -> ApiVersions (admin API on)`, server, runs, sample: () => spawnToFirstAnswer(basePort, ['--admin-port', String(basePort + 1)], cli) },
       { label: `${server === 'ours' ? '' : `${server}: `}spawn -> ApiVersions (\`--no-admin\`)`, server, runs, sample: () => spawnToFirstAnswer(basePort, ['--no-admin'], cli) },

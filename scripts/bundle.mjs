@@ -19,6 +19,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
+import { lazyCodecs } from './lazy-codecs-plugin.mjs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const chunks = join(dist, 'chunks');
@@ -28,11 +29,16 @@ rmSync(chunks, { recursive: true, force: true });
 /** The dependencies bundled in (with everything they require), as the comment above says why. */
 const BUNDLED_PACKAGES = new Set(['pino', 'commander']);
 const BUILTINS = new Set(builtinModules);
+const SHARED_AT_START = [/^\0rolldown\/runtime/, /^\0kmc-codec/, /dist\/protocol\/(primitives|codec-loading)\.js$/, /dist\/records\/schemas\/ConsumerProtocol(Assignment|Subscription)\.js$/];
 const bare = (id) => !/^[./]/.test(id) && !id.startsWith('\0');
 const packageName = (id) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');
 
+// The generated codecs (messages, coordinator record schemas) load on first use, each from its own
+// file (see lazy-codecs-plugin.mjs).
+const codecs = await lazyCodecs(dist);
 const bundle = await rolldown({
-  input: { index: join(dist, 'index.js'), cli: join(dist, 'cli.js') },
+  input: { index: join(dist, 'index.js'), cli: join(dist, 'cli.js'), ...codecs.inputs },
+  plugins: [codecs.plugin],
   platform: 'node',
   // Bare specifiers stay imports (node: builtins, and packages loaded on demand), except the
   // bundled packages and what they themselves require.
@@ -49,6 +55,9 @@ await bundle.write({
   format: 'esm',
   entryFileNames: '[name].js',
   chunkFileNames: 'chunks/[name]-[hash].js',
+  // The small modules that both the start and the codec files import (wire primitives, the codec
+  // loader, the bundler's runtime helpers, the consumer protocol's schemas) in one file, not five.
+  manualChunks: (id) => (SHARED_AT_START.some((re) => re.test(id)) ? 'protocol' : null),
   sourcemap: true,
   // Without comments, and with non-ASCII characters escaped: V8 keeps each module's source text in
   // memory for as long as the process runs (functions compile lazily from it), and a source with

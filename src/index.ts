@@ -21,6 +21,7 @@ import { clusterHandlers } from './cluster/routing.js';
 import { authorizedHandlers } from './security/authorization/authorized-handlers.js';
 import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
+import { codecsLoadable } from './protocol/codec-loading.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
@@ -179,6 +180,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     overrides['advertised.listeners'] = withAdvertisedAddress(current === undefined || current === '' ? undefined : String(current), firstName, options.advertisedListener);
   }
   if (options.dataDir !== undefined) overrides['log.dirs'] = options.dataDir;
+  // The bundle loads message codecs on first use; on a Node without require(esm) they load here.
+  await codecsLoadable();
   const config = new BrokerConfig(overrides);
   // Checked before anything opens: a listener Kafka would refuse is a startup error.
   const listenerSpecs = resolveListeners(config);

@@ -5,18 +5,21 @@
  * terminal, and then in the main thread: no worker), no log tools, no native bindings or re2js
  * (loaded at their first use, util/lazy-module.ts); and our own code arrives bundled
  * (scripts/bundle.mjs), a handful of files rather than tsc's ~340 modules, with pino and commander
- * in them (no file of theirs read from node_modules). The modules are listed
+ * in them (no file of theirs read from node_modules); each API's message codecs and each
+ * coordinator record schema are files of their own (dist/chunks/messages/, dist/chunks/records/),
+ * loaded at first use (scripts/lazy-codecs-plugin.mjs). The modules are listed
  * by a module hook in a fresh `node` on dist/ (`npm run build` first), so the counts are of files
  * loaded, not of time.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RawClient } from '../support/raw-client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -112,6 +115,48 @@ describe('start-up loads only what serving needs', () => {
     expect(loaded.filter((m) => BUNDLED.test(m))).toEqual([]);
     expect(loaded.filter((m) => OPTIONAL.test(m))).toEqual([]);
     expect(loaded.filter((m) => m.startsWith('dist/')).length).toBeLessThanOrEqual(8);
+  });
+
+  it("no message codec or record schema at ready; the first ApiVersions loads ApiVersions' request and response codecs, and nothing else", async () => {
+    let atReady: string[] = [];
+    let afterApiVersions: string[] = [];
+    await loadedModules(['dist/cli.js', '--in-memory', '--port', '0', '--no-admin'], /kafka-mock-coordinator ready on/, {
+      async whenReady(line, loadedSoFar) {
+        atReady = loadedSoFar();
+        const port = Number(/ready on [^:]+:(\d+)/.exec(line)![1]);
+        const client = await RawClient.connect(port);
+        try {
+          const res = await client.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1.0' });
+          expect(res.errorCode).toBe(0);
+          expect(res.apiKeys.find((k) => k.apiKey === 8)).toEqual({ apiKey: 8, minVersion: 2, maxVersion: 10 });
+        } finally {
+          client.socket.destroy();
+        }
+        afterApiVersions = loadedSoFar();
+      },
+    });
+    const codecFiles = (loaded: string[]) => loaded.filter((m) => /^dist\/chunks\/(messages|records)\//.test(m)).sort();
+    expect(codecFiles(atReady)).toEqual([]);
+    expect(codecFiles(afterApiVersions)).toEqual(['dist/chunks/messages/ApiVersionsRequest.js', 'dist/chunks/messages/ApiVersionsResponse.js']);
+  });
+
+  // Node before 20.19 cannot require() an ES module: there the bundle imports every codec ahead, in startServer.
+  it.runIf((process.features as { require_module?: boolean }).require_module === true)('on a Node without require(esm), every codec file loads before ready and serves', async () => {
+    const codecFiles = ['messages', 'records'].flatMap((dir) => readdirSync(join(ROOT, 'dist', 'chunks', dir)).filter((f) => f.endsWith('.js')));
+    let atReady: string[] = [];
+    await loadedModules(['--no-experimental-require-module', 'dist/cli.js', '--in-memory', '--port', '0', '--no-admin'], /kafka-mock-coordinator ready on/, {
+      async whenReady(line, loadedSoFar) {
+        atReady = loadedSoFar();
+        const client = await RawClient.connect(Number(/ready on [^:]+:(\d+)/.exec(line)![1]));
+        try {
+          expect((await client.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1.0' })).errorCode).toBe(0);
+        } finally {
+          client.socket.destroy();
+        }
+      },
+    });
+    expect(codecFiles.length).toBeGreaterThan(150);
+    expect(atReady.filter((m) => /^dist\/chunks\/(messages|records)\//.test(m)).length).toBe(codecFiles.length);
   });
 
   it('on a terminal, pino-pretty prints the ready line from the main thread: no worker thread', async () => {

@@ -1,0 +1,20 @@
+/**
+ * What the built package must do before it serves so that every message codec can be loaded at
+ * its first use. The bundle (scripts/bundle.mjs) ships each API's request and response codecs
+ * (src/protocol/messages/*) as their own file, loaded synchronously with `require` the first time
+ * a request of that API arrives or a handler touches them, so a start parses only the codecs it
+ * uses (issue #16). `require` of an ES module needs Node 20.19+ (22.12+); on an older Node the
+ * bundle registers here a step that imports them all ahead, which `startServer` awaits. Unbundled
+ * (tsc's output, the tests) the codecs are plain static imports and nothing is registered.
+ */
+let preload: (() => Promise<void>) | undefined;
+
+/** Registered by the bundle's codec loader: loads every codec file ahead (Node without require(esm)). */
+export function setCodecPreload(step: () => Promise<void>): void {
+  preload = step;
+}
+
+/** Resolves once every codec can be loaded synchronously: at once, unless a preload step is registered. */
+export async function codecsLoadable(): Promise<void> {
+  if (preload !== undefined) await preload();
+}
