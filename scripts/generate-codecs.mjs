@@ -300,22 +300,23 @@ class MessageGen {
       const stmt = `value.${camel(f.name)} = ${inSlices ? this.readExprInSlices(f, 'flexible') : this.readExpr(f, 'flexible')};`;
       out.push(test === 'true' ? `  ${stmt}` : `  if (${test}) ${stmt}`);
     }
-    if (this.flexible) {
-      out.push('  if (flexible) {');
-      out.push('    r.taggedFields((tag) => {');
-      out.push('      switch (tag) {');
+    // The tagged fields go through a module-level function (no closure made per struct read).
+    if (this.flexible) out.push(`  if (flexible) r.taggedFieldsInto(value, version, read${name}Tag);`);
+    out.push('  return value;');
+    out.push('}\n');
+    if (this.flexible && !inSlices) {
+      out.push(`/** Reads tagged field \`tag\` of ${name} into \`value\`; false for a tag it does not have (skipped). */`);
+      out.push(`function read${name}Tag(r: Reader, tag: number, value: ${name}, version: number): boolean {`);
+      out.push('  switch (tag) {');
       for (const f of tagged) {
         const test = rangeTest(parseRange(f.taggedVersions), this.valid);
         if (test === 'false') continue;
-        out.push(`        case ${f.tag}: if (${test}) { value.${camel(f.name)} = ${this.readExpr(f, 'true')}; return true; } return false;`);
+        out.push(`    case ${f.tag}: if (${test}) { value.${camel(f.name)} = ${this.readExpr(f, 'true')}; return true; } return false;`);
       }
-      out.push('        default: return false;');
-      out.push('      }');
-      out.push('    });');
+      out.push('    default: return false;');
       out.push('  }');
+      out.push('}\n');
     }
-    out.push('  return value;');
-    out.push('}\n');
     return out;
   }
 
@@ -367,14 +368,20 @@ class MessageGen {
       out.push('  if (flexible) {');
       if (tagged.length === 0) out.push('    w.uvarint(0);');
       else {
-        out.push('    const tags: Array<[number, (w: Writer) => void]> = [];');
+        // Which tagged fields are written, then each in place (no array or closure per struct written).
+        const present = [];
         for (const f of [...tagged].sort((a, b) => a.tag - b.tag)) {
           const test = rangeTest(parseRange(f.taggedVersions), this.valid);
           if (test === 'false') continue;
           const v = `value.${camel(f.name)}`;
-          out.push(`    if (${test} && ${this.nonDefaultTest(f, v)}) tags.push([${f.tag}, (w) => { ${this.writeStmt(f, 'true', v)} }]);`);
+          const has = `hasTag${f.tag}`;
+          out.push(`    const ${has} = ${test} && ${this.nonDefaultTest(f, v)};`);
+          present.push({ f, v, has });
         }
-        out.push('    w.taggedFields(tags);');
+        out.push(`    w.uvarint(${present.length === 0 ? '0' : present.map(({ has }) => `Number(${has})`).join(' + ')});`);
+        for (const { f, v, has } of present) {
+          out.push(`    if (${has}) { const sizeAt = w.beginTaggedField(${f.tag}); ${this.writeStmt(f, 'true', v)} w.endTaggedField(sizeAt); }`);
+        }
       }
       out.push('  }');
     }

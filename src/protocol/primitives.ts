@@ -97,7 +97,12 @@ export class Reader {
 
   uuid(): string {
     const at = this.take(16);
-    return this.buf.toString('base64url', at, at + 16);
+    // A topic id read again (every request and record of a topic carries it) is the string read last time.
+    const last = lastReadUuid;
+    if (last !== null && sameBytes16(this.buf, at, last.bytes)) return last.text;
+    const text = this.buf.toString('base64url', at, at + 16);
+    lastReadUuid = { bytes: Buffer.from(this.buf.subarray(at, at + 16)), text };
+    return text;
   }
 
   uvarint(): number {
@@ -232,15 +237,15 @@ export class Reader {
 
   /** Reads a tagged-field block; `onTag` returns false for tags it does not know, which are skipped. */
   taggedFields(onTag: (tag: number) => boolean): void {
-    const count = this.uvarint();
-    for (let i = 0; i < count; i++) {
-      const tag = this.uvarint();
-      const size = this.uvarint();
-      const end = this.offset + size;
-      if (end > this.end) throw new MalformedFrameError(`tagged field ${tag} runs past the frame`);
-      if (!onTag(tag)) this.offset = end;
-      else if (this.offset !== end) throw new MalformedFrameError(`tagged field ${tag} has size ${size} but its value used ${this.offset - end + size}`);
-    }
+    readTaggedFields(this, onTag, 0, callOnTag);
+  }
+
+  /**
+   * The tagged fields, each given to `onTag(reader, tag, value, version)` (a module-level function of
+   * the generated codecs, so reading a struct makes no closure); a tag it answers false for is skipped.
+   */
+  taggedFieldsInto<T>(value: T, version: number, onTag: (r: Reader, tag: number, value: T, version: number) => boolean): void {
+    readTaggedFields(this, value, version, onTag);
   }
 }
 
@@ -249,6 +254,40 @@ const ASCII_LOOP_MAX_CHARS = 64;
 
 /** Byte fields of at least this many bytes go by reference when a Writer keeps `references`. */
 export const BY_REFERENCE_MIN_BYTES = 16 * 1024;
+
+/** The tagged fields at `r`'s position (both `Reader` methods; not a method, so a subclass overriding them can call it). */
+function readTaggedFields<T>(r: Reader, value: T, version: number, onTag: (r: Reader, tag: number, value: T, version: number) => boolean): void {
+  const count = r.uvarint();
+  for (let i = 0; i < count; i++) {
+    const tag = r.uvarint();
+    const size = r.uvarint();
+    const end = r.offset + size;
+    if (end > r.end) throw new MalformedFrameError(`tagged field ${tag} runs past the frame`);
+    if (!onTag(r, tag, value, version)) r.offset = end;
+    else if (r.offset !== end) throw new MalformedFrameError(`tagged field ${tag} has size ${size} but its value used ${r.offset - end + size}`);
+  }
+}
+
+/** `Reader.taggedFields`' callback through `readTaggedFields`. */
+function callOnTag(_r: Reader, tag: number, onTag: (tag: number) => boolean): boolean {
+  return onTag(tag);
+}
+
+/** A UUID's 16 bytes and its base64url text (Kafka's `Uuid.toString`). */
+interface UuidText {
+  readonly bytes: Buffer;
+  readonly text: string;
+}
+
+/** The UUID `Reader.uuid` decoded last and the one `Writer.uuid` encoded last: one each, as a request or a record batch names one topic again and again. */
+let lastReadUuid: UuidText | null = null;
+let lastWrittenUuid: UuidText | null = null;
+
+/** Whether `buf` holds `bytes` (16) at `at` (a JS loop: cheaper than a native call for 16 bytes). */
+function sameBytes16(buf: Buffer, at: number, bytes: Buffer): boolean {
+  for (let i = 0; i < 16; i++) if (buf[at + i] !== bytes[i]) return false;
+  return true;
+}
 
 export class Writer {
   buf: Buffer;
@@ -293,8 +332,17 @@ export class Writer {
 
   uuid(v: string): void {
     const at = this.room(16);
+    // A topic id written again (each commit's record carries its topic's id) is the bytes decoded last time.
+    const last = lastWrittenUuid;
+    if (last !== null && last.text === v) {
+      for (let i = 0; i < 16; i++) this.buf[at + i] = last.bytes[i]!;
+      return;
+    }
     // The usual form (22 base64url characters) decodes in place; anything else takes the checked path.
-    if (v.length === 22 && this.buf.write(v, at, 16, 'base64url') === 16) return;
+    if (v.length === 22 && this.buf.write(v, at, 16, 'base64url') === 16) {
+      lastWrittenUuid = { bytes: Buffer.from(this.buf.subarray(at, at + 16)), text: v };
+      return;
+    }
     const bytes = Buffer.from(v, 'base64url');
     if (bytes.length !== 16) throw new TypeError(`not a Kafka UUID: ${v}`);
     bytes.copy(this.buf, at);
@@ -459,25 +507,34 @@ export class Writer {
   taggedFields(tags: ReadonlyArray<readonly [number, (w: Writer) => void]>): void {
     this.uvarint(tags.length);
     for (const [tag, writeValue] of tags) {
-      this.uvarint(tag);
-      const sizeAt = this.room(5);
-      const start = this.offset;
-      this.taggedDepth++;
-      try {
-        writeValue(this);
-      } finally {
-        this.taggedDepth--;
-      }
-      const size = this.offset - start;
-      const sizeBytes = uvarintSize(size);
-      if (sizeBytes < 5) {
-        this.buf.copyWithin(sizeAt + sizeBytes, start, this.offset);
-        this.offset -= 5 - sizeBytes;
-      }
-      const end = this.offset;
-      this.offset = sizeAt;
-      this.uvarint(size);
-      this.offset = end;
+      const sizeAt = this.beginTaggedField(tag);
+      writeValue(this);
+      this.endTaggedField(sizeAt);
     }
+  }
+
+  /** Starts tagged field `tag` (its tag, then room for its size); its value follows; returns where the size goes, for `endTaggedField`. */
+  beginTaggedField(tag: number): number {
+    this.uvarint(tag);
+    // A tagged field's size is measured in place, so nothing in it may go by reference. (A
+    // value that throws leaves the depth raised: later byte fields are then copied, still right.)
+    this.taggedDepth++;
+    return this.room(5);
+  }
+
+  /** Ends the tagged field whose size goes at `sizeAt`: the size is written there, the value moved up to it. */
+  endTaggedField(sizeAt: number): void {
+    this.taggedDepth--;
+    const start = sizeAt + 5;
+    const size = this.offset - start;
+    const sizeBytes = uvarintSize(size);
+    if (sizeBytes < 5) {
+      this.buf.copyWithin(sizeAt + sizeBytes, start, this.offset);
+      this.offset -= 5 - sizeBytes;
+    }
+    const end = this.offset;
+    this.offset = sizeAt;
+    this.uvarint(size);
+    this.offset = end;
   }
 }

@@ -123,11 +123,15 @@ export class Connection implements IdleClosable {
 
   /**
    * Writes response bytes. During a burst (util/burst.ts: answers unblocked by a log's turn write,
-   * and the pipelined requests they let through) the responses are held until the burst ends, so
-   * a connection's answers of all its rounds leave in one write (one syscall instead of one per
-   * response; no cork: a lone response, the usual case, goes straight to the socket). The
-   * connection is still muted from each request until its response is written. `bytes` may be a
-   * response's parts (encodeResponseParts), written together.
+   * and the pipelined requests they let through) the responses of a connection with a further
+   * request buffered are held until the burst ends, so its answers of all its rounds leave in one
+   * write (one syscall instead of one per response; no cork). A connection with nothing more
+   * buffered gets no further answer in this burst (no socket is read during one), so its answer
+   * leaves at once, not after every other connection's answer of the turn: with 16 connections
+   * committing one at a time, answers went out ~110 us after the turn's write began, on average,
+   * half of it waiting for the other connections' answers and socket writes. The connection is
+   * still muted from each request until its response is written. `bytes` may be a response's
+   * parts (encodeResponseParts), written together.
    */
   private write(bytes: Buffer | Buffer[]): void {
     if (this.held !== null) {
@@ -135,7 +139,7 @@ export class Connection implements IdleClosable {
       else this.held.push(bytes);
       return;
     }
-    if (inBurst()) {
+    if (inBurst() && this.frames.holdsFrame) {
       this.held = Array.isArray(bytes) ? [...bytes] : [bytes];
       atBurstEnd(this.sendHeld);
       return;

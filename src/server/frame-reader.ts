@@ -51,6 +51,14 @@ export class FrameReader {
     return size;
   }
 
+  /** Whether a whole frame is buffered (or the next one's size is bad: `next` will throw for it). */
+  get holdsFrame(): boolean {
+    if (this.filling !== null) return this.filling.filled === this.filling.frame.length;
+    if (this.buffered < 4) return false;
+    const size = this.peek(4).readInt32BE(0);
+    return size < 0 || size > this.maxFrameBytes || this.buffered >= 4 + size;
+  }
+
   /** The next complete frame (without its size prefix), or null if more bytes are needed. */
   next(): Buffer | null {
     if (this.filling !== null) {

@@ -171,6 +171,11 @@ class KafkaTagReader extends Reader {
     super(buf);
   }
 
+  // The generated codecs read tags through `taggedFieldsInto`: here it goes through `taggedFields`, which watches them.
+  override taggedFieldsInto<T>(value: T, version: number, onTag: (r: Reader, tag: number, value: T, version: number) => boolean): void {
+    this.taggedFields((tag) => onTag(this, tag, value, version));
+  }
+
   override taggedFields(onTag: (tag: number) => boolean): void {
     const depth = this.depth;
     if (depth === 0) {

@@ -12,9 +12,10 @@
  * when a round starts nothing new, or after `MAX_ROUNDS` rounds or `MAX_BURST_MS` (other sockets'
  * data waits meanwhile); work still asked for then runs in the next turn (`setImmediate`).
  *
- * The answers of all of a burst's rounds leave together: a connection holds what it writes during
- * a burst and writes it when the burst ends (`atBurstEnd`), so a pipelining client
- * gets one socket write per burst instead of one per request (server/connection.ts).
+ * The answers of all of a burst's rounds leave together: a connection with a further request
+ * buffered holds what it writes during a burst and writes it when the burst ends (`atBurstEnd`), so
+ * a pipelining client gets one socket write per burst instead of one per request; a connection with
+ * nothing more buffered writes its answer at once (server/connection.ts).
  */
 
 /** Rounds per burst: a connection serves at most this many pipelined requests before the event loop polls again. */

@@ -50,6 +50,24 @@ describe('uuid', () => {
     expect(() => new Writer().uuid('AQIDBAUGBwgJCgsMDQ4P')).toThrow(/not a Kafka UUID/);
     expect(() => new Writer().uuid('AQIDBAUGBwgJCgsMDQ4P!!')).toThrow(/not a Kafka UUID/);
   });
+
+  it('reads and writes each id right when ids alternate and a read buffer is reused (the last id is remembered)', () => {
+    const a = 'AQIDBAUGBwgJCgsMDQ4PEA';
+    const b = 'EA8ODQwLCgkIBwYFBAMCAQ';
+    const w = new Writer(8);
+    for (const id of [a, a, b, a, b, b]) w.uuid(id);
+    const bytes = w.finish();
+    const aHex = '0102030405060708090a0b0c0d0e0f10';
+    const bHex = '100f0e0d0c0b0a090807060504030201';
+    expect(bytes.toString('hex')).toBe([aHex, aHex, bHex, aHex, bHex, bHex].join(''));
+    const r = new Reader(bytes);
+    expect([r.uuid(), r.uuid(), r.uuid(), r.uuid(), r.uuid(), r.uuid()]).toEqual([a, a, b, a, b, b]);
+    // The same buffer, overwritten with the other id after it was read: read again, it is the other id.
+    const reused = Buffer.from(aHex, 'hex');
+    expect(new Reader(reused).uuid()).toBe(a);
+    Buffer.from(bHex, 'hex').copy(reused);
+    expect(new Reader(reused).uuid()).toBe(b);
+  });
 });
 
 describe('strings', () => {
@@ -110,6 +128,29 @@ describe('taggedFields', () => {
     });
     expect(seen).toEqual([[0, 4], [3, n]]);
     expect(r.int8()).toBe(9);
+    // The same fields through beginTaggedField/endTaggedField (what the generated writers call): the same bytes.
+    const inPlace = new Writer(16);
+    inPlace.int16(0x1234);
+    inPlace.uvarint(2);
+    const first = inPlace.beginTaggedField(0);
+    inPlace.int32(42);
+    inPlace.endTaggedField(first);
+    const second = inPlace.beginTaggedField(3);
+    inPlace.raw(value);
+    inPlace.endTaggedField(second);
+    inPlace.int8(9);
+    expect(inPlace.finish().equals(expected)).toBe(true);
+    // And read through taggedFieldsInto (what the generated readers call), its value and version passed along.
+    const into = new Reader(out, 2);
+    const fields: Array<[number, number]> = [];
+    into.taggedFieldsInto(fields, 7, (reader, tag, list, version) => {
+      expect(version).toBe(7);
+      if (tag !== 0) return false; // skipped by the reader
+      list.push([tag, reader.int32()]);
+      return true;
+    });
+    expect(fields).toEqual([[0, 42]]);
+    expect(into.int8()).toBe(9);
   });
 });
 

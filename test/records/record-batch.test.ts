@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32c } from '../../src/records/crc32c.js';
+import { JS_MAX_BYTES, crc32c, crc32cInJs } from '../../src/records/crc32c.js';
 import {
   CorruptRecordError,
   RECORD_BATCH_OVERHEAD,
@@ -30,6 +30,19 @@ describe('crc32c', () => {
 
   it('is unsigned', () => {
     expect(crc32c(Buffer.from('a'))).toBe(0xc1d04330);
+  });
+
+  it('computes in JavaScript what the native binding computes, for every length around the switch and continued', () => {
+    const native = (require('@node-rs/crc32') as { crc32c: (d: Uint8Array, i?: number) => number }).crc32c;
+    const bytes = Buffer.alloc(JS_MAX_BYTES + 40);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 151 + 7) & 0xff;
+    for (let n = 0; n <= bytes.length; n++) {
+      const data = bytes.subarray(0, n);
+      expect([n, crc32cInJs(data)]).toEqual([n, native(data) >>> 0]);
+      expect([n, crc32c(data)]).toEqual([n, native(data) >>> 0]);
+      const cut = n >>> 1;
+      expect([n, crc32cInJs(data.subarray(cut), crc32cInJs(data.subarray(0, cut)))]).toEqual([n, native(data) >>> 0]);
+    }
   });
 });
 

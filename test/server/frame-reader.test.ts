@@ -21,6 +21,27 @@ describe('FrameReader', () => {
     expect([...r.next()!]).toEqual([4]);
   });
 
+  it('holdsFrame: true once a whole frame is buffered (or its size is bad), false for a part of one', () => {
+    const r = new FrameReader(100);
+    const both = Buffer.concat([frame([1, 2, 3]), frame([4])]);
+    expect(r.holdsFrame).toBe(false);
+    r.push(both.subarray(0, 2));
+    expect(r.holdsFrame).toBe(false);
+    r.push(both.subarray(2, 6));
+    expect(r.holdsFrame).toBe(false);
+    r.push(both.subarray(6, 9));
+    expect(r.holdsFrame).toBe(true);
+    r.next();
+    expect(r.holdsFrame).toBe(false); // 1 byte of the next frame
+    r.push(both.subarray(9));
+    expect(r.holdsFrame).toBe(true);
+    r.next();
+    expect(r.holdsFrame).toBe(false);
+    const bad = new FrameReader(10);
+    bad.push(frame(new Array(11).fill(0)).subarray(0, 4));
+    expect(bad.holdsFrame).toBe(true); // next() throws for it
+  });
+
   it('refuses a size over the limit and a negative size', () => {
     const r = new FrameReader(10);
     r.push(frame(new Array(11).fill(0)));

@@ -28,14 +28,15 @@ export function readAddOffsetsToTxnRequest(r: Reader, version: number): AddOffse
   value.producerId = r.int64();
   value.producerEpoch = r.int16();
   value.groupId = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddOffsetsToTxnRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddOffsetsToTxnRequest into `value`; false for a tag it does not have (skipped). */
+function readAddOffsetsToTxnRequestTag(r: Reader, tag: number, value: AddOffsetsToTxnRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAddOffsetsToTxnRequest(w: Writer, version: number, value: AddOffsetsToTxnRequest): void {

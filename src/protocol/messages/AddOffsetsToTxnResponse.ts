@@ -24,14 +24,15 @@ export function readAddOffsetsToTxnResponse(r: Reader, version: number): AddOffs
   const value = defaultAddOffsetsToTxnResponse();
   value.throttleTimeMs = r.int32();
   value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddOffsetsToTxnResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddOffsetsToTxnResponse into `value`; false for a tag it does not have (skipped). */
+function readAddOffsetsToTxnResponseTag(r: Reader, tag: number, value: AddOffsetsToTxnResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAddOffsetsToTxnResponse(w: Writer, version: number, value: AddOffsetsToTxnResponse): void {

@@ -24,14 +24,15 @@ export function readAddPartitionsToTxnTopic(r: Reader, version: number): AddPart
   const value = defaultAddPartitionsToTxnTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddPartitionsToTxnTopic into `value`; false for a tag it does not have (skipped). */
+function readAddPartitionsToTxnTopicTag(r: Reader, tag: number, value: AddPartitionsToTxnTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAddPartitionsToTxnTopicInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnTopic> {
@@ -39,13 +40,7 @@ export function* readAddPartitionsToTxnTopicInSlices(r: Reader, version: number)
   const value = defaultAddPartitionsToTxnTopic();
   value.name = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnTopicTag);
   return value;
 }
 
@@ -78,14 +73,15 @@ export function readAddPartitionsToTxnRequest(r: Reader, version: number): AddPa
   if (version <= 3) value.v3AndBelowProducerId = r.int64();
   if (version <= 3) value.v3AndBelowProducerEpoch = r.int16();
   if (version <= 3) value.v3AndBelowTopics = r.array(flexible, () => readAddPartitionsToTxnTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddPartitionsToTxnRequest into `value`; false for a tag it does not have (skipped). */
+function readAddPartitionsToTxnRequestTag(r: Reader, tag: number, value: AddPartitionsToTxnRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAddPartitionsToTxnRequestInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnRequest> {
@@ -96,13 +92,7 @@ export function* readAddPartitionsToTxnRequestInSlices(r: Reader, version: numbe
   if (version <= 3) value.v3AndBelowProducerId = r.int64();
   if (version <= 3) value.v3AndBelowProducerEpoch = r.int16();
   if (version <= 3) value.v3AndBelowTopics = (yield* r.arrayOfSlices(flexible, () => readAddPartitionsToTxnTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnRequestTag);
   return value;
 }
 
@@ -138,14 +128,15 @@ export function readAddPartitionsToTxnTransaction(r: Reader, version: number): A
   if (version >= 4) value.producerEpoch = r.int16();
   if (version >= 4) value.verifyOnly = r.bool();
   if (version >= 4) value.topics = r.array(flexible, () => readAddPartitionsToTxnTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnTransactionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddPartitionsToTxnTransaction into `value`; false for a tag it does not have (skipped). */
+function readAddPartitionsToTxnTransactionTag(r: Reader, tag: number, value: AddPartitionsToTxnTransaction, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAddPartitionsToTxnTransactionInSlices(r: Reader, version: number): Generator<void, AddPartitionsToTxnTransaction> {
@@ -156,13 +147,7 @@ export function* readAddPartitionsToTxnTransactionInSlices(r: Reader, version: n
   if (version >= 4) value.producerEpoch = r.int16();
   if (version >= 4) value.verifyOnly = r.bool();
   if (version >= 4) value.topics = (yield* r.arrayOfSlices(flexible, () => readAddPartitionsToTxnTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnTransactionTag);
   return value;
 }
 

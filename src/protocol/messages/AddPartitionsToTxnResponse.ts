@@ -24,14 +24,15 @@ export function readAddPartitionsToTxnTopicResult(r: Reader, version: number): A
   const value = defaultAddPartitionsToTxnTopicResult();
   value.name = r.string(flexible);
   value.resultsByPartition = r.array(flexible, () => readAddPartitionsToTxnPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnTopicResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddPartitionsToTxnTopicResult into `value`; false for a tag it does not have (skipped). */
+function readAddPartitionsToTxnTopicResultTag(r: Reader, tag: number, value: AddPartitionsToTxnTopicResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAddPartitionsToTxnTopicResult(w: Writer, version: number, value: AddPartitionsToTxnTopicResult): void {
@@ -66,14 +67,15 @@ export function readAddPartitionsToTxnPartitionResult(r: Reader, version: number
   const value = defaultAddPartitionsToTxnPartitionResult();
   value.partitionIndex = r.int32();
   value.partitionErrorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddPartitionsToTxnPartitionResult into `value`; false for a tag it does not have (skipped). */
+function readAddPartitionsToTxnPartitionResultTag(r: Reader, tag: number, value: AddPartitionsToTxnPartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAddPartitionsToTxnPartitionResult(w: Writer, version: number, value: AddPartitionsToTxnPartitionResult): void {
@@ -103,14 +105,15 @@ export function readAddPartitionsToTxnResponse(r: Reader, version: number): AddP
   if (version >= 4) value.errorCode = r.int16();
   if (version >= 4) value.resultsByTransaction = r.array(flexible, () => readAddPartitionsToTxnResult(r, version));
   if (version <= 3) value.resultsByTopicV3AndBelow = r.array(flexible, () => readAddPartitionsToTxnTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddPartitionsToTxnResponse into `value`; false for a tag it does not have (skipped). */
+function readAddPartitionsToTxnResponseTag(r: Reader, tag: number, value: AddPartitionsToTxnResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAddPartitionsToTxnResponse(w: Writer, version: number, value: AddPartitionsToTxnResponse): void {
@@ -149,14 +152,15 @@ export function readAddPartitionsToTxnResult(r: Reader, version: number): AddPar
   const value = defaultAddPartitionsToTxnResult();
   if (version >= 4) value.transactionalId = r.string(flexible);
   if (version >= 4) value.topicResults = r.array(flexible, () => readAddPartitionsToTxnTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAddPartitionsToTxnResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AddPartitionsToTxnResult into `value`; false for a tag it does not have (skipped). */
+function readAddPartitionsToTxnResultTag(r: Reader, tag: number, value: AddPartitionsToTxnResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAddPartitionsToTxnResult(w: Writer, version: number, value: AddPartitionsToTxnResult): void {

@@ -24,14 +24,15 @@ export function readAlterConfigsRequest(r: Reader, version: number): AlterConfig
   const value = defaultAlterConfigsRequest();
   value.resources = r.array(flexible, () => readAlterConfigsResource(r, version));
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterConfigsRequest into `value`; false for a tag it does not have (skipped). */
+function readAlterConfigsRequestTag(r: Reader, tag: number, value: AlterConfigsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAlterConfigsRequestInSlices(r: Reader, version: number): Generator<void, AlterConfigsRequest> {
@@ -39,13 +40,7 @@ export function* readAlterConfigsRequestInSlices(r: Reader, version: number): Ge
   const value = defaultAlterConfigsRequest();
   value.resources = (yield* r.arrayOfSlices(flexible, () => readAlterConfigsResourceInSlices(r, version)));
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsRequestTag);
   return value;
 }
 
@@ -74,14 +69,15 @@ export function readAlterConfigsResource(r: Reader, version: number): AlterConfi
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configs = r.array(flexible, () => readAlterableConfig(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsResourceTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterConfigsResource into `value`; false for a tag it does not have (skipped). */
+function readAlterConfigsResourceTag(r: Reader, tag: number, value: AlterConfigsResource, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAlterConfigsResourceInSlices(r: Reader, version: number): Generator<void, AlterConfigsResource> {
@@ -90,13 +86,7 @@ export function* readAlterConfigsResourceInSlices(r: Reader, version: number): G
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configs = (yield* r.arrayInSlices(flexible, () => readAlterableConfig(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsResourceTag);
   return value;
 }
 
@@ -124,14 +114,15 @@ export function readAlterableConfig(r: Reader, version: number): AlterableConfig
   const value = defaultAlterableConfig();
   value.name = r.string(flexible);
   value.value = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterableConfigTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterableConfig into `value`; false for a tag it does not have (skipped). */
+function readAlterableConfigTag(r: Reader, tag: number, value: AlterableConfig, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterableConfig(w: Writer, version: number, value: AlterableConfig): void {

@@ -24,14 +24,15 @@ export function readAlterConfigsResponse(r: Reader, version: number): AlterConfi
   const value = defaultAlterConfigsResponse();
   value.throttleTimeMs = r.int32();
   value.responses = r.array(flexible, () => readAlterConfigsResourceResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterConfigsResponse into `value`; false for a tag it does not have (skipped). */
+function readAlterConfigsResponseTag(r: Reader, tag: number, value: AlterConfigsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterConfigsResponse(w: Writer, version: number, value: AlterConfigsResponse): void {
@@ -70,14 +71,15 @@ export function readAlterConfigsResourceResponse(r: Reader, version: number): Al
   value.errorMessage = r.nullableString(flexible);
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsResourceResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterConfigsResourceResponse into `value`; false for a tag it does not have (skipped). */
+function readAlterConfigsResourceResponseTag(r: Reader, tag: number, value: AlterConfigsResourceResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterConfigsResourceResponse(w: Writer, version: number, value: AlterConfigsResourceResponse): void {

@@ -24,14 +24,15 @@ export function readAlterShareGroupOffsetsRequest(r: Reader, version: number): A
   const value = defaultAlterShareGroupOffsetsRequest();
   value.groupId = r.string(flexible);
   value.topics = r.array(flexible, () => readAlterShareGroupOffsetsRequestTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterShareGroupOffsetsRequest into `value`; false for a tag it does not have (skipped). */
+function readAlterShareGroupOffsetsRequestTag(r: Reader, tag: number, value: AlterShareGroupOffsetsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAlterShareGroupOffsetsRequestInSlices(r: Reader, version: number): Generator<void, AlterShareGroupOffsetsRequest> {
@@ -39,13 +40,7 @@ export function* readAlterShareGroupOffsetsRequestInSlices(r: Reader, version: n
   const value = defaultAlterShareGroupOffsetsRequest();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.arrayOfSlices(flexible, () => readAlterShareGroupOffsetsRequestTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readAlterShareGroupOffsetsRequestTopic(r: Reader, version: numbe
   const value = defaultAlterShareGroupOffsetsRequestTopic();
   value.topicName = r.string(flexible);
   value.partitions = r.array(flexible, () => readAlterShareGroupOffsetsRequestPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsRequestTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterShareGroupOffsetsRequestTopic into `value`; false for a tag it does not have (skipped). */
+function readAlterShareGroupOffsetsRequestTopicTag(r: Reader, tag: number, value: AlterShareGroupOffsetsRequestTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAlterShareGroupOffsetsRequestTopicInSlices(r: Reader, version: number): Generator<void, AlterShareGroupOffsetsRequestTopic> {
@@ -87,13 +83,7 @@ export function* readAlterShareGroupOffsetsRequestTopicInSlices(r: Reader, versi
   const value = defaultAlterShareGroupOffsetsRequestTopic();
   value.topicName = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => readAlterShareGroupOffsetsRequestPartition(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsRequestTopicTag);
   return value;
 }
 
@@ -120,14 +110,15 @@ export function readAlterShareGroupOffsetsRequestPartition(r: Reader, version: n
   const value = defaultAlterShareGroupOffsetsRequestPartition();
   value.partitionIndex = r.int32();
   value.startOffset = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsRequestPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterShareGroupOffsetsRequestPartition into `value`; false for a tag it does not have (skipped). */
+function readAlterShareGroupOffsetsRequestPartitionTag(r: Reader, tag: number, value: AlterShareGroupOffsetsRequestPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterShareGroupOffsetsRequestPartition(w: Writer, version: number, value: AlterShareGroupOffsetsRequestPartition): void {

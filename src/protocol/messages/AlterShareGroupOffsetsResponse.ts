@@ -28,14 +28,15 @@ export function readAlterShareGroupOffsetsResponse(r: Reader, version: number): 
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.responses = r.array(flexible, () => readAlterShareGroupOffsetsResponseTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterShareGroupOffsetsResponse into `value`; false for a tag it does not have (skipped). */
+function readAlterShareGroupOffsetsResponseTag(r: Reader, tag: number, value: AlterShareGroupOffsetsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterShareGroupOffsetsResponse(w: Writer, version: number, value: AlterShareGroupOffsetsResponse): void {
@@ -76,14 +77,15 @@ export function readAlterShareGroupOffsetsResponseTopic(r: Reader, version: numb
   value.topicName = r.string(flexible);
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readAlterShareGroupOffsetsResponsePartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterShareGroupOffsetsResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readAlterShareGroupOffsetsResponseTopicTag(r: Reader, tag: number, value: AlterShareGroupOffsetsResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterShareGroupOffsetsResponseTopic(w: Writer, version: number, value: AlterShareGroupOffsetsResponseTopic): void {
@@ -122,14 +124,15 @@ export function readAlterShareGroupOffsetsResponsePartition(r: Reader, version: 
   value.partitionIndex = r.int32();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterShareGroupOffsetsResponsePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterShareGroupOffsetsResponsePartition into `value`; false for a tag it does not have (skipped). */
+function readAlterShareGroupOffsetsResponsePartitionTag(r: Reader, tag: number, value: AlterShareGroupOffsetsResponsePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterShareGroupOffsetsResponsePartition(w: Writer, version: number, value: AlterShareGroupOffsetsResponsePartition): void {

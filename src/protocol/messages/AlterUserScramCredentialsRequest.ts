@@ -24,14 +24,15 @@ export function readAlterUserScramCredentialsRequest(r: Reader, version: number)
   const value = defaultAlterUserScramCredentialsRequest();
   value.deletions = r.array(flexible, () => readScramCredentialDeletion(r, version));
   value.upsertions = r.array(flexible, () => readScramCredentialUpsertion(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterUserScramCredentialsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterUserScramCredentialsRequest into `value`; false for a tag it does not have (skipped). */
+function readAlterUserScramCredentialsRequestTag(r: Reader, tag: number, value: AlterUserScramCredentialsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAlterUserScramCredentialsRequestInSlices(r: Reader, version: number): Generator<void, AlterUserScramCredentialsRequest> {
@@ -39,13 +40,7 @@ export function* readAlterUserScramCredentialsRequestInSlices(r: Reader, version
   const value = defaultAlterUserScramCredentialsRequest();
   value.deletions = (yield* r.arrayInSlices(flexible, () => readScramCredentialDeletion(r, version)));
   value.upsertions = (yield* r.arrayInSlices(flexible, () => readScramCredentialUpsertion(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterUserScramCredentialsRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readScramCredentialDeletion(r: Reader, version: number): ScramCr
   const value = defaultScramCredentialDeletion();
   value.name = r.string(flexible);
   value.mechanism = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readScramCredentialDeletionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ScramCredentialDeletion into `value`; false for a tag it does not have (skipped). */
+function readScramCredentialDeletionTag(r: Reader, tag: number, value: ScramCredentialDeletion, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeScramCredentialDeletion(w: Writer, version: number, value: ScramCredentialDeletion): void {
@@ -111,14 +107,15 @@ export function readScramCredentialUpsertion(r: Reader, version: number): ScramC
   value.iterations = r.int32();
   value.salt = r.bytes(flexible);
   value.saltedPassword = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readScramCredentialUpsertionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ScramCredentialUpsertion into `value`; false for a tag it does not have (skipped). */
+function readScramCredentialUpsertionTag(r: Reader, tag: number, value: ScramCredentialUpsertion, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeScramCredentialUpsertion(w: Writer, version: number, value: ScramCredentialUpsertion): void {

@@ -24,14 +24,15 @@ export function readAlterUserScramCredentialsResponse(r: Reader, version: number
   const value = defaultAlterUserScramCredentialsResponse();
   value.throttleTimeMs = r.int32();
   value.results = r.array(flexible, () => readAlterUserScramCredentialsResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterUserScramCredentialsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterUserScramCredentialsResponse into `value`; false for a tag it does not have (skipped). */
+function readAlterUserScramCredentialsResponseTag(r: Reader, tag: number, value: AlterUserScramCredentialsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterUserScramCredentialsResponse(w: Writer, version: number, value: AlterUserScramCredentialsResponse): void {
@@ -68,14 +69,15 @@ export function readAlterUserScramCredentialsResult(r: Reader, version: number):
   value.user = r.string(flexible);
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterUserScramCredentialsResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterUserScramCredentialsResult into `value`; false for a tag it does not have (skipped). */
+function readAlterUserScramCredentialsResultTag(r: Reader, tag: number, value: AlterUserScramCredentialsResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterUserScramCredentialsResult(w: Writer, version: number, value: AlterUserScramCredentialsResult): void {

@@ -24,14 +24,15 @@ export function readApiVersionsRequest(r: Reader, version: number): ApiVersionsR
   const value = defaultApiVersionsRequest();
   if (version >= 3) value.clientSoftwareName = r.string(flexible);
   if (version >= 3) value.clientSoftwareVersion = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readApiVersionsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ApiVersionsRequest into `value`; false for a tag it does not have (skipped). */
+function readApiVersionsRequestTag(r: Reader, tag: number, value: ApiVersionsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeApiVersionsRequest(w: Writer, version: number, value: ApiVersionsRequest): void {

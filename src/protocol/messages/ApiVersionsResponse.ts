@@ -30,18 +30,19 @@ export function readApiVersionsResponse(r: Reader, version: number): ApiVersions
   value.errorCode = r.int16();
   value.apiKeys = r.array(flexible, () => readApiVersion(r, version));
   if (version >= 1) value.throttleTimeMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 3) { value.supportedFeatures = r.array(true, () => readSupportedFeatureKey(r, version)); return true; } return false;
-        case 1: if (version >= 3) { value.finalizedFeaturesEpoch = r.int64(); return true; } return false;
-        case 2: if (version >= 3) { value.finalizedFeatures = r.array(true, () => readFinalizedFeatureKey(r, version)); return true; } return false;
-        case 3: if (version >= 3) { value.zkMigrationReady = r.bool(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readApiVersionsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ApiVersionsResponse into `value`; false for a tag it does not have (skipped). */
+function readApiVersionsResponseTag(r: Reader, tag: number, value: ApiVersionsResponse, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 3) { value.supportedFeatures = r.array(true, () => readSupportedFeatureKey(r, version)); return true; } return false;
+    case 1: if (version >= 3) { value.finalizedFeaturesEpoch = r.int64(); return true; } return false;
+    case 2: if (version >= 3) { value.finalizedFeatures = r.array(true, () => readFinalizedFeatureKey(r, version)); return true; } return false;
+    case 3: if (version >= 3) { value.zkMigrationReady = r.bool(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeApiVersionsResponse(w: Writer, version: number, value: ApiVersionsResponse): void {
@@ -50,12 +51,15 @@ export function writeApiVersionsResponse(w: Writer, version: number, value: ApiV
   w.array(value.apiKeys, flexible, (e) => writeApiVersion(w, version, e));
   if (version >= 1) { w.int32(value.throttleTimeMs); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 3 && value.supportedFeatures.length > 0) tags.push([0, (w) => { w.array(value.supportedFeatures, true, (e) => writeSupportedFeatureKey(w, version, e)); }]);
-    if (version >= 3 && value.finalizedFeaturesEpoch !== -1n) tags.push([1, (w) => { w.int64(value.finalizedFeaturesEpoch); }]);
-    if (version >= 3 && value.finalizedFeatures.length > 0) tags.push([2, (w) => { w.array(value.finalizedFeatures, true, (e) => writeFinalizedFeatureKey(w, version, e)); }]);
-    if (version >= 3 && value.zkMigrationReady !== false) tags.push([3, (w) => { w.bool(value.zkMigrationReady); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 3 && value.supportedFeatures.length > 0;
+    const hasTag1 = version >= 3 && value.finalizedFeaturesEpoch !== -1n;
+    const hasTag2 = version >= 3 && value.finalizedFeatures.length > 0;
+    const hasTag3 = version >= 3 && value.zkMigrationReady !== false;
+    w.uvarint(Number(hasTag0) + Number(hasTag1) + Number(hasTag2) + Number(hasTag3));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.array(value.supportedFeatures, true, (e) => writeSupportedFeatureKey(w, version, e)); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); w.int64(value.finalizedFeaturesEpoch); w.endTaggedField(sizeAt); }
+    if (hasTag2) { const sizeAt = w.beginTaggedField(2); w.array(value.finalizedFeatures, true, (e) => writeFinalizedFeatureKey(w, version, e)); w.endTaggedField(sizeAt); }
+    if (hasTag3) { const sizeAt = w.beginTaggedField(3); w.bool(value.zkMigrationReady); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -65,12 +69,15 @@ export function* writeApiVersionsResponseInSlices(w: Writer, version: number, va
   yield* w.arrayInSlices(value.apiKeys, flexible, (e) => writeApiVersion(w, version, e));
   if (version >= 1) { w.int32(value.throttleTimeMs); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 3 && value.supportedFeatures.length > 0) tags.push([0, (w) => { w.array(value.supportedFeatures, true, (e) => writeSupportedFeatureKey(w, version, e)); }]);
-    if (version >= 3 && value.finalizedFeaturesEpoch !== -1n) tags.push([1, (w) => { w.int64(value.finalizedFeaturesEpoch); }]);
-    if (version >= 3 && value.finalizedFeatures.length > 0) tags.push([2, (w) => { w.array(value.finalizedFeatures, true, (e) => writeFinalizedFeatureKey(w, version, e)); }]);
-    if (version >= 3 && value.zkMigrationReady !== false) tags.push([3, (w) => { w.bool(value.zkMigrationReady); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 3 && value.supportedFeatures.length > 0;
+    const hasTag1 = version >= 3 && value.finalizedFeaturesEpoch !== -1n;
+    const hasTag2 = version >= 3 && value.finalizedFeatures.length > 0;
+    const hasTag3 = version >= 3 && value.zkMigrationReady !== false;
+    w.uvarint(Number(hasTag0) + Number(hasTag1) + Number(hasTag2) + Number(hasTag3));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.array(value.supportedFeatures, true, (e) => writeSupportedFeatureKey(w, version, e)); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); w.int64(value.finalizedFeaturesEpoch); w.endTaggedField(sizeAt); }
+    if (hasTag2) { const sizeAt = w.beginTaggedField(2); w.array(value.finalizedFeatures, true, (e) => writeFinalizedFeatureKey(w, version, e)); w.endTaggedField(sizeAt); }
+    if (hasTag3) { const sizeAt = w.beginTaggedField(3); w.bool(value.zkMigrationReady); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -90,14 +97,15 @@ export function readApiVersion(r: Reader, version: number): ApiVersion {
   value.apiKey = r.int16();
   value.minVersion = r.int16();
   value.maxVersion = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readApiVersionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ApiVersion into `value`; false for a tag it does not have (skipped). */
+function readApiVersionTag(r: Reader, tag: number, value: ApiVersion, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeApiVersion(w: Writer, version: number, value: ApiVersion): void {
@@ -126,14 +134,15 @@ export function readSupportedFeatureKey(r: Reader, version: number): SupportedFe
   if (version >= 3) value.name = r.string(flexible);
   if (version >= 3) value.minVersion = r.int16();
   if (version >= 3) value.maxVersion = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSupportedFeatureKeyTag);
   return value;
+}
+
+/** Reads tagged field `tag` of SupportedFeatureKey into `value`; false for a tag it does not have (skipped). */
+function readSupportedFeatureKeyTag(r: Reader, tag: number, value: SupportedFeatureKey, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeSupportedFeatureKey(w: Writer, version: number, value: SupportedFeatureKey): void {
@@ -162,14 +171,15 @@ export function readFinalizedFeatureKey(r: Reader, version: number): FinalizedFe
   if (version >= 3) value.name = r.string(flexible);
   if (version >= 3) value.maxVersionLevel = r.int16();
   if (version >= 3) value.minVersionLevel = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFinalizedFeatureKeyTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FinalizedFeatureKey into `value`; false for a tag it does not have (skipped). */
+function readFinalizedFeatureKeyTag(r: Reader, tag: number, value: FinalizedFeatureKey, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeFinalizedFeatureKey(w: Writer, version: number, value: FinalizedFeatureKey): void {

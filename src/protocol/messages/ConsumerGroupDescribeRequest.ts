@@ -24,14 +24,15 @@ export function readConsumerGroupDescribeRequest(r: Reader, version: number): Co
   const value = defaultConsumerGroupDescribeRequest();
   value.groupIds = r.array(flexible, () => r.string(flexible));
   value.includeAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupDescribeRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupDescribeRequest into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupDescribeRequestTag(r: Reader, tag: number, value: ConsumerGroupDescribeRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readConsumerGroupDescribeRequestInSlices(r: Reader, version: number): Generator<void, ConsumerGroupDescribeRequest> {
@@ -39,13 +40,7 @@ export function* readConsumerGroupDescribeRequestInSlices(r: Reader, version: nu
   const value = defaultConsumerGroupDescribeRequest();
   value.groupIds = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
   value.includeAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupDescribeRequestTag);
   return value;
 }
 

@@ -26,14 +26,15 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   value.topicId = r.uuid();
   value.topicName = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartitions into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionsTag(r: Reader, tag: number, value: TopicPartitions, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicPartitions(w: Writer, version: number, value: TopicPartitions): void {
@@ -58,14 +59,15 @@ export function readAssignment(r: Reader, version: number): Assignment {
   const flexible = true;
   const value = defaultAssignment();
   value.topicPartitions = r.array(flexible, () => readTopicPartitions(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAssignmentTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Assignment into `value`; false for a tag it does not have (skipped). */
+function readAssignmentTag(r: Reader, tag: number, value: Assignment, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAssignment(w: Writer, version: number, value: Assignment): void {
@@ -98,14 +100,15 @@ export function readConsumerGroupDescribeResponse(r: Reader, version: number): C
   const value = defaultConsumerGroupDescribeResponse();
   value.throttleTimeMs = r.int32();
   value.groups = r.array(flexible, () => readDescribedGroup(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupDescribeResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupDescribeResponse into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupDescribeResponseTag(r: Reader, tag: number, value: ConsumerGroupDescribeResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeConsumerGroupDescribeResponse(w: Writer, version: number, value: ConsumerGroupDescribeResponse): void {
@@ -154,14 +157,15 @@ export function readDescribedGroup(r: Reader, version: number): DescribedGroup {
   value.assignorName = r.string(flexible);
   value.members = r.array(flexible, () => readMember(r, version));
   value.authorizedOperations = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribedGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribedGroup into `value`; false for a tag it does not have (skipped). */
+function readDescribedGroupTag(r: Reader, tag: number, value: DescribedGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribedGroup(w: Writer, version: number, value: DescribedGroup): void {
@@ -228,14 +232,15 @@ export function readMember(r: Reader, version: number): Member {
   value.assignment = readAssignment(r, version);
   value.targetAssignment = readAssignment(r, version);
   if (version >= 1) value.memberType = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMemberTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Member into `value`; false for a tag it does not have (skipped). */
+function readMemberTag(r: Reader, tag: number, value: Member, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMember(w: Writer, version: number, value: Member): void {

@@ -40,14 +40,15 @@ export function readConsumerGroupHeartbeatRequest(r: Reader, version: number): C
   if (version >= 1) value.subscribedTopicRegex = r.nullableString(flexible);
   value.serverAssignor = r.nullableString(flexible);
   value.topicPartitions = r.nullableArray(flexible, () => readTopicPartitions(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupHeartbeatRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupHeartbeatRequest into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupHeartbeatRequestTag(r: Reader, tag: number, value: ConsumerGroupHeartbeatRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readConsumerGroupHeartbeatRequestInSlices(r: Reader, version: number): Generator<void, ConsumerGroupHeartbeatRequest> {
@@ -63,13 +64,7 @@ export function* readConsumerGroupHeartbeatRequestInSlices(r: Reader, version: n
   if (version >= 1) value.subscribedTopicRegex = r.nullableString(flexible);
   value.serverAssignor = r.nullableString(flexible);
   value.topicPartitions = (yield* r.nullableArrayOfSlices(flexible, () => readTopicPartitionsInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupHeartbeatRequestTag);
   return value;
 }
 
@@ -104,14 +99,15 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   const value = defaultTopicPartitions();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartitions into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionsTag(r: Reader, tag: number, value: TopicPartitions, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readTopicPartitionsInSlices(r: Reader, version: number): Generator<void, TopicPartitions> {
@@ -119,13 +115,7 @@ export function* readTopicPartitionsInSlices(r: Reader, version: number): Genera
   const value = defaultTopicPartitions();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
 }
 

@@ -22,27 +22,22 @@ export function readCreateAclsRequest(r: Reader, version: number): CreateAclsReq
   const flexible = version >= 2;
   const value = defaultCreateAclsRequest();
   value.creations = r.array(flexible, () => readAclCreation(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreateAclsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreateAclsRequest into `value`; false for a tag it does not have (skipped). */
+function readCreateAclsRequestTag(r: Reader, tag: number, value: CreateAclsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readCreateAclsRequestInSlices(r: Reader, version: number): Generator<void, CreateAclsRequest> {
   const flexible = version >= 2;
   const value = defaultCreateAclsRequest();
   value.creations = (yield* r.arrayInSlices(flexible, () => readAclCreation(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreateAclsRequestTag);
   return value;
 }
 
@@ -78,14 +73,15 @@ export function readAclCreation(r: Reader, version: number): AclCreation {
   value.host = r.string(flexible);
   value.operation = r.int8();
   value.permissionType = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAclCreationTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AclCreation into `value`; false for a tag it does not have (skipped). */
+function readAclCreationTag(r: Reader, tag: number, value: AclCreation, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAclCreation(w: Writer, version: number, value: AclCreation): void {

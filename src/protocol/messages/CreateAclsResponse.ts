@@ -24,14 +24,15 @@ export function readCreateAclsResponse(r: Reader, version: number): CreateAclsRe
   const value = defaultCreateAclsResponse();
   value.throttleTimeMs = r.int32();
   value.results = r.array(flexible, () => readAclCreationResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreateAclsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreateAclsResponse into `value`; false for a tag it does not have (skipped). */
+function readCreateAclsResponseTag(r: Reader, tag: number, value: CreateAclsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCreateAclsResponse(w: Writer, version: number, value: CreateAclsResponse): void {
@@ -66,14 +67,15 @@ export function readAclCreationResult(r: Reader, version: number): AclCreationRe
   const value = defaultAclCreationResult();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAclCreationResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AclCreationResult into `value`; false for a tag it does not have (skipped). */
+function readAclCreationResultTag(r: Reader, tag: number, value: AclCreationResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAclCreationResult(w: Writer, version: number, value: AclCreationResult): void {

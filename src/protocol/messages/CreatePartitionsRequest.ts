@@ -26,14 +26,15 @@ export function readCreatePartitionsRequest(r: Reader, version: number): CreateP
   value.topics = r.array(flexible, () => readCreatePartitionsTopic(r, version));
   value.timeoutMs = r.int32();
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatePartitionsRequest into `value`; false for a tag it does not have (skipped). */
+function readCreatePartitionsRequestTag(r: Reader, tag: number, value: CreatePartitionsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readCreatePartitionsRequestInSlices(r: Reader, version: number): Generator<void, CreatePartitionsRequest> {
@@ -42,13 +43,7 @@ export function* readCreatePartitionsRequestInSlices(r: Reader, version: number)
   value.topics = (yield* r.arrayOfSlices(flexible, () => readCreatePartitionsTopicInSlices(r, version)));
   value.timeoutMs = r.int32();
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsRequestTag);
   return value;
 }
 
@@ -78,14 +73,15 @@ export function readCreatePartitionsTopic(r: Reader, version: number): CreatePar
   value.name = r.string(flexible);
   value.count = r.int32();
   value.assignments = r.nullableArray(flexible, () => readCreatePartitionsAssignment(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatePartitionsTopic into `value`; false for a tag it does not have (skipped). */
+function readCreatePartitionsTopicTag(r: Reader, tag: number, value: CreatePartitionsTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readCreatePartitionsTopicInSlices(r: Reader, version: number): Generator<void, CreatePartitionsTopic> {
@@ -94,13 +90,7 @@ export function* readCreatePartitionsTopicInSlices(r: Reader, version: number): 
   value.name = r.string(flexible);
   value.count = r.int32();
   value.assignments = (yield* r.nullableArrayOfSlices(flexible, () => readCreatePartitionsAssignmentInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsTopicTag);
   return value;
 }
 
@@ -126,27 +116,22 @@ export function readCreatePartitionsAssignment(r: Reader, version: number): Crea
   const flexible = version >= 2;
   const value = defaultCreatePartitionsAssignment();
   value.brokerIds = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsAssignmentTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatePartitionsAssignment into `value`; false for a tag it does not have (skipped). */
+function readCreatePartitionsAssignmentTag(r: Reader, tag: number, value: CreatePartitionsAssignment, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readCreatePartitionsAssignmentInSlices(r: Reader, version: number): Generator<void, CreatePartitionsAssignment> {
   const flexible = version >= 2;
   const value = defaultCreatePartitionsAssignment();
   value.brokerIds = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsAssignmentTag);
   return value;
 }
 

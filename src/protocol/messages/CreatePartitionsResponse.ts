@@ -24,14 +24,15 @@ export function readCreatePartitionsResponse(r: Reader, version: number): Create
   const value = defaultCreatePartitionsResponse();
   value.throttleTimeMs = r.int32();
   value.results = r.array(flexible, () => readCreatePartitionsTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatePartitionsResponse into `value`; false for a tag it does not have (skipped). */
+function readCreatePartitionsResponseTag(r: Reader, tag: number, value: CreatePartitionsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCreatePartitionsResponse(w: Writer, version: number, value: CreatePartitionsResponse): void {
@@ -68,14 +69,15 @@ export function readCreatePartitionsTopicResult(r: Reader, version: number): Cre
   value.name = r.string(flexible);
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatePartitionsTopicResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatePartitionsTopicResult into `value`; false for a tag it does not have (skipped). */
+function readCreatePartitionsTopicResultTag(r: Reader, tag: number, value: CreatePartitionsTopicResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCreatePartitionsTopicResult(w: Writer, version: number, value: CreatePartitionsTopicResult): void {

@@ -26,14 +26,15 @@ export function readCreateTopicsRequest(r: Reader, version: number): CreateTopic
   value.topics = r.array(flexible, () => readCreatableTopic(r, version));
   value.timeoutMs = r.int32();
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreateTopicsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreateTopicsRequest into `value`; false for a tag it does not have (skipped). */
+function readCreateTopicsRequestTag(r: Reader, tag: number, value: CreateTopicsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readCreateTopicsRequestInSlices(r: Reader, version: number): Generator<void, CreateTopicsRequest> {
@@ -42,13 +43,7 @@ export function* readCreateTopicsRequestInSlices(r: Reader, version: number): Ge
   value.topics = (yield* r.arrayOfSlices(flexible, () => readCreatableTopicInSlices(r, version)));
   value.timeoutMs = r.int32();
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreateTopicsRequestTag);
   return value;
 }
 
@@ -82,14 +77,15 @@ export function readCreatableTopic(r: Reader, version: number): CreatableTopic {
   value.replicationFactor = r.int16();
   value.assignments = r.array(flexible, () => readCreatableReplicaAssignment(r, version));
   value.configs = r.array(flexible, () => readCreatableTopicConfig(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatableTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatableTopic into `value`; false for a tag it does not have (skipped). */
+function readCreatableTopicTag(r: Reader, tag: number, value: CreatableTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readCreatableTopicInSlices(r: Reader, version: number): Generator<void, CreatableTopic> {
@@ -100,13 +96,7 @@ export function* readCreatableTopicInSlices(r: Reader, version: number): Generat
   value.replicationFactor = r.int16();
   value.assignments = (yield* r.arrayOfSlices(flexible, () => readCreatableReplicaAssignmentInSlices(r, version)));
   value.configs = (yield* r.arrayInSlices(flexible, () => readCreatableTopicConfig(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatableTopicTag);
   return value;
 }
 
@@ -136,14 +126,15 @@ export function readCreatableReplicaAssignment(r: Reader, version: number): Crea
   const value = defaultCreatableReplicaAssignment();
   value.partitionIndex = r.int32();
   value.brokerIds = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatableReplicaAssignmentTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatableReplicaAssignment into `value`; false for a tag it does not have (skipped). */
+function readCreatableReplicaAssignmentTag(r: Reader, tag: number, value: CreatableReplicaAssignment, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readCreatableReplicaAssignmentInSlices(r: Reader, version: number): Generator<void, CreatableReplicaAssignment> {
@@ -151,13 +142,7 @@ export function* readCreatableReplicaAssignmentInSlices(r: Reader, version: numb
   const value = defaultCreatableReplicaAssignment();
   value.partitionIndex = r.int32();
   value.brokerIds = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatableReplicaAssignmentTag);
   return value;
 }
 
@@ -184,14 +169,15 @@ export function readCreatableTopicConfig(r: Reader, version: number): CreatableT
   const value = defaultCreatableTopicConfig();
   value.name = r.string(flexible);
   value.value = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatableTopicConfigTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatableTopicConfig into `value`; false for a tag it does not have (skipped). */
+function readCreatableTopicConfigTag(r: Reader, tag: number, value: CreatableTopicConfig, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCreatableTopicConfig(w: Writer, version: number, value: CreatableTopicConfig): void {

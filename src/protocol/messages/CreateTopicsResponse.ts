@@ -24,14 +24,15 @@ export function readCreateTopicsResponse(r: Reader, version: number): CreateTopi
   const value = defaultCreateTopicsResponse();
   value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readCreatableTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreateTopicsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreateTopicsResponse into `value`; false for a tag it does not have (skipped). */
+function readCreateTopicsResponseTag(r: Reader, tag: number, value: CreateTopicsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCreateTopicsResponse(w: Writer, version: number, value: CreateTopicsResponse): void {
@@ -77,15 +78,16 @@ export function readCreatableTopicResult(r: Reader, version: number): CreatableT
   if (version >= 5) value.numPartitions = r.int32();
   if (version >= 5) value.replicationFactor = r.int16();
   if (version >= 5) value.configs = r.nullableArray(flexible, () => readCreatableTopicConfigs(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 5) { value.topicConfigErrorCode = r.int16(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatableTopicResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatableTopicResult into `value`; false for a tag it does not have (skipped). */
+function readCreatableTopicResultTag(r: Reader, tag: number, value: CreatableTopicResult, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 5) { value.topicConfigErrorCode = r.int16(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeCreatableTopicResult(w: Writer, version: number, value: CreatableTopicResult): void {
@@ -98,9 +100,9 @@ export function writeCreatableTopicResult(w: Writer, version: number, value: Cre
   if (version >= 5) { w.int16(value.replicationFactor); }
   if (version >= 5) { w.nullableArray(value.configs, flexible, (e) => writeCreatableTopicConfigs(w, version, e)); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 5 && value.topicConfigErrorCode !== 0) tags.push([0, (w) => { w.int16(value.topicConfigErrorCode); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 5 && value.topicConfigErrorCode !== 0;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int16(value.topicConfigErrorCode); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -114,9 +116,9 @@ export function* writeCreatableTopicResultInSlices(w: Writer, version: number, v
   if (version >= 5) { w.int16(value.replicationFactor); }
   if (version >= 5) { yield* w.nullableArrayInSlices(value.configs, flexible, (e) => writeCreatableTopicConfigs(w, version, e)); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 5 && value.topicConfigErrorCode !== 0) tags.push([0, (w) => { w.int16(value.topicConfigErrorCode); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 5 && value.topicConfigErrorCode !== 0;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int16(value.topicConfigErrorCode); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -140,14 +142,15 @@ export function readCreatableTopicConfigs(r: Reader, version: number): Creatable
   if (version >= 5) value.readOnly = r.bool();
   if (version >= 5) value.configSource = r.int8();
   if (version >= 5) value.isSensitive = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCreatableTopicConfigsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CreatableTopicConfigs into `value`; false for a tag it does not have (skipped). */
+function readCreatableTopicConfigsTag(r: Reader, tag: number, value: CreatableTopicConfigs, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCreatableTopicConfigs(w: Writer, version: number, value: CreatableTopicConfigs): void {

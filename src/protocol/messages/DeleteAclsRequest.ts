@@ -22,27 +22,22 @@ export function readDeleteAclsRequest(r: Reader, version: number): DeleteAclsReq
   const flexible = version >= 2;
   const value = defaultDeleteAclsRequest();
   value.filters = r.array(flexible, () => readDeleteAclsFilter(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteAclsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteAclsRequest into `value`; false for a tag it does not have (skipped). */
+function readDeleteAclsRequestTag(r: Reader, tag: number, value: DeleteAclsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteAclsRequestInSlices(r: Reader, version: number): Generator<void, DeleteAclsRequest> {
   const flexible = version >= 2;
   const value = defaultDeleteAclsRequest();
   value.filters = (yield* r.arrayInSlices(flexible, () => readDeleteAclsFilter(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteAclsRequestTag);
   return value;
 }
 
@@ -78,14 +73,15 @@ export function readDeleteAclsFilter(r: Reader, version: number): DeleteAclsFilt
   value.hostFilter = r.nullableString(flexible);
   value.operation = r.int8();
   value.permissionType = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteAclsFilterTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteAclsFilter into `value`; false for a tag it does not have (skipped). */
+function readDeleteAclsFilterTag(r: Reader, tag: number, value: DeleteAclsFilter, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteAclsFilter(w: Writer, version: number, value: DeleteAclsFilter): void {

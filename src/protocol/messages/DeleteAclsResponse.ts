@@ -24,14 +24,15 @@ export function readDeleteAclsResponse(r: Reader, version: number): DeleteAclsRe
   const value = defaultDeleteAclsResponse();
   value.throttleTimeMs = r.int32();
   value.filterResults = r.array(flexible, () => readDeleteAclsFilterResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteAclsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteAclsResponse into `value`; false for a tag it does not have (skipped). */
+function readDeleteAclsResponseTag(r: Reader, tag: number, value: DeleteAclsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteAclsResponse(w: Writer, version: number, value: DeleteAclsResponse): void {
@@ -68,14 +69,15 @@ export function readDeleteAclsFilterResult(r: Reader, version: number): DeleteAc
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.matchingAcls = r.array(flexible, () => readDeleteAclsMatchingAcl(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteAclsFilterResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteAclsFilterResult into `value`; false for a tag it does not have (skipped). */
+function readDeleteAclsFilterResultTag(r: Reader, tag: number, value: DeleteAclsFilterResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteAclsFilterResult(w: Writer, version: number, value: DeleteAclsFilterResult): void {
@@ -126,14 +128,15 @@ export function readDeleteAclsMatchingAcl(r: Reader, version: number): DeleteAcl
   value.host = r.string(flexible);
   value.operation = r.int8();
   value.permissionType = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteAclsMatchingAclTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteAclsMatchingAcl into `value`; false for a tag it does not have (skipped). */
+function readDeleteAclsMatchingAclTag(r: Reader, tag: number, value: DeleteAclsMatchingAcl, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteAclsMatchingAcl(w: Writer, version: number, value: DeleteAclsMatchingAcl): void {

@@ -22,27 +22,22 @@ export function readDeleteGroupsRequest(r: Reader, version: number): DeleteGroup
   const flexible = version >= 2;
   const value = defaultDeleteGroupsRequest();
   value.groupsNames = r.array(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteGroupsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteGroupsRequest into `value`; false for a tag it does not have (skipped). */
+function readDeleteGroupsRequestTag(r: Reader, tag: number, value: DeleteGroupsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteGroupsRequestInSlices(r: Reader, version: number): Generator<void, DeleteGroupsRequest> {
   const flexible = version >= 2;
   const value = defaultDeleteGroupsRequest();
   value.groupsNames = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteGroupsRequestTag);
   return value;
 }
 

@@ -24,14 +24,15 @@ export function readDeleteGroupsResponse(r: Reader, version: number): DeleteGrou
   const value = defaultDeleteGroupsResponse();
   value.throttleTimeMs = r.int32();
   value.results = r.array(flexible, () => readDeletableGroupResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteGroupsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteGroupsResponse into `value`; false for a tag it does not have (skipped). */
+function readDeleteGroupsResponseTag(r: Reader, tag: number, value: DeleteGroupsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteGroupsResponse(w: Writer, version: number, value: DeleteGroupsResponse): void {
@@ -66,14 +67,15 @@ export function readDeletableGroupResult(r: Reader, version: number): DeletableG
   const value = defaultDeletableGroupResult();
   value.groupId = r.string(flexible);
   value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeletableGroupResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeletableGroupResult into `value`; false for a tag it does not have (skipped). */
+function readDeletableGroupResultTag(r: Reader, tag: number, value: DeletableGroupResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeletableGroupResult(w: Writer, version: number, value: DeletableGroupResult): void {

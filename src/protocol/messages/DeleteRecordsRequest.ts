@@ -24,14 +24,15 @@ export function readDeleteRecordsRequest(r: Reader, version: number): DeleteReco
   const value = defaultDeleteRecordsRequest();
   value.topics = r.array(flexible, () => readDeleteRecordsTopic(r, version));
   value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteRecordsRequest into `value`; false for a tag it does not have (skipped). */
+function readDeleteRecordsRequestTag(r: Reader, tag: number, value: DeleteRecordsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteRecordsRequestInSlices(r: Reader, version: number): Generator<void, DeleteRecordsRequest> {
@@ -39,13 +40,7 @@ export function* readDeleteRecordsRequestInSlices(r: Reader, version: number): G
   const value = defaultDeleteRecordsRequest();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readDeleteRecordsTopicInSlices(r, version)));
   value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readDeleteRecordsTopic(r: Reader, version: number): DeleteRecord
   const value = defaultDeleteRecordsTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readDeleteRecordsPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteRecordsTopic into `value`; false for a tag it does not have (skipped). */
+function readDeleteRecordsTopicTag(r: Reader, tag: number, value: DeleteRecordsTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteRecordsTopicInSlices(r: Reader, version: number): Generator<void, DeleteRecordsTopic> {
@@ -87,13 +83,7 @@ export function* readDeleteRecordsTopicInSlices(r: Reader, version: number): Gen
   const value = defaultDeleteRecordsTopic();
   value.name = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => readDeleteRecordsPartition(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsTopicTag);
   return value;
 }
 
@@ -120,14 +110,15 @@ export function readDeleteRecordsPartition(r: Reader, version: number): DeleteRe
   const value = defaultDeleteRecordsPartition();
   value.partitionIndex = r.int32();
   value.offset = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteRecordsPartition into `value`; false for a tag it does not have (skipped). */
+function readDeleteRecordsPartitionTag(r: Reader, tag: number, value: DeleteRecordsPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteRecordsPartition(w: Writer, version: number, value: DeleteRecordsPartition): void {

@@ -24,14 +24,15 @@ export function readDeleteRecordsResponse(r: Reader, version: number): DeleteRec
   const value = defaultDeleteRecordsResponse();
   value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readDeleteRecordsTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteRecordsResponse into `value`; false for a tag it does not have (skipped). */
+function readDeleteRecordsResponseTag(r: Reader, tag: number, value: DeleteRecordsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteRecordsResponse(w: Writer, version: number, value: DeleteRecordsResponse): void {
@@ -66,14 +67,15 @@ export function readDeleteRecordsTopicResult(r: Reader, version: number): Delete
   const value = defaultDeleteRecordsTopicResult();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readDeleteRecordsPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsTopicResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteRecordsTopicResult into `value`; false for a tag it does not have (skipped). */
+function readDeleteRecordsTopicResultTag(r: Reader, tag: number, value: DeleteRecordsTopicResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteRecordsTopicResult(w: Writer, version: number, value: DeleteRecordsTopicResult): void {
@@ -110,14 +112,15 @@ export function readDeleteRecordsPartitionResult(r: Reader, version: number): De
   value.partitionIndex = r.int32();
   value.lowWatermark = r.int64();
   value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteRecordsPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteRecordsPartitionResult into `value`; false for a tag it does not have (skipped). */
+function readDeleteRecordsPartitionResultTag(r: Reader, tag: number, value: DeleteRecordsPartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteRecordsPartitionResult(w: Writer, version: number, value: DeleteRecordsPartitionResult): void {

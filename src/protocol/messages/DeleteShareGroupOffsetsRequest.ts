@@ -24,14 +24,15 @@ export function readDeleteShareGroupOffsetsRequest(r: Reader, version: number): 
   const value = defaultDeleteShareGroupOffsetsRequest();
   value.groupId = r.string(flexible);
   value.topics = r.array(flexible, () => readDeleteShareGroupOffsetsRequestTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupOffsetsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteShareGroupOffsetsRequest into `value`; false for a tag it does not have (skipped). */
+function readDeleteShareGroupOffsetsRequestTag(r: Reader, tag: number, value: DeleteShareGroupOffsetsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteShareGroupOffsetsRequestInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupOffsetsRequest> {
@@ -39,13 +40,7 @@ export function* readDeleteShareGroupOffsetsRequestInSlices(r: Reader, version: 
   const value = defaultDeleteShareGroupOffsetsRequest();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.arrayInSlices(flexible, () => readDeleteShareGroupOffsetsRequestTopic(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupOffsetsRequestTag);
   return value;
 }
 
@@ -70,14 +65,15 @@ export function readDeleteShareGroupOffsetsRequestTopic(r: Reader, version: numb
   const flexible = true;
   const value = defaultDeleteShareGroupOffsetsRequestTopic();
   value.topicName = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupOffsetsRequestTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteShareGroupOffsetsRequestTopic into `value`; false for a tag it does not have (skipped). */
+function readDeleteShareGroupOffsetsRequestTopicTag(r: Reader, tag: number, value: DeleteShareGroupOffsetsRequestTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteShareGroupOffsetsRequestTopic(w: Writer, version: number, value: DeleteShareGroupOffsetsRequestTopic): void {

@@ -28,14 +28,15 @@ export function readDeleteShareGroupOffsetsResponse(r: Reader, version: number):
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.responses = r.array(flexible, () => readDeleteShareGroupOffsetsResponseTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupOffsetsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteShareGroupOffsetsResponse into `value`; false for a tag it does not have (skipped). */
+function readDeleteShareGroupOffsetsResponseTag(r: Reader, tag: number, value: DeleteShareGroupOffsetsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteShareGroupOffsetsResponse(w: Writer, version: number, value: DeleteShareGroupOffsetsResponse): void {
@@ -78,14 +79,15 @@ export function readDeleteShareGroupOffsetsResponseTopic(r: Reader, version: num
   value.topicId = r.uuid();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupOffsetsResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteShareGroupOffsetsResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readDeleteShareGroupOffsetsResponseTopicTag(r: Reader, tag: number, value: DeleteShareGroupOffsetsResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteShareGroupOffsetsResponseTopic(w: Writer, version: number, value: DeleteShareGroupOffsetsResponseTopic): void {

@@ -24,14 +24,15 @@ export function readDeleteShareGroupStateRequest(r: Reader, version: number): De
   const value = defaultDeleteShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = r.array(flexible, () => readDeleteStateData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupStateRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteShareGroupStateRequest into `value`; false for a tag it does not have (skipped). */
+function readDeleteShareGroupStateRequestTag(r: Reader, tag: number, value: DeleteShareGroupStateRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, DeleteShareGroupStateRequest> {
@@ -39,13 +40,7 @@ export function* readDeleteShareGroupStateRequestInSlices(r: Reader, version: nu
   const value = defaultDeleteShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.arrayOfSlices(flexible, () => readDeleteStateDataInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupStateRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readDeleteStateData(r: Reader, version: number): DeleteStateData
   const value = defaultDeleteStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteStateDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteStateData into `value`; false for a tag it does not have (skipped). */
+function readDeleteStateDataTag(r: Reader, tag: number, value: DeleteStateData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteStateDataInSlices(r: Reader, version: number): Generator<void, DeleteStateData> {
@@ -87,13 +83,7 @@ export function* readDeleteStateDataInSlices(r: Reader, version: number): Genera
   const value = defaultDeleteStateData();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteStateDataTag);
   return value;
 }
 
@@ -118,14 +108,15 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   const flexible = true;
   const value = defaultPartitionData();
   value.partition = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionData(w: Writer, version: number, value: PartitionData): void {

@@ -22,14 +22,15 @@ export function readDeleteShareGroupStateResponse(r: Reader, version: number): D
   const flexible = true;
   const value = defaultDeleteShareGroupStateResponse();
   value.results = r.array(flexible, () => readDeleteStateResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteShareGroupStateResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteShareGroupStateResponse into `value`; false for a tag it does not have (skipped). */
+function readDeleteShareGroupStateResponseTag(r: Reader, tag: number, value: DeleteShareGroupStateResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteShareGroupStateResponse(w: Writer, version: number, value: DeleteShareGroupStateResponse): void {
@@ -62,14 +63,15 @@ export function readDeleteStateResult(r: Reader, version: number): DeleteStateRe
   const value = defaultDeleteStateResult();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteStateResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteStateResult into `value`; false for a tag it does not have (skipped). */
+function readDeleteStateResultTag(r: Reader, tag: number, value: DeleteStateResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteStateResult(w: Writer, version: number, value: DeleteStateResult): void {
@@ -106,14 +108,15 @@ export function readPartitionResult(r: Reader, version: number): PartitionResult
   value.partition = r.int32();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionResult into `value`; false for a tag it does not have (skipped). */
+function readPartitionResultTag(r: Reader, tag: number, value: PartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionResult(w: Writer, version: number, value: PartitionResult): void {

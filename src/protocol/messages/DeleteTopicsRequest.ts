@@ -26,14 +26,15 @@ export function readDeleteTopicsRequest(r: Reader, version: number): DeleteTopic
   if (version >= 6) value.topics = r.array(flexible, () => readDeleteTopicState(r, version));
   if (version <= 5) value.topicNames = r.array(flexible, () => r.string(flexible));
   value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteTopicsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteTopicsRequest into `value`; false for a tag it does not have (skipped). */
+function readDeleteTopicsRequestTag(r: Reader, tag: number, value: DeleteTopicsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDeleteTopicsRequestInSlices(r: Reader, version: number): Generator<void, DeleteTopicsRequest> {
@@ -42,13 +43,7 @@ export function* readDeleteTopicsRequestInSlices(r: Reader, version: number): Ge
   if (version >= 6) value.topics = (yield* r.arrayInSlices(flexible, () => readDeleteTopicState(r, version)));
   if (version <= 5) value.topicNames = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
   value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteTopicsRequestTag);
   return value;
 }
 
@@ -76,14 +71,15 @@ export function readDeleteTopicState(r: Reader, version: number): DeleteTopicSta
   const value = defaultDeleteTopicState();
   if (version >= 6) value.name = r.nullableString(flexible);
   if (version >= 6) value.topicId = r.uuid();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteTopicStateTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteTopicState into `value`; false for a tag it does not have (skipped). */
+function readDeleteTopicStateTag(r: Reader, tag: number, value: DeleteTopicState, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteTopicState(w: Writer, version: number, value: DeleteTopicState): void {

@@ -24,14 +24,15 @@ export function readDeleteTopicsResponse(r: Reader, version: number): DeleteTopi
   const value = defaultDeleteTopicsResponse();
   value.throttleTimeMs = r.int32();
   value.responses = r.array(flexible, () => readDeletableTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeleteTopicsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeleteTopicsResponse into `value`; false for a tag it does not have (skipped). */
+function readDeleteTopicsResponseTag(r: Reader, tag: number, value: DeleteTopicsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeleteTopicsResponse(w: Writer, version: number, value: DeleteTopicsResponse): void {
@@ -70,14 +71,15 @@ export function readDeletableTopicResult(r: Reader, version: number): DeletableT
   if (version >= 6) value.topicId = r.uuid();
   value.errorCode = r.int16();
   if (version >= 5) value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDeletableTopicResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DeletableTopicResult into `value`; false for a tag it does not have (skipped). */
+function readDeletableTopicResultTag(r: Reader, tag: number, value: DeletableTopicResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDeletableTopicResult(w: Writer, version: number, value: DeletableTopicResult): void {

@@ -34,14 +34,15 @@ export function readDescribeAclsRequest(r: Reader, version: number): DescribeAcl
   value.hostFilter = r.nullableString(flexible);
   value.operation = r.int8();
   value.permissionType = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeAclsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeAclsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeAclsRequestTag(r: Reader, tag: number, value: DescribeAclsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeAclsRequest(w: Writer, version: number, value: DescribeAclsRequest): void {

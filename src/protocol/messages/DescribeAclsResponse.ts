@@ -28,14 +28,15 @@ export function readDescribeAclsResponse(r: Reader, version: number): DescribeAc
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.resources = r.array(flexible, () => readDescribeAclsResource(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeAclsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeAclsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeAclsResponseTag(r: Reader, tag: number, value: DescribeAclsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeAclsResponse(w: Writer, version: number, value: DescribeAclsResponse): void {
@@ -78,14 +79,15 @@ export function readDescribeAclsResource(r: Reader, version: number): DescribeAc
   value.resourceName = r.string(flexible);
   value.patternType = r.int8();
   value.acls = r.array(flexible, () => readAclDescription(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeAclsResourceTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeAclsResource into `value`; false for a tag it does not have (skipped). */
+function readDescribeAclsResourceTag(r: Reader, tag: number, value: DescribeAclsResource, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeAclsResource(w: Writer, version: number, value: DescribeAclsResource): void {
@@ -128,14 +130,15 @@ export function readAclDescription(r: Reader, version: number): AclDescription {
   value.host = r.string(flexible);
   value.operation = r.int8();
   value.permissionType = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAclDescriptionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AclDescription into `value`; false for a tag it does not have (skipped). */
+function readAclDescriptionTag(r: Reader, tag: number, value: AclDescription, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAclDescription(w: Writer, version: number, value: AclDescription): void {

@@ -24,14 +24,15 @@ export function readDescribeClientQuotasRequest(r: Reader, version: number): Des
   const value = defaultDescribeClientQuotasRequest();
   value.components = r.array(flexible, () => readComponentData(r, version));
   value.strict = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeClientQuotasRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeClientQuotasRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeClientQuotasRequestTag(r: Reader, tag: number, value: DescribeClientQuotasRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeClientQuotasRequestInSlices(r: Reader, version: number): Generator<void, DescribeClientQuotasRequest> {
@@ -39,13 +40,7 @@ export function* readDescribeClientQuotasRequestInSlices(r: Reader, version: num
   const value = defaultDescribeClientQuotasRequest();
   value.components = (yield* r.arrayInSlices(flexible, () => readComponentData(r, version)));
   value.strict = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeClientQuotasRequestTag);
   return value;
 }
 
@@ -74,14 +69,15 @@ export function readComponentData(r: Reader, version: number): ComponentData {
   value.entityType = r.string(flexible);
   value.matchType = r.int8();
   value.match = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readComponentDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ComponentData into `value`; false for a tag it does not have (skipped). */
+function readComponentDataTag(r: Reader, tag: number, value: ComponentData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeComponentData(w: Writer, version: number, value: ComponentData): void {

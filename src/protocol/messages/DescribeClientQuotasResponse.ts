@@ -28,14 +28,15 @@ export function readDescribeClientQuotasResponse(r: Reader, version: number): De
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.entries = r.nullableArray(flexible, () => readEntryData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeClientQuotasResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeClientQuotasResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeClientQuotasResponseTag(r: Reader, tag: number, value: DescribeClientQuotasResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeClientQuotasResponse(w: Writer, version: number, value: DescribeClientQuotasResponse): void {
@@ -74,14 +75,15 @@ export function readEntryData(r: Reader, version: number): EntryData {
   const value = defaultEntryData();
   value.entity = r.array(flexible, () => readEntityData(r, version));
   value.values = r.array(flexible, () => readValueData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readEntryDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of EntryData into `value`; false for a tag it does not have (skipped). */
+function readEntryDataTag(r: Reader, tag: number, value: EntryData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeEntryData(w: Writer, version: number, value: EntryData): void {
@@ -116,14 +118,15 @@ export function readEntityData(r: Reader, version: number): EntityData {
   const value = defaultEntityData();
   value.entityType = r.string(flexible);
   value.entityName = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readEntityDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of EntityData into `value`; false for a tag it does not have (skipped). */
+function readEntityDataTag(r: Reader, tag: number, value: EntityData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeEntityData(w: Writer, version: number, value: EntityData): void {
@@ -149,14 +152,15 @@ export function readValueData(r: Reader, version: number): ValueData {
   const value = defaultValueData();
   value.key = r.string(flexible);
   value.value = r.float64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readValueDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ValueData into `value`; false for a tag it does not have (skipped). */
+function readValueDataTag(r: Reader, tag: number, value: ValueData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeValueData(w: Writer, version: number, value: ValueData): void {

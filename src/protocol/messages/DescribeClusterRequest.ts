@@ -26,14 +26,15 @@ export function readDescribeClusterRequest(r: Reader, version: number): Describe
   value.includeClusterAuthorizedOperations = r.bool();
   if (version >= 1) value.endpointType = r.int8();
   if (version >= 2) value.includeFencedBrokers = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeClusterRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeClusterRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeClusterRequestTag(r: Reader, tag: number, value: DescribeClusterRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeClusterRequest(w: Writer, version: number, value: DescribeClusterRequest): void {

@@ -36,14 +36,15 @@ export function readDescribeClusterResponse(r: Reader, version: number): Describ
   value.controllerId = r.int32();
   value.brokers = r.array(flexible, () => readDescribeClusterBroker(r, version));
   value.clusterAuthorizedOperations = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeClusterResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeClusterResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeClusterResponseTag(r: Reader, tag: number, value: DescribeClusterResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeClusterResponse(w: Writer, version: number, value: DescribeClusterResponse): void {
@@ -96,14 +97,15 @@ export function readDescribeClusterBroker(r: Reader, version: number): DescribeC
   value.port = r.int32();
   value.rack = r.nullableString(flexible);
   if (version >= 2) value.isFenced = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeClusterBrokerTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeClusterBroker into `value`; false for a tag it does not have (skipped). */
+function readDescribeClusterBrokerTag(r: Reader, tag: number, value: DescribeClusterBroker, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeClusterBroker(w: Writer, version: number, value: DescribeClusterBroker): void {

@@ -26,14 +26,15 @@ export function readDescribeConfigsRequest(r: Reader, version: number): Describe
   value.resources = r.array(flexible, () => readDescribeConfigsResource(r, version));
   value.includeSynonyms = r.bool();
   if (version >= 3) value.includeDocumentation = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeConfigsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeConfigsRequestTag(r: Reader, tag: number, value: DescribeConfigsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeConfigsRequestInSlices(r: Reader, version: number): Generator<void, DescribeConfigsRequest> {
@@ -42,13 +43,7 @@ export function* readDescribeConfigsRequestInSlices(r: Reader, version: number):
   value.resources = (yield* r.arrayOfSlices(flexible, () => readDescribeConfigsResourceInSlices(r, version)));
   value.includeSynonyms = r.bool();
   if (version >= 3) value.includeDocumentation = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsRequestTag);
   return value;
 }
 
@@ -78,14 +73,15 @@ export function readDescribeConfigsResource(r: Reader, version: number): Describ
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configurationKeys = r.nullableArray(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsResourceTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeConfigsResource into `value`; false for a tag it does not have (skipped). */
+function readDescribeConfigsResourceTag(r: Reader, tag: number, value: DescribeConfigsResource, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeConfigsResourceInSlices(r: Reader, version: number): Generator<void, DescribeConfigsResource> {
@@ -94,13 +90,7 @@ export function* readDescribeConfigsResourceInSlices(r: Reader, version: number)
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configurationKeys = (yield* r.nullableArrayInSlices(flexible, () => r.string(flexible)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsResourceTag);
   return value;
 }
 

@@ -24,14 +24,15 @@ export function readDescribeConfigsResponse(r: Reader, version: number): Describ
   const value = defaultDescribeConfigsResponse();
   value.throttleTimeMs = r.int32();
   value.results = r.array(flexible, () => readDescribeConfigsResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeConfigsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeConfigsResponseTag(r: Reader, tag: number, value: DescribeConfigsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeConfigsResponse(w: Writer, version: number, value: DescribeConfigsResponse): void {
@@ -72,14 +73,15 @@ export function readDescribeConfigsResult(r: Reader, version: number): DescribeC
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configs = r.array(flexible, () => readDescribeConfigsResourceResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeConfigsResult into `value`; false for a tag it does not have (skipped). */
+function readDescribeConfigsResultTag(r: Reader, tag: number, value: DescribeConfigsResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeConfigsResult(w: Writer, version: number, value: DescribeConfigsResult): void {
@@ -132,14 +134,15 @@ export function readDescribeConfigsResourceResult(r: Reader, version: number): D
   value.synonyms = r.array(flexible, () => readDescribeConfigsSynonym(r, version));
   if (version >= 3) value.configType = r.int8();
   if (version >= 3) value.documentation = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsResourceResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeConfigsResourceResult into `value`; false for a tag it does not have (skipped). */
+function readDescribeConfigsResourceResultTag(r: Reader, tag: number, value: DescribeConfigsResourceResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeConfigsResourceResult(w: Writer, version: number, value: DescribeConfigsResourceResult): void {
@@ -188,14 +191,15 @@ export function readDescribeConfigsSynonym(r: Reader, version: number): Describe
   value.name = r.string(flexible);
   value.value = r.nullableString(flexible);
   value.source = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeConfigsSynonymTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeConfigsSynonym into `value`; false for a tag it does not have (skipped). */
+function readDescribeConfigsSynonymTag(r: Reader, tag: number, value: DescribeConfigsSynonym, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeConfigsSynonym(w: Writer, version: number, value: DescribeConfigsSynonym): void {

@@ -24,14 +24,15 @@ export function readDescribeGroupsRequest(r: Reader, version: number): DescribeG
   const value = defaultDescribeGroupsRequest();
   value.groups = r.array(flexible, () => r.string(flexible));
   if (version >= 3) value.includeAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeGroupsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeGroupsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeGroupsRequestTag(r: Reader, tag: number, value: DescribeGroupsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeGroupsRequestInSlices(r: Reader, version: number): Generator<void, DescribeGroupsRequest> {
@@ -39,13 +40,7 @@ export function* readDescribeGroupsRequestInSlices(r: Reader, version: number): 
   const value = defaultDescribeGroupsRequest();
   value.groups = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
   if (version >= 3) value.includeAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeGroupsRequestTag);
   return value;
 }
 

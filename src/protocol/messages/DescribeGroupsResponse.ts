@@ -24,14 +24,15 @@ export function readDescribeGroupsResponse(r: Reader, version: number): Describe
   const value = defaultDescribeGroupsResponse();
   if (version >= 1) value.throttleTimeMs = r.int32();
   value.groups = r.array(flexible, () => readDescribedGroup(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeGroupsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeGroupsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeGroupsResponseTag(r: Reader, tag: number, value: DescribeGroupsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeGroupsResponse(w: Writer, version: number, value: DescribeGroupsResponse): void {
@@ -78,14 +79,15 @@ export function readDescribedGroup(r: Reader, version: number): DescribedGroup {
   value.protocolData = r.string(flexible);
   value.members = r.array(flexible, () => readDescribedGroupMember(r, version));
   if (version >= 3) value.authorizedOperations = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribedGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribedGroup into `value`; false for a tag it does not have (skipped). */
+function readDescribedGroupTag(r: Reader, tag: number, value: DescribedGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribedGroup(w: Writer, version: number, value: DescribedGroup): void {
@@ -140,14 +142,15 @@ export function readDescribedGroupMember(r: Reader, version: number): DescribedG
   value.clientHost = r.string(flexible);
   value.memberMetadata = r.bytes(flexible);
   value.memberAssignment = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribedGroupMemberTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribedGroupMember into `value`; false for a tag it does not have (skipped). */
+function readDescribedGroupMemberTag(r: Reader, tag: number, value: DescribedGroupMember, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribedGroupMember(w: Writer, version: number, value: DescribedGroupMember): void {

@@ -22,27 +22,22 @@ export function readDescribeLogDirsRequest(r: Reader, version: number): Describe
   const flexible = version >= 2;
   const value = defaultDescribeLogDirsRequest();
   value.topics = r.nullableArray(flexible, () => readDescribableLogDirTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeLogDirsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeLogDirsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeLogDirsRequestTag(r: Reader, tag: number, value: DescribeLogDirsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeLogDirsRequestInSlices(r: Reader, version: number): Generator<void, DescribeLogDirsRequest> {
   const flexible = version >= 2;
   const value = defaultDescribeLogDirsRequest();
   value.topics = (yield* r.nullableArrayOfSlices(flexible, () => readDescribableLogDirTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeLogDirsRequestTag);
   return value;
 }
 
@@ -68,14 +63,15 @@ export function readDescribableLogDirTopic(r: Reader, version: number): Describa
   const value = defaultDescribableLogDirTopic();
   value.topic = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribableLogDirTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribableLogDirTopic into `value`; false for a tag it does not have (skipped). */
+function readDescribableLogDirTopicTag(r: Reader, tag: number, value: DescribableLogDirTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribableLogDirTopicInSlices(r: Reader, version: number): Generator<void, DescribableLogDirTopic> {
@@ -83,13 +79,7 @@ export function* readDescribableLogDirTopicInSlices(r: Reader, version: number):
   const value = defaultDescribableLogDirTopic();
   value.topic = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribableLogDirTopicTag);
   return value;
 }
 

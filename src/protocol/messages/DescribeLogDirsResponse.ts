@@ -26,14 +26,15 @@ export function readDescribeLogDirsResponse(r: Reader, version: number): Describ
   value.throttleTimeMs = r.int32();
   if (version >= 3) value.errorCode = r.int16();
   value.results = r.array(flexible, () => readDescribeLogDirsResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeLogDirsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeLogDirsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeLogDirsResponseTag(r: Reader, tag: number, value: DescribeLogDirsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeLogDirsResponse(w: Writer, version: number, value: DescribeLogDirsResponse): void {
@@ -78,14 +79,15 @@ export function readDescribeLogDirsResult(r: Reader, version: number): DescribeL
   if (version >= 4) value.totalBytes = r.int64();
   if (version >= 4) value.usableBytes = r.int64();
   if (version >= 5) value.isCordoned = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeLogDirsResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeLogDirsResult into `value`; false for a tag it does not have (skipped). */
+function readDescribeLogDirsResultTag(r: Reader, tag: number, value: DescribeLogDirsResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeLogDirsResult(w: Writer, version: number, value: DescribeLogDirsResult): void {
@@ -128,14 +130,15 @@ export function readDescribeLogDirsTopic(r: Reader, version: number): DescribeLo
   const value = defaultDescribeLogDirsTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readDescribeLogDirsPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeLogDirsTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeLogDirsTopic into `value`; false for a tag it does not have (skipped). */
+function readDescribeLogDirsTopicTag(r: Reader, tag: number, value: DescribeLogDirsTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeLogDirsTopic(w: Writer, version: number, value: DescribeLogDirsTopic): void {
@@ -174,14 +177,15 @@ export function readDescribeLogDirsPartition(r: Reader, version: number): Descri
   value.partitionSize = r.int64();
   value.offsetLag = r.int64();
   value.isFutureKey = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeLogDirsPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeLogDirsPartition into `value`; false for a tag it does not have (skipped). */
+function readDescribeLogDirsPartitionTag(r: Reader, tag: number, value: DescribeLogDirsPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeLogDirsPartition(w: Writer, version: number, value: DescribeLogDirsPartition): void {

@@ -22,27 +22,22 @@ export function readDescribeProducersRequest(r: Reader, version: number): Descri
   const flexible = true;
   const value = defaultDescribeProducersRequest();
   value.topics = r.array(flexible, () => readTopicRequest(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeProducersRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeProducersRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeProducersRequestTag(r: Reader, tag: number, value: DescribeProducersRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeProducersRequestInSlices(r: Reader, version: number): Generator<void, DescribeProducersRequest> {
   const flexible = true;
   const value = defaultDescribeProducersRequest();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readTopicRequestInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeProducersRequestTag);
   return value;
 }
 
@@ -68,14 +63,15 @@ export function readTopicRequest(r: Reader, version: number): TopicRequest {
   const value = defaultTopicRequest();
   value.name = r.string(flexible);
   value.partitionIndexes = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicRequest into `value`; false for a tag it does not have (skipped). */
+function readTopicRequestTag(r: Reader, tag: number, value: TopicRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readTopicRequestInSlices(r: Reader, version: number): Generator<void, TopicRequest> {
@@ -83,13 +79,7 @@ export function* readTopicRequestInSlices(r: Reader, version: number): Generator
   const value = defaultTopicRequest();
   value.name = r.string(flexible);
   value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicRequestTag);
   return value;
 }
 

@@ -24,14 +24,15 @@ export function readDescribeProducersResponse(r: Reader, version: number): Descr
   const value = defaultDescribeProducersResponse();
   value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readTopicResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeProducersResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeProducersResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeProducersResponseTag(r: Reader, tag: number, value: DescribeProducersResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeProducersResponse(w: Writer, version: number, value: DescribeProducersResponse): void {
@@ -66,14 +67,15 @@ export function readTopicResponse(r: Reader, version: number): TopicResponse {
   const value = defaultTopicResponse();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readPartitionResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicResponse into `value`; false for a tag it does not have (skipped). */
+function readTopicResponseTag(r: Reader, tag: number, value: TopicResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicResponse(w: Writer, version: number, value: TopicResponse): void {
@@ -112,14 +114,15 @@ export function readPartitionResponse(r: Reader, version: number): PartitionResp
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.activeProducers = r.array(flexible, () => readProducerState(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionResponse into `value`; false for a tag it does not have (skipped). */
+function readPartitionResponseTag(r: Reader, tag: number, value: PartitionResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionResponse(w: Writer, version: number, value: PartitionResponse): void {
@@ -166,14 +169,15 @@ export function readProducerState(r: Reader, version: number): ProducerState {
   value.lastTimestamp = r.int64();
   value.coordinatorEpoch = r.int32();
   value.currentTxnStartOffset = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readProducerStateTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ProducerState into `value`; false for a tag it does not have (skipped). */
+function readProducerStateTag(r: Reader, tag: number, value: ProducerState, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeProducerState(w: Writer, version: number, value: ProducerState): void {

@@ -22,27 +22,22 @@ export function readDescribeShareGroupOffsetsRequest(r: Reader, version: number)
   const flexible = true;
   const value = defaultDescribeShareGroupOffsetsRequest();
   value.groups = r.array(flexible, () => readDescribeShareGroupOffsetsRequestGroup(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeShareGroupOffsetsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeShareGroupOffsetsRequestTag(r: Reader, tag: number, value: DescribeShareGroupOffsetsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeShareGroupOffsetsRequestInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequest> {
   const flexible = true;
   const value = defaultDescribeShareGroupOffsetsRequest();
   value.groups = (yield* r.arrayOfSlices(flexible, () => readDescribeShareGroupOffsetsRequestGroupInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsRequestTag);
   return value;
 }
 
@@ -68,14 +63,15 @@ export function readDescribeShareGroupOffsetsRequestGroup(r: Reader, version: nu
   const value = defaultDescribeShareGroupOffsetsRequestGroup();
   value.groupId = r.string(flexible);
   value.topics = r.nullableArray(flexible, () => readDescribeShareGroupOffsetsRequestTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsRequestGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeShareGroupOffsetsRequestGroup into `value`; false for a tag it does not have (skipped). */
+function readDescribeShareGroupOffsetsRequestGroupTag(r: Reader, tag: number, value: DescribeShareGroupOffsetsRequestGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeShareGroupOffsetsRequestGroupInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequestGroup> {
@@ -83,13 +79,7 @@ export function* readDescribeShareGroupOffsetsRequestGroupInSlices(r: Reader, ve
   const value = defaultDescribeShareGroupOffsetsRequestGroup();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.nullableArrayOfSlices(flexible, () => readDescribeShareGroupOffsetsRequestTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsRequestGroupTag);
   return value;
 }
 
@@ -116,14 +106,15 @@ export function readDescribeShareGroupOffsetsRequestTopic(r: Reader, version: nu
   const value = defaultDescribeShareGroupOffsetsRequestTopic();
   value.topicName = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsRequestTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeShareGroupOffsetsRequestTopic into `value`; false for a tag it does not have (skipped). */
+function readDescribeShareGroupOffsetsRequestTopicTag(r: Reader, tag: number, value: DescribeShareGroupOffsetsRequestTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeShareGroupOffsetsRequestTopicInSlices(r: Reader, version: number): Generator<void, DescribeShareGroupOffsetsRequestTopic> {
@@ -131,13 +122,7 @@ export function* readDescribeShareGroupOffsetsRequestTopicInSlices(r: Reader, ve
   const value = defaultDescribeShareGroupOffsetsRequestTopic();
   value.topicName = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsRequestTopicTag);
   return value;
 }
 

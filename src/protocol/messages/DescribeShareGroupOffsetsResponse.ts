@@ -24,14 +24,15 @@ export function readDescribeShareGroupOffsetsResponse(r: Reader, version: number
   const value = defaultDescribeShareGroupOffsetsResponse();
   value.throttleTimeMs = r.int32();
   value.groups = r.array(flexible, () => readDescribeShareGroupOffsetsResponseGroup(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeShareGroupOffsetsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeShareGroupOffsetsResponseTag(r: Reader, tag: number, value: DescribeShareGroupOffsetsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeShareGroupOffsetsResponse(w: Writer, version: number, value: DescribeShareGroupOffsetsResponse): void {
@@ -70,14 +71,15 @@ export function readDescribeShareGroupOffsetsResponseGroup(r: Reader, version: n
   value.topics = r.array(flexible, () => readDescribeShareGroupOffsetsResponseTopic(r, version));
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsResponseGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeShareGroupOffsetsResponseGroup into `value`; false for a tag it does not have (skipped). */
+function readDescribeShareGroupOffsetsResponseGroupTag(r: Reader, tag: number, value: DescribeShareGroupOffsetsResponseGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeShareGroupOffsetsResponseGroup(w: Writer, version: number, value: DescribeShareGroupOffsetsResponseGroup): void {
@@ -118,14 +120,15 @@ export function readDescribeShareGroupOffsetsResponseTopic(r: Reader, version: n
   value.topicName = r.string(flexible);
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readDescribeShareGroupOffsetsResponsePartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeShareGroupOffsetsResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readDescribeShareGroupOffsetsResponseTopicTag(r: Reader, tag: number, value: DescribeShareGroupOffsetsResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeShareGroupOffsetsResponseTopic(w: Writer, version: number, value: DescribeShareGroupOffsetsResponseTopic): void {
@@ -170,14 +173,15 @@ export function readDescribeShareGroupOffsetsResponsePartition(r: Reader, versio
   if (version >= 1) value.lag = r.int64();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeShareGroupOffsetsResponsePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeShareGroupOffsetsResponsePartition into `value`; false for a tag it does not have (skipped). */
+function readDescribeShareGroupOffsetsResponsePartitionTag(r: Reader, tag: number, value: DescribeShareGroupOffsetsResponsePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeShareGroupOffsetsResponsePartition(w: Writer, version: number, value: DescribeShareGroupOffsetsResponsePartition): void {

@@ -26,14 +26,15 @@ export function readDescribeTopicPartitionsRequest(r: Reader, version: number): 
   value.topics = r.array(flexible, () => readTopicRequest(r, version));
   value.responsePartitionLimit = r.int32();
   value.cursor = (r.int8() < 0 ? null : readCursor(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTopicPartitionsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeTopicPartitionsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeTopicPartitionsRequestTag(r: Reader, tag: number, value: DescribeTopicPartitionsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeTopicPartitionsRequestInSlices(r: Reader, version: number): Generator<void, DescribeTopicPartitionsRequest> {
@@ -42,13 +43,7 @@ export function* readDescribeTopicPartitionsRequestInSlices(r: Reader, version: 
   value.topics = (yield* r.arrayInSlices(flexible, () => readTopicRequest(r, version)));
   value.responsePartitionLimit = r.int32();
   value.cursor = (r.int8() < 0 ? null : readCursor(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTopicPartitionsRequestTag);
   return value;
 }
 
@@ -74,14 +69,15 @@ export function readTopicRequest(r: Reader, version: number): TopicRequest {
   const flexible = true;
   const value = defaultTopicRequest();
   value.name = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicRequest into `value`; false for a tag it does not have (skipped). */
+function readTopicRequestTag(r: Reader, tag: number, value: TopicRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicRequest(w: Writer, version: number, value: TopicRequest): void {
@@ -106,14 +102,15 @@ export function readCursor(r: Reader, version: number): Cursor {
   const value = defaultCursor();
   value.topicName = r.string(flexible);
   value.partitionIndex = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCursorTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Cursor into `value`; false for a tag it does not have (skipped). */
+function readCursorTag(r: Reader, tag: number, value: Cursor, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCursor(w: Writer, version: number, value: Cursor): void {

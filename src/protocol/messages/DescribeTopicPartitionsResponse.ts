@@ -26,14 +26,15 @@ export function readDescribeTopicPartitionsResponse(r: Reader, version: number):
   value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readDescribeTopicPartitionsResponseTopic(r, version));
   value.nextCursor = (r.int8() < 0 ? null : readCursor(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTopicPartitionsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeTopicPartitionsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeTopicPartitionsResponseTag(r: Reader, tag: number, value: DescribeTopicPartitionsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeTopicPartitionsResponse(w: Writer, version: number, value: DescribeTopicPartitionsResponse): void {
@@ -78,14 +79,15 @@ export function readDescribeTopicPartitionsResponseTopic(r: Reader, version: num
   value.isInternal = r.bool();
   value.partitions = r.array(flexible, () => readDescribeTopicPartitionsResponsePartition(r, version));
   value.topicAuthorizedOperations = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTopicPartitionsResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeTopicPartitionsResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readDescribeTopicPartitionsResponseTopicTag(r: Reader, tag: number, value: DescribeTopicPartitionsResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeTopicPartitionsResponseTopic(w: Writer, version: number, value: DescribeTopicPartitionsResponseTopic): void {
@@ -142,14 +144,15 @@ export function readDescribeTopicPartitionsResponsePartition(r: Reader, version:
   value.eligibleLeaderReplicas = r.nullableArray(flexible, () => r.int32());
   value.lastKnownElr = r.nullableArray(flexible, () => r.int32());
   value.offlineReplicas = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTopicPartitionsResponsePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeTopicPartitionsResponsePartition into `value`; false for a tag it does not have (skipped). */
+function readDescribeTopicPartitionsResponsePartitionTag(r: Reader, tag: number, value: DescribeTopicPartitionsResponsePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeTopicPartitionsResponsePartition(w: Writer, version: number, value: DescribeTopicPartitionsResponsePartition): void {
@@ -182,14 +185,15 @@ export function readCursor(r: Reader, version: number): Cursor {
   const value = defaultCursor();
   value.topicName = r.string(flexible);
   value.partitionIndex = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCursorTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Cursor into `value`; false for a tag it does not have (skipped). */
+function readCursorTag(r: Reader, tag: number, value: Cursor, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCursor(w: Writer, version: number, value: Cursor): void {

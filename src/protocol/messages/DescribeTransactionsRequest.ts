@@ -22,27 +22,22 @@ export function readDescribeTransactionsRequest(r: Reader, version: number): Des
   const flexible = true;
   const value = defaultDescribeTransactionsRequest();
   value.transactionalIds = r.array(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTransactionsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeTransactionsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeTransactionsRequestTag(r: Reader, tag: number, value: DescribeTransactionsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeTransactionsRequestInSlices(r: Reader, version: number): Generator<void, DescribeTransactionsRequest> {
   const flexible = true;
   const value = defaultDescribeTransactionsRequest();
   value.transactionalIds = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTransactionsRequestTag);
   return value;
 }
 

@@ -24,14 +24,15 @@ export function readDescribeTransactionsResponse(r: Reader, version: number): De
   const value = defaultDescribeTransactionsResponse();
   value.throttleTimeMs = r.int32();
   value.transactionStates = r.array(flexible, () => readTransactionState(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeTransactionsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeTransactionsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeTransactionsResponseTag(r: Reader, tag: number, value: DescribeTransactionsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeTransactionsResponse(w: Writer, version: number, value: DescribeTransactionsResponse): void {
@@ -78,14 +79,15 @@ export function readTransactionState(r: Reader, version: number): TransactionSta
   value.producerId = r.int64();
   value.producerEpoch = r.int16();
   value.topics = r.array(flexible, () => readTopicData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTransactionStateTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TransactionState into `value`; false for a tag it does not have (skipped). */
+function readTransactionStateTag(r: Reader, tag: number, value: TransactionState, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTransactionState(w: Writer, version: number, value: TransactionState): void {
@@ -132,14 +134,15 @@ export function readTopicData(r: Reader, version: number): TopicData {
   const value = defaultTopicData();
   value.topic = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicData into `value`; false for a tag it does not have (skipped). */
+function readTopicDataTag(r: Reader, tag: number, value: TopicData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicData(w: Writer, version: number, value: TopicData): void {

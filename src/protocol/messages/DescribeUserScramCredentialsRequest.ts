@@ -22,27 +22,22 @@ export function readDescribeUserScramCredentialsRequest(r: Reader, version: numb
   const flexible = true;
   const value = defaultDescribeUserScramCredentialsRequest();
   value.users = r.nullableArray(flexible, () => readUserName(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeUserScramCredentialsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeUserScramCredentialsRequest into `value`; false for a tag it does not have (skipped). */
+function readDescribeUserScramCredentialsRequestTag(r: Reader, tag: number, value: DescribeUserScramCredentialsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readDescribeUserScramCredentialsRequestInSlices(r: Reader, version: number): Generator<void, DescribeUserScramCredentialsRequest> {
   const flexible = true;
   const value = defaultDescribeUserScramCredentialsRequest();
   value.users = (yield* r.nullableArrayInSlices(flexible, () => readUserName(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeUserScramCredentialsRequestTag);
   return value;
 }
 
@@ -66,14 +61,15 @@ export function readUserName(r: Reader, version: number): UserName {
   const flexible = true;
   const value = defaultUserName();
   value.name = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readUserNameTag);
   return value;
+}
+
+/** Reads tagged field `tag` of UserName into `value`; false for a tag it does not have (skipped). */
+function readUserNameTag(r: Reader, tag: number, value: UserName, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeUserName(w: Writer, version: number, value: UserName): void {

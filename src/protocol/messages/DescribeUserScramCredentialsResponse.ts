@@ -28,14 +28,15 @@ export function readDescribeUserScramCredentialsResponse(r: Reader, version: num
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.results = r.array(flexible, () => readDescribeUserScramCredentialsResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeUserScramCredentialsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeUserScramCredentialsResponse into `value`; false for a tag it does not have (skipped). */
+function readDescribeUserScramCredentialsResponseTag(r: Reader, tag: number, value: DescribeUserScramCredentialsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeUserScramCredentialsResponse(w: Writer, version: number, value: DescribeUserScramCredentialsResponse): void {
@@ -78,14 +79,15 @@ export function readDescribeUserScramCredentialsResult(r: Reader, version: numbe
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.credentialInfos = r.array(flexible, () => readCredentialInfo(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readDescribeUserScramCredentialsResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of DescribeUserScramCredentialsResult into `value`; false for a tag it does not have (skipped). */
+function readDescribeUserScramCredentialsResultTag(r: Reader, tag: number, value: DescribeUserScramCredentialsResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeDescribeUserScramCredentialsResult(w: Writer, version: number, value: DescribeUserScramCredentialsResult): void {
@@ -124,14 +126,15 @@ export function readCredentialInfo(r: Reader, version: number): CredentialInfo {
   const value = defaultCredentialInfo();
   value.mechanism = r.int8();
   value.iterations = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCredentialInfoTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CredentialInfo into `value`; false for a tag it does not have (skipped). */
+function readCredentialInfoTag(r: Reader, tag: number, value: CredentialInfo, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCredentialInfo(w: Writer, version: number, value: CredentialInfo): void {

@@ -26,14 +26,15 @@ export function readElectLeadersRequest(r: Reader, version: number): ElectLeader
   if (version >= 1) value.electionType = r.int8();
   value.topicPartitions = r.nullableArray(flexible, () => readTopicPartitions(r, version));
   value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readElectLeadersRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ElectLeadersRequest into `value`; false for a tag it does not have (skipped). */
+function readElectLeadersRequestTag(r: Reader, tag: number, value: ElectLeadersRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readElectLeadersRequestInSlices(r: Reader, version: number): Generator<void, ElectLeadersRequest> {
@@ -42,13 +43,7 @@ export function* readElectLeadersRequestInSlices(r: Reader, version: number): Ge
   if (version >= 1) value.electionType = r.int8();
   value.topicPartitions = (yield* r.nullableArrayOfSlices(flexible, () => readTopicPartitionsInSlices(r, version)));
   value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readElectLeadersRequestTag);
   return value;
 }
 
@@ -76,14 +71,15 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   const value = defaultTopicPartitions();
   value.topic = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartitions into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionsTag(r: Reader, tag: number, value: TopicPartitions, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readTopicPartitionsInSlices(r: Reader, version: number): Generator<void, TopicPartitions> {
@@ -91,13 +87,7 @@ export function* readTopicPartitionsInSlices(r: Reader, version: number): Genera
   const value = defaultTopicPartitions();
   value.topic = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
 }
 

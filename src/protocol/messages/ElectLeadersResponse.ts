@@ -26,14 +26,15 @@ export function readElectLeadersResponse(r: Reader, version: number): ElectLeade
   value.throttleTimeMs = r.int32();
   if (version >= 1) value.errorCode = r.int16();
   value.replicaElectionResults = r.array(flexible, () => readReplicaElectionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readElectLeadersResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ElectLeadersResponse into `value`; false for a tag it does not have (skipped). */
+function readElectLeadersResponseTag(r: Reader, tag: number, value: ElectLeadersResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeElectLeadersResponse(w: Writer, version: number, value: ElectLeadersResponse): void {
@@ -70,14 +71,15 @@ export function readReplicaElectionResult(r: Reader, version: number): ReplicaEl
   const value = defaultReplicaElectionResult();
   value.topic = r.string(flexible);
   value.partitionResult = r.array(flexible, () => readPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReplicaElectionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReplicaElectionResult into `value`; false for a tag it does not have (skipped). */
+function readReplicaElectionResultTag(r: Reader, tag: number, value: ReplicaElectionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeReplicaElectionResult(w: Writer, version: number, value: ReplicaElectionResult): void {
@@ -114,14 +116,15 @@ export function readPartitionResult(r: Reader, version: number): PartitionResult
   value.partitionId = r.int32();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionResult into `value`; false for a tag it does not have (skipped). */
+function readPartitionResultTag(r: Reader, tag: number, value: PartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionResult(w: Writer, version: number, value: PartitionResult): void {

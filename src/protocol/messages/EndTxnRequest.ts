@@ -28,14 +28,15 @@ export function readEndTxnRequest(r: Reader, version: number): EndTxnRequest {
   value.producerId = r.int64();
   value.producerEpoch = r.int16();
   value.committed = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readEndTxnRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of EndTxnRequest into `value`; false for a tag it does not have (skipped). */
+function readEndTxnRequestTag(r: Reader, tag: number, value: EndTxnRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeEndTxnRequest(w: Writer, version: number, value: EndTxnRequest): void {

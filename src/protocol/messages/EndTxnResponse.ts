@@ -28,14 +28,15 @@ export function readEndTxnResponse(r: Reader, version: number): EndTxnResponse {
   value.errorCode = r.int16();
   if (version >= 5) value.producerId = r.int64();
   if (version >= 5) value.producerEpoch = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readEndTxnResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of EndTxnResponse into `value`; false for a tag it does not have (skipped). */
+function readEndTxnResponseTag(r: Reader, tag: number, value: EndTxnResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeEndTxnResponse(w: Writer, version: number, value: EndTxnResponse): void {

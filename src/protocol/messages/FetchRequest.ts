@@ -42,16 +42,17 @@ export function readFetchRequest(r: Reader, version: number): FetchRequest {
   value.topics = r.array(flexible, () => readFetchTopic(r, version));
   if (version >= 7) value.forgottenTopicsData = r.array(flexible, () => readForgottenTopic(r, version));
   if (version >= 11) value.rackId = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 12) { value.clusterId = r.nullableString(true); return true; } return false;
-        case 1: if (version >= 15) { value.replicaState = readReplicaState(r, version); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FetchRequest into `value`; false for a tag it does not have (skipped). */
+function readFetchRequestTag(r: Reader, tag: number, value: FetchRequest, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 12) { value.clusterId = r.nullableString(true); return true; } return false;
+    case 1: if (version >= 15) { value.replicaState = readReplicaState(r, version); return true; } return false;
+    default: return false;
+  }
 }
 
 export function* readFetchRequestInSlices(r: Reader, version: number): Generator<void, FetchRequest> {
@@ -67,15 +68,7 @@ export function* readFetchRequestInSlices(r: Reader, version: number): Generator
   value.topics = (yield* r.arrayOfSlices(flexible, () => readFetchTopicInSlices(r, version)));
   if (version >= 7) value.forgottenTopicsData = (yield* r.arrayOfSlices(flexible, () => readForgottenTopicInSlices(r, version)));
   if (version >= 11) value.rackId = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 12) { value.clusterId = r.nullableString(true); return true; } return false;
-        case 1: if (version >= 15) { value.replicaState = readReplicaState(r, version); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchRequestTag);
   return value;
 }
 
@@ -92,10 +85,11 @@ export function writeFetchRequest(w: Writer, version: number, value: FetchReques
   if (version >= 7) { w.array(value.forgottenTopicsData, flexible, (e) => writeForgottenTopic(w, version, e)); }
   if (version >= 11) { w.string(value.rackId, flexible); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 12 && value.clusterId !== null) tags.push([0, (w) => { w.nullableString(value.clusterId, true); }]);
-    if (version >= 15 && !isReplicaStateDefault(value.replicaState)) tags.push([1, (w) => { writeReplicaState(w, version, value.replicaState); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 12 && value.clusterId !== null;
+    const hasTag1 = version >= 15 && !isReplicaStateDefault(value.replicaState);
+    w.uvarint(Number(hasTag0) + Number(hasTag1));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.nullableString(value.clusterId, true); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); writeReplicaState(w, version, value.replicaState); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -113,14 +107,15 @@ export function readReplicaState(r: Reader, version: number): ReplicaState {
   const value = defaultReplicaState();
   if (version >= 15) value.replicaId = r.int32();
   if (version >= 15) value.replicaEpoch = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReplicaStateTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReplicaState into `value`; false for a tag it does not have (skipped). */
+function readReplicaStateTag(r: Reader, tag: number, value: ReplicaState, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeReplicaState(w: Writer, version: number, value: ReplicaState): void {
@@ -148,14 +143,15 @@ export function readFetchTopic(r: Reader, version: number): FetchTopic {
   if (version <= 12) value.topic = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readFetchPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FetchTopic into `value`; false for a tag it does not have (skipped). */
+function readFetchTopicTag(r: Reader, tag: number, value: FetchTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readFetchTopicInSlices(r: Reader, version: number): Generator<void, FetchTopic> {
@@ -164,13 +160,7 @@ export function* readFetchTopicInSlices(r: Reader, version: number): Generator<v
   if (version <= 12) value.topic = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => readFetchPartition(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchTopicTag);
   return value;
 }
 
@@ -208,16 +198,17 @@ export function readFetchPartition(r: Reader, version: number): FetchPartition {
   if (version >= 12) value.lastFetchedEpoch = r.int32();
   if (version >= 5) value.logStartOffset = r.int64();
   value.partitionMaxBytes = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 17) { value.replicaDirectoryId = r.uuid(); return true; } return false;
-        case 1: if (version >= 18) { value.highWatermark = r.int64(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FetchPartition into `value`; false for a tag it does not have (skipped). */
+function readFetchPartitionTag(r: Reader, tag: number, value: FetchPartition, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 17) { value.replicaDirectoryId = r.uuid(); return true; } return false;
+    case 1: if (version >= 18) { value.highWatermark = r.int64(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeFetchPartition(w: Writer, version: number, value: FetchPartition): void {
@@ -229,10 +220,11 @@ export function writeFetchPartition(w: Writer, version: number, value: FetchPart
   if (version >= 5) { w.int64(value.logStartOffset); }
   w.int32(value.partitionMaxBytes);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 17 && value.replicaDirectoryId !== ZERO_UUID) tags.push([0, (w) => { w.uuid(value.replicaDirectoryId); }]);
-    if (version >= 18 && value.highWatermark !== 9223372036854775807n) tags.push([1, (w) => { w.int64(value.highWatermark); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 17 && value.replicaDirectoryId !== ZERO_UUID;
+    const hasTag1 = version >= 18 && value.highWatermark !== 9223372036854775807n;
+    w.uvarint(Number(hasTag0) + Number(hasTag1));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.uuid(value.replicaDirectoryId); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); w.int64(value.highWatermark); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -252,14 +244,15 @@ export function readForgottenTopic(r: Reader, version: number): ForgottenTopic {
   if (version >= 7 && version <= 12) value.topic = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   if (version >= 7) value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readForgottenTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ForgottenTopic into `value`; false for a tag it does not have (skipped). */
+function readForgottenTopicTag(r: Reader, tag: number, value: ForgottenTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readForgottenTopicInSlices(r: Reader, version: number): Generator<void, ForgottenTopic> {
@@ -268,13 +261,7 @@ export function* readForgottenTopicInSlices(r: Reader, version: number): Generat
   if (version >= 7 && version <= 12) value.topic = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   if (version >= 7) value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readForgottenTopicTag);
   return value;
 }
 

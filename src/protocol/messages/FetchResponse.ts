@@ -29,15 +29,16 @@ export function readFetchResponse(r: Reader, version: number): FetchResponse {
   if (version >= 7) value.errorCode = r.int16();
   if (version >= 7) value.sessionId = r.int32();
   value.responses = r.array(flexible, () => readFetchableTopicResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 16) { value.nodeEndpoints = r.array(true, () => readNodeEndpoint(r, version)); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FetchResponse into `value`; false for a tag it does not have (skipped). */
+function readFetchResponseTag(r: Reader, tag: number, value: FetchResponse, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 16) { value.nodeEndpoints = r.array(true, () => readNodeEndpoint(r, version)); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeFetchResponse(w: Writer, version: number, value: FetchResponse): void {
@@ -47,9 +48,9 @@ export function writeFetchResponse(w: Writer, version: number, value: FetchRespo
   if (version >= 7) { w.int32(value.sessionId); }
   w.array(value.responses, flexible, (e) => writeFetchableTopicResponse(w, version, e));
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 16 && value.nodeEndpoints.length > 0) tags.push([0, (w) => { w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 16 && value.nodeEndpoints.length > 0;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -60,9 +61,9 @@ export function* writeFetchResponseInSlices(w: Writer, version: number, value: F
   if (version >= 7) { w.int32(value.sessionId); }
   yield* w.arrayOfSlices(value.responses, flexible, (e) => writeFetchableTopicResponseInSlices(w, version, e));
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 16 && value.nodeEndpoints.length > 0) tags.push([0, (w) => { w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 16 && value.nodeEndpoints.length > 0;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -82,14 +83,15 @@ export function readFetchableTopicResponse(r: Reader, version: number): Fetchabl
   if (version <= 12) value.topic = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchableTopicResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FetchableTopicResponse into `value`; false for a tag it does not have (skipped). */
+function readFetchableTopicResponseTag(r: Reader, tag: number, value: FetchableTopicResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeFetchableTopicResponse(w: Writer, version: number, value: FetchableTopicResponse): void {
@@ -141,17 +143,18 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   value.abortedTransactions = r.nullableArray(flexible, () => readAbortedTransaction(r, version));
   if (version >= 11) value.preferredReadReplica = r.int32();
   value.records = r.nullableBytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 12) { value.divergingEpoch = readEpochEndOffset(r, version); return true; } return false;
-        case 1: if (version >= 12) { value.currentLeader = readLeaderIdAndEpoch(r, version); return true; } return false;
-        case 2: if (version >= 12) { value.snapshotId = readSnapshotId(r, version); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 12) { value.divergingEpoch = readEpochEndOffset(r, version); return true; } return false;
+    case 1: if (version >= 12) { value.currentLeader = readLeaderIdAndEpoch(r, version); return true; } return false;
+    case 2: if (version >= 12) { value.snapshotId = readSnapshotId(r, version); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writePartitionData(w: Writer, version: number, value: PartitionData): void {
@@ -165,11 +168,13 @@ export function writePartitionData(w: Writer, version: number, value: PartitionD
   if (version >= 11) { w.int32(value.preferredReadReplica); }
   w.nullableBytes(value.records, flexible);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 12 && !isEpochEndOffsetDefault(value.divergingEpoch)) tags.push([0, (w) => { writeEpochEndOffset(w, version, value.divergingEpoch); }]);
-    if (version >= 12 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([1, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
-    if (version >= 12 && !isSnapshotIdDefault(value.snapshotId)) tags.push([2, (w) => { writeSnapshotId(w, version, value.snapshotId); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 12 && !isEpochEndOffsetDefault(value.divergingEpoch);
+    const hasTag1 = version >= 12 && !isLeaderIdAndEpochDefault(value.currentLeader);
+    const hasTag2 = version >= 12 && !isSnapshotIdDefault(value.snapshotId);
+    w.uvarint(Number(hasTag0) + Number(hasTag1) + Number(hasTag2));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); writeEpochEndOffset(w, version, value.divergingEpoch); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); writeLeaderIdAndEpoch(w, version, value.currentLeader); w.endTaggedField(sizeAt); }
+    if (hasTag2) { const sizeAt = w.beginTaggedField(2); writeSnapshotId(w, version, value.snapshotId); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -184,11 +189,13 @@ export function* writePartitionDataInSlices(w: Writer, version: number, value: P
   if (version >= 11) { w.int32(value.preferredReadReplica); }
   w.nullableBytes(value.records, flexible);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 12 && !isEpochEndOffsetDefault(value.divergingEpoch)) tags.push([0, (w) => { writeEpochEndOffset(w, version, value.divergingEpoch); }]);
-    if (version >= 12 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([1, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
-    if (version >= 12 && !isSnapshotIdDefault(value.snapshotId)) tags.push([2, (w) => { writeSnapshotId(w, version, value.snapshotId); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 12 && !isEpochEndOffsetDefault(value.divergingEpoch);
+    const hasTag1 = version >= 12 && !isLeaderIdAndEpochDefault(value.currentLeader);
+    const hasTag2 = version >= 12 && !isSnapshotIdDefault(value.snapshotId);
+    w.uvarint(Number(hasTag0) + Number(hasTag1) + Number(hasTag2));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); writeEpochEndOffset(w, version, value.divergingEpoch); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); writeLeaderIdAndEpoch(w, version, value.currentLeader); w.endTaggedField(sizeAt); }
+    if (hasTag2) { const sizeAt = w.beginTaggedField(2); writeSnapshotId(w, version, value.snapshotId); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -206,14 +213,15 @@ export function readEpochEndOffset(r: Reader, version: number): EpochEndOffset {
   const value = defaultEpochEndOffset();
   if (version >= 12) value.epoch = r.int32();
   if (version >= 12) value.endOffset = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readEpochEndOffsetTag);
   return value;
+}
+
+/** Reads tagged field `tag` of EpochEndOffset into `value`; false for a tag it does not have (skipped). */
+function readEpochEndOffsetTag(r: Reader, tag: number, value: EpochEndOffset, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeEpochEndOffset(w: Writer, version: number, value: EpochEndOffset): void {
@@ -239,14 +247,15 @@ export function readLeaderIdAndEpoch(r: Reader, version: number): LeaderIdAndEpo
   const value = defaultLeaderIdAndEpoch();
   if (version >= 12) value.leaderId = r.int32();
   if (version >= 12) value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLeaderIdAndEpochTag);
   return value;
+}
+
+/** Reads tagged field `tag` of LeaderIdAndEpoch into `value`; false for a tag it does not have (skipped). */
+function readLeaderIdAndEpochTag(r: Reader, tag: number, value: LeaderIdAndEpoch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeLeaderIdAndEpoch(w: Writer, version: number, value: LeaderIdAndEpoch): void {
@@ -272,14 +281,15 @@ export function readSnapshotId(r: Reader, version: number): SnapshotId {
   const value = defaultSnapshotId();
   value.endOffset = r.int64();
   value.epoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSnapshotIdTag);
   return value;
+}
+
+/** Reads tagged field `tag` of SnapshotId into `value`; false for a tag it does not have (skipped). */
+function readSnapshotIdTag(r: Reader, tag: number, value: SnapshotId, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeSnapshotId(w: Writer, version: number, value: SnapshotId): void {
@@ -305,14 +315,15 @@ export function readAbortedTransaction(r: Reader, version: number): AbortedTrans
   const value = defaultAbortedTransaction();
   value.producerId = r.int64();
   value.firstOffset = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAbortedTransactionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AbortedTransaction into `value`; false for a tag it does not have (skipped). */
+function readAbortedTransactionTag(r: Reader, tag: number, value: AbortedTransaction, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAbortedTransaction(w: Writer, version: number, value: AbortedTransaction): void {
@@ -342,14 +353,15 @@ export function readNodeEndpoint(r: Reader, version: number): NodeEndpoint {
   if (version >= 16) value.host = r.string(flexible);
   if (version >= 16) value.port = r.int32();
   if (version >= 16) value.rack = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readNodeEndpointTag);
   return value;
+}
+
+/** Reads tagged field `tag` of NodeEndpoint into `value`; false for a tag it does not have (skipped). */
+function readNodeEndpointTag(r: Reader, tag: number, value: NodeEndpoint, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeNodeEndpoint(w: Writer, version: number, value: NodeEndpoint): void {

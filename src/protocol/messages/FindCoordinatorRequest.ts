@@ -26,14 +26,15 @@ export function readFindCoordinatorRequest(r: Reader, version: number): FindCoor
   if (version <= 3) value.key = r.string(flexible);
   if (version >= 1) value.keyType = r.int8();
   if (version >= 4) value.coordinatorKeys = r.array(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFindCoordinatorRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FindCoordinatorRequest into `value`; false for a tag it does not have (skipped). */
+function readFindCoordinatorRequestTag(r: Reader, tag: number, value: FindCoordinatorRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readFindCoordinatorRequestInSlices(r: Reader, version: number): Generator<void, FindCoordinatorRequest> {
@@ -42,13 +43,7 @@ export function* readFindCoordinatorRequestInSlices(r: Reader, version: number):
   if (version <= 3) value.key = r.string(flexible);
   if (version >= 1) value.keyType = r.int8();
   if (version >= 4) value.coordinatorKeys = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFindCoordinatorRequestTag);
   return value;
 }
 

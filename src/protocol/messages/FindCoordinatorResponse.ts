@@ -34,14 +34,15 @@ export function readFindCoordinatorResponse(r: Reader, version: number): FindCoo
   if (version <= 3) value.host = r.string(flexible);
   if (version <= 3) value.port = r.int32();
   if (version >= 4) value.coordinators = r.array(flexible, () => readCoordinator(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFindCoordinatorResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FindCoordinatorResponse into `value`; false for a tag it does not have (skipped). */
+function readFindCoordinatorResponseTag(r: Reader, tag: number, value: FindCoordinatorResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeFindCoordinatorResponse(w: Writer, version: number, value: FindCoordinatorResponse): void {
@@ -94,14 +95,15 @@ export function readCoordinator(r: Reader, version: number): Coordinator {
   if (version >= 4) value.port = r.int32();
   if (version >= 4) value.errorCode = r.int16();
   if (version >= 4) value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCoordinatorTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Coordinator into `value`; false for a tag it does not have (skipped). */
+function readCoordinatorTag(r: Reader, tag: number, value: Coordinator, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCoordinator(w: Writer, version: number, value: Coordinator): void {

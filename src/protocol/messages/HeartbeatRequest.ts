@@ -28,14 +28,15 @@ export function readHeartbeatRequest(r: Reader, version: number): HeartbeatReque
   value.generationId = r.int32();
   value.memberId = r.string(flexible);
   if (version >= 3) value.groupInstanceId = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readHeartbeatRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of HeartbeatRequest into `value`; false for a tag it does not have (skipped). */
+function readHeartbeatRequestTag(r: Reader, tag: number, value: HeartbeatRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeHeartbeatRequest(w: Writer, version: number, value: HeartbeatRequest): void {

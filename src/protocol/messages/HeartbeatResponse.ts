@@ -24,14 +24,15 @@ export function readHeartbeatResponse(r: Reader, version: number): HeartbeatResp
   const value = defaultHeartbeatResponse();
   if (version >= 1) value.throttleTimeMs = r.int32();
   value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readHeartbeatResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of HeartbeatResponse into `value`; false for a tag it does not have (skipped). */
+function readHeartbeatResponseTag(r: Reader, tag: number, value: HeartbeatResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeHeartbeatResponse(w: Writer, version: number, value: HeartbeatResponse): void {

@@ -24,14 +24,15 @@ export function readIncrementalAlterConfigsRequest(r: Reader, version: number): 
   const value = defaultIncrementalAlterConfigsRequest();
   value.resources = r.array(flexible, () => readAlterConfigsResource(r, version));
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readIncrementalAlterConfigsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of IncrementalAlterConfigsRequest into `value`; false for a tag it does not have (skipped). */
+function readIncrementalAlterConfigsRequestTag(r: Reader, tag: number, value: IncrementalAlterConfigsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readIncrementalAlterConfigsRequestInSlices(r: Reader, version: number): Generator<void, IncrementalAlterConfigsRequest> {
@@ -39,13 +40,7 @@ export function* readIncrementalAlterConfigsRequestInSlices(r: Reader, version: 
   const value = defaultIncrementalAlterConfigsRequest();
   value.resources = (yield* r.arrayOfSlices(flexible, () => readAlterConfigsResourceInSlices(r, version)));
   value.validateOnly = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readIncrementalAlterConfigsRequestTag);
   return value;
 }
 
@@ -74,14 +69,15 @@ export function readAlterConfigsResource(r: Reader, version: number): AlterConfi
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configs = r.array(flexible, () => readAlterableConfig(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsResourceTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterConfigsResource into `value`; false for a tag it does not have (skipped). */
+function readAlterConfigsResourceTag(r: Reader, tag: number, value: AlterConfigsResource, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAlterConfigsResourceInSlices(r: Reader, version: number): Generator<void, AlterConfigsResource> {
@@ -90,13 +86,7 @@ export function* readAlterConfigsResourceInSlices(r: Reader, version: number): G
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
   value.configs = (yield* r.arrayInSlices(flexible, () => readAlterableConfig(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsResourceTag);
   return value;
 }
 
@@ -126,14 +116,15 @@ export function readAlterableConfig(r: Reader, version: number): AlterableConfig
   value.name = r.string(flexible);
   value.configOperation = r.int8();
   value.value = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterableConfigTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterableConfig into `value`; false for a tag it does not have (skipped). */
+function readAlterableConfigTag(r: Reader, tag: number, value: AlterableConfig, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterableConfig(w: Writer, version: number, value: AlterableConfig): void {

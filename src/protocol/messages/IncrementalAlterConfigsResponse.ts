@@ -24,14 +24,15 @@ export function readIncrementalAlterConfigsResponse(r: Reader, version: number):
   const value = defaultIncrementalAlterConfigsResponse();
   value.throttleTimeMs = r.int32();
   value.responses = r.array(flexible, () => readAlterConfigsResourceResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readIncrementalAlterConfigsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of IncrementalAlterConfigsResponse into `value`; false for a tag it does not have (skipped). */
+function readIncrementalAlterConfigsResponseTag(r: Reader, tag: number, value: IncrementalAlterConfigsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeIncrementalAlterConfigsResponse(w: Writer, version: number, value: IncrementalAlterConfigsResponse): void {
@@ -70,14 +71,15 @@ export function readAlterConfigsResourceResponse(r: Reader, version: number): Al
   value.errorMessage = r.nullableString(flexible);
   value.resourceType = r.int8();
   value.resourceName = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAlterConfigsResourceResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AlterConfigsResourceResponse into `value`; false for a tag it does not have (skipped). */
+function readAlterConfigsResourceResponseTag(r: Reader, tag: number, value: AlterConfigsResourceResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAlterConfigsResourceResponse(w: Writer, version: number, value: AlterConfigsResourceResponse): void {

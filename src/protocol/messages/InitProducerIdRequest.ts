@@ -32,14 +32,15 @@ export function readInitProducerIdRequest(r: Reader, version: number): InitProdu
   if (version >= 3) value.producerEpoch = r.int16();
   if (version >= 6) value.enable2Pc = r.bool();
   if (version >= 6) value.keepPreparedTxn = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitProducerIdRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of InitProducerIdRequest into `value`; false for a tag it does not have (skipped). */
+function readInitProducerIdRequestTag(r: Reader, tag: number, value: InitProducerIdRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeInitProducerIdRequest(w: Writer, version: number, value: InitProducerIdRequest): void {

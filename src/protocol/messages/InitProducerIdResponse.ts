@@ -32,14 +32,15 @@ export function readInitProducerIdResponse(r: Reader, version: number): InitProd
   value.producerEpoch = r.int16();
   if (version >= 6) value.ongoingTxnProducerId = r.int64();
   if (version >= 6) value.ongoingTxnProducerEpoch = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitProducerIdResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of InitProducerIdResponse into `value`; false for a tag it does not have (skipped). */
+function readInitProducerIdResponseTag(r: Reader, tag: number, value: InitProducerIdResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeInitProducerIdResponse(w: Writer, version: number, value: InitProducerIdResponse): void {

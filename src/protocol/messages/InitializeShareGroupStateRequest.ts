@@ -24,14 +24,15 @@ export function readInitializeShareGroupStateRequest(r: Reader, version: number)
   const value = defaultInitializeShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = r.array(flexible, () => readInitializeStateData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitializeShareGroupStateRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of InitializeShareGroupStateRequest into `value`; false for a tag it does not have (skipped). */
+function readInitializeShareGroupStateRequestTag(r: Reader, tag: number, value: InitializeShareGroupStateRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readInitializeShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, InitializeShareGroupStateRequest> {
@@ -39,13 +40,7 @@ export function* readInitializeShareGroupStateRequestInSlices(r: Reader, version
   const value = defaultInitializeShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.arrayOfSlices(flexible, () => readInitializeStateDataInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitializeShareGroupStateRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readInitializeStateData(r: Reader, version: number): InitializeS
   const value = defaultInitializeStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitializeStateDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of InitializeStateData into `value`; false for a tag it does not have (skipped). */
+function readInitializeStateDataTag(r: Reader, tag: number, value: InitializeStateData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readInitializeStateDataInSlices(r: Reader, version: number): Generator<void, InitializeStateData> {
@@ -87,13 +83,7 @@ export function* readInitializeStateDataInSlices(r: Reader, version: number): Ge
   const value = defaultInitializeStateData();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitializeStateDataTag);
   return value;
 }
 
@@ -122,14 +112,15 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   value.partition = r.int32();
   value.stateEpoch = r.int32();
   value.startOffset = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionData(w: Writer, version: number, value: PartitionData): void {

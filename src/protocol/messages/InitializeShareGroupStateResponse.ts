@@ -22,14 +22,15 @@ export function readInitializeShareGroupStateResponse(r: Reader, version: number
   const flexible = true;
   const value = defaultInitializeShareGroupStateResponse();
   value.results = r.array(flexible, () => readInitializeStateResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitializeShareGroupStateResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of InitializeShareGroupStateResponse into `value`; false for a tag it does not have (skipped). */
+function readInitializeShareGroupStateResponseTag(r: Reader, tag: number, value: InitializeShareGroupStateResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeInitializeShareGroupStateResponse(w: Writer, version: number, value: InitializeShareGroupStateResponse): void {
@@ -62,14 +63,15 @@ export function readInitializeStateResult(r: Reader, version: number): Initializ
   const value = defaultInitializeStateResult();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readInitializeStateResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of InitializeStateResult into `value`; false for a tag it does not have (skipped). */
+function readInitializeStateResultTag(r: Reader, tag: number, value: InitializeStateResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeInitializeStateResult(w: Writer, version: number, value: InitializeStateResult): void {
@@ -106,14 +108,15 @@ export function readPartitionResult(r: Reader, version: number): PartitionResult
   value.partition = r.int32();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionResult into `value`; false for a tag it does not have (skipped). */
+function readPartitionResultTag(r: Reader, tag: number, value: PartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionResult(w: Writer, version: number, value: PartitionResult): void {

@@ -36,14 +36,15 @@ export function readJoinGroupRequest(r: Reader, version: number): JoinGroupReque
   value.protocolType = r.string(flexible);
   value.protocols = r.array(flexible, () => readJoinGroupRequestProtocol(r, version));
   if (version >= 8) value.reason = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readJoinGroupRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of JoinGroupRequest into `value`; false for a tag it does not have (skipped). */
+function readJoinGroupRequestTag(r: Reader, tag: number, value: JoinGroupRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readJoinGroupRequestInSlices(r: Reader, version: number): Generator<void, JoinGroupRequest> {
@@ -57,13 +58,7 @@ export function* readJoinGroupRequestInSlices(r: Reader, version: number): Gener
   value.protocolType = r.string(flexible);
   value.protocols = (yield* r.arrayInSlices(flexible, () => readJoinGroupRequestProtocol(r, version)));
   if (version >= 8) value.reason = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readJoinGroupRequestTag);
   return value;
 }
 
@@ -96,14 +91,15 @@ export function readJoinGroupRequestProtocol(r: Reader, version: number): JoinGr
   const value = defaultJoinGroupRequestProtocol();
   value.name = r.string(flexible);
   value.metadata = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readJoinGroupRequestProtocolTag);
   return value;
+}
+
+/** Reads tagged field `tag` of JoinGroupRequestProtocol into `value`; false for a tag it does not have (skipped). */
+function readJoinGroupRequestProtocolTag(r: Reader, tag: number, value: JoinGroupRequestProtocol, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeJoinGroupRequestProtocol(w: Writer, version: number, value: JoinGroupRequestProtocol): void {

@@ -38,14 +38,15 @@ export function readJoinGroupResponse(r: Reader, version: number): JoinGroupResp
   if (version >= 9) value.skipAssignment = r.bool();
   value.memberId = r.string(flexible);
   value.members = r.array(flexible, () => readJoinGroupResponseMember(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readJoinGroupResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of JoinGroupResponse into `value`; false for a tag it does not have (skipped). */
+function readJoinGroupResponseTag(r: Reader, tag: number, value: JoinGroupResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeJoinGroupResponse(w: Writer, version: number, value: JoinGroupResponse): void {
@@ -96,14 +97,15 @@ export function readJoinGroupResponseMember(r: Reader, version: number): JoinGro
   value.memberId = r.string(flexible);
   if (version >= 5) value.groupInstanceId = r.nullableString(flexible);
   value.metadata = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readJoinGroupResponseMemberTag);
   return value;
+}
+
+/** Reads tagged field `tag` of JoinGroupResponseMember into `value`; false for a tag it does not have (skipped). */
+function readJoinGroupResponseMemberTag(r: Reader, tag: number, value: JoinGroupResponseMember, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeJoinGroupResponseMember(w: Writer, version: number, value: JoinGroupResponseMember): void {

@@ -26,14 +26,15 @@ export function readLeaveGroupRequest(r: Reader, version: number): LeaveGroupReq
   value.groupId = r.string(flexible);
   if (version <= 2) value.memberId = r.string(flexible);
   if (version >= 3) value.members = r.array(flexible, () => readMemberIdentity(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLeaveGroupRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of LeaveGroupRequest into `value`; false for a tag it does not have (skipped). */
+function readLeaveGroupRequestTag(r: Reader, tag: number, value: LeaveGroupRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readLeaveGroupRequestInSlices(r: Reader, version: number): Generator<void, LeaveGroupRequest> {
@@ -42,13 +43,7 @@ export function* readLeaveGroupRequestInSlices(r: Reader, version: number): Gene
   value.groupId = r.string(flexible);
   if (version <= 2) value.memberId = r.string(flexible);
   if (version >= 3) value.members = (yield* r.arrayInSlices(flexible, () => readMemberIdentity(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLeaveGroupRequestTag);
   return value;
 }
 
@@ -78,14 +73,15 @@ export function readMemberIdentity(r: Reader, version: number): MemberIdentity {
   if (version >= 3) value.memberId = r.string(flexible);
   if (version >= 3) value.groupInstanceId = r.nullableString(flexible);
   if (version >= 5) value.reason = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMemberIdentityTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MemberIdentity into `value`; false for a tag it does not have (skipped). */
+function readMemberIdentityTag(r: Reader, tag: number, value: MemberIdentity, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMemberIdentity(w: Writer, version: number, value: MemberIdentity): void {

@@ -26,14 +26,15 @@ export function readLeaveGroupResponse(r: Reader, version: number): LeaveGroupRe
   if (version >= 1) value.throttleTimeMs = r.int32();
   value.errorCode = r.int16();
   if (version >= 3) value.members = r.array(flexible, () => readMemberResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLeaveGroupResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of LeaveGroupResponse into `value`; false for a tag it does not have (skipped). */
+function readLeaveGroupResponseTag(r: Reader, tag: number, value: LeaveGroupResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeLeaveGroupResponse(w: Writer, version: number, value: LeaveGroupResponse): void {
@@ -72,14 +73,15 @@ export function readMemberResponse(r: Reader, version: number): MemberResponse {
   if (version >= 3) value.memberId = r.string(flexible);
   if (version >= 3) value.groupInstanceId = r.nullableString(flexible);
   if (version >= 3) value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMemberResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MemberResponse into `value`; false for a tag it does not have (skipped). */
+function readMemberResponseTag(r: Reader, tag: number, value: MemberResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMemberResponse(w: Writer, version: number, value: MemberResponse): void {

@@ -22,27 +22,22 @@ export function readListConfigResourcesRequest(r: Reader, version: number): List
   const flexible = true;
   const value = defaultListConfigResourcesRequest();
   if (version >= 1) value.resourceTypes = r.array(flexible, () => r.int8());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListConfigResourcesRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListConfigResourcesRequest into `value`; false for a tag it does not have (skipped). */
+function readListConfigResourcesRequestTag(r: Reader, tag: number, value: ListConfigResourcesRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readListConfigResourcesRequestInSlices(r: Reader, version: number): Generator<void, ListConfigResourcesRequest> {
   const flexible = true;
   const value = defaultListConfigResourcesRequest();
   if (version >= 1) value.resourceTypes = (yield* r.arrayInSlices(flexible, () => r.int8()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListConfigResourcesRequestTag);
   return value;
 }
 

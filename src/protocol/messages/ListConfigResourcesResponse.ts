@@ -26,14 +26,15 @@ export function readListConfigResourcesResponse(r: Reader, version: number): Lis
   value.throttleTimeMs = r.int32();
   value.errorCode = r.int16();
   value.configResources = r.array(flexible, () => readConfigResource(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListConfigResourcesResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListConfigResourcesResponse into `value`; false for a tag it does not have (skipped). */
+function readListConfigResourcesResponseTag(r: Reader, tag: number, value: ListConfigResourcesResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListConfigResourcesResponse(w: Writer, version: number, value: ListConfigResourcesResponse): void {
@@ -70,14 +71,15 @@ export function readConfigResource(r: Reader, version: number): ConfigResource {
   const value = defaultConfigResource();
   value.resourceName = r.string(flexible);
   if (version >= 1) value.resourceType = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConfigResourceTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConfigResource into `value`; false for a tag it does not have (skipped). */
+function readConfigResourceTag(r: Reader, tag: number, value: ConfigResource, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeConfigResource(w: Writer, version: number, value: ConfigResource): void {

@@ -24,14 +24,15 @@ export function readListGroupsRequest(r: Reader, version: number): ListGroupsReq
   const value = defaultListGroupsRequest();
   if (version >= 4) value.statesFilter = r.array(flexible, () => r.string(flexible));
   if (version >= 5) value.typesFilter = r.array(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListGroupsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListGroupsRequest into `value`; false for a tag it does not have (skipped). */
+function readListGroupsRequestTag(r: Reader, tag: number, value: ListGroupsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readListGroupsRequestInSlices(r: Reader, version: number): Generator<void, ListGroupsRequest> {
@@ -39,13 +40,7 @@ export function* readListGroupsRequestInSlices(r: Reader, version: number): Gene
   const value = defaultListGroupsRequest();
   if (version >= 4) value.statesFilter = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
   if (version >= 5) value.typesFilter = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListGroupsRequestTag);
   return value;
 }
 

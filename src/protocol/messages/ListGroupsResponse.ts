@@ -26,14 +26,15 @@ export function readListGroupsResponse(r: Reader, version: number): ListGroupsRe
   if (version >= 1) value.throttleTimeMs = r.int32();
   value.errorCode = r.int16();
   value.groups = r.array(flexible, () => readListedGroup(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListGroupsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListGroupsResponse into `value`; false for a tag it does not have (skipped). */
+function readListGroupsResponseTag(r: Reader, tag: number, value: ListGroupsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListGroupsResponse(w: Writer, version: number, value: ListGroupsResponse): void {
@@ -74,14 +75,15 @@ export function readListedGroup(r: Reader, version: number): ListedGroup {
   value.protocolType = r.string(flexible);
   if (version >= 4) value.groupState = r.string(flexible);
   if (version >= 5) value.groupType = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListedGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListedGroup into `value`; false for a tag it does not have (skipped). */
+function readListedGroupTag(r: Reader, tag: number, value: ListedGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListedGroup(w: Writer, version: number, value: ListedGroup): void {

@@ -28,14 +28,15 @@ export function readListOffsetsRequest(r: Reader, version: number): ListOffsetsR
   if (version >= 2) value.isolationLevel = r.int8();
   value.topics = r.array(flexible, () => readListOffsetsTopic(r, version));
   if (version >= 10) value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListOffsetsRequest into `value`; false for a tag it does not have (skipped). */
+function readListOffsetsRequestTag(r: Reader, tag: number, value: ListOffsetsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readListOffsetsRequestInSlices(r: Reader, version: number): Generator<void, ListOffsetsRequest> {
@@ -45,13 +46,7 @@ export function* readListOffsetsRequestInSlices(r: Reader, version: number): Gen
   if (version >= 2) value.isolationLevel = r.int8();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readListOffsetsTopicInSlices(r, version)));
   if (version >= 10) value.timeoutMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsRequestTag);
   return value;
 }
 
@@ -80,14 +75,15 @@ export function readListOffsetsTopic(r: Reader, version: number): ListOffsetsTop
   const value = defaultListOffsetsTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readListOffsetsPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListOffsetsTopic into `value`; false for a tag it does not have (skipped). */
+function readListOffsetsTopicTag(r: Reader, tag: number, value: ListOffsetsTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readListOffsetsTopicInSlices(r: Reader, version: number): Generator<void, ListOffsetsTopic> {
@@ -95,13 +91,7 @@ export function* readListOffsetsTopicInSlices(r: Reader, version: number): Gener
   const value = defaultListOffsetsTopic();
   value.name = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => readListOffsetsPartition(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsTopicTag);
   return value;
 }
 
@@ -130,14 +120,15 @@ export function readListOffsetsPartition(r: Reader, version: number): ListOffset
   value.partitionIndex = r.int32();
   if (version >= 4) value.currentLeaderEpoch = r.int32();
   value.timestamp = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListOffsetsPartition into `value`; false for a tag it does not have (skipped). */
+function readListOffsetsPartitionTag(r: Reader, tag: number, value: ListOffsetsPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListOffsetsPartition(w: Writer, version: number, value: ListOffsetsPartition): void {

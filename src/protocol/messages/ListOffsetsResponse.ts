@@ -24,14 +24,15 @@ export function readListOffsetsResponse(r: Reader, version: number): ListOffsets
   const value = defaultListOffsetsResponse();
   if (version >= 2) value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readListOffsetsTopicResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListOffsetsResponse into `value`; false for a tag it does not have (skipped). */
+function readListOffsetsResponseTag(r: Reader, tag: number, value: ListOffsetsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListOffsetsResponse(w: Writer, version: number, value: ListOffsetsResponse): void {
@@ -66,14 +67,15 @@ export function readListOffsetsTopicResponse(r: Reader, version: number): ListOf
   const value = defaultListOffsetsTopicResponse();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readListOffsetsPartitionResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsTopicResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListOffsetsTopicResponse into `value`; false for a tag it does not have (skipped). */
+function readListOffsetsTopicResponseTag(r: Reader, tag: number, value: ListOffsetsTopicResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListOffsetsTopicResponse(w: Writer, version: number, value: ListOffsetsTopicResponse): void {
@@ -114,14 +116,15 @@ export function readListOffsetsPartitionResponse(r: Reader, version: number): Li
   value.timestamp = r.int64();
   value.offset = r.int64();
   if (version >= 4) value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListOffsetsPartitionResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListOffsetsPartitionResponse into `value`; false for a tag it does not have (skipped). */
+function readListOffsetsPartitionResponseTag(r: Reader, tag: number, value: ListOffsetsPartitionResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListOffsetsPartitionResponse(w: Writer, version: number, value: ListOffsetsPartitionResponse): void {

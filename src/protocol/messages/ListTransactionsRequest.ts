@@ -28,14 +28,15 @@ export function readListTransactionsRequest(r: Reader, version: number): ListTra
   value.producerIdFilters = r.array(flexible, () => r.int64());
   if (version >= 1) value.durationFilter = r.int64();
   if (version >= 2) value.transactionalIdPattern = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListTransactionsRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListTransactionsRequest into `value`; false for a tag it does not have (skipped). */
+function readListTransactionsRequestTag(r: Reader, tag: number, value: ListTransactionsRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readListTransactionsRequestInSlices(r: Reader, version: number): Generator<void, ListTransactionsRequest> {
@@ -45,13 +46,7 @@ export function* readListTransactionsRequestInSlices(r: Reader, version: number)
   value.producerIdFilters = (yield* r.arrayInSlices(flexible, () => r.int64()));
   if (version >= 1) value.durationFilter = r.int64();
   if (version >= 2) value.transactionalIdPattern = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListTransactionsRequestTag);
   return value;
 }
 

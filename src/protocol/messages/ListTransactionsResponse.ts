@@ -28,14 +28,15 @@ export function readListTransactionsResponse(r: Reader, version: number): ListTr
   value.errorCode = r.int16();
   value.unknownStateFilters = r.array(flexible, () => r.string(flexible));
   value.transactionStates = r.array(flexible, () => readTransactionState(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readListTransactionsResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ListTransactionsResponse into `value`; false for a tag it does not have (skipped). */
+function readListTransactionsResponseTag(r: Reader, tag: number, value: ListTransactionsResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeListTransactionsResponse(w: Writer, version: number, value: ListTransactionsResponse): void {
@@ -76,14 +77,15 @@ export function readTransactionState(r: Reader, version: number): TransactionSta
   value.transactionalId = r.string(flexible);
   value.producerId = r.int64();
   value.transactionState = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTransactionStateTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TransactionState into `value`; false for a tag it does not have (skipped). */
+function readTransactionStateTag(r: Reader, tag: number, value: TransactionState, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTransactionState(w: Writer, version: number, value: TransactionState): void {

@@ -28,14 +28,15 @@ export function readMetadataRequest(r: Reader, version: number): MetadataRequest
   if (version >= 4) value.allowAutoTopicCreation = r.bool();
   if (version >= 8 && version <= 10) value.includeClusterAuthorizedOperations = r.bool();
   if (version >= 8) value.includeTopicAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMetadataRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MetadataRequest into `value`; false for a tag it does not have (skipped). */
+function readMetadataRequestTag(r: Reader, tag: number, value: MetadataRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readMetadataRequestInSlices(r: Reader, version: number): Generator<void, MetadataRequest> {
@@ -45,13 +46,7 @@ export function* readMetadataRequestInSlices(r: Reader, version: number): Genera
   if (version >= 4) value.allowAutoTopicCreation = r.bool();
   if (version >= 8 && version <= 10) value.includeClusterAuthorizedOperations = r.bool();
   if (version >= 8) value.includeTopicAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMetadataRequestTag);
   return value;
 }
 
@@ -80,14 +75,15 @@ export function readMetadataRequestTopic(r: Reader, version: number): MetadataRe
   const value = defaultMetadataRequestTopic();
   if (version >= 10) value.topicId = r.uuid();
   value.name = (version >= 10 ? r.nullableString(flexible) : r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMetadataRequestTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MetadataRequestTopic into `value`; false for a tag it does not have (skipped). */
+function readMetadataRequestTopicTag(r: Reader, tag: number, value: MetadataRequestTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMetadataRequestTopic(w: Writer, version: number, value: MetadataRequestTopic): void {

@@ -34,14 +34,15 @@ export function readMetadataResponse(r: Reader, version: number): MetadataRespon
   value.topics = r.array(flexible, () => readMetadataResponseTopic(r, version));
   if (version >= 8 && version <= 10) value.clusterAuthorizedOperations = r.int32();
   if (version >= 13) value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMetadataResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MetadataResponse into `value`; false for a tag it does not have (skipped). */
+function readMetadataResponseTag(r: Reader, tag: number, value: MetadataResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMetadataResponse(w: Writer, version: number, value: MetadataResponse): void {
@@ -90,14 +91,15 @@ export function readMetadataResponseBroker(r: Reader, version: number): Metadata
   value.host = r.string(flexible);
   value.port = r.int32();
   if (version >= 1) value.rack = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMetadataResponseBrokerTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MetadataResponseBroker into `value`; false for a tag it does not have (skipped). */
+function readMetadataResponseBrokerTag(r: Reader, tag: number, value: MetadataResponseBroker, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMetadataResponseBroker(w: Writer, version: number, value: MetadataResponseBroker): void {
@@ -133,14 +135,15 @@ export function readMetadataResponseTopic(r: Reader, version: number): MetadataR
   if (version >= 1) value.isInternal = r.bool();
   value.partitions = r.array(flexible, () => readMetadataResponsePartition(r, version));
   if (version >= 8) value.topicAuthorizedOperations = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMetadataResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MetadataResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readMetadataResponseTopicTag(r: Reader, tag: number, value: MetadataResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMetadataResponseTopic(w: Writer, version: number, value: MetadataResponseTopic): void {
@@ -193,14 +196,15 @@ export function readMetadataResponsePartition(r: Reader, version: number): Metad
   value.replicaNodes = r.array(flexible, () => r.int32());
   value.isrNodes = r.array(flexible, () => r.int32());
   if (version >= 5) value.offlineReplicas = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMetadataResponsePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MetadataResponsePartition into `value`; false for a tag it does not have (skipped). */
+function readMetadataResponsePartitionTag(r: Reader, tag: number, value: MetadataResponsePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMetadataResponsePartition(w: Writer, version: number, value: MetadataResponsePartition): void {

@@ -32,14 +32,15 @@ export function readOffsetCommitRequest(r: Reader, version: number): OffsetCommi
   if (version >= 7) value.groupInstanceId = r.nullableString(flexible);
   if (version <= 4) value.retentionTimeMs = r.int64();
   value.topics = r.array(flexible, () => readOffsetCommitRequestTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetCommitRequest into `value`; false for a tag it does not have (skipped). */
+function readOffsetCommitRequestTag(r: Reader, tag: number, value: OffsetCommitRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetCommitRequestInSlices(r: Reader, version: number): Generator<void, OffsetCommitRequest> {
@@ -51,13 +52,7 @@ export function* readOffsetCommitRequestInSlices(r: Reader, version: number): Ge
   if (version >= 7) value.groupInstanceId = r.nullableString(flexible);
   if (version <= 4) value.retentionTimeMs = r.int64();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readOffsetCommitRequestTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitRequestTag);
   return value;
 }
 
@@ -90,14 +85,15 @@ export function readOffsetCommitRequestTopic(r: Reader, version: number): Offset
   if (version <= 9) value.name = r.string(flexible);
   if (version >= 10) value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readOffsetCommitRequestPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitRequestTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetCommitRequestTopic into `value`; false for a tag it does not have (skipped). */
+function readOffsetCommitRequestTopicTag(r: Reader, tag: number, value: OffsetCommitRequestTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetCommitRequestTopicInSlices(r: Reader, version: number): Generator<void, OffsetCommitRequestTopic> {
@@ -106,13 +102,7 @@ export function* readOffsetCommitRequestTopicInSlices(r: Reader, version: number
   if (version <= 9) value.name = r.string(flexible);
   if (version >= 10) value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => readOffsetCommitRequestPartition(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitRequestTopicTag);
   return value;
 }
 
@@ -144,14 +134,15 @@ export function readOffsetCommitRequestPartition(r: Reader, version: number): Of
   value.committedOffset = r.int64();
   if (version >= 6) value.committedLeaderEpoch = r.int32();
   value.committedMetadata = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitRequestPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetCommitRequestPartition into `value`; false for a tag it does not have (skipped). */
+function readOffsetCommitRequestPartitionTag(r: Reader, tag: number, value: OffsetCommitRequestPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetCommitRequestPartition(w: Writer, version: number, value: OffsetCommitRequestPartition): void {

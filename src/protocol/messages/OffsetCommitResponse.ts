@@ -24,14 +24,15 @@ export function readOffsetCommitResponse(r: Reader, version: number): OffsetComm
   const value = defaultOffsetCommitResponse();
   if (version >= 3) value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readOffsetCommitResponseTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetCommitResponse into `value`; false for a tag it does not have (skipped). */
+function readOffsetCommitResponseTag(r: Reader, tag: number, value: OffsetCommitResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetCommitResponse(w: Writer, version: number, value: OffsetCommitResponse): void {
@@ -68,14 +69,15 @@ export function readOffsetCommitResponseTopic(r: Reader, version: number): Offse
   if (version <= 9) value.name = r.string(flexible);
   if (version >= 10) value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readOffsetCommitResponsePartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetCommitResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readOffsetCommitResponseTopicTag(r: Reader, tag: number, value: OffsetCommitResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetCommitResponseTopic(w: Writer, version: number, value: OffsetCommitResponseTopic): void {
@@ -112,14 +114,15 @@ export function readOffsetCommitResponsePartition(r: Reader, version: number): O
   const value = defaultOffsetCommitResponsePartition();
   value.partitionIndex = r.int32();
   value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitResponsePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetCommitResponsePartition into `value`; false for a tag it does not have (skipped). */
+function readOffsetCommitResponsePartitionTag(r: Reader, tag: number, value: OffsetCommitResponsePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetCommitResponsePartition(w: Writer, version: number, value: OffsetCommitResponsePartition): void {

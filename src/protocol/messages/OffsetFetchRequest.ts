@@ -28,14 +28,15 @@ export function readOffsetFetchRequest(r: Reader, version: number): OffsetFetchR
   if (version <= 7) value.topics = (version >= 2 && version <= 7 ? r.nullableArray(flexible, () => readOffsetFetchRequestTopic(r, version)) : r.array(flexible, () => readOffsetFetchRequestTopic(r, version)));
   if (version >= 8) value.groups = r.array(flexible, () => readOffsetFetchRequestGroup(r, version));
   if (version >= 7) value.requireStable = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchRequest into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchRequestTag(r: Reader, tag: number, value: OffsetFetchRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetFetchRequestInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequest> {
@@ -45,13 +46,7 @@ export function* readOffsetFetchRequestInSlices(r: Reader, version: number): Gen
   if (version <= 7) value.topics = (version >= 2 && version <= 7 ? (yield* r.nullableArrayOfSlices(flexible, () => readOffsetFetchRequestTopicInSlices(r, version))) : (yield* r.arrayOfSlices(flexible, () => readOffsetFetchRequestTopicInSlices(r, version))));
   if (version >= 8) value.groups = (yield* r.arrayOfSlices(flexible, () => readOffsetFetchRequestGroupInSlices(r, version)));
   if (version >= 7) value.requireStable = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestTag);
   return value;
 }
 
@@ -80,14 +75,15 @@ export function readOffsetFetchRequestTopic(r: Reader, version: number): OffsetF
   const value = defaultOffsetFetchRequestTopic();
   if (version <= 7) value.name = r.string(flexible);
   if (version <= 7) value.partitionIndexes = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchRequestTopic into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchRequestTopicTag(r: Reader, tag: number, value: OffsetFetchRequestTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetFetchRequestTopicInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequestTopic> {
@@ -95,13 +91,7 @@ export function* readOffsetFetchRequestTopicInSlices(r: Reader, version: number)
   const value = defaultOffsetFetchRequestTopic();
   if (version <= 7) value.name = r.string(flexible);
   if (version <= 7) value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestTopicTag);
   return value;
 }
 
@@ -132,14 +122,15 @@ export function readOffsetFetchRequestGroup(r: Reader, version: number): OffsetF
   if (version >= 9) value.memberId = r.nullableString(flexible);
   if (version >= 9) value.memberEpoch = r.int32();
   if (version >= 8) value.topics = r.nullableArray(flexible, () => readOffsetFetchRequestTopics(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchRequestGroup into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchRequestGroupTag(r: Reader, tag: number, value: OffsetFetchRequestGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetFetchRequestGroupInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequestGroup> {
@@ -149,13 +140,7 @@ export function* readOffsetFetchRequestGroupInSlices(r: Reader, version: number)
   if (version >= 9) value.memberId = r.nullableString(flexible);
   if (version >= 9) value.memberEpoch = r.int32();
   if (version >= 8) value.topics = (yield* r.nullableArrayOfSlices(flexible, () => readOffsetFetchRequestTopicsInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestGroupTag);
   return value;
 }
 
@@ -186,14 +171,15 @@ export function readOffsetFetchRequestTopics(r: Reader, version: number): Offset
   if (version >= 8 && version <= 9) value.name = r.string(flexible);
   if (version >= 10) value.topicId = r.uuid();
   if (version >= 8) value.partitionIndexes = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestTopicsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchRequestTopics into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchRequestTopicsTag(r: Reader, tag: number, value: OffsetFetchRequestTopics, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetFetchRequestTopicsInSlices(r: Reader, version: number): Generator<void, OffsetFetchRequestTopics> {
@@ -202,13 +188,7 @@ export function* readOffsetFetchRequestTopicsInSlices(r: Reader, version: number
   if (version >= 8 && version <= 9) value.name = r.string(flexible);
   if (version >= 10) value.topicId = r.uuid();
   if (version >= 8) value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchRequestTopicsTag);
   return value;
 }
 

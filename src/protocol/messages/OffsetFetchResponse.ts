@@ -28,14 +28,15 @@ export function readOffsetFetchResponse(r: Reader, version: number): OffsetFetch
   if (version <= 7) value.topics = r.array(flexible, () => readOffsetFetchResponseTopic(r, version));
   if (version >= 2 && version <= 7) value.errorCode = r.int16();
   if (version >= 8) value.groups = r.array(flexible, () => readOffsetFetchResponseGroup(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchResponse into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchResponseTag(r: Reader, tag: number, value: OffsetFetchResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetFetchResponse(w: Writer, version: number, value: OffsetFetchResponse): void {
@@ -74,14 +75,15 @@ export function readOffsetFetchResponseTopic(r: Reader, version: number): Offset
   const value = defaultOffsetFetchResponseTopic();
   if (version <= 7) value.name = r.string(flexible);
   if (version <= 7) value.partitions = r.array(flexible, () => readOffsetFetchResponsePartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchResponseTopicTag(r: Reader, tag: number, value: OffsetFetchResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetFetchResponseTopic(w: Writer, version: number, value: OffsetFetchResponseTopic): void {
@@ -122,14 +124,15 @@ export function readOffsetFetchResponsePartition(r: Reader, version: number): Of
   if (version >= 5 && version <= 7) value.committedLeaderEpoch = r.int32();
   if (version <= 7) value.metadata = r.nullableString(flexible);
   if (version <= 7) value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchResponsePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchResponsePartition into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchResponsePartitionTag(r: Reader, tag: number, value: OffsetFetchResponsePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetFetchResponsePartition(w: Writer, version: number, value: OffsetFetchResponsePartition): void {
@@ -160,14 +163,15 @@ export function readOffsetFetchResponseGroup(r: Reader, version: number): Offset
   if (version >= 8) value.groupId = r.string(flexible);
   if (version >= 8) value.topics = r.array(flexible, () => readOffsetFetchResponseTopics(r, version));
   if (version >= 8) value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchResponseGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchResponseGroup into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchResponseGroupTag(r: Reader, tag: number, value: OffsetFetchResponseGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetFetchResponseGroup(w: Writer, version: number, value: OffsetFetchResponseGroup): void {
@@ -206,14 +210,15 @@ export function readOffsetFetchResponseTopics(r: Reader, version: number): Offse
   if (version >= 8 && version <= 9) value.name = r.string(flexible);
   if (version >= 10) value.topicId = r.uuid();
   if (version >= 8) value.partitions = r.array(flexible, () => readOffsetFetchResponsePartitions(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchResponseTopicsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchResponseTopics into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchResponseTopicsTag(r: Reader, tag: number, value: OffsetFetchResponseTopics, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetFetchResponseTopics(w: Writer, version: number, value: OffsetFetchResponseTopics): void {
@@ -256,14 +261,15 @@ export function readOffsetFetchResponsePartitions(r: Reader, version: number): O
   if (version >= 8) value.committedLeaderEpoch = r.int32();
   if (version >= 8) value.metadata = r.nullableString(flexible);
   if (version >= 8) value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetFetchResponsePartitionsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetFetchResponsePartitions into `value`; false for a tag it does not have (skipped). */
+function readOffsetFetchResponsePartitionsTag(r: Reader, tag: number, value: OffsetFetchResponsePartitions, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetFetchResponsePartitions(w: Writer, version: number, value: OffsetFetchResponsePartitions): void {

@@ -24,14 +24,15 @@ export function readOffsetForLeaderEpochRequest(r: Reader, version: number): Off
   const value = defaultOffsetForLeaderEpochRequest();
   if (version >= 3) value.replicaId = r.int32();
   value.topics = r.array(flexible, () => readOffsetForLeaderTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetForLeaderEpochRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetForLeaderEpochRequest into `value`; false for a tag it does not have (skipped). */
+function readOffsetForLeaderEpochRequestTag(r: Reader, tag: number, value: OffsetForLeaderEpochRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetForLeaderEpochRequestInSlices(r: Reader, version: number): Generator<void, OffsetForLeaderEpochRequest> {
@@ -39,13 +40,7 @@ export function* readOffsetForLeaderEpochRequestInSlices(r: Reader, version: num
   const value = defaultOffsetForLeaderEpochRequest();
   if (version >= 3) value.replicaId = r.int32();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readOffsetForLeaderTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetForLeaderEpochRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readOffsetForLeaderTopic(r: Reader, version: number): OffsetForL
   const value = defaultOffsetForLeaderTopic();
   value.topic = r.string(flexible);
   value.partitions = r.array(flexible, () => readOffsetForLeaderPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetForLeaderTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetForLeaderTopic into `value`; false for a tag it does not have (skipped). */
+function readOffsetForLeaderTopicTag(r: Reader, tag: number, value: OffsetForLeaderTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readOffsetForLeaderTopicInSlices(r: Reader, version: number): Generator<void, OffsetForLeaderTopic> {
@@ -87,13 +83,7 @@ export function* readOffsetForLeaderTopicInSlices(r: Reader, version: number): G
   const value = defaultOffsetForLeaderTopic();
   value.topic = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => readOffsetForLeaderPartition(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetForLeaderTopicTag);
   return value;
 }
 
@@ -122,14 +112,15 @@ export function readOffsetForLeaderPartition(r: Reader, version: number): Offset
   value.partition = r.int32();
   value.currentLeaderEpoch = r.int32();
   value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetForLeaderPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetForLeaderPartition into `value`; false for a tag it does not have (skipped). */
+function readOffsetForLeaderPartitionTag(r: Reader, tag: number, value: OffsetForLeaderPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetForLeaderPartition(w: Writer, version: number, value: OffsetForLeaderPartition): void {

@@ -24,14 +24,15 @@ export function readOffsetForLeaderEpochResponse(r: Reader, version: number): Of
   const value = defaultOffsetForLeaderEpochResponse();
   value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readOffsetForLeaderTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetForLeaderEpochResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetForLeaderEpochResponse into `value`; false for a tag it does not have (skipped). */
+function readOffsetForLeaderEpochResponseTag(r: Reader, tag: number, value: OffsetForLeaderEpochResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetForLeaderEpochResponse(w: Writer, version: number, value: OffsetForLeaderEpochResponse): void {
@@ -66,14 +67,15 @@ export function readOffsetForLeaderTopicResult(r: Reader, version: number): Offs
   const value = defaultOffsetForLeaderTopicResult();
   value.topic = r.string(flexible);
   value.partitions = r.array(flexible, () => readEpochEndOffset(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetForLeaderTopicResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetForLeaderTopicResult into `value`; false for a tag it does not have (skipped). */
+function readOffsetForLeaderTopicResultTag(r: Reader, tag: number, value: OffsetForLeaderTopicResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeOffsetForLeaderTopicResult(w: Writer, version: number, value: OffsetForLeaderTopicResult): void {
@@ -112,14 +114,15 @@ export function readEpochEndOffset(r: Reader, version: number): EpochEndOffset {
   value.partition = r.int32();
   value.leaderEpoch = r.int32();
   value.endOffset = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readEpochEndOffsetTag);
   return value;
+}
+
+/** Reads tagged field `tag` of EpochEndOffset into `value`; false for a tag it does not have (skipped). */
+function readEpochEndOffsetTag(r: Reader, tag: number, value: EpochEndOffset, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeEpochEndOffset(w: Writer, version: number, value: EpochEndOffset): void {

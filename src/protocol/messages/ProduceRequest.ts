@@ -28,14 +28,15 @@ export function readProduceRequest(r: Reader, version: number): ProduceRequest {
   value.acks = r.int16();
   value.timeoutMs = r.int32();
   value.topicData = r.array(flexible, () => readTopicProduceData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readProduceRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ProduceRequest into `value`; false for a tag it does not have (skipped). */
+function readProduceRequestTag(r: Reader, tag: number, value: ProduceRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readProduceRequestInSlices(r: Reader, version: number): Generator<void, ProduceRequest> {
@@ -45,13 +46,7 @@ export function* readProduceRequestInSlices(r: Reader, version: number): Generat
   value.acks = r.int16();
   value.timeoutMs = r.int32();
   value.topicData = (yield* r.arrayOfSlices(flexible, () => readTopicProduceDataInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readProduceRequestTag);
   return value;
 }
 
@@ -82,14 +77,15 @@ export function readTopicProduceData(r: Reader, version: number): TopicProduceDa
   if (version <= 12) value.name = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitionData = r.array(flexible, () => readPartitionProduceData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicProduceDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicProduceData into `value`; false for a tag it does not have (skipped). */
+function readTopicProduceDataTag(r: Reader, tag: number, value: TopicProduceData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readTopicProduceDataInSlices(r: Reader, version: number): Generator<void, TopicProduceData> {
@@ -98,13 +94,7 @@ export function* readTopicProduceDataInSlices(r: Reader, version: number): Gener
   if (version <= 12) value.name = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitionData = (yield* r.arrayInSlices(flexible, () => readPartitionProduceData(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicProduceDataTag);
   return value;
 }
 
@@ -132,14 +122,15 @@ export function readPartitionProduceData(r: Reader, version: number): PartitionP
   const value = defaultPartitionProduceData();
   value.index = r.int32();
   value.records = r.nullableBytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionProduceDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionProduceData into `value`; false for a tag it does not have (skipped). */
+function readPartitionProduceDataTag(r: Reader, tag: number, value: PartitionProduceData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionProduceData(w: Writer, version: number, value: PartitionProduceData): void {

@@ -25,15 +25,16 @@ export function readProduceResponse(r: Reader, version: number): ProduceResponse
   const value = defaultProduceResponse();
   value.responses = r.array(flexible, () => readTopicProduceResponse(r, version));
   value.throttleTimeMs = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 10) { value.nodeEndpoints = r.array(true, () => readNodeEndpoint(r, version)); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readProduceResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ProduceResponse into `value`; false for a tag it does not have (skipped). */
+function readProduceResponseTag(r: Reader, tag: number, value: ProduceResponse, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 10) { value.nodeEndpoints = r.array(true, () => readNodeEndpoint(r, version)); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeProduceResponse(w: Writer, version: number, value: ProduceResponse): void {
@@ -41,9 +42,9 @@ export function writeProduceResponse(w: Writer, version: number, value: ProduceR
   w.array(value.responses, flexible, (e) => writeTopicProduceResponse(w, version, e));
   w.int32(value.throttleTimeMs);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 10 && value.nodeEndpoints.length > 0) tags.push([0, (w) => { w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 10 && value.nodeEndpoints.length > 0;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -52,9 +53,9 @@ export function* writeProduceResponseInSlices(w: Writer, version: number, value:
   yield* w.arrayOfSlices(value.responses, flexible, (e) => writeTopicProduceResponseInSlices(w, version, e));
   w.int32(value.throttleTimeMs);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 10 && value.nodeEndpoints.length > 0) tags.push([0, (w) => { w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 10 && value.nodeEndpoints.length > 0;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.array(value.nodeEndpoints, true, (e) => writeNodeEndpoint(w, version, e)); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -74,14 +75,15 @@ export function readTopicProduceResponse(r: Reader, version: number): TopicProdu
   if (version <= 12) value.name = r.string(flexible);
   if (version >= 13) value.topicId = r.uuid();
   value.partitionResponses = r.array(flexible, () => readPartitionProduceResponse(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicProduceResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicProduceResponse into `value`; false for a tag it does not have (skipped). */
+function readTopicProduceResponseTag(r: Reader, tag: number, value: TopicProduceResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicProduceResponse(w: Writer, version: number, value: TopicProduceResponse): void {
@@ -129,15 +131,16 @@ export function readPartitionProduceResponse(r: Reader, version: number): Partit
   if (version >= 5) value.logStartOffset = r.int64();
   if (version >= 8) value.recordErrors = r.array(flexible, () => readBatchIndexAndErrorMessage(r, version));
   if (version >= 8) value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 10) { value.currentLeader = readLeaderIdAndEpoch(r, version); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionProduceResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionProduceResponse into `value`; false for a tag it does not have (skipped). */
+function readPartitionProduceResponseTag(r: Reader, tag: number, value: PartitionProduceResponse, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 10) { value.currentLeader = readLeaderIdAndEpoch(r, version); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writePartitionProduceResponse(w: Writer, version: number, value: PartitionProduceResponse): void {
@@ -150,9 +153,9 @@ export function writePartitionProduceResponse(w: Writer, version: number, value:
   if (version >= 8) { w.array(value.recordErrors, flexible, (e) => writeBatchIndexAndErrorMessage(w, version, e)); }
   if (version >= 8) { w.nullableString(value.errorMessage, flexible); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 10 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([0, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 10 && !isLeaderIdAndEpochDefault(value.currentLeader);
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); writeLeaderIdAndEpoch(w, version, value.currentLeader); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -166,9 +169,9 @@ export function* writePartitionProduceResponseInSlices(w: Writer, version: numbe
   if (version >= 8) { yield* w.arrayInSlices(value.recordErrors, flexible, (e) => writeBatchIndexAndErrorMessage(w, version, e)); }
   if (version >= 8) { w.nullableString(value.errorMessage, flexible); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 10 && !isLeaderIdAndEpochDefault(value.currentLeader)) tags.push([0, (w) => { writeLeaderIdAndEpoch(w, version, value.currentLeader); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 10 && !isLeaderIdAndEpochDefault(value.currentLeader);
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); writeLeaderIdAndEpoch(w, version, value.currentLeader); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -186,14 +189,15 @@ export function readBatchIndexAndErrorMessage(r: Reader, version: number): Batch
   const value = defaultBatchIndexAndErrorMessage();
   if (version >= 8) value.batchIndex = r.int32();
   if (version >= 8) value.batchIndexErrorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readBatchIndexAndErrorMessageTag);
   return value;
+}
+
+/** Reads tagged field `tag` of BatchIndexAndErrorMessage into `value`; false for a tag it does not have (skipped). */
+function readBatchIndexAndErrorMessageTag(r: Reader, tag: number, value: BatchIndexAndErrorMessage, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeBatchIndexAndErrorMessage(w: Writer, version: number, value: BatchIndexAndErrorMessage): void {
@@ -219,14 +223,15 @@ export function readLeaderIdAndEpoch(r: Reader, version: number): LeaderIdAndEpo
   const value = defaultLeaderIdAndEpoch();
   if (version >= 10) value.leaderId = r.int32();
   if (version >= 10) value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLeaderIdAndEpochTag);
   return value;
+}
+
+/** Reads tagged field `tag` of LeaderIdAndEpoch into `value`; false for a tag it does not have (skipped). */
+function readLeaderIdAndEpochTag(r: Reader, tag: number, value: LeaderIdAndEpoch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeLeaderIdAndEpoch(w: Writer, version: number, value: LeaderIdAndEpoch): void {
@@ -256,14 +261,15 @@ export function readNodeEndpoint(r: Reader, version: number): NodeEndpoint {
   if (version >= 10) value.host = r.string(flexible);
   if (version >= 10) value.port = r.int32();
   if (version >= 10) value.rack = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readNodeEndpointTag);
   return value;
+}
+
+/** Reads tagged field `tag` of NodeEndpoint into `value`; false for a tag it does not have (skipped). */
+function readNodeEndpointTag(r: Reader, tag: number, value: NodeEndpoint, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeNodeEndpoint(w: Writer, version: number, value: NodeEndpoint): void {

@@ -24,14 +24,15 @@ export function readReadShareGroupStateRequest(r: Reader, version: number): Read
   const value = defaultReadShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = r.array(flexible, () => readReadStateData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadShareGroupStateRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadShareGroupStateRequest into `value`; false for a tag it does not have (skipped). */
+function readReadShareGroupStateRequestTag(r: Reader, tag: number, value: ReadShareGroupStateRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readReadShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, ReadShareGroupStateRequest> {
@@ -39,13 +40,7 @@ export function* readReadShareGroupStateRequestInSlices(r: Reader, version: numb
   const value = defaultReadShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.arrayOfSlices(flexible, () => readReadStateDataInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadShareGroupStateRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readReadStateData(r: Reader, version: number): ReadStateData {
   const value = defaultReadStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadStateDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadStateData into `value`; false for a tag it does not have (skipped). */
+function readReadStateDataTag(r: Reader, tag: number, value: ReadStateData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readReadStateDataInSlices(r: Reader, version: number): Generator<void, ReadStateData> {
@@ -87,13 +83,7 @@ export function* readReadStateDataInSlices(r: Reader, version: number): Generato
   const value = defaultReadStateData();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadStateDataTag);
   return value;
 }
 
@@ -120,14 +110,15 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   const value = defaultPartitionData();
   value.partition = r.int32();
   value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionData(w: Writer, version: number, value: PartitionData): void {

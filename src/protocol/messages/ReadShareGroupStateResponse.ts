@@ -22,14 +22,15 @@ export function readReadShareGroupStateResponse(r: Reader, version: number): Rea
   const flexible = true;
   const value = defaultReadShareGroupStateResponse();
   value.results = r.array(flexible, () => readReadStateResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadShareGroupStateResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadShareGroupStateResponse into `value`; false for a tag it does not have (skipped). */
+function readReadShareGroupStateResponseTag(r: Reader, tag: number, value: ReadShareGroupStateResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeReadShareGroupStateResponse(w: Writer, version: number, value: ReadShareGroupStateResponse): void {
@@ -62,14 +63,15 @@ export function readReadStateResult(r: Reader, version: number): ReadStateResult
   const value = defaultReadStateResult();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadStateResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadStateResult into `value`; false for a tag it does not have (skipped). */
+function readReadStateResultTag(r: Reader, tag: number, value: ReadStateResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeReadStateResult(w: Writer, version: number, value: ReadStateResult): void {
@@ -112,14 +114,15 @@ export function readPartitionResult(r: Reader, version: number): PartitionResult
   value.stateEpoch = r.int32();
   value.startOffset = r.int64();
   value.stateBatches = r.array(flexible, () => readStateBatch(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionResult into `value`; false for a tag it does not have (skipped). */
+function readPartitionResultTag(r: Reader, tag: number, value: PartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionResult(w: Writer, version: number, value: PartitionResult): void {
@@ -166,14 +169,15 @@ export function readStateBatch(r: Reader, version: number): StateBatch {
   value.lastOffset = r.int64();
   value.deliveryState = r.int8();
   value.deliveryCount = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStateBatchTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StateBatch into `value`; false for a tag it does not have (skipped). */
+function readStateBatchTag(r: Reader, tag: number, value: StateBatch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStateBatch(w: Writer, version: number, value: StateBatch): void {

@@ -24,14 +24,15 @@ export function readReadShareGroupStateSummaryRequest(r: Reader, version: number
   const value = defaultReadShareGroupStateSummaryRequest();
   value.groupId = r.string(flexible);
   value.topics = r.array(flexible, () => readReadStateSummaryData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadShareGroupStateSummaryRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadShareGroupStateSummaryRequest into `value`; false for a tag it does not have (skipped). */
+function readReadShareGroupStateSummaryRequestTag(r: Reader, tag: number, value: ReadShareGroupStateSummaryRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readReadShareGroupStateSummaryRequestInSlices(r: Reader, version: number): Generator<void, ReadShareGroupStateSummaryRequest> {
@@ -39,13 +40,7 @@ export function* readReadShareGroupStateSummaryRequestInSlices(r: Reader, versio
   const value = defaultReadShareGroupStateSummaryRequest();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.arrayOfSlices(flexible, () => readReadStateSummaryDataInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadShareGroupStateSummaryRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readReadStateSummaryData(r: Reader, version: number): ReadStateS
   const value = defaultReadStateSummaryData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadStateSummaryDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadStateSummaryData into `value`; false for a tag it does not have (skipped). */
+function readReadStateSummaryDataTag(r: Reader, tag: number, value: ReadStateSummaryData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readReadStateSummaryDataInSlices(r: Reader, version: number): Generator<void, ReadStateSummaryData> {
@@ -87,13 +83,7 @@ export function* readReadStateSummaryDataInSlices(r: Reader, version: number): G
   const value = defaultReadStateSummaryData();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => readPartitionData(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadStateSummaryDataTag);
   return value;
 }
 
@@ -120,14 +110,15 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   const value = defaultPartitionData();
   value.partition = r.int32();
   value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionData(w: Writer, version: number, value: PartitionData): void {

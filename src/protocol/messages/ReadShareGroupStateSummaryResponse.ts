@@ -22,14 +22,15 @@ export function readReadShareGroupStateSummaryResponse(r: Reader, version: numbe
   const flexible = true;
   const value = defaultReadShareGroupStateSummaryResponse();
   value.results = r.array(flexible, () => readReadStateSummaryResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadShareGroupStateSummaryResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadShareGroupStateSummaryResponse into `value`; false for a tag it does not have (skipped). */
+function readReadShareGroupStateSummaryResponseTag(r: Reader, tag: number, value: ReadShareGroupStateSummaryResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeReadShareGroupStateSummaryResponse(w: Writer, version: number, value: ReadShareGroupStateSummaryResponse): void {
@@ -62,14 +63,15 @@ export function readReadStateSummaryResult(r: Reader, version: number): ReadStat
   const value = defaultReadStateSummaryResult();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readReadStateSummaryResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ReadStateSummaryResult into `value`; false for a tag it does not have (skipped). */
+function readReadStateSummaryResultTag(r: Reader, tag: number, value: ReadStateSummaryResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeReadStateSummaryResult(w: Writer, version: number, value: ReadStateSummaryResult): void {
@@ -114,14 +116,15 @@ export function readPartitionResult(r: Reader, version: number): PartitionResult
   value.leaderEpoch = r.int32();
   value.startOffset = r.int64();
   if (version >= 1) value.deliveryCompleteCount = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionResult into `value`; false for a tag it does not have (skipped). */
+function readPartitionResultTag(r: Reader, tag: number, value: PartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionResult(w: Writer, version: number, value: PartitionResult): void {

@@ -27,14 +27,15 @@ export function readRequestHeader(r: Reader, version: number): RequestHeader {
   value.requestApiVersion = r.int16();
   value.correlationId = r.int32();
   value.clientId = r.nullableString(false);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readRequestHeaderTag);
   return value;
+}
+
+/** Reads tagged field `tag` of RequestHeader into `value`; false for a tag it does not have (skipped). */
+function readRequestHeaderTag(r: Reader, tag: number, value: RequestHeader, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeRequestHeader(w: Writer, version: number, value: RequestHeader): void {

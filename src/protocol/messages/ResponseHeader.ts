@@ -21,14 +21,15 @@ export function readResponseHeader(r: Reader, version: number): ResponseHeader {
   const flexible = version >= 1;
   const value = defaultResponseHeader();
   value.correlationId = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readResponseHeaderTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ResponseHeader into `value`; false for a tag it does not have (skipped). */
+function readResponseHeaderTag(r: Reader, tag: number, value: ResponseHeader, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeResponseHeader(w: Writer, version: number, value: ResponseHeader): void {

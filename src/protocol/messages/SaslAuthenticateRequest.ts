@@ -22,14 +22,15 @@ export function readSaslAuthenticateRequest(r: Reader, version: number): SaslAut
   const flexible = version >= 2;
   const value = defaultSaslAuthenticateRequest();
   value.authBytes = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSaslAuthenticateRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of SaslAuthenticateRequest into `value`; false for a tag it does not have (skipped). */
+function readSaslAuthenticateRequestTag(r: Reader, tag: number, value: SaslAuthenticateRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeSaslAuthenticateRequest(w: Writer, version: number, value: SaslAuthenticateRequest): void {

@@ -28,14 +28,15 @@ export function readSaslAuthenticateResponse(r: Reader, version: number): SaslAu
   value.errorMessage = r.nullableString(flexible);
   value.authBytes = r.bytes(flexible);
   if (version >= 1) value.sessionLifetimeMs = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSaslAuthenticateResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of SaslAuthenticateResponse into `value`; false for a tag it does not have (skipped). */
+function readSaslAuthenticateResponseTag(r: Reader, tag: number, value: SaslAuthenticateResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeSaslAuthenticateResponse(w: Writer, version: number, value: SaslAuthenticateResponse): void {

@@ -30,14 +30,15 @@ export function readShareAcknowledgeRequest(r: Reader, version: number): ShareAc
   value.shareSessionEpoch = r.int32();
   if (version >= 2) value.isRenewAck = r.bool();
   value.topics = r.array(flexible, () => readAcknowledgeTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareAcknowledgeRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareAcknowledgeRequest into `value`; false for a tag it does not have (skipped). */
+function readShareAcknowledgeRequestTag(r: Reader, tag: number, value: ShareAcknowledgeRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readShareAcknowledgeRequestInSlices(r: Reader, version: number): Generator<void, ShareAcknowledgeRequest> {
@@ -48,13 +49,7 @@ export function* readShareAcknowledgeRequestInSlices(r: Reader, version: number)
   value.shareSessionEpoch = r.int32();
   if (version >= 2) value.isRenewAck = r.bool();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readAcknowledgeTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareAcknowledgeRequestTag);
   return value;
 }
 
@@ -84,14 +79,15 @@ export function readAcknowledgeTopic(r: Reader, version: number): AcknowledgeTop
   const value = defaultAcknowledgeTopic();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readAcknowledgePartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgeTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AcknowledgeTopic into `value`; false for a tag it does not have (skipped). */
+function readAcknowledgeTopicTag(r: Reader, tag: number, value: AcknowledgeTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAcknowledgeTopicInSlices(r: Reader, version: number): Generator<void, AcknowledgeTopic> {
@@ -99,13 +95,7 @@ export function* readAcknowledgeTopicInSlices(r: Reader, version: number): Gener
   const value = defaultAcknowledgeTopic();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayOfSlices(flexible, () => readAcknowledgePartitionInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgeTopicTag);
   return value;
 }
 
@@ -132,14 +122,15 @@ export function readAcknowledgePartition(r: Reader, version: number): Acknowledg
   const value = defaultAcknowledgePartition();
   value.partitionIndex = r.int32();
   value.acknowledgementBatches = r.array(flexible, () => readAcknowledgementBatch(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AcknowledgePartition into `value`; false for a tag it does not have (skipped). */
+function readAcknowledgePartitionTag(r: Reader, tag: number, value: AcknowledgePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAcknowledgePartitionInSlices(r: Reader, version: number): Generator<void, AcknowledgePartition> {
@@ -147,13 +138,7 @@ export function* readAcknowledgePartitionInSlices(r: Reader, version: number): G
   const value = defaultAcknowledgePartition();
   value.partitionIndex = r.int32();
   value.acknowledgementBatches = (yield* r.arrayOfSlices(flexible, () => readAcknowledgementBatchInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgePartitionTag);
   return value;
 }
 
@@ -182,14 +167,15 @@ export function readAcknowledgementBatch(r: Reader, version: number): Acknowledg
   value.firstOffset = r.int64();
   value.lastOffset = r.int64();
   value.acknowledgeTypes = r.array(flexible, () => r.int8());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgementBatchTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AcknowledgementBatch into `value`; false for a tag it does not have (skipped). */
+function readAcknowledgementBatchTag(r: Reader, tag: number, value: AcknowledgementBatch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAcknowledgementBatchInSlices(r: Reader, version: number): Generator<void, AcknowledgementBatch> {
@@ -198,13 +184,7 @@ export function* readAcknowledgementBatchInSlices(r: Reader, version: number): G
   value.firstOffset = r.int64();
   value.lastOffset = r.int64();
   value.acknowledgeTypes = (yield* r.arrayInSlices(flexible, () => r.int8()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgementBatchTag);
   return value;
 }
 

@@ -32,14 +32,15 @@ export function readShareAcknowledgeResponse(r: Reader, version: number): ShareA
   if (version >= 2) value.acquisitionLockTimeoutMs = r.int32();
   value.responses = r.array(flexible, () => readShareAcknowledgeTopicResponse(r, version));
   value.nodeEndpoints = r.array(flexible, () => readNodeEndpoint(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareAcknowledgeResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareAcknowledgeResponse into `value`; false for a tag it does not have (skipped). */
+function readShareAcknowledgeResponseTag(r: Reader, tag: number, value: ShareAcknowledgeResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareAcknowledgeResponse(w: Writer, version: number, value: ShareAcknowledgeResponse): void {
@@ -82,14 +83,15 @@ export function readShareAcknowledgeTopicResponse(r: Reader, version: number): S
   const value = defaultShareAcknowledgeTopicResponse();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareAcknowledgeTopicResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareAcknowledgeTopicResponse into `value`; false for a tag it does not have (skipped). */
+function readShareAcknowledgeTopicResponseTag(r: Reader, tag: number, value: ShareAcknowledgeTopicResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareAcknowledgeTopicResponse(w: Writer, version: number, value: ShareAcknowledgeTopicResponse): void {
@@ -128,14 +130,15 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
   value.currentLeader = readLeaderIdAndEpoch(r, version);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionData(w: Writer, version: number, value: PartitionData): void {
@@ -163,14 +166,15 @@ export function readLeaderIdAndEpoch(r: Reader, version: number): LeaderIdAndEpo
   const value = defaultLeaderIdAndEpoch();
   value.leaderId = r.int32();
   value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLeaderIdAndEpochTag);
   return value;
+}
+
+/** Reads tagged field `tag` of LeaderIdAndEpoch into `value`; false for a tag it does not have (skipped). */
+function readLeaderIdAndEpochTag(r: Reader, tag: number, value: LeaderIdAndEpoch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeLeaderIdAndEpoch(w: Writer, version: number, value: LeaderIdAndEpoch): void {
@@ -200,14 +204,15 @@ export function readNodeEndpoint(r: Reader, version: number): NodeEndpoint {
   value.host = r.string(flexible);
   value.port = r.int32();
   value.rack = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readNodeEndpointTag);
   return value;
+}
+
+/** Reads tagged field `tag` of NodeEndpoint into `value`; false for a tag it does not have (skipped). */
+function readNodeEndpointTag(r: Reader, tag: number, value: NodeEndpoint, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeNodeEndpoint(w: Writer, version: number, value: NodeEndpoint): void {

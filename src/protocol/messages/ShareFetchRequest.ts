@@ -44,14 +44,15 @@ export function readShareFetchRequest(r: Reader, version: number): ShareFetchReq
   if (version >= 2) value.isRenewAck = r.bool();
   value.topics = r.array(flexible, () => readFetchTopic(r, version));
   value.forgottenTopicsData = r.array(flexible, () => readForgottenTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareFetchRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareFetchRequest into `value`; false for a tag it does not have (skipped). */
+function readShareFetchRequestTag(r: Reader, tag: number, value: ShareFetchRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readShareFetchRequestInSlices(r: Reader, version: number): Generator<void, ShareFetchRequest> {
@@ -69,13 +70,7 @@ export function* readShareFetchRequestInSlices(r: Reader, version: number): Gene
   if (version >= 2) value.isRenewAck = r.bool();
   value.topics = (yield* r.arrayOfSlices(flexible, () => readFetchTopicInSlices(r, version)));
   value.forgottenTopicsData = (yield* r.arrayOfSlices(flexible, () => readForgottenTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareFetchRequestTag);
   return value;
 }
 
@@ -112,14 +107,15 @@ export function readFetchTopic(r: Reader, version: number): FetchTopic {
   const value = defaultFetchTopic();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readFetchPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FetchTopic into `value`; false for a tag it does not have (skipped). */
+function readFetchTopicTag(r: Reader, tag: number, value: FetchTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readFetchTopicInSlices(r: Reader, version: number): Generator<void, FetchTopic> {
@@ -127,13 +123,7 @@ export function* readFetchTopicInSlices(r: Reader, version: number): Generator<v
   const value = defaultFetchTopic();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayOfSlices(flexible, () => readFetchPartitionInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchTopicTag);
   return value;
 }
 
@@ -161,14 +151,15 @@ export function readFetchPartition(r: Reader, version: number): FetchPartition {
   const value = defaultFetchPartition();
   value.partitionIndex = r.int32();
   value.acknowledgementBatches = r.array(flexible, () => readAcknowledgementBatch(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of FetchPartition into `value`; false for a tag it does not have (skipped). */
+function readFetchPartitionTag(r: Reader, tag: number, value: FetchPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readFetchPartitionInSlices(r: Reader, version: number): Generator<void, FetchPartition> {
@@ -176,13 +167,7 @@ export function* readFetchPartitionInSlices(r: Reader, version: number): Generat
   const value = defaultFetchPartition();
   value.partitionIndex = r.int32();
   value.acknowledgementBatches = (yield* r.arrayOfSlices(flexible, () => readAcknowledgementBatchInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readFetchPartitionTag);
   return value;
 }
 
@@ -211,14 +196,15 @@ export function readAcknowledgementBatch(r: Reader, version: number): Acknowledg
   value.firstOffset = r.int64();
   value.lastOffset = r.int64();
   value.acknowledgeTypes = r.array(flexible, () => r.int8());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgementBatchTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AcknowledgementBatch into `value`; false for a tag it does not have (skipped). */
+function readAcknowledgementBatchTag(r: Reader, tag: number, value: AcknowledgementBatch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readAcknowledgementBatchInSlices(r: Reader, version: number): Generator<void, AcknowledgementBatch> {
@@ -227,13 +213,7 @@ export function* readAcknowledgementBatchInSlices(r: Reader, version: number): G
   value.firstOffset = r.int64();
   value.lastOffset = r.int64();
   value.acknowledgeTypes = (yield* r.arrayInSlices(flexible, () => r.int8()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcknowledgementBatchTag);
   return value;
 }
 
@@ -261,14 +241,15 @@ export function readForgottenTopic(r: Reader, version: number): ForgottenTopic {
   const value = defaultForgottenTopic();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readForgottenTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ForgottenTopic into `value`; false for a tag it does not have (skipped). */
+function readForgottenTopicTag(r: Reader, tag: number, value: ForgottenTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readForgottenTopicInSlices(r: Reader, version: number): Generator<void, ForgottenTopic> {
@@ -276,13 +257,7 @@ export function* readForgottenTopicInSlices(r: Reader, version: number): Generat
   const value = defaultForgottenTopic();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readForgottenTopicTag);
   return value;
 }
 

@@ -32,14 +32,15 @@ export function readShareFetchResponse(r: Reader, version: number): ShareFetchRe
   value.acquisitionLockTimeoutMs = r.int32();
   value.responses = r.array(flexible, () => readShareFetchableTopicResponse(r, version));
   value.nodeEndpoints = r.array(flexible, () => readNodeEndpoint(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareFetchResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareFetchResponse into `value`; false for a tag it does not have (skipped). */
+function readShareFetchResponseTag(r: Reader, tag: number, value: ShareFetchResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareFetchResponse(w: Writer, version: number, value: ShareFetchResponse): void {
@@ -82,14 +83,15 @@ export function readShareFetchableTopicResponse(r: Reader, version: number): Sha
   const value = defaultShareFetchableTopicResponse();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareFetchableTopicResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareFetchableTopicResponse into `value`; false for a tag it does not have (skipped). */
+function readShareFetchableTopicResponseTag(r: Reader, tag: number, value: ShareFetchableTopicResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareFetchableTopicResponse(w: Writer, version: number, value: ShareFetchableTopicResponse): void {
@@ -136,14 +138,15 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   value.currentLeader = readLeaderIdAndEpoch(r, version);
   value.records = r.bytes(flexible);
   value.acquiredRecords = r.array(flexible, () => readAcquiredRecords(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionData(w: Writer, version: number, value: PartitionData): void {
@@ -190,14 +193,15 @@ export function readLeaderIdAndEpoch(r: Reader, version: number): LeaderIdAndEpo
   const value = defaultLeaderIdAndEpoch();
   value.leaderId = r.int32();
   value.leaderEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLeaderIdAndEpochTag);
   return value;
+}
+
+/** Reads tagged field `tag` of LeaderIdAndEpoch into `value`; false for a tag it does not have (skipped). */
+function readLeaderIdAndEpochTag(r: Reader, tag: number, value: LeaderIdAndEpoch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeLeaderIdAndEpoch(w: Writer, version: number, value: LeaderIdAndEpoch): void {
@@ -225,14 +229,15 @@ export function readAcquiredRecords(r: Reader, version: number): AcquiredRecords
   value.firstOffset = r.int64();
   value.lastOffset = r.int64();
   value.deliveryCount = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAcquiredRecordsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of AcquiredRecords into `value`; false for a tag it does not have (skipped). */
+function readAcquiredRecordsTag(r: Reader, tag: number, value: AcquiredRecords, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAcquiredRecords(w: Writer, version: number, value: AcquiredRecords): void {
@@ -263,14 +268,15 @@ export function readNodeEndpoint(r: Reader, version: number): NodeEndpoint {
   value.host = r.string(flexible);
   value.port = r.int32();
   value.rack = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readNodeEndpointTag);
   return value;
+}
+
+/** Reads tagged field `tag` of NodeEndpoint into `value`; false for a tag it does not have (skipped). */
+function readNodeEndpointTag(r: Reader, tag: number, value: NodeEndpoint, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeNodeEndpoint(w: Writer, version: number, value: NodeEndpoint): void {

@@ -24,14 +24,15 @@ export function readShareGroupDescribeRequest(r: Reader, version: number): Share
   const value = defaultShareGroupDescribeRequest();
   value.groupIds = r.array(flexible, () => r.string(flexible));
   value.includeAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupDescribeRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareGroupDescribeRequest into `value`; false for a tag it does not have (skipped). */
+function readShareGroupDescribeRequestTag(r: Reader, tag: number, value: ShareGroupDescribeRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readShareGroupDescribeRequestInSlices(r: Reader, version: number): Generator<void, ShareGroupDescribeRequest> {
@@ -39,13 +40,7 @@ export function* readShareGroupDescribeRequestInSlices(r: Reader, version: numbe
   const value = defaultShareGroupDescribeRequest();
   value.groupIds = (yield* r.arrayInSlices(flexible, () => r.string(flexible)));
   value.includeAuthorizedOperations = r.bool();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupDescribeRequestTag);
   return value;
 }
 

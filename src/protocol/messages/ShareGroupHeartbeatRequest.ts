@@ -30,14 +30,15 @@ export function readShareGroupHeartbeatRequest(r: Reader, version: number): Shar
   value.memberEpoch = r.int32();
   value.rackId = r.nullableString(flexible);
   value.subscribedTopicNames = r.nullableArray(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupHeartbeatRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareGroupHeartbeatRequest into `value`; false for a tag it does not have (skipped). */
+function readShareGroupHeartbeatRequestTag(r: Reader, tag: number, value: ShareGroupHeartbeatRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readShareGroupHeartbeatRequestInSlices(r: Reader, version: number): Generator<void, ShareGroupHeartbeatRequest> {
@@ -48,13 +49,7 @@ export function* readShareGroupHeartbeatRequestInSlices(r: Reader, version: numb
   value.memberEpoch = r.int32();
   value.rackId = r.nullableString(flexible);
   value.subscribedTopicNames = (yield* r.nullableArrayInSlices(flexible, () => r.string(flexible)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupHeartbeatRequestTag);
   return value;
 }
 

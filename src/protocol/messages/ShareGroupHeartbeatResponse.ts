@@ -24,14 +24,15 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   const value = defaultTopicPartitions();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartitions into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionsTag(r: Reader, tag: number, value: TopicPartitions, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicPartitions(w: Writer, version: number, value: TopicPartitions): void {
@@ -67,14 +68,15 @@ export function readShareGroupHeartbeatResponse(r: Reader, version: number): Sha
   value.memberEpoch = r.int32();
   value.heartbeatIntervalMs = r.int32();
   value.assignment = (r.int8() < 0 ? null : readAssignment(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupHeartbeatResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareGroupHeartbeatResponse into `value`; false for a tag it does not have (skipped). */
+function readShareGroupHeartbeatResponseTag(r: Reader, tag: number, value: ShareGroupHeartbeatResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareGroupHeartbeatResponse(w: Writer, version: number, value: ShareGroupHeartbeatResponse): void {
@@ -103,14 +105,15 @@ export function readAssignment(r: Reader, version: number): Assignment {
   const flexible = true;
   const value = defaultAssignment();
   value.topicPartitions = r.array(flexible, () => readTopicPartitions(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readAssignmentTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Assignment into `value`; false for a tag it does not have (skipped). */
+function readAssignmentTag(r: Reader, tag: number, value: Assignment, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeAssignment(w: Writer, version: number, value: Assignment): void {

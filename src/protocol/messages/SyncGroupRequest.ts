@@ -34,14 +34,15 @@ export function readSyncGroupRequest(r: Reader, version: number): SyncGroupReque
   if (version >= 5) value.protocolType = r.nullableString(flexible);
   if (version >= 5) value.protocolName = r.nullableString(flexible);
   value.assignments = r.array(flexible, () => readSyncGroupRequestAssignment(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSyncGroupRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of SyncGroupRequest into `value`; false for a tag it does not have (skipped). */
+function readSyncGroupRequestTag(r: Reader, tag: number, value: SyncGroupRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readSyncGroupRequestInSlices(r: Reader, version: number): Generator<void, SyncGroupRequest> {
@@ -54,13 +55,7 @@ export function* readSyncGroupRequestInSlices(r: Reader, version: number): Gener
   if (version >= 5) value.protocolType = r.nullableString(flexible);
   if (version >= 5) value.protocolName = r.nullableString(flexible);
   value.assignments = (yield* r.arrayInSlices(flexible, () => readSyncGroupRequestAssignment(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSyncGroupRequestTag);
   return value;
 }
 
@@ -92,14 +87,15 @@ export function readSyncGroupRequestAssignment(r: Reader, version: number): Sync
   const value = defaultSyncGroupRequestAssignment();
   value.memberId = r.string(flexible);
   value.assignment = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSyncGroupRequestAssignmentTag);
   return value;
+}
+
+/** Reads tagged field `tag` of SyncGroupRequestAssignment into `value`; false for a tag it does not have (skipped). */
+function readSyncGroupRequestAssignmentTag(r: Reader, tag: number, value: SyncGroupRequestAssignment, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeSyncGroupRequestAssignment(w: Writer, version: number, value: SyncGroupRequestAssignment): void {

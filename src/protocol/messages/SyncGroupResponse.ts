@@ -30,14 +30,15 @@ export function readSyncGroupResponse(r: Reader, version: number): SyncGroupResp
   if (version >= 5) value.protocolType = r.nullableString(flexible);
   if (version >= 5) value.protocolName = r.nullableString(flexible);
   value.assignment = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSyncGroupResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of SyncGroupResponse into `value`; false for a tag it does not have (skipped). */
+function readSyncGroupResponseTag(r: Reader, tag: number, value: SyncGroupResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeSyncGroupResponse(w: Writer, version: number, value: SyncGroupResponse): void {

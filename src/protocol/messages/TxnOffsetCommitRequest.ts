@@ -36,14 +36,15 @@ export function readTxnOffsetCommitRequest(r: Reader, version: number): TxnOffse
   if (version >= 3) value.memberId = r.string(flexible);
   if (version >= 3) value.groupInstanceId = r.nullableString(flexible);
   value.topics = r.array(flexible, () => readTxnOffsetCommitRequestTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TxnOffsetCommitRequest into `value`; false for a tag it does not have (skipped). */
+function readTxnOffsetCommitRequestTag(r: Reader, tag: number, value: TxnOffsetCommitRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readTxnOffsetCommitRequestInSlices(r: Reader, version: number): Generator<void, TxnOffsetCommitRequest> {
@@ -57,13 +58,7 @@ export function* readTxnOffsetCommitRequestInSlices(r: Reader, version: number):
   if (version >= 3) value.memberId = r.string(flexible);
   if (version >= 3) value.groupInstanceId = r.nullableString(flexible);
   value.topics = (yield* r.arrayOfSlices(flexible, () => readTxnOffsetCommitRequestTopicInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitRequestTag);
   return value;
 }
 
@@ -96,14 +91,15 @@ export function readTxnOffsetCommitRequestTopic(r: Reader, version: number): Txn
   const value = defaultTxnOffsetCommitRequestTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readTxnOffsetCommitRequestPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitRequestTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TxnOffsetCommitRequestTopic into `value`; false for a tag it does not have (skipped). */
+function readTxnOffsetCommitRequestTopicTag(r: Reader, tag: number, value: TxnOffsetCommitRequestTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readTxnOffsetCommitRequestTopicInSlices(r: Reader, version: number): Generator<void, TxnOffsetCommitRequestTopic> {
@@ -111,13 +107,7 @@ export function* readTxnOffsetCommitRequestTopicInSlices(r: Reader, version: num
   const value = defaultTxnOffsetCommitRequestTopic();
   value.name = r.string(flexible);
   value.partitions = (yield* r.arrayInSlices(flexible, () => readTxnOffsetCommitRequestPartition(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitRequestTopicTag);
   return value;
 }
 
@@ -148,14 +138,15 @@ export function readTxnOffsetCommitRequestPartition(r: Reader, version: number):
   value.committedOffset = r.int64();
   if (version >= 2) value.committedLeaderEpoch = r.int32();
   value.committedMetadata = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitRequestPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TxnOffsetCommitRequestPartition into `value`; false for a tag it does not have (skipped). */
+function readTxnOffsetCommitRequestPartitionTag(r: Reader, tag: number, value: TxnOffsetCommitRequestPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTxnOffsetCommitRequestPartition(w: Writer, version: number, value: TxnOffsetCommitRequestPartition): void {

@@ -24,14 +24,15 @@ export function readTxnOffsetCommitResponse(r: Reader, version: number): TxnOffs
   const value = defaultTxnOffsetCommitResponse();
   value.throttleTimeMs = r.int32();
   value.topics = r.array(flexible, () => readTxnOffsetCommitResponseTopic(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TxnOffsetCommitResponse into `value`; false for a tag it does not have (skipped). */
+function readTxnOffsetCommitResponseTag(r: Reader, tag: number, value: TxnOffsetCommitResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTxnOffsetCommitResponse(w: Writer, version: number, value: TxnOffsetCommitResponse): void {
@@ -66,14 +67,15 @@ export function readTxnOffsetCommitResponseTopic(r: Reader, version: number): Tx
   const value = defaultTxnOffsetCommitResponseTopic();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readTxnOffsetCommitResponsePartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitResponseTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TxnOffsetCommitResponseTopic into `value`; false for a tag it does not have (skipped). */
+function readTxnOffsetCommitResponseTopicTag(r: Reader, tag: number, value: TxnOffsetCommitResponseTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTxnOffsetCommitResponseTopic(w: Writer, version: number, value: TxnOffsetCommitResponseTopic): void {
@@ -108,14 +110,15 @@ export function readTxnOffsetCommitResponsePartition(r: Reader, version: number)
   const value = defaultTxnOffsetCommitResponsePartition();
   value.partitionIndex = r.int32();
   value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTxnOffsetCommitResponsePartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TxnOffsetCommitResponsePartition into `value`; false for a tag it does not have (skipped). */
+function readTxnOffsetCommitResponsePartitionTag(r: Reader, tag: number, value: TxnOffsetCommitResponsePartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTxnOffsetCommitResponsePartition(w: Writer, version: number, value: TxnOffsetCommitResponsePartition): void {

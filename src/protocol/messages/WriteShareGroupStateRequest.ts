@@ -24,14 +24,15 @@ export function readWriteShareGroupStateRequest(r: Reader, version: number): Wri
   const value = defaultWriteShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = r.array(flexible, () => readWriteStateData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteShareGroupStateRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WriteShareGroupStateRequest into `value`; false for a tag it does not have (skipped). */
+function readWriteShareGroupStateRequestTag(r: Reader, tag: number, value: WriteShareGroupStateRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readWriteShareGroupStateRequestInSlices(r: Reader, version: number): Generator<void, WriteShareGroupStateRequest> {
@@ -39,13 +40,7 @@ export function* readWriteShareGroupStateRequestInSlices(r: Reader, version: num
   const value = defaultWriteShareGroupStateRequest();
   value.groupId = r.string(flexible);
   value.topics = (yield* r.arrayOfSlices(flexible, () => readWriteStateDataInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteShareGroupStateRequestTag);
   return value;
 }
 
@@ -72,14 +67,15 @@ export function readWriteStateData(r: Reader, version: number): WriteStateData {
   const value = defaultWriteStateData();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionData(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteStateDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WriteStateData into `value`; false for a tag it does not have (skipped). */
+function readWriteStateDataTag(r: Reader, tag: number, value: WriteStateData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readWriteStateDataInSlices(r: Reader, version: number): Generator<void, WriteStateData> {
@@ -87,13 +83,7 @@ export function* readWriteStateDataInSlices(r: Reader, version: number): Generat
   const value = defaultWriteStateData();
   value.topicId = r.uuid();
   value.partitions = (yield* r.arrayOfSlices(flexible, () => readPartitionDataInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteStateDataTag);
   return value;
 }
 
@@ -128,14 +118,15 @@ export function readPartitionData(r: Reader, version: number): PartitionData {
   value.startOffset = r.int64();
   if (version >= 1) value.deliveryCompleteCount = r.int32();
   value.stateBatches = r.array(flexible, () => readStateBatch(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionData into `value`; false for a tag it does not have (skipped). */
+function readPartitionDataTag(r: Reader, tag: number, value: PartitionData, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readPartitionDataInSlices(r: Reader, version: number): Generator<void, PartitionData> {
@@ -147,13 +138,7 @@ export function* readPartitionDataInSlices(r: Reader, version: number): Generato
   value.startOffset = r.int64();
   if (version >= 1) value.deliveryCompleteCount = r.int32();
   value.stateBatches = (yield* r.arrayInSlices(flexible, () => readStateBatch(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionDataTag);
   return value;
 }
 
@@ -188,14 +173,15 @@ export function readStateBatch(r: Reader, version: number): StateBatch {
   value.lastOffset = r.int64();
   value.deliveryState = r.int8();
   value.deliveryCount = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStateBatchTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StateBatch into `value`; false for a tag it does not have (skipped). */
+function readStateBatchTag(r: Reader, tag: number, value: StateBatch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStateBatch(w: Writer, version: number, value: StateBatch): void {

@@ -22,14 +22,15 @@ export function readWriteShareGroupStateResponse(r: Reader, version: number): Wr
   const flexible = true;
   const value = defaultWriteShareGroupStateResponse();
   value.results = r.array(flexible, () => readWriteStateResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteShareGroupStateResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WriteShareGroupStateResponse into `value`; false for a tag it does not have (skipped). */
+function readWriteShareGroupStateResponseTag(r: Reader, tag: number, value: WriteShareGroupStateResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeWriteShareGroupStateResponse(w: Writer, version: number, value: WriteShareGroupStateResponse): void {
@@ -62,14 +63,15 @@ export function readWriteStateResult(r: Reader, version: number): WriteStateResu
   const value = defaultWriteStateResult();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => readPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteStateResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WriteStateResult into `value`; false for a tag it does not have (skipped). */
+function readWriteStateResultTag(r: Reader, tag: number, value: WriteStateResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeWriteStateResult(w: Writer, version: number, value: WriteStateResult): void {
@@ -106,14 +108,15 @@ export function readPartitionResult(r: Reader, version: number): PartitionResult
   value.partition = r.int32();
   value.errorCode = r.int16();
   value.errorMessage = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionResult into `value`; false for a tag it does not have (skipped). */
+function readPartitionResultTag(r: Reader, tag: number, value: PartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionResult(w: Writer, version: number, value: PartitionResult): void {

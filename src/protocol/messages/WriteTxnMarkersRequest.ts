@@ -22,27 +22,22 @@ export function readWriteTxnMarkersRequest(r: Reader, version: number): WriteTxn
   const flexible = true;
   const value = defaultWriteTxnMarkersRequest();
   value.markers = r.array(flexible, () => readWritableTxnMarker(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteTxnMarkersRequestTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WriteTxnMarkersRequest into `value`; false for a tag it does not have (skipped). */
+function readWriteTxnMarkersRequestTag(r: Reader, tag: number, value: WriteTxnMarkersRequest, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readWriteTxnMarkersRequestInSlices(r: Reader, version: number): Generator<void, WriteTxnMarkersRequest> {
   const flexible = true;
   const value = defaultWriteTxnMarkersRequest();
   value.markers = (yield* r.arrayOfSlices(flexible, () => readWritableTxnMarkerInSlices(r, version)));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteTxnMarkersRequestTag);
   return value;
 }
 
@@ -76,14 +71,15 @@ export function readWritableTxnMarker(r: Reader, version: number): WritableTxnMa
   value.topics = r.array(flexible, () => readWritableTxnMarkerTopic(r, version));
   value.coordinatorEpoch = r.int32();
   if (version >= 2) value.transactionVersion = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWritableTxnMarkerTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WritableTxnMarker into `value`; false for a tag it does not have (skipped). */
+function readWritableTxnMarkerTag(r: Reader, tag: number, value: WritableTxnMarker, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readWritableTxnMarkerInSlices(r: Reader, version: number): Generator<void, WritableTxnMarker> {
@@ -95,13 +91,7 @@ export function* readWritableTxnMarkerInSlices(r: Reader, version: number): Gene
   value.topics = (yield* r.arrayOfSlices(flexible, () => readWritableTxnMarkerTopicInSlices(r, version)));
   value.coordinatorEpoch = r.int32();
   if (version >= 2) value.transactionVersion = r.int8();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWritableTxnMarkerTag);
   return value;
 }
 
@@ -132,14 +122,15 @@ export function readWritableTxnMarkerTopic(r: Reader, version: number): Writable
   const value = defaultWritableTxnMarkerTopic();
   value.name = r.string(flexible);
   value.partitionIndexes = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWritableTxnMarkerTopicTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WritableTxnMarkerTopic into `value`; false for a tag it does not have (skipped). */
+function readWritableTxnMarkerTopicTag(r: Reader, tag: number, value: WritableTxnMarkerTopic, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function* readWritableTxnMarkerTopicInSlices(r: Reader, version: number): Generator<void, WritableTxnMarkerTopic> {
@@ -147,13 +138,7 @@ export function* readWritableTxnMarkerTopicInSlices(r: Reader, version: number):
   const value = defaultWritableTxnMarkerTopic();
   value.name = r.string(flexible);
   value.partitionIndexes = (yield* r.arrayInSlices(flexible, () => r.int32()));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWritableTxnMarkerTopicTag);
   return value;
 }
 

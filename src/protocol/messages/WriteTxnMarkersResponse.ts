@@ -22,14 +22,15 @@ export function readWriteTxnMarkersResponse(r: Reader, version: number): WriteTx
   const flexible = true;
   const value = defaultWriteTxnMarkersResponse();
   value.markers = r.array(flexible, () => readWritableTxnMarkerResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWriteTxnMarkersResponseTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WriteTxnMarkersResponse into `value`; false for a tag it does not have (skipped). */
+function readWriteTxnMarkersResponseTag(r: Reader, tag: number, value: WriteTxnMarkersResponse, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeWriteTxnMarkersResponse(w: Writer, version: number, value: WriteTxnMarkersResponse): void {
@@ -62,14 +63,15 @@ export function readWritableTxnMarkerResult(r: Reader, version: number): Writabl
   const value = defaultWritableTxnMarkerResult();
   value.producerId = r.int64();
   value.topics = r.array(flexible, () => readWritableTxnMarkerTopicResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWritableTxnMarkerResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WritableTxnMarkerResult into `value`; false for a tag it does not have (skipped). */
+function readWritableTxnMarkerResultTag(r: Reader, tag: number, value: WritableTxnMarkerResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeWritableTxnMarkerResult(w: Writer, version: number, value: WritableTxnMarkerResult): void {
@@ -104,14 +106,15 @@ export function readWritableTxnMarkerTopicResult(r: Reader, version: number): Wr
   const value = defaultWritableTxnMarkerTopicResult();
   value.name = r.string(flexible);
   value.partitions = r.array(flexible, () => readWritableTxnMarkerPartitionResult(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWritableTxnMarkerTopicResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WritableTxnMarkerTopicResult into `value`; false for a tag it does not have (skipped). */
+function readWritableTxnMarkerTopicResultTag(r: Reader, tag: number, value: WritableTxnMarkerTopicResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeWritableTxnMarkerTopicResult(w: Writer, version: number, value: WritableTxnMarkerTopicResult): void {
@@ -146,14 +149,15 @@ export function readWritableTxnMarkerPartitionResult(r: Reader, version: number)
   const value = defaultWritableTxnMarkerPartitionResult();
   value.partitionIndex = r.int32();
   value.errorCode = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readWritableTxnMarkerPartitionResultTag);
   return value;
+}
+
+/** Reads tagged field `tag` of WritableTxnMarkerPartitionResult into `value`; false for a tag it does not have (skipped). */
+function readWritableTxnMarkerPartitionResultTag(r: Reader, tag: number, value: WritableTxnMarkerPartitionResult, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeWritableTxnMarkerPartitionResult(w: Writer, version: number, value: WritableTxnMarkerPartitionResult): void {

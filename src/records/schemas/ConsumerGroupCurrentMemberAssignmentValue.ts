@@ -26,15 +26,16 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   const value = defaultTopicPartitions();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.assignmentEpochs = r.nullableArray(true, () => r.int32()); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartitions into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionsTag(r: Reader, tag: number, value: TopicPartitions, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.assignmentEpochs = r.nullableArray(true, () => r.int32()); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeTopicPartitions(w: Writer, version: number, value: TopicPartitions): void {
@@ -42,9 +43,9 @@ export function writeTopicPartitions(w: Writer, version: number, value: TopicPar
   w.uuid(value.topicId);
   w.array(value.partitions, flexible, (e) => w.int32(e));
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.assignmentEpochs !== null) tags.push([0, (w) => { w.nullableArray(value.assignmentEpochs, true, (e) => w.int32(e)); }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.assignmentEpochs !== null;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.nullableArray(value.assignmentEpochs, true, (e) => w.int32(e)); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -68,14 +69,15 @@ export function readConsumerGroupCurrentMemberAssignmentValue(r: Reader, version
   value.state = r.int8();
   value.assignedPartitions = r.array(flexible, () => readTopicPartitions(r, version));
   value.partitionsPendingRevocation = r.array(flexible, () => readTopicPartitions(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupCurrentMemberAssignmentValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupCurrentMemberAssignmentValue into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupCurrentMemberAssignmentValueTag(r: Reader, tag: number, value: ConsumerGroupCurrentMemberAssignmentValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeConsumerGroupCurrentMemberAssignmentValue(w: Writer, version: number, value: ConsumerGroupCurrentMemberAssignmentValue): void {

@@ -38,15 +38,16 @@ export function readConsumerGroupMemberMetadataValue(r: Reader, version: number)
   value.subscribedTopicRegex = r.nullableString(flexible);
   value.rebalanceTimeoutMs = r.int32();
   value.serverAssignor = r.nullableString(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.classicMemberMetadata = (r.uvarint() === 0 ? null : readClassicMemberMetadata(r, version)); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupMemberMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupMemberMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupMemberMetadataValueTag(r: Reader, tag: number, value: ConsumerGroupMemberMetadataValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.classicMemberMetadata = (r.uvarint() === 0 ? null : readClassicMemberMetadata(r, version)); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeConsumerGroupMemberMetadataValue(w: Writer, version: number, value: ConsumerGroupMemberMetadataValue): void {
@@ -60,9 +61,9 @@ export function writeConsumerGroupMemberMetadataValue(w: Writer, version: number
   w.int32(value.rebalanceTimeoutMs);
   w.nullableString(value.serverAssignor, flexible);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.classicMemberMetadata !== null) tags.push([0, (w) => { { if (value.classicMemberMetadata === null) w.uvarint(0); else { w.uvarint(1); writeClassicMemberMetadata(w, version, value.classicMemberMetadata); } } }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.classicMemberMetadata !== null;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); { if (value.classicMemberMetadata === null) w.uvarint(0); else { w.uvarint(1); writeClassicMemberMetadata(w, version, value.classicMemberMetadata); } } w.endTaggedField(sizeAt); }
   }
 }
 
@@ -80,14 +81,15 @@ export function readClassicMemberMetadata(r: Reader, version: number): ClassicMe
   const value = defaultClassicMemberMetadata();
   value.sessionTimeoutMs = r.int32();
   value.supportedProtocols = r.array(flexible, () => readClassicProtocol(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readClassicMemberMetadataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ClassicMemberMetadata into `value`; false for a tag it does not have (skipped). */
+function readClassicMemberMetadataTag(r: Reader, tag: number, value: ClassicMemberMetadata, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeClassicMemberMetadata(w: Writer, version: number, value: ClassicMemberMetadata): void {
@@ -113,14 +115,15 @@ export function readClassicProtocol(r: Reader, version: number): ClassicProtocol
   const value = defaultClassicProtocol();
   value.name = r.string(flexible);
   value.metadata = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readClassicProtocolTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ClassicProtocol into `value`; false for a tag it does not have (skipped). */
+function readClassicProtocolTag(r: Reader, tag: number, value: ClassicProtocol, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeClassicProtocol(w: Writer, version: number, value: ClassicProtocol): void {

@@ -24,24 +24,25 @@ export function readConsumerGroupMetadataValue(r: Reader, version: number): Cons
   const flexible = true;
   const value = defaultConsumerGroupMetadataValue();
   value.epoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.metadataHash = r.int64(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupMetadataValueTag(r: Reader, tag: number, value: ConsumerGroupMetadataValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.metadataHash = r.int64(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeConsumerGroupMetadataValue(w: Writer, version: number, value: ConsumerGroupMetadataValue): void {
   const flexible = true;
   w.int32(value.epoch);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.metadataHash !== 0n) tags.push([0, (w) => { w.int64(value.metadataHash); }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.metadataHash !== 0n;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int64(value.metadataHash); w.endTaggedField(sizeAt); }
   }
 }
 

@@ -23,14 +23,15 @@ export function readConsumerGroupPartitionMetadataValue(r: Reader, version: numb
   const flexible = true;
   const value = defaultConsumerGroupPartitionMetadataValue();
   value.topics = r.array(flexible, () => readTopicMetadata(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupPartitionMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupPartitionMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupPartitionMetadataValueTag(r: Reader, tag: number, value: ConsumerGroupPartitionMetadataValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeConsumerGroupPartitionMetadataValue(w: Writer, version: number, value: ConsumerGroupPartitionMetadataValue): void {
@@ -59,14 +60,15 @@ export function readTopicMetadata(r: Reader, version: number): TopicMetadata {
   value.topicName = r.string(flexible);
   value.numPartitions = r.int32();
   value.partitionMetadata = r.array(flexible, () => readPartitionMetadata(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicMetadataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicMetadata into `value`; false for a tag it does not have (skipped). */
+function readTopicMetadataTag(r: Reader, tag: number, value: TopicMetadata, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicMetadata(w: Writer, version: number, value: TopicMetadata): void {
@@ -94,14 +96,15 @@ export function readPartitionMetadata(r: Reader, version: number): PartitionMeta
   const value = defaultPartitionMetadata();
   value.partition = r.int32();
   value.racks = r.array(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionMetadataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionMetadata into `value`; false for a tag it does not have (skipped). */
+function readPartitionMetadataTag(r: Reader, tag: number, value: PartitionMetadata, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionMetadata(w: Writer, version: number, value: PartitionMetadata): void {

@@ -27,14 +27,15 @@ export function readConsumerGroupRegularExpressionValue(r: Reader, version: numb
   value.topics = r.array(flexible, () => r.string(flexible));
   value.version = r.int64();
   value.timestamp = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupRegularExpressionValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupRegularExpressionValue into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupRegularExpressionValueTag(r: Reader, tag: number, value: ConsumerGroupRegularExpressionValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeConsumerGroupRegularExpressionValue(w: Writer, version: number, value: ConsumerGroupRegularExpressionValue): void {

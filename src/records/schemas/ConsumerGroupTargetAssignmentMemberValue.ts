@@ -23,14 +23,15 @@ export function readConsumerGroupTargetAssignmentMemberValue(r: Reader, version:
   const flexible = true;
   const value = defaultConsumerGroupTargetAssignmentMemberValue();
   value.topicPartitions = r.array(flexible, () => readTopicPartition(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readConsumerGroupTargetAssignmentMemberValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ConsumerGroupTargetAssignmentMemberValue into `value`; false for a tag it does not have (skipped). */
+function readConsumerGroupTargetAssignmentMemberValueTag(r: Reader, tag: number, value: ConsumerGroupTargetAssignmentMemberValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeConsumerGroupTargetAssignmentMemberValue(w: Writer, version: number, value: ConsumerGroupTargetAssignmentMemberValue): void {
@@ -55,14 +56,15 @@ export function readTopicPartition(r: Reader, version: number): TopicPartition {
   const value = defaultTopicPartition();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartition into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionTag(r: Reader, tag: number, value: TopicPartition, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicPartition(w: Writer, version: number, value: TopicPartition): void {

@@ -37,14 +37,15 @@ export function readMemberMetadata(r: Reader, version: number): MemberMetadata {
   value.sessionTimeout = r.int32();
   value.subscription = r.bytes(flexible);
   value.assignment = r.bytes(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readMemberMetadataTag);
   return value;
+}
+
+/** Reads tagged field `tag` of MemberMetadata into `value`; false for a tag it does not have (skipped). */
+function readMemberMetadataTag(r: Reader, tag: number, value: MemberMetadata, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeMemberMetadata(w: Writer, version: number, value: MemberMetadata): void {
@@ -84,14 +85,15 @@ export function readGroupMetadataValue(r: Reader, version: number): GroupMetadat
   value.leader = r.nullableString(flexible);
   if (version >= 2) value.currentStateTimestamp = r.int64();
   value.members = r.array(flexible, () => readMemberMetadata(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readGroupMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of GroupMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readGroupMetadataValueTag(r: Reader, tag: number, value: GroupMetadataValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeGroupMetadataValue(w: Writer, version: number, value: GroupMetadataValue): void {

@@ -32,15 +32,16 @@ export function readOffsetCommitValue(r: Reader, version: number): OffsetCommitV
   value.metadata = r.string(flexible);
   value.commitTimestamp = r.int64();
   if (version >= 1 && version <= 1) value.expireTimestamp = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 4) { value.topicId = r.uuid(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readOffsetCommitValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of OffsetCommitValue into `value`; false for a tag it does not have (skipped). */
+function readOffsetCommitValueTag(r: Reader, tag: number, value: OffsetCommitValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 4) { value.topicId = r.uuid(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeOffsetCommitValue(w: Writer, version: number, value: OffsetCommitValue): void {
@@ -51,9 +52,9 @@ export function writeOffsetCommitValue(w: Writer, version: number, value: Offset
   w.int64(value.commitTimestamp);
   if (version >= 1 && version <= 1) { w.int64(value.expireTimestamp); }
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 4 && value.topicId !== ZERO_UUID) tags.push([0, (w) => { w.uuid(value.topicId); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 4 && value.topicId !== ZERO_UUID;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.uuid(value.topicId); w.endTaggedField(sizeAt); }
   }
 }
 

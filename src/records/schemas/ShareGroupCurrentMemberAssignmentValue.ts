@@ -25,14 +25,15 @@ export function readTopicPartitions(r: Reader, version: number): TopicPartitions
   const value = defaultTopicPartitions();
   value.topicId = r.uuid();
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartitions into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionsTag(r: Reader, tag: number, value: TopicPartitions, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicPartitions(w: Writer, version: number, value: TopicPartitions): void {
@@ -62,14 +63,15 @@ export function readShareGroupCurrentMemberAssignmentValue(r: Reader, version: n
   value.previousMemberEpoch = r.int32();
   value.state = r.int8();
   value.assignedPartitions = r.array(flexible, () => readTopicPartitions(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupCurrentMemberAssignmentValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareGroupCurrentMemberAssignmentValue into `value`; false for a tag it does not have (skipped). */
+function readShareGroupCurrentMemberAssignmentValueTag(r: Reader, tag: number, value: ShareGroupCurrentMemberAssignmentValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareGroupCurrentMemberAssignmentValue(w: Writer, version: number, value: ShareGroupCurrentMemberAssignmentValue): void {

@@ -29,14 +29,15 @@ export function readShareGroupMemberMetadataValue(r: Reader, version: number): S
   value.clientId = r.string(flexible);
   value.clientHost = r.string(flexible);
   value.subscribedTopicNames = r.array(flexible, () => r.string(flexible));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupMemberMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareGroupMemberMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readShareGroupMemberMetadataValueTag(r: Reader, tag: number, value: ShareGroupMemberMetadataValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareGroupMemberMetadataValue(w: Writer, version: number, value: ShareGroupMemberMetadataValue): void {

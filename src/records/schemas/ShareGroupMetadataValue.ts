@@ -25,14 +25,15 @@ export function readShareGroupMetadataValue(r: Reader, version: number): ShareGr
   const value = defaultShareGroupMetadataValue();
   value.epoch = r.int32();
   value.metadataHash = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareGroupMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readShareGroupMetadataValueTag(r: Reader, tag: number, value: ShareGroupMetadataValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareGroupMetadataValue(w: Writer, version: number, value: ShareGroupMetadataValue): void {

@@ -27,14 +27,15 @@ export function readTopicPartitionsInfo(r: Reader, version: number): TopicPartit
   value.topicId = r.uuid();
   value.topicName = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicPartitionsInfoTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicPartitionsInfo into `value`; false for a tag it does not have (skipped). */
+function readTopicPartitionsInfoTag(r: Reader, tag: number, value: TopicPartitionsInfo, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicPartitionsInfo(w: Writer, version: number, value: TopicPartitionsInfo): void {
@@ -61,14 +62,15 @@ export function readTopicInfo(r: Reader, version: number): TopicInfo {
   const value = defaultTopicInfo();
   value.topicId = r.uuid();
   value.topicName = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicInfoTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicInfo into `value`; false for a tag it does not have (skipped). */
+function readTopicInfoTag(r: Reader, tag: number, value: TopicInfo, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicInfo(w: Writer, version: number, value: TopicInfo): void {
@@ -96,14 +98,15 @@ export function readShareGroupStatePartitionMetadataValue(r: Reader, version: nu
   value.initializingTopics = r.array(flexible, () => readTopicPartitionsInfo(r, version));
   value.initializedTopics = r.array(flexible, () => readTopicPartitionsInfo(r, version));
   value.deletingTopics = r.array(flexible, () => readTopicInfo(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareGroupStatePartitionMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareGroupStatePartitionMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readShareGroupStatePartitionMetadataValueTag(r: Reader, tag: number, value: ShareGroupStatePartitionMetadataValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeShareGroupStatePartitionMetadataValue(w: Writer, version: number, value: ShareGroupStatePartitionMetadataValue): void {

@@ -36,15 +36,16 @@ export function readShareSnapshotValue(r: Reader, version: number): ShareSnapsho
   value.createTimestamp = r.int64();
   value.writeTimestamp = r.int64();
   value.stateBatches = r.array(flexible, () => readStateBatch(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.deliveryCompleteCount = r.int32(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareSnapshotValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareSnapshotValue into `value`; false for a tag it does not have (skipped). */
+function readShareSnapshotValueTag(r: Reader, tag: number, value: ShareSnapshotValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.deliveryCompleteCount = r.int32(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeShareSnapshotValue(w: Writer, version: number, value: ShareSnapshotValue): void {
@@ -57,9 +58,9 @@ export function writeShareSnapshotValue(w: Writer, version: number, value: Share
   w.int64(value.writeTimestamp);
   w.array(value.stateBatches, flexible, (e) => writeStateBatch(w, version, e));
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.deliveryCompleteCount !== -1) tags.push([0, (w) => { w.int32(value.deliveryCompleteCount); }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.deliveryCompleteCount !== -1;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int32(value.deliveryCompleteCount); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -81,14 +82,15 @@ export function readStateBatch(r: Reader, version: number): StateBatch {
   value.lastOffset = r.int64();
   value.deliveryState = r.int8();
   value.deliveryCount = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStateBatchTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StateBatch into `value`; false for a tag it does not have (skipped). */
+function readStateBatchTag(r: Reader, tag: number, value: StateBatch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStateBatch(w: Writer, version: number, value: StateBatch): void {

@@ -30,15 +30,16 @@ export function readShareUpdateValue(r: Reader, version: number): ShareUpdateVal
   value.leaderEpoch = r.int32();
   value.startOffset = r.int64();
   value.stateBatches = r.array(flexible, () => readStateBatch(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.deliveryCompleteCount = r.int32(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readShareUpdateValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of ShareUpdateValue into `value`; false for a tag it does not have (skipped). */
+function readShareUpdateValueTag(r: Reader, tag: number, value: ShareUpdateValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.deliveryCompleteCount = r.int32(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeShareUpdateValue(w: Writer, version: number, value: ShareUpdateValue): void {
@@ -48,9 +49,9 @@ export function writeShareUpdateValue(w: Writer, version: number, value: ShareUp
   w.int64(value.startOffset);
   w.array(value.stateBatches, flexible, (e) => writeStateBatch(w, version, e));
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.deliveryCompleteCount !== -1) tags.push([0, (w) => { w.int32(value.deliveryCompleteCount); }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.deliveryCompleteCount !== -1;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int32(value.deliveryCompleteCount); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -72,14 +73,15 @@ export function readStateBatch(r: Reader, version: number): StateBatch {
   value.lastOffset = r.int64();
   value.deliveryState = r.int8();
   value.deliveryCount = r.int16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStateBatchTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StateBatch into `value`; false for a tag it does not have (skipped). */
+function readStateBatchTag(r: Reader, tag: number, value: StateBatch, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStateBatch(w: Writer, version: number, value: StateBatch): void {

@@ -26,15 +26,16 @@ export function readTaskIds(r: Reader, version: number): TaskIds {
   const value = defaultTaskIds();
   value.subtopologyId = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.assignmentEpochs = r.nullableArray(true, () => r.int32()); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTaskIdsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TaskIds into `value`; false for a tag it does not have (skipped). */
+function readTaskIdsTag(r: Reader, tag: number, value: TaskIds, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.assignmentEpochs = r.nullableArray(true, () => r.int32()); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeTaskIds(w: Writer, version: number, value: TaskIds): void {
@@ -42,9 +43,9 @@ export function writeTaskIds(w: Writer, version: number, value: TaskIds): void {
   w.string(value.subtopologyId, flexible);
   w.array(value.partitions, flexible, (e) => w.int32(e));
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.assignmentEpochs !== null) tags.push([0, (w) => { w.nullableArray(value.assignmentEpochs, true, (e) => w.int32(e)); }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.assignmentEpochs !== null;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.nullableArray(value.assignmentEpochs, true, (e) => w.int32(e)); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -76,14 +77,15 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, version:
   value.activeTasksPendingRevocation = r.array(flexible, () => readTaskIds(r, version));
   value.standbyTasksPendingRevocation = r.array(flexible, () => readTaskIds(r, version));
   value.warmupTasksPendingRevocation = r.array(flexible, () => readTaskIds(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStreamsGroupCurrentMemberAssignmentValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StreamsGroupCurrentMemberAssignmentValue into `value`; false for a tag it does not have (skipped). */
+function readStreamsGroupCurrentMemberAssignmentValueTag(r: Reader, tag: number, value: StreamsGroupCurrentMemberAssignmentValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStreamsGroupCurrentMemberAssignmentValue(w: Writer, version: number, value: StreamsGroupCurrentMemberAssignmentValue): void {

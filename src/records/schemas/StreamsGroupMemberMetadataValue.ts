@@ -25,14 +25,15 @@ export function readEndpoint(r: Reader, version: number): Endpoint {
   const value = defaultEndpoint();
   value.host = r.string(flexible);
   value.port = r.uint16();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readEndpointTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Endpoint into `value`; false for a tag it does not have (skipped). */
+function readEndpointTag(r: Reader, tag: number, value: Endpoint, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeEndpoint(w: Writer, version: number, value: Endpoint): void {
@@ -58,14 +59,15 @@ export function readKeyValue(r: Reader, version: number): KeyValue {
   const value = defaultKeyValue();
   value.key = r.string(flexible);
   value.value = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readKeyValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of KeyValue into `value`; false for a tag it does not have (skipped). */
+function readKeyValueTag(r: Reader, tag: number, value: KeyValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeKeyValue(w: Writer, version: number, value: KeyValue): void {
@@ -105,14 +107,15 @@ export function readStreamsGroupMemberMetadataValue(r: Reader, version: number):
   value.processId = r.string(flexible);
   value.userEndpoint = (r.int8() < 0 ? null : readEndpoint(r, version));
   value.clientTags = r.array(flexible, () => readKeyValue(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStreamsGroupMemberMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StreamsGroupMemberMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readStreamsGroupMemberMetadataValueTag(r: Reader, tag: number, value: StreamsGroupMemberMetadataValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStreamsGroupMemberMetadataValue(w: Writer, version: number, value: StreamsGroupMemberMetadataValue): void {

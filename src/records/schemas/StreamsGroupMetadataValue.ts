@@ -25,14 +25,15 @@ export function readLastAssignmentConfig(r: Reader, version: number): LastAssign
   const value = defaultLastAssignmentConfig();
   value.key = r.string(flexible);
   value.value = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readLastAssignmentConfigTag);
   return value;
+}
+
+/** Reads tagged field `tag` of LastAssignmentConfig into `value`; false for a tag it does not have (skipped). */
+function readLastAssignmentConfigTag(r: Reader, tag: number, value: LastAssignmentConfig, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeLastAssignmentConfig(w: Writer, version: number, value: LastAssignmentConfig): void {
@@ -60,16 +61,17 @@ export function readStreamsGroupMetadataValue(r: Reader, version: number): Strea
   const value = defaultStreamsGroupMetadataValue();
   value.epoch = r.int32();
   value.metadataHash = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.validatedTopologyEpoch = r.int32(); return true; } return false;
-        case 1: if (true) { value.lastAssignmentConfigs = r.nullableArray(true, () => readLastAssignmentConfig(r, version)); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStreamsGroupMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StreamsGroupMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readStreamsGroupMetadataValueTag(r: Reader, tag: number, value: StreamsGroupMetadataValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.validatedTopologyEpoch = r.int32(); return true; } return false;
+    case 1: if (true) { value.lastAssignmentConfigs = r.nullableArray(true, () => readLastAssignmentConfig(r, version)); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeStreamsGroupMetadataValue(w: Writer, version: number, value: StreamsGroupMetadataValue): void {
@@ -77,10 +79,11 @@ export function writeStreamsGroupMetadataValue(w: Writer, version: number, value
   w.int32(value.epoch);
   w.int64(value.metadataHash);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.validatedTopologyEpoch !== -1) tags.push([0, (w) => { w.int32(value.validatedTopologyEpoch); }]);
-    if (true && value.lastAssignmentConfigs !== null) tags.push([1, (w) => { w.nullableArray(value.lastAssignmentConfigs, true, (e) => writeLastAssignmentConfig(w, version, e)); }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.validatedTopologyEpoch !== -1;
+    const hasTag1 = true && value.lastAssignmentConfigs !== null;
+    w.uvarint(Number(hasTag0) + Number(hasTag1));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int32(value.validatedTopologyEpoch); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); w.nullableArray(value.lastAssignmentConfigs, true, (e) => writeLastAssignmentConfig(w, version, e)); w.endTaggedField(sizeAt); }
   }
 }
 

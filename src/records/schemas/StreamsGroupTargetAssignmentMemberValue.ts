@@ -25,14 +25,15 @@ export function readTaskIds(r: Reader, version: number): TaskIds {
   const value = defaultTaskIds();
   value.subtopologyId = r.string(flexible);
   value.partitions = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTaskIdsTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TaskIds into `value`; false for a tag it does not have (skipped). */
+function readTaskIdsTag(r: Reader, tag: number, value: TaskIds, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTaskIds(w: Writer, version: number, value: TaskIds): void {
@@ -60,14 +61,15 @@ export function readStreamsGroupTargetAssignmentMemberValue(r: Reader, version: 
   value.activeTasks = r.array(flexible, () => readTaskIds(r, version));
   value.standbyTasks = r.array(flexible, () => readTaskIds(r, version));
   value.warmupTasks = r.array(flexible, () => readTaskIds(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStreamsGroupTargetAssignmentMemberValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StreamsGroupTargetAssignmentMemberValue into `value`; false for a tag it does not have (skipped). */
+function readStreamsGroupTargetAssignmentMemberValueTag(r: Reader, tag: number, value: StreamsGroupTargetAssignmentMemberValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStreamsGroupTargetAssignmentMemberValue(w: Writer, version: number, value: StreamsGroupTargetAssignmentMemberValue): void {

@@ -24,24 +24,25 @@ export function readStreamsGroupTargetAssignmentMetadataValue(r: Reader, version
   const flexible = true;
   const value = defaultStreamsGroupTargetAssignmentMetadataValue();
   value.assignmentEpoch = r.int32();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (true) { value.assignmentTimestamp = r.int64(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStreamsGroupTargetAssignmentMetadataValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StreamsGroupTargetAssignmentMetadataValue into `value`; false for a tag it does not have (skipped). */
+function readStreamsGroupTargetAssignmentMetadataValueTag(r: Reader, tag: number, value: StreamsGroupTargetAssignmentMetadataValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (true) { value.assignmentTimestamp = r.int64(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeStreamsGroupTargetAssignmentMetadataValue(w: Writer, version: number, value: StreamsGroupTargetAssignmentMetadataValue): void {
   const flexible = true;
   w.int32(value.assignmentEpoch);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (true && value.assignmentTimestamp !== 0n) tags.push([0, (w) => { w.int64(value.assignmentTimestamp); }]);
-    w.taggedFields(tags);
+    const hasTag0 = true && value.assignmentTimestamp !== 0n;
+    w.uvarint(Number(hasTag0));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int64(value.assignmentTimestamp); w.endTaggedField(sizeAt); }
   }
 }
 

@@ -25,14 +25,15 @@ export function readTopicConfig(r: Reader, version: number): TopicConfig {
   const value = defaultTopicConfig();
   value.key = r.string(flexible);
   value.value = r.string(flexible);
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicConfigTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicConfig into `value`; false for a tag it does not have (skipped). */
+function readTopicConfigTag(r: Reader, tag: number, value: TopicConfig, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicConfig(w: Writer, version: number, value: TopicConfig): void {
@@ -62,14 +63,15 @@ export function readTopicInfo(r: Reader, version: number): TopicInfo {
   value.partitions = r.int32();
   value.replicationFactor = r.int16();
   value.topicConfigs = r.array(flexible, () => readTopicConfig(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTopicInfoTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TopicInfo into `value`; false for a tag it does not have (skipped). */
+function readTopicInfoTag(r: Reader, tag: number, value: TopicInfo, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeTopicInfo(w: Writer, version: number, value: TopicInfo): void {
@@ -97,14 +99,15 @@ export function readStreamsGroupTopologyValue(r: Reader, version: number): Strea
   const value = defaultStreamsGroupTopologyValue();
   value.epoch = r.int32();
   value.subtopologies = r.array(flexible, () => readSubtopology(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readStreamsGroupTopologyValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of StreamsGroupTopologyValue into `value`; false for a tag it does not have (skipped). */
+function readStreamsGroupTopologyValueTag(r: Reader, tag: number, value: StreamsGroupTopologyValue, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeStreamsGroupTopologyValue(w: Writer, version: number, value: StreamsGroupTopologyValue): void {
@@ -140,14 +143,15 @@ export function readSubtopology(r: Reader, version: number): Subtopology {
   value.repartitionSinkTopics = r.array(flexible, () => r.string(flexible));
   value.repartitionSourceTopics = r.array(flexible, () => readTopicInfo(r, version));
   value.copartitionGroups = r.array(flexible, () => readCopartitionGroup(r, version));
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readSubtopologyTag);
   return value;
+}
+
+/** Reads tagged field `tag` of Subtopology into `value`; false for a tag it does not have (skipped). */
+function readSubtopologyTag(r: Reader, tag: number, value: Subtopology, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeSubtopology(w: Writer, version: number, value: Subtopology): void {
@@ -180,14 +184,15 @@ export function readCopartitionGroup(r: Reader, version: number): CopartitionGro
   value.sourceTopics = r.array(flexible, () => r.int16());
   value.sourceTopicRegex = r.array(flexible, () => r.int16());
   value.repartitionSourceTopics = r.array(flexible, () => r.int16());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readCopartitionGroupTag);
   return value;
+}
+
+/** Reads tagged field `tag` of CopartitionGroup into `value`; false for a tag it does not have (skipped). */
+function readCopartitionGroupTag(r: Reader, tag: number, value: CopartitionGroup, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writeCopartitionGroup(w: Writer, version: number, value: CopartitionGroup): void {

@@ -39,18 +39,19 @@ export function readTransactionLogValue(r: Reader, version: number): Transaction
   value.transactionPartitions = r.nullableArray(flexible, () => readPartitionsSchema(r, version));
   value.transactionLastUpdateTimestampMs = r.int64();
   value.transactionStartTimestampMs = r.int64();
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        case 0: if (version >= 1) { value.previousProducerId = r.int64(); return true; } return false;
-        case 1: if (version >= 1) { value.nextProducerId = r.int64(); return true; } return false;
-        case 3: if (version >= 1) { value.nextProducerEpoch = r.int16(); return true; } return false;
-        case 2: if (version >= 1) { value.clientTransactionVersion = r.int16(); return true; } return false;
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readTransactionLogValueTag);
   return value;
+}
+
+/** Reads tagged field `tag` of TransactionLogValue into `value`; false for a tag it does not have (skipped). */
+function readTransactionLogValueTag(r: Reader, tag: number, value: TransactionLogValue, version: number): boolean {
+  switch (tag) {
+    case 0: if (version >= 1) { value.previousProducerId = r.int64(); return true; } return false;
+    case 1: if (version >= 1) { value.nextProducerId = r.int64(); return true; } return false;
+    case 3: if (version >= 1) { value.nextProducerEpoch = r.int16(); return true; } return false;
+    case 2: if (version >= 1) { value.clientTransactionVersion = r.int16(); return true; } return false;
+    default: return false;
+  }
 }
 
 export function writeTransactionLogValue(w: Writer, version: number, value: TransactionLogValue): void {
@@ -63,12 +64,15 @@ export function writeTransactionLogValue(w: Writer, version: number, value: Tran
   w.int64(value.transactionLastUpdateTimestampMs);
   w.int64(value.transactionStartTimestampMs);
   if (flexible) {
-    const tags: Array<[number, (w: Writer) => void]> = [];
-    if (version >= 1 && value.previousProducerId !== -1n) tags.push([0, (w) => { w.int64(value.previousProducerId); }]);
-    if (version >= 1 && value.nextProducerId !== -1n) tags.push([1, (w) => { w.int64(value.nextProducerId); }]);
-    if (version >= 1 && value.clientTransactionVersion !== 0) tags.push([2, (w) => { w.int16(value.clientTransactionVersion); }]);
-    if (version >= 1 && value.nextProducerEpoch !== -1) tags.push([3, (w) => { w.int16(value.nextProducerEpoch); }]);
-    w.taggedFields(tags);
+    const hasTag0 = version >= 1 && value.previousProducerId !== -1n;
+    const hasTag1 = version >= 1 && value.nextProducerId !== -1n;
+    const hasTag2 = version >= 1 && value.clientTransactionVersion !== 0;
+    const hasTag3 = version >= 1 && value.nextProducerEpoch !== -1;
+    w.uvarint(Number(hasTag0) + Number(hasTag1) + Number(hasTag2) + Number(hasTag3));
+    if (hasTag0) { const sizeAt = w.beginTaggedField(0); w.int64(value.previousProducerId); w.endTaggedField(sizeAt); }
+    if (hasTag1) { const sizeAt = w.beginTaggedField(1); w.int64(value.nextProducerId); w.endTaggedField(sizeAt); }
+    if (hasTag2) { const sizeAt = w.beginTaggedField(2); w.int16(value.clientTransactionVersion); w.endTaggedField(sizeAt); }
+    if (hasTag3) { const sizeAt = w.beginTaggedField(3); w.int16(value.nextProducerEpoch); w.endTaggedField(sizeAt); }
   }
 }
 
@@ -86,14 +90,15 @@ export function readPartitionsSchema(r: Reader, version: number): PartitionsSche
   const value = defaultPartitionsSchema();
   value.topic = r.string(flexible);
   value.partitionIds = r.array(flexible, () => r.int32());
-  if (flexible) {
-    r.taggedFields((tag) => {
-      switch (tag) {
-        default: return false;
-      }
-    });
-  }
+  if (flexible) r.taggedFieldsInto(value, version, readPartitionsSchemaTag);
   return value;
+}
+
+/** Reads tagged field `tag` of PartitionsSchema into `value`; false for a tag it does not have (skipped). */
+function readPartitionsSchemaTag(r: Reader, tag: number, value: PartitionsSchema, version: number): boolean {
+  switch (tag) {
+    default: return false;
+  }
 }
 
 export function writePartitionsSchema(w: Writer, version: number, value: PartitionsSchema): void {
