@@ -11,6 +11,7 @@ import { loadStartupFaults } from './faults/startup.js';
 import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { enableIdleCollection } from './util/idle-collection.js';
+import { turnBatchedLines } from './util/turn-batched-lines.js';
 
 interface ServeOptions {
   host?: string;
@@ -50,7 +51,8 @@ async function serve(opts: ServeOptions): Promise<void> {
   // see it before `shutting down`).
   const stdout = pino.destination({ dest: 1, sync: true });
   // isatty(1), not process.stdout.isTTY: creating process.stdout would make fd 1 non-blocking (see the preAction hook below).
-  const log = pino({ level: opts.logLevel }, isatty(1) ? await prettyLines(stdout) : stdout);
+  // Not a terminal (a pipe, a file): the lines of a turn leave in one write (util/turn-batched-lines.ts).
+  const log = pino({ level: opts.logLevel }, isatty(1) ? await prettyLines(stdout) : turnBatchedLines(stdout));
 
   const config: Record<string, string> = configFromEnv(process.env);
   const fromEnvironment = new Set(Object.keys(config));

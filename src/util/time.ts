@@ -25,6 +25,15 @@ export interface Time {
 /** The largest delay a Node.js timer honours (about 24.8 days); larger ones would fire at once. */
 export const MAX_TIMER_MS = 2147483647;
 
+/** A Node timer as a `Timer`. */
+class NodeTimer implements Timer {
+  constructor(private readonly handle: NodeJS.Timeout) {}
+
+  cancel(): void {
+    clearTimeout(this.handle);
+  }
+}
+
 /**
  * The real clock. A delay above {@link MAX_TIMER_MS} is waited in chained timers of at most that
  * length: Node turns a longer one into a 1 ms timer (TimeoutOverflowWarning), while Kafka's
@@ -34,6 +43,8 @@ export const MAX_TIMER_MS = 2147483647;
 export const systemTime: Time = {
   now: () => Date.now(),
   schedule(delayMs, fn) {
+    // The usual case, a delay one Node timer can wait (every session re-armed by a heartbeat): no closures.
+    if (delayMs >= 0 && delayMs <= MAX_TIMER_MS) return new NodeTimer(setTimeout(fn, delayMs));
     let remaining = Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs);
     let handle: NodeJS.Timeout;
     const arm = (): void => {

@@ -41,6 +41,12 @@ export class ClassicGroupMember {
   awaitingSync: ((response: SyncGroupResponse) => void) | null = null;
   /** Set while a newly added member has not yet received its first JoinGroup response. */
   isNew = false;
+  /**
+   * The key and callback of this member's session timer, built on first use by the `Rebalancer`
+   * and kept: every heartbeat re-arms the timer, and a key string built anew each time costs a
+   * flatten and a hash per timer-map lookup (the largest part of a heartbeat's own work).
+   */
+  sessionTimer: { readonly key: string; readonly expire: () => void } | null = null;
 
   constructor(init: ClassicGroupMemberInit) {
     this.memberId = init.memberId;

@@ -11,7 +11,8 @@ export class KeyedTimers {
   constructor(private readonly time: Time) {}
 
   schedule(key: string, delayMs: number, fn: () => void): void {
-    this.cancel(key);
+    // One lookup for the replaced timer; `set` below overwrites its entry.
+    this.timers.get(key)?.cancel();
     const timer = this.time.schedule(delayMs, () => {
       // Only forget the key if it still maps to this timer (fn may have rescheduled it).
       if (this.timers.get(key) === timer) this.timers.delete(key);

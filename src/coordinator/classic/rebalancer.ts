@@ -25,9 +25,12 @@ export class Rebalancer {
 
   /** (Re)arms the member's session timer; the default timeout is its session timeout. */
   rescheduleHeartbeat(group: ClassicGroup, member: ClassicGroupMember, timeoutMs = member.sessionTimeoutMs): void {
-    const { groupId } = group;
-    const { memberId } = member;
-    this.ctx.timers.schedule(heartbeatKey(groupId, memberId), timeoutMs, () => this.expireHeartbeat(groupId, memberId));
+    const timer = (member.sessionTimer ??= this.sessionTimer(group.groupId, member.memberId));
+    this.ctx.timers.schedule(timer.key, timeoutMs, timer.expire);
+  }
+
+  private sessionTimer(groupId: string, memberId: string): { key: string; expire: () => void } {
+    return { key: heartbeatKey(groupId, memberId), expire: () => this.expireHeartbeat(groupId, memberId) };
   }
 
   /** Arms the session timer of a member id handed out with MEMBER_ID_REQUIRED. */
@@ -37,7 +40,7 @@ export class Rebalancer {
   }
 
   cancelHeartbeat(group: ClassicGroup, memberId: string): void {
-    this.ctx.timers.cancel(heartbeatKey(group.groupId, memberId));
+    this.ctx.timers.cancel(group.member(memberId)?.sessionTimer?.key ?? heartbeatKey(group.groupId, memberId));
   }
 
   /**
