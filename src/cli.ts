@@ -11,6 +11,7 @@ import { loadStartupFaults } from './faults/startup.js';
 import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { enableIdleCollection } from './util/idle-collection.js';
+import { codecsLoadable } from './protocol/codec-loading.js';
 
 interface ServeOptions {
   host?: string;
@@ -285,4 +286,6 @@ program.hook('preAction', (_program, action) => {
   });
 });
 
+// The tools decode messages and records too: on a Node without require(esm) the bundle's codecs load here first.
+await codecsLoadable();
 await program.parseAsync();
