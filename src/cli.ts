@@ -12,6 +12,7 @@ import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { enableIdleCollection } from './util/idle-collection.js';
 import { turnBatchedLines } from './util/turn-batched-lines.js';
+import { codecsLoadable } from './protocol/codec-loading.js';
 
 interface ServeOptions {
   host?: string;
@@ -287,4 +288,6 @@ program.hook('preAction', (_program, action) => {
   });
 });
 
+// The tools decode messages and records too: on a Node without require(esm) the bundle's codecs load here first.
+await codecsLoadable();
 await program.parseAsync();
