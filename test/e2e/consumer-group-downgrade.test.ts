@@ -38,10 +38,10 @@ describe('online downgrade of a consumer group (real sockets)', () => {
     while (cleanups.length) await cleanups.pop()!();
   });
 
-  async function start(dataDir?: string, config: Record<string, string | number> = {}) {
+  async function start(dataDir?: string, config: Record<string, string | number> = {}, clock: 'system' | 'manual' = 'system') {
     const data = dataDir ? null : tempDataDir('kmc-dg-');
     const dir = dataDir ?? data!.dir;
-    const server = await startServer({ port: 0, dataDir: dir, config: { ...CONFIG, ...config } });
+    const server = await startServer({ port: 0, dataDir: dir, config: { ...CONFIG, ...config }, clock });
     let closed = false;
     const close = async () => {
       if (closed) return;
@@ -246,33 +246,119 @@ describe('online downgrade of a consumer group (real sockets)', () => {
     expect(await groupType(c, g)).toBe('classic');
   }, 30000);
 
-  it('a JoinGroup converting an empty consumer group and a ConsumerGroupHeartbeat racing it never leave two groups with one id', async () => {
-    const { server, close, dataDir } = await start();
-    server.broker.topics.create('race', 4);
-    const a = await raw(server);
-    const b = await raw(server);
+  /**
+   * A JoinGroup converting an empty consumer group meets a ConsumerGroupHeartbeat of a new member
+   * (Kafka 4.3's `GroupMetadataManager`, one coordinator step each; which comes first is the order
+   * the coordinator reads them). The server runs on a manual clock with Kafka's default
+   * `group.initial.rebalance.delay.ms` (3000), so the classic group's first join phase stays open
+   * until the test advances the clock: each order below is forced by events, not by timing.
+   * - JoinGroup first, heartbeat while the first join phase is open: the heartbeat finds the classic
+   *   group the JoinGroup created (never an empty slot where it could create a second group) and
+   *   tries the online upgrade; `convertToConsumerGroup` answers the parked JoinGroup
+   *   REBALANCE_IN_PROGRESS, then `ConsumerGroup.fromClassicGroup` fails (no protocol chosen yet:
+   *   `protocolName().get()`), which answers UNKNOWN_SERVER_ERROR and leaves the classic group.
+   * - JoinGroup first, heartbeat after the join phase completed: the upgrade succeeds.
+   * - Heartbeat first: the consumer group is no longer empty, the JoinGroup joins it as a
+   *   classic-protocol member.
+   */
+  describe('a JoinGroup converting an empty consumer group and a ConsumerGroupHeartbeat', () => {
     const g = 'race-group';
     const kip = 'kip848-member-rrrrrrrrr';
-    expect((await a.send(68, 1, hb(g, kip, 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: ['race'], topicPartitions: [] }))).errorCode).toBe(0);
-    expect((await a.send(68, 1, hb(g, kip, -1))).errorCode).toBe(0);
-    // Both sent at once on two connections: the JoinGroup converts the empty consumer group to a
-    // classic group (its tombstones are being written) while the heartbeat looks for the group.
-    const [join, heartbeat] = await Promise.all([
-      a.send(11, 5, { groupId: g, sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: 'inst', protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['race']) }], reason: null }),
-      b.send(68, 1, hb(g, 'kip848-member-sssssssss', 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: ['race'], topicPartitions: [] })),
-    ]);
-    expect(join.errorCode).toBe(ErrorCode.NONE);
-    // The heartbeat found the classic group the JoinGroup created, not an empty slot where it
-    // could create a second, consumer group; that group has no protocol chosen yet, which fails
-    // Kafka's upgrade with UNKNOWN_SERVER_ERROR (`ConsumerGroup.fromClassicGroup`).
-    expect(heartbeat.errorCode).toBe(ErrorCode.UNKNOWN_SERVER_ERROR);
-    const listed = (await a.send(16, 5, { statesFilter: [], typesFilter: [] })).groups.filter((x) => x.groupId === g);
-    expect(listed.map((x) => x.groupType)).toEqual(['classic']);
-    expect(server.broker.consumer.hasGroup(g)).toBe(false);
-    // The log replays into the same single group.
-    await close();
-    const restarted = await start(dataDir);
-    expect(restarted.server.broker.consumer.hasGroup(g)).toBe(false);
-    expect(restarted.server.broker.classic.group(g)).toBeDefined();
-  }, 30000);
+    const newKip = 'kip848-member-sssssssss';
+    const INITIAL_DELAY_MS = 3000;
+
+    /** A server on a manual clock, topic `race` (4 partitions), and the empty consumer group `g` a KIP-848 member joined and left. */
+    async function emptyConsumerGroup() {
+      const started = await start(undefined, { 'group.initial.rebalance.delay.ms': INITIAL_DELAY_MS }, 'manual');
+      started.server.broker.topics.create('race', 4);
+      const a = await raw(started.server);
+      const b = await raw(started.server);
+      expect((await a.send(68, 1, hb(g, kip, 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: ['race'], topicPartitions: [] }))).errorCode).toBe(0);
+      expect((await a.send(68, 1, hb(g, kip, -1))).errorCode).toBe(0);
+      expect(await groupType(a, g)).toBe('consumer');
+      return { ...started, a, b, emptyEpoch: started.server.broker.consumer.group(g)!.groupEpoch };
+    }
+    const join = (c: RawClient) =>
+      c.send(11, 5, { groupId: g, sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: 'inst', protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['race']) }], reason: null });
+    const heartbeat = (c: RawClient) => c.send(68, 1, hb(g, newKip, 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: ['race'], topicPartitions: [] }));
+    /** Resolves in the turn of the event loop in which the server has made `g` a classic group (checked once per turn). */
+    const convertedToClassic = async (server: ServerHandle) => {
+      while (!server.broker.classic.group(g)) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const listedTypes = async (c: RawClient) => (await c.send(16, 5, { statesFilter: [], typesFilter: [] })).groups.filter((x) => x.groupId === g).map((x) => x.groupType);
+
+    type JoinAnswer = Awaited<ReturnType<typeof join>>;
+    type HeartbeatAnswer = Awaited<ReturnType<typeof heartbeat>>;
+
+    /** JoinGroup first, heartbeat during the first join phase: Kafka's answers, one classic group, which completes its join phase when the delay ends and survives a restart. */
+    async function expectHeartbeatDuringFirstJoinPhase(s: Awaited<ReturnType<typeof emptyConsumerGroup>>, joined: JoinAnswer, beat: HeartbeatAnswer) {
+      expect(beat).toMatchObject({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, memberId: null, assignment: null });
+      expect(joined).toMatchObject({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS, generationId: -1, memberId: expect.stringMatching(/^inst-/) });
+      expect(await listedTypes(s.a)).toEqual(['classic']);
+      expect(s.server.broker.consumer.hasGroup(g)).toBe(false);
+      // The static member stays in the classic group, in its first join phase.
+      const classic = await describeGroup(s.a, g);
+      expect([classic.groupState, classic.members.map((m) => m.memberId)]).toEqual(['PreparingRebalance', [joined.memberId]]);
+      await s.close();
+      const restarted = await start(s.dataDir);
+      expect(restarted.server.broker.consumer.hasGroup(g)).toBe(false);
+      expect(restarted.server.broker.classic.group(g)).toBeDefined();
+    }
+
+    /** Heartbeat first: the KIP-848 member takes every partition, the JoinGroup joins the consumer group as a classic-protocol member. */
+    async function expectHeartbeatFirst(s: Awaited<ReturnType<typeof emptyConsumerGroup>>, joined: JoinAnswer, beat: HeartbeatAnswer) {
+      expect(beat).toMatchObject({ errorCode: ErrorCode.NONE, memberId: newKip, memberEpoch: s.emptyEpoch + 1 });
+      expect(beat.assignment!.topicPartitions.flatMap((t) => t.partitions).sort()).toEqual([0, 1, 2, 3]);
+      // A consumer group names its members with a Uuid, the classic-protocol ones too.
+      expect(joined).toMatchObject({ errorCode: ErrorCode.NONE, protocolName: 'range', memberId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) });
+      expect(await listedTypes(s.a)).toEqual(['consumer']);
+      expect([...s.server.broker.consumer.group(g)!.members.keys()].sort()).toEqual([joined.memberId, newKip].sort());
+      expect(s.server.broker.classic.group(g)).toBeUndefined();
+      await s.close();
+      const restarted = await start(s.dataDir);
+      expect(restarted.server.broker.classic.group(g)).toBeUndefined();
+      expect([...restarted.server.broker.consumer.group(g)!.members.keys()].sort()).toEqual([joined.memberId, newKip].sort());
+    }
+
+    it('JoinGroup first, the heartbeat during its first join phase: UNKNOWN_SERVER_ERROR, the JoinGroup REBALANCE_IN_PROGRESS, one classic group', async () => {
+      const s = await emptyConsumerGroup();
+      const joining = join(s.a);
+      await convertedToClassic(s.server);
+      expect(s.server.broker.consumer.hasGroup(g)).toBe(false);
+      const beat = await heartbeat(s.b);
+      await expectHeartbeatDuringFirstJoinPhase(s, await joining, beat);
+    });
+
+    it('JoinGroup first, the heartbeat after the join phase completed: the classic group is upgraded to a consumer group', async () => {
+      const s = await emptyConsumerGroup();
+      const joining = join(s.a);
+      await convertedToClassic(s.server);
+      s.server.clock.advance(INITIAL_DELAY_MS);
+      const joined = await joining;
+      expect(joined).toMatchObject({ errorCode: ErrorCode.NONE, generationId: 1, protocolName: 'range', leader: joined.memberId });
+      const beat = await heartbeat(s.b);
+      // `fromClassicGroup`: the group epoch is the generation (1), the new member's join bumps it.
+      expect(beat).toMatchObject({ errorCode: ErrorCode.NONE, memberId: newKip, memberEpoch: 2 });
+      expect(await listedTypes(s.a)).toEqual(['consumer']);
+      expect([...s.server.broker.consumer.group(g)!.members.keys()].sort()).toEqual([joined.memberId, newKip].sort());
+      expect(s.server.broker.classic.group(g)).toBeUndefined();
+    });
+
+    it('heartbeat first: the JoinGroup joins the consumer group, no longer empty, as a classic-protocol member', async () => {
+      const s = await emptyConsumerGroup();
+      const beat = await heartbeat(s.b);
+      await expectHeartbeatFirst(s, await join(s.a), beat);
+    });
+
+    it('sent at once on two connections: the outcome of whichever order the server read them in, never two groups with one id', async () => {
+      const s = await emptyConsumerGroup();
+      const [joined, beat] = await Promise.all([join(s.a), heartbeat(s.b)]);
+      // The group's type tells the order: still classic when the JoinGroup came first (its join
+      // phase waits for the clock, so the heartbeat met it open), consumer when the heartbeat did.
+      const types = await listedTypes(s.a);
+      expect(types).toHaveLength(1);
+      if (types[0] === 'classic') await expectHeartbeatDuringFirstJoinPhase(s, joined, beat);
+      else await expectHeartbeatFirst(s, joined, beat);
+    });
+  });
 });

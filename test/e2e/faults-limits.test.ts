@@ -49,7 +49,7 @@ describe('control surface limits', () => {
     const pending = client.send(18, 2, { clientSoftwareName: '', clientSoftwareVersion: '' }, 'hung').catch((err: Error) => err);
     await rule.waitFired(1, { timeoutMs: 5000 });
     expect(rule.remove()).toBe(true);
-    await client.waitClosed(5000);
+    await client.waitClosed();
     expect(await pending).toBeInstanceOf(Error);
   });
 

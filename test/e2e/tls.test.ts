@@ -78,7 +78,7 @@ describe('TLS listeners', () => {
     // TLS 1.3 reports a refused client certificate after the client's handshake: the first request finds the connection closed.
     for (const client of [{}, { key: certs.rogueClientKey, cert: certs.rogueClientCert }]) {
       const refused = await RawClient.connectTls(s.port, { ca: [certs.caCert], ...client }).catch(() => null);
-      if (refused) await expect(refused.send(3, 12, metadataAll)).rejects.toThrow(/connection closed|no response/);
+      if (refused) await expect(refused.send(3, 12, metadataAll)).rejects.toThrow(/connection closed/);
     }
     // Only the trusted client's requests reached the server.
     expect(new Set(s.faults.requests().map((r) => r.principal))).toEqual(new Set(['User:CN=client,OU=kmc-test,O=kmc']));

@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -24,29 +24,46 @@ import { RawClient } from '../support/raw-client.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
- * A module hook (written to a temporary file) that prints `LOADED <url>` on stderr for each module
- * resolved: ES modules through the resolve hook, CommonJS ones (pino's own files) through
- * Module._load; and `LOADED worker:<file>` for each worker thread started (pino's `transport`
- * would run pino-pretty in one).
+ * A module hook (written to a temporary file) that appends `LOADED <url>` to the file named by
+ * KMC_LOADED_LOG for each module resolved: ES modules through the resolve hook (in the hooks
+ * thread, which gets the file's name as `register`'s data), CommonJS ones (pino's own files, our
+ * codec chunks, which the bundle `require`s) through Module._load; and `LOADED worker:<file>` for
+ * each worker thread started (pino's `transport` would run pino-pretty in one). A file, written
+ * synchronously before the module loads, not stderr: the test reads it when the child has answered
+ * (a ready line, a response), and whatever the child loaded before answering is in it by then.
+ * Lines on stderr reach the test through a pipe of their own, which a loaded machine may read
+ * after the answer's socket.
  */
 const HOOK_DIR = mkdtempSync(join(tmpdir(), 'kmc-lazy-'));
 const HOOK = join(HOOK_DIR, 'hook.mjs');
-writeFileSync(join(HOOK_DIR, 'resolve.mjs'), 'export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`LOADED ${r.url}\\n`); return r; }\n');
+writeFileSync(
+  join(HOOK_DIR, 'resolve.mjs'),
+  [
+    "import { appendFileSync } from 'node:fs';",
+    'let log;',
+    'export function initialize(data) { log = data.log; }',
+    'export async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(log, `LOADED ${r.url}\n`); return r; }',
+  ].join('\n'),
+);
 writeFileSync(
   HOOK,
   [
     "import Module, { register } from 'node:module';",
-    `register(${JSON.stringify(pathToFileURL(join(HOOK_DIR, 'resolve.mjs')).href)});`,
+    "import { appendFileSync } from 'node:fs';",
+    'const log = process.env.KMC_LOADED_LOG;',
+    'const note = (what) => appendFileSync(log, `LOADED ${what}\n`);',
+    `register(${JSON.stringify(pathToFileURL(join(HOOK_DIR, 'resolve.mjs')).href)}, { data: { log } });`,
     'const load = Module._load;',
     'Module._load = function (request, parent, isMain) {',
-    '  try { process.stderr.write(`LOADED ${Module._resolveFilename(request, parent, isMain)}\\n`); } catch {}',
+    '  try { note(Module._resolveFilename(request, parent, isMain)); } catch {}',
     '  return load.apply(this, arguments);',
     '};',
     "const threads = Module.createRequire(import.meta.url)('node:worker_threads');",
     'const Worker = threads.Worker;',
-    'threads.Worker = class extends Worker { constructor(file, ...rest) { process.stderr.write(`LOADED worker:${file}\\n`); super(file, ...rest); } };',
+    'threads.Worker = class extends Worker { constructor(file, ...rest) { note(`worker:${file}`); super(file, ...rest); } };',
   ].join('\n'),
 );
+let runs = 0;
 /** Preloaded to take the command line's terminal path with stdout a pipe: it prints pretty lines then. */
 const AS_TTY = join(HOOK_DIR, 'as-tty.mjs');
 // The command line asks tty.isatty(1) (it never creates process.stdout, which would make fd 1 non-blocking).
@@ -68,20 +85,27 @@ interface RunOptions {
  * it loaded, relative to the repository.
  */
 async function loadedModules(args: string[], until?: RegExp, run: RunOptions = {}): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', HOOK, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = join(HOOK_DIR, `loaded-${++runs}.txt`);
+  writeFileSync(log, '');
+  const child = spawn(process.execPath, ['--import', HOOK, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KMC_LOADED_LOG: log } });
   const closed = once(child, 'close');
-  const loaded = new Set<string>();
-  const ours = () => [...loaded].filter((m) => !m.startsWith('node:') && !m.startsWith('data:'));
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    if (line.startsWith('LOADED ')) loaded.add(line.slice(7).replace(/^file:\/\//, '').replace(ROOT + '/', ''));
-  });
+  const ours = () => [
+    ...new Set(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('LOADED '))
+        .map((line) => line.slice(7).replace(/^file:\/\//, '').replace(ROOT + '/', '')),
+    ),
+  ].filter((m) => !m.startsWith('node:') && !m.startsWith('data:'));
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   if (until) {
     const line = await new Promise<string>((done, fail) => {
       createInterface({ input: child.stdout! }).on('line', (line) => {
         run.stdout?.push(line);
         if (until.test(line)) done(line);
       });
-      child.once('exit', (code) => fail(new Error(`exited ${code} before ${until}`)));
+      child.once('exit', (code) => fail(new Error(`exited ${code} before ${until}; stderr: ${stderr}`)));
     });
     try {
       await run.whenReady?.(line, ours);

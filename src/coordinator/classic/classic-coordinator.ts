@@ -344,15 +344,25 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
   }
 
   /**
+   * The first step of `convertToConsumerGroup`, taken before it reads the members (and kept when
+   * the conversion then fails): parked JoinGroup/SyncGroup requests get REBALANCE_IN_PROGRESS.
+   */
+  answerParkedForUpgrade(groupId: string): void {
+    const group = this.ctx.groups.get(groupId);
+    group?.completeAllJoins(ErrorCode.REBALANCE_IN_PROGRESS);
+    group?.completeAllSyncs(ErrorCode.REBALANCE_IN_PROGRESS);
+  }
+
+  /**
    * The classic half of `convertToConsumerGroup`: parked JoinGroup/SyncGroup requests get
-   * REBALANCE_IN_PROGRESS, the group is forgotten (its timers stop) and its GroupMetadata
-   * tombstone is returned for the caller to append before the consumer group's records.
+   * REBALANCE_IN_PROGRESS (`answerParkedForUpgrade`), the group is forgotten (its timers stop)
+   * and its GroupMetadata tombstone is returned for the caller to append before the consumer
+   * group's records.
    */
   takeGroupForUpgrade(groupId: string): CoordinatorRecord[] {
     const group = this.ctx.groups.get(groupId);
     if (group) {
-      group.completeAllJoins(ErrorCode.REBALANCE_IN_PROGRESS);
-      group.completeAllSyncs(ErrorCode.REBALANCE_IN_PROGRESS);
+      this.answerParkedForUpgrade(groupId);
       return [this.tombstone(group)];
     }
     return [groupTombstoneRecord(groupId)];

@@ -32,6 +32,8 @@ export interface ClassicGroupBridge {
   removeEmptyClassicGroup(groupId: string): CoordinatorRecord[];
   /** A non-empty classic group as the online upgrade reads it (absent: no online upgrade). */
   upgradeView?(groupId: string): ClassicUpgradeView | null;
+  /** Answers the group's parked JoinGroup and SyncGroup requests with REBALANCE_IN_PROGRESS (the group stays). */
+  answerParkedForUpgrade?(groupId: string): void;
   /** Completes parked requests with REBALANCE_IN_PROGRESS, forgets the group, returns its tombstone. */
   takeGroupForUpgrade?(groupId: string): CoordinatorRecord[];
   /** `group.max.size` (absent: no online downgrade). */

@@ -23,7 +23,12 @@ export interface UpgradePlan {
  * `validateOnlineUpgrade` plus the parsing `ConsumerGroup.fromClassicGroup` does: the members
  * the consumer group starts with, or GROUP_ID_NOT_FOUND when the policy forbids the upgrade,
  * the group does not use the consumer protocol, is too large, or its embedded protocol cannot
- * be converted. Nothing changes here.
+ * be converted; UNKNOWN_SERVER_ERROR when the group's first join phase is still open. No record
+ * is built here, but once the validation passed the classic group's parked JoinGroup and
+ * SyncGroup requests are answered REBALANCE_IN_PROGRESS, as Kafka 4.3's `convertToConsumerGroup`
+ * answers them (`completeAllJoinFutures`, `completeAllSyncFutures`) before `fromClassicGroup`
+ * reads the members: an upgrade failing after that (or a later check of the heartbeat failing)
+ * reverts the shard's state, never those answers.
  */
 export function planUpgrade(ctx: ConsumerContext, groupId: string): UpgradePlan {
   const notFound = (why: string) => new ConsumerGroupError(ErrorCode.GROUP_ID_NOT_FOUND, why);
@@ -32,6 +37,7 @@ export function planUpgrade(ctx: ConsumerContext, groupId: string): UpgradePlan 
   if (!view || (policy !== 'bidirectional' && policy !== 'upgrade')) throw notFound(`Group ${groupId} is not a consumer group.`);
   if (view.protocolType !== CONSUMER_PROTOCOL_TYPE) throw notFound(`Group ${groupId} is not a consumer group.`);
   if (view.members.length > ctx.settings.maxSize) throw notFound(`Group ${groupId} is not a consumer group.`);
+  ctx.classic?.answerParkedForUpgrade?.(groupId);
   const malformed = () => notFound(`Cannot upgrade classic group ${groupId} to consumer group because the embedded consumer protocol is malformed.`);
   const members = view.members.map((cm): ConsumerGroupMember => {
     // No protocol chosen yet (the group's first join is still open): Kafka's
