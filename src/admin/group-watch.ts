@@ -94,6 +94,8 @@ export class GroupWatch {
   private overviewSig = '';
   private faultsChanged = false;
   private closed = false;
+  /** Set after the first look: a group first seen later was created since, its generations all rebalances seen here. */
+  private started = false;
 
   constructor(private readonly options: GroupWatchOptions) {
     this.stopListening = options.faults.onRequestDone((entry) => this.onRequest(entry));
@@ -101,6 +103,7 @@ export class GroupWatch {
     this.sampleTimer = every > 0 ? setInterval(() => this.lookAtAll(), every) : null;
     this.sampleTimer?.unref();
     this.lookAtAll();
+    this.started = true;
   }
 
   /** Calls `listener` after each look that found a change; returns the function that removes it. */
@@ -260,6 +263,13 @@ export class GroupWatch {
         lagSamples: [],
       };
       this.tracks.set(groupId, created);
+      // A group created since start is first looked at after its first joins (looks are batched):
+      // its generations up to now were rebalances too, as Kafka's rebalance count has them.
+      if (this.started && generation > 0) {
+        created.events.push({ at: now, kind: 'rebalance', generation, cause: 'join', members: members.size, detail: `${members.size} joined` });
+        const key = `${view.type}\u0000join`;
+        this.rebalances.set(key, (this.rebalances.get(key) ?? 0) + generation);
+      }
       this.trackCommits(created, view, activity, now);
       this.sampleLag(created, view);
       return true;
