@@ -238,20 +238,24 @@ class RecordCursor {
 
   /** A zig-zag varlong as Java's `ByteUtils.readVarlong` reads it: at most 10 bytes, wrapped to 64 bits. */
   varlong(): bigint {
-    let u = 0n;
-    let shift = 0n;
-    for (;;) {
+    // Up to 7 bytes (49 bits) in a double, exactly: one BigInt per record (none for a delta of 0, the common case).
+    let u = 0;
+    let mul = 1;
+    for (let i = 0; i < 7; i++) {
       const b = this.byte();
-      if ((b & 0x80) === 0) {
-        u |= BigInt(b) << shift;
-        break;
-      }
-      u |= BigInt(b & 0x7f) << shift;
-      shift += 7n;
-      if (shift > 63n) throw new CorruptRecordError('varlong is longer than 10 bytes');
+      u += (b & 0x7f) * mul;
+      if ((b & 0x80) === 0) return u === 0 ? 0n : BigInt(u % 2 === 0 ? u / 2 : -(u + 1) / 2);
+      mul *= 128;
     }
-    u = BigInt.asUintN(64, u);
-    return BigInt.asIntN(64, (u >> 1n) ^ -(u & 1n));
+    let big = BigInt(u);
+    for (let shift = 49n; ; shift += 7n) {
+      const b = this.byte();
+      big |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) break;
+      if (shift === 63n) throw new CorruptRecordError('varlong is longer than 10 bytes');
+    }
+    big = BigInt.asUintN(64, big);
+    return BigInt.asIntN(64, (big >> 1n) ^ -(big & 1n));
   }
 
   /** Skips a zig-zag varlong (at most 10 bytes) without decoding it. */
