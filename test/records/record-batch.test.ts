@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JS_MAX_BYTES, crc32c, crc32cInJs } from '../../src/records/crc32c.js';
 import {
   CorruptRecordError,
+  READ_INFLATE_LIMIT,
   RECORD_BATCH_OVERHEAD,
   batchLastOffset,
   decodeRecords,
@@ -15,6 +16,9 @@ import {
   setPartitionLeaderEpoch,
   validateBatch,
 } from '../../src/records/record-batch.js';
+
+import { gzipBombRecords } from '../support/gzip-bomb.js';
+import { rawBatch } from '../support/raw-records.js';
 
 const require = createRequire(import.meta.url);
 
@@ -223,6 +227,12 @@ describe('recordOffsetsAndTimestamps', () => {
     ]);
     gz.writeInt16BE(4, 21);
     expect(recordOffsetsAndTimestamps(gz)).toBeNull();
+  });
+
+  it('refuses to inflate a stored gzip batch past READ_INFLATE_LIMIT (ListOffsets then answers at batch level)', () => {
+    const bomb = gzipBombRecords(READ_INFLATE_LIMIT / (1024 * 1024) + 1);
+    const gz = rawBatch(Buffer.alloc(0), 1, { codec: 1, payload: bomb.compressed });
+    expect(() => recordOffsetsAndTimestamps(gz)).toThrow(CorruptRecordError);
   });
 });
 
