@@ -8,7 +8,8 @@ import {
 } from '../protocol/messages/ProduceResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { validateProducedRecords } from '../topics/produce-validation.js';
-import { checkRecordRules } from '../topics/record-rules.js';
+import { checkRecordRules, type RecordRulesFailure } from '../topics/record-rules.js';
+import type { LogConfig } from '../configs/log-config.js';
 import { stampLogAppendTime } from '../records/record-batch.js';
 import { produceTransactionOperation, transactionalProducer, verificationFailure } from '../topics/produce-transactions.js';
 import type { Partition } from '../topics/partition.js';
@@ -41,8 +42,11 @@ const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
  * UNKNOWN_TOPIC_OR_PARTITION; an internal topic (`__consumer_offsets`) -> INVALID_TOPIC_EXCEPTION; records checks (see
  * produce-validation.ts) against the topic's `max.message.bytes` (MESSAGE_TOO_LARGE, no message);
  * acks=-1 with fewer live replicas than `min.insync.replicas` (at most the replica count, Kafka's
- * `effectiveMinIsr`) -> NOT_ENOUGH_REPLICAS; the topic's record rules (record-rules.ts: keys of a
- * compacted topic, the CreateTime window -> INVALID_RECORD / INVALID_TIMESTAMP with `recordErrors`);
+ * `effectiveMinIsr`) -> NOT_ENOUGH_REPLICAS; the records inside, in one walk (record-rules.ts:
+ * malformed records -> INVALID_RECORD, a record length varint past 5 bytes or gzip bytes that do not
+ * inflate -> UNKNOWN_SERVER_ERROR, as Kafka's `LogValidator`; then keys of a compacted topic, the
+ * CreateTime window -> INVALID_RECORD / INVALID_TIMESTAMP with `recordErrors`; a big gzip batch is
+ * read as it inflates, off the event loop, before the appends);
  * idempotence checks (duplicate -> NONE with the original base offset; 45, 47). Accepted batches are
  * stored as sent, with base offset and leader epoch restamped, and with LogAppendTime when the
  * topic's `message.timestamp.type` says so (answered in `logAppendTimeMs`).
@@ -85,8 +89,11 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       res: PartitionProduceResponse;
       partition: Partition;
       batch: Buffer;
+      lc: LogConfig;
+      /** The record checks still running (a streamed gzip batch), else null. */
+      rules: Promise<RecordRulesFailure | null> | null;
     }
-    const ready: Ready[] = [];
+    let ready: Ready[] = [];
     const logConfig = broker.topics.logConfigs();
     const checkPartition = (topic: Topic | undefined, p: PartitionProduceData): PartitionProduceResponse => {
       const res = defaultPartitionProduceResponse();
@@ -101,26 +108,35 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       const lc = logConfig(topic, p.index)!;
       const check = validateProducedRecords(p.records, version, lc.maxMessageBytes);
       // Kafka answers a RecordTooLargeException without a message.
-      if (!check.ok) return fail(check.errorCode, check.errorCode === ErrorCode.MESSAGE_TOO_LARGE ? null : check.message);
+      if (!check.ok) {
+        fail(check.errorCode, check.errorCode === ErrorCode.MESSAGE_TOO_LARGE ? null : check.message);
+        if (check.withLogStartOffset) res.logStartOffset = partition.logStartOffset;
+        return res;
+      }
       if (req.acks === -1) {
         const replicas = broker.cluster.replicas(topic.name, p.index);
         const inSync = replicas.filter((id) => broker.cluster.isUp(id)).length;
         if (inSync < Math.min(lc.minInsyncReplicas, replicas.length)) return fail(ErrorCode.NOT_ENOUGH_REPLICAS);
       }
       const rules = checkRecordRules(check.batch, lc, partition.name, now);
-      if (rules) {
-        fail(rules.errorCode, rules.errorMessage);
-        res.recordErrors = rules.recordErrors;
-        res.logStartOffset = partition.logStartOffset;
+      if (rules instanceof Promise) {
+        // A big gzip batch, read as it inflates: settled before the appends below.
+        ready.push({ res, partition, batch: check.batch, lc, rules });
+        streamed++;
         return res;
       }
-      if (lc.logAppendTime) {
-        stampLogAppendTime(check.batch, now);
-        res.logAppendTimeMs = now;
-      }
-      ready.push({ res, partition, batch: check.batch });
+      if (rules) return refuseRecords(res, partition, rules);
+      ready.push(accept({ res, partition, batch: check.batch, lc, rules: null }));
       return res;
     };
+    const accept = (r: Ready): Ready => {
+      if (r.lc.logAppendTime) {
+        stampLogAppendTime(r.batch, now);
+        r.res.logAppendTimeMs = now;
+      }
+      return r;
+    };
+    let streamed = 0;
     // A turn of the event loop every PRODUCE_SLICE_PARTITIONS partitions checked, and appended below
     // (issue #16 item 5): the partitions of a big request are appended over several turns, as
     // Kafka's appends to different partitions interleave with other requests'.
@@ -134,6 +150,16 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         partitionResponses.push(checkPartition(topic, p));
         if (++sliced % PRODUCE_SLICE_PARTITIONS === 0) await nextTurn();
       }
+    }
+
+    if (streamed > 0) {
+      const settled: Ready[] = [];
+      for (const r of ready) {
+        const failure = r.rules === null ? null : await r.rules;
+        if (failure) refuseRecords(r.res, r.partition, failure);
+        else settled.push(r.rules === null ? r : accept(r));
+      }
+      ready = settled;
     }
 
     const verification = req.transactionalId === null ? null : await verifyTransaction(broker, req.transactionalId, ready, version);
@@ -179,6 +205,14 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
     return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
   },
 };
+
+/** Marks a partition's answer failed by its records' checks (record-rules.ts), with the log start offset as Kafka's `unknownLogAppendInfoWithLogStartOffset`. */
+function refuseRecords(res: PartitionProduceResponse, partition: Partition, failure: RecordRulesFailure): PartitionProduceResponse {
+  failPartition(res, failure.errorCode, failure.errorMessage);
+  res.recordErrors = failure.recordErrors;
+  res.logStartOffset = partition.logStartOffset;
+  return res;
+}
 
 /** Marks a partition's answer failed (no offsets). */
 function failPartition(res: PartitionProduceResponse, errorCode: number, message: string | null = null): PartitionProduceResponse {

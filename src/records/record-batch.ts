@@ -13,12 +13,13 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { crc32c } from './crc32c.js';
+import { RecordHeadStream } from './record-head-stream.js';
+import { checkGzipRecords } from './gzip-records.js';
 import { readInt64BE, writeInt64BE } from '../protocol/primitives.js';
 import {
   readRecords,
   forEachRecordSpan,
   forEachRecordHead,
-  countRecordsByLength,
   writeRecords,
   encodedRecordsSize,
   recordTimestamps,
@@ -27,7 +28,8 @@ import {
   type DecodedRecord,
 } from './record-codec.js';
 
-export { CorruptRecordError } from './record-codec.js';
+export { CorruptRecordError, IllegalRecordLengthError } from './record-codec.js';
+export { DecompressionError } from './gzip-records.js';
 export type { RecordInput, RecordHeader, DecodedRecord } from './record-codec.js';
 
 /** Bytes before `batchLength`'s payload: baseOffset (8) + batchLength (4). Kafka's `LOG_OVERHEAD`. */
@@ -279,8 +281,15 @@ export function forEachRecordSpanOfBatch(
 }
 
 /**
+ * Inflated bytes up to which the readers below gunzip a stored batch whole (ListOffsets by
+ * timestamp, control records); a batch inflating to more reads as one they cannot decompress.
+ */
+export const READ_INFLATE_LIMIT = 64 * 1024 * 1024;
+
+/**
  * The record bytes of an uncompressed batch (a range of `batch`) or a gzip one (decompressed with
- * node:zlib); null for snappy, lz4 and zstd batches, whose records this server does not decompress.
+ * node:zlib, at most READ_INFLATE_LIMIT bytes: more throws CorruptRecordError); null for snappy,
+ * lz4 and zstd batches, whose records this server does not decompress.
  */
 function readableRecordBytes(batch: Buffer, header: RecordBatchHeader): { body: Buffer; start: number; end: number } | null {
   const end = header.batchLength + LOG_OVERHEAD;
@@ -289,7 +298,12 @@ function readableRecordBytes(batch: Buffer, header: RecordBatchHeader): { body: 
       // A batch cut short is read as far as it goes.
       return { body: batch, start: RECORD_BATCH_OVERHEAD, end: Math.min(end, batch.length) };
     case CompressionCodec.GZIP: {
-      const body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end));
+      let body: Buffer;
+      try {
+        body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end), { maxOutputLength: READ_INFLATE_LIMIT });
+      } catch (err) {
+        throw new CorruptRecordError(`gzip records of batch at offset ${header.baseOffset} do not inflate within ${READ_INFLATE_LIMIT} bytes: ${(err as Error).message}`);
+      }
       return { body, start: 0, end: body.length };
     }
     default:
@@ -312,38 +326,43 @@ export function decodeRecordsIfReadable(batch: Buffer): DecodedRecord[] | null {
 }
 
 /**
- * Visits every record of an uncompressed or gzip batch with its index, offset, timestamp (ms; a
- * LogAppendTime batch's maxTimestamp for each) and whether its key is null, as `decodeRecords`
- * would give them but making no record objects or views (`forEachRecordHead`). Returns false,
- * visiting nothing, for snappy, lz4 and zstd batches; throws CorruptRecordError for records that
- * do not parse (after visiting those before).
+ * Visits every record of a produced uncompressed or gzip batch (validated by `validateBatch`) with its
+ * index, offset, timestamp (ms; a LogAppendTime batch's maxTimestamp for each; the create time only
+ * when `withTimestamps`, else the base timestamp) and whether its key is null, making no record
+ * objects or views, and checks the records' structure as Kafka 4.3's `LogValidator` reads them:
+ *   uncompressed: `DefaultRecord.readFrom` (`forEachRecordHead`): a malformed record throws
+ *     CorruptRecordError (Kafka's InvalidRecordException, INVALID_RECORD), a record length varint past
+ *     5 bytes IllegalRecordLengthError (UNKNOWN_SERVER_ERROR);
+ *   gzip: `DefaultRecord.readPartiallyFrom` over the inflating stream (RecordHeadStream,
+ *     checkGzipRecords: record lengths are not checked against the fields), CorruptRecordError as
+ *     above, DecompressionError (UNKNOWN_SERVER_ERROR) when the bytes do not inflate.
+ * Records before a malformed one are visited. Returns false, visiting nothing, for snappy, lz4 and
+ * zstd batches (not decompressed here); true when done synchronously; a promise of true when a big
+ * gzip batch streams (see gzip-records.ts), rejecting as above.
  */
-export function forEachRecordHeadIfReadable(
+export function forEachProducedRecordHead(
   batch: Buffer,
+  withTimestamps: boolean,
   visit: (index: number, offset: () => bigint, timestamp: bigint, keyNull: boolean) => void,
-): boolean {
+): boolean | Promise<boolean> {
   const header = readBatchHeader(batch);
-  const readable = readableRecordBytes(batch, header);
-  if (readable === null) return false;
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? header.maxTimestamp : null;
   const { baseOffset, baseTimestamp } = header;
-  forEachRecordHead(readable.body, readable.start, readable.end, header.recordCount, (i, timestampDelta, offsetDelta, keyNull) =>
-    visit(i, () => baseOffset + BigInt(offsetDelta), logAppendTime ?? baseTimestamp + timestampDelta, keyNull),
-  );
-  return true;
-}
-
-/**
- * How many records an uncompressed or gzip batch holds, stepping by their declared lengths as
- * `recordOffsetsAndTimestamps` does (`recordOffsetsAndTimestamps(batch).length`, without its
- * objects); null for snappy, lz4 and zstd batches. Throws CorruptRecordError where a record's
- * first fields run past the records' end.
- */
-export function recordCountByLength(batch: Buffer): number | null {
-  const header = readBatchHeader(batch);
-  const readable = readableRecordBytes(batch, header);
-  if (readable === null) return null;
-  return countRecordsByLength(readable.body, readable.start, readable.end, header.recordCount);
+  const head = (i: number, timestampDelta: bigint, offsetDelta: number, keyNull: boolean): void =>
+    visit(i, () => baseOffset + BigInt(offsetDelta), logAppendTime ?? (timestampDelta === 0n ? baseTimestamp : baseTimestamp + timestampDelta), keyNull);
+  const end = header.batchLength + LOG_OVERHEAD;
+  switch (compressionCodec(header.attributes)) {
+    case CompressionCodec.NONE:
+      forEachRecordHead(batch, RECORD_BATCH_OVERHEAD, end, header.recordCount, withTimestamps && logAppendTime === null, head);
+      return true;
+    case CompressionCodec.GZIP: {
+      const records = new RecordHeadStream(header.recordCount, withTimestamps && logAppendTime === null, head);
+      const done = checkGzipRecords(batch.subarray(RECORD_BATCH_OVERHEAD, end), records);
+      return done === undefined ? true : done.then(() => true);
+    }
+    default:
+      return false;
+  }
 }
 
 /**

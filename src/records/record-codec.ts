@@ -11,6 +11,17 @@
 /** Thrown for record bytes that cannot be what they claim (bad varints, lengths, counts). */
 export class CorruptRecordError extends Error {}
 
+/**
+ * A record whose length varint runs past 5 bytes. Kafka's `DefaultRecord.readFrom(ByteBuffer)` reads
+ * that varint outside the try that turns a malformation into an `InvalidRecordException`, so its
+ * `IllegalArgumentException` reaches the Produce answer as UNKNOWN_SERVER_ERROR, unlike every other
+ * malformation of an uncompressed batch (INVALID_RECORD).
+ */
+export class IllegalRecordLengthError extends CorruptRecordError {}
+
+/** A zig-zag varint whose fifth byte still has its continuation bit (Java's `ByteUtils.illegalVarintException`). */
+class VarintTooLongError extends CorruptRecordError {}
+
 export interface RecordHeader {
   key: string;
   value: Buffer | null;
@@ -169,7 +180,13 @@ class RecordCursor {
 
   /** A cursor over record `i`, whose length varint is next; this cursor moves past the record. */
   nextRecord(i: number): RecordCursor {
-    const length = this.varint();
+    let length: number;
+    try {
+      length = this.varint();
+    } catch (err) {
+      if (err instanceof VarintTooLongError) throw new IllegalRecordLengthError(`record ${i}'s length varint is longer than 5 bytes`);
+      throw err;
+    }
     const recordEnd = this.pos + length;
     if (length < 0 || recordEnd > this.end) throw new CorruptRecordError(`record ${i} declares ${length} bytes past the batch end`);
     const rc = new RecordCursor(this.buf, this.pos, recordEnd);
@@ -192,34 +209,53 @@ class RecordCursor {
     return this.buf[this.pos++]!;
   }
 
+  /**
+   * A zig-zag varint as Java's `ByteUtils.readVarint` reads it: at most 5 bytes, the fifth one's
+   * bits above 32 dropped (Kafka accepts them), an error only when the fifth byte continues.
+   */
   varint(): number {
-    const first = this.byte();
-    // One byte (|value| < 64) is the common case (record lengths aside): decoded without the loop's float arithmetic.
-    if ((first & 0x80) === 0) return (first >>> 1) ^ -(first & 1);
-    let u = first & 0x7f;
-    let mul = 128;
-    for (let i = 1; ; i++) {
-      const b = this.byte();
-      u += (b & 0x7f) * mul;
-      if ((b & 0x80) === 0) break;
-      if (i === 4) throw new CorruptRecordError('varint is longer than 5 bytes');
-      mul *= 128;
+    let b = this.byte();
+    // One byte (|value| < 64) is the common case (record lengths aside).
+    if ((b & 0x80) === 0) return (b >>> 1) ^ -(b & 1);
+    let u = b & 0x7f;
+    b = this.byte();
+    u |= (b & 0x7f) << 7;
+    if ((b & 0x80) !== 0) {
+      b = this.byte();
+      u |= (b & 0x7f) << 14;
+      if ((b & 0x80) !== 0) {
+        b = this.byte();
+        u |= (b & 0x7f) << 21;
+        if ((b & 0x80) !== 0) {
+          b = this.byte();
+          u |= b << 28;
+          if ((b & 0x80) !== 0) throw new VarintTooLongError('varint is longer than 5 bytes');
+        }
+      }
     }
-    if (u > 0xffffffff) throw new CorruptRecordError('varint overflows 32 bits');
-    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+    return (u >>> 1) ^ -(u & 1);
   }
 
+  /** A zig-zag varlong as Java's `ByteUtils.readVarlong` reads it: at most 10 bytes, wrapped to 64 bits. */
   varlong(): bigint {
-    let u = 0n;
-    let shift = 0n;
-    for (;;) {
+    // Up to 7 bytes (49 bits) in a double, exactly: one BigInt per record (none for a delta of 0, the common case).
+    let u = 0;
+    let mul = 1;
+    for (let i = 0; i < 7; i++) {
       const b = this.byte();
-      u |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) break;
-      shift += 7n;
-      if (shift > 63n) throw new CorruptRecordError('varlong is longer than 10 bytes');
+      u += (b & 0x7f) * mul;
+      if ((b & 0x80) === 0) return u === 0 ? 0n : BigInt(u % 2 === 0 ? u / 2 : -(u + 1) / 2);
+      mul *= 128;
     }
-    return (u >> 1n) ^ -(u & 1n);
+    let big = BigInt(u);
+    for (let shift = 49n; ; shift += 7n) {
+      const b = this.byte();
+      big |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) break;
+      if (shift === 63n) throw new CorruptRecordError('varlong is longer than 10 bytes');
+    }
+    big = BigInt.asUintN(64, big);
+    return BigInt.asIntN(64, (big >> 1n) ^ -(big & 1n));
   }
 
   /** Skips a zig-zag varlong (at most 10 bytes) without decoding it. */
@@ -355,37 +391,21 @@ export function forEachRecordSpan(
 }
 
 /**
- * Visits each of `count` records in [start, end) with its index, timestamp delta, offset delta
- * and whether its key is null, making no views or record objects: what Produce's record checks
- * read of every record (topics/record-rules.ts, as Kafka's `LogValidator.validateRecord`).
- * Validates the records as `readRecords` does (same CorruptRecordError cases).
+ * Visits each of `count` records in [start, end) with its index, timestamp delta (0n unless
+ * `withTimestamps`), offset delta and whether its key is null, making no views or record objects:
+ * what Produce's record checks read of every record (topics/record-rules.ts, as Kafka's
+ * `LogValidator.validateRecord`). Validates the records as `readRecords` does (same
+ * CorruptRecordError cases, IllegalRecordLengthError for a record length varint past 5 bytes).
  */
 export function forEachRecordHead(
   buf: Buffer,
   start: number,
   end: number,
   count: number,
+  withTimestamps: boolean,
   visit: (i: number, timestampDelta: bigint, offsetDelta: number, keyNull: boolean) => void,
 ): void {
-  walkRecords(buf, start, end, count, true, (i, timestampDelta, offsetDelta, keyStart) => visit(i, timestampDelta, offsetDelta, keyStart < 0));
-}
-
-/**
- * How many records [start, end) holds, stepping from record to record by their declared lengths
- * (at most `count`), as `recordTimestamps` walks them but making nothing per record.
- */
-export function countRecordsByLength(buf: Buffer, start: number, end: number, count: number): number {
-  const cur = new RecordCursor(buf, start, end);
-  let i = 0;
-  for (; i < count && cur.pos < end; i++) {
-    const length = cur.varint();
-    const next = cur.pos + length;
-    cur.byte();
-    cur.skipVarlong();
-    cur.varint();
-    cur.pos = next;
-  }
-  return i;
+  walkRecords(buf, start, end, count, withTimestamps, (i, timestampDelta, offsetDelta, keyStart) => visit(i, timestampDelta, offsetDelta, keyStart < 0));
 }
 
 /**

@@ -1,15 +1,15 @@
 /**
- * Checks the records of one partition in a Produce request before anything is appended,
- * in Kafka's order (`ProduceRequest.validateRecords`, then `UnifiedLog.analyzeAndValidateRecords`
- * and `LogValidator`):
+ * Checks the batch of one partition in a Produce request before anything is appended, in Kafka's
+ * order (`ProduceRequest.validateRecords`, then `UnifiedLog.analyzeAndValidateRecords` and
+ * `LogValidator.validateBatch`):
  *   no batch / more than one batch / magic != 2 / control batch / producer id with a negative
  *   base sequence / inconsistent count                                      -> INVALID_RECORD (87)
  *   zstd below Produce v7                                                    -> UNSUPPORTED_COMPRESSION_TYPE (76)
  *   batch larger than message.max.bytes                                      -> MESSAGE_TOO_LARGE (10)
  *   bad batch length or CRC-32C mismatch                                     -> CORRUPT_MESSAGE (2)
- *   records that do not parse (uncompressed or gzip)                        -> CORRUPT_MESSAGE (2)
- * Kafka's LogValidator walks every record; we do so where we can decompress (none, gzip), so
- * nothing stored later fails to read. snappy, lz4 and zstd batches are stored as sent.
+ *   compression codec 5-7                                                    -> UNKNOWN_SERVER_ERROR (-1)
+ * The records inside are checked afterwards, with the topic's record rules, in one walk
+ * (record-rules.ts: malformed records -> INVALID_RECORD, as Kafka's `LogValidator`).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
@@ -22,15 +22,20 @@ import {
   RECORD_BATCH_OVERHEAD,
   compressionCodec,
   readBatchHeader,
-  recordCountByLength,
   validateBatch,
 } from '../records/record-batch.js';
 
 export type ProducedRecordsCheck =
   | { ok: true; batch: Buffer }
-  | { ok: false; errorCode: number; message: string };
+  | {
+      ok: false;
+      errorCode: number;
+      message: string | null;
+      /** Answered with the partition's log start offset: an unexpected exception of Kafka's log append (`unknownLogAppendInfoWithLogStartOffset`). */
+      withLogStartOffset?: true;
+    };
 
-function refuse(errorCode: number, message: string): ProducedRecordsCheck {
+function refuse(errorCode: number, message: string | null): ProducedRecordsCheck {
   return { ok: false, errorCode, message };
 }
 
@@ -56,7 +61,8 @@ export function validateProducedRecords(records: Buffer | null, apiVersion: numb
   }
   const check = validateBatch(records);
   if (!check.ok) return refuse(ErrorCode.CORRUPT_MESSAGE, `Record batch is corrupt: ${check.message}`);
-  if (codec > CompressionCodec.ZSTD) return refuse(ErrorCode.CORRUPT_MESSAGE, `Unknown compression codec ${codec}`);
+  // CompressionType.forId throws an IllegalArgumentException for codecs 5-7: UNKNOWN_SERVER_ERROR, no message.
+  if (codec > CompressionCodec.ZSTD) return { ok: false, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message: null, withLogStartOffset: true };
   if ((header.attributes & CONTROL_FLAG_MASK) !== 0) return refuse(ErrorCode.INVALID_RECORD, 'Clients are not allowed to write control records');
   // LogValidator.validateBatch: a batch with a producer id (idempotent or transactional) must carry a sequence.
   if (header.producerId > -1n && header.baseSequence < 0) {
@@ -68,14 +74,6 @@ export function validateProducedRecords(records: Buffer | null, apiVersion: numb
       ErrorCode.INVALID_RECORD,
       `Inconsistent batch offset range [0, ${header.lastOffsetDelta}] and count of records ${header.recordCount}`,
     );
-  }
-  try {
-    const held = recordCountByLength(records);
-    if (held !== null && held !== header.recordCount) {
-      return refuse(ErrorCode.CORRUPT_MESSAGE, `Record batch declares ${header.recordCount} records but holds ${held}`);
-    }
-  } catch (err) {
-    return refuse(ErrorCode.CORRUPT_MESSAGE, `Record batch records are corrupt: ${(err as Error).message}`);
   }
   return { ok: true, batch: records };
 }

@@ -1,37 +1,54 @@
 /**
- * The record checks a topic's configs impose on a produced batch, as Kafka 4.3's
- * `LogValidator.validateRecord` makes them, record by record: a compacted topic (`cleanup.policy`
- * with `compact`) refuses records without a key; a `CreateTime` topic refuses record timestamps
- * more than `message.timestamp.before.max.ms` before the broker's clock or
- * `message.timestamp.after.max.ms` after it. Every failing record is listed (`recordErrors`, its
- * index in the batch and Kafka's message); the batch fails as a whole with INVALID_TIMESTAMP when
- * any timestamp failed, else INVALID_RECORD (`LogValidator.processRecordErrors`). Records of
- * snappy, lz4 and zstd batches are not read here, so those batches pass unchecked.
+ * The checks Kafka 4.3's `LogValidator` makes of each record of a produced batch, in one walk over
+ * its records (`forEachProducedRecordHead`, no record objects):
+ *   - the records' structure (`DefaultRecord.readFrom` / `readPartiallyFrom`): a malformed record,
+ *     a count that disagrees with the records, bytes after the last one -> INVALID_RECORD (87); a
+ *     record length varint past 5 bytes (uncompressed) or gzip bytes that do not inflate ->
+ *     UNKNOWN_SERVER_ERROR (-1); both without a message or record errors, whatever the records
+ *     before broke (Kafka's exception ends the walk before `processRecordErrors`);
+ *   - the topic's configs (`validateRecord`): a compacted topic (`cleanup.policy` with `compact`)
+ *     refuses records without a key; a `CreateTime` topic refuses record timestamps more than
+ *     `message.timestamp.before.max.ms` before the broker's clock or `message.timestamp.after.max.ms`
+ *     after it. Every failing record is listed (`recordErrors`, its index in the batch and Kafka's
+ *     message); the batch fails as a whole with INVALID_TIMESTAMP when any timestamp failed, else
+ *     INVALID_RECORD (`LogValidator.processRecordErrors`).
+ * Records of snappy, lz4 and zstd batches are not read here, so those batches pass unchecked.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { CorruptRecordError, forEachRecordHeadIfReadable } from '../records/record-batch.js';
+import { CorruptRecordError, DecompressionError, IllegalRecordLengthError, forEachProducedRecordHead } from '../records/record-batch.js';
 import type { LogConfig } from '../configs/log-config.js';
 
 export interface RecordRulesFailure {
   errorCode: number;
-  errorMessage: string;
+  errorMessage: string | null;
   recordErrors: Array<{ batchIndex: number; batchIndexErrorMessage: string }>;
 }
 
 /** Java's long arithmetic (two's complement wrap-around). */
 const long = (n: bigint): bigint => BigInt.asIntN(64, n);
 
-/** Checks `batch` for topic-partition `partitionName` with configs `config` at broker time `now` (ms); null when it passes. */
-export function checkRecordRules(batch: Buffer, config: LogConfig, partitionName: string, now: bigint): RecordRulesFailure | null {
-  if (!config.compactPolicy && config.logAppendTime) return null;
+/**
+ * Checks `batch` (validated by `validateProducedRecords`) for topic-partition `partitionName` with
+ * configs `config` at broker time `now` (ms); null when it passes. A promise when a big gzip batch
+ * is read as it inflates (records/gzip-records.ts); it rejects only with errors other than the
+ * record problems above.
+ */
+export function checkRecordRules(
+  batch: Buffer,
+  config: LogConfig,
+  partitionName: string,
+  now: bigint,
+): RecordRulesFailure | null | Promise<RecordRulesFailure | null> {
+  const withTimestamps = !config.logAppendTime;
   const errors: Array<{ batchIndex: number; batchIndexErrorMessage: string; timestamp: boolean }> = [];
+  let walked: boolean | Promise<boolean>;
   try {
-    forEachRecordHeadIfReadable(batch, (batchIndex, offset, timestamp, keyNull) => {
+    walked = forEachProducedRecordHead(batch, withTimestamps, (batchIndex, offset, timestamp, keyNull) => {
       if (config.compactPolicy && keyNull) {
         errors.push({ batchIndex, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${partitionName}`, timestamp: false });
         return;
       }
-      if (config.logAppendTime || timestamp === -1n) return;
+      if (!withTimestamps || timestamp === -1n) return;
       const diff = long(now - timestamp);
       if (diff > config.timestampBeforeMaxMs || long(-diff) > config.timestampAfterMaxMs) {
         errors.push({
@@ -44,9 +61,21 @@ export function checkRecordRules(batch: Buffer, config: LogConfig, partitionName
       }
     });
   } catch (err) {
-    if (err instanceof CorruptRecordError) return null; // produce-validation.ts answers CORRUPT_MESSAGE first
-    throw err;
+    return structureFailure(err);
   }
+  if (walked instanceof Promise) return walked.then(() => rulesFailure(errors), structureFailure);
+  return rulesFailure(errors);
+}
+
+/** The answer to records that do not parse (see above); rethrows anything else. */
+function structureFailure(err: unknown): RecordRulesFailure {
+  if (err instanceof IllegalRecordLengthError || err instanceof DecompressionError) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null, recordErrors: [] };
+  if (err instanceof CorruptRecordError) return { errorCode: ErrorCode.INVALID_RECORD, errorMessage: null, recordErrors: [] };
+  throw err;
+}
+
+/** The answer to the records' rule errors (`processRecordErrors`); null when there is none. */
+function rulesFailure(errors: ReadonlyArray<{ batchIndex: number; batchIndexErrorMessage: string; timestamp: boolean }>): RecordRulesFailure | null {
   if (errors.length === 0) return null;
   const recordErrors = errors.map(({ batchIndex, batchIndexErrorMessage }) => ({ batchIndex, batchIndexErrorMessage }));
   if (errors.some((e) => e.timestamp)) {

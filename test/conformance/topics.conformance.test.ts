@@ -6,6 +6,7 @@ import { describe } from 'vitest';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { encodeRecordBatch, readBatchHeader } from '../../src/records/record-batch.js';
 import { scenario, sleep, useTargets, type Session } from './runner.js';
+import { MALFORMED_BATCHES } from '../support/malformed-batches.js';
 
 useTargets();
 
@@ -125,6 +126,19 @@ describe('Produce with topic configs', () => {
     const batch = fetched.responses[0]!.partitions[0]!.records!;
     const header = readBatchHeader(Buffer.from(batch));
     s.record('LogAppendTime batch', { timestampType: (header.attributes & 0x08) !== 0 ? 'LogAppendTime' : 'CreateTime', maxTimestampIsNow: header.maxTimestamp >= now, baseTimestamp: header.baseTimestamp });
+  }, { exactMessages: true });
+});
+
+describe('Produce of malformed records inside a valid CRC', () => {
+  scenario('each batch of test/support/malformed-batches.ts: the answer and whether the log grew', async (s) => {
+    const name = s.name('malformed');
+    await s.send(19, 7, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+    await waitPartitions(s, name, 1);
+    const latest = async () => (await s.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }] })).topics[0]!.partitions[0]!.offset;
+    for (const [label, { batch }] of Object.entries(MALFORMED_BATCHES)) {
+      const r = await s.send(0, 11, { transactionalId: null, acks: -1, timeoutMs: 10_000, topicData: [{ name, topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch }] }] });
+      s.record(label, { ...r.responses[0]!.partitionResponses[0]!, logEndOffset: await latest() });
+    }
   }, { exactMessages: true });
 });
 

@@ -1,0 +1,54 @@
+/**
+ * Produce batches whose CRC-32C is right but whose records are malformed (or odd), each with the
+ * answer a real Kafka 4.3.1 broker gave it (checked side by side on 2026-12-03; the conformance
+ * suite compares them again): test/e2e/malformed-records.test.ts and
+ * test/conformance/topics.conformance.test.ts send them.
+ */
+import { gzipSync } from 'node:zlib';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { rawBatch, record, recordBody, varint } from './raw-records.js';
+
+const GZIP = 1;
+const one = record(recordBody({ key: Buffer.from('k') }));
+const second = record(recordBody({ offsetDelta: 1 }));
+/** A record body with a key length of 100 and one key byte. */
+const keyPastEnd = Buffer.concat([Buffer.from([0]), varint(0), varint(0), varint(100), Buffer.from('x'), varint(-1), varint(0)]);
+/** A record whose length varint has six bytes. */
+const longLength = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0, 0, 0]);
+/** A record body whose timestamp delta varlong has eleven bytes. */
+const longTimestamp = Buffer.concat([Buffer.from([0]), Buffer.alloc(10, 0xff), Buffer.from([0x01]), varint(0), varint(-1), varint(-1), varint(0)]);
+const negativeHeaderKey = recordBody({ headerCount: 1, headerBytes: Buffer.concat([varint(-1), varint(1), Buffer.from('v')]) });
+const gzipped = gzipSync(one);
+const { INVALID_RECORD, UNKNOWN_SERVER_ERROR, NONE } = ErrorCode;
+
+/** Each batch (one record declared unless said) and Kafka 4.3.1's answer to it (NONE: appended). */
+export const MALFORMED_BATCHES: Record<string, { batch: Buffer; kafka: number }> = {
+  'count above the records': { batch: rawBatch(one, 2), kafka: INVALID_RECORD },
+  'count below the records': { batch: rawBatch(Buffer.concat([one, second]), 1), kafka: INVALID_RECORD },
+  'bytes after the last record': { batch: rawBatch(Buffer.concat([one, Buffer.from([1, 2, 3])]), 1), kafka: INVALID_RECORD },
+  'length past the batch end': { batch: rawBatch(record(recordBody(), 50), 1), kafka: INVALID_RECORD },
+  'length short of the fields': { batch: rawBatch(record(recordBody({ value: Buffer.from('abcdef') }), -3), 1), kafka: INVALID_RECORD },
+  'length past the fields, inside the batch': { batch: rawBatch(Buffer.concat([record(recordBody(), 2), Buffer.from([0, 0])]), 1), kafka: INVALID_RECORD },
+  'negative length': { batch: rawBatch(Buffer.concat([varint(-5), recordBody()]), 1), kafka: INVALID_RECORD },
+  'zero length': { batch: rawBatch(Buffer.concat([varint(0), recordBody()]), 1), kafka: INVALID_RECORD },
+  'header count -1': { batch: rawBatch(record(recordBody({ headerCount: -1 })), 1), kafka: INVALID_RECORD },
+  'more headers than bytes': { batch: rawBatch(record(recordBody({ headerCount: 5 })), 1), kafka: INVALID_RECORD },
+  'key length past the record end': { batch: rawBatch(record(keyPastEnd), 1), kafka: INVALID_RECORD },
+  'negative header key length': { batch: rawBatch(record(negativeHeaderKey), 1), kafka: INVALID_RECORD },
+  'timestamp varlong of 11 bytes': { batch: rawBatch(record(longTimestamp), 1), kafka: INVALID_RECORD },
+  'length varint of 6 bytes': { batch: rawBatch(longLength, 1), kafka: UNKNOWN_SERVER_ERROR },
+  'key length -2 (a null key)': { batch: rawBatch(record(Buffer.concat([Buffer.from([0]), varint(0), varint(0), varint(-2), varint(-1), varint(0)])), 1), kafka: NONE },
+  'codec 5': { batch: rawBatch(one, 1, { codec: 5 }), kafka: UNKNOWN_SERVER_ERROR },
+  'gzip: count above the records': { batch: rawBatch(one, 2, { codec: GZIP }), kafka: INVALID_RECORD },
+  'gzip: count below the records': { batch: rawBatch(Buffer.concat([one, second]), 1, { codec: GZIP }), kafka: INVALID_RECORD },
+  'gzip: bytes after the last record': { batch: rawBatch(Buffer.concat([one, Buffer.from([9, 9])]), 1, { codec: GZIP }), kafka: INVALID_RECORD },
+  'gzip: header count -1': { batch: rawBatch(record(recordBody({ headerCount: -1 })), 1, { codec: GZIP }), kafka: INVALID_RECORD },
+  'gzip: key length past the end': { batch: rawBatch(record(keyPastEnd), 1, { codec: GZIP }), kafka: INVALID_RECORD },
+  'gzip: length varint of 6 bytes': { batch: rawBatch(longLength, 1, { codec: GZIP }), kafka: INVALID_RECORD },
+  'gzip: negative header key length': { batch: rawBatch(record(negativeHeaderKey), 1, { codec: GZIP }), kafka: INVALID_RECORD },
+  // readPartiallyFrom reads no record length: these are appended.
+  'gzip: length short of the fields': { batch: rawBatch(record(recordBody({ value: Buffer.from('abcdef') }), -3), 1, { codec: GZIP }), kafka: NONE },
+  'gzip: zero length': { batch: rawBatch(Buffer.concat([varint(0), recordBody()]), 1, { codec: GZIP }), kafka: NONE },
+  'gzip attribute, bytes not gzip': { batch: rawBatch(Buffer.alloc(0), 1, { codec: GZIP, payload: Buffer.from('garbage!') }), kafka: UNKNOWN_SERVER_ERROR },
+  'gzip cut short': { batch: rawBatch(Buffer.alloc(0), 1, { codec: GZIP, payload: gzipped.subarray(0, gzipped.length - 6) }), kafka: UNKNOWN_SERVER_ERROR },
+};
