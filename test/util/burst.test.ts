@@ -50,9 +50,16 @@ describe('bursts', () => {
     beginBurst();
     expect(inBurst()).toBe(true);
     atBurstEnd(() => events.push(`end (in burst: ${inBurst()})`));
-    void Promise.resolve().then(() => later(() => events.push('round 1')));
-    await until(() => !inBurst());
-    expect(events).toEqual(['round 1', 'end (in burst: false)']);
+    let askedInBurst: boolean | null = null;
+    void Promise.resolve().then(() => {
+      askedInBurst = burstOpen();
+      later(() => events.push('round 1'));
+    });
+    await until(() => !inBurst() && events.includes('round 1'));
+    // Asked for while the burst is open, round 1 is one of its rounds and comes before the end; on a
+    // loaded machine the burst's wall-clock bound may close it before the promise hop, and then
+    // round 1 runs in a later turn, after the end.
+    expect(askedInBurst === null ? null : events).toEqual(askedInBurst ? ['round 1', 'end (in burst: false)'] : ['end (in burst: false)', 'round 1']);
     beginBurst();
     await until(() => !inBurst());
     expect(events).toHaveLength(2);
