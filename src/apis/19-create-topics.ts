@@ -11,6 +11,7 @@ import { TopicError } from '../topics/topic-error.js';
 import { AlterConfigsError, validateTopicConfigs } from '../configs/alter-configs.js';
 import { checkManualAssignment } from '../topics/create-partitions.js';
 import { TOPIC_CONFIGS } from '../configs/kafka-config-data.js';
+import { MAX_RECORDS_PER_USER_OP } from '../topics/controller-limits.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -29,7 +30,10 @@ import { ANY_BROKER } from './shapes/routing.js';
  * partition count, replication factor and every topic config with its value and source, as the
  * controller sees them (no per-broker dynamic configs), and (v7+) the new topic id.
  * More than 10,000 partitions in all (Kafka's `MAX_PARTITIONS_PER_BATCH`) fails every topic with
- * POLICY_VIOLATION "Excessively large number of partitions per request.". Partitions open in slices
+ * POLICY_VIOLATION "Excessively large number of partitions per request."; so do more than 10,000
+ * metadata records for the topics that pass their checks (one per topic, per config, per partition:
+ * `QuorumController.MAX_RECORDS_PER_USER_OP`), with "Unable to perform excessively large batch
+ * operation." (validateOnly too; one topic of 10,000 partitions is 10,001 records). Partitions open in slices
  * with a turn of the event loop between them (`TopicStore.createInSlices`).
  */
 export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
@@ -49,12 +53,12 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     // Kafka's `ReplicationControlManager.validateTotalNumberOfPartitions`, before anything else: the
     // whole request fails (`CreateTopicsRequest.getErrorResponse`, every topic entry).
-    if (totalPartitions(ctx.broker, req.topics.filter((t) => counts.get(t.name) === 1)) > MAX_PARTITIONS_PER_REQUEST) {
-      return {
-        throttleTimeMs: 0,
-        topics: req.topics.map((t) => ({ ...result(t.name, ErrorCode.POLICY_VIOLATION, 'Excessively large number of partitions per request.'), numPartitions: -1, replicationFactor: -1, configs: null })),
-      };
-    }
+    const distinct = req.topics.filter((t) => counts.get(t.name) === 1);
+    if (totalPartitions(ctx.broker, distinct) > MAX_PARTITIONS_PER_REQUEST) return failAll(req, 'Excessively large number of partitions per request.');
+    // Then the records of the topics that pass their checks must fit the controller's bounded list:
+    // one more throws BoundedListTooLongException, which `EventHandlerExceptionInfo` answers as a
+    // PolicyViolationException for the whole request (10,000 partitions of one topic are 10,001 records).
+    if (recordsOf(ctx.broker, distinct) > MAX_RECORDS_PER_USER_OP) return failAll(req, 'Unable to perform excessively large batch operation.');
     const answered = new Set<string>();
     const topics: CreatableTopicResult[] = [];
     for (const t of req.topics) {
@@ -82,6 +86,14 @@ function result(name: string, errorCode: number, errorMessage: string | null): C
 /** `ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`: partitions one CreateTopics may ask for in all. */
 export const MAX_PARTITIONS_PER_REQUEST = 10_000;
 
+/** Every topic of the request fails with POLICY_VIOLATION (`CreateTopicsRequest.getErrorResponse` shape). */
+function failAll(req: CreateTopicsRequest, message: string): CreateTopicsResponse {
+  return {
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({ ...result(t.name, ErrorCode.POLICY_VIOLATION, message), numPartitions: -1, replicationFactor: -1, configs: null })),
+  };
+}
+
 /** The partitions the request's distinct topics ask for, counted as Kafka counts them (-1: `num.partitions`, invalid counts: none). */
 function totalPartitions(broker: Broker, topics: readonly CreatableTopic[]): number {
   let total = 0;
@@ -93,12 +105,42 @@ function totalPartitions(broker: Broker, topics: readonly CreatableTopic[]): num
   return total;
 }
 
+/** A topic that passed every check: what it creates (its partitions and configs). */
+interface CheckedTopic {
+  partitions: number;
+  configs: Record<string, string>;
+}
+
+/** Every check of one topic, in Kafka's order (throws TopicError / AlterConfigsError). */
+function checkTopic(broker: Broker, t: CreatableTopic): CheckedTopic {
+  const partitions = partitionCount(broker, t);
+  broker.topics.checkCreate(t.name, partitions);
+  checkReplicationFactor(t.assignments.length > 0 ? 1 : t.replicationFactor, broker.cluster.size);
+  return { partitions, configs: topicConfigs(t) };
+}
+
+/**
+ * The metadata records Kafka's controller would write for the topics that pass their checks (one
+ * TopicRecord, one ConfigRecord per config, one PartitionRecord per partition each), counted as
+ * `ReplicationControlManager.createTopics` adds them to its `BoundedList` of
+ * `MAX_RECORDS_PER_USER_OP` (validateOnly builds them too).
+ */
+function recordsOf(broker: Broker, topics: readonly CreatableTopic[]): number {
+  let records = 0;
+  for (const t of topics) {
+    try {
+      const { partitions, configs } = checkTopic(broker, t);
+      records += 1 + Object.keys(configs).length + partitions;
+    } catch (err) {
+      if (!(err instanceof TopicError) && !(err instanceof AlterConfigsError)) throw err;
+    }
+  }
+  return records;
+}
+
 async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number): Promise<CreatableTopicResult> {
   try {
-    const partitions = partitionCount(broker, t);
-    broker.topics.checkCreate(t.name, partitions);
-    checkReplicationFactor(t.assignments.length > 0 ? 1 : t.replicationFactor, broker.cluster.size);
-    const configs = topicConfigs(t);
+    const { partitions, configs } = checkTopic(broker, t);
     const res = result(t.name, ErrorCode.NONE, null);
     res.numPartitions = partitions;
     res.replicationFactor = 1;

@@ -4,6 +4,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { Broker } from '../broker.js';
 import { checkCreatePartitions } from '../topics/create-partitions.js';
 import { TopicError } from '../topics/topic-error.js';
+import { MAX_RECORDS_PER_USER_OP } from '../topics/controller-limits.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -17,7 +18,10 @@ import { ANY_BROKER } from './shapes/routing.js';
  * connections served in between; the partitions appear together), leaders are placed as for
  * every partition of the simulated cluster (manual assignments are checked but do not pick the
  * leaders), and KIP-848 groups subscribed to the topic see the new partitions through their metadata
- * hash (a new group epoch at their next heartbeat). Classic group members notice the new partition
+ * hash (a new group epoch at their next heartbeat). More than `MAX_RECORDS_PER_USER_OP` (10,000)
+ * new partitions in the request: the topic that crosses it, and every later one that adds any,
+ * get UNKNOWN_SERVER_ERROR (no message) and are not grown (Kafka keeps the partitions added before
+ * the crossing: see DIFFERENCES.md). Classic group members notice the new partition
  * count in Metadata and rejoin, as with Kafka. `timeoutMs` is not waited on: the change is complete
  * when answered. Not served: the controller mutation quota (THROTTLING_QUOTA_EXCEEDED).
  */
@@ -38,21 +42,36 @@ export const api: ApiDefinition<CreatePartitionsRequest, CreatePartitionsRespons
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results: CreatePartitionsTopicResult[] = [];
     for (const [name, n] of counts) if (n > 1) results.push({ name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
+    const budget: RecordBudget = { used: 0 };
     for (const t of req.topics) {
-      if (counts.get(t.name) === 1) results.push(await createPartitions(ctx.broker, t, req.validateOnly));
+      if (counts.get(t.name) === 1) results.push(await createPartitions(ctx.broker, t, req.validateOnly, budget));
     }
     return { throttleTimeMs: 0, results };
   },
 };
 
-async function createPartitions(broker: Broker, t: CreatePartitionsTopic, validateOnly: boolean): Promise<CreatePartitionsTopicResult> {
+/** The metadata records (one PartitionRecord per new partition) the request's topics used so far. */
+interface RecordBudget {
+  used: number;
+}
+
+async function createPartitions(broker: Broker, t: CreatePartitionsTopic, validateOnly: boolean, budget: RecordBudget): Promise<CreatePartitionsTopicResult> {
   try {
     // One growth of a topic at a time, as the controller applies them in order: this one checks
     // the count another CreatePartitions (its partitions opening in slices) leaves.
     await broker.topics.whileGrowing(t.name);
     const topic = broker.topics.get(t.name);
     const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
-    checkCreatePartitions(topic, t.name, t.count, assignments, broker.cluster);
+    const added = checkCreatePartitions(topic, t.name, t.count, assignments, broker.cluster);
+    // Kafka's controller adds the request's PartitionRecords to one BoundedList of
+    // MAX_RECORDS_PER_USER_OP (validateOnly too): the record past it throws
+    // BoundedListTooLongException, which `ReplicationControlManager.createPartitions` answers for
+    // that topic as UNKNOWN_SERVER_ERROR without a message; the list stays full for the topics after.
+    if (budget.used + added > MAX_RECORDS_PER_USER_OP) {
+      budget.used = MAX_RECORDS_PER_USER_OP;
+      return { name: t.name, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
+    }
+    budget.used += added;
     if (!validateOnly) await broker.topics.addPartitions(topic!, t.count);
     return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
   } catch (err) {

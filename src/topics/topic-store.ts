@@ -24,7 +24,7 @@ import { PRODUCER_ID_BLOCK_FILE, ProducerIdManager } from './producer-ids.js';
 import { isControlBatch } from '../records/control-batch.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
-import { nextTurn } from '../util/slices.js';
+import { nextTurn, Slicer } from '../util/slices.js';
 import { commitCreation, markCreation, recoverPendingCreations, undoCreation } from './pending-creations.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
@@ -48,7 +48,7 @@ export interface TopicStoreOptions {
 /** A partition directory name: `<topic>-<partition>` (Kafka's `UnifiedLog.parseTopicPartitionName`). */
 const PARTITION_DIR = /^(.+)-(\d+)$/;
 
-/** Partitions `createInSlices` opens in one turn of the event loop. */
+/** Partitions `createInSlices` and `addPartitions` open in one turn of the event loop at the most (fewer when they take `SLICE_BUDGET_MS`). */
 export const CREATE_SLICE_PARTITIONS = 256;
 
 /** Partitions whose files one slice of `deleteInSlices` removes before a turn of the event loop. */
@@ -159,7 +159,8 @@ export class TopicStore {
   }
 
   /**
-   * As `create`, for CreateTopics: the partitions open in slices of `CREATE_SLICE_PARTITIONS`, with
+   * As `create`, for CreateTopics: the partitions open in slices of `CREATE_SLICE_PARTITIONS` (or
+   * fewer: `SLICE_BUDGET_MS` of work, src/util/slices.ts), with
    * a turn of the event loop between two slices, so that a topic of thousands of partitions does
    * not keep other connections' requests waiting (issue #16). The name counts as taken from the
    * first slice on (a second CreateTopics of it gets TOPIC_ALREADY_EXISTS); the topic is visible
@@ -173,8 +174,9 @@ export class TopicStore {
     try {
       const creation = this.beginTopic(name, partitions, topicConfigs);
       try {
+        const slices = new Slicer(CREATE_SLICE_PARTITIONS);
         for (let p = 0; p < partitions; p++) {
-          if (p > 0 && p % CREATE_SLICE_PARTITIONS === 0) await nextTurn();
+          if (p > 0) await slices.next();
           creation.open(p);
         }
         creation.commit();
@@ -237,7 +239,7 @@ export class TopicStore {
   /**
    * Adds partitions `topic.partitionCount` .. `count - 1` (CreatePartitions, already validated:
    * see create-partitions.ts), each a new directory with the topic's `partition.metadata`, in
-   * slices of `CREATE_SLICE_PARTITIONS` with a turn of the event loop between two (issue #16); the
+   * slices of `CREATE_SLICE_PARTITIONS` (or `SLICE_BUDGET_MS` of work) with a turn of the event loop between two (issue #16); the
    * new partitions become visible together once all are open, then the `onPartitionsAdded`
    * listeners are told. Growths of one topic run one after the other (`whileGrowing`). An I/O
    * failure, or the topic deleted meanwhile, removes what it created and throws (the latter
@@ -251,8 +253,9 @@ export class TopicStore {
     const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
     const added: Partition[] = [];
     try {
+      const slices = new Slicer(CREATE_SLICE_PARTITIONS);
       for (let p = from; p < count; p++) {
-        if (p > from && (p - from) % CREATE_SLICE_PARTITIONS === 0) await nextTurn();
+        if (p > from) await slices.next();
         added.push(this.openPartition(topic.name, p, topic.id, true));
       }
       if (this.byId.get(topic.id) !== topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);

@@ -50,3 +50,28 @@ export function mapInSlices<T, U>(items: readonly T[], perSlice: number, fn: (it
   }
   return items.length >= perSlice ? runInSlices(work()) : Promise.resolve(runNow(work()));
 }
+
+/**
+ * Wall-clock work (ms) one slice may take before it yields, whatever its item count: a slice of
+ * synchronous, durable file writes (a partition's directory and metadata) takes far longer on a
+ * loaded disk than its count suggests (issue #16: 256 partitions held other connections 2 s).
+ */
+export const SLICE_BUDGET_MS = 10;
+
+/**
+ * Counts a loop's items: `next()` before each item but the first yields a turn of the event loop
+ * once `maxItems` items, or `SLICE_BUDGET_MS` of work, have gone by since the last yield.
+ */
+export class Slicer {
+  private items = 0;
+  private startedAt = performance.now();
+
+  constructor(private readonly maxItems: number) {}
+
+  async next(): Promise<void> {
+    if (++this.items < this.maxItems && performance.now() - this.startedAt < SLICE_BUDGET_MS) return;
+    await nextTurn();
+    this.items = 0;
+    this.startedAt = performance.now();
+  }
+}

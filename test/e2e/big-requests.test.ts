@@ -22,6 +22,7 @@
  *   TxnOffsetCommit's topic checks run in slices before the transaction coordinator is asked.
  */
 import { readdirSync } from 'node:fs';
+import type { CreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -332,13 +333,75 @@ describe('big requests', () => {
     ]);
     expect(server.broker.topics.get('cap-a')).toBeUndefined();
     expect(readdirSync(dataDir).filter((d) => d.startsWith('cap-'))).toEqual([]);
-    // Invalid counts count for nothing (Kafka adds only positive ones and -1 as num.partitions): 9,996 + 4 passes the check.
-    const atCap = await c.send(19, 7, { ...createTopics([topic('cap-c', 9_996), topic('cap-d', -1), topic('cap-e', 0)]), validateOnly: true });
+    // Invalid counts count for nothing (Kafka adds only positive ones and -1 as num.partitions): 9,994 + 4 partitions and
+    // two TopicRecords are 10,000 metadata records, which fit.
+    const atCap = await c.send(19, 7, { ...createTopics([topic('cap-c', 9_994), topic('cap-d', -1), topic('cap-e', 0)]), validateOnly: true });
     expect(atCap.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode])).toEqual([
       ['cap-c', ErrorCode.NONE],
       ['cap-d', ErrorCode.NONE],
       ['cap-e', ErrorCode.INVALID_PARTITIONS],
     ]);
+  });
+
+  it("more than 10,000 metadata records in one CreateTopics (a TopicRecord, ConfigRecords, PartitionRecords): POLICY_VIOLATION for every topic, as Kafka 4.3.1's controller", async () => {
+    const { server, dataDir } = await startClosableServer(cleanups, { config: { 'num.partitions': 1 } });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    const withConfig = (name: string, n: number) => ({ ...topic(name, n), configs: [{ name: 'retention.ms', value: '1000' }] });
+    const answer = async (topics: CreatableTopic[], validateOnly: boolean) =>
+      (await c.send(19, 7, { topics, timeoutMs: 60000, validateOnly })).topics.map((t: { name: string; errorCode: number; errorMessage: string | null; numPartitions: number }) => [
+        t.name,
+        t.errorCode,
+        t.errorMessage,
+        t.numPartitions,
+      ]);
+    const refused = (name: string) => [name, ErrorCode.POLICY_VIOLATION, 'Unable to perform excessively large batch operation.', -1];
+    // Kafka 4.3.1 answers exactly these (test/conformance probe, session 8): 10,000 partitions pass the partition cap
+    // but are 10,001 records; so are 9,999 partitions with one config; validateOnly builds the records too.
+    expect(await answer([topic('rec-a', 10_000)], false)).toEqual([refused('rec-a')]);
+    expect(await answer([topic('rec-a', 10_000)], true)).toEqual([refused('rec-a')]);
+    expect(await answer([withConfig('rec-b', 9_999)], false)).toEqual([refused('rec-b')]);
+    expect(await answer([topic('rec-c', 4_999), topic('rec-d', 4_999), topic('rec-e', 1)], false)).toEqual([refused('rec-c'), refused('rec-d'), refused('rec-e')]);
+    expect(server.broker.topics.get('rec-a')).toBeUndefined();
+    expect(readdirSync(dataDir).filter((d) => d.startsWith('rec-'))).toEqual([]);
+    // At the cap: 10,000 records. A topic that fails its own checks writes none (its replication factor here).
+    expect(await answer([topic('rec-a', 9_999)], true)).toEqual([['rec-a', ErrorCode.NONE, null, 9_999]]);
+    expect(await answer([withConfig('rec-b', 9_998)], true)).toEqual([['rec-b', ErrorCode.NONE, null, 9_998]]);
+    const badFactor = { ...topic('rec-f', 1), replicationFactor: 5 };
+    const mixed = await answer([topic('rec-c', 4_999), topic('rec-d', 4_999), badFactor], true);
+    expect(mixed.map(([name, code]) => [name, code])).toEqual([['rec-c', ErrorCode.NONE], ['rec-d', ErrorCode.NONE], ['rec-f', ErrorCode.INVALID_REPLICATION_FACTOR]]);
+  });
+
+  it("more than 10,000 new partitions in one CreatePartitions: the topic that crosses the controller's record cap and those after it get UNKNOWN_SERVER_ERROR, as Kafka 4.3.1", async () => {
+    const { server, dataDir } = await startClosableServer(cleanups, { config: { 'num.partitions': 1 } });
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    expect((await c.send(19, 7, createTopics([topic('grow-x', 1), topic('grow-y', 1), topic('grow-z', 1)]))).topics.map((t: { errorCode: number }) => t.errorCode)).toEqual([0, 0, 0]);
+    const grow = async (topics: Array<[string, number]>, validateOnly: boolean) =>
+      (await c.send(37, 3, { topics: topics.map(([name, count]) => ({ name, count, assignments: null })), timeoutMs: 30000, validateOnly })).results.map(
+        (r: { name: string; errorCode: number; errorMessage: string | null }) => [r.name, r.errorCode, r.errorMessage],
+      );
+    // 10,001 new partitions: Kafka 4.3.1 answers -1 with no message (validateOnly too).
+    expect(await grow([['grow-x', 10_002]], true)).toEqual([['grow-x', ErrorCode.UNKNOWN_SERVER_ERROR, null]]);
+    expect(await grow([['grow-x', 10_002]], false)).toEqual([['grow-x', ErrorCode.UNKNOWN_SERVER_ERROR, null]]);
+    // Several topics share the cap: the one that crosses it fails, and so does every later one that adds a partition;
+    // a topic failing its own checks uses none.
+    expect(await grow([['grow-x', 5_001], ['grow-y', 1], ['grow-y2', 3], ['grow-z', 5_002], ['grow-z2', 2]], true)).toEqual([
+      ['grow-x', ErrorCode.NONE, null],
+      ['grow-y', ErrorCode.INVALID_PARTITIONS, 'Topic already has 1 partition(s).'],
+      ['grow-y2', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null],
+      ['grow-z', ErrorCode.UNKNOWN_SERVER_ERROR, null],
+      ['grow-z2', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null],
+    ]);
+    expect(await grow([['grow-x', 2], ['grow-z', 10_001], ['grow-y', 2]], true)).toEqual([
+      ['grow-x', ErrorCode.NONE, null],
+      ['grow-z', ErrorCode.UNKNOWN_SERVER_ERROR, null],
+      ['grow-y', ErrorCode.UNKNOWN_SERVER_ERROR, null],
+    ]);
+    expect(['grow-x', 'grow-y', 'grow-z'].map((name) => server.broker.topics.get(name)!.partitionCount)).toEqual([1, 1, 1]);
+    expect(readdirSync(dataDir).filter((d) => d.startsWith('grow-')).sort()).toEqual(['grow-x-0', 'grow-y-0', 'grow-z-0']);
+    // Exactly 10,000 new partitions fit.
+    expect(await grow([['grow-x', 10_001]], true)).toEqual([['grow-x', ErrorCode.NONE, null]]);
   });
 
   it('POST /clock/advance of ten years: the maintenance timers run once each, and the Kafka port keeps answering', async () => {
