@@ -334,6 +334,18 @@ function readRecord(cur: RecordCursor, i: number, baseOffset: bigint, baseTimest
   };
 }
 
+/** A batch's records: `count` of them in `buf` [start, end), with the batch's bases (readRecords' arguments). */
+export interface RecordsSpan {
+  buf: Buffer;
+  start: number;
+  end: number;
+  count: number;
+  baseOffset: bigint;
+  baseTimestamp: bigint;
+  /** Replaces every record's timestamp when not null (a LogAppendTime batch). */
+  logAppendTime: bigint | null;
+}
+
 /**
  * The records of [start, end) one at a time, as Kafka's lazy batch iterator reads them
  * (`DefaultRecordBatch.RecordIterator`): `onRecord` sees each record before the next is read, so
@@ -341,16 +353,8 @@ function readRecord(cur: RecordCursor, i: number, baseOffset: bigint, baseTimest
  * `InvalidRecordException` messages for a negative count, a count past the bytes and bytes past
  * the count (before the last record is seen); a malformed record throws as in readRecords.
  */
-export function forEachRecord(
-  buf: Buffer,
-  start: number,
-  end: number,
-  count: number,
-  baseOffset: bigint,
-  baseTimestamp: bigint,
-  logAppendTime: bigint | null,
-  onRecord: (record: DecodedRecord) => void,
-): void {
+export function forEachRecord(span: RecordsSpan, onRecord: (record: DecodedRecord) => void): void {
+  const { buf, start, end, count, baseOffset, baseTimestamp, logAppendTime } = span;
   if (count < 0) throw new CorruptRecordError(`Found invalid record count ${count} in magic v2 batch`);
   const cur = new RecordCursor(buf, start, end);
   for (let i = 0; i < count; i++) {

@@ -134,7 +134,7 @@ function eachBatchRecord(batch: Buffer, h: RecordBatchHeader, onRecord: (r: Deco
     return;
   }
   try {
-    forEachRecord(body, start, bodyEnd, h.recordCount, h.baseOffset, h.baseTimestamp, logAppendTime, onRecord);
+    forEachRecord({ buf: body, start, end: bodyEnd, count: h.recordCount, baseOffset: h.baseOffset, baseTimestamp: h.baseTimestamp, logAppendTime }, onRecord);
   } catch (e) {
     throw asKafkaException(e);
   }
