@@ -11,6 +11,7 @@ import { resolveListeners, withAdvertisedAddress, withFirstListenerAddress } fro
 import { listenerContext } from './server/listener-context.js';
 import { parseAddScram } from './security/add-scram.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
+import { prepareDataDirectory, singleLogDir } from './server/data-directory.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
@@ -189,7 +190,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const log = options.logger ?? pino({ level: options.logLevel ?? 'warn' });
   for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.`);
 
-  const dataDir = options.inMemory ? null : config.string('log.dirs');
+  // --data-dir (in-process `dataDir`) is one path as given; `log.dirs` is Kafka's list, of one entry here.
+  const dataDir = options.inMemory ? null : options.dataDir ?? singleLogDir(config.string('log.dirs'));
+  if (dataDir !== null) prepareDataDirectory(dataDir, options.dataDir !== undefined ? '--data-dir' : 'log.dirs');
   const clusterId = config.string('mock.cluster.id') || (dataDir === null ? randomKafkaUuid() : loadOrCreateClusterId(dataDir, config.int('node.id')));
   if (options.clock !== undefined && options.time !== undefined) throw new Error('give either `time` or `clock`, not both');
   if (options.clock !== undefined && options.clock !== 'system' && options.clock !== 'manual') throw new Error(`clock must be "system" or "manual", got "${String(options.clock)}"`);

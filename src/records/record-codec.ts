@@ -302,33 +302,68 @@ export function readRecords(
   if (count < 0) throw new CorruptRecordError(`negative record count ${count}`);
   const out: DecodedRecord[] = new Array(count);
   const cur = new RecordCursor(buf, start, end);
-  for (let i = 0; i < count; i++) {
-    const rc = cur.nextRecord(i);
-    const attributes = rc.byte();
-    const timestampDelta = rc.varlong();
-    const offsetDelta = rc.varint();
-    const key = rc.bytes();
-    const value = rc.bytes();
-    const headerCount = rc.varint();
-    if (headerCount < 0) throw new CorruptRecordError(`record ${i} has ${headerCount} headers`);
-    const headers: RecordHeader[] = [];
-    for (let h = 0; h < headerCount; h++) {
-      const hk = rc.bytes();
-      if (hk === null) throw new CorruptRecordError(`record ${i} has a header with a null key`);
-      headers.push({ key: hk.toString('utf8'), value: rc.bytes() });
-    }
-    rc.endRecord(i);
-    out[i] = {
-      offset: baseOffset + BigInt(offsetDelta),
-      timestamp: logAppendTime ?? baseTimestamp + timestampDelta,
-      attributes,
-      key,
-      value,
-      headers,
-    };
-  }
+  for (let i = 0; i < count; i++) out[i] = readRecord(cur, i, baseOffset, baseTimestamp, logAppendTime);
   cur.endRecords(count);
   return out;
+}
+
+/** Record `i`, next in `cur`. */
+function readRecord(cur: RecordCursor, i: number, baseOffset: bigint, baseTimestamp: bigint, logAppendTime: bigint | null): DecodedRecord {
+  const rc = cur.nextRecord(i);
+  const attributes = rc.byte();
+  const timestampDelta = rc.varlong();
+  const offsetDelta = rc.varint();
+  const key = rc.bytes();
+  const value = rc.bytes();
+  const headerCount = rc.varint();
+  if (headerCount < 0) throw new CorruptRecordError(`record ${i} has ${headerCount} headers`);
+  const headers: RecordHeader[] = [];
+  for (let h = 0; h < headerCount; h++) {
+    const hk = rc.bytes();
+    if (hk === null) throw new CorruptRecordError(`record ${i} has a header with a null key`);
+    headers.push({ key: hk.toString('utf8'), value: rc.bytes() });
+  }
+  rc.endRecord(i);
+  return {
+    offset: baseOffset + BigInt(offsetDelta),
+    timestamp: logAppendTime ?? baseTimestamp + timestampDelta,
+    attributes,
+    key,
+    value,
+    headers,
+  };
+}
+
+/** A batch's records: `count` of them in `buf` [start, end), with the batch's bases (readRecords' arguments). */
+export interface RecordsSpan {
+  buf: Buffer;
+  start: number;
+  end: number;
+  count: number;
+  baseOffset: bigint;
+  baseTimestamp: bigint;
+  /** Replaces every record's timestamp when not null (a LogAppendTime batch). */
+  logAppendTime: bigint | null;
+}
+
+/**
+ * The records of [start, end) one at a time, as Kafka's lazy batch iterator reads them
+ * (`DefaultRecordBatch.RecordIterator`): `onRecord` sees each record before the next is read, so
+ * the records before a corrupt one are seen. Throws CorruptRecordError with Kafka's
+ * `InvalidRecordException` messages for a negative count, a count past the bytes and bytes past
+ * the count (before the last record is seen); a malformed record throws as in readRecords.
+ */
+export function forEachRecord(span: RecordsSpan, onRecord: (record: DecodedRecord) => void): void {
+  const { buf, start, end, count, baseOffset, baseTimestamp, logAppendTime } = span;
+  if (count < 0) throw new CorruptRecordError(`Found invalid record count ${count} in magic v2 batch`);
+  const cur = new RecordCursor(buf, start, end);
+  for (let i = 0; i < count; i++) {
+    if (cur.pos >= end) throw new CorruptRecordError('Incorrect declared batch size, premature EOF reached');
+    const record = readRecord(cur, i, baseOffset, baseTimestamp, logAppendTime);
+    // Kafka's `next()` checks the bytes after the last record before returning it (and a count of 0 reads nothing).
+    if (i === count - 1 && cur.pos !== end) throw new CorruptRecordError('Incorrect declared batch size, records still remaining in file');
+    onRecord(record);
+  }
 }
 
 /**

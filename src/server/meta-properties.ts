@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -9,10 +9,10 @@ export function randomKafkaUuid(): string {
 
 /**
  * Reads or creates `<data-dir>/meta.properties` (the file `kafka-storage.sh format` writes) so the
- * cluster id stays the same across restarts on one data directory.
+ * cluster id stays the same across restarts on one data directory (made ready by
+ * `prepareDataDirectory`).
  */
 export function loadOrCreateClusterId(dataDir: string, nodeId: number): string {
-  mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, 'meta.properties');
   if (existsSync(path)) {
     const match = /^cluster\.id=(.+)$/m.exec(readFileSync(path, 'utf8'));

@@ -30,7 +30,7 @@ import {
   validateBatch,
   type RecordBatchHeader,
 } from '../records/record-batch.js';
-import { readRecords, type DecodedRecord } from '../records/record-codec.js';
+import { CorruptRecordError, forEachRecord, type DecodedRecord } from '../records/record-codec.js';
 import { formatCoordinatorRecord } from './coordinator-json.js';
 import { CONTROL_TYPE_NAMES, controlRecordType, decodeEndTxnMarker } from '../records/control-batch.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
@@ -100,23 +100,51 @@ export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord, log: Co
   return line;
 }
 
-function batchRecords(batch: Buffer, h: RecordBatchHeader): DecodedRecord[] {
+/** Prefixes a record decoding error with the exception Kafka's tool stops with. */
+function asKafkaException(err: unknown): Error {
+  return new Error(err instanceof CorruptRecordError ? `InvalidRecordException: ${err.message}` : (err as Error).message);
+}
+
+/**
+ * Calls `onRecord` per record of the batch as it is read, as Kafka's tool iterates a batch; throws
+ * (with the exception Kafka's tool stops with) at the first record that cannot be read, after the
+ * ones before it, or for a gzip body that does not inflate. A codec this tool does not decode
+ * (snappy, lz4, zstd) is a note on `err`, and the batch's records are left unprinted.
+ */
+function eachBatchRecord(batch: Buffer, h: RecordBatchHeader, onRecord: (r: DecodedRecord) => void, err: (line: string) => void, position: number): void {
   const end = h.batchLength + LOG_OVERHEAD;
   const logAppendTime = (h.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? h.maxTimestamp : null;
   const codec = compressionCodec(h.attributes);
-  if (codec === CompressionCodec.NONE) {
-    return readRecords(batch, RECORD_BATCH_OVERHEAD, end, h.recordCount, h.baseOffset, h.baseTimestamp, logAppendTime);
-  }
+  let body = batch;
+  let start = RECORD_BATCH_OVERHEAD;
+  let bodyEnd = end;
   if (codec === CompressionCodec.GZIP) {
-    const body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end));
-    return readRecords(body, 0, body.length, h.recordCount, h.baseOffset, h.baseTimestamp, logAppendTime);
+    const compressed = batch.subarray(RECORD_BATCH_OVERHEAD, end);
+    // Java's GZIPInputStream checks the magic bytes first: Kafka's tool stops with its message.
+    if (compressed[0] !== 0x1f || compressed[1] !== 0x8b) throw new Error('KafkaException: java.util.zip.ZipException: Not in GZIP format');
+    try {
+      body = gunzipSync(compressed);
+    } catch (e) {
+      throw new Error(`KafkaException: ${(e as Error).message}`);
+    }
+    start = 0;
+    bodyEnd = body.length;
+  } else if (codec !== CompressionCodec.NONE) {
+    err(`Could not read the records of the batch at position ${position}: records compressed with ${CODEC_NAMES[codec] ?? codec} are not decoded by this tool`);
+    return;
   }
-  throw new Error(`records compressed with ${CODEC_NAMES[codec] ?? codec} are not decoded by this tool`);
+  try {
+    forEachRecord({ buf: body, start, end: bodyEnd, count: h.recordCount, baseOffset: h.baseOffset, baseTimestamp: h.baseTimestamp, logAppendTime }, onRecord);
+  } catch (e) {
+    throw asKafkaException(e);
+  }
 }
 
 /**
  * Dumps one segment file of `log`, calling `out` per stdout line and `err` per stderr line.
  * Throws (like Kafka's tool) when a batch declares a size below the minimum record overhead, when
+ * a batch's records cannot be read (after printing those before; Kafka's `InvalidRecordException`
+ * messages), when a batch is not magic 2, when
  * the file name is not a base offset, and when the file does not exist (after the `Dumping` and
  * `Log starting offset` lines, which Kafka's tool prints before opening it).
  */
@@ -152,22 +180,15 @@ export function dumpLogFile(file: string, out: (line: string) => void, err: (lin
     const magic = buf.readInt8(position + MAGIC_OFFSET);
     if (magic !== 2 || size < RECORD_BATCH_OVERHEAD) {
       out(`offset: ${buf.readBigInt64BE(position)} position: ${position} size: ${size} magic: ${magic} isvalid: false`);
-      err(`batch at position ${position} has magic ${magic}; only magic 2 batches are decoded`);
-      position += size;
-      continue;
+      // Kafka's tool stops at such a batch when it is damaged (it decodes real magic 0/1 ones, which we never write).
+      throw new Error(`batch at position ${position} has magic ${magic}; only magic 2 batches are decoded`);
     }
     const batch = buf.subarray(position, position + size);
     const h = readBatchHeader(batch);
     const valid = validateBatch(batch).ok;
     if (!valid) invalidBatches++;
     out(formatBatchLine(h, position, size, valid));
-    let records: DecodedRecord[] = [];
-    try {
-      records = batchRecords(batch, h);
-    } catch (e) {
-      err(`Could not read the records of the batch at position ${position}: ${(e as Error).message}`);
-    }
-    for (const r of records) out(formatRecordLine(h, r, log));
+    eachBatchRecord(batch, h, (r) => out(formatRecordLine(h, r, log)), err, position);
     position += size;
   }
   const trailingBytes = buf.length - position;
@@ -175,16 +196,19 @@ export function dumpLogFile(file: string, out: (line: string) => void, err: (lin
   return { invalidBatches, trailingBytes };
 }
 
-/** Dumps every file of `log` in order; returns the process exit code (0, or 1 when a file could not be read). */
+/**
+ * Dumps every file of `log` in order; returns the process exit code: 0, or 1 at the first file that
+ * cannot be read or holds a batch whose records cannot be read (its message on `err`), where Kafka's
+ * tool stops with the exception (the files after it are not dumped).
+ */
 export function dumpLogFiles(files: readonly string[], out: (line: string) => void, err: (line: string) => void, log: CoordinatorLog = '__consumer_offsets'): number {
-  let code = 0;
   for (const file of files) {
     try {
       dumpLogFile(file, out, err, log);
     } catch (e) {
       err((e as Error).message);
-      code = 1;
+      return 1;
     }
   }
-  return code;
+  return 0;
 }

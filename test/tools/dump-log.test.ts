@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { dumpLogFile } from '../../src/tools/dump-log.js';
 import { formatOffsetsRecord, jacksonString } from '../../src/tools/coordinator-json.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
+import { crc32c } from '../../src/records/crc32c.js';
 import { fixtureSegment, fixtureRecords } from './offsets-fixtures.js';
 
 let dir: string;
@@ -142,6 +143,52 @@ describe('dump-log', () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe(`NoSuchFileException: ${join(dir, '00000000000000000999.log')} (no such file)\n`);
     expect(missing.stdout).toBe(`Dumping ${join(dir, '00000000000000000999.log')}\nLog starting offset: 999\n`);
+  });
+
+  it('stops with status 1 at a batch whose records cannot be read, after the lines Kafka 4.3.1 prints before its exception', () => {
+    // Damaged copies of the fixture (first batch: 3 records, 537 bytes), CRC made valid again, as
+    // adversary8's dumplog-corrupt.sh: Kafka's DumpLogSegments printed the same stdout and these exceptions.
+    const { segment } = fixtureSegment();
+    const withCrc = (b: Buffer): Buffer => (b.writeUInt32BE(crc32c(b.subarray(21, 537)), 17), b);
+    const damaged = (edit: (b: Buffer) => void): Buffer => {
+      const b = Buffer.from(segment);
+      edit(b);
+      return withCrc(b);
+    };
+    const good = join(dir, '00000000000000000000.log');
+    writeFileSync(good, segment);
+    const goodLines: string[] = [];
+    dumpLogFile(good, (l) => goodLines.push(l));
+    const firstBatchRecords = goodLines.slice(3, 6);
+    expect(firstBatchRecords.every((l) => l.startsWith('| offset: '))).toBe(true);
+    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+    const cases: [string, Buffer, number, string][] = [
+      ['count 1e9', damaged((b) => b.writeInt32BE(1_000_000_000, 57)), 3, 'InvalidRecordException: Incorrect declared batch size, premature EOF reached'],
+      ['count -5', damaged((b) => b.writeInt32BE(-5, 57)), 0, 'InvalidRecordException: Found invalid record count -5 in magic v2 batch'],
+      // Kafka's iterator checks for bytes left before it hands out the last record.
+      ['count 2', damaged((b) => b.writeInt32BE(2, 57)), 1, 'InvalidRecordException: Incorrect declared batch size, records still remaining in file'],
+      ['gzip flag on plain records', damaged((b) => b.writeInt16BE(1, 21)), 0, 'KafkaException: java.util.zip.ZipException: Not in GZIP format'],
+    ];
+    cases.forEach(([name, bytes, printed, message], i) => {
+      const file = join(dir, `0000000000000000001${i}.log`);
+      writeFileSync(file, bytes);
+      // A file after the damaged one is not dumped: Kafka's tool stops at the exception.
+      const res = spawnSync(process.execPath, [cli, 'dump-log', file, good], { encoding: 'utf8', timeout: 20000 });
+      expect({ name, status: res.status, stderr: res.stderr }).toEqual({ name, status: 1, stderr: `${message}\n` });
+      const lines = res.stdout.split('\n');
+      expect(lines.slice(0, 2)).toEqual([`Dumping ${file}`, `Log starting offset: 1${i}`]);
+      expect(lines[2]).toMatch(/^baseOffset: 0 lastOffset: 2 count: -?\d+ .* position: 0 CreateTime: 1793247619231 size: 537 magic: 2 compresscodec: (none|gzip) crc: \d+ isvalid: true$/);
+      expect(lines.slice(3)).toEqual([...firstBatchRecords.slice(0, printed), '']);
+    });
+    // Magic 1 (a v2 batch's byte changed): no legacy decoding here; Kafka's tool also stops there (IndexOutOfBoundsException).
+    const magic1 = Buffer.from(segment);
+    magic1.writeInt8(1, 16);
+    const file = join(dir, '00000000000000000015.log');
+    writeFileSync(file, magic1);
+    const res = spawnSync(process.execPath, [cli, 'dump-log', file], { encoding: 'utf8', timeout: 20000 });
+    expect(res.status).toBe(1);
+    expect(res.stdout).toBe(`Dumping ${file}\nLog starting offset: 15\noffset: 0 position: 0 size: 537 magic: 1 isvalid: false\n`);
+    expect(res.stderr).toBe('batch at position 0 has magic 1; only magic 2 batches are decoded\n');
   });
 
   it('stops quietly with status 0 when its reader closes the pipe early (`dump-log ... | head -1`)', async () => {
