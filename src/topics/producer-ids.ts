@@ -47,10 +47,7 @@ export class ProducerIdManager {
    * memory. A stored value starts the ids there.
    */
   constructor(private readonly file: string | null = null) {
-    if (file !== null && fs.existsSync(file)) {
-      const stored = (JSON.parse(fs.readFileSync(file, 'utf8')) as { nextBlockStart?: unknown }).nextBlockStart;
-      if (typeof stored === 'string' && /^\d+$/.test(stored)) this.nextId = BigInt(stored);
-    }
+    if (file !== null && fs.existsSync(file)) this.nextId = readNextBlockStart(file);
   }
 
   /** Ensures later ids are above `producerId` (called with ids found during recovery). */
@@ -104,4 +101,21 @@ export class ProducerIdManager {
     this.transactional.set(transactionalId, next);
     return { errorCode: ErrorCode.NONE, ...next };
   }
+}
+
+/**
+ * The next block's start kept in `file`. The file is only ever replaced whole (written durably
+ * via a temp file), so anything else in it is damage: starting anyway could hand out producer ids
+ * already used by logs since deleted, so this throws, naming the file (the CLI exits 2 with it).
+ */
+function readNextBlockStart(file: string): bigint {
+  const text = fs.readFileSync(file, 'utf8');
+  let stored: unknown;
+  try {
+    stored = (JSON.parse(text) as { nextBlockStart?: unknown } | null)?.nextBlockStart;
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof stored !== 'string' || !/^\d+$/.test(stored)) throw new Error(`${file} has no nextBlockStart (a decimal string): it is damaged; restore it or remove it to start ids above those found in the logs`);
+  return BigInt(stored);
 }

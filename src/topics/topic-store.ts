@@ -504,8 +504,13 @@ export class TopicStore {
     };
   }
 
-  /** Opens (or creates) one partition; its producer state, open transactions and aborted index are rebuilt from the recovered batches. */
-  private openPartition(topic: string, index: number, topicId: string, fresh: boolean): Partition {
+  /**
+   * Opens (or creates) one partition; its producer state, open transactions and aborted index are rebuilt from the recovered batches.
+   * `onDiskTopicId`: the id its `partition.metadata` already holds (recovery read it), so a restart
+   * writes the file only where it is missing or disagrees, as Kafka's `PartitionMetadataFile` does
+   * (a restart on a full disk must not fail on rewriting what is already there).
+   */
+  private openPartition(topic: string, index: number, topicId: string, fresh: boolean, onDiskTopicId: string | null = null): Partition {
     const dataDir = this.options.dataDir;
     const dir = dataDir === null ? null : path.join(dataDir, `${topic}-${index}`);
     if (dir !== null && fresh && fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
@@ -527,7 +532,7 @@ export class TopicStore {
         recovered.push(Buffer.from(isControlBatch(batch) ? batch : batch.subarray(0, RECORD_BATCH_OVERHEAD)));
       },
     });
-    if (dir !== null) writePartitionMetadata(dir, topicId);
+    if (dir !== null && onDiskTopicId !== topicId) writePartitionMetadata(dir, topicId);
     const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p), LeaderEpochCache.open(dir, epochs, log.logEndOffset, true));
     partition.replayBatches(recovered);
     return partition;
@@ -561,7 +566,7 @@ export class TopicStore {
         this.options.log.warn({ topic: name, found: [...t.partitions].sort((a, b) => a - b) }, `topic ${name} is missing partition directories; recreating them empty`);
       }
       const parts: Partition[] = [];
-      for (let p = 0; p < count; p++) parts.push(this.openPartition(name, p, id, false));
+      for (let p = 0; p < count; p++) parts.push(this.openPartition(name, p, id, false, t.ids.get(p) ?? null));
       this.add(new Topic(name, id, parts));
       this.options.log.info({ topic: name, topicId: id, partitions: count }, 'loaded topic');
     }
