@@ -5,7 +5,7 @@ import type { CompactionSummary } from '../coordinator/group-log.js';
 import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from '../faults/index.js';
 import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
-import { ClockNotManualError, type ServerClock } from '../util/manual-time.js';
+import { ClockNotManualError, MAX_MANUAL_TIME_MS, type ServerClock } from '../util/manual-time.js';
 import { describeGroup, listGroups } from './groups.js';
 import { describeTransaction, listTransactions } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
@@ -176,6 +176,9 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     const body = (req.body ?? {}) as Record<string, unknown>;
     const ms = optionalInt(body['ms'], 'ms', MAX_CLOCK_ADVANCE_MS);
     if (ms === undefined || ms < 0) return sendError(reply, 400, 'ms (an integer >= 0) is required');
+    if (clock.mode === 'manual' && clock.now() + ms > MAX_MANUAL_TIME_MS) {
+      return sendError(reply, 400, `ms: the clock can go up to ${MAX_MANUAL_TIME_MS} ms since the epoch (the latest time a date can show); it is at ${clock.now()}, so ms can be at most ${MAX_MANUAL_TIME_MS - clock.now()}`);
+    }
     // In slices: a jump of years fires its timers without holding up the Kafka connections.
     const { firedTimers } = await clock.advanceInSlices(ms);
     // Let the work the timers started (appends, responses) take its first steps.

@@ -60,7 +60,7 @@ export class ManualTime implements Time {
 
   /** Moves the clock forward by `ms` (>= 0), firing every timer that falls due on the way. */
   advance(ms: number): AdvanceResult {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance expects a non-negative number of ms, got ${ms}`);
+    this.checkAdvance(ms);
     const { now, firedTimers } = this.runUntil(this.nowMs + ms, Infinity);
     return { now, firedTimers };
   }
@@ -73,7 +73,7 @@ export class ManualTime implements Time {
    * Used by the control surfaces (HTTP, command line).
    */
   async advanceInSlices(ms: number): Promise<AdvanceResult> {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance expects a non-negative number of ms, got ${ms}`);
+    this.checkAdvance(ms);
     const target = this.nowMs + ms;
     let fired = 0;
     for (;;) {
@@ -83,6 +83,14 @@ export class ManualTime implements Time {
       // due timers fired (a coalescing timer fires at the target when no ordinary one comes first).
       if (!slice.cutShort) return { now: slice.now, firedTimers: fired };
       await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Throws RangeError for an advance that is not a finite number >= 0 or would pass MAX_MANUAL_TIME_MS. */
+  private checkAdvance(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance expects a non-negative number of ms, got ${ms}`);
+    if (this.nowMs + ms > MAX_MANUAL_TIME_MS) {
+      throw new RangeError(`the clock can go up to ${MAX_MANUAL_TIME_MS} ms since the epoch (the latest time a date can show); it is at ${this.nowMs}, so it can advance at most ${MAX_MANUAL_TIME_MS - this.nowMs} ms`);
     }
   }
 
@@ -152,6 +160,12 @@ export class ManualTime implements Time {
 }
 
 const dueBy = (t: HeapTimer | undefined, target: number): HeapTimer | undefined => (t !== undefined && t.at <= target ? t : undefined);
+
+/**
+ * The latest time (ms since the epoch) the manual clock may reach: the last instant a JavaScript
+ * Date can represent (year 275760). Beyond it, timestamps could not be shown or logged.
+ */
+export const MAX_MANUAL_TIME_MS = 8.64e15;
 
 /** Timers `advanceInSlices` fires at most per turn of the event loop. */
 export const ADVANCE_SLICE_TIMERS = 1024;

@@ -32,6 +32,28 @@ describe('control surface limits', () => {
     expect(server.clock.now()).toBe(before);
   });
 
+  it('refuses an advance past the latest time a date can show (8.64e15 ms), naming the most it can still take', async () => {
+    // A server of its own: this one's clock ends at the end of time.
+    const late = await startTestServer({ adminPort: 0, clock: 'manual' });
+    try {
+      const reachable = 8.64e15 - 3_600_000;
+      late.clock.advance(reachable - late.clock.now());
+      const advance = (ms: number) => fetch(`${late.admin!.url}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms }) });
+      const res = await advance(3_600_001);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toBe(`ms: the clock can go up to 8640000000000000 ms since the epoch (the latest time a date can show); it is at ${reachable}, so ms can be at most 3600000`);
+      expect(() => late.clock.advance(3_600_001)).toThrow(RangeError);
+      const clock = await fetch(`${late.admin!.url}/clock`);
+      expect(clock.status).toBe(200);
+      expect(((await clock.json()) as { now: number }).now).toBe(reachable);
+      expect((await advance(3_600_000)).status).toBe(200);
+      expect(late.clock.now()).toBe(8.64e15);
+      expect((await fetch(`${late.admin!.url}/overview`)).status).toBe(200);
+    } finally {
+      await late.stop();
+    }
+  });
+
   it('waitFired with an infinite timeout waits for the firing instead of timing out', async () => {
     const rule = server.faults.add({ match: { api: 'ApiVersions', clientId: 'wait-forever' }, action: { type: 'error', error: 'UNKNOWN_SERVER_ERROR' } });
     const waiting = rule.waitFired(1, { timeoutMs: Infinity });
