@@ -392,5 +392,22 @@ export function writeErrorCode(err: unknown): number {
   return toCoordinatorWriteError(err).errorCode;
 }
 
+/** Errors `CoordinatorOperationExceptionHelper.handleOperationException` answers without a message. */
+const UNEXPLAINED_OPERATION_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_SERVER_ERROR,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.NOT_COORDINATOR,
+]);
+
+/**
+ * The error message a group operation's response carries with `errorCode` (Kafka 4.3's
+ * `CoordinatorOperationExceptionHelper`): none for the codes it maps (UNKNOWN_SERVER_ERROR,
+ * COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR), else `message`.
+ */
+export function operationErrorMessage(errorCode: number, message: string | null): string | null {
+  return UNEXPLAINED_OPERATION_ERRORS.has(errorCode) ? null : message;
+}
+
 /** What the coordinators write through: the runtime, less start-up replay and registration. */
 export type CoordinatorWriter = Pick<CoordinatorRuntime, 'append' | 'appendLogged' | 'abandon' | 'flush' | 'capture'>;

@@ -12,6 +12,15 @@ export const EMPTY_BYTES: Buffer = Buffer.alloc(0);
 export class MalformedFrameError extends Error {}
 
 /**
+ * A length or count that claims more than the bytes left: an array count, or a bytes field's
+ * length. Kafka's readers fail these with a plain RuntimeException ("Tried to allocate a
+ * collection of size ...") or IllegalArgumentException (`ByteBuffer.limit`), not the
+ * SchemaException of a buffer underflow, and some callers answer the two differently
+ * (`ConsumerGroup.fromClassicGroup`: UNKNOWN_SERVER_ERROR vs GROUP_ID_NOT_FOUND).
+ */
+export class LengthPastEndError extends MalformedFrameError {}
+
+/**
  * Array elements a request's `decodeInSlices` reads (or a response's `encodeInSlices` writes) between two yields: about 4 ms of decoding
  * (an OffsetCommit partition takes ~1 µs), so a huge request leaves the event loop to the other
  * connections that often (issue #16).
@@ -157,6 +166,7 @@ export class Reader {
   nullableBytes(compact: boolean): Buffer | null {
     const n = compact ? this.length(true) : this.int32();
     if (n < 0) return null;
+    if (n > this.remaining) throw new LengthPastEndError(`bytes of length ${n} run past the end (${this.remaining} left)`);
     const at = this.take(n);
     return this.buf.subarray(at, at + n);
   }
@@ -171,7 +181,7 @@ export class Reader {
     const n = compact ? this.length(true) : this.int32();
     if (n < 0) return null;
     // Each element takes at least one byte: a count beyond the remaining bytes is malformed.
-    if (n > this.remaining) throw new MalformedFrameError(`array of ${n} elements exceeds the frame`);
+    if (n > this.remaining) throw new LengthPastEndError(`array of ${n} elements exceeds the frame`);
     const out: T[] = new Array(n);
     for (let i = 0; i < n; i++) out[i] = readOne();
     return out;
@@ -201,7 +211,7 @@ export class Reader {
   *nullableArrayInSlices<T>(compact: boolean, readOne: () => T): Generator<void, T[] | null> {
     const n = compact ? this.length(true) : this.int32();
     if (n < 0) return null;
-    if (n > this.remaining) throw new MalformedFrameError(`array of ${n} elements exceeds the frame`);
+    if (n > this.remaining) throw new LengthPastEndError(`array of ${n} elements exceeds the frame`);
     const out: T[] = new Array(n);
     for (let i = 0; i < n; i++) {
       out[i] = readOne();
@@ -214,7 +224,7 @@ export class Reader {
   *nullableArrayOfSlices<T>(compact: boolean, readOne: () => Generator<void, T>): Generator<void, T[] | null> {
     const n = compact ? this.length(true) : this.int32();
     if (n < 0) return null;
-    if (n > this.remaining) throw new MalformedFrameError(`array of ${n} elements exceeds the frame`);
+    if (n > this.remaining) throw new LengthPastEndError(`array of ${n} elements exceeds the frame`);
     const out: T[] = new Array(n);
     for (let i = 0; i < n; i++) {
       out[i] = yield* readOne();

@@ -26,33 +26,42 @@ export function subscribedTopicsOf(metadata: Buffer): string[] | null {
 
 /** A full subscription at its own version (capped at the newest we know); null when unreadable. */
 export function decodeSubscription(metadata: Buffer): Subscription.ConsumerProtocolSubscription | null {
-  try {
-    const r = new Reader(metadata);
-    const version = r.int16();
-    if (version < 0) return null;
-    return Subscription.decode(r, Math.min(version, Subscription.MAX_VERSION));
-  } catch {
-    return null;
-  }
+  return orNull(() => readSubscription(metadata));
+}
+
+/**
+ * As `decodeSubscription`, throwing instead of answering null: MalformedFrameError (its subclass
+ * LengthPastEndError for a count or length past the end) or, for a negative version, a plain Error.
+ */
+export function readSubscription(metadata: Buffer): Subscription.ConsumerProtocolSubscription {
+  const r = new Reader(metadata);
+  const version = r.int16();
+  if (version < 0) throw new Error(`unsupported subscription version ${version}`);
+  return Subscription.decode(r, Math.min(version, Subscription.MAX_VERSION));
 }
 
 /** An assignment at its own version (capped at the newest we know); null when empty or unreadable. */
 export function decodeAssignment(assignment: Buffer): Assignment.ConsumerProtocolAssignment | null {
   if (assignment.length === 0) return null;
+  return orNull(() => readAssignment(assignment));
+}
+
+/** As `decodeAssignment` for a non-empty `assignment`, throwing as `readSubscription` does. */
+export function readAssignment(assignment: Buffer): Assignment.ConsumerProtocolAssignment {
+  const r = new Reader(assignment);
+  const version = r.int16();
+  if (version < 0) throw new Error(`unsupported assignment version ${version}`);
+  return Assignment.decode(r, Math.min(version, Assignment.MAX_VERSION));
+}
+
+function orNull<T>(read: () => T): T | null {
   try {
-    const r = new Reader(assignment);
-    const version = r.int16();
-    if (version < 0) return null;
-    return Assignment.decode(r, Math.min(version, Assignment.MAX_VERSION));
+    return read();
   } catch {
     return null;
   }
 }
 
-/**
- * `ConsumerProtocol.serializeAssignment` without user data: the int16 version, then the
- * assignment at that version, which the caller has checked (0 to `Assignment.MAX_VERSION`).
- */
 export function encodeAssignment(assignedPartitions: Assignment.TopicPartition[], version: number): Buffer {
   const w = new Writer();
   w.int16(version);

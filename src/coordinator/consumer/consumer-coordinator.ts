@@ -30,7 +30,7 @@ import type { LeaveGroupResult } from '../classic/leave-group.js';
 import type { Time } from '../../util/time.js';
 import type { CoordinatorRecord } from '../records.js';
 import type { RetentionGroupSource } from '../offsets/retention.js';
-import { writeErrorCode, type CoordinatorWriter } from '../runtime.js';
+import { operationErrorMessage, writeErrorCode, type CoordinatorWriter } from '../runtime.js';
 import type { GroupView } from '../group-map.js';
 import { loadAssignors, parseAssignorNames } from './assignors.js';
 import { classicJoin } from './classic-join.js';
@@ -161,7 +161,7 @@ export class ConsumerGroupCoordinator {
       await this.ctx.writer.append(records);
     } catch (err) {
       this.ctx.log.error({ err, groupId: req.groupId }, 'failed to write consumer group records');
-      return errorResponse(writeErrorCode(err), 'The coordinator could not write the group records.');
+      return errorResponse(writeErrorCode(err), null);
     }
     return response;
   }
@@ -278,8 +278,8 @@ export class ConsumerGroupCoordinator {
   }
 }
 
-function errorResponse(errorCode: number, message: string): ConsumerGroupHeartbeatResponse {
-  return { throttleTimeMs: 0, errorCode, errorMessage: message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+function errorResponse(errorCode: number, message: string | null): ConsumerGroupHeartbeatResponse {
+  return { throttleTimeMs: 0, errorCode, errorMessage: operationErrorMessage(errorCode, message), memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }
 
 export { ConsumerGroupState };

@@ -5,7 +5,8 @@
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { CoordinatorRecord } from '../records.js';
-import { decodeAssignment, decodeSubscription } from '../classic/consumer-protocol.js';
+import { LengthPastEndError } from '../../protocol/primitives.js';
+import { readAssignment, readSubscription } from '../classic/consumer-protocol.js';
 import { assignmentToTargetRecord, type EpochAssignment } from './assignment.js';
 import { CONSUMER_PROTOCOL_TYPE, type ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext } from './context.js';
@@ -32,6 +33,7 @@ export interface UpgradePlan {
  */
 export function planUpgrade(ctx: ConsumerContext, groupId: string): UpgradePlan {
   const notFound = (why: string) => new ConsumerGroupError(ErrorCode.GROUP_ID_NOT_FOUND, why);
+  const unknownServerError = () => new ConsumerGroupError(ErrorCode.UNKNOWN_SERVER_ERROR, 'The server experienced an unexpected error when processing the request.');
   const policy = ctx.settings.migrationPolicy;
   const view = ctx.classic?.upgradeView?.(groupId) ?? null;
   if (!view || (policy !== 'bidirectional' && policy !== 'upgrade')) throw notFound(`Group ${groupId} is not a consumer group.`);
@@ -39,16 +41,27 @@ export function planUpgrade(ctx: ConsumerContext, groupId: string): UpgradePlan 
   if (view.members.length > ctx.settings.maxSize) throw notFound(`Group ${groupId} is not a consumer group.`);
   ctx.classic?.answerParkedForUpgrade?.(groupId);
   const malformed = () => notFound(`Cannot upgrade classic group ${groupId} to consumer group because the embedded consumer protocol is malformed.`);
+  // Kafka turns a buffer underflow (or a bad version) into SchemaException -> GROUP_ID_NOT_FOUND;
+  // a count or bytes length past the end fails earlier with a RuntimeException /
+  // IllegalArgumentException that `convertToConsumerGroup` does not catch -> UNKNOWN_SERVER_ERROR
+  // (checked against Kafka 4.3.1: an assignment whose userData length is too long).
+  const parse = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (err) {
+      if (err instanceof LengthPastEndError) throw unknownServerError();
+      throw malformed();
+    }
+  };
   const members = view.members.map((cm): ConsumerGroupMember => {
     // No protocol chosen yet (the group's first join is still open): Kafka's
     // `protocolName().get()` throws NoSuchElementException there, which answers UNKNOWN_SERVER_ERROR.
-    if (cm.metadata === null) throw new ConsumerGroupError(ErrorCode.UNKNOWN_SERVER_ERROR, 'The server experienced an unexpected error when processing the request.');
-    const subscription = decodeSubscription(cm.metadata);
-    if (subscription === null) throw malformed();
+    if (cm.metadata === null) throw unknownServerError();
+    const metadata = cm.metadata;
+    const subscription = parse(() => readSubscription(metadata));
     const assigned: EpochAssignment = new Map();
     if (cm.assignment.length > 0) {
-      const assignment = decodeAssignment(cm.assignment);
-      if (assignment === null) throw malformed();
+      const assignment = parse(() => readAssignment(cm.assignment));
       if (assignment.userData !== null && assignment.userData.length > 0) {
         throw notFound(
           `Cannot upgrade classic group ${groupId} to consumer group because an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade.`,

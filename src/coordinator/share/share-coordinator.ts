@@ -23,7 +23,7 @@ import type { SharePersister } from '../../share/persister.js';
 import { KeyedTimers } from '../classic/keyed-timers.js';
 import type { GroupView } from '../group-map.js';
 import type { CoordinatorRecord } from '../records.js';
-import { writeErrorCode, type CoordinatorWriter } from '../runtime.js';
+import { operationErrorMessage, writeErrorCode, type CoordinatorWriter } from '../runtime.js';
 import { SIMPLE_ASSIGNOR_NAME } from './simple-assignor.js';
 import { listedGroups } from '../group-views.js';
 import { ShareGroupStore } from './share-group-store.js';
@@ -147,7 +147,7 @@ export class ShareGroupCoordinator {
       await this.ctx.writer.append(records);
     } catch (err) {
       this.ctx.log.error({ err, groupId: req.groupId }, 'failed to write share group records');
-      return errorResponse(writeErrorCode(err), 'The coordinator could not write the group records.');
+      return errorResponse(writeErrorCode(err), null);
     }
     // GroupCoordinatorService: the persister is called after the response, on a timer task.
     if (initialize) {
@@ -339,6 +339,6 @@ export function describedGroupError(groupId: string, errorCode: number, errorMes
   return { errorCode, errorMessage, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
 }
 
-function errorResponse(errorCode: number, message: string): ShareGroupHeartbeatResponse {
-  return { throttleTimeMs: 0, errorCode, errorMessage: message === NO_MESSAGE ? null : message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+function errorResponse(errorCode: number, message: string | null): ShareGroupHeartbeatResponse {
+  return { throttleTimeMs: 0, errorCode, errorMessage: message === NO_MESSAGE ? null : operationErrorMessage(errorCode, message), memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }

@@ -16,7 +16,7 @@ function bytes(encode: (w: Writer) => void): Buffer {
 const subscription = bytes((w) => { w.int16(0); Sub.encode(w, 0, { topics: ['t'], userData: null, ownedPartitions: [], generationId: -1, rackId: null }); });
 const assignment = bytes((w) => { w.int16(0); Asg.encode(w, 0, { assignedPartitions: [{ topic: 't', partitions: [0, 1, 2, 3] }], userData: null }); });
 
-async function classicGroupWithOneMember(policy = 'bidirectional') {
+async function classicGroupWithOneMember(policy = 'bidirectional', memberAssignment = assignment) {
   const h = setup({ 'group.initial.rebalance.delay.ms': 0, 'group.consumer.assignment.interval.ms': 0, 'group.consumer.migration.policy': policy });
   const joined = h.coordinator.joinGroup(joinRequest({ protocols: [{ name: 'range', metadata: subscription }] }), client(3));
   await settle();
@@ -24,7 +24,7 @@ async function classicGroupWithOneMember(policy = 'bidirectional') {
   await settle();
   const j = await joined;
   expect(j.errorCode).toBe(ErrorCode.NONE);
-  const s = await h.coordinator.syncGroup(syncRequest({ generationId: j.generationId, memberId: j.memberId, assignments: [{ memberId: j.memberId, assignment }] }), client(3));
+  const s = await h.coordinator.syncGroup(syncRequest({ generationId: j.generationId, memberId: j.memberId, assignments: [{ memberId: j.memberId, assignment: memberAssignment }] }), client(3));
   expect(s.errorCode).toBe(ErrorCode.NONE);
   const consumer = consumerCoordinatorFor(h, topics, { 'group.consumer.migration.policy': policy });
   return { h, consumer, classicMemberId: j.memberId, generation: j.generationId };
@@ -82,6 +82,25 @@ describe('online upgrade of a non-empty classic group', () => {
       const { h, consumer } = await classicGroupWithOneMember(policy);
       const res = await consumer.heartbeat(hb, { apiVersion: 1, clientId: 'c', clientHost: '/127.0.0.1' });
       expect(res.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+      expect(h.coordinator.classicGroupStatus('g')).toBe('non-empty');
+      consumer.shutdown();
+      h.coordinator.shutdown();
+    }
+  });
+
+  // Kafka 4.3.1 (compared on a real broker): a buffer underflow in the embedded protocol is a
+  // SchemaException -> GROUP_ID_NOT_FOUND with its message; a bytes length past the end fails in
+  // ByteBuffer.limit (IllegalArgumentException) -> UNKNOWN_SERVER_ERROR without a message.
+  it('answers a truncated assignment GROUP_ID_NOT_FOUND and one whose userData length runs past the end UNKNOWN_SERVER_ERROR without a message', async () => {
+    const truncated = assignment.subarray(0, 2 + 4 + 3 + 4 + 8);
+    const userDataPastEnd = Buffer.concat([assignment.subarray(0, assignment.length - 4), Buffer.from([0, 0, 0, 100, 1, 2])]);
+    for (const [bytes, errorCode, errorMessage] of [
+      [truncated, ErrorCode.GROUP_ID_NOT_FOUND, 'Cannot upgrade classic group g to consumer group because the embedded consumer protocol is malformed.'],
+      [userDataPastEnd, ErrorCode.UNKNOWN_SERVER_ERROR, null],
+    ] as const) {
+      const { h, consumer } = await classicGroupWithOneMember('bidirectional', bytes);
+      const res = await consumer.heartbeat(hb, { apiVersion: 1, clientId: 'c', clientHost: '/127.0.0.1' });
+      expect({ errorCode: res.errorCode, errorMessage: res.errorMessage }).toEqual({ errorCode, errorMessage });
       expect(h.coordinator.classicGroupStatus('g')).toBe('non-empty');
       consumer.shutdown();
       h.coordinator.shutdown();
