@@ -30,17 +30,6 @@ export function writePartitionMetadata(dir: string, topicId: string): void {
   fs.renameSync(tmp, file);
 }
 
-/**
- * `writePartitionMetadata` off the event loop, for a partition being created (CreateTopics,
- * CreatePartitions): the creation's marker (pending-creations.ts) stays until every such write has
- * settled and the data directory is synced, so a crash meanwhile leaves nothing half-made.
- */
-export async function writePartitionMetadataAsync(dir: string, topicId: string): Promise<void> {
-  const file = path.join(dir, PARTITION_METADATA_FILE);
-  await fs.promises.writeFile(`${file}.tmp`, `version: 0\ntopic_id: ${topicId}\n`);
-  await fs.promises.rename(`${file}.tmp`, file);
-}
-
 /** The topic id in `dir`'s `partition.metadata`, or null if the file is missing or unreadable. */
 export function readPartitionMetadata(dir: string): string | null {
   let text: string;

@@ -26,8 +26,7 @@ import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
 import { Slicer } from '../util/slices.js';
 import { commitCreation, markCreation, recoverPendingCreations, undoCreation } from './pending-creations.js';
-import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata, writePartitionMetadataAsync } from './topic-id.js';
-import { PendingWrites } from '../util/pending-writes.js';
+import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
 import { fileCacheFor } from '../storage/fd-cache.js';
@@ -174,18 +173,14 @@ export class TopicStore {
     this.creating.add(name);
     try {
       const creation = this.beginTopic(name, partitions, topicConfigs);
-      const writes = new PendingWrites();
       try {
         const slices = new Slicer(CREATE_SLICE_PARTITIONS);
         for (let p = 0; p < partitions; p++) {
           if (p > 0) await slices.next();
-          creation.open(p, writes);
+          creation.open(p);
         }
-        await writes.settle();
         creation.commit();
       } catch (err) {
-        // Nothing is removed while a write into it may still run.
-        await writes.settle().catch(() => {});
         creation.discard();
         throw err;
       }
@@ -200,7 +195,7 @@ export class TopicStore {
    * `open(p)` opens partition p, `commit()` ends the creation once every partition is open,
    * `discard()` deletes what was made (partitions, configs) and undoes the marker.
    */
-  private beginTopic(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>>): { id: string; parts: Partition[]; open: (p: number, writes?: PendingWrites) => void; commit: () => void; discard: () => void } {
+  private beginTopic(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>>): { id: string; parts: Partition[]; open: (p: number) => void; commit: () => void; discard: () => void } {
     let id = newTopicId();
     while (this.byId.has(id)) id = newTopicId();
     const creation = { topicId: id, topic: name, from: 0 };
@@ -225,7 +220,7 @@ export class TopicStore {
     return {
       id,
       parts,
-      open: (p, writes) => void parts.push(this.openPartition(name, p, id, true, writes)),
+      open: (p) => void parts.push(this.openPartition(name, p, id, true)),
       commit: () => {
         if (marker !== null) commitCreation(marker);
       },
@@ -257,18 +252,15 @@ export class TopicStore {
     this.growing.set(topic.name, new Promise<void>((resolve) => (done = resolve)));
     const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
     const added: Partition[] = [];
-    const writes = new PendingWrites();
     try {
       const slices = new Slicer(CREATE_SLICE_PARTITIONS);
       for (let p = from; p < count; p++) {
         if (p > from) await slices.next();
-        added.push(this.openPartition(topic.name, p, topic.id, true, writes));
+        added.push(this.openPartition(topic.name, p, topic.id, true));
       }
-      await writes.settle();
       if (this.byId.get(topic.id) !== topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
       if (marker !== null) commitCreation(marker);
     } catch (err) {
-      await writes.settle().catch(() => {});
       for (const part of added) part.log.deleteFiles();
       if (marker !== null) undoCreation(marker, creation, count, this.options.log);
       throw err;
@@ -516,12 +508,7 @@ export class TopicStore {
   }
 
   /** Opens (or creates) one partition; its producer state, open transactions and aborted index are rebuilt from the recovered batches. */
-  /**
-   * Opens partition `index` of `topic` (`fresh`: a new one, whatever its directory held is removed).
-   * Its `partition.metadata` is written before this returns, or, given `writes`, asynchronously
-   * into `writes` (a creation in slices, which settles them before its marker goes).
-   */
-  private openPartition(topic: string, index: number, topicId: string, fresh: boolean, writes?: PendingWrites): Partition {
+  private openPartition(topic: string, index: number, topicId: string, fresh: boolean): Partition {
     const dataDir = this.options.dataDir;
     const dir = dataDir === null ? null : path.join(dataDir, `${topic}-${index}`);
     if (dir !== null && fresh && fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
@@ -543,8 +530,7 @@ export class TopicStore {
         recovered.push(Buffer.from(isControlBatch(batch) ? batch : batch.subarray(0, RECORD_BATCH_OVERHEAD)));
       },
     });
-    if (dir !== null && writes) writes.add(writePartitionMetadataAsync(dir, topicId));
-    else if (dir !== null) writePartitionMetadata(dir, topicId);
+    if (dir !== null) writePartitionMetadata(dir, topicId);
     const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p), LeaderEpochCache.open(dir, epochs, log.logEndOffset, true, fresh));
     partition.replayBatches(recovered);
     return partition;

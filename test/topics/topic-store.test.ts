@@ -136,26 +136,6 @@ describe('TopicStore', () => {
     }
   });
 
-  it('a creation in slices whose partition.metadata write fails (asynchronous) leaves no directory, no marker, and the name free', async () => {
-    const dir = tempDir('kmc-topics-');
-    const store = openStore(dir);
-    const writeFile = fs.promises.writeFile;
-    const failing = vi.spyOn(fs.promises, 'writeFile').mockImplementation(async (file, data, options) => {
-      if (String(file).includes(`${path.sep}half-3${path.sep}`)) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-      return writeFile(file, data, options);
-    });
-    try {
-      await expect(store.createInSlices('half', 5)).rejects.toThrow('ENOSPC');
-    } finally {
-      failing.mockRestore();
-    }
-    expect(fs.readdirSync(dir).filter((n) => n.startsWith('half-') || n.startsWith('kmc-pending-creation'))).toEqual([]);
-    expect(store.get('half')).toBeUndefined();
-    const t = await store.createInSlices('half', 5);
-    expect(t.partitions.map((p) => readPartitionMetadata(path.join(dir, `half-${p.index}`)))).toEqual(Array(5).fill(t.id));
-    expect(fs.readdirSync(dir).filter((n) => n.startsWith('kmc-pending-creation'))).toEqual([]);
-  });
-
   it('wakes a waiting fetch on append, and times out on the injected clock', async () => {
     const time = new ManualTime();
     const store = openStore(null, {}, time);
