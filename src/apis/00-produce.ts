@@ -107,9 +107,8 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
       const lc = logConfig(topic, p.index)!;
       const check = validateProducedRecords(p.records, version, lc.maxMessageBytes);
-      // Kafka answers a RecordTooLargeException without a message.
       if (!check.ok) {
-        fail(check.errorCode, check.errorCode === ErrorCode.MESSAGE_TOO_LARGE ? null : check.message);
+        fail(check.errorCode);
         if (check.withLogStartOffset) res.logStartOffset = partition.logStartOffset;
         return res;
       }

@@ -24,8 +24,8 @@ const BATCHED_FROM = 4;
  * From v6 a share-partition key (type 2, `groupId:topicId:partition`, KIP-932) maps to its
  * `__share_group_state` partition (`ShareCoordinatorService.partitionFor`); a key that is not in
  * that form (`SharePartitionKey.validate`) answers INVALID_REQUEST.
- * An empty group id answers INVALID_REQUEST; other key types answer INVALID_REQUEST, as Kafka's
- * `KafkaApis.handleFindCoordinatorRequest`.
+ * An empty key (group or transactional id) has a coordinator too; key types other than 0-2 answer
+ * INVALID_REQUEST, as Kafka's `KafkaApis.handleFindCoordinatorRequest`.
  */
 export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse> = {
   apiKey: 10,
@@ -73,7 +73,9 @@ function lookup(broker: Broker, key: string, keyType: number, listener: string |
     const partitions = broker.config.int('share.coordinator.state.topic.num.partitions');
     return found(broker, key, broker.cluster.leaderOf(SHARE_GROUP_STATE_TOPIC_NAME, shareStatePartitionFor(canonical, partitions)), listener);
   }
-  if ((keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) || (keyType === KEY_TYPE_GROUP && key === '')) {
+  // An empty group id or transactional id is a key like any other (partition 0: its hash is 0), as
+  // Kafka 4.3.1's KafkaApis.getCoordinator, which checks only the key type (conformance: basics).
+  if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
   // Kafka creates `__transaction_state` on the first lookup of a transactional id.

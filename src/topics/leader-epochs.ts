@@ -54,11 +54,11 @@ export class LeaderEpochCache {
   /**
    * The cache of the partition in `dir` (null: in memory): from its checkpoint (plus newer epochs
    * found in `recovered`), else from `recovered` (the first offset of each epoch seen in the log),
-   * else epoch 0 from `logEndOffset`.
+   * else epoch 0 from `logEndOffset`. `fresh`: a new partition's empty directory (no checkpoint to read).
    */
-  static open(dir: string | null, recovered: readonly EpochEntry[], logEndOffset: bigint, persist: boolean): LeaderEpochCache {
+  static open(dir: string | null, recovered: readonly EpochEntry[], logEndOffset: bigint, persist: boolean, fresh = false): LeaderEpochCache {
     const file = dir !== null && persist ? path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE) : null;
-    const fromFile = file ? readCheckpoint(file) : null;
+    const fromFile = file && !fresh ? readCheckpoint(file) : null;
     let entries = fromFile ?? (recovered.length > 0 ? [...recovered] : [{ epoch: 0, startOffset: logEndOffset }]);
     if (fromFile !== null) {
       const latest = fromFile[fromFile.length - 1]!.epoch;

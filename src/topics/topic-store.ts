@@ -24,7 +24,7 @@ import { PRODUCER_ID_BLOCK_FILE, ProducerIdManager } from './producer-ids.js';
 import { isControlBatch } from '../records/control-batch.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
-import { nextTurn, Slicer } from '../util/slices.js';
+import { Slicer } from '../util/slices.js';
 import { commitCreation, markCreation, recoverPendingCreations, undoCreation } from './pending-creations.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
@@ -51,7 +51,7 @@ const PARTITION_DIR = /^(.+)-(\d+)$/;
 /** Partitions `createInSlices` and `addPartitions` open in one turn of the event loop at the most (fewer when they take `SLICE_BUDGET_MS`). */
 export const CREATE_SLICE_PARTITIONS = 256;
 
-/** Partitions whose files one slice of `deleteInSlices` removes before a turn of the event loop. */
+/** Partitions whose files one slice of `deleteInSlices` removes before a turn of the event loop at the most (fewer when they take `SLICE_BUDGET_MS`). */
 export const DELETE_SLICE_PARTITIONS = 256;
 
 export class TopicStore {
@@ -309,10 +309,10 @@ export class TopicStore {
 
   /**
    * As `delete`, for DeleteTopics (issue #16): the topic is gone at once (lookups, Metadata, fetches
-   * waiting on it), its partitions' files are removed in slices of `DELETE_SLICE_PARTITIONS` with a
-   * turn of the event loop between two, so a topic of thousands of partitions does not keep other
-   * connections' requests waiting; resolves once every file is gone. A topic of the same name
-   * created meanwhile first removes what is left (`finishDeletion`), as its directories are the same.
+   * waiting on it), its partitions' files are removed in slices of `DELETE_SLICE_PARTITIONS` (or
+   * `SLICE_BUDGET_MS` of work) with a turn of the event loop between two, so a topic of thousands
+   * of partitions does not keep other connections' requests waiting; resolves once every file is
+   * gone. A topic of the same name created meanwhile first removes what is left (`finishDeletion`), as its directories are the same.
    * A marker (pending-creations.ts, `from` 0) written durably first makes the next start finish a
    * deletion a crash interrupted, so no partial topic comes back.
    */
@@ -320,11 +320,14 @@ export class TopicStore {
     const dataDir = this.options.dataDir;
     const marker = dataDir === null ? null : markCreation(dataDir, { topicId: this.deletable(name).id, topic: name, from: 0 });
     const topic = this.detach(name);
-    const remaining = [...topic.partitions];
+    // Last partition first in the array: each slice pops from its end. `finishDeletion` may empty it between slices.
+    const remaining = [...topic.partitions].reverse();
     this.deleting.set(name, remaining);
+    // A partition's files take far longer to remove on a loaded disk than their count suggests.
+    const slices = new Slicer(DELETE_SLICE_PARTITIONS);
     while (remaining.length > 0) {
-      for (const p of remaining.splice(0, DELETE_SLICE_PARTITIONS)) p.log.deleteFiles();
-      if (remaining.length > 0) await nextTurn();
+      remaining.pop()!.log.deleteFiles();
+      if (remaining.length > 0) await slices.next();
     }
     if (this.deleting.get(name) === remaining) this.deleting.delete(name);
     if (marker !== null) commitCreation(marker);
@@ -533,7 +536,7 @@ export class TopicStore {
       },
     });
     if (dir !== null && onDiskTopicId !== topicId) writePartitionMetadata(dir, topicId);
-    const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p), LeaderEpochCache.open(dir, epochs, log.logEndOffset, true));
+    const partition = new Partition(topic, index, log, (p) => this.waiters.notify(p), LeaderEpochCache.open(dir, epochs, log.logEndOffset, true, fresh));
     partition.replayBatches(recovered);
     return partition;
   }

@@ -6,7 +6,7 @@ import { ADVERTISED_FEATURES } from '../../src/protocol/features.js';
 import { describe } from 'vitest';
 import { API_HANDLERS } from '../../src/apis/registry.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
-import { scenario, useTargets, type Session } from './runner.js';
+import { scenario, sleep, useTargets, type Session } from './runner.js';
 
 useTargets();
 
@@ -100,6 +100,20 @@ describe('FindCoordinator', () => {
   for (const version of [4, 5, 6]) {
     scenario(`v${version}: batched group keys`, async (s) => {
       await s.call('FindCoordinator groups', 10, version, { key: '', keyType: 0, coordinatorKeys: [s.name('fc-a'), s.name('fc-b')] });
+    });
+  }
+  for (const version of [1, 3, 4, 6]) {
+    scenario(`v${version}: an empty key, of a group and of a transactional id`, async (s) => {
+      const batched = version >= 4;
+      const ask = (keyType: number, keys: string[]) => ({ key: batched ? '' : keys[0]!, keyType, coordinatorKeys: batched ? keys : [] });
+      // Both brokers create __transaction_state on the first lookup of a transactional id: waited for, not recorded.
+      const deadline = Date.now() + 30_000;
+      while ((await s.send(10, 3, ask(1, [s.name('fc-txn')]))).errorCode !== 0) {
+        if (Date.now() > deadline) throw new Error(`${s.target}: no transaction coordinator`);
+        await sleep(200);
+      }
+      await s.call('group, empty key', 10, version, ask(0, batched ? ['', s.name('fc-g')] : ['']));
+      await s.call('transactional id, empty key', 10, version, ask(1, batched ? ['', s.name('fc-txn')] : ['']));
     });
   }
 });

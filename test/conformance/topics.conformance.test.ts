@@ -129,7 +129,7 @@ describe('Produce with topic configs', () => {
   }, { exactMessages: true });
 });
 
-describe('Produce of malformed records inside a valid CRC', () => {
+describe('Produce of malformed batches and records', () => {
   scenario('each batch of test/support/malformed-batches.ts: the answer and whether the log grew', async (s) => {
     const name = s.name('malformed');
     await s.send(19, 7, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });

@@ -1,11 +1,13 @@
 /**
- * Produce batches whose CRC is right but whose records are malformed (test/support/malformed-batches.ts),
+ * Produce batches whose records are malformed, or their header (test/support/malformed-batches.ts),
  * over the raw protocol against a real server: each gets the answer a real Kafka 4.3.1 broker gave
  * the same bytes, and only what Kafka appends is appended. Kafka's `LogValidator` reads an uncompressed batch
  * with `DefaultRecord.readFrom` (InvalidRecordException -> INVALID_RECORD, a record length varint past
  * 5 bytes -> UNKNOWN_SERVER_ERROR) and a gzip one with `readPartiallyFrom` over the inflating stream
  * (record lengths unchecked; bytes that do not inflate -> UNKNOWN_SERVER_ERROR); neither answer has a
- * message. A compacted topic refused such batches and goes on being cleaned (manual clock).
+ * message. Batches refused for their header (two batches, magic 1, control, a negative base sequence,
+ * count and offset range, CRC) get no message either, and -1 as log start offset where KafkaApis or
+ * the log's CRC check refuses them. A compacted topic refused such batches and goes on being cleaned (manual clock).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
@@ -24,7 +26,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-describe('Produce of malformed records inside a valid CRC', () => {
+describe('Produce of malformed batches and records', () => {
   it('answers each as Kafka 4.3.1 does (no message, the log start offset), appending only what Kafka appends', async () => {
     const { server } = await startClosableServer(cleanups, {}, 'kmc-malformed-');
     const c = await RawClient.connect(server.port);
@@ -34,12 +36,12 @@ describe('Produce of malformed records inside a valid CRC', () => {
     const answers: Record<string, unknown> = {};
     const expected: Record<string, unknown> = {};
     let next = 0n;
-    for (const [name, { batch, kafka }] of Object.entries(MALFORMED_BATCHES)) {
+    for (const [name, { batch, kafka, refusedBeforeLog }] of Object.entries(MALFORMED_BATCHES)) {
       const res = await produce(c, 'm', null, batch);
       answers[name] = { errorCode: res.errorCode, errorMessage: res.errorMessage, baseOffset: res.baseOffset, logStartOffset: res.logStartOffset, logEnd: logEnd() };
       expected[name] = kafka === ErrorCode.NONE
         ? { errorCode: kafka, errorMessage: null, baseOffset: next, logStartOffset: 0n, logEnd: ++next }
-        : { errorCode: kafka, errorMessage: null, baseOffset: -1n, logStartOffset: 0n, logEnd: next };
+        : { errorCode: kafka, errorMessage: null, baseOffset: -1n, logStartOffset: refusedBeforeLog ? -1n : 0n, logEnd: next };
     }
     expect(answers).toEqual(expected);
   });

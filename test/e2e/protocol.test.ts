@@ -71,6 +71,19 @@ describe('protocol edge cases (test 5)', () => {
     good.close();
   });
 
+  it('FindCoordinator: an empty group id or transactional id has a coordinator (v3, v4+), as Kafka 4.3.1; an unknown key type has none', async () => {
+    const client = await RawClient.connect(server.port);
+    for (const keyType of [0, 1]) {
+      const one = await client.send(10, 3, { key: '', keyType, coordinatorKeys: [] });
+      expect([one.errorCode, one.errorMessage, one.port]).toEqual([ErrorCode.NONE, 'NONE', server.port]);
+      const batched = await client.send(10, 4, { key: '', keyType, coordinatorKeys: ['', 'k'] });
+      expect(batched.coordinators.map((c) => [c.key, c.errorCode, c.errorMessage, c.port])).toEqual([['', ErrorCode.NONE, '', server.port], ['k', ErrorCode.NONE, '', server.port]]);
+    }
+    const unknown = await client.send(10, 4, { key: '', keyType: 3, coordinatorKeys: [''] });
+    expect(unknown.coordinators.map((c) => [c.errorCode, c.nodeId])).toEqual([[ErrorCode.INVALID_REQUEST, -1]]);
+    client.close();
+  });
+
   it('closes the connection on an unsupported version of a served API', async () => {
     const client = await RawClient.connect(server.port);
     // Produce v2 is advertised (as Kafka 4.3 does) but refused.

@@ -1,8 +1,8 @@
 /**
- * Produce batches whose CRC-32C is right but whose records are malformed (or odd), each with the
- * answer a real Kafka 4.3.1 broker gave it (checked side by side on 2026-12-03; the conformance
- * suite compares them again): test/e2e/malformed-records.test.ts and
- * test/conformance/topics.conformance.test.ts send them.
+ * Produce batches whose records are malformed (or odd) inside a right CRC-32C, and batches whose
+ * header Kafka refuses (one CRC wrong), each with the answer a real Kafka 4.3.1 broker gave it
+ * (checked side by side on 2026-12-03; the conformance suite compares them again):
+ * test/e2e/malformed-records.test.ts and test/conformance/topics.conformance.test.ts send them.
  */
 import { gzipSync } from 'node:zlib';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -19,10 +19,14 @@ const longLength = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 
 const longTimestamp = Buffer.concat([Buffer.from([0]), Buffer.alloc(10, 0xff), Buffer.from([0x01]), varint(0), varint(-1), varint(-1), varint(0)]);
 const negativeHeaderKey = recordBody({ headerCount: 1, headerBytes: Buffer.concat([varint(-1), varint(1), Buffer.from('v')]) });
 const gzipped = gzipSync(one);
-const { INVALID_RECORD, UNKNOWN_SERVER_ERROR, NONE } = ErrorCode;
+const { INVALID_RECORD, UNKNOWN_SERVER_ERROR, CORRUPT_MESSAGE, NONE } = ErrorCode;
 
-/** Each batch (one record declared unless said) and Kafka 4.3.1's answer to it (NONE: appended). */
-export const MALFORMED_BATCHES: Record<string, { batch: Buffer; kafka: number }> = {
+/**
+ * Each batch (one record declared unless said) and Kafka 4.3.1's answer to it (NONE: appended), with
+ * no error message and the log start offset, or -1 (`refusedBeforeLog`) where KafkaApis or the log's
+ * size and CRC checks refuse it (`LogAppendInfo.UNKNOWN_LOG_APPEND_INFO`).
+ */
+export const MALFORMED_BATCHES: Record<string, { batch: Buffer; kafka: number; refusedBeforeLog?: true }> = {
   'count above the records': { batch: rawBatch(one, 2), kafka: INVALID_RECORD },
   'count below the records': { batch: rawBatch(Buffer.concat([one, second]), 1), kafka: INVALID_RECORD },
   'bytes after the last record': { batch: rawBatch(Buffer.concat([one, Buffer.from([1, 2, 3])]), 1), kafka: INVALID_RECORD },
@@ -50,5 +54,16 @@ export const MALFORMED_BATCHES: Record<string, { batch: Buffer; kafka: number }>
   'gzip: length short of the fields': { batch: rawBatch(record(recordBody({ value: Buffer.from('abcdef') }), -3), 1, { codec: GZIP }), kafka: NONE },
   'gzip: zero length': { batch: rawBatch(Buffer.concat([varint(0), recordBody()]), 1, { codec: GZIP }), kafka: NONE },
   'gzip attribute, bytes not gzip': { batch: rawBatch(Buffer.alloc(0), 1, { codec: GZIP, payload: Buffer.from('garbage!') }), kafka: UNKNOWN_SERVER_ERROR },
+  // The batch's own checks: KafkaApis (ProduceRequest.validateRecords), UnifiedLog.analyzeAndValidateRecords
+  // (Batch.ensureValid), LogValidator.validateBatch.
+  'two batches': { batch: Buffer.concat([rawBatch(one, 1), rawBatch(one, 1)]), kafka: INVALID_RECORD, refusedBeforeLog: true },
+  'batch cut short': { batch: rawBatch(one, 1).subarray(0, 60), kafka: INVALID_RECORD, refusedBeforeLog: true },
+  'magic 1': { batch: rawBatch(one, 1, { magic: 1 }), kafka: INVALID_RECORD, refusedBeforeLog: true },
+  'idempotent batch, base sequence -1': { batch: rawBatch(one, 1, { producerId: 7n, producerEpoch: 0, baseSequence: -1 }), kafka: INVALID_RECORD },
+  'last offset delta 0, count 2': { batch: rawBatch(Buffer.concat([one, second]), 2, { lastOffsetDelta: 0 }), kafka: INVALID_RECORD },
+  'last offset delta -1': { batch: rawBatch(one, 1, { lastOffsetDelta: -1 }), kafka: INVALID_RECORD },
+  'count 0, no records': { batch: rawBatch(Buffer.alloc(0), 0), kafka: INVALID_RECORD },
+  'control batch from a client': { batch: rawBatch(one, 1, { flags: 0x20 }), kafka: INVALID_RECORD },
+  'CRC-32C mismatch': { batch: rawBatch(one, 1, { badCrc: true }), kafka: CORRUPT_MESSAGE, refusedBeforeLog: true },
   'gzip cut short': { batch: rawBatch(Buffer.alloc(0), 1, { codec: GZIP, payload: gzipped.subarray(0, gzipped.length - 6) }), kafka: UNKNOWN_SERVER_ERROR },
 };

@@ -40,27 +40,44 @@ export function record(body: Buffer, lengthDelta = 0): Buffer {
   return Buffer.concat([varint(body.length + lengthDelta), body]);
 }
 
+export interface RawBatchOptions {
+  codec?: number;
+  timestamp?: bigint;
+  payload?: Buffer;
+  /** Attribute bits or'ed with the codec (0x20: control batch). */
+  flags?: number;
+  /** The last offset delta written (default `count - 1`). */
+  lastOffsetDelta?: number;
+  producerId?: bigint;
+  producerEpoch?: number;
+  baseSequence?: number;
+  /** The magic byte written (default 2). */
+  magic?: number;
+  /** Writes a CRC-32C one off the right one. */
+  badCrc?: true;
+}
+
 /**
- * A v2 batch (base offset 0, no producer) declaring `count` records around `records` (gzipped for
+ * A v2 batch (base offset 0, no producer unless given) declaring `count` records around `records` (gzipped for
  * codec 1, else as given under `codec`'s attribute bits), CRC-32C computed.
  */
-export function rawBatch(records: Buffer, count: number, options: { codec?: number; timestamp?: bigint; payload?: Buffer } = {}): Buffer {
+export function rawBatch(records: Buffer, count: number, options: RawBatchOptions = {}): Buffer {
   const codec = options.codec ?? 0;
   const payload = options.payload ?? (codec === 1 ? gzipSync(records) : records);
   const timestamp = options.timestamp ?? -1n;
   const b = Buffer.alloc(61 + payload.length);
   b.writeInt32BE(b.length - 12, 8);
   b.writeInt32BE(-1, 12);
-  b.writeInt8(2, 16);
-  b.writeInt16BE(codec, 21);
-  b.writeInt32BE(count - 1, 23);
+  b.writeInt8(options.magic ?? 2, 16);
+  b.writeInt16BE(codec | (options.flags ?? 0), 21);
+  b.writeInt32BE(options.lastOffsetDelta ?? count - 1, 23);
   b.writeBigInt64BE(timestamp, 27);
   b.writeBigInt64BE(timestamp, 35);
-  b.writeBigInt64BE(-1n, 43);
-  b.writeInt16BE(-1, 51);
-  b.writeInt32BE(-1, 53);
+  b.writeBigInt64BE(options.producerId ?? -1n, 43);
+  b.writeInt16BE(options.producerEpoch ?? -1, 51);
+  b.writeInt32BE(options.baseSequence ?? -1, 53);
   b.writeInt32BE(count, 57);
   payload.copy(b, 61);
-  b.writeUInt32BE(crc32c(b.subarray(21)), 17);
+  b.writeUInt32BE((crc32c(b.subarray(21)) + (options.badCrc ? 1 : 0)) >>> 0, 17);
   return b;
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrokerConfig } from '../../src/config.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { encodeRecordBatch, readBatchHeader } from '../../src/records/record-batch.js';
@@ -8,6 +8,7 @@ import { TopicStore } from '../../src/topics/topic-store.js';
 import { TopicError } from '../../src/topics/topic-error.js';
 import { newTopicId, readPartitionMetadata } from '../../src/topics/topic-id.js';
 import { validateTopicName } from '../../src/topics/topic-name.js';
+import { SLICE_BUDGET_MS } from '../../src/util/slices.js';
 import { ManualTime, captureLog, removeTempDirs, tempDir } from '../storage/helpers.js';
 
 const stores: TopicStore[] = [];
@@ -108,6 +109,31 @@ describe('TopicStore', () => {
     const locked = openStore(null, { 'delete.topic.enable': 'false' });
     locked.create('kept', 1);
     expect(errorOf(() => locked.delete('kept'))).toBe(ErrorCode.TOPIC_DELETION_DISABLED);
+  });
+
+  it('removes a deleted topic\'s files in slices of SLICE_BUDGET_MS of work at the most (DeleteTopics on a slow disk)', async () => {
+    const store = openStore(null);
+    const t = store.create('slow', 3);
+    // Each partition's files take a whole slice's budget to remove, on a clock the test moves.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    try {
+      const removed: number[] = [];
+      for (const p of t.partitions) {
+        vi.spyOn(p.log, 'deleteFiles').mockImplementation(() => {
+          removed.push(p.index);
+          clock += SLICE_BUDGET_MS;
+        });
+      }
+      const done = store.deleteInSlices('slow');
+      expect(removed).toEqual([0]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(removed).toEqual([0, 1]);
+      expect(await done).toBe(t);
+      expect(removed).toEqual([0, 1, 2]);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('wakes a waiting fetch on append, and times out on the injected clock', async () => {
