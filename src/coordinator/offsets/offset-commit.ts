@@ -79,7 +79,9 @@ interface Candidate {
  * lower bound of the bytes their records would take.
  */
 class TopicChecks {
-  readonly candidates: Candidate[] = [];
+  /** Sized for every partition, cut to those that pass once done (see `sized`). */
+  readonly candidates: Candidate[];
+  private candidateCount = 0;
   bytesAtLeast = 0;
   /** The next topic of the request to check, and its next partition. */
   private topicIndex = 0;
@@ -92,7 +94,11 @@ class TopicChecks {
     private readonly req: OffsetCommitRequest,
     private readonly byId: boolean,
     private readonly topics: OffsetCommitResponseTopic[],
-  ) {}
+  ) {
+    let partitions = 0;
+    for (const t of req.topics) partitions += t.partitions.length;
+    this.candidates = sized(partitions);
+  }
 
   /** Checks up to `limit` more partitions; true once every partition is checked. */
   step(limit: number): boolean {
@@ -103,7 +109,7 @@ class TopicChecks {
       const topic = byId ? c.topics.getById(t.topicId) : c.topics.get(t.name);
       if (this.partitions === null) {
         this.partitions = new Array(t.partitions.length);
-        topics.push({ name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions: this.partitions });
+        topics[this.topicIndex] = { name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions: this.partitions };
       }
       const partitions = this.partitions;
       for (; this.partitionIndex < t.partitions.length; this.partitionIndex++) {
@@ -115,13 +121,14 @@ class TopicChecks {
         else if (p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else {
           const metadataTooLarge = (p.committedMetadata?.length ?? 0) > c.maxMetadataSize;
-          candidates.push({ topic, partition: p, result, metadataTooLarge });
+          candidates[this.candidateCount++] = { topic, partition: p, result, metadataTooLarge };
           if (!metadataTooLarge) this.bytesAtLeast += recordBytesAtLeast(req.groupId, topic.name, p.committedMetadata ?? '');
         }
       }
       this.partitions = null;
       this.partitionIndex = 0;
     }
+    candidates.length = this.candidateCount;
     return true;
   }
 
@@ -133,12 +140,20 @@ class TopicChecks {
 }
 
 /**
+ * An array of `n` slots to fill by index, then cut to the count filled: on the path of every commit,
+ * where `[]` and a first `push` would reserve 17 slots for the usual one element.
+ */
+function sized<T>(n: number): T[] {
+  return new Array<T>(n);
+}
+
+/**
  * OffsetCommit (see the file's comment). Not an async function: a small request is checked in the
  * same step and its answer follows the write's promise directly (no extra promise hops per commit).
  */
 export function commitOffsets(c: OffsetCommitContext, req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {
   const byId = apiVersion >= OFFSET_COMMIT_TOPIC_IDS_VERSION;
-  const topics: OffsetCommitResponseTopic[] = [];
+  const topics: OffsetCommitResponseTopic[] = sized(req.topics.length);
   const checks = new TopicChecks(c, req, byId, topics);
   if (!checks.step(ELEMENTS_PER_SLICE)) return runInSlices(checks.inSlices()).then((checked) => commitChecked(c, req, apiVersion, topics, checked));
   return commitChecked(c, req, apiVersion, topics, checks);
@@ -157,9 +172,9 @@ function commitChecked(
   // validation and the records it writes see the same state.
   const validation = req.groupId === '' ? { errorCode: ErrorCode.INVALID_GROUP_ID as number } : validateOffsetCommit(c.groups, req, apiVersion);
   const groupError = validation.errorCode;
-  const toCommit: OffsetToCommit[] = [];
+  const toCommit: OffsetToCommit[] = sized(candidates.length);
   /** The partitions the group coordinator handled (past the topic checks KafkaApis makes first). */
-  const coordinated: Array<{ errorCode: number }> = [];
+  const coordinated: Array<{ errorCode: number }> = sized(candidates.length);
   if (groupError === ErrorCode.NONE && !validation.partitionError && bytesAtLeast > c.maxBatchBytes) {
     // Kafka's runtime refuses an atomic write larger than a batch before building it
     // (RecordTooLargeException): every partition the coordinator handled answers that error, as
@@ -171,14 +186,18 @@ function commitChecked(
   }
   // Java's long arithmetic wraps around; Kafka stores what it computes.
   const expireTimestamp = req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, BigInt(c.now()) + req.retentionTimeMs);
+  let committing = 0;
+  let handled = 0;
   for (const { topic, partition: p, result, metadataTooLarge } of candidates) {
     if (groupError !== ErrorCode.NONE) result.errorCode = groupError;
     else if (validation.partitionError && validation.partitionError(topic.topicId, p.partitionIndex) !== ErrorCode.NONE) {
       result.errorCode = validation.partitionError(topic.topicId, p.partitionIndex);
     } else if (metadataTooLarge) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
-    else toCommit.push(offsetToCommit(topic, p, expireTimestamp));
-    if (result.errorCode === ErrorCode.NONE || result.errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated.push(result);
+    else toCommit[committing++] = offsetToCommit(topic, p, expireTimestamp);
+    if (result.errorCode === ErrorCode.NONE || result.errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated[handled++] = result;
   }
+  toCommit.length = committing;
+  coordinated.length = handled;
   if (toCommit.length === 0) return Promise.resolve(response);
   let written: Promise<void>;
   try {
