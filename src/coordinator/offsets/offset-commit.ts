@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { OffsetCommitRequest, OffsetCommitRequestPartition } from '../../protocol/messages/OffsetCommitRequest.js';
 import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
-import { runInSlices, runNow } from '../../util/slices.js';
+import { runInSlices } from '../../util/slices.js';
 import type { OffsetCommitResponse, OffsetCommitResponseTopic } from '../../protocol/messages/OffsetCommitResponse.js';
 import { writeErrorCode } from '../runtime.js';
 import type { OffsetStore, OffsetToCommit } from './offset-store.js';
@@ -71,37 +71,80 @@ interface Candidate {
 }
 
 /**
- * The per-partition checks that do not look at the group, building the response: a generator
- * that yields every `ELEMENTS_PER_SLICE` partitions, so a huge request runs a slice per turn of
- * the event loop (issue #16). Returns the partitions that reach the group coordinator and a lower
- * bound of the bytes their records would take.
+ * The per-partition checks that do not look at the group, building the response, as a walk that
+ * can stop after any number of partitions and go on later: a huge request runs
+ * `ELEMENTS_PER_SLICE` partitions per turn of the event loop (issue #16), a small one runs at once
+ * without a generator (on the path of every commit: one object instead of a generator, its step
+ * results and a result object). Gathers the partitions that reach the group coordinator and a
+ * lower bound of the bytes their records would take.
  */
-function* checkTopics(c: OffsetCommitContext, req: OffsetCommitRequest, byId: boolean, topics: OffsetCommitResponseTopic[]): Generator<void, { candidates: Candidate[]; bytesAtLeast: number }> {
-  const candidates: Candidate[] = [];
-  let bytesAtLeast = 0;
-  let sinceYield = 0;
-  for (const t of req.topics) {
-    const topic = byId ? c.topics.getById(t.topicId) : c.topics.get(t.name);
-    const partitions: Array<{ partitionIndex: number; errorCode: number }> = new Array(t.partitions.length);
-    topics.push({ name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions });
-    for (let i = 0; i < t.partitions.length; i++) {
-      const p = t.partitions[i]!;
-      const result = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE as number };
-      partitions[i] = result;
-      if (!topic) result.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-      else if (p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-      else {
-        const metadataTooLarge = (p.committedMetadata?.length ?? 0) > c.maxMetadataSize;
-        candidates.push({ topic, partition: p, result, metadataTooLarge });
-        if (!metadataTooLarge) bytesAtLeast += recordBytesAtLeast(req.groupId, topic.name, p.committedMetadata ?? '');
-      }
-      if (++sinceYield === ELEMENTS_PER_SLICE) {
-        sinceYield = 0;
-        yield;
-      }
-    }
+class TopicChecks {
+  /** Sized for every partition, cut to those that pass once done (see `sized`). */
+  readonly candidates: Candidate[];
+  private candidateCount = 0;
+  bytesAtLeast = 0;
+  /** The next topic of the request to check, and its next partition. */
+  private topicIndex = 0;
+  private partitionIndex = 0;
+  /** The response partitions of the topic being checked (null before its first partition). */
+  private partitions: Array<{ partitionIndex: number; errorCode: number }> | null = null;
+
+  constructor(
+    private readonly c: OffsetCommitContext,
+    private readonly req: OffsetCommitRequest,
+    private readonly byId: boolean,
+    private readonly topics: OffsetCommitResponseTopic[],
+  ) {
+    let partitions = 0;
+    for (const t of req.topics) partitions += t.partitions.length;
+    this.candidates = sized(partitions);
   }
-  return { candidates, bytesAtLeast };
+
+  /** Checks up to `limit` more partitions; true once every partition is checked. */
+  step(limit: number): boolean {
+    const { c, req, byId, topics, candidates } = this;
+    let checked = 0;
+    for (; this.topicIndex < req.topics.length; this.topicIndex++) {
+      const t = req.topics[this.topicIndex]!;
+      const topic = byId ? c.topics.getById(t.topicId) : c.topics.get(t.name);
+      if (this.partitions === null) {
+        this.partitions = new Array(t.partitions.length);
+        topics[this.topicIndex] = { name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions: this.partitions };
+      }
+      const partitions = this.partitions;
+      for (; this.partitionIndex < t.partitions.length; this.partitionIndex++) {
+        if (checked++ === limit) return false;
+        const p = t.partitions[this.partitionIndex]!;
+        const result = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE as number };
+        partitions[this.partitionIndex] = result;
+        if (!topic) result.errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        else if (p.partitionIndex < 0 || p.partitionIndex >= topic.partitionCount) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        else {
+          const metadataTooLarge = (p.committedMetadata?.length ?? 0) > c.maxMetadataSize;
+          candidates[this.candidateCount++] = { topic, partition: p, result, metadataTooLarge };
+          if (!metadataTooLarge) this.bytesAtLeast += recordBytesAtLeast(req.groupId, topic.name, p.committedMetadata ?? '');
+        }
+      }
+      this.partitions = null;
+      this.partitionIndex = 0;
+    }
+    candidates.length = this.candidateCount;
+    return true;
+  }
+
+  /** The walk to its end, a slice per `runInSlices` step. */
+  *inSlices(): Generator<void, TopicChecks> {
+    while (!this.step(ELEMENTS_PER_SLICE)) yield;
+    return this;
+  }
+}
+
+/**
+ * An array of `n` slots to fill by index, then cut to the count filled: on the path of every commit,
+ * where `[]` and a first `push` would reserve 17 slots for the usual one element.
+ */
+function sized<T>(n: number): T[] {
+  return new Array<T>(n);
 }
 
 /**
@@ -110,12 +153,10 @@ function* checkTopics(c: OffsetCommitContext, req: OffsetCommitRequest, byId: bo
  */
 export function commitOffsets(c: OffsetCommitContext, req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {
   const byId = apiVersion >= OFFSET_COMMIT_TOPIC_IDS_VERSION;
-  const topics: OffsetCommitResponseTopic[] = [];
-  let partitionCount = 0;
-  for (const t of req.topics) partitionCount += t.partitions.length;
-  const checks = checkTopics(c, req, byId, topics);
-  if (partitionCount >= ELEMENTS_PER_SLICE) return runInSlices(checks).then((checked) => commitChecked(c, req, apiVersion, topics, checked));
-  return commitChecked(c, req, apiVersion, topics, runNow(checks));
+  const topics: OffsetCommitResponseTopic[] = sized(req.topics.length);
+  const checks = new TopicChecks(c, req, byId, topics);
+  if (!checks.step(ELEMENTS_PER_SLICE)) return runInSlices(checks.inSlices()).then((checked) => commitChecked(c, req, apiVersion, topics, checked));
+  return commitChecked(c, req, apiVersion, topics, checks);
 }
 
 /** The group's validation and the write of the partitions past the topic checks: one synchronous step, then the write. */
@@ -124,16 +165,16 @@ function commitChecked(
   req: OffsetCommitRequest,
   apiVersion: number,
   topics: OffsetCommitResponseTopic[],
-  { candidates, bytesAtLeast }: { candidates: Candidate[]; bytesAtLeast: number },
+  { candidates, bytesAtLeast }: TopicChecks,
 ): Promise<OffsetCommitResponse> {
   const response: OffsetCommitResponse = { throttleTimeMs: 0, topics };
   // From here on one synchronous step, as Kafka's coordinator runs the operation: the group's
   // validation and the records it writes see the same state.
   const validation = req.groupId === '' ? { errorCode: ErrorCode.INVALID_GROUP_ID as number } : validateOffsetCommit(c.groups, req, apiVersion);
   const groupError = validation.errorCode;
-  const toCommit: OffsetToCommit[] = [];
+  const toCommit: OffsetToCommit[] = sized(candidates.length);
   /** The partitions the group coordinator handled (past the topic checks KafkaApis makes first). */
-  const coordinated: Array<{ errorCode: number }> = [];
+  const coordinated: Array<{ errorCode: number }> = sized(candidates.length);
   if (groupError === ErrorCode.NONE && !validation.partitionError && bytesAtLeast > c.maxBatchBytes) {
     // Kafka's runtime refuses an atomic write larger than a batch before building it
     // (RecordTooLargeException): every partition the coordinator handled answers that error, as
@@ -145,14 +186,18 @@ function commitChecked(
   }
   // Java's long arithmetic wraps around; Kafka stores what it computes.
   const expireTimestamp = req.retentionTimeMs === -1n ? -1n : BigInt.asIntN(64, BigInt(c.now()) + req.retentionTimeMs);
+  let committing = 0;
+  let handled = 0;
   for (const { topic, partition: p, result, metadataTooLarge } of candidates) {
     if (groupError !== ErrorCode.NONE) result.errorCode = groupError;
     else if (validation.partitionError && validation.partitionError(topic.topicId, p.partitionIndex) !== ErrorCode.NONE) {
       result.errorCode = validation.partitionError(topic.topicId, p.partitionIndex);
     } else if (metadataTooLarge) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
-    else toCommit.push(offsetToCommit(topic, p, expireTimestamp));
-    if (result.errorCode === ErrorCode.NONE || result.errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated.push(result);
+    else toCommit[committing++] = offsetToCommit(topic, p, expireTimestamp);
+    if (result.errorCode === ErrorCode.NONE || result.errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated[handled++] = result;
   }
+  toCommit.length = committing;
+  coordinated.length = handled;
   if (toCommit.length === 0) return Promise.resolve(response);
   let written: Promise<void>;
   try {
