@@ -10,6 +10,8 @@
 // equally; a row sums its rounds. After a warm-up, every acknowledged commit in the measurement
 // window counts; latency is request write to response decode. Server CPU is the child's
 // utime + stime (/proc) over the window: CPU time, not wall time, so it holds on a loaded machine.
+// Ours (a build with `kmc_offsets_log_syncs_total`) also says how many commits one fdatasync of
+// `__consumer_offsets` carried (read from its /metrics around each window).
 //
 // The peers of bench/peers.mjs (librdkafka-mock, kfake, kafka) run in the same rounds with the
 // same clients: beside `never` and `always` in their own notion of flushing (see peers.mjs), not
@@ -118,11 +120,22 @@ async function startOurs(policy, options, partitions, cli) {
   });
   admin.close();
   if (created.topics[0].errorCode !== 0) throw new Error(`CreateTopics failed: error ${created.topics[0].errorCode}`);
-  return { child: server.child, port: server.port, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
+  const adminUrl = server.lines.map((line) => /admin API (http:\/\/[^\s,)]+)/.exec(line)?.[1]).find(Boolean);
+  return { child: server.child, port: server.port, syncs: adminUrl ? () => offsetsLogSyncs(adminUrl) : undefined, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
-/** One measurement window of `load` against the server on `port`; totals, not rates, so rounds add up. */
-async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serverPid) {
+/** The server's fdatasyncs of `__consumer_offsets` so far (`kmc_offsets_log_syncs_total`), or null when its /metrics has no such series (an older build). */
+async function offsetsLogSyncs(adminUrl) {
+  const text = await (await fetch(`${adminUrl}/metrics`)).text();
+  const m = /^kmc_offsets_log_syncs_total (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * One measurement window of `load` against the server on `port`; totals, not rates, so rounds add up.
+ * `syncs` (ours): reads the server's fdatasync count, outside the CPU window (a scrape costs CPU).
+ */
+async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serverPid, syncs) {
   const clients = await Promise.all(Array.from({ length: load.connections }, () => BenchClient.connect(port)));
   const latencies = [];
   let counted = 0;
@@ -152,6 +165,7 @@ async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serve
     }
   });
   await new Promise((r) => setTimeout(r, warmupSeconds * 1000));
+  const syncs0 = syncs ? await syncs() : null;
   phase = 'measure';
   const start = process.hrtime.bigint();
   const serverCpu0 = processCpuMs(serverPid);
@@ -161,6 +175,7 @@ async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serve
   const clientCpu1 = process.cpuUsage(clientCpu0);
   const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
   const commits = counted;
+  const syncs1 = syncs0 === null ? null : await syncs();
   const lat = latencies.slice(0, commits);
   phase = 'done';
   await Promise.all(loops);
@@ -172,6 +187,7 @@ async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serve
     latencies: lat,
     serverCpuMs: serverCpu0 === null || serverCpu1 === null ? null : serverCpu1 - serverCpu0,
     clientCpuMs: (clientCpu1.user + clientCpu1.system) / 1000,
+    syncs: syncs0 === null || syncs1 === null ? null : syncs1 - syncs0,
   };
 }
 
@@ -197,6 +213,8 @@ function summarize(server, policy, load, windows) {
     serverCpuUsPerCommit: serverCpuMs === null || commits === 0 ? null : (serverCpuMs * 1000) / commits,
     serverCpuPct: serverCpuMs === null ? null : (serverCpuMs / elapsedMs) * 100,
     clientCpuPct: (sum('clientCpuMs') / elapsedMs) * 100,
+    /** Commits acknowledged per fdatasync of `__consumer_offsets` (ours under `always`; null when not counted or none ran). */
+    commitsPerSync: sum('syncs') ? commits / sum('syncs') : null,
   };
 }
 
@@ -250,7 +268,7 @@ export async function runCommitBench(options = commitBenchOptions(), log = conso
         const windows = new Map(servers.map((s) => [s, []]));
         const nextOffset = new Map(servers.map((s) => [s, Array.from({ length: partitions }, () => 1n)]));
         for (let round = 0; round < options.rounds; round++) {
-          for (const s of servers) windows.get(s).push(await measure(s.port, load, nextOffset.get(s), options, s.child.pid));
+          for (const s of servers) windows.get(s).push(await measure(s.port, load, nextOffset.get(s), options, s.child.pid, s.syncs));
         }
         for (const s of servers) {
           const row = summarize(s.name, policy, load, windows.get(s));
@@ -258,7 +276,7 @@ export async function runCommitBench(options = commitBenchOptions(), log = conso
           log(
             `commit ${s.name.padEnd(15)} ${policy.padEnd(8)} ${load.name.padStart(5)}  ${fmt(row.commitsPerSec, 0).padStart(7)} commits/s  ` +
               `p50 ${fmt(row.p50)} ms  p99 ${fmt(row.p99)} ms  server ${fmt(row.serverCpuUsPerCommit, 1)} µs CPU/commit (${fmt(row.serverCpuPct, 0)}% of a core)  ` +
-              `client CPU ${fmt(row.clientCpuPct, 0)}%` + (row.errors ? `  ERRORS ${row.errors}` : ''),
+              `client CPU ${fmt(row.clientCpuPct, 0)}%` + (row.commitsPerSync === null ? '' : `  ${fmt(row.commitsPerSync, 1)} commits/fdatasync`) + (row.errors ? `  ERRORS ${row.errors}` : ''),
           );
         }
       }

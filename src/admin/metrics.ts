@@ -15,8 +15,8 @@
  *   Unlike the exporter (which reads members from DescribeGroups, empty for KIP-848 groups) the
  *   member count of a consumer group is its real one.
  * - the server's own, `kmc_`: requests by api/version/error, request latency by api, rebalances by
- *   group type and cause, commits, fault firings by rule, the offsets log's bytes and segments,
- *   cleaner runs and bytes removed, retention sweeps and expirations, connections.
+ *   group type and cause, commits, fault firings by rule, the offsets log's bytes, segments, writes
+ *   and fdatasyncs, cleaner runs and bytes removed, retention sweeps and expirations, connections.
  * - Node's default process metrics (`process_*`, `nodejs_*`).
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
@@ -147,6 +147,10 @@ export function createMetrics(sources: MetricsSources): { registry: Registry; re
     [...watch.commitCountsByGroup()].map(([group, n]): Sample => [{ consumergroup: group }, n]));
   lazyCounter(registry, 'kmc_fault_firings_total', 'Times each fault rule fired (rules removed since are no longer listed).', ['rule'], () => faults.list().map((r): Sample => [{ rule: r.id }, r.fired]));
   lazyGauge(registry, 'kmc_offsets_log_bytes', 'Bytes of the __consumer_offsets segments, all partitions.', [], () => [[{}, broker.groupLog.partitionLogs().reduce((n, p) => n + p.sizeInBytes, 0)]]);
+  // Commits per fdatasync (issue #16): kmc_offset_commits_total's rise over this one's, under `mock.flush.policy=always`.
+  const offsetsLogStat = (key: 'writes' | 'syncs') => (): Sample[] => [[{}, broker.groupLog.partitionLogs().reduce((n, p) => n + p.stats[key], 0)]];
+  lazyCounter(registry, 'kmc_offsets_log_writes_total', 'Writes to the __consumer_offsets segments (the appends of one event-loop turn share one), partitions open now.', [], offsetsLogStat('writes'));
+  lazyCounter(registry, 'kmc_offsets_log_syncs_total', 'fdatasync calls on the __consumer_offsets segments (the appends written while one runs share the next), partitions open now.', [], offsetsLogStat('syncs'));
   lazyGauge(registry, 'kmc_offsets_log_segments', 'Segments of the __consumer_offsets partitions.', [], () => [[{}, broker.groupLog.partitionLogs().reduce((n, p) => n + p.segmentCount, 0)]]);
   lazyCounter(registry, 'kmc_log_cleaner_runs_total', 'Completed cleans of a __consumer_offsets partition.', [], () => [[{}, broker.groupLog.cleaner.stats.runs]]);
   lazyCounter(registry, 'kmc_log_cleaner_bytes_removed_total', 'Bytes the log cleaner removed from __consumer_offsets.', [], () => [[{}, broker.groupLog.cleaner.stats.bytesRemoved]]);
