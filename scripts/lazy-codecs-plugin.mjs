@@ -96,7 +96,7 @@ export async function lazyCodecs(dist) {
   return { plugin, inputs: Object.fromEntries([...lazy].map(([key, { path }]) => [`chunks/${key}`, path])) };
 }
 
-/** The loader: `loadCodecModule(key)` requires dist/chunks/<key>.js once. */
+/** The loader: `loadCodecModule(key)` requires dist/chunks/<key>.js (.cjs in the command line's bundle) once. */
 function codecLoader(dist, keys) {
   return [
     "import { createRequire } from 'node:module';",
@@ -104,8 +104,10 @@ function codecLoader(dist, keys) {
     `import { setCodecPreload } from ${JSON.stringify(join(dist, 'protocol', 'codec-loading.js'))};`,
     'const require = createRequire(import.meta.url);',
     'const loaded = new Map();',
-    // This module lands in dist/chunks/ (checked by bundle.mjs), the codec entries below it.
-    "const codecUrl = (key) => new URL('./' + key + '.js', import.meta.url);",
+    // This module lands in dist/chunks/ (checked by bundle.mjs), the codec entries below it, with
+    // its own extension: .js in the package's ES module bundle, .cjs in the command line's CommonJS one.
+    "const codecExtension = import.meta.url.endsWith('.cjs') ? '.cjs' : '.js';",
+    "const codecUrl = (key) => new URL('./' + key + codecExtension, import.meta.url);",
     'export function loadCodecModule(key) {',
     '  let m = loaded.get(key);',
     '  if (m === undefined) {',

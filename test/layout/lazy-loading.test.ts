@@ -161,12 +161,13 @@ describe('start-up loads only what serving needs', () => {
     });
     const codecFiles = (loaded: string[]) => loaded.filter((m) => /^dist\/chunks\/(messages|records)\//.test(m)).sort();
     expect(codecFiles(atReady)).toEqual([]);
-    expect(codecFiles(afterApiVersions)).toEqual(['dist/chunks/messages/ApiVersionsRequest.js', 'dist/chunks/messages/ApiVersionsResponse.js']);
+    // The command line's bundle is CommonJS (scripts/cli-code-cache.mjs), its codec files too.
+    expect(codecFiles(afterApiVersions)).toEqual(['dist/chunks/messages/ApiVersionsRequest.cjs', 'dist/chunks/messages/ApiVersionsResponse.cjs']);
   });
 
   // Node before 20.19 cannot require() an ES module: there the bundle imports every codec ahead, in startServer.
   it.runIf((process.features as { require_module?: boolean }).require_module === true)('on a Node without require(esm), every codec file loads before ready and serves', async () => {
-    const codecFiles = ['messages', 'records'].flatMap((dir) => readdirSync(join(ROOT, 'dist', 'chunks', dir)).filter((f) => f.endsWith('.js')));
+    const codecFiles = ['messages', 'records'].flatMap((dir) => readdirSync(join(ROOT, 'dist', 'chunks', dir)).filter((f) => f.endsWith('.cjs')));
     let atReady: string[] = [];
     await loadedModules(['--no-experimental-require-module', 'dist/cli.js', '--in-memory', '--port', '0', '--no-admin'], /kafka-mock-coordinator ready on/, {
       async whenReady(line, loadedSoFar) {

@@ -1,0 +1,117 @@
+// The command line's start from a V8 code cache, for scripts/bundle.mjs. Why: of the ~200 ms of CPU
+// a `node dist/cli.js` takes to answer its first ApiVersions, about half is V8 parsing and
+// compiling our bundled code (the module's source once, then each function the start runs), and
+// Node 20 has no compile cache for ES modules (module.enableCompileCache is Node 22's). V8 does
+// take a code cache for a script compiled with `vm.Script`, so the command line is bundled a second
+// time, as CommonJS (dist/cli-program-<hash>.cjs, its chunks dist/chunks/*.cjs), and dist/cli.js
+// becomes a loader that compiles it with the cache written at build time by a run of the server
+// (start, one ApiVersions, stop: the functions compiled by then are in it). Issue #16: spawn ->
+// first ApiVersions, about 220 -> 130 ms of CPU on the bench machine.
+// Safe when the cache does not fit: V8 checks its version, flags and the source's length and
+// rejects a cache that does not match (another Node, --cpu-prof, ...), and then compiles the
+// source as it would without one; the file names carry the bundle's content hash, so a rebuilt
+// bundle never meets an old cache. The package's entry (dist/index.js) stays an ES module bundle.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** What the loader sets to have the cache written when the process exits (the build's run only). */
+const WRITE_CACHE = 'KMC_BUILD_WRITE_CODE_CACHE';
+const CACHE_SUFFIX = '.v8-cache';
+/** The cache file of a bundled program file. */
+export const cacheFileOf = (programFile) => programFile + CACHE_SUFFIX;
+
+/** dist/cli.js: compiles dist/<programFile> with its code cache and runs its `runCli()`, as src/cli.ts does. */
+export function cliLoaderSource(programFile) {
+  return `#!/usr/bin/env node
+// The command line, as src/cli.ts: runs ./${programFile} (src/cli-program.ts bundled as CommonJS),
+// compiled with the V8 code cache beside it when it fits (scripts/cli-code-cache.mjs says why).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const file = fileURLToPath(new URL(${JSON.stringify(`./${programFile}`)}, import.meta.url));
+const cacheFile = file + ${JSON.stringify(CACHE_SUFFIX)};
+let cachedData;
+try {
+  cachedData = readFileSync(cacheFile);
+} catch {
+  // No cache (a build without one): compiled from source.
+}
+// CommonJS's own wrapper, on the source's first line so that line numbers stay the file's.
+const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', {
+  filename: file,
+  cachedData,
+  // import() in the program ('pino-pretty') resolves as from a module of this directory.
+  importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
+});
+// Registered as the module of that file: its chunks (dist/chunks/*.cjs, loaded on demand) require it back.
+const program = new Module(file);
+program.filename = file;
+const require = createRequire(file);
+require.cache[file] = program;
+script.runInThisContext()(program.exports, require, program, file, dirname(file));
+program.loaded = true;
+if (process.env.${WRITE_CACHE} === '1') process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()));
+await program.exports.runCli();
+`;
+}
+
+/** An ApiVersions v0 request (header v1, client id "kmc-build", correlation id 1), size-prefixed. */
+function apiVersionsRequest() {
+  const clientId = Buffer.from('kmc-build');
+  const body = Buffer.alloc(10 + clientId.length);
+  body.writeInt16BE(18, 0);
+  body.writeInt16BE(0, 2);
+  body.writeInt32BE(1, 4);
+  body.writeInt16BE(clientId.length, 8);
+  clientId.copy(body, 10);
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(body.length);
+  return Buffer.concat([size, body]);
+}
+
+/** Sends one ApiVersions to localhost:port and resolves with the response's error code. */
+async function askApiVersions(port) {
+  const socket = connect({ host: '127.0.0.1', port });
+  await once(socket, 'connect');
+  socket.write(apiVersionsRequest());
+  let got = Buffer.alloc(0);
+  for await (const chunk of socket) {
+    got = Buffer.concat([got, chunk]);
+    if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) break;
+  }
+  socket.destroy();
+  // size, correlation id, then the error code.
+  return got.readInt16BE(8);
+}
+
+/**
+ * Runs dist/cli.js (the loader) once, in memory on free ports with the admin API, until it has
+ * answered one ApiVersions, and stops it: the loader writes the cache as it exits. Without
+ * NODE_OPTIONS, whose V8 flags would make the cache one that users' plain `node` rejects.
+ */
+export async function writeCliCodeCache(dist, programFile) {
+  const env = { ...process.env, [WRITE_CACHE]: '1', LOG_LEVEL: 'info' };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [join(dist, 'cli.js'), '--in-memory', '--port', '0', '--admin-port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit');
+  const ready = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.includes('kafka-mock-coordinator ready on')) resolve(JSON.parse(line));
+    });
+    exited.then(([code]) => reject(new Error(`the code cache run exited with ${code} before its ready line`)));
+  });
+  const errorCode = await askApiVersions(Number(ready.bootstrap.split(':').pop()));
+  child.kill('SIGTERM');
+  const [code] = await exited;
+  const cache = cacheFileOf(join(dist, programFile));
+  if (errorCode !== 0 || code !== 0 || !existsSync(cache) || statSync(cache).size === 0) {
+    throw new Error(`the code cache run failed (ApiVersions error ${errorCode}, exit ${code}, cache ${existsSync(cache) ? 'empty' : 'missing'})`);
+  }
+}
