@@ -88,5 +88,11 @@ for (const extension of ['.js', '.cjs']) {
   if (consoleChunk.length !== 1) throw new Error(`expected the web console's routes in one ${extension} chunk under dist/chunks, found ${consoleChunk.length}`);
 }
 
-// Last: the cache is written by a run of the finished dist/cli.js.
-await writeCliCodeCache(dist, programFile);
+// Last: the cache is written by a run of the finished dist/cli.js. Without it the command line
+// works the same, compiling from source (slower to start): a machine where that run cannot
+// happen (no loopback, a sandbox) still builds.
+try {
+  await writeCliCodeCache(dist, programFile);
+} catch (err) {
+  process.stderr.write(`bundle: no code cache for the command line (it starts from source, slower): ${err.message}\n`);
+}
