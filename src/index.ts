@@ -12,6 +12,7 @@ import { listenerContext } from './server/listener-context.js';
 import { parseAddScram } from './security/add-scram.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
 import { prepareDataDirectory, singleLogDir } from './server/data-directory.js';
+import { lockDataDirectory } from './server/data-dir-lock.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
@@ -204,7 +205,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   if (!Number.isInteger(brokerCount) || brokerCount < 1 || brokerCount > 64) throw new Error(`brokers must be an integer from 1 to 64, got ${String(options.brokers)}`);
   // Validated before anything opens: an unknown release or a bad override is a startup error.
   const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
-  const broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
+  // Held from here until close: one server per data directory (Kafka's log directory lock).
+  const releaseDataDir = dataDir === null ? () => {} : lockDataDirectory(dataDir);
+  let broker: Broker;
+  try {
+    broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
+  } catch (err) {
+    releaseDataDir();
+    throw err;
+  }
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
   if (addScram.length > 0) broker.scram.apply({ upsert: addScram });
   const routed = clusterHandlers(servedApis);
@@ -217,6 +226,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     await listeners.openAll();
   } catch (err) {
     await broker.close();
+    releaseDataDir();
     throw err;
   }
   const closeListeners = () => listeners.closeAll();
@@ -248,6 +258,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     } catch (err) {
       await closeListeners();
       await broker.close();
+      releaseDataDir();
       throw err;
     }
   }
@@ -273,6 +284,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         await admin?.close();
         await closeListeners();
         await broker.close();
+        releaseDataDir();
       })();
       return closing;
     },

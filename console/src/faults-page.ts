@@ -82,6 +82,9 @@ export function faultsPage(root: HTMLElement): Page {
     api.post('/clock/advance', { ms }).then(() => page.refresh(), (err: unknown) => fill(message, h('span', { class: 'error' }, (err as Error).message)));
   });
   const notManual = h('p', { class: 'meta' }, 'Start the server with --clock manual to move time by hand.');
+  // Neither shows before the clock's mode is known.
+  advance.hidden = true;
+  notManual.hidden = true;
   fill(clock, clockNow, advance, notManual);
   const renderClock = (c: Clock): void => {
     fill(clockNow, `${c.mode} clock: ${c.nowIso}${c.pendingTimers !== null ? ` · ${c.pendingTimers} timers pending` : ''}`);

@@ -226,6 +226,11 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       await page.locator('#live:not(.off)').waitFor({ timeout: UI_TIMEOUT });
       // A change made with the token (a rule from the faults page) passes the guard too.
       await page.locator('nav').getByText('Faults').click();
+      await page.locator('#add-rule').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // A system clock: the manual clock's form stays hidden (a style rule once overrode `hidden`).
+      await page.locator('#clock-now').getByText(/^system clock: /).waitFor({ timeout: UI_TIMEOUT });
+      await page.getByText('Start the server with --clock manual to move time by hand.').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      expect(await page.locator('#clock-advance').isVisible()).toBe(false);
       await page.fill('#rule-api', 'Produce');
       await page.fill('#rule-error', 'NOT_LEADER_OR_FOLLOWER');
       await page.click('#add-rule button[type=submit]');
