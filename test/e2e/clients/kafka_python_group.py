@@ -115,7 +115,11 @@ def consume(args, result, common):
         reached = {}
         for r in polled:
             reached[r["partition"]] = max(reached.get(r["partition"], 0), r["offset"] + 1)
-        for attempt in range(5):
+        # Retried until the rebalance completes, however long a loaded machine makes it (a fixed
+        # number of one-second polls failed under load); args.timeout is the backstop for a hang.
+        commit_deadline = time.monotonic() + args.timeout
+        attempt = 0
+        while True:
             try:
                 if attempt == 0:
                     consumer.commit()
@@ -123,7 +127,8 @@ def consume(args, result, common):
                     consumer.commit({TopicPartition(args.topic, p): OffsetAndMetadata(o, "", -1) for p, o in reached.items()})
                 break
             except Exception as err:  # kafka.errors.RebalanceInProgressError / CommitFailedError
-                if attempt == 4 or type(err).__name__ not in ("RebalanceInProgressError", "CommitFailedError"):
+                attempt += 1
+                if time.monotonic() > commit_deadline or type(err).__name__ not in ("RebalanceInProgressError", "CommitFailedError"):
                     raise
                 result.setdefault("commitRetries", []).append(type(err).__name__)
                 consumer.poll(timeout_ms=1000)
