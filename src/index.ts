@@ -194,7 +194,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // --data-dir (in-process `dataDir`) is one path as given; `log.dirs` is Kafka's list, of one entry here.
   const dataDir = options.inMemory ? null : options.dataDir ?? singleLogDir(config.string('log.dirs'));
   if (dataDir !== null) prepareDataDirectory(dataDir, options.dataDir !== undefined ? '--data-dir' : 'log.dirs');
-  const clusterId = config.string('mock.cluster.id') || (dataDir === null ? randomKafkaUuid() : loadOrCreateClusterId(dataDir, config.int('node.id')));
   if (options.clock !== undefined && options.time !== undefined) throw new Error('give either `time` or `clock`, not both');
   if (options.clock !== undefined && options.clock !== 'system' && options.clock !== 'manual') throw new Error(`clock must be "system" or "manual", got "${String(options.clock)}"`);
   const time: Time = options.clock === 'manual' ? new ManualTime(options.clockStartMs ?? Date.now()) : options.time ?? systemTime;
@@ -206,9 +205,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // Validated before anything opens: an unknown release or a bad override is a startup error.
   const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
   // Held from here until close: one server per data directory (Kafka's log directory lock).
+  // Before meta.properties: two servers starting at once on a fresh directory would each write a
+  // cluster id, and the one that then runs could serve an id the directory does not hold.
   const releaseDataDir = dataDir === null ? () => {} : lockDataDirectory(dataDir);
   let broker: Broker;
+  let clusterId: string;
   try {
+    clusterId = config.string('mock.cluster.id') || (dataDir === null ? randomKafkaUuid() : loadOrCreateClusterId(dataDir, config.int('node.id')));
     broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
   } catch (err) {
     releaseDataDir();

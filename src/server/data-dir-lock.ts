@@ -5,14 +5,25 @@
  *
  * Node has no advisory file lock, so the `.lock` file here names its holder: the pid and, on
  * Linux, the process's start time (field 22 of /proc/<pid>/stat), which tells a live holder from
- * a pid reused since a holder was killed. A lock whose holder is gone (kill -9, power loss) is
- * taken over. Servers in one process are told apart by the directory's real path. Not covered:
- * two containers with separate pid namespaces sharing one volume.
+ * a pid reused since a holder was killed; a zombie (killed, not yet reaped) is gone too. A lock
+ * whose holder is gone (kill -9, power loss) is taken over. Servers in one process are told apart
+ * by the directory's real path. Not covered: two containers with separate pid namespaces sharing
+ * one volume.
+ *
+ * Races between servers starting at once (adversarial trial 10 saw two holders): the lock file is
+ * written in full under a private name and then hard-linked to `.lock`, so it never exists half
+ * written and exactly one link wins; a stale lock is removed only by the one server holding
+ * `.lock.takeover` (taken the same way), after checking under it that `.lock` is still the stale
+ * file it judged, so a fresh holder's lock is never removed.
  */
-import { closeSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = '.lock';
+const TAKEOVER_FILE = '.lock.takeover';
+/** How long a start waits for another server's takeover of a stale lock to finish (ms). */
+const TAKEOVER_WAIT_MS = 2000;
 
 /** Directories (real paths) locked by servers of this process. */
 const lockedHere = new Set<string>();
@@ -28,24 +39,35 @@ interface Holder {
   startTime: string | null;
 }
 
-/** A process's start time from /proc (Linux), null where there is none. */
-function startTimeOf(pid: number): string | null {
+/** A lock file as read: its exact text (to tell it from a later one) and the holder it names. */
+interface LockFileContent {
+  text: string;
+  holder: Holder | null;
+}
+
+/** Fields 3 (state) and 22 (start time) of /proc/<pid>/stat (Linux), null where there is none. */
+function procStat(pid: number): { state: string; startTime: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count from its closing ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] === undefined ? null : { state: fields[0]!, startTime: fields[19] };
   } catch {
     return null;
   }
 }
 
-function readHolder(file: string): Holder | null {
+/** The lock file's content; null when there is none (released meanwhile). */
+function readLockFile(file: string): LockFileContent | null {
+  let text: string;
   try {
-    const match = /^pid=(\d+)(?:\nstart=(\d+))?/.exec(readFileSync(file, 'utf8'));
-    return match ? { pid: Number(match[1]), startTime: match[2] ?? null } : null;
-  } catch {
-    return null;
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new Error(`the data directory lock ${file} cannot be read (${(err as Error).message}); remove it if no server uses the directory`);
   }
+  const match = /^pid=(\d+)(?:\nstart=(\d+))?/.exec(text);
+  return { text, holder: match ? { pid: Number(match[1]), startTime: match[2] ?? null } : null };
 }
 
 /** Whether `holder` is a live process other than this one and not a later process that reuses its pid. */
@@ -57,8 +79,54 @@ function alive(holder: Holder): boolean {
     // EPERM: it exists, owned by another user.
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  const now = startTimeOf(holder.pid);
-  return holder.startTime === null || now === null || now === holder.startTime;
+  const stat = procStat(holder.pid);
+  if (stat === null) return true;
+  // A zombie (Z) or dead (X) process answers kill(pid, 0) but holds nothing.
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return holder.startTime === null || stat.startTime === holder.startTime;
+}
+
+/** Hard-links `staged` (complete) to `file`; false when `file` exists. */
+function linkIfAbsent(staged: string, file: string): boolean {
+  try {
+    linkSync(staged, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+function unlinkIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Removes the lock file `stale` (judged stale) if it is still that file, under the takeover
+ * lock. False when another server is taking over (the caller tries again).
+ */
+function removeStaleLock(dir: string, staged: string, stale: LockFileContent): boolean {
+  const file = join(dir, LOCK_FILE);
+  const guard = join(dir, TAKEOVER_FILE);
+  if (!linkIfAbsent(staged, guard)) {
+    const taker = readLockFile(guard);
+    // A takeover whose server died inside it (a few system calls) is stale too. Two servers
+    // removing that one at once could both take over: it needs a crash in that window first.
+    if (taker !== null && (taker.holder === null || !alive(taker.holder))) unlinkIfPresent(guard);
+    return false;
+  }
+  try {
+    if (readLockFile(file)?.text === stale.text) unlinkIfPresent(file);
+  } finally {
+    unlinkIfPresent(guard);
+  }
+  return true;
 }
 
 /**
@@ -70,25 +138,23 @@ export function lockDataDirectory(dir: string): () => void {
   const file = join(dir, LOCK_FILE);
   const inUse = (by: string) => new DataDirectoryInUseError(`the data directory ${dir} is in use by ${by} (${file}); one server per data directory, as Kafka's log directory lock`);
   if (lockedHere.has(real)) throw inUse('another server of this process');
-  const content = `pid=${process.pid}\n${startTimeOf(process.pid) !== null ? `start=${startTimeOf(process.pid)}\n` : ''}`;
-  for (let attempt = 0; ; attempt++) {
-    let fd: number;
-    try {
-      fd = openSync(file, 'wx');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
-      const holder = readHolder(file);
-      if (holder !== null && alive(holder)) throw inUse(`process ${holder.pid}`);
-      // A holder that is gone (or a file that names none): the lock is stale.
-      unlinkSync(file);
-      continue;
+  const startTime = procStat(process.pid)?.startTime;
+  const staged = join(dir, `${LOCK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  writeFileSync(staged, `pid=${process.pid}\n${startTime !== undefined ? `start=${startTime}\n` : ''}`, { flag: 'wx' });
+  try {
+    const deadline = Date.now() + TAKEOVER_WAIT_MS;
+    while (!linkIfAbsent(staged, file)) {
+      const current = readLockFile(file);
+      if (current === null) continue; // released meanwhile: try again
+      if (current.holder !== null && alive(current.holder)) throw inUse(`process ${current.holder.pid}`);
+      // A holder that is gone (or a file that names none: lock files are written whole): stale.
+      if (!removeStaleLock(dir, staged, current)) {
+        if (Date.now() > deadline) throw inUse('another server taking over its stale lock');
+        Atomics.wait(pause, 0, 0, 1);
+      }
     }
-    try {
-      writeSync(fd, content);
-    } finally {
-      closeSync(fd);
-    }
-    break;
+  } finally {
+    unlinkIfPresent(staged);
   }
   lockedHere.add(real);
   let released = false;
@@ -96,13 +162,11 @@ export function lockDataDirectory(dir: string): () => void {
     if (released) return;
     released = true;
     lockedHere.delete(real);
-    // Only our own lock: never a file a later holder wrote.
-    if (readHolder(file)?.pid === process.pid) {
-      try {
-        unlinkSync(file);
-      } catch {
-        // Already gone (the directory was removed): nothing to release.
-      }
+    try {
+      // Only our own lock: never a file a later holder wrote.
+      if (readLockFile(file)?.holder?.pid === process.pid) unlinkSync(file);
+    } catch {
+      // Gone or unreadable (the directory was removed): nothing to release.
     }
   };
 }
