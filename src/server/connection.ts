@@ -160,6 +160,7 @@ export class Connection implements IdleClosable {
     while (!this.busy && !this.closed) {
       let frame: Buffer | null;
       try {
+        if (this.sasl !== null) this.limitSaslFrames(this.sasl);
         if (this.memory && !this.grantNext()) return;
         frame = this.frames.next();
       } catch (err) {
@@ -184,6 +185,21 @@ export class Connection implements IdleClosable {
       }
     }
   }
+
+  /**
+   * Kafka reads a SASL connection's frames with a NetworkReceive of `sasl.server.max.receive.size`
+   * (512 KiB) until it is authenticated, so an unauthenticated client cannot make it buffer
+   * `socket.request.max.bytes` (adversarial trial 10: ten 90 MB SaslAuthenticate frames, 590 MB).
+   */
+  private limitSaslFrames(sasl: SaslGate): void {
+    if (sasl.authenticating === this.saslFramesLimited) return;
+    this.saslFramesLimited = sasl.authenticating;
+    const config = this.broker.config;
+    const requestMax = config.int('socket.request.max.bytes');
+    if (sasl.authenticating) this.frames.limit(Math.min(config.int('sasl.server.max.receive.size'), requestMax), 'sasl.server.max.receive.size');
+    else this.frames.limit(requestMax, 'socket.request.max.bytes');
+  }
+  private saslFramesLimited = false;
 
   /** The memory of the request in flight (one at a time: the connection is muted meanwhile). */
   private inFlightBytes = 0;

@@ -20,7 +20,20 @@ export class FrameReader {
   /** A frame of `FILL_IN_PLACE_BYTES` or more whose bytes are arriving (its prefix consumed). */
   private filling: { frame: Buffer; filled: number } | null = null;
 
-  constructor(private readonly maxFrameBytes: number) {}
+  constructor(
+    private maxFrameBytes: number,
+    private limitName = 'socket.request.max.bytes',
+  ) {}
+
+  /**
+   * Sets the largest frame taken from now on and the config named when one is over it (a SASL
+   * connection reads at most `sasl.server.max.receive.size` until authenticated, as Kafka's
+   * `SaslServerAuthenticator` reads with a NetworkReceive of that size).
+   */
+  limit(maxFrameBytes: number, limitName: string): void {
+    this.maxFrameBytes = maxFrameBytes;
+    this.limitName = limitName;
+  }
 
   /** Bytes held for frames not yet taken (a frame being filled counts whole: its buffer is allocated). */
   get heldBytes(): number {
@@ -46,7 +59,7 @@ export class FrameReader {
     if (this.buffered < 4) return null;
     const size = this.peek(4).readInt32BE(0);
     if (size < 0 || size > this.maxFrameBytes) {
-      throw new FrameTooLargeError(`frame size ${size} is outside 0..${this.maxFrameBytes} (socket.request.max.bytes)`);
+      throw new FrameTooLargeError(`frame size ${size} is outside 0..${this.maxFrameBytes} (${this.limitName})`);
     }
     return size;
   }

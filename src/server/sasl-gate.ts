@@ -82,6 +82,11 @@ export class SaslGate {
     return this.principalValue;
   }
 
+  /** Whether an authentication is under way (the first, or a re-authentication): frames are then at most `sasl.server.max.receive.size`. */
+  get authenticating(): boolean {
+    return this.state !== 'complete';
+  }
+
   /**
    * Whether this frame is the gate's to handle: every frame until authenticated and during a
    * re-authentication; on an authenticated connection a SaslHandshake that starts one, and any

@@ -122,6 +122,30 @@ describe('SASL handshake and authentication', () => {
     await authenticate(invalid, { mechanism: 'PLAIN', username: 'alice', password: 'alice-secret' });
   });
 
+  it('reads at most sasl.server.max.receive.size per frame until authenticated, as Kafka; socket.request.max.bytes after', async () => {
+    const server = await saslServer();
+    // A frame over 512 KiB before authentication closes the connection unanswered, as soon as its size prefix arrives.
+    const big = await connect(server.port);
+    await big.send(17, 1, { mechanism: 'PLAIN' });
+    const prefix = Buffer.alloc(8);
+    prefix.writeInt32BE(524_289, 0);
+    prefix.writeInt16BE(36, 4);
+    prefix.writeInt16BE(2, 6);
+    big.socket.write(prefix);
+    await big.waitClosed();
+    // 512 KiB itself is read: a token that size fails as a bad PLAIN token.
+    const atLimit = await connect(server.port);
+    await atLimit.send(17, 1, { mechanism: 'PLAIN' });
+    const token = Buffer.alloc(524_288 - 64, 0x61);
+    const answer = await atLimit.send(36, 2, { authBytes: token });
+    expect(answer.errorCode).toBe(58);
+    // Once authenticated, frames up to socket.request.max.bytes are read.
+    const authed = await connect(server.port);
+    await authenticate(authed, { mechanism: 'PLAIN', username: 'alice', password: 'alice-secret' });
+    const name = 'a'.repeat(600_000);
+    expect(await authed.send(18, 3, { clientSoftwareName: name, clientSoftwareVersion: '1' })).toMatchObject({ errorCode: 0 });
+  });
+
   it('SaslHandshake v0: raw tokens follow (PLAIN and SCRAM), then requests', async () => {
     const server = await saslServer();
     const c = await connect(server.port);
