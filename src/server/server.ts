@@ -21,6 +21,8 @@ import { noteAccepted } from './turn-budget.js';
  * `net.core.somaxconn`, as Go's listeners ask for.
  */
 const LISTEN_BACKLOG = 4096;
+/** Node's own default `handshakeTimeout` (ms), kept where connections.max.idle.ms is longer or off. */
+const TLS_HANDSHAKE_TIMEOUT_MS = 120_000;
 
 /** Connection totals shared by a server's listeners (read by the admin API's /metrics at scrape time). */
 export interface ConnectionStats {
@@ -89,11 +91,19 @@ export class KafkaListener {
       else open(socket);
     };
     const tls = context?.tls;
-    this.server = tls ? nodeTls().createServer(tls.options, accept) : createServer(accept);
+    // A connection still in its TLS handshake is not yet ours to track as idle: Node closes it after
+    // `handshakeTimeout`, which is here connections.max.idle.ms (real time; at most Node's 120 s), as
+    // Kafka's Selector expires an idle channel whatever its handshake state.
+    const idleMs = Number(broker.config.long('connections.max.idle.ms'));
+    this.server = tls
+      ? nodeTls().createServer({ ...tls.options, handshakeTimeout: idleMs > 0 ? Math.min(idleMs, TLS_HANDSHAKE_TIMEOUT_MS) : TLS_HANDSHAKE_TIMEOUT_MS }, accept)
+      : createServer(accept);
     if (tls) {
       // A client that does not trust our certificate, or one we do not trust: the handshake fails, nothing else happens.
+      // The socket is closed here: Node leaves one whose handshake timed out open.
       this.server.on('tlsClientError', (err: Error, socket: Socket) => {
         broker.log.info({ listener: context.spec.name, remote: `${socket.remoteAddress}:${socket.remotePort}`, err: err.message }, 'TLS handshake failed');
+        socket.destroy();
       });
     }
     this.server.on('connection', (socket: Socket) => {

@@ -4,6 +4,8 @@
  * fail against Kafka, mutual TLS with the principal from the client certificate
  * (`ssl.principal.mapping.rules`), and the key stores Kafka refuses.
  */
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
 import { startServer } from '../../src/index.js';
@@ -124,6 +126,17 @@ describe('TLS listeners', () => {
     await expect(start({ listeners: 'SSL://127.0.0.1:0' })).rejects.toThrow('key store type JKS is not supported here');
     await expect(start(sslListener({ 'ssl.keystore.location': certs.caCertPath }))).rejects.toThrow('Invalid PEM keystore configs: Private key not provided');
     await expect(start(sslListener({ 'ssl.principal.mapping.rules': 'RULE:x' }))).rejects.toThrow('Invalid rule: RULE:x');
+  });
+
+  it('closes a connection that never finishes its TLS handshake after connections.max.idle.ms, as any idle one', async () => {
+    const s = await server(sslListener({ 'connections.max.idle.ms': '1000' }));
+    const socket = connect({ port: s.port, host: '127.0.0.1' });
+    cleanups.push(() => socket.destroy());
+    socket.on('error', () => {});
+    await once(socket, 'connect');
+    // No ClientHello: Node's handshake timer (here the idle limit) closes it; the default waits 120 s.
+    await once(socket, 'close');
+    expect(socket.bytesRead).toBe(0);
   });
 
   it('SASL_SSL: SCRAM over TLS; the listener-level ssl.client.auth alone applies to it', async () => {
