@@ -131,7 +131,7 @@ describe('TLS listeners', () => {
   it('closes a connection that never finishes its TLS handshake after connections.max.idle.ms, as any idle one', async () => {
     const s = await server(sslListener({ 'connections.max.idle.ms': '1000' }));
     const socket = connect({ port: s.port, host: '127.0.0.1' });
-    cleanups.push(() => socket.destroy());
+    cleanups.push(() => void socket.destroy());
     socket.on('error', () => {});
     await once(socket, 'connect');
     // No ClientHello: Node's handshake timer (here the idle limit) closes it; the default waits 120 s.

@@ -35,6 +35,9 @@ async function transactionsTool(bootstrap: string, args: string[]): Promise<{ co
   return { code: result.code, lines };
 }
 
+/** Several JVM starts per test: minutes on a loaded 2-core machine (a backstop for a hang, not a speed limit). */
+const TOOLS_TEST_MS = 480_000;
+
 describe.skipIf(LIBS === null)("Kafka's kafka-transactions tool", () => {
   it('lists and describes an open transaction; an unknown id is not found', async () => {
     const server = await startTestServer();
@@ -66,7 +69,7 @@ describe.skipIf(LIBS === null)("Kafka's kafka-transactions tool", () => {
       lines: ["Failed to describe transaction state of transactional-id `nope`: DescribeTransactions request for transactionalId `nope` failed because the ID could not be found. Enable debug logging for additional detail."],
     });
     await txn.commit();
-  });
+  }, TOOLS_TEST_MS);
 
   it('describe-producers, find-hanging and abort a hanging transaction; forceTerminateTransaction aborts an open one', async () => {
     // The Produce path's check against the coordinator is off: the raw batch below opens a
@@ -116,5 +119,5 @@ describe.skipIf(LIBS === null)("Kafka's kafka-transactions tool", () => {
     expect([txnStateName(after.state), after.producerEpoch > before]).toEqual(['Empty', true]);
     expect([partition.lastStableOffset, partition.highWatermark]).toEqual([6n, 6n]);
     await expect(txn.send({ topic: 'hang-out', messages: [{ value: 'late' }] })).rejects.toThrow();
-  });
+  }, TOOLS_TEST_MS);
 });
