@@ -12,8 +12,9 @@ function summary(obj: Record<string, unknown>, empty: string): string {
   return shown.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ') || empty;
 }
 
-function field(name: string, label: string, attrs: Record<string, string> = {}): HTMLElement {
-  return h('label', {}, label, h('input', { name, id: `rule-${name}`, ...attrs }));
+/** A labelled input named `name`, with the id `<form>-<name>` (ids are unique across the page's forms). */
+function field(form: string, name: string, label: string, attrs: Record<string, string> = {}): HTMLElement {
+  return h('label', {}, label, h('input', { name, id: `${form}-${name}`, ...attrs }));
 }
 
 export function faultsPage(root: HTMLElement): Page {
@@ -23,13 +24,13 @@ export function faultsPage(root: HTMLElement): Page {
   const message = h('p', { id: 'rule-message', class: 'meta', role: 'status' });
   const actionSelect = h('select', { name: 'action', id: 'rule-action' }, ACTIONS.map((a) => h('option', { value: a }, a)));
   const form = h('form', { id: 'add-rule', class: 'inline-form' },
-    field('api', 'API', { placeholder: 'OffsetCommit', required: '' }),
-    field('group', 'group'),
-    field('topic', 'topic'),
+    field('rule', 'api', 'API', { placeholder: 'OffsetCommit', required: '' }),
+    field('rule', 'group', 'group'),
+    field('rule', 'topic', 'topic'),
     h('label', {}, 'action', actionSelect),
-    field('error', 'error', { placeholder: 'REBALANCE_IN_PROGRESS' }),
-    field('ms', 'ms', { type: 'number', min: '0' }),
-    field('times', 'times', { type: 'number', min: '1', placeholder: '1' }),
+    field('rule', 'error', 'error', { placeholder: 'REBALANCE_IN_PROGRESS' }),
+    field('rule', 'ms', 'ms', { type: 'number', min: '0' }),
+    field('rule', 'times', 'times', { type: 'number', min: '1', placeholder: '1' }),
     h('button', { type: 'submit' }, 'Add rule'),
   );
   form.addEventListener('submit', (event) => {
@@ -58,7 +59,7 @@ export function faultsPage(root: HTMLElement): Page {
   });
 
   const filters = h('form', { id: 'request-filter', class: 'inline-form' },
-    field('api', 'API'), field('group', 'group'), field('error', 'error'),
+    field('filter', 'api', 'API'), field('filter', 'group', 'group'), field('filter', 'error', 'error'),
     h('button', { type: 'submit' }, 'Filter'));
   filters.addEventListener('submit', (event) => {
     event.preventDefault();

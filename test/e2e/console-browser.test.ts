@@ -147,6 +147,8 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     // A fault rule added with the page's form (a same-origin POST through the guard) ...
     await page.locator('nav').getByText('Faults').click();
     await page.locator('#add-rule').waitFor({ timeout: UI_TIMEOUT });
+    // Two forms on the page (add a rule, filter the request log): no id twice.
+    expect(await page.evaluate(() => { const ids = [...document.querySelectorAll('[id]')].map((e) => e.id); return ids.filter((id, i) => ids.indexOf(id) !== i); })).toEqual([]);
     await page.fill('#rule-api', 'OffsetCommit');
     await page.fill('#rule-group', GROUP);
     // The topic too: a rule on the group alone would also fire on an OffsetCommit naming no
