@@ -126,6 +126,9 @@ describe('start-up loads only what serving needs', () => {
   it("import('kafka-mock-coordinator'): no admin stack, pretty printer or tools, our code in at most 8 files", async () => {
     const loaded = await loadedModules(['--input-type=module', '-e', "await import('kafka-mock-coordinator'); console.log('imported')"]);
     expect(loaded).toContain('dist/index.js');
+    // The program the command line runs (scripts/code-cache.mjs): its CommonJS chunks, no ES module copy.
+    expect(loaded).toContain('dist/program-loader.js');
+    expect(loaded.filter((m) => m.startsWith('dist/chunks/') && !m.endsWith('.cjs'))).toEqual([]);
     expect(loaded.filter((m) => OPTIONAL.test(m))).toEqual([]);
     expect(loaded.filter((m) => BUNDLED.test(m))).toEqual([]);
     const ours = loaded.filter((m) => m.startsWith('dist/'));
@@ -161,7 +164,7 @@ describe('start-up loads only what serving needs', () => {
     });
     const codecFiles = (loaded: string[]) => loaded.filter((m) => /^dist\/chunks\/(messages|records)\//.test(m)).sort();
     expect(codecFiles(atReady)).toEqual([]);
-    // The command line's bundle is CommonJS (scripts/cli-code-cache.mjs), its codec files too.
+    // The package's bundle is CommonJS (scripts/code-cache.mjs), its codec files too.
     expect(codecFiles(afterApiVersions)).toEqual(['dist/chunks/messages/ApiVersionsRequest.cjs', 'dist/chunks/messages/ApiVersionsResponse.cjs']);
   });
 

@@ -1,7 +1,8 @@
 /**
- * The built command line runs from a V8 code cache (scripts/cli-code-cache.mjs, issue #16): the
- * cache the build wrote fits the Node that built it, and a cache that does not fit (another Node,
- * a damaged file) costs only the compile it would have saved: the command line still serves.
+ * The built package runs from a V8 code cache (scripts/code-cache.mjs, issue #16): its one program
+ * bundle serves both the command line and `import`; the cache the build wrote fits the Node that
+ * built it, and a cache that does not fit (another Node, a damaged file) costs only the compile it
+ * would have saved: the command line still serves and `import` still starts a server.
  * On dist/ (`npm run build` first).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,14 +17,25 @@ import { RawClient } from '../support/raw-client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = join(ROOT, 'dist');
-const PROGRAM = readdirSync(DIST).find((f) => /^cli-program-.*\.cjs$/.test(f))!;
+const PROGRAM = readdirSync(DIST).find((f) => /^program-.*\.cjs$/.test(f))!;
 const TMP = mkdtempSync(join(tmpdir(), 'kmc-code-cache-'));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
-describe("the command line's V8 code cache", () => {
-  it('is written by the build beside the program dist/cli.js runs, and V8 takes it', () => {
-    expect(readFileSync(join(DIST, 'cli.js'), 'utf8')).toContain(`./${PROGRAM}`);
-    // Compiled as dist/cli.js compiles it (the same wrapper, file name and cache).
+describe("the package's V8 code cache", () => {
+  it('the command line and the package entry run the same program, and the package holds no second copy of it', () => {
+    expect(readFileSync(join(DIST, 'program-loader.js'), 'utf8')).toContain(`./${PROGRAM}`);
+    for (const entry of ['cli.js', 'index.js']) expect(readFileSync(join(DIST, entry), 'utf8')).toContain("import program from './program-loader.js';");
+    // No ES module bundle beside the CommonJS one: every chunk (codecs included) is .cjs.
+    const chunkFiles = readdirSync(join(DIST, 'chunks'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.c?js$/.test(f));
+    expect(chunkFiles.length).toBeGreaterThan(100);
+    expect(chunkFiles.filter((f) => !f.endsWith('.cjs'))).toEqual([]);
+    const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+    expect(files).toContain('dist/program-loader.js');
+    expect(files.filter((f) => f.startsWith('dist/chunks/') && f.endsWith('.js'))).toEqual([]);
+  });
+
+  it('is written by the build beside the program, and V8 takes it', () => {
+    // Compiled as dist/program-loader.js compiles it (the same wrapper, file name and cache).
     const script = [
       "const vm = require('node:vm'); const { readFileSync } = require('node:fs');",
       `const file = ${JSON.stringify(join(DIST, PROGRAM))};`,
@@ -37,12 +49,13 @@ describe("the command line's V8 code cache", () => {
     expect(run.stdout).toBe('false');
   });
 
-  it('a damaged cache is rejected and the command line serves as without one', async () => {
+  it('a damaged cache is rejected: the command line serves and import starts a server as without one', async () => {
     // A copy of the package whose dist/ links to the built files, with its own cache file.
     const dist = join(TMP, 'dist');
     mkdirSync(dist);
-    // cli.js copied, not linked: Node runs a linked main module from its real path.
-    copyFileSync(join(DIST, 'cli.js'), join(dist, 'cli.js'));
+    // The entry points and the loader copied, not linked: Node runs a linked module from its real
+    // path, and the loader would read the real cache beside it.
+    for (const f of ['cli.js', 'index.js', 'program-loader.js']) copyFileSync(join(DIST, f), join(dist, f));
     for (const f of [PROGRAM, 'chunks']) symlinkSync(join(DIST, f), join(dist, f));
     symlinkSync(join(ROOT, 'package.json'), join(TMP, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(TMP, 'node_modules'));
@@ -70,5 +83,13 @@ describe("the command line's V8 code cache", () => {
       child.kill('SIGTERM');
     }
     expect((await exited)[0]).toBe(0);
+
+    const imported = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const { startServer } = await import(${JSON.stringify(join(dist, 'index.js'))}); const s = await startServer({ port: 0, inMemory: true }); console.log(s.port > 0); await s.close();`],
+      { encoding: 'utf8' },
+    );
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toBe('true\n');
   });
 });

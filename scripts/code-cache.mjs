@@ -1,16 +1,19 @@
-// The command line's start from a V8 code cache, for scripts/bundle.mjs. Why: of the ~200 ms of CPU
+// The package's start from a V8 code cache, for scripts/bundle.mjs. Why: of the ~200 ms of CPU
 // a `node dist/cli.js` takes to answer its first ApiVersions, about half is V8 parsing and
 // compiling our bundled code (the module's source once, then each function the start runs), and
 // Node 20 has no compile cache for ES modules (module.enableCompileCache is Node 22's). V8 does
-// take a code cache for a script compiled with `vm.Script`, so the command line is bundled a second
-// time, as CommonJS (dist/cli-program-<hash>.cjs, its chunks dist/chunks/*.cjs), and dist/cli.js
-// becomes a loader that compiles it with the cache written at build time by a run of the server
-// (start, one ApiVersions, stop: the functions compiled by then are in it). Issue #16: spawn ->
-// first ApiVersions, about 220 -> 130 ms of CPU on the bench machine.
+// take a code cache for a script compiled with `vm.Script`, so the package's code is bundled once,
+// as CommonJS (dist/program-<hash>.cjs: src/index.ts's exports and the command line's runCli; its
+// chunks dist/chunks/*.cjs), and dist/program-loader.js compiles it with the cache written at build
+// time by a run of the server (start, one ApiVersions, stop: the functions compiled by then are in
+// it). Both entry points take the program from that loader: dist/cli.js calls its runCli, and
+// dist/index.js (the package's ES module entry) re-exports its exports by name, so
+// `import('kafka-mock-coordinator')` runs from the cache too and the package holds the code once.
+// Issue #16: spawn -> first ApiVersions, about 220 -> 130 ms of CPU on the bench machine.
 // Safe when the cache does not fit: V8 checks its version, flags and the source's length and
 // rejects a cache that does not match (another Node, --cpu-prof, ...), and then compiles the
 // source as it would without one; the file names carry the bundle's content hash, so a rebuilt
-// bundle never meets an old cache. The package's entry (dist/index.js) stays an ES module bundle.
+// bundle never meets an old cache.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
@@ -24,11 +27,14 @@ const CACHE_SUFFIX = '.v8-cache';
 /** The cache file of a bundled program file. */
 export const cacheFileOf = (programFile) => programFile + CACHE_SUFFIX;
 
-/** dist/cli.js: compiles dist/<programFile> with its code cache and runs its `runCli()`, as src/cli.ts does. */
-export function cliLoaderSource(programFile) {
-  return `#!/usr/bin/env node
-// The command line, as src/cli.ts: runs ./${programFile} (src/cli-program.ts bundled as CommonJS),
-// compiled with the V8 code cache beside it when it fits (scripts/cli-code-cache.mjs says why).
+/** The loader's file in dist/, which both entry points import. */
+export const LOADER_FILE = 'program-loader.js';
+
+/** dist/program-loader.js: compiles dist/<programFile> with its code cache, runs it as a CommonJS module and exports its exports. */
+export function programLoaderSource(programFile) {
+  return `// The package's program: ./${programFile} (src/index.ts's exports and src/cli-program.ts's runCli,
+// bundled as CommonJS), compiled with the V8 code cache beside it when it fits; dist/index.js and
+// dist/cli.js both take it from here (scripts/code-cache.mjs says why).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { dirname } from 'node:path';
@@ -47,7 +53,7 @@ try {
 const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', {
   filename: file,
   cachedData,
-  // import() in the program ('pino-pretty') resolves as from a module of this directory.
+  // import() in the program resolves as from a module of this directory (the bundle has none today).
   importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
 });
 // Registered as the module of that file: its chunks (dist/chunks/*.cjs, loaded on demand) require it back.
@@ -58,7 +64,31 @@ require.cache[file] = program;
 script.runInThisContext()(program.exports, require, program, file, dirname(file));
 program.loaded = true;
 if (process.env.${WRITE_CACHE} === '1') process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()));
-await program.exports.runCli();
+export default program.exports;
+`;
+}
+
+/** The entry points' one import (a constant: a line of a template starting with `import` reads as one of this script's imports). */
+const IMPORT_PROGRAM = `import program from './${LOADER_FILE}';`;
+
+/** dist/cli.js, the package's bin: the program's runCli(), as src/cli.ts. */
+export function cliSource() {
+  return `#!/usr/bin/env node
+// The command line, as src/cli.ts: runCli() of the package's program, which ./${LOADER_FILE} runs
+// from a V8 code cache (scripts/code-cache.mjs).
+${IMPORT_PROGRAM}
+
+await program.runCli();
+`;
+}
+
+/** dist/index.js, the package's entry: `names` (src/index.ts's value exports) taken from the program, as constants. */
+export function indexSource(names) {
+  return `// The package: src/index.ts's exports (types in index.d.ts), taken from the program that
+// ./${LOADER_FILE} runs from a V8 code cache, the one dist/cli.js runs too (scripts/code-cache.mjs).
+${IMPORT_PROGRAM}
+
+export const { ${names.join(', ')} } = program;
 `;
 }
 
@@ -92,7 +122,7 @@ async function askApiVersions(port) {
 }
 
 /**
- * Runs dist/cli.js (the loader) once, in memory on free ports with the admin API, until it has
+ * Runs dist/cli.js once, in memory on free ports with the admin API, until it has
  * answered one ApiVersions, and stops it: the loader writes the cache as it exits. Without
  * NODE_OPTIONS, whose V8 flags would make the cache one that users' plain `node` rejects.
  */
