@@ -4,9 +4,10 @@
 // Node 20 has no compile cache for ES modules (module.enableCompileCache is Node 22's). V8 does
 // take a code cache for a script compiled with `vm.Script`, so the package's code is bundled once,
 // as CommonJS (dist/program-<hash>.cjs: src/index.ts's exports and the command line's runCli; its
-// chunks dist/chunks/*.cjs), and dist/program-loader.js compiles it with the cache written at build
-// time by a run of the server (start, one ApiVersions, stop: the functions compiled by then are in
-// it). Both entry points take the program from that loader: dist/cli.js calls its runCli, and
+// chunks dist/chunks/*.cjs), and dist/program-loader.js compiles it, and each chunk it requires,
+// with the cache written beside each file at build time by a run of the server (start, one
+// ApiVersions, stop: the functions compiled by then are in it; the chunks a start loads, about
+// 250 kB, would otherwise compile from source at every start). Both entry points take the program from that loader: dist/cli.js calls its runCli, and
 // dist/index.js (the package's ES module entry) re-exports its exports by name, so
 // `import('kafka-mock-coordinator')` runs from the cache too and the package holds the code once.
 // Issue #16: spawn -> first ApiVersions, about 220 -> 130 ms of CPU on the bench machine.
@@ -30,41 +31,52 @@ export const cacheFileOf = (programFile) => programFile + CACHE_SUFFIX;
 /** The loader's file in dist/, which both entry points import. */
 export const LOADER_FILE = 'program-loader.js';
 
-/** dist/program-loader.js: compiles dist/<programFile> with its code cache, runs it as a CommonJS module and exports its exports. */
+/** dist/program-loader.js: runs dist/<programFile> and the chunks it requires as CommonJS modules, each compiled with its code cache, and exports the program's exports. */
 export function programLoaderSource(programFile) {
   return `// The package's program: ./${programFile} (src/index.ts's exports and src/cli-program.ts's runCli,
-// bundled as CommonJS), compiled with the V8 code cache beside it when it fits; dist/index.js and
-// dist/cli.js both take it from here (scripts/code-cache.mjs says why).
+// bundled as CommonJS) and its chunks (./chunks/**/*.cjs), each compiled with the V8 code cache
+// beside it when there is one that fits; dist/index.js and dist/cli.js both take it from here
+// (scripts/code-cache.mjs says why).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
-const file = fileURLToPath(new URL(${JSON.stringify(`./${programFile}`)}, import.meta.url));
-const cacheFile = file + ${JSON.stringify(CACHE_SUFFIX)};
-let cachedData;
-try {
-  cachedData = readFileSync(cacheFile);
-} catch {
-  // No cache (a build without one): compiled from source.
+const writeCaches = process.env.${WRITE_CACHE} === '1';
+/** Scripts compiled, by their cache file: written at exit by the build's run. */
+const compiled = new Map();
+/** Runs the bundle's file \`file\` once, as Node's CommonJS loader would (and in its require.cache), but from its code cache. */
+function load(file) {
+  const nodeRequire = createRequire(file);
+  const known = nodeRequire.cache[file];
+  if (known) return known.exports;
+  const cacheFile = file + ${JSON.stringify(CACHE_SUFFIX)};
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // No cache (a build without one, a file the build's run did not load): compiled from source.
+  }
+  // CommonJS's own wrapper, on the source's first line so that line numbers stay the file's.
+  const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', {
+    filename: file,
+    cachedData,
+    // import() in the program resolves as from a module of this directory (the bundle has none today).
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
+  });
+  if (writeCaches) compiled.set(cacheFile, script);
+  const module = new Module(file);
+  module.filename = file;
+  nodeRequire.cache[file] = module;
+  // The bundle's own files (the program, its chunks) load through here; packages and node: modules through Node.
+  const require = Object.assign((id) => (/^\\.\\.?\\/.*\\.cjs$/.test(id) ? load(resolve(dirname(file), id)) : nodeRequire(id)), { resolve: nodeRequire.resolve, cache: nodeRequire.cache });
+  script.runInThisContext()(module.exports, require, module, file, dirname(file));
+  module.loaded = true;
+  return module.exports;
 }
-// CommonJS's own wrapper, on the source's first line so that line numbers stay the file's.
-const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', {
-  filename: file,
-  cachedData,
-  // import() in the program resolves as from a module of this directory (the bundle has none today).
-  importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
-});
-// Registered as the module of that file: its chunks (dist/chunks/*.cjs, loaded on demand) require it back.
-const program = new Module(file);
-program.filename = file;
-const require = createRequire(file);
-require.cache[file] = program;
-script.runInThisContext()(program.exports, require, program, file, dirname(file));
-program.loaded = true;
-if (process.env.${WRITE_CACHE} === '1') process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()));
-export default program.exports;
+if (writeCaches) process.once('exit', () => compiled.forEach((script, cacheFile) => writeFileSync(cacheFile, script.createCachedData())));
+export default load(fileURLToPath(new URL(${JSON.stringify(`./${programFile}`)}, import.meta.url)));
 `;
 }
 
