@@ -1,33 +1,34 @@
 #!/usr/bin/env node
-// Bundles the two entry points tsc wrote, dist/index.js (the package, ES modules, in place) and
-// dist/cli-program.js (the command line, as CommonJS in dist/cli-program-<hash>.cjs, which
-// dist/cli.js then runs from a V8 code cache: cli-code-cache.mjs), each into one file with the
-// parts loaded on demand (admin API, tools, codecs) as chunks in dist/chunks/ (.js and .cjs). Why: Node resolves, reads and compiles every ES
-// module separately, and the ~340 small modules of tsc's output cost more at start than the code
+// Bundles tsc's output into the package's program, once: src/index.ts's exports and the command
+// line's runCli (src/cli-program.ts), as CommonJS in dist/program-<hash>.cjs, with the parts loaded
+// on demand (admin API, tools, codecs) as chunks in dist/chunks/*.cjs. dist/program-loader.js runs
+// it from a V8 code cache, and the two entry points take it from there: dist/cli.js (the bin) and
+// dist/index.js (the package's ES module entry, re-exporting the program's exports by name)
+// (code-cache.mjs says why). Why a bundle: Node resolves, reads and compiles every module separately, and the ~340 small modules of tsc's output cost more at start than the code
 // in them (import went from about 250 to 130 ms of CPU on a loaded 2-core machine). The same holds
 // for the CommonJS packages every start loads, pino (about 30 files with its dependencies) and
 // commander: Node's CommonJS loader resolves, stats and wraps each file, and bundled they cost
 // about half as much CPU to load (issue #16's start-up target). Every other dependency (the admin
 // API's fastify and prom-client, pino-pretty, the native hashes, re2js: all loaded on first use)
-// stays an import from node_modules. The other files of tsc's output stay as they are (their .d.ts
+// stays a require from node_modules. The other files of tsc's output stay as they are (their .d.ts
 // describe the package's types; benchmarks import single modules).
 //
-// Paths relative to import.meta.url keep working: the entries stay at dist/, and a chunk sits
+// Paths relative to import.meta.url keep working: the program stays at dist/, and a chunk sits
 // in dist/chunks/, as deep as the dist/<folder>/ file it came from (console-routes.ts finds the
 // web console at ../../dist/console/; checked below).
 import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 import { lazyCodecs } from './lazy-codecs-plugin.mjs';
-import { cliLoaderSource, writeCliCodeCache } from './cli-code-cache.mjs';
+import { LOADER_FILE, cliSource, indexSource, programLoaderSource, writeCliCodeCache } from './code-cache.mjs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const chunks = join(dist, 'chunks');
-if (readFileSync(join(dist, 'index.js'), 'utf8').includes('./chunks/')) throw new Error('dist/index.js is bundled already: run tsc (npm run build) first');
+if (readFileSync(join(dist, 'index.js'), 'utf8').includes(LOADER_FILE)) throw new Error('dist/index.js is bundled already: run tsc (npm run build) first');
 rmSync(chunks, { recursive: true, force: true });
-for (const f of readdirSync(dist).filter((f) => /^cli-program-.*\.cjs/.test(f))) rmSync(join(dist, f));
+for (const f of readdirSync(dist).filter((f) => /^(cli-)?program-.*\.cjs/.test(f))) rmSync(join(dist, f));
 
 /** The dependencies bundled in (with everything they require), as the comment above says why. */
 const BUNDLED_PACKAGES = new Set(['pino', 'commander']);
@@ -58,41 +59,51 @@ const output = {
   comments: false,
 };
 
-/** Bundles `entries` (name -> tsc's file) with the codecs, each loaded on first use (lazy-codecs-plugin.mjs), in `format`. */
-async function bundle(entries, format, fileNames) {
+/** Bundles `entries` (name -> module id) with the codecs, each loaded on first use (lazy-codecs-plugin.mjs), as CommonJS. */
+async function bundle(entries, plugins, fileNames) {
   const codecs = await lazyCodecs(dist);
-  const build = await rolldown({ input: { ...entries, ...codecs.inputs }, plugins: [codecs.plugin], platform: 'node', external, logLevel: 'warn' });
-  const { output: written } = await build.write({ ...output, format, ...fileNames });
+  const build = await rolldown({ input: { ...entries, ...codecs.inputs }, plugins: [...plugins, codecs.plugin], platform: 'node', external, logLevel: 'warn' });
+  const { output: written } = await build.write({ ...output, format: 'cjs', ...fileNames });
   await build.close();
   return written;
 }
 
-// The command line: src/cli-program.ts as CommonJS, which dist/cli.js runs with a V8 code cache
-// (cli-code-cache.mjs says why). Its file name carries its content's hash (the cache's key).
-const program = 'cli-program';
-const written = await bundle({ [program]: join(dist, `${program}.js`) }, 'cjs', {
+// The package's value exports, as tsc compiled src/index.ts: what dist/index.js re-exports.
+const apiNames = Object.keys(await import(pathToFileURL(join(dist, 'index.js')).href));
+// The program's entry: src/index.ts's exports and the command line's runCli.
+const PROGRAM_ENTRY = '\0kmc-program';
+const programEntry = {
+  name: 'kmc-program-entry',
+  resolveId: (id) => (id === PROGRAM_ENTRY ? id : null),
+  load: (id) => (id === PROGRAM_ENTRY ? `export * from ${JSON.stringify(join(dist, 'index.js'))};\nexport { runCli } from ${JSON.stringify(join(dist, 'cli-program.js'))};\n` : null),
+};
+// Its file name carries its content's hash (the code cache's key).
+const program = 'program';
+const written = await bundle({ [program]: PROGRAM_ENTRY }, [programEntry], {
   entryFileNames: (chunk) => (chunk.name === program ? '[name]-[hash].cjs' : '[name].cjs'),
   chunkFileNames: 'chunks/[name]-[hash].cjs',
 });
-const programFile = written.find((chunk) => chunk.type === 'chunk' && chunk.isEntry && chunk.name === program).fileName;
-// The package: dist/index.js, ES modules. After the command line, whose bundle reads tsc's index.js.
-await bundle({ index: join(dist, 'index.js') }, 'esm', { entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' });
-writeFileSync(join(dist, 'cli.js'), cliLoaderSource(programFile));
+const entry = written.find((chunk) => chunk.type === 'chunk' && chunk.isEntry && chunk.name === program);
+const missing = [...apiNames, 'runCli'].filter((name) => !entry.exports.includes(name));
+if (missing.length > 0) throw new Error(`the program bundle does not export ${missing.join(', ')}`);
+writeFileSync(join(dist, LOADER_FILE), programLoaderSource(entry.fileName));
+writeFileSync(join(dist, 'index.js'), indexSource(apiNames));
+writeFileSync(join(dist, 'cli.js'), cliSource());
+// tsc's maps of the files replaced: they describe what is no longer there.
+for (const f of ['index.js.map', 'cli.js.map']) rmSync(join(dist, f), { force: true });
 // The package's bin: executable, so that `npx kafka-mock-coordinator` also runs in a clone (npm sets
 // the bit on install from a tarball, not for the project's own bin).
 chmodSync(join(dist, 'cli.js'), 0o755);
 
 // The web console's directory is computed from the chunk's own URL: it must be two levels down.
-for (const extension of ['.js', '.cjs']) {
-  const consoleChunk = readdirSync(chunks).filter((f) => f.endsWith(extension) && readFileSync(join(chunks, f), 'utf8').includes('../../dist/console/'));
-  if (consoleChunk.length !== 1) throw new Error(`expected the web console's routes in one ${extension} chunk under dist/chunks, found ${consoleChunk.length}`);
-}
+const consoleChunk = readdirSync(chunks).filter((f) => f.endsWith('.cjs') && readFileSync(join(chunks, f), 'utf8').includes('../../dist/console/'));
+if (consoleChunk.length !== 1) throw new Error(`expected the web console's routes in one chunk under dist/chunks, found ${consoleChunk.length}`);
 
 // Last: the cache is written by a run of the finished dist/cli.js. Without it the command line
 // works the same, compiling from source (slower to start): a machine where that run cannot
 // happen (no loopback, a sandbox) still builds.
 try {
-  await writeCliCodeCache(dist, programFile);
+  await writeCliCodeCache(dist, entry.fileName);
 } catch (err) {
-  process.stderr.write(`bundle: no code cache for the command line (it starts from source, slower): ${err.message}\n`);
+  process.stderr.write(`bundle: no code cache (the package and its command line start from source, slower): ${err.message}\n`);
 }

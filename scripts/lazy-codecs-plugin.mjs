@@ -16,7 +16,7 @@
 //   properties.
 // The header codecs (RequestHeader, ResponseHeader: every request needs them) and the schemas
 // outside the registry (consumer protocol, control records) stay in the bundle.
-// On a Node without require(esm) the loader registers a preload with src/protocol/codec-loading.ts,
+// On a Node without require(esm), for ES module codec files (.js), the loader registers a preload with src/protocol/codec-loading.ts,
 // which startServer awaits. Names and values are read by importing tsc's output, so this follows
 // the generator (scripts/generate-codecs.mjs) without knowing it, and stops the build on what it
 // does not recognise rather than wrapping it wrongly.
@@ -116,7 +116,8 @@ function codecLoader(dist, keys) {
     '  }',
     '  return m;',
     '}',
-    'if (!process.features.require_module) {',
+    // A CommonJS codec file is required on any Node; an ES module one not before Node 20.19.
+    "if (!process.features.require_module && codecExtension === '.js') {",
     `  const keys = ${JSON.stringify(keys)};`,
     '  setCodecPreload(async () => { for (const key of keys) if (!loaded.has(key)) loaded.set(key, await import(codecUrl(key).href)); });',
     '}',

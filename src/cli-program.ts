@@ -1,7 +1,8 @@
 /**
  * The command line: `serve` (the root command), the log tools and the admin API's commands, run on
- * process.argv by `runCli()`. src/cli.ts, the package's bin, only calls it; the bundle runs this
- * module from a V8 code cache (scripts/cli-code-cache.mjs), which is why it is a module of its own.
+ * process.argv by `runCli()`. src/cli.ts, the package's bin, only calls it; the bundle puts this
+ * module beside src/index.ts in the package's one program, run from a V8 code cache
+ * (scripts/code-cache.mjs), which is why it is a module of its own.
  */
 import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
@@ -165,7 +166,7 @@ async function serve(opts: ServeOptions): Promise<void> {
  * Not pino's `transport` (a worker thread running pino-pretty): that costs a second V8 isolate,
  * about 10 MiB and 100 ms of CPU at start, for the few lines a server logs. pino-pretty itself
  * loads only here, never when stdout is a pipe or a file; with `require`, not `import()`: the
- * bundled command line runs as a `vm.Script` from a code cache (scripts/cli-code-cache.mjs), and
+ * bundled command line runs as a `vm.Script` from a code cache (scripts/code-cache.mjs), and
  * Node 20 loses a script's dynamic-import callback when V8 takes the cache.
  */
 function prettyLines(out: pino.DestinationStream): pino.DestinationStream {
@@ -183,7 +184,7 @@ function emit(result: CommandOutput): void {
 
 /**
  * The version in package.json, read at run time: this module sits one level below it (as
- * src/cli-program.ts, dist/cli-program.js, and bundled as dist/cli-program-<hash>.cjs), in the
+ * src/cli-program.ts, dist/cli-program.js, and bundled as dist/program-<hash>.cjs), in the
  * repository and in an installed package alike, and no build step has to copy it.
  */
 function packageVersion(): string {
@@ -192,59 +193,13 @@ function packageVersion(): string {
   return typeof version === 'string' ? version : 'unknown';
 }
 
-const program = new Command()
-  .name('kafka-mock-coordinator')
-  .description('A Kafka-protocol broker and group coordinator for tests and local development')
-  .version(packageVersion(), '-V, --version', 'print the version and exit')
-  .option('--host <host>', 'address to bind (default: all interfaces)')
-  .option('--port <port>', 'Kafka port, 0 picks a free one (default: 9092, or the port of listeners)')
-  .option('--advertised-listener <host:port>', 'address clients are told to connect to')
-  .option('--data-dir <dir>', 'data directory (default: ./data, or log.dirs)')
-  .option('--in-memory', 'keep everything in memory, write no files')
-  .option('--config <key=value>', 'a Kafka broker config by its Kafka name (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-  .option('--log-level <level>', 'pino log level', process.env['LOG_LEVEL'] ?? 'info')
-  .addOption(new Option('--admin-port <port>', 'HTTP admin API port, 0 picks a free one').env('KMC_ADMIN_PORT').default(String(DEFAULT_ADMIN_PORT)))
-  .addOption(new Option('--admin-host <host>', 'address the admin API binds (default 127.0.0.1; another needs --admin-token or --admin-insecure)').env('KMC_ADMIN_HOST'))
-  .addOption(new Option('--admin-token <token>', 'require "Authorization: Bearer <token>" on every admin API request').env('KMC_ADMIN_TOKEN'))
-  .option('--admin-insecure', 'allow the admin API on a non-loopback address without a token (also KMC_ADMIN_INSECURE=true)')
-  .option('--no-admin', 'do not start the admin API')
-  .addOption(new Option('--clock <mode>', 'server clock: system, or manual (moved only by `clock advance`)').choices(['system', 'manual']).default('system'))
-  .option('--faults <file>', 'fault rules to install at start: a JSON file holding an array of rules, {"faults": [...]}, or one rule; also KMC_FAULTS (that JSON inline, or a path)')
-  .addOption(new Option('--brokers <n>', 'simulated brokers (ids node.id, node.id+1, ...; ports consecutive from --port)').env('KMC_BROKERS').default('1'))
-  .addOption(new Option('--kafka-version <version>', `advertise the API versions of this Kafka release (${KAFKA_RELEASES.join(', ')})`).env('KMC_KAFKA_VERSION'))
-  .addOption(new Option('--api-versions <ranges>', 'per-API version ranges, e.g. OffsetCommit=2-8,Fetch=4-12').env('KMC_API_VERSIONS'))
-  .option('--add-scram <credential>', "a SCRAM credential to create, as kafka-storage format --add-scram: 'SCRAM-SHA-256=[name=alice,password=alice-secret]' (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
-  .action(async (opts: ServeOptions) => {
-    await serve({ ...opts, adminPortExplicit: program.getOptionValueSource('adminPort') !== 'default' });
-  });
-
-program
-  .command('dump-log')
-  .description("print log segments like Kafka's kafka-dump-log.sh --print-data-log: records decoded as __consumer_offsets (default, --offsets-decoder), __transaction_state (--transaction-log-decoder) or __share_group_state (--share-group-state-decoder) records; a user topic's segment prints its batch lines, and its records read with that decoder, as Kafka's tool given it (there is no plain key/payload mode)")
-  .argument('<segment...>', 'segment files (<base offset>.log) of any topic')
-  .option('--offsets-decoder', 'read the records as __consumer_offsets records (the default)')
-  .option('--transaction-log-decoder', 'read the records as __transaction_state records')
-  .option('--share-group-state-decoder', 'read the records as __share_group_state records')
-  .action(async (files: string[], opts: { offsetsDecoder?: boolean; transactionLogDecoder?: boolean; shareGroupStateDecoder?: boolean }) => {
-    // The tools load only when asked for: serving needs none of their code at start.
-    const { dumpLogFiles } = await import('./tools/dump-log.js');
-    // The decoder Kafka's DumpLogSegmentsOptions picks when several are given: the first of these.
-    const log = opts.offsetsDecoder ? '__consumer_offsets' : opts.transactionLogDecoder ? '__transaction_state' : opts.shareGroupStateDecoder ? '__share_group_state' : '__consumer_offsets';
-    process.exitCode = dumpLogFiles(
-      files,
-      (line) => process.stdout.write(line + '\n'),
-      (line) => process.stderr.write(line + '\n'),
-      log,
-    );
-  });
-
 interface GroupsTool {
   list(options: { bootstrapServer: string; timeoutMs: number }): Promise<CommandOutput>;
   describe(options: { bootstrapServer: string; timeoutMs: number; groups: string[]; members?: boolean; state?: boolean; offsets?: boolean; verbose?: boolean }): Promise<CommandOutput>;
 }
 
 /** `groups` and `share-groups`: look-alikes of kafka-consumer-groups.sh and kafka-share-groups.sh with the same read-only options. */
-function groupsCommand(name: string, kind: string, script: string, offsets: string, load: () => Promise<GroupsTool>): void {
+function groupsCommand(program: Command, name: string, kind: string, script: string, offsets: string, load: () => Promise<GroupsTool>): void {
   program
     .command(name)
     .description(`describe or list ${kind} groups of a running server, like Kafka's ${script}`)
@@ -273,34 +228,88 @@ function groupsCommand(name: string, kind: string, script: string, offsets: stri
     });
 }
 
-groupsCommand('groups', 'consumer', 'kafka-consumer-groups.sh', 'offsets and lag', async () => {
-  const { describeGroups, listGroups } = await import('./tools/consumer-groups.js');
-  return { list: listGroups, describe: describeGroups };
-});
-groupsCommand('share-groups', 'share', 'kafka-share-groups.sh', 'start offsets and lag', async () => {
-  const { describeShareGroups, listShareGroups } = await import('./tools/share-groups.js');
-  return { list: listShareGroups, describe: describeShareGroups };
-});
+/**
+ * The command line's commands and options. Built by `runCli()`, not when the module loads: the
+ * package's `import` runs this module too (one bundle for both, scripts/bundle.mjs), and a program
+ * that only calls startServer has no use for commander's command tree or package.json's version.
+ */
+function commandLine(): Command {
+  const program = new Command()
+    .name('kafka-mock-coordinator')
+    .description('A Kafka-protocol broker and group coordinator for tests and local development')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .option('--host <host>', 'address to bind (default: all interfaces)')
+    .option('--port <port>', 'Kafka port, 0 picks a free one (default: 9092, or the port of listeners)')
+    .option('--advertised-listener <host:port>', 'address clients are told to connect to')
+    .option('--data-dir <dir>', 'data directory (default: ./data, or log.dirs)')
+    .option('--in-memory', 'keep everything in memory, write no files')
+    .option('--config <key=value>', 'a Kafka broker config by its Kafka name (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--log-level <level>', 'pino log level', process.env['LOG_LEVEL'] ?? 'info')
+    .addOption(new Option('--admin-port <port>', 'HTTP admin API port, 0 picks a free one').env('KMC_ADMIN_PORT').default(String(DEFAULT_ADMIN_PORT)))
+    .addOption(new Option('--admin-host <host>', 'address the admin API binds (default 127.0.0.1; another needs --admin-token or --admin-insecure)').env('KMC_ADMIN_HOST'))
+    .addOption(new Option('--admin-token <token>', 'require "Authorization: Bearer <token>" on every admin API request').env('KMC_ADMIN_TOKEN'))
+    .option('--admin-insecure', 'allow the admin API on a non-loopback address without a token (also KMC_ADMIN_INSECURE=true)')
+    .option('--no-admin', 'do not start the admin API')
+    .addOption(new Option('--clock <mode>', 'server clock: system, or manual (moved only by `clock advance`)').choices(['system', 'manual']).default('system'))
+    .option('--faults <file>', 'fault rules to install at start: a JSON file holding an array of rules, {"faults": [...]}, or one rule; also KMC_FAULTS (that JSON inline, or a path)')
+    .addOption(new Option('--brokers <n>', 'simulated brokers (ids node.id, node.id+1, ...; ports consecutive from --port)').env('KMC_BROKERS').default('1'))
+    .addOption(new Option('--kafka-version <version>', `advertise the API versions of this Kafka release (${KAFKA_RELEASES.join(', ')})`).env('KMC_KAFKA_VERSION'))
+    .addOption(new Option('--api-versions <ranges>', 'per-API version ranges, e.g. OffsetCommit=2-8,Fetch=4-12').env('KMC_API_VERSIONS'))
+    .option('--add-scram <credential>', "a SCRAM credential to create, as kafka-storage format --add-scram: 'SCRAM-SHA-256=[name=alice,password=alice-secret]' (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .action(async (opts: ServeOptions) => {
+      await serve({ ...opts, adminPortExplicit: program.getOptionValueSource('adminPort') !== 'default' });
+    });
 
-registerControlCommands(program);
+  program
+    .command('dump-log')
+    .description("print log segments like Kafka's kafka-dump-log.sh --print-data-log: records decoded as __consumer_offsets (default, --offsets-decoder), __transaction_state (--transaction-log-decoder) or __share_group_state (--share-group-state-decoder) records; a user topic's segment prints its batch lines, and its records read with that decoder, as Kafka's tool given it (there is no plain key/payload mode)")
+    .argument('<segment...>', 'segment files (<base offset>.log) of any topic')
+    .option('--offsets-decoder', 'read the records as __consumer_offsets records (the default)')
+    .option('--transaction-log-decoder', 'read the records as __transaction_state records')
+    .option('--share-group-state-decoder', 'read the records as __share_group_state records')
+    .action(async (files: string[], opts: { offsetsDecoder?: boolean; transactionLogDecoder?: boolean; shareGroupStateDecoder?: boolean }) => {
+      // The tools load only when asked for: serving needs none of their code at start.
+      const { dumpLogFiles } = await import('./tools/dump-log.js');
+      // The decoder Kafka's DumpLogSegmentsOptions picks when several are given: the first of these.
+      const log = opts.offsetsDecoder ? '__consumer_offsets' : opts.transactionLogDecoder ? '__transaction_state' : opts.shareGroupStateDecoder ? '__share_group_state' : '__consumer_offsets';
+      process.exitCode = dumpLogFiles(
+        files,
+        (line) => process.stdout.write(line + '\n'),
+        (line) => process.stderr.write(line + '\n'),
+        log,
+      );
+    });
 
-// A reader that stops early (`dump-log ... | head`) closes the pipe: the tools stop quietly, as
-// Kafka's do. Not the server (the root command's action), which writes its log with pino's
-// synchronous writes to fd 1 and must never create `process.stdout`: on a pipe, that puts fd 1 in
-// non-blocking mode, and a full pipe (a reader busy elsewhere, as a test runner or a benchmark
-// with a thousand clients) then makes each write sleep 100 ms (sonic-boom's retry on EAGAIN)
-// where a blocking write waits only until the reader takes the bytes, as a JVM's console does.
-program.hook('preAction', (_program, action) => {
-  if (action === program) return;
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
+  groupsCommand(program, 'groups', 'consumer', 'kafka-consumer-groups.sh', 'offsets and lag', async () => {
+    const { describeGroups, listGroups } = await import('./tools/consumer-groups.js');
+    return { list: listGroups, describe: describeGroups };
   });
-});
+  groupsCommand(program, 'share-groups', 'share', 'kafka-share-groups.sh', 'start offsets and lag', async () => {
+    const { describeShareGroups, listShareGroups } = await import('./tools/share-groups.js');
+    return { list: listShareGroups, describe: describeShareGroups };
+  });
+
+  registerControlCommands(program);
+
+  // A reader that stops early (`dump-log ... | head`) closes the pipe: the tools stop quietly, as
+  // Kafka's do. Not the server (the root command's action), which writes its log with pino's
+  // synchronous writes to fd 1 and must never create `process.stdout`: on a pipe, that puts fd 1 in
+  // non-blocking mode, and a full pipe (a reader busy elsewhere, as a test runner or a benchmark
+  // with a thousand clients) then makes each write sleep 100 ms (sonic-boom's retry on EAGAIN)
+  // where a blocking write waits only until the reader takes the bytes, as a JVM's console does.
+  program.hook('preAction', (_program, action) => {
+    if (action === program) return;
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(0);
+      throw err;
+    });
+  });
+  return program;
+}
 
 /** Runs the command named by process.argv (serving by default); resolves when its action has. */
 export async function runCli(): Promise<void> {
   // The tools decode messages and records too: on a Node without require(esm) the bundle's codecs load here first.
   await codecsLoadable();
-  await program.parseAsync();
+  await commandLine().parseAsync();
 }

@@ -3,8 +3,10 @@
  * its first use. The bundle (scripts/bundle.mjs) ships each API's request and response codecs
  * (src/protocol/messages/*) as their own file, loaded synchronously with `require` the first time
  * a request of that API arrives or a handler touches them, so a start parses only the codecs it
- * uses (issue #16). `require` of an ES module needs Node 20.19+ (22.12+); on an older Node the
- * bundle registers here a step that imports them all ahead, which `startServer` awaits. Unbundled
+ * uses (issue #16). The package's bundle is CommonJS (scripts/code-cache.mjs), and so are its codec
+ * files: `require` loads them on any Node. Only an ES module bundle's codec files would need Node
+ * 20.19+ (22.12+) for that; there the bundle would register here a step that imports them all
+ * ahead, which `startServer` awaits. Unbundled
  * (tsc's output, the tests) the codecs are plain static imports and nothing is registered.
  */
 let preload: (() => Promise<void>) | undefined;
