@@ -52,11 +52,23 @@ function sendError(reply: FastifyReply, statusCode: number, message: string): Fa
 /** Ten years (ms): the most one clock advance may cover, so firing its timers stays quick. */
 const MAX_CLOCK_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000;
 
+/**
+ * An integer field of a JSON body (400 naming it otherwise): a JSON number, as the route schemas
+ * (/openapi.json) say, never a string of digits; undefined when absent.
+ */
 function optionalInt(value: unknown, name: string, max = MAX_TIMER_MS): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
+    throw new FaultRuleError(`${name} must be an integer from 0 to ${max} (a JSON number), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** An integer query parameter (a string of digits in the URL); undefined when absent or empty. */
+function queryInt(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
-  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > max) throw new FaultRuleError(`${name} must be an integer from 0 to ${max}`);
-  return n;
+  if (!/^\d+$/.test(value)) throw new FaultRuleError(`${name} must be an integer from 0 to ${MAX_TIMER_MS}, got ${JSON.stringify(value)}`);
+  return optionalInt(Number(value), name);
 }
 
 /** The HTTP admin API (fastify). Routes are described by `OPENAPI_DOCUMENT` at `/openapi.json`. */
@@ -144,9 +156,9 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     if (q['group'] !== undefined) filter.group = q['group'];
     if (q['clientId'] !== undefined) filter.clientId = q['clientId'];
     if (q['transactionalId'] !== undefined) filter.transactionalId = q['transactionalId'];
-    const sinceSeq = optionalInt(q['sinceSeq'], 'sinceSeq');
+    const sinceSeq = queryInt(q['sinceSeq'], 'sinceSeq');
     if (sinceSeq !== undefined) filter.sinceSeq = sinceSeq;
-    const limit = optionalInt(q['limit'], 'limit');
+    const limit = queryInt(q['limit'], 'limit');
     if (limit !== undefined) filter.limit = limit;
     return { requests: faults.requests(filter) };
   });

@@ -196,11 +196,17 @@ export class CoordinatorRuntime {
     } catch (err) {
       durable = Promise.reject(err);
     }
-    const done = this.track(durable).then(
+    // Replayed in the same turn as an OffsetCommit appended after it would be (one hop from its
+    // `durable`, as `appendToPartition`): records are applied in log order, which decides what a
+    // COMMIT marker materializes (`OffsetStore.replayEndTransaction`).
+    this.unsettled++;
+    const done = durable.then(
       () => {
+        this.settled();
         for (const r of records) shard.replayTransactional(r, producerId);
       },
       (err: unknown) => {
+        this.settled();
         throw toCoordinatorWriteError(err);
       },
     );

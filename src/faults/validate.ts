@@ -39,13 +39,16 @@ export function isObject(v: unknown): v is Record<string, unknown> {
  */
 export const MAX_FAULT_HOLD_MS = 3_600_000;
 
-/** `value` as an integer in [min, max] (a string of digits accepted), or FaultRuleError naming `what`. */
+/**
+ * `value` as an integer in [min, max], or FaultRuleError naming `what`. A number, never a string
+ * of digits: the rule's JSON schema (/openapi.json) says integer, on every surface (TypeScript,
+ * `POST /faults`, `--faults` files, `KMC_FAULTS`); the CLI's flags are converted before.
+ */
 export function int(value: unknown, what: string, min: number, max = MAX_TIMER_MS): number {
-  const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new FaultRuleError(`${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   }
-  return n;
+  return value;
 }
 
 /** `value` as a string, or FaultRuleError naming `what`. */

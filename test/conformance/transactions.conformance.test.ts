@@ -134,6 +134,30 @@ describe('AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn', () => {
     await end('EndTxn abort after commit', 3, epoch, false);
   });
 
+  scenario('COMMIT marker beside plain commits: a later OffsetCommit is kept, an OffsetDelete drops the pending offset', async (s) => {
+    const topic = s.name('tx-mat-out');
+    await s.createTopic(topic, 1);
+    const plain = (groupId: string, offset: bigint) => ({
+      groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
+      topics: [{ name: topic, topicId: '', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: 'plain' }] }],
+    });
+    const commitAfter = async (label: string, id: string, group: string, between: () => Promise<unknown>) => {
+      const { producerId, producerEpoch } = await ready(s, id);
+      await s.call(`${label}: AddOffsetsToTxn`, 25, 3, { transactionalId: id, producerId, producerEpoch, groupId: group });
+      await s.call(`${label}: TxnOffsetCommit`, 28, 3, txnCommit(id, group, producerId, producerEpoch, topic, 5n));
+      await between();
+      const r = await s.send(26, 3, { transactionalId: id, producerId, producerEpoch, committed: true });
+      s.record(`${label}: EndTxn commit`, r.errorCode);
+      s.record(`${label}: OffsetFetch requireStable after the marker`, await stableOffset(s, group, topic));
+    };
+    const g1 = s.name('tx-mat-g1');
+    await commitAfter('plain commit in between', s.name('tx-mat-a'), g1, () => s.call('OffsetCommit 10', 8, 8, plain(g1, 10n)));
+    const g2 = s.name('tx-mat-g2');
+    await commitAfter('OffsetDelete in between, no committed offset', s.name('tx-mat-b'), g2, () =>
+      s.call('OffsetDelete', 47, 0, { groupId: g2, topics: [{ name: topic, partitions: [{ partitionIndex: 0 }] }] }),
+    );
+  });
+
   scenario('a new InitProducerId fences an open transaction: CONCURRENT_TRANSACTIONS, abort, bumped epoch', async (s) => {
     const id = s.name('tx-fence');
     const topic = s.name('tx-fence-out');

@@ -25,6 +25,31 @@ describe('control surface limits', () => {
     expect((await post('/cluster/coordinator-load', { groupId: 'g', durationMs: 1e16 })).status).toBe(400);
   });
 
+  it('takes integer fields of JSON bodies as JSON numbers only: a string of digits is a 400 naming the field', async () => {
+    const refused = async (path: string, body: unknown, field: string) => {
+      const res = await post(path, body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toMatch(new RegExp(`^${field.replace('.', '\\.')} must be an integer from \\d+ to \\d+.*, got "`));
+    };
+    const before = server.clock.now();
+    await refused('/clock/advance', { ms: '100' }, 'ms');
+    await refused('/clock/advance', { ms: '' }, 'ms');
+    expect(server.clock.now()).toBe(before);
+    const rules = server.faults.list().length;
+    await refused('/faults', { match: { api: 'Metadata' }, action: { type: 'delay', ms: '5' } }, 'action.ms');
+    await refused('/faults', { match: { api: 'Metadata' }, action: { type: 'error', error: 3 }, times: '3' }, 'times');
+    await refused('/faults', { match: { api: 'Metadata', nth: '2' }, action: { type: 'error', error: 3 } }, 'match.nth');
+    expect(() => server.faults.add({ match: { api: 'Metadata' }, action: { type: 'error', error: 3 }, durationMs: '100' as unknown as number })).toThrow('durationMs must be an integer');
+    expect(server.faults.list()).toHaveLength(rules);
+    const rule = server.faults.add({ match: { api: 'Metadata', clientId: 'strict' }, action: { type: 'error', error: 3 } });
+    await refused(`/faults/${rule.id}/wait`, { count: '1' }, 'count');
+    rule.remove();
+    await refused('/cluster/coordinator-load', { groupId: 'g', durationMs: '100' }, 'durationMs');
+    // Query parameters are strings by nature: digits are the integer.
+    expect((await fetch(`${server.admin!.url}/requests?limit=5`)).status).toBe(200);
+    expect((await fetch(`${server.admin!.url}/requests?limit=5x`)).status).toBe(400);
+  });
+
   it('refuses a clock advance of more than ten years, leaving the clock where it was', async () => {
     const before = server.clock.now();
     const res = await post('/clock/advance', { ms: 8640000000000000 });

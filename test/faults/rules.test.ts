@@ -15,8 +15,8 @@ afterEach(async () => {
   }
 });
 
-async function start() {
-  const server = await startTestServer();
+async function start(options: Parameters<typeof startTestServer>[0] = {}) {
+  const server = await startTestServer(options);
   const client = await RawClient.connect(server.port);
   const ctx = { server, clients: [client] };
   running.push(ctx);
@@ -145,6 +145,20 @@ describe('fault rules', () => {
     expect(timed.info().state).toBe('expired');
     expect(server.faults.list().map((r) => r.id)).toEqual([timed.id]);
     expect(server.faults.clear()).toBe(1);
+  });
+
+  it('durationMs stays on real time under the manual clock: advancing the clock does not end a rule', async () => {
+    // A rule's lifetime is a wall-clock budget (the README's fault design note): a suite on the
+    // manual clock for retention or session timeouts must not find its 2 s "loading" rule lasting
+    // until someone advances the clock. Deterministic ends are `times` and `remove()`.
+    const { server, client } = await start({ clock: 'manual' });
+    const timed = server.faults.add({ match: { api: 'OffsetFetch' }, action: { type: 'error', error: 'COORDINATOR_LOAD_IN_PROGRESS' }, durationMs: 60_000 });
+    server.clock.advance(300_000); // below connections.max.idle.ms, which the manual clock drives
+    const res = await client.send(9, 5, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
+    expect(res.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    expect(timed.info().state).toBe('active');
+    expect(Date.parse(timed.info().expiresAt!) - Date.parse(timed.info().createdAt)).toBe(60_000);
+    expect(timed.remove()).toBe(true);
   });
 
   it('fails OffsetFetch v8+ per group, and partitions within a group', async () => {

@@ -46,7 +46,7 @@ export function classicGroupsOf(map: GroupMap): GroupView<ClassicGroup> {
 const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The offsets the coordinator consults: which groups hold offsets, and deleting them with a group. */
-export type ClassicOffsets = Pick<OffsetStore, 'hasOffsets' | 'tombstoneGroup'> & { groupIds?(): Iterable<string> };
+export type ClassicOffsets = Pick<OffsetStore, 'hasOffsets' | 'tombstoneGroup'> & { groupIds?(): Iterable<string>; hasPendingOffsets?(groupId: string): boolean };
 
 export interface ClassicGroupCoordinatorOptions {
   config: BrokerConfig;
@@ -288,12 +288,14 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
 
   /**
    * The group, if known. A group that only has committed offsets (after a restart, nothing else
-   * records it) is materialised as a simple group, as Kafka creates one while replaying offsets.
+   * records it) or pending transactional ones is materialised as a simple group, as Kafka's
+   * `OffsetMetadataManager.replay` creates one while replaying any offset commit record.
    */
   group(groupId: string): ClassicGroup | undefined {
     const group = this.ctx.groups.get(groupId);
     if (group) return group;
-    return this.offsets.hasOffsets(groupId) && !this.ctx.groups.taken(groupId) ? this.getOrCreateSimpleGroup(groupId) : undefined;
+    const hasOffsets = this.offsets.hasOffsets(groupId) || this.offsets.hasPendingOffsets?.(groupId) === true;
+    return hasOffsets && !this.ctx.groups.taken(groupId) ? this.getOrCreateSimpleGroup(groupId) : undefined;
   }
 
   /**

@@ -7,7 +7,8 @@
  * - unknown (or Dead) group -> GROUP_ID_NOT_FOUND; a classic group with members whose protocol type
  *   is not "consumer" -> NON_EMPTY_GROUP; both at the top level with no topics;
  * - per topic: GROUP_SUBSCRIBED_TO_TOPIC for each partition when the group consumes the topic;
- *   otherwise NONE, and the committed offsets of those partitions are tombstoned, the answer waiting
+ *   otherwise NONE, and the committed offsets of those partitions (and their pending transactional
+ *   offsets, which a later COMMIT marker then does not bring back) are tombstoned, the answer waiting
  *   until the tombstones are durable. A failed write answers its error (NOT_COORDINATOR for a
  *   storage error) at the top level, with no topics, and deletes nothing. Tombstones that cannot
  *   fit one batch of `message.max.bytes` fail so too (Kafka 4.3's runtime builds the batch, the
@@ -27,7 +28,7 @@ import { writeErrorCode } from '../runtime.js';
 import type { OffsetStore } from './offset-store.js';
 
 export interface OffsetDeleteContext {
-  readonly offsets: Pick<OffsetStore, 'fetch' | 'deleteOffsets'>;
+  readonly offsets: Pick<OffsetStore, 'fetch' | 'hasPendingOffset' | 'deleteOffsets'>;
   /** Partitions of a topic as Kafka's metadata cache knows it (`__consumer_offsets` included), or undefined. */
   partitionCount(topic: string): number | undefined;
   /** `Group.validateOffsetDelete` then `isSubscribedToTopic`: an error code, or the subscription test. */
@@ -92,7 +93,9 @@ export async function deleteOffsets(c: OffsetDeleteContext, req: OffsetDeleteReq
     coordinatorTopics.push({ name: topic.name, partitions: topic.partitions.map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.NONE })) });
     const tombstoneBytes = tombstoneBytesAtLeast(req.groupId, topic.name);
     for (const partition of topic.partitions) {
-      if (c.offsets.fetch(req.groupId, topic.name, partition) !== undefined) {
+      // A committed offset or a pending transactional one (`hasCommittedOffset` or
+      // `hasPendingTransactionalOffsets`): the tombstone drops both.
+      if (c.offsets.fetch(req.groupId, topic.name, partition) !== undefined || c.offsets.hasPendingOffset(req.groupId, topic.name, partition)) {
         tombstones.push({ topic: topic.name, partition });
         bytesAtLeast += tombstoneBytes;
       }

@@ -64,11 +64,16 @@ function partitionKey(topic: string, partition: number): string {
   return key;
 }
 
-/** One group's offsets by partition key. */
-type GroupEntries = Map<string, { topic: string; partition: number; offset: CommittedOffset }>;
+/**
+ * One group's offsets by partition key. `order` stands for Kafka's `OffsetAndMetadata.recordOffset`:
+ * records are applied in the order of their offsets in the group's `__consumer_offsets` partition
+ * (at start-up in log order; live as each write becomes durable, in append order), so a larger
+ * `order` is a later record of that partition.
+ */
+type GroupEntries = Map<string, { topic: string; partition: number; offset: CommittedOffset; order: number }>;
 
-/** Applies an OffsetCommit record (or its tombstone) to one group's offsets. */
-function applyRecord(offsets: GroupEntries, record: OffsetCommitRecord): void {
+/** Applies an OffsetCommit record (or its tombstone), the `order`-th applied, to one group's offsets. */
+function applyRecord(offsets: GroupEntries, record: OffsetCommitRecord, order: number): void {
   const key = partitionKey(record.topic, record.partition);
   const v = record.value;
   if (v === null) {
@@ -86,7 +91,15 @@ function applyRecord(offsets: GroupEntries, record: OffsetCommitRecord): void {
       expireTimestamp: v.expireTimestamp,
       topicId: v.topicId,
     },
+    order,
   });
+}
+
+/** A group's offsets as reads see them (without the order they were applied in). */
+function entriesOf(offsets: GroupEntries | undefined): Array<{ topic: string; partition: number; offset: CommittedOffset }> {
+  const out: Array<{ topic: string; partition: number; offset: CommittedOffset }> = [];
+  for (const { topic, partition, offset } of offsets?.values() ?? []) out.push({ topic, partition, offset });
+  return out;
 }
 
 /**
@@ -115,6 +128,8 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
   private readonly inFlight = new Map<string, OffsetCommitRecord[]>();
   private readonly runtime: Pick<CoordinatorRuntime, 'append' | 'appendTransactional'>;
   private readonly time: Time;
+  /** How many durable records (committed or pending) have been applied: the last one's `order`. */
+  private applied = 0;
 
   constructor(options: OffsetStoreOptions) {
     this.runtime = options.runtime;
@@ -152,13 +167,17 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
     if (!byGroup) this.pending.set(producerId, (byGroup = new Map()));
     let entries = byGroup.get(record.groupId);
     if (!entries) byGroup.set(record.groupId, (entries = new Map()));
-    applyRecord(entries, record);
+    applyRecord(entries, record, ++this.applied);
   }
 
   /**
    * A transaction marker of `producerId` is durable on a `__consumer_offsets` partition
    * (`OffsetMetadataManager.replayEndTransactionMarker`): its pending offsets of the groups
-   * `inPartition` accepts become committed (COMMIT) or are dropped (ABORT).
+   * `inPartition` accepts become committed (COMMIT) or are dropped (ABORT). A COMMIT keeps a
+   * partition's committed offset when its record came after the transactional one (a plain
+   * OffsetCommit made between the TxnOffsetCommit and the marker): Kafka materializes a pending
+   * offset only when the partition has no committed offset or the pending offset's
+   * `recordOffset` is larger, and the materialized offset keeps its own record offset.
    */
   replayEndTransaction(producerId: bigint, commit: boolean, inPartition: (groupId: string) => boolean): void {
     const byGroup = this.pending.get(producerId);
@@ -167,9 +186,12 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
       if (!inPartition(groupId)) continue;
       byGroup.delete(groupId);
       if (!commit) continue;
-      for (const { topic, partition, offset } of entries.values()) {
-        const { committedOffset, leaderEpoch, metadata, commitTimestamp, expireTimestamp, topicId } = offset;
-        this.applyCommitted({ kind: 'offset-commit', groupId, topic, partition, value: { offset: committedOffset, leaderEpoch, metadata, commitTimestamp, expireTimestamp, topicId } });
+      let offsets = this.committed.get(groupId);
+      for (const [key, entry] of entries) {
+        const current = offsets?.get(key);
+        if (current !== undefined && current.order > entry.order) continue;
+        if (!offsets) this.committed.set(groupId, (offsets = new Map()));
+        offsets.set(key, entry);
       }
     }
     if (byGroup.size === 0) this.pending.delete(producerId);
@@ -199,14 +221,14 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
   /** Every pending transactional offset of a group, with its producer id (describe, admin API). */
   pendingOffsetsOf(groupId: string): Array<{ producerId: bigint; topic: string; partition: number; offset: CommittedOffset }> {
     const out: Array<{ producerId: bigint; topic: string; partition: number; offset: CommittedOffset }> = [];
-    for (const [producerId, byGroup] of this.pending) for (const e of byGroup.get(groupId)?.values() ?? []) out.push({ producerId, ...e });
+    for (const [producerId, byGroup] of this.pending) for (const { topic, partition, offset } of byGroup.get(groupId)?.values() ?? []) out.push({ producerId, topic, partition, offset });
     return out;
   }
 
   /** Every pending transactional offset of a producer, by group (the admin API's view of a transaction). */
   pendingOffsetsOfProducer(producerId: bigint): Array<{ groupId: string; topic: string; partition: number; offset: CommittedOffset }> {
     const out: Array<{ groupId: string; topic: string; partition: number; offset: CommittedOffset }> = [];
-    for (const [groupId, entries] of this.pending.get(producerId) ?? []) for (const e of entries.values()) out.push({ groupId, ...e });
+    for (const [groupId, entries] of this.pending.get(producerId) ?? []) for (const { topic, partition, offset } of entries.values()) out.push({ groupId, topic, partition, offset });
     return out;
   }
 
@@ -248,7 +270,7 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
    * group's own tombstones in one write (DeleteGroups, group expiry).
    */
   tombstoneGroup(groupId: string): OffsetCommitRecord[] {
-    const records: OffsetCommitRecord[] = [...(this.latestOf(groupId)?.values() ?? [])].map(({ topic, partition }) => ({
+    const records: OffsetCommitRecord[] = [...this.partitionsOf(groupId).values()].map(({ topic, partition }) => ({
       kind: 'offset-commit',
       groupId,
       topic,
@@ -259,24 +281,44 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
     return records;
   }
 
-  /** Tombstones the offsets of the given partitions (OffsetDelete, retention). */
+  /**
+   * Tombstones the offsets of the given partitions (OffsetDelete, retention): those with a
+   * committed offset or a pending transactional one (`OffsetMetadataManager.deleteOffsets`).
+   */
   deleteOffsets(groupId: string, partitions: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
-    const offsets = this.latestOf(groupId);
+    const offsets = this.partitionsOf(groupId);
     const records: OffsetCommitRecord[] = partitions
-      .filter(({ topic, partition }) => offsets?.has(partitionKey(topic, partition)))
+      .filter(({ topic, partition }) => offsets.has(partitionKey(topic, partition)))
       .map(({ topic, partition }) => ({ kind: 'offset-commit', groupId, topic, partition, value: null }));
     return this.write(records);
   }
 
-  /** Tombstones every group's offsets of a topic (topic deletion); resolves once durable. */
+  /**
+   * Tombstones every group's offsets of a topic, committed or pending (topic deletion,
+   * `OffsetMetadataManager.onTopicsDeleted`); resolves once durable.
+   */
   deleteTopicOffsets(topic: string): Promise<void> {
     const records: OffsetCommitRecord[] = [];
-    for (const groupId of new Set([...this.committed.keys(), ...this.inFlight.keys()])) {
-      for (const entry of this.latestOf(groupId)!.values()) {
+    const groupIds = new Set([...this.committed.keys(), ...this.inFlight.keys()]);
+    for (const byGroup of this.pending.values()) for (const groupId of byGroup.keys()) groupIds.add(groupId);
+    for (const groupId of groupIds) {
+      for (const entry of this.partitionsOf(groupId).values()) {
         if (entry.topic === topic) records.push({ kind: 'offset-commit', groupId, topic, partition: entry.partition, value: null });
       }
     }
     return this.write(records);
+  }
+
+  /**
+   * The partitions a group has an offset of, by partition key: committed (writes in flight
+   * applied) or pending in an open transaction. What Kafka tombstones when it deletes offsets.
+   */
+  private partitionsOf(groupId: string): ReadonlyMap<string, { topic: string; partition: number }> {
+    const latest = this.latestOf(groupId);
+    if (this.pending.size === 0) return latest ?? new Map();
+    const all = new Map<string, { topic: string; partition: number }>(latest);
+    for (const byGroup of this.pending.values()) for (const [key, e] of byGroup.get(groupId) ?? []) if (!all.has(key)) all.set(key, e);
+    return all;
   }
 
   // ---- reads ----------------------------------------------------------------------------------
@@ -288,7 +330,7 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
 
   /** Every durable committed offset of a group, in commit order of first appearance. */
   offsetsOf(groupId: string): Array<{ topic: string; partition: number; offset: CommittedOffset }> {
-    return [...(this.committed.get(groupId)?.values() ?? [])];
+    return entriesOf(this.committed.get(groupId));
   }
 
   /** Whether the group has offsets, counting writes in flight (for the decisions of later writes). */
@@ -307,7 +349,7 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
    * never taken for the expired offset it replaces).
    */
   latestOffsetsOf(groupId: string): Array<{ topic: string; partition: number; offset: CommittedOffset }> {
-    return [...(this.latestOf(groupId)?.values() ?? [])];
+    return entriesOf(this.latestOf(groupId));
   }
 
   /** Group ids with offsets, counting writes in flight. */
@@ -329,7 +371,7 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
     const records = this.inFlight.get(groupId);
     if (!records) return this.committed.get(groupId);
     const view = new Map(this.committed.get(groupId));
-    for (const r of records) applyRecord(view, r);
+    for (const r of records) applyRecord(view, r, 0);
     return view;
   }
 
@@ -357,10 +399,26 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
     }
   }
 
+  /**
+   * A durable record (or tombstone) into the committed offsets. A tombstone also drops the
+   * partition's pending transactional offsets, of every open transaction
+   * (`OffsetMetadataManager.replay`: a deleted offset is not brought back by a later COMMIT marker).
+   */
   private applyCommitted(record: OffsetCommitRecord): void {
     let offsets = this.committed.get(record.groupId);
     if (!offsets) this.committed.set(record.groupId, (offsets = new Map()));
-    applyRecord(offsets, record);
+    applyRecord(offsets, record, ++this.applied);
     if (offsets.size === 0) this.committed.delete(record.groupId);
+    if (record.value === null && this.pending.size > 0) this.dropPending(record.groupId, partitionKey(record.topic, record.partition));
+  }
+
+  /** Removes a partition's pending offsets of a group from every open transaction. */
+  private dropPending(groupId: string, key: string): void {
+    for (const [producerId, byGroup] of this.pending) {
+      const entries = byGroup.get(groupId);
+      if (!entries?.delete(key) || entries.size > 0) continue;
+      byGroup.delete(groupId);
+      if (byGroup.size === 0) this.pending.delete(producerId);
+    }
   }
 }

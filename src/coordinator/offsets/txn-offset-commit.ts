@@ -9,7 +9,9 @@
  * of the group's `__consumer_offsets` partition (`verify`: under transaction version 2, v5, the
  * partition joins the transaction; before, AddOffsetsToTxn must have added it). Accepted offsets
  * are written in a transactional batch of the producer and stay pending (invisible to
- * OffsetFetch, UNSTABLE_OFFSET_COMMIT with requireStable) until the transaction's marker.
+ * OffsetFetch, UNSTABLE_OFFSET_COMMIT with requireStable) until the transaction's marker. Their
+ * records carry no topic id (`OffsetAndMetadata.fromRequest(TxnOffsetCommitRequestPartition, ..)`
+ * sets ZERO_UUID), unlike OffsetCommit's.
  */
 import type { Logger } from 'pino';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -20,6 +22,7 @@ import type { OffsetStore, OffsetToCommit } from './offset-store.js';
 import { offsetToCommit, type OffsetTopics } from './offset-commit.js';
 import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
 import { runInSlices, runNow } from '../../util/slices.js';
+import { ZERO_UUID } from '../../protocol/primitives.js';
 
 export interface TxnOffsetCommitContext {
   readonly topics: OffsetTopics;
@@ -79,7 +82,9 @@ function* checkTopics(c: TxnOffsetCommitContext, req: TxnOffsetCommitRequest): G
       else {
         checked.validated.push(result);
         if ((p.committedMetadata?.length ?? 0) > c.maxMetadataSize) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
-        else checked.toCommit.push(offsetToCommit(topic, p, -1n));
+        // Kafka's `OffsetAndMetadata.fromRequest` for a TxnOffsetCommit: no expiry and no topic id
+        // (ZERO_UUID), so the record is value v4 without the tagged TopicId, live and stored.
+        else checked.toCommit.push({ ...offsetToCommit(topic, p, -1n), topicId: ZERO_UUID });
       }
       if (++sinceYield === ELEMENTS_PER_SLICE) {
         sinceYield = 0;

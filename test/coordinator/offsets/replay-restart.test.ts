@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../../support/raw-client.js';
 import { startClosableServer, tempDataDir } from '../../support/server.js';
 import type { ServerHandle } from '../../../src/index.js';
+import { ZERO_UUID } from '../../../src/protocol/primitives.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -119,23 +120,38 @@ describe('offsets replay after a restart', () => {
     expect(await state(second.server, c)).toEqual(before);
   });
 
-  it('keeps a v2 commit\'s expire timestamp across a restart, and the commit that later dropped it', async () => {
+  it('keeps a v2 commit\'s expire timestamp across a restart, and the commit that later dropped it; its topic id as Kafka 4.3 does', async () => {
     const data = tempDataDir('kmc-replay-expire-');
     cleanups.push(() => data.remove());
     const first = await startClosableServer(cleanups, { dataDir: data.dir });
     let c = await client(first.server);
-    expect((await c.send(19, 5, { topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false })).topics[0]!.errorCode).toBe(0);
+    const created = await c.send(19, 7, { topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+    expect(created.topics[0]!.errorCode).toBe(0);
+    const topicId = created.topics[0]!.topicId;
     await commit(c, 'rp-b', [[0, 1n, -1, ''], [1, 2n, -1, '']]);
     await commit(c, 'rp-b', [[0, 3n, -1, '']], 2, 3_600_000n);
     const before = first.server.broker.offsets.offsetsOf('rp-b');
     expect(before.map((e) => [e.partition, e.offset.expireTimestamp - e.offset.commitTimestamp])).toEqual([[0, 3_600_000n], [1, -1n - before[1]!.offset.commitTimestamp]]);
+    // OffsetFetch v10 names the topic by id: the answer carries the request's id, before and after.
+    const fetchById = async () =>
+      (await c.send(9, 10, { groupId: '', topics: null, groups: [{ groupId: 'rp-b', memberId: null, memberEpoch: -1, topics: [{ name: '', topicId, partitionIndexes: [0, 1] }] }], requireStable: true })).groups;
+    const fetchedBefore = await fetchById();
+    expect(fetchedBefore[0]!.topics.map((t) => [t.topicId, t.partitions.map((p) => [p.committedOffset, p.errorCode])])).toEqual([[topicId, [[3n, 0], [2n, 0]]]]);
     await first.close();
     const second = await startClosableServer(cleanups, { dataDir: data.dir });
     c = await client(second.server);
-    // Not compared: the topic id. A commit with an expire timestamp is stored as OffsetCommitValue
-    // v1, which has no TopicId field: the server holds the request's id until it restarts, and
-    // ZERO_UUID after (as on main; Kafka's state is what the record holds, so it never has one).
+    expect(await fetchById()).toEqual(fetchedBefore);
+    // The stored topic id: a commit with an expire timestamp is written as OffsetCommitValue v1,
+    // which has no TopicId (`GroupCoordinatorRecordHelpers.newOffsetCommitRecord`). Kafka's live
+    // state replays the record object it built (`CoordinatorRuntime` replays before it
+    // serializes), so it holds the request's id until a reload reads ZERO_UUID from the bytes:
+    // the same here. Only `isOffsetInvalid` (a fetch by another id of the name) would see it.
+    const after = second.server.broker.offsets.offsetsOf('rp-b');
+    expect([before, after].map((entries) => entries.map((e) => e.offset.topicId))).toEqual([
+      [topicId, topicId],
+      [ZERO_UUID, topicId],
+    ]);
     const withoutTopicId = (entries: typeof before) => entries.map(({ offset: { topicId: _, ...offset }, ...e }) => ({ ...e, offset }));
-    expect(withoutTopicId(second.server.broker.offsets.offsetsOf('rp-b'))).toEqual(withoutTopicId(before));
+    expect(withoutTopicId(after)).toEqual(withoutTopicId(before));
   });
 });
