@@ -325,6 +325,27 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
       }
     });
 
+    it('the log start moved by retention under records never fetched: the same, from the new log start', async () => {
+      const { server } = await startClosableServer(cleanups, { time: new FakeTime(), config: { 'log.segment.bytes': 1 } }, 'kmc-share-');
+      const topic = await server.broker.topics.create('t', 1);
+      await produce(server, 't', ones);
+      await server.broker.sharePersister.initializeState('g', [{ topicId: topic.id, partition: 0, stateEpoch: 0, startOffset: 0n }]);
+      const c = await client(server);
+      const m = uuid();
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 0, topic.id, { maxRecords: 4 })))).toEqual([{ firstOffset: 0n, lastOffset: 3n, deliveryCount: 1 }]);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 1, topic.id, { maxRecords: 0 }, [{ firstOffset: 0n, lastOffset: 3n, acknowledgeTypes: [ACCEPT] }])))).toEqual([]);
+      // One batch per segment; retention.bytes keeps three closed segments besides the active one.
+      const partition = server.broker.topics.get('t')!.partition(0)!;
+      const segment = partition.log.sizeInBytes / 10;
+      await server.broker.configs.store.setTopicConfigs(topic.id, 't', { 'retention.bytes': String(Math.floor(segment * 3.5)) });
+      await server.broker.logMaintenance.retentionPass();
+      expect(partition.logStartOffset).toBe(6n);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 2, topic.id, { maxRecords: 4 })))).toEqual([]);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 3, topic.id, { maxRecords: 4 })))).toEqual([{ firstOffset: 6n, lastOffset: 9n, deliveryCount: 1 }]);
+      await produce(server, 't', [1, 1]);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 4, topic.id, { maxRecords: 4 })))).toEqual([{ firstOffset: 10n, lastOffset: 11n, deliveryCount: 1 }]);
+    });
+
     it('records another member holds below the new start stay its own until they time out, then are archived; its acknowledgement of them changes nothing', async () => {
       const time = new FakeTime();
       const { server, topicId } = await setup({ time, sizes: ones });
