@@ -134,6 +134,8 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
     let acquired = 0;
     let bytes = 0;
     let anyError = false;
+    // A partition whose log start passed its share partition answers at once, as an error does.
+    let movedStart = false;
     const waitOn: Partition[] = [];
     for (const p of rotated) {
       const data: PartitionData = { ...defaultPartitionData(), partitionIndex: p.partition, records: EMPTY_BYTES };
@@ -163,10 +165,18 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
       data.currentLeader = { leaderId: ctx.leaderOf(topic.name, p.partition), leaderEpoch: partition.leaderEpoch };
       const remaining = req.maxRecords - acquired;
       if (remaining <= 0 || maxBytes - bytes <= 0 || !sp.canAcquireRecords()) continue;
+      const from = sp.nextFetchOffset();
+      if (from < partition.logStartOffset) {
+        // Kafka's read answers OFFSET_OUT_OF_RANGE: the share partition moves to the log start
+        // (`updateCacheAndOffsets`) and this partition answers nothing, the client fetching again.
+        sp.updateCacheAndOffsets(partition.logStartOffset);
+        movedStart = true;
+        continue;
+      }
       // read_committed: below the last stable offset, with the aborted transactions of the range.
       const read = sp.readCommitted
-        ? partition.readCommitted(sp.nextFetchOffset(), maxBytes - bytes, bytes === 0, ctx.topics.logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096)
-        : { batches: partition.log.read(sp.nextFetchOffset(), maxBytes - bytes, bytes === 0), abortedTransactions: null };
+        ? partition.readCommitted(from, maxBytes - bytes, bytes === 0, ctx.topics.logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096)
+        : { batches: partition.log.read(from, maxBytes - bytes, bytes === 0), abortedTransactions: null };
       if (read.batches.length === 0) continue;
       const got = sp.acquire(memberId, read.batches, remaining, req.shareAcquireMode, read.abortedTransactions);
       if (got.ranges.length === 0) continue;
@@ -175,7 +185,7 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
       bytes += data.records.length;
       for (const r of got.ranges) acquired += Number(r.lastOffset - r.firstOffset + 1n);
     }
-    if (acquired > 0 || anyError || waitOn.length === 0) return;
+    if (acquired > 0 || anyError || movedStart || waitOn.length === 0) return;
     const wait = deadline - ctx.pollTime.now();
     if (wait <= 0) return;
     // Woken by an append or a release, or at the deadline: one more look either way.

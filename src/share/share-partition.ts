@@ -25,6 +25,12 @@
  *   then the SPSO moves past ACKNOWLEDGED/ARCHIVED records (`maybeUpdateCachedStateAndOffsets`).
  *   A failed write puts the offsets back as they were and answers the persister's error.
  *
+ * - The log start offset moving past the SPSO (DeleteRecords, retention): a fetch from below it
+ *   (Kafka's OFFSET_OUT_OF_RANGE) calls `updateCacheAndOffsets`, which archives the AVAILABLE
+ *   records below the new log start, forgets the settled ones and moves the SPSO there; records
+ *   still ACQUIRED below it stay with their member until released or timed out, then are ARCHIVED.
+ *   The new SPSO is written with the next change, not at once (as Kafka).
+ *
  * Kafka keeps in-flight state per fetched batch and splits it per offset when needed; here the
  * state is per offset and `AcquiredRecords` are the runs of consecutive offsets with one delivery
  * count, so a batch acquired whole is one range as on Kafka. Acquisitions are not written: after a
@@ -162,6 +168,8 @@ export class SharePartition {
   /** The first offset never acquired (SPEO + 1). */
   private nextNew = 0n;
   private readonly inFlight = new Map<bigint, OffsetState>();
+  /** Offsets below the SPSO still ACQUIRED when the log start offset passed them (`updateCacheAndOffsets`). */
+  private readonly held = new Set<bigint>();
   private stateEpoch = 0;
   private deliveryCompleteCount = 0;
   /** Told when records become available again (a waiting ShareFetch may acquire them). */
@@ -184,7 +192,7 @@ export class SharePartition {
 
   /** The share-partition end offset (SPEO): the last offset in flight, or SPSO - 1... as Kafka's `endOffset`. */
   get speo(): bigint {
-    return this.inFlight.size === 0 ? this.startOffset : this.nextNew - 1n;
+    return this.nextNew > this.startOffset ? this.nextNew - 1n : this.startOffset;
   }
 
   /** In-flight record counts by state, for views. */
@@ -405,7 +413,7 @@ export class SharePartition {
             continue;
           }
           changes.push([o, { ...s }]);
-          this.settle(s, type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED : type === AcknowledgeType.RELEASE ? RecordState.AVAILABLE : RecordState.ARCHIVED);
+          this.settle(o, s, type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED : type === AcknowledgeType.RELEASE ? RecordState.AVAILABLE : RecordState.ARCHIVED);
           written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
         }
       }
@@ -424,7 +432,7 @@ export class SharePartition {
     for (const [o, s] of this.inFlight) {
       if (s.state !== RecordState.ACQUIRED || s.memberId !== memberId) continue;
       changes.push([o, { ...s }]);
-      this.settle(s, RecordState.AVAILABLE);
+      this.settle(o, s, RecordState.AVAILABLE);
       written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
     }
     await this.persist(written, changes);
@@ -445,7 +453,7 @@ export class SharePartition {
     for (const [o, s] of this.inFlight) {
       if (s.lock !== task || s.state !== RecordState.ACQUIRED) continue;
       changes.push([o, { ...s }]);
-      this.settle(s, RecordState.AVAILABLE);
+      this.settle(o, s, RecordState.AVAILABLE);
       written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
     }
     void this.persist(written, changes).catch(() => undefined);
@@ -461,13 +469,19 @@ export class SharePartition {
     task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
   }
 
-  /** Moves an ACQUIRED record to `target`; a release at the delivery count limit archives it. */
-  private settle(s: OffsetState, target: number): void {
+  /**
+   * Moves the ACQUIRED record at `offset` to `target`; a release at the delivery count limit, or of
+   * a record the log start offset has passed (`releaseAcquiredRecordsForPerOffsetBatch`:
+   * `offset < startOffset ? ARCHIVED`), archives it. Only records at or after the SPSO count as
+   * delivered (`deliveryCompleteCount`).
+   */
+  private settle(offset: bigint, s: OffsetState, target: number): void {
     release(s.lock);
     s.lock = null;
     s.memberId = null;
-    s.state = target === RecordState.AVAILABLE && s.deliveryCount >= this.config.deliveryCountLimit() ? RecordState.ARCHIVED : target;
-    if (TERMINAL.has(s.state)) this.deliveryCompleteCount++;
+    const archive = target === RecordState.AVAILABLE && (offset < this.startOffset || s.deliveryCount >= this.config.deliveryCountLimit());
+    s.state = archive ? RecordState.ARCHIVED : target;
+    if (TERMINAL.has(s.state) && offset >= this.startOffset) this.deliveryCompleteCount++;
   }
 
   private restore(changes: ReadonlyArray<[bigint, OffsetState]>): void {
@@ -475,7 +489,7 @@ export class SharePartition {
       const [o, before] = changes[i]!;
       const now = this.inFlight.get(o);
       if (now === undefined) continue;
-      if (TERMINAL.has(now.state) && !TERMINAL.has(before.state)) this.deliveryCompleteCount--;
+      if (TERMINAL.has(now.state) && !TERMINAL.has(before.state) && o >= this.startOffset) this.deliveryCompleteCount--;
       Object.assign(now, before);
       if (now.lock && now.state === RecordState.ACQUIRED) {
         const task = now.lock;
@@ -505,8 +519,20 @@ export class SharePartition {
     this.advanceStartOffset();
   }
 
-  /** `maybeUpdateCachedStateAndOffsets`: the SPSO moves past the ACKNOWLEDGED/ARCHIVED prefix. */
+  /**
+   * `maybeUpdateCachedStateAndOffsets`: the SPSO moves past the ACKNOWLEDGED/ARCHIVED prefix;
+   * settled records the log start offset left behind are forgotten.
+   */
   private advanceStartOffset(): void {
+    if (this.held.size > 0) {
+      for (const o of this.held) {
+        const s = this.inFlight.get(o);
+        if (s === undefined || TERMINAL.has(s.state)) {
+          this.inFlight.delete(o);
+          this.held.delete(o);
+        }
+      }
+    }
     while (this.startOffset < this.nextNew) {
       const s = this.inFlight.get(this.startOffset);
       if (s === undefined || !TERMINAL.has(s.state)) break;
@@ -514,6 +540,32 @@ export class SharePartition {
       this.deliveryCompleteCount--;
       this.startOffset++;
     }
+  }
+
+  /**
+   * Kafka's `updateCacheAndOffsets(logStartOffset)`: the log start offset has passed the SPSO (a
+   * fetch from `nextFetchOffset()` found it below the log: OFFSET_OUT_OF_RANGE). AVAILABLE records
+   * below it are ARCHIVED, settled ones are forgotten (and leave `deliveryCompleteCount`), ACQUIRED
+   * ones stay with their member until acknowledged, released or timed out; the SPSO becomes the
+   * log start offset and the end offset at least that. Nothing is written: the new SPSO goes to the
+   * share coordinator with the next acknowledgement, release or lock timeout. An offset at or
+   * below the SPSO changes nothing.
+   */
+  updateCacheAndOffsets(logStartOffset: bigint): void {
+    if (logStartOffset <= this.startOffset) return;
+    for (let o = this.startOffset; o < logStartOffset && o < this.nextNew; o++) {
+      const s = this.inFlight.get(o);
+      if (s === undefined) continue;
+      if (TERMINAL.has(s.state)) this.deliveryCompleteCount--;
+      if (s.state === RecordState.ACQUIRED) {
+        this.held.add(o);
+        continue;
+      }
+      // AVAILABLE records are archived (`archiveAvailableRecordsOnLsoMovement`); below the SPSO an archived record is done.
+      this.inFlight.delete(o);
+    }
+    this.startOffset = logStartOffset;
+    if (this.nextNew < logStartOffset) this.nextNew = logStartOffset;
   }
 
   /** `fetchSubMapForAcknowledgementBatch`: the batch must lie within the records in flight. */

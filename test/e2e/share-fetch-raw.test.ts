@@ -252,6 +252,131 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
     expect(partitionOf(res)?.acquiredRecords).toEqual([{ firstOffset: 1n, lastOffset: 1n, deliveryCount: 2 }]);
     expect(server.broker.shares.get('g', first.topicId, 0)!.spso).toBe(1n);
   });
+
+  describe('the log start offset moving past the share-partition start offset (SharePartition.updateCacheAndOffsets)', () => {
+    const ackReq = (memberId: string, epoch: number, topicId: string, batches: Ack[]) => ({ groupId: 'g', memberId, shareSessionEpoch: epoch, isRenewAck: false, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: batches }] }] });
+    const deleteRecords = async (c: RawClient, offset: bigint) => {
+      const res = await c.send(21, 2, { topics: [{ name: 't', partitions: [{ partitionIndex: 0, offset }] }], timeoutMs: 5000 });
+      expect(res.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: offset });
+    };
+    const acquiredOf = (res: ShareFetchResponse) => partitionOf(res)?.acquiredRecords ?? [];
+    const ones = Array.from({ length: 10 }, () => 1);
+
+    it('records never fetched: the fetch from below the log start answers nothing and moves the SPSO there; then 6-9 and new records are acquired', async () => {
+      const { server, topicId } = await setup({ sizes: ones });
+      const c = await client(server);
+      const m = uuid();
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 0, topicId, { maxRecords: 4 })))).toEqual([{ firstOffset: 0n, lastOffset: 3n, deliveryCount: 1 }]);
+      expect((await c.send(79, 2, ackReq(m, 1, topicId, [{ firstOffset: 0n, lastOffset: 3n, acknowledgeTypes: [ACCEPT] }]))).responses[0]!.partitions[0]!.errorCode).toBe(0);
+      const sp = server.broker.shares.get('g', topicId, 0)!;
+      expect(sp.spso).toBe(4n);
+      await deleteRecords(c, 6n);
+      // Kafka: the read at 4 is OFFSET_OUT_OF_RANGE; the partition answers nothing, the client fetches again.
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 2, topicId, { maxRecords: 4 })))).toEqual([]);
+      expect(sp.spso).toBe(6n);
+      const res = await c.send(78, 2, fetchReq('g', m, 3, topicId, { maxRecords: 4 }));
+      expect(acquiredOf(res)).toEqual([{ firstOffset: 6n, lastOffset: 9n, deliveryCount: 1 }]);
+      expect(valuesOf(res)).toEqual(['6=v6', '7=v7', '8=v8', '9=v9']);
+      // The start written is the one before each change (the ACCEPT of 0-3 wrote 0): a new one goes with the next change.
+      expect(server.broker.shareCoordinator.stateOf('g', topicId, 0)).toMatchObject({ startOffset: 0n });
+      await produce(server, 't', [1, 1]);
+      const next = await c.send(78, 2, fetchReq('g', m, 4, topicId, { maxRecords: 4 }, [{ firstOffset: 6n, lastOffset: 9n, acknowledgeTypes: [ACCEPT] }]));
+      expect(partitionOf(next)).toMatchObject({ acknowledgeErrorCode: 0, acquiredRecords: [{ firstOffset: 10n, lastOffset: 11n, deliveryCount: 1 }] });
+      expect(server.broker.shareCoordinator.stateOf('g', topicId, 0)).toMatchObject({ startOffset: 6n, stateBatches: [{ firstOffset: 6n, lastOffset: 9n, deliveryState: 2, deliveryCount: 1 }] });
+    });
+
+    it('an acquired batch the log start moves into, RELEASEd or timed out: 6-7 come back with delivery count 2, then 8-9 (and after a restart)', async () => {
+      const data = tempDataDir('kmc-share-lso-');
+      cleanups.push(() => data.remove());
+      for (const expiry of [false, true]) {
+        const time = new FakeTime();
+        const { server, topicId, close } = await setup({ time, sizes: ones, ...(expiry ? {} : { dataDir: data.dir }) });
+        const c = await client(server);
+        const m = uuid();
+        await c.send(78, 2, fetchReq('g', m, 0, topicId, { maxRecords: 4 }, []));
+        expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 1, topicId, { maxRecords: 4 }, [{ firstOffset: 0n, lastOffset: 3n, acknowledgeTypes: [ACCEPT] }])))).toEqual([{ firstOffset: 4n, lastOffset: 7n, deliveryCount: 1 }]);
+        await deleteRecords(c, 6n);
+        const sp = server.broker.shares.get('g', topicId, 0)!;
+        if (expiry) {
+          time.advance(30000);
+          await waitForState(() => sp.counts().available === 4);
+        } else {
+          expect((await c.send(79, 2, ackReq(m, 2, topicId, [{ firstOffset: 4n, lastOffset: 7n, acknowledgeTypes: [RELEASE] }]))).responses[0]!.partitions[0]!.errorCode).toBe(0);
+        }
+        let epoch = expiry ? 2 : 3;
+        const moved = await c.send(78, 2, fetchReq('g', m, epoch++, topicId, { maxRecords: 4 }));
+        expect(moved).toMatchObject({ errorCode: 0, responses: [] });
+        expect(sp.spso).toBe(6n);
+        expect(sp.counts()).toEqual({ acquired: 0, available: 2, acknowledged: 0, archived: 0 });
+        expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, epoch, topicId, { maxRecords: 4 })))).toEqual([
+          { firstOffset: 6n, lastOffset: 7n, deliveryCount: 2 },
+          { firstOffset: 8n, lastOffset: 9n, deliveryCount: 1 },
+        ]);
+        if (expiry) continue;
+        // The release was written with the old start (4-7 AVAILABLE, count 1): a restart acquires 6-7 with count 2 as well.
+        await close();
+        const again = await start({ dataDir: data.dir });
+        const r = await client(again.server);
+        expect(acquiredOf(await r.send(78, 2, fetchReq('g', uuid(), 0, topicId, { maxRecords: 4 })))).toEqual([
+          { firstOffset: 6n, lastOffset: 7n, deliveryCount: 2 },
+          { firstOffset: 8n, lastOffset: 9n, deliveryCount: 1 },
+        ]);
+        await again.close();
+      }
+    });
+
+    it('the log start moved by retention under records never fetched: the same, from the new log start', async () => {
+      const { server } = await startClosableServer(cleanups, { time: new FakeTime(), config: { 'log.segment.bytes': 1 } }, 'kmc-share-');
+      const topic = await server.broker.topics.create('t', 1);
+      await produce(server, 't', ones);
+      await server.broker.sharePersister.initializeState('g', [{ topicId: topic.id, partition: 0, stateEpoch: 0, startOffset: 0n }]);
+      const c = await client(server);
+      const m = uuid();
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 0, topic.id, { maxRecords: 4 })))).toEqual([{ firstOffset: 0n, lastOffset: 3n, deliveryCount: 1 }]);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 1, topic.id, { maxRecords: 0 }, [{ firstOffset: 0n, lastOffset: 3n, acknowledgeTypes: [ACCEPT] }])))).toEqual([]);
+      // One batch per segment; retention.bytes keeps three closed segments besides the active one.
+      const partition = server.broker.topics.get('t')!.partition(0)!;
+      const segment = partition.log.sizeInBytes / 10;
+      await server.broker.configs.store.setTopicConfigs(topic.id, 't', { 'retention.bytes': String(Math.floor(segment * 3.5)) });
+      await server.broker.logMaintenance.retentionPass();
+      expect(partition.logStartOffset).toBe(6n);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 2, topic.id, { maxRecords: 4 })))).toEqual([]);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 3, topic.id, { maxRecords: 4 })))).toEqual([{ firstOffset: 6n, lastOffset: 9n, deliveryCount: 1 }]);
+      await produce(server, 't', [1, 1]);
+      expect(acquiredOf(await c.send(78, 2, fetchReq('g', m, 4, topic.id, { maxRecords: 4 })))).toEqual([{ firstOffset: 10n, lastOffset: 11n, deliveryCount: 1 }]);
+    });
+
+    it('records another member holds below the new start stay its own until they time out, then are archived; its acknowledgement of them changes nothing', async () => {
+      const time = new FakeTime();
+      const { server, topicId } = await setup({ time, sizes: ones });
+      const a = await client(server);
+      const b = await client(server);
+      const ma = uuid();
+      const mb = uuid();
+      expect(acquiredOf(await a.send(78, 2, fetchReq('g', ma, 0, topicId, { maxRecords: 2 })))).toEqual([{ firstOffset: 0n, lastOffset: 1n, deliveryCount: 1 }]);
+      expect(acquiredOf(await b.send(78, 2, fetchReq('g', mb, 0, topicId, { maxRecords: 4 })))).toEqual([{ firstOffset: 2n, lastOffset: 5n, deliveryCount: 1 }]);
+      expect((await b.send(79, 2, ackReq(mb, 1, topicId, [{ firstOffset: 2n, lastOffset: 5n, acknowledgeTypes: [RELEASE] }]))).responses[0]!.partitions[0]!.errorCode).toBe(0);
+      await deleteRecords(b, 4n);
+      const sp = server.broker.shares.get('g', topicId, 0)!;
+      // From 2 (below the log start): 2-3 are archived, 0-1 stay A's, the start moves to 4.
+      expect(acquiredOf(await b.send(78, 2, fetchReq('g', mb, 2, topicId, { maxRecords: 4 })))).toEqual([]);
+      expect(sp.spso).toBe(4n);
+      expect(sp.counts()).toEqual({ acquired: 2, available: 2, acknowledged: 0, archived: 0 });
+      expect(acquiredOf(await b.send(78, 2, fetchReq('g', mb, 3, topicId, { maxRecords: 4 })))).toEqual([
+        { firstOffset: 4n, lastOffset: 5n, deliveryCount: 2 },
+        { firstOffset: 6n, lastOffset: 7n, deliveryCount: 1 },
+      ]);
+      // A's acknowledgement of 0-1 is below the start: answered NONE, nothing changes (Kafka skips those offsets).
+      expect((await a.send(79, 2, ackReq(ma, 1, topicId, [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }]))).responses[0]!.partitions[0]!.errorCode).toBe(0);
+      expect(sp.counts()).toEqual({ acquired: 6, available: 0, acknowledged: 0, archived: 0 });
+      // Both locks run out: 0-1 are archived and forgotten, 4-7 are AVAILABLE again; the start stays at 4.
+      time.advance(30000);
+      await waitForState(() => sp.counts().acquired === 0 && sp.counts().archived === 0);
+      expect(sp.counts()).toEqual({ acquired: 0, available: 4, acknowledged: 0, archived: 0 });
+      expect(sp.spso).toBe(4n);
+      expect(server.broker.shareCoordinator.stateOf('g', topicId, 0)).toMatchObject({ startOffset: 4n });
+    });
+  });
 });
 
 async function waitForState(predicate: () => boolean): Promise<void> {
