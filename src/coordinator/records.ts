@@ -22,7 +22,8 @@ import {
   type LegacyOffsetCommitRecord,
   type OffsetCommitRecord,
 } from '../records/schemas/record-types.js';
-import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue } from '../records/coordinator-record.js';
+import { decodeRegistryRecord, encodeRecordKey, encodeRecordValueInto } from '../records/coordinator-record.js';
+import { Writer } from '../protocol/primitives.js';
 import { offsetCommitKey } from './offsets/offset-commit-keys.js';
 
 export type {
@@ -71,8 +72,23 @@ export function encodeKey(record: CoordinatorRecord): Buffer {
   return record.kind === 'offset-commit' ? offsetCommitKey(record) : encodeRecordKey(record);
 }
 
+/** Bytes of the value arena; one is replaced by a new one once less than `VALUE_ROOM_BYTES` is left. */
+const VALUE_ARENA_BYTES = 64 * 1024;
+const VALUE_ROOM_BYTES = 4 * 1024;
+/**
+ * Values are encoded one after another into one buffer, a new one once it is nearly full (as
+ * Node's buffer pool does), never rewound: each value a view of it, not a writer, a pool slice and
+ * a view per record (issue #16: on the path of every commit, whose batch copies the value at once).
+ */
+const valueArena = new Writer(VALUE_ARENA_BYTES);
+
+/** A record's value bytes (null for a tombstone): a view of shared memory, never to be written to. */
 export function encodeValue(record: CoordinatorRecord): Buffer | null {
-  return encodeRecordValue(record, writtenValueVersion(record));
+  if (valueArena.buf.length - valueArena.offset < VALUE_ROOM_BYTES) {
+    valueArena.buf = Buffer.allocUnsafe(VALUE_ARENA_BYTES);
+    valueArena.offset = 0;
+  }
+  return encodeRecordValueInto(valueArena, record, writtenValueVersion(record));
 }
 
 /** Kafka's `GroupCoordinatorShard.convertLegacyOffsetCommitValue`: type 0 is replayed as type 1. */

@@ -135,6 +135,27 @@ interface InFlightWrite {
   readonly records: readonly CoordinatorRecord[];
 }
 
+/**
+ * Writes appended to one partition in one turn: the log answers them with one promise (its turn's
+ * write), so they settle together, in append order, through one reaction.
+ */
+class WriteBatch {
+  readonly writes: InFlightWrite[] = [];
+  /** What each write's caller gets: resolves once all are committed, rejects once all are reverted. */
+  readonly done: Promise<void>;
+
+  constructor(
+    readonly durable: Promise<void>,
+    onDurable: (batch: WriteBatch) => void,
+    onFailed: (batch: WriteBatch, err: unknown) => never,
+  ) {
+    this.done = durable.then(
+      () => onDurable(this),
+      (err: unknown) => onFailed(this, err),
+    );
+  }
+}
+
 export class CoordinatorRuntime {
   private readonly shards = new Map<RecordKind, CoordinatorShard>();
   /** Writes appended and not yet durable, in append order. */
@@ -145,6 +166,8 @@ export class CoordinatorRuntime {
   /** The writes `capture` is collecting, innermost last. */
   private readonly captures: Array<Array<Promise<void>>> = [];
   private transactional: TransactionalShard | null = null;
+  /** The batch the next write joins when the log gives it the same promise (see `appendToPartition`). */
+  private openBatch: WriteBatch | null = null;
 
   constructor(
     private readonly groupLog: CoordinatorLog,
@@ -281,24 +304,41 @@ export class CoordinatorRuntime {
       durable = Promise.reject(err);
     }
     this.unsettled++;
-    const done = durable.then(
-      () => {
-        this.inFlight.delete(write);
-        this.settled();
-        const only = this.onlyShard(records);
-        if (only) only.onDurable(records);
-        else for (const [shard, list] of this.byShard(records)) shard.onDurable(list);
-      },
-      (err: unknown) => {
-        this.inFlight.delete(write);
-        this.settled();
-        this.revert(records);
-        throw toCoordinatorWriteError(err);
-      },
-    );
-    for (const c of this.captures) c.push(done);
-    return done;
+    // The writes of one turn to one partition get the log's one promise: they settle together, so
+    // they share one reaction and one promise (issue #16: not one of each per commit).
+    let batch = this.openBatch;
+    if (batch === null || batch.durable !== durable) {
+      batch = new WriteBatch(durable, this.settleBatch, this.failBatch);
+      this.openBatch = batch;
+    }
+    batch.writes.push(write);
+    for (const c of this.captures) c.push(batch.done);
+    return batch.done;
   }
+
+  /** The writes of a batch are durable: each is committed, in append order. */
+  private readonly settleBatch = (batch: WriteBatch): void => {
+    if (this.openBatch === batch) this.openBatch = null;
+    for (const write of batch.writes) {
+      const { records } = write;
+      this.inFlight.delete(write);
+      this.settled();
+      const only = this.onlyShard(records);
+      if (only) only.onDurable(records);
+      else for (const [shard, list] of this.byShard(records)) shard.onDurable(list);
+    }
+  };
+
+  /** The writes of a batch failed: each is reverted, in append order (each seeing the later ones still in flight). */
+  private readonly failBatch = (batch: WriteBatch, err: unknown): never => {
+    if (this.openBatch === batch) this.openBatch = null;
+    for (const write of batch.writes) {
+      this.inFlight.delete(write);
+      this.settled();
+      this.revert(write.records);
+    }
+    throw toCoordinatorWriteError(err);
+  };
 
   private settled(): void {
     if (--this.unsettled > 0) return;

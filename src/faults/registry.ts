@@ -4,7 +4,7 @@ import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type
 import { API_NAMES } from '../protocol/messages/index.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { principalString } from '../security/principal.js';
-import { loggedNames, requestInfo, requestNames, type RequestInfo } from './request-info.js';
+import { firstNamed, loggedTopics, namedIds, requestInfo, requestNames, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
@@ -250,7 +250,6 @@ export class FaultRegistry {
   /** Called by the connection for each decoded request: handles it, applying the first rule that fires. Returns a promise while the request is in flight. */
   dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO): Promise<void> | null {
     const names = requestNames(api, ctx.apiVersion, body);
-    const logged = loggedNames(names, ctx.broker);
     const started = Date.now();
     const entry = this.requestLog.add({
       timeMs: started,
@@ -261,10 +260,11 @@ export class FaultRegistry {
       clientId: ctx.clientId,
       connectionId: ctx.connectionId,
       principal: ctx.principal ? principalString(ctx.principal) : ANONYMOUS,
-      groups: logged.groups,
-      memberId: logged.memberId,
-      transactionalId: logged.transactionalId,
-      topics: logged.topics,
+      // What the log keeps of the names, straight into its entry (no object of them per request).
+      groups: namedIds(names.groups),
+      memberId: firstNamed(names.members),
+      transactionalId: firstNamed(names.transactionalIds),
+      topics: loggedTopics(names, ctx.broker),
     });
     const outcome = new RequestOutcome(entry, io, started, this.doneListeners);
 
@@ -286,7 +286,7 @@ export class FaultRegistry {
     const action = rule.spec.action;
     const errorCode = rule.definition.errorCode?.(action, index);
     this.log.info(
-      { faultRule: rule.id, fired: rule.fired, api: api.name, version: ctx.apiVersion, clientId: ctx.clientId, groups: logged.groups, action: action.type, ...(errorCode !== undefined ? { errorCode } : {}) },
+      { faultRule: rule.id, fired: rule.fired, api: api.name, version: ctx.apiVersion, clientId: ctx.clientId, groups: entry.groups, action: action.type, ...(errorCode !== undefined ? { errorCode } : {}) },
       `fault ${rule.id} fired on ${api.name}`,
     );
     this.notify(rule);

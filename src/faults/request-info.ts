@@ -10,17 +10,6 @@ export interface RequestInfo {
   topics: Map<string, number[] | null>;
 }
 
-/** What the request log keeps of a request's names (no partitions: only fault rules match on those). */
-export interface LoggedNames {
-  groups: string[];
-  /** The first member id named, or null. */
-  memberId: string | null;
-  /** The first transactional id named, or null. */
-  transactionalId: string | null;
-  /** Topics named, each once, in request order. */
-  topics: string[];
-}
-
 /**
  * The partitions list of a topic named once is the one `names` built, not a copy (a request of a
  * million partitions is on the request path); a topic named twice gets a new list of both.
@@ -34,13 +23,13 @@ function addTopic(info: RequestInfo, topic: string, partitions: readonly number[
 const named = (id: unknown): id is string => typeof id === 'string' && id !== '';
 
 /** The ids named (empty ones left out); `ids` itself when all are named (a fresh array from `names`, not kept by the API). */
-function namedIds(ids: readonly (string | null | undefined)[] | undefined): string[] {
+export function namedIds(ids: readonly (string | null | undefined)[] | undefined): string[] {
   if (ids === undefined) return [];
   for (let i = 0; i < ids.length; i++) if (!named(ids[i])) return ids.filter(named);
   return ids as string[];
 }
 
-function firstNamed(ids: readonly (string | null | undefined)[] | undefined): string | null {
+export function firstNamed(ids: readonly (string | null | undefined)[] | undefined): string | null {
   if (ids !== undefined) for (const id of ids) if (named(id)) return id;
   return null;
 }
@@ -55,16 +44,13 @@ export function requestNames(api: ApiDefinition, version: number, body: unknown)
 }
 
 /**
- * The group ids, member id, transactional id and topics the request log keeps (see `requestInfo`
- * for the rules of naming): on every request, so without the Map and the partition lists.
+ * The topics the request log keeps of a request (see `requestInfo` for the rules of naming): each
+ * once, in request order, without the partitions (only fault rules look at those); on every request.
  */
-export function loggedNames(names: RequestNames, broker: Broker): LoggedNames {
-  let topics: string[] = [];
+export function loggedTopics(names: RequestNames, broker: Broker): string[] {
   const list = names.topics;
-  if (list !== undefined && list.length > 0) {
-    topics = list.length === 1 ? [topicName(list[0]!, broker)] : [...new Set(list.map((t) => topicName(t, broker)))];
-  }
-  return { groups: namedIds(names.groups), memberId: firstNamed(names.members), transactionalId: firstNamed(names.transactionalIds), topics };
+  if (list === undefined || list.length === 0) return [];
+  return list.length === 1 ? [topicName(list[0]!, broker)] : [...new Set(list.map((t) => topicName(t, broker)))];
 }
 
 /**

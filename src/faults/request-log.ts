@@ -52,7 +52,7 @@ export interface RequestLogFilter {
 export function responseErrors(response: unknown): number[] {
   const walk = new ErrorWalk(response);
   walk.step(Infinity);
-  return walk.found;
+  return walk.found === NO_CODES ? [] : walk.found;
 }
 
 /**
@@ -68,20 +68,38 @@ export const ERROR_WALK_OBJECTS_PER_SLICE = 65_536;
  * response: `for...in` over plain decoded objects, one stack array per response.
  */
 class ErrorWalk {
-  readonly found: number[] = [];
+  /** The codes found; the shared empty list until the first (most responses carry none). */
+  found: number[] = NO_CODES;
   /** Values still to visit, the next last, each followed by its depth. */
-  private readonly stack: unknown[] = [];
+  private stack: unknown[];
 
-  constructor(response: unknown) {
+  /** `stack`: an empty array to use (the shared one of `walkNow`), else one of its own. */
+  constructor(response: unknown, stack: unknown[] = []) {
+    this.stack = stack;
+    this.reset(response);
+  }
+
+  /** Starts over on `response` (the stack must be empty). */
+  reset(response: unknown): void {
+    this.found = NO_CODES;
     if (response !== null && typeof response === 'object') {
-      addCode(this.found, (response as Record<string, unknown>)['errorCode']);
+      this.add((response as Record<string, unknown>)['errorCode']);
       this.stack.push(response, 0);
     }
   }
 
+  /** The walk goes on in a walk of its own (its stack and codes moved there); this one is empty again. */
+  handOver(): ErrorWalk {
+    const rest = new ErrorWalk(null, this.stack);
+    rest.found = this.found;
+    this.stack = [];
+    this.found = NO_CODES;
+    return rest;
+  }
+
   /** Visits up to `objects` objects; true once every one has been. */
   step(objects: number): boolean {
-    const { stack, found } = this;
+    const { stack } = this;
     for (let n = 0; n < objects && stack.length > 0; n++) {
       const depth = stack.pop() as number;
       const value = stack.pop();
@@ -91,9 +109,9 @@ class ErrorWalk {
         continue;
       }
       const obj = value as Record<string, unknown>;
-      addCode(found, obj['errorCode']);
+      this.add(obj['errorCode']);
       // AddPartitionsToTxn v0-3 answers per partition in `partitionErrorCode`.
-      addCode(found, obj['partitionErrorCode']);
+      this.add(obj['partitionErrorCode']);
       const from = stack.length;
       for (const k in obj) {
         const v = obj[k];
@@ -104,12 +122,27 @@ class ErrorWalk {
     return stack.length === 0;
   }
 
+  private add(code: unknown): void {
+    if (typeof code !== 'number' || code === 0) return;
+    if (this.found === NO_CODES) this.found = [code];
+    else if (!this.found.includes(code)) this.found.push(code);
+  }
+
   /** The walk to its end, `ERROR_WALK_OBJECTS_PER_SLICE` objects per slice. */
   *inSlices(): Generator<void, number[]> {
     while (!this.step(ERROR_WALK_OBJECTS_PER_SLICE)) yield;
     return this.found;
   }
 }
+
+/** The codes of a response without errors (never added to: `ErrorWalk.add` replaces it). */
+const NO_CODES: number[] = [];
+
+/**
+ * The walk of every response not walked in slices: one for the process, its stack empty between
+ * responses (issue #16: a walk object and two arrays per request otherwise).
+ */
+const walkNow = new ErrorWalk(null);
 
 /** Reverses the (value, depth) pairs of `stack` from index `from` on, so the first field pushed is visited first. */
 function reversePairs(stack: unknown[], from: number): void {
@@ -121,10 +154,6 @@ function reversePairs(stack: unknown[], from: number): void {
     stack[j] = v;
     stack[j + 1] = d;
   }
-}
-
-function addCode(found: number[], code: unknown): void {
-  if (typeof code === 'number' && code !== 0 && !found.includes(code)) found.push(code);
 }
 
 /** Shared by every entry without errors or fault rules (never handed out: `toJSON` copies). */
@@ -198,12 +227,13 @@ export class LoggedRequest implements RequestLogEntry {
    * `ERROR_WALK_OBJECTS_PER_SLICE` objects, a promise of the walk done a slice per turn of the event loop.
    */
   setResponseInSlices(response: unknown): Promise<void> | null {
-    const walk = new ErrorWalk(response);
-    if (walk.step(ERROR_WALK_OBJECTS_PER_SLICE)) {
-      this.setErrors(walk.found);
+    walkNow.reset(response);
+    if (walkNow.step(ERROR_WALK_OBJECTS_PER_SLICE)) {
+      this.setErrors(walkNow.found);
+      walkNow.found = NO_CODES;
       return null;
     }
-    return runInSlices(walk.inSlices()).then((codes) => this.setErrors(codes));
+    return runInSlices(walkNow.handOver().inSlices()).then((codes) => this.setErrors(codes));
   }
 
   private setErrors(codes: number[]): void {

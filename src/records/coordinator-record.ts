@@ -71,13 +71,21 @@ export function encodeRecordKey(record: RegistryRecord): Buffer {
  * tombstone. Throws RangeError for a version outside the value's versions.
  */
 export function encodeRecordValue(record: RegistryRecord, version?: number): Buffer | null {
+  return encodeRecordValueInto(new Writer(128), record, version);
+}
+
+/**
+ * `encodeRecordValue` written into `w` from its offset on: a view of the bytes written (they
+ * stay as long as nothing writes over them: `w` is used as an arena, never rewound under a view).
+ */
+export function encodeRecordValueInto(w: Writer, record: RegistryRecord, version?: number): Buffer | null {
   if (record.value === null) return null;
   const { entry } = layoutOfKind(record.kind);
   const v = version ?? entry.valueVersions[1];
-  const w = new Writer(128);
+  const start = w.offset;
   w.int16(v);
   entry.value.encode(w, v, record.value);
-  return w.finish();
+  return w.buf.subarray(start, w.offset);
 }
 
 /** A stored record decoded: its entry, the record, and the version its value was written at. */

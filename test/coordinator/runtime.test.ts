@@ -29,6 +29,22 @@ class HeldLog {
   }
 }
 
+/** A log that answers every append of one turn with one promise, as PartitionLog's group commit does. */
+class TurnLog extends HeldLog {
+  private turn: Deferred | null = null;
+  override append(records: readonly CoordinatorRecord[]): Promise<void> {
+    this.turn ??= deferred();
+    this.held.push({ records, write: this.turn });
+    return this.turn.promise;
+  }
+  /** Ends the turn: later appends get a new promise; returns this turn's. */
+  endTurn(): Deferred {
+    const turn = this.turn!;
+    this.turn = null;
+    return turn;
+  }
+}
+
 /** A shard that notes the runtime's calls, by the offsets the records carry. */
 class NotingShard implements CoordinatorShard<'offset-commit'> {
   readonly kinds = ['offset-commit'] as const;
@@ -55,8 +71,7 @@ const label = (r: OffsetCommitRecord): string => `${r.groupId}:${r.value?.offset
 const outcome = (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: CoordinatorWriteError) => `error ${e.errorCode}`);
 const enospc = (): Error => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
 
-function setup() {
-  const log = new HeldLog();
+function setup<L extends HeldLog = HeldLog>(log: L = new HeldLog() as L) {
   const runtime = new CoordinatorRuntime(log, pino({ level: 'silent' }));
   const shard = new NotingShard();
   runtime.register(shard);
@@ -75,6 +90,27 @@ describe('CoordinatorRuntime', () => {
     log.held[1]!.write.resolve();
     expect(await b).toBe('ok');
     expect(shard.calls).toEqual(['durable p0-g:1', 'durable p0-g:2,p0-g:3']);
+  });
+
+  it("settles the writes of one turn (the log's one promise) together, each committed or reverted in append order", async () => {
+    const { log, runtime, shard } = setup(new TurnLog());
+    const a = runtime.append([record('p0-g', 1)]);
+    const b = runtime.append([record('p0-h', 2)]);
+    log.endTurn().resolve();
+    expect(await Promise.all([outcome(a), outcome(b)])).toEqual(['ok', 'ok']);
+    expect(shard.calls).toEqual(['durable p0-g:1', 'durable p0-h:2']);
+    const c = runtime.append([record('p0-g', 3)]);
+    const d = runtime.append([record('p0-h', 4)]);
+    const failed = log.endTurn();
+    const e = runtime.append([record('p0-g', 5)]);
+    failed.reject(enospc());
+    expect(await Promise.all([outcome(c), outcome(d)])).toEqual([`error ${ErrorCode.NOT_COORDINATOR}`, `error ${ErrorCode.NOT_COORDINATOR}`]);
+    // Each write is reverted over the writes still in flight after it (the next turn's too).
+    expect(shard.calls.slice(2)).toEqual(['revert p0-g:3 pending p0-h:4,p0-g:5', 'revert p0-h:4 pending p0-g:5']);
+    log.endTurn().resolve();
+    expect(await outcome(e)).toBe('ok');
+    expect(shard.calls.at(-1)).toBe('durable p0-g:5');
+    await runtime.flush();
   });
 
   it('reverts a failed write with the writes still in flight as pending, and answers NOT_COORDINATOR for a storage error', async () => {
