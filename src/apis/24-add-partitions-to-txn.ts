@@ -22,9 +22,9 @@ const PRODUCER_FENCED_VERSION = 2;
  *   partition OPERATION_NOT_ATTEMPTED; otherwise the coordinator's error on every partition:
  *   INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH below v2),
  *   CONCURRENT_TRANSACTIONS, INVALID_REQUEST for an empty id. Routed to the id's coordinator.
- * - v4-5 (sent by partition leaders): per transaction, `verifyOnly` checks that the partitions
- *   are in the transaction (TRANSACTION_ABORTABLE for those that are not); otherwise they are
- *   added (v5: transaction version 2). A transaction this broker does not coordinate answers
+ * - v4-5 (sent by partition leaders): per transaction, the same answer for unknown partitions;
+ *   then `verifyOnly` checks that the partitions are in the transaction (TRANSACTION_ABORTABLE for
+ *   those that are not); otherwise they are added (v5: transaction version 2). A transaction this broker does not coordinate answers
  *   NOT_COORDINATOR on its partitions. Not modelled: the CLUSTER_ACTION check Kafka makes for v4+.
  */
 export const api: ApiDefinition<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse> = {
@@ -48,11 +48,8 @@ export const api: ApiDefinition<AddPartitionsToTxnRequest, AddPartitionsToTxnRes
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction, resultsByTopicV3AndBelow: [] };
     }
     const res = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: [] };
-    const unknown = unknownPartitions(req.v3AndBelowTopics, ctx);
-    if (unknown.size > 0) {
-      const code = (topic: string, p: number): number => (unknown.has(`${topic}\u0000${p}`) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED);
-      return { ...res, resultsByTopicV3AndBelow: topicResults(req.v3AndBelowTopics, code) };
-    }
+    const unknown = unknownTopicResults(req.v3AndBelowTopics, ctx);
+    if (unknown) return { ...res, resultsByTopicV3AndBelow: unknown };
     const errorCode = await ctx.broker.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, partitionsOf(req.v3AndBelowTopics), 0);
     const answered = fencedForVersion(errorCode, ctx.apiVersion, PRODUCER_FENCED_VERSION);
     return { ...res, resultsByTopicV3AndBelow: topicResults(req.v3AndBelowTopics, () => answered) };
@@ -62,6 +59,8 @@ export const api: ApiDefinition<AddPartitionsToTxnRequest, AddPartitionsToTxnRes
 /** One transaction of a v4+ request: verified or added, or NOT_COORDINATOR when another broker coordinates it. */
 async function handleBatched(t: AddPartitionsToTxnTransaction, ctx: RequestContext): Promise<AddPartitionsToTxnTopicResult[]> {
   const { broker } = ctx;
+  const unknown = unknownTopicResults(t.topics, ctx);
+  if (unknown) return unknown;
   if (t.transactionalId !== '' && broker.cluster.transactionCoordinatorOf(t.transactionalId) !== brokerIdOf(ctx)) return topicResults(t.topics, () => ErrorCode.NOT_COORDINATOR);
   const partitions = partitionsOf(t.topics);
   if (t.verifyOnly) {
@@ -77,14 +76,18 @@ function partitionsOf(topics: readonly AddPartitionsToTxnTopic[]): TxnPartition[
   return topics.flatMap((t) => t.partitions.map((partition) => ({ topic: t.name, partition })));
 }
 
-/** `topic\u0000partition` of the partitions that do not exist. */
-function unknownPartitions(topics: readonly AddPartitionsToTxnTopic[], ctx: RequestContext): Set<string> {
-  const out = new Set<string>();
+/**
+ * When some partitions do not exist (`KafkaApis`' per-transaction check, before the coordinator):
+ * UNKNOWN_TOPIC_OR_PARTITION on them and OPERATION_NOT_ATTEMPTED on the others; else null.
+ */
+function unknownTopicResults(topics: readonly AddPartitionsToTxnTopic[], ctx: RequestContext): AddPartitionsToTxnTopicResult[] | null {
+  const unknown = new Set<string>();
   for (const t of topics) {
     const count = ctx.broker.topics.get(t.name)?.partitionCount ?? 0;
-    for (const p of t.partitions) if (p < 0 || p >= count) out.add(`${t.name}\u0000${p}`);
+    for (const p of t.partitions) if (p < 0 || p >= count) unknown.add(`${t.name}\u0000${p}`);
   }
-  return out;
+  if (unknown.size === 0) return null;
+  return topicResults(topics, (topic, p) => (unknown.has(`${topic}\u0000${p}`) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
 }
 
 function topicResults(topics: readonly AddPartitionsToTxnTopic[], code: (topic: string, partition: number) => number): AddPartitionsToTxnTopicResult[] {

@@ -34,6 +34,7 @@ import {
   type TxnPartition,
 } from './transaction-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
+import { PREPARE, checkEndTv1, checkEndTv2 } from './end-txn-checks.js';
 import type { MarkerPartitionResult, TransactionVerifier, TxnMarkerSpec, TxnVerificationRequest } from '../topics/transaction-markers.js';
 
 /** A marker to write (the partition leader's `TxnMarkerSpec`). */
@@ -246,67 +247,29 @@ export class TransactionCoordinator implements TransactionVerifier {
 
   /**
    * `endTransaction`: from a client (EndTxn) or from the coordinator (an epoch fence: InitProducerId
-   * of a new incarnation, a timed-out transaction), which aborts with the fenced epoch.
+   * of a new incarnation, a timed-out transaction), which aborts with the fenced epoch. Version 2
+   * follows Kafka 4.3's `endTransaction`, earlier versions its `endTransactionWithTV1`.
    */
   private async endTransaction(txn: TxnMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean, version: TransactionVersion): Promise<EndTxnResult> {
     const f = txn.fields;
-    const tv2 = version >= 2;
-    const complete = f.state === TxnState.COMPLETE_COMMIT || f.state === TxnState.COMPLETE_ABORT;
-    // Version 2: a retry after the epoch bump of the previous EndTxn (or after the producer id rotated).
-    const retryOnOverflow = tv2 && complete && f.previousProducerId === producerId && isEpochExhausted(producerEpoch) && f.producerEpoch === 0;
-    const retryOnEpochBump = tv2 && complete && f.producerId === producerId && producerEpoch === f.producerEpoch - 1;
-    const isRetry = retryOnOverflow || retryOnEpochBump;
-    const current = (): EndTxnResult => ({ errorCode: ErrorCode.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch });
-    const error = (errorCode: number): EndTxnResult => fail(errorCode);
-    if (f.producerId !== producerId && !retryOnOverflow) return error(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    // A client must send the current epoch (or retry the last end); the coordinator's own aborts fence with a newer one.
-    if (fromClient ? producerEpoch !== f.producerEpoch && !isRetry : producerEpoch < f.producerEpoch) return error(ErrorCode.PRODUCER_FENCED);
-    if (txn.pendingTransitionInProgress && txn.pendingState !== TxnState.PREPARE_EPOCH_FENCE) return error(ErrorCode.CONCURRENT_TRANSACTIONS);
-    const now = this.o.time.now();
-    let next: TxnFields;
-    switch (f.state) {
-      case TxnState.ONGOING: {
-        const fencing = txn.pendingState === TxnState.PREPARE_EPOCH_FENCE;
-        if (fencing) {
-          // The fence's epoch becomes the transaction's; the abort below writes it.
-          txn.abortTransition();
-          txn.fields = { ...txn.fields, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH };
-        }
-        // Version 2: an exhausted epoch moves the producer to a new id when this transaction completes (not for a fence's abort).
-        const nextProducerId = tv2 && !fencing && txn.isProducerEpochExhausted ? this.generateProducerId() : NO_PRODUCER_ID;
-        if (nextProducerId === null) return error(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-        next = txn.prepareAbortOrCommit(commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, version, nextProducerId, now, false);
-        break;
-      }
-      case TxnState.COMPLETE_COMMIT:
-        if (commit) return tv2 && !isRetry ? error(ErrorCode.INVALID_TXN_STATE) : current();
-        if (!tv2 || isRetry) return error(ErrorCode.INVALID_TXN_STATE);
-        next = txn.prepareAbortOrCommit(TxnState.PREPARE_ABORT, version, NO_PRODUCER_ID, now, true);
-        break;
-      case TxnState.COMPLETE_ABORT:
-        if (!commit) {
-          if (!tv2 || isRetry) return current();
-          next = txn.prepareAbortOrCommit(TxnState.PREPARE_ABORT, version, NO_PRODUCER_ID, now, true);
-          break;
-        }
-        return error(ErrorCode.INVALID_TXN_STATE);
-      case TxnState.PREPARE_COMMIT:
-        return error(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
-      case TxnState.PREPARE_ABORT:
-        return error(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
-      case TxnState.EMPTY:
-        if (tv2 && !commit) {
-          next = txn.prepareAbortOrCommit(TxnState.PREPARE_ABORT, version, NO_PRODUCER_ID, now, true);
-          break;
-        }
-        return error(ErrorCode.INVALID_TXN_STATE);
-      default:
-        throw new Error(`${txn.transactionalId} is in state ${txnStateName(f.state)}`);
+    const fencing = txn.pendingState === TxnState.PREPARE_EPOCH_FENCE;
+    const check = version >= 2 ? checkEndTv2(txn, producerId, producerEpoch, commit, fromClient, fencing) : checkEndTv1(txn, producerId, producerEpoch, commit, fromClient);
+    if (check === ErrorCode.NONE) return { errorCode: ErrorCode.NONE, producerId: f.producerId, producerEpoch: f.producerEpoch };
+    if (check !== PREPARE) return fail(check);
+    if (fencing) {
+      // The fence's own transition gives way to the abort. Before version 2 the fence's epoch becomes
+      // the transaction's; version 2 bumps the epoch in the abort itself (Kafka 4.3: no double bump).
+      txn.abortTransition();
+      if (version < 2) txn.fields = { ...txn.fields, producerEpoch, lastProducerEpoch: NO_PRODUCER_EPOCH };
     }
+    // Version 2: an exhausted epoch moves the producer to a new id when this transaction completes.
+    const nextProducerId = version >= 2 && txn.isProducerEpochExhausted ? this.generateProducerId() : NO_PRODUCER_ID;
+    if (nextProducerId === null) return fail(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    const next = txn.prepareAbortOrCommit(commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, version, nextProducerId, this.o.time.now(), f.state !== TxnState.ONGOING);
     const errorCode = await this.write(txn, next);
     if (errorCode !== ErrorCode.NONE) {
-      if (!fromClient) txn.hasFailedEpochFence = true;
-      return error(errorCode);
+      if (fencing) txn.hasFailedEpochFence = true;
+      return fail(errorCode);
     }
     // Answered now; the markers and the Complete* record follow (the id stays pending meanwhile).
     const completed = txn.prepareComplete(this.o.time.now());

@@ -14,7 +14,7 @@ import { TxnState, isValidTransition, txnStateName } from './transaction-state.j
 export const NO_PRODUCER_ID = -1n;
 export const NO_PRODUCER_EPOCH = -1;
 /** Kafka's `Short.MAX_VALUE`: an epoch at or above `MAX_EPOCH - 1` is exhausted. */
-const MAX_EPOCH = 32767;
+export const MAX_EPOCH = 32767;
 
 /** `TransactionVersion` levels: 0 and 1 are the client-driven protocol (AddPartitionsToTxn), 2 is KIP-890's. */
 export type TransactionVersion = 0 | 1 | 2;
@@ -141,12 +141,13 @@ export class TxnMetadata {
 
   /**
    * `prepareFenceProducerEpoch`: PrepareEpochFence with the epoch bumped (not after a fence that
-   * failed to be written), never answered to a client: the open transaction is aborted with it.
+   * failed to be written, nor at Short.MAX_VALUE), never answered to a client: the open
+   * transaction is aborted with it.
    */
   prepareFenceProducerEpoch(now: number): TxnFields {
-    if (this.isProducerEpochExhausted) throw new Error(`${this.transactionalId}: cannot fence an exhausted epoch`);
-    const epoch = this.hasFailedEpochFence ? this.fields.producerEpoch : this.fields.producerEpoch + 1;
-    return this.transit({ state: TxnState.PREPARE_EPOCH_FENCE, producerEpoch: epoch, lastProducerEpoch: NO_PRODUCER_EPOCH }, now);
+    const f = this.fields;
+    const epoch = this.hasFailedEpochFence || f.producerEpoch === MAX_EPOCH ? f.producerEpoch : f.producerEpoch + 1;
+    return this.transit({ state: TxnState.PREPARE_EPOCH_FENCE, producerEpoch: epoch }, now);
   }
 
   /** `prepareAddPartitions`: Ongoing with the partitions added; a new transaction starts its clock now. */
@@ -166,14 +167,17 @@ export class TxnMetadata {
    * abort of a transaction without partitions starts and ends now.
    */
   prepareAbortOrCommit(state: typeof TxnState.PREPARE_COMMIT | typeof TxnState.PREPARE_ABORT, clientTransactionVersion: TransactionVersion, nextProducerId: bigint, now: number, noPartitionAdded: boolean): TxnFields {
-    const bump = clientTransactionVersion >= 2;
+    const f = this.fields;
+    const tv2 = clientTransactionVersion >= 2;
+    // Kafka aborts at Short.MAX_VALUE without a bump (which would overflow) rather than fail.
+    const bump = tv2 && !(f.producerEpoch === MAX_EPOCH && state === TxnState.PREPARE_ABORT);
     return this.transit(
       {
         state,
         nextProducerId,
-        producerEpoch: bump ? this.fields.producerEpoch + 1 : this.fields.producerEpoch,
-        lastProducerEpoch: bump ? this.fields.producerEpoch : this.fields.lastProducerEpoch,
-        txnStartTimestamp: noPartitionAdded ? now : this.fields.txnStartTimestamp,
+        producerEpoch: bump ? f.producerEpoch + 1 : f.producerEpoch,
+        lastProducerEpoch: tv2 ? f.producerEpoch : f.lastProducerEpoch,
+        txnStartTimestamp: noPartitionAdded ? now : f.txnStartTimestamp,
         clientTransactionVersion,
       },
       now,

@@ -203,6 +203,35 @@ describe('transaction version 2 (EndTxn v5, AddPartitionsToTxn v5)', () => {
   });
 });
 
+describe('transaction version 2: fences and resent ends', () => {
+  scenario('a new instance fences an open version 2 transaction (one epoch bump); an EndTxn resent at once; unknown partitions in verify-only', async (s) => {
+    const id = s.name('tx-v2f');
+    const topic = s.name('tx-v2f-out');
+    await s.createTopic(topic, 1);
+    const old = await ready(s, id);
+    const batch = (producerEpoch: number, verifyOnly: boolean, topics: Array<{ name: string; partitions: number[] }>) => ({
+      transactions: [{ transactionalId: id, producerId: old.producerId, producerEpoch, verifyOnly, topics }],
+      v3AndBelowTransactionalId: '', v3AndBelowProducerId: 0n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [],
+    });
+    await s.call('verify-only of an unknown topic', 24, 5, batch(old.producerEpoch, true, [{ name: s.name('tx-v2f-none'), partitions: [0] }]));
+    await s.call('verify-only of a partition beyond the count', 24, 5, batch(old.producerEpoch, true, [{ name: topic, partitions: [0, 1] }]));
+    await s.call('add (version 2)', 24, 5, batch(old.producerEpoch, false, [{ name: topic, partitions: [0] }]));
+    const r = await s.send(22, 4, { transactionalId: id, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
+    s.record('InitProducerId while ongoing', { errorCode: r.errorCode, producerEpoch: r.producerEpoch });
+    const fenced = (await describeSettled(s, id, old.producerId)) as { producerEpoch: number };
+    s.record('after the fence', { ...fenced, producerEpoch: fenced.producerEpoch - old.producerEpoch });
+    const fresh = await initUntilDone(s, id);
+    s.record('the new instance', { producerId: pidName(fresh.producerId, old.producerId), epochs: fresh.producerEpoch - old.producerEpoch });
+    const end = async (label: string, producerEpoch: number) => {
+      const e = await s.send(26, 5, { transactionalId: id, producerId: fresh.producerId, producerEpoch, committed: true });
+      s.record(label, { errorCode: e.errorCode, epochs: e.producerEpoch < 0 ? e.producerEpoch : e.producerEpoch - fresh.producerEpoch });
+    };
+    await s.send(24, 5, { ...batch(fresh.producerEpoch, false, [{ name: topic, partitions: [0] }]), transactions: [{ transactionalId: id, producerId: fresh.producerId, producerEpoch: fresh.producerEpoch, verifyOnly: false, topics: [{ name: topic, partitions: [0] }] }] });
+    await end('commit', fresh.producerEpoch);
+    await end('the same commit resent at once (its markers are being written)', fresh.producerEpoch);
+  });
+});
+
 describe('DescribeTransactions, ListTransactions', () => {
   scenario('unknown and empty ids; list with state and pattern filters', async (s) => {
     const a = s.name('tx-list-a');

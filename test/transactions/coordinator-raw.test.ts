@@ -42,6 +42,13 @@ const partitionCodes = (r: { resultsByTopicV3AndBelow: Array<{ name: string; res
 const endTxn = (c: RawClient, version: number, transactionalId: string, producerId: bigint, producerEpoch: number, committed: boolean) =>
   c.send(26, version, { transactionalId, producerId, producerEpoch, committed });
 
+/** AddPartitionsToTxn v5 adding (not verifying) one partition: transaction version 2. */
+const addPartitionsV5 = (c: RawClient, transactionalId: string, producerId: bigint, producerEpoch: number, topic: string, verifyOnly = false) =>
+  c.send(24, 5, {
+    transactions: [{ transactionalId, producerId, producerEpoch, verifyOnly, topics: [{ name: topic, partitions: [0] }] }],
+    v3AndBelowTransactionalId: '', v3AndBelowProducerId: 0n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [],
+  });
+
 const describeTxn = async (c: RawClient, id: string) => (await c.send(65, 0, { transactionalIds: [id] })).transactionStates[0]!;
 
 const txnOffsetCommit = (c: RawClient, version: number, req: { transactionalId: string; groupId: string; producerId: bigint; producerEpoch: number; generationId?: number; memberId?: string }, topic: string, partition: number, offset: bigint) =>
@@ -213,7 +220,7 @@ describe('transaction coordinator (raw protocol)', () => {
   it('transaction version 2 (EndTxn v5): the epoch is bumped by every end, a retry with the old epoch answers NONE', async () => {
     const { server } = await startClosableServer(cleanups);
     const c = await client(server);
-    await createTopic(c, 'tx-v2', 1);
+    await createTopic(c, 'tx-v2', 2);
     const { producerId, producerEpoch } = await init(c, 'txn-v2', 60_000, 5);
     expect((await endTxn(c, 5, 'txn-v2', producerId, producerEpoch, true)).errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
     // Version 2 may abort a transaction that added nothing (the client may have produced to partitions it never announced).
@@ -230,6 +237,16 @@ describe('transaction coordinator (raw protocol)', () => {
       v3AndBelowTransactionalId: '', v3AndBelowProducerId: 0n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [],
     });
     expect(verify.resultsByTransaction[0]!.topicResults[0]!.resultsByPartition.map((p) => p.partitionErrorCode)).toEqual([0, ErrorCode.TRANSACTION_ABORTABLE]);
+    // Partitions that do not exist are answered before the coordinator looks (Kafka's handler), verify-only too.
+    const verifyCodes = async (topics: Array<{ name: string; partitions: number[] }>) =>
+      (
+        await c.send(24, 5, {
+          transactions: [{ transactionalId: 'txn-v2', producerId, producerEpoch: producerEpoch + 1, verifyOnly: true, topics }],
+          v3AndBelowTransactionalId: '', v3AndBelowProducerId: 0n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [],
+        })
+      ).resultsByTransaction[0]!.topicResults.flatMap((t) => t.resultsByPartition.map((p) => p.partitionErrorCode));
+    expect(await verifyCodes([{ name: 'tx-v2-nope', partitions: [0] }])).toEqual([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+    expect(await verifyCodes([{ name: 'tx-v2', partitions: [0, 2] }])).toEqual([ErrorCode.OPERATION_NOT_ATTEMPTED, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
     const commit = await endTxn(c, 5, 'txn-v2', producerId, producerEpoch + 1, true);
     expect([commit.errorCode, commit.producerEpoch]).toEqual([0, producerEpoch + 2]);
     await server.broker.transactions.flush();
@@ -275,6 +292,64 @@ describe('transaction coordinator (raw protocol)', () => {
     expect((await describeTxn(c, 'txn-t')).transactionState).toBe('CompleteAbort');
     expect((await describeTxn(c, 'txn-t')).producerEpoch).toBe(p.producerEpoch + 1);
     expect((await endTxn(c, 3, 'txn-t', p.producerId, p.producerEpoch, true)).errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+  });
+
+  it('transaction version 2: a timed-out transaction is aborted with one epoch bump; the producer\'s abort is its retry (NONE), its commit INVALID_TXN_STATE', async () => {
+    const { server } = await startClosableServer(cleanups, { clock: 'manual' });
+    const c = await client(server);
+    await createTopic(c, 'tx-timeout2', 1);
+    const p = await init(c, 'txn-t2', 15_000, 5);
+    const add = await addPartitionsV5(c, 'txn-t2', p.producerId, p.producerEpoch, 'tx-timeout2');
+    expect(add.resultsByTransaction[0]!.topicResults[0]!.resultsByPartition[0]!.partitionErrorCode).toBe(0);
+    // The abort pass runs every 10 s: at 20 s the transaction is older than its 15 s.
+    for (let i = 0; i < 2; i++) {
+      server.clock.advance(10_000);
+      await server.broker.transactions.flush();
+    }
+    // Kafka 4.3: the fence's epoch is the abort's own version 2 bump (not a second one), the producer's epoch the last one.
+    expect(await describeTxn(c, 'txn-t2')).toMatchObject({ transactionState: 'CompleteAbort', producerId: p.producerId, producerEpoch: p.producerEpoch + 1 });
+    expect((await endTxn(c, 5, 'txn-t2', p.producerId, p.producerEpoch, true)).errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
+    const abort = await endTxn(c, 5, 'txn-t2', p.producerId, p.producerEpoch, false);
+    expect([abort.errorCode, abort.producerId, abort.producerEpoch]).toEqual([0, p.producerId, p.producerEpoch + 1]);
+    // With the epoch it was given the producer goes on: an empty abort, then a transaction.
+    const next = await endTxn(c, 5, 'txn-t2', p.producerId, p.producerEpoch + 1, false);
+    expect([next.errorCode, next.producerEpoch]).toEqual([0, p.producerEpoch + 2]);
+    await server.broker.transactions.flush();
+    expect((await addPartitionsV5(c, 'txn-t2', p.producerId, p.producerEpoch + 2, 'tx-timeout2')).resultsByTransaction[0]!.topicResults[0]!.resultsByPartition[0]!.partitionErrorCode).toBe(0);
+    const commit = await endTxn(c, 5, 'txn-t2', p.producerId, p.producerEpoch + 2, true);
+    expect([commit.errorCode, commit.producerEpoch]).toEqual([0, p.producerEpoch + 3]);
+  });
+
+  it('transaction version 2: a new incarnation\'s fence aborts the open transaction with one epoch bump', async () => {
+    const { server } = await startClosableServer(cleanups);
+    const c = await client(server);
+    await createTopic(c, 'tx-fence2', 1);
+    const old = await init(c, 'txn-f2', 60_000, 5);
+    await addPartitionsV5(c, 'txn-f2', old.producerId, old.producerEpoch, 'tx-fence2');
+    expect((await init(c, 'txn-f2', 60_000, 5)).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
+    await server.broker.transactions.flush();
+    expect(await describeTxn(c, 'txn-f2')).toMatchObject({ transactionState: 'CompleteAbort', producerEpoch: old.producerEpoch + 1 });
+    const fresh = await init(c, 'txn-f2', 60_000, 5);
+    expect([fresh.errorCode, fresh.producerId, fresh.producerEpoch]).toEqual([0, old.producerId, old.producerEpoch + 2]);
+  });
+
+  it('transaction version 2: an EndTxn resent at once while its markers are written answers CONCURRENT_TRANSACTIONS, then NONE', async () => {
+    const { server } = await startClosableServer(cleanups);
+    const c = await client(server);
+    await createTopic(c, 'tx-resend', 1);
+    const p = await init(c, 'txn-resend', 60_000, 5);
+    for (let round = 0; round < 5; round++) {
+      const epoch = p.producerEpoch + round;
+      expect((await addPartitionsV5(c, 'txn-resend', p.producerId, epoch, 'tx-resend')).resultsByTransaction[0]!.topicResults[0]!.resultsByPartition[0]!.partitionErrorCode).toBe(0);
+      const first = await endTxn(c, 5, 'txn-resend', p.producerId, epoch, true);
+      expect([first.errorCode, first.producerEpoch]).toEqual([0, epoch + 1]);
+      // The response was lost: the same request again before the markers are all written.
+      const resent = await endTxn(c, 5, 'txn-resend', p.producerId, epoch, true);
+      expect([resent.errorCode, resent.producerId, resent.producerEpoch]).toEqual([ErrorCode.CONCURRENT_TRANSACTIONS, -1n, -1]);
+      await server.broker.transactions.flush();
+      const later = await endTxn(c, 5, 'txn-resend', p.producerId, epoch, true);
+      expect([later.errorCode, later.producerId, later.producerEpoch]).toEqual([0, p.producerId, epoch + 1]);
+    }
   });
 
   it('offsets retention keeps an offset a transaction is about to replace, and its group', async () => {
