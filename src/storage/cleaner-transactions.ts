@@ -22,7 +22,6 @@ import {
   CONTROL_FLAG_MASK,
   LAST_OFFSET_DELTA_OFFSET,
   PRODUCER_ID_OFFSET,
-  RECORD_COUNT_OFFSET,
   TRANSACTIONAL_FLAG_MASK,
 } from '../records/record-batch.js';
 import { readEndTxnMarker } from '../records/control-batch.js';
@@ -38,8 +37,9 @@ export interface AbortedRange {
 export interface BatchTxnInfo {
   control: boolean;
   /**
-   * Transactional and, for a data batch, holding records: a data batch the cleaner emptied
-   * (kept to end its segment) neither opens a transaction nor keeps its marker.
+   * The transactional flag. A data batch the cleaner emptied (kept to end its segment) has it
+   * too and keeps its transaction's marker: a producer-state rebuild (`Partition.replayBatches`)
+   * would take it without its marker for a transaction still open.
    */
   transactional: boolean;
   producerId: bigint;
@@ -50,10 +50,9 @@ export interface BatchTxnInfo {
 export function batchTxnInfo(batch: Buffer): BatchTxnInfo {
   const attributes = batch.readInt16BE(ATTRIBUTES_OFFSET);
   const baseOffset = batch.readBigInt64BE(BASE_OFFSET_OFFSET);
-  const control = (attributes & CONTROL_FLAG_MASK) !== 0;
   return {
-    control,
-    transactional: (attributes & TRANSACTIONAL_FLAG_MASK) !== 0 && (control || batch.readInt32BE(RECORD_COUNT_OFFSET) > 0),
+    control: (attributes & CONTROL_FLAG_MASK) !== 0,
+    transactional: (attributes & TRANSACTIONAL_FLAG_MASK) !== 0,
     producerId: batch.readBigInt64BE(PRODUCER_ID_OFFSET),
     baseOffset,
     lastOffset: baseOffset + BigInt(batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET)),
