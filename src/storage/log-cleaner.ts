@@ -22,30 +22,35 @@
  *     so appends and reads go on; appends only touch the active segment, and a segment
  *     rolled during a clean is simply not part of it.
  *
- * Not done (the coordinator never writes them): transactional and control batches, and
- * compressed batches, make a partition uncleanable (logged), as Kafka marks a partition
- * uncleanable when cleaning it fails. The firstDirtyOffset is kept in memory only (Kafka's
- * `cleaner-offset-checkpoint`): after a restart the whole log counts as dirty once.
+ *   - Transactions (`cleaner-transactions.ts`, Kafka's `CleanedTransactionMetadata`): the
+ *     cleanable range also ends at the first offset of the oldest open transaction (the first
+ *     unstable offset); batches at or above it are kept as they are. Batches of aborted
+ *     transactions are discarded (and left out of the offset map); committed transactional
+ *     records are compacted like others. An end-transaction marker is kept while a batch of its
+ *     transaction is met in the pass; once none is, its batch gets a delete horizon (now +
+ *     delete.retention.ms) and goes at the first clean after it. The aborted transactions and
+ *     the first unstable offset are read from the log (`TransactionScan`), from the first dirty
+ *     segment to the log end.
+ *
+ * Not done: compressed batches make a partition uncleanable (logged), as Kafka marks a
+ * partition uncleanable when cleaning it fails. Kafka keeps each producer's last batch (empty
+ * if need be) for its producer state; this cleaner does not. The firstDirtyOffset is kept in
+ * memory only (Kafka's `cleaner-offset-checkpoint`): after a restart the whole log counts as
+ * dirty once.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from 'pino';
 import type { Time } from '../util/time.js';
-import {
-  decodeRecords,
-  ATTRIBUTES_OFFSET,
-  MAX_TIMESTAMP_OFFSET,
-  LAST_OFFSET_DELTA_OFFSET,
-  TRANSACTIONAL_FLAG_MASK,
-  CONTROL_FLAG_MASK,
-  type DecodedRecord,
-} from '../records/record-batch.js';
+import { decodeRecords, MAX_TIMESTAMP_OFFSET, LAST_OFFSET_DELTA_OFFSET, type DecodedRecord } from '../records/record-batch.js';
+import { decodeEndTxnMarker } from '../records/control-batch.js';
 import { LogSegment, segmentFileName } from './segment.js';
 import { DEFAULT_FILE_CACHE } from './fd-cache.js';
 import type { PartitionLog } from './partition-log.js';
 import { writeFully, fdatasync, fsyncDirectory } from './file-io.js';
 import { batchDeleteHorizon, emptyBatchLike, rebuildBatch } from './cleaner-batch.js';
 import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, SWAP_FILE_SUFFIX, cleanerFile } from './cleaner-files.js';
+import { CleanedTransactions, TransactionScan, batchTxnInfo, type AbortedRange } from './cleaner-transactions.js';
 
 /** Steps of a group's swap, reported to `onStep` (tests throw there to simulate a crash). */
 export type CleanerStep =
@@ -87,15 +92,15 @@ export interface CleanResult {
   recordsAfter: number;
   bytesBefore: number;
   bytesAfter: number;
-  /** Where the dirty range now starts (the active segment's base offset at the clean). */
+  /**
+   * Where the dirty range now starts: the active segment's base offset at the clean, or an
+   * earlier segment's (min.compaction.lag.ms), or the first unstable offset.
+   */
   firstDirtyOffset: bigint;
 }
 
 /** Thrown when a clean stops because the cleaner is shut down or the log closed. */
 export class CleanerAbortedError extends Error {}
-
-/** A batch kind or encoding this cleaner does not rewrite. */
-export class UncleanableLogError extends Error {}
 
 interface LogCleanState {
   firstDirtyOffset: bigint;
@@ -213,12 +218,26 @@ export class LogCleaner {
 
   private async doClean(log: PartitionLog, st: LogCleanState): Promise<CleanResult | null> {
     if (st.uncleanable) return null;
-    const closed = this.cleanableSegments(log);
-    if (closed.length === 0) return null;
+    const lagged = this.cleanableSegments(log);
+    if (lagged.length === 0) return null;
     const now = BigInt(this.options.time.now());
     const all = log.closedSegments();
-    const firstUncleanable = closed.length < all.length ? all[closed.length]!.baseOffset : log.activeSegmentBaseOffset;
+    const activeBase = log.activeSegmentBaseOffset;
+    const segmentBound = lagged.length < all.length ? all[lagged.length]!.baseOffset : activeBase;
     const firstDirty = st.firstDirtyOffset;
+    let txns: TransactionScan;
+    try {
+      txns = await this.scanTransactions(log, all, activeBase, firstDirty);
+    } catch (err) {
+      this.failed(log, st, err);
+      throw err;
+    }
+    const unstable = txns.firstUnstableOffset();
+    // `LogCleanerManager.cleanableOffsets`: below the first unstable offset too.
+    const firstUncleanable = unstable !== null && unstable < segmentBound ? unstable : segmentBound;
+    const closed = lagged.filter((s) => s.baseOffset < firstUncleanable);
+    if (closed.length === 0) return null;
+    const aborted = txns.aborted();
     const result: CleanResult = {
       segmentsCleaned: 0,
       segmentsWritten: 0,
@@ -230,19 +249,18 @@ export class LogCleaner {
     };
     const startedMs = Date.now();
     try {
-      const map = await this.buildOffsetMap(log, closed, firstDirty);
+      const map = await this.buildOffsetMap(log, closed, firstDirty, firstUncleanable, aborted);
       let minHorizon: bigint | null = null;
+      // One for the whole pass: a marker stays while its transaction has a batch in any group.
+      const pass = new CleanedTransactions(aborted);
       for (const group of this.groupSegments(closed)) {
-        const horizon = await this.cleanGroup(log, group, map, now, result);
+        const horizon = await this.cleanGroup(log, group, map, now, result, pass, firstUncleanable);
         if (horizon !== null && (minHorizon === null || horizon < minHorizon)) minHorizon = horizon;
       }
       st.firstDirtyOffset = firstUncleanable;
       st.minDeleteHorizon = minHorizon;
     } catch (err) {
-      if (!(err instanceof CleanerAbortedError) && !this.stopped && !log.isClosed) {
-        st.uncleanable = true;
-        this.options.log.error({ err, dir: log.dir }, 'log cleaning failed; the partition is not cleaned again until restart');
-      }
+      this.failed(log, st, err);
       throw err;
     }
     this.options.log.info(
@@ -262,6 +280,37 @@ export class LogCleaner {
     return result;
   }
 
+  /** Marks `log` uncleanable after a failure (not after an abort). */
+  private failed(log: PartitionLog, st: LogCleanState, err: unknown): void {
+    if (err instanceof CleanerAbortedError || this.stopped || log.isClosed) return;
+    st.uncleanable = true;
+    this.options.log.error({ err, dir: log.dir }, 'log cleaning failed; the partition is not cleaned again until restart');
+  }
+
+  /**
+   * The transactions of `log` from the first segment holding dirty offsets to the log end:
+   * the closed segments `closed`, then whatever follows `activeBase` (read in chunks, as it
+   * may grow meanwhile). Records of an aborted transaction are all dirty (the last clean
+   * stopped below it while it was open), so the clean part need not be read.
+   */
+  private async scanTransactions(log: PartitionLog, closed: readonly LogSegment[], activeBase: bigint, firstDirty: bigint): Promise<TransactionScan> {
+    const scan = new TransactionScan();
+    for (const segment of closed) {
+      if ((segment.nextOffset ?? segment.baseOffset) <= firstDirty) continue;
+      for await (const batches of this.chunks(log, segment)) for (const batch of batches) scan.add(batch);
+    }
+    let from = activeBase;
+    for (;;) {
+      this.checkRunning(log);
+      const batches = log.read(from, CHUNK_BYTES);
+      if (batches.length === 0) break;
+      for (const batch of batches) scan.add(batch);
+      from = batchTxnInfo(batches[batches.length - 1]!).lastOffset + 1n;
+      await yieldToEventLoop();
+    }
+    return scan;
+  }
+
   /** Batches of `segment` in chunks of about CHUNK_BYTES, yielding to the event loop between chunks. */
   private async *chunks(log: PartitionLog, segment: LogSegment): AsyncGenerator<Buffer[]> {
     const table = segment.batches;
@@ -277,21 +326,37 @@ export class LogCleaner {
     }
   }
 
+  /** The records of an uncompressed batch; throws for compressed batches (the log is then uncleanable). */
   private decode(batch: Buffer): DecodedRecord[] {
-    const attributes = batch.readInt16BE(ATTRIBUTES_OFFSET);
-    if ((attributes & (TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK)) !== 0) {
-      throw new UncleanableLogError('transactional and control batches are not cleaned by this server');
-    }
-    return decodeRecords(batch); // throws for compressed batches
+    return decodeRecords(batch);
   }
 
-  /** Key bytes (as a latin1 string, one char per byte) -> latest offset in the dirty range. */
-  private async buildOffsetMap(log: PartitionLog, closed: LogSegment[], firstDirty: bigint): Promise<Map<string, bigint>> {
+  /**
+   * Key bytes (as a latin1 string, one char per byte) -> latest offset in the dirty range
+   * [firstDirty, firstUncleanable), records of aborted transactions and markers left out
+   * (`Cleaner.buildOffsetMapForSegment`).
+   */
+  private async buildOffsetMap(
+    log: PartitionLog,
+    closed: LogSegment[],
+    firstDirty: bigint,
+    firstUncleanable: bigint,
+    aborted: readonly AbortedRange[],
+  ): Promise<Map<string, bigint>> {
     const map = new Map<string, bigint>();
+    const txns = new CleanedTransactions(aborted);
     for (const segment of closed) {
       if ((segment.nextOffset ?? segment.baseOffset) <= firstDirty) continue;
       for await (const batches of this.chunks(log, segment)) {
         for (const batch of batches) {
+          const info = batchTxnInfo(batch);
+          if (info.baseOffset >= firstUncleanable) return map;
+          if (info.control) {
+            const marker = this.markerOf(batch);
+            if (marker !== null) txns.markerRemovable(info, marker);
+            continue;
+          }
+          if (txns.discardDataBatch(info)) continue;
           for (const r of this.decode(batch)) {
             if (r.key !== null && r.offset >= firstDirty) map.set(r.key.toString('latin1'), r.offset);
           }
@@ -299,6 +364,12 @@ export class LogCleaner {
       }
     }
     return map;
+  }
+
+  /** COMMIT (true) or ABORT (false) for an end-transaction marker batch; null for other or emptied control batches. */
+  private markerOf(batch: Buffer): boolean | null {
+    const first = this.decode(batch)[0];
+    return first === undefined ? null : (decodeEndTxnMarker(first.key, first.value)?.commit ?? null);
   }
 
   /** Consecutive segments up to maxSegmentBytes and an int32 offset span (`Cleaner.groupSegmentsBySize`). */
@@ -332,6 +403,8 @@ export class LogCleaner {
     map: Map<string, bigint>,
     now: bigint,
     result: CleanResult,
+    txns: CleanedTransactions,
+    firstUncleanable: bigint,
   ): Promise<bigint | null> {
     // The group's last batch is kept (empty if need be) so the cleaned segment ends where the group did.
     const lastSegment = [...group].reverse().find((s) => !s.isEmpty);
@@ -354,17 +427,36 @@ export class LogCleaner {
           const out: Buffer[] = [];
           for (const batch of batches) {
             const records = this.decode(batch);
-            const batchBase = batch.readBigInt64BE(0);
+            const info = batchTxnInfo(batch);
+            const batchBase = info.baseOffset;
             const isLastOfGroup = segment === lastSegment && batchBase === lastBatchOffset;
             const horizon = batchDeleteHorizon(batch);
-            const retained = records.filter((r) => {
-              if (r.key === null) return false;
-              const latest = map.get(r.key.toString('latin1'));
-              if (latest !== undefined && r.offset < latest) return false;
-              return r.value !== null || horizon === null || now < horizon;
-            });
-            const hasTombstones = retained.some((r) => r.value === null);
-            const stampHorizon = hasTombstones && horizon === null;
+            // Records to keep, and whether the kept batch needs (or has) a delete horizon.
+            let retained: DecodedRecord[];
+            let needsHorizon: boolean;
+            if (batchBase >= firstUncleanable) {
+              // At or above the first unstable offset: not cleaned in this pass.
+              retained = records;
+              needsHorizon = horizon !== null;
+            } else if (info.control) {
+              const marker = records.length === 0 ? null : this.markerOf(batch);
+              const removable = marker !== null && txns.markerRemovable(info, marker);
+              const expired = removable && horizon !== null && now >= horizon;
+              retained = records.length === 0 || expired ? [] : records;
+              needsHorizon = removable && !expired;
+            } else if (txns.discardDataBatch(info)) {
+              retained = []; // a batch of an aborted transaction
+              needsHorizon = false;
+            } else {
+              retained = records.filter((r) => {
+                if (r.key === null) return false;
+                const latest = map.get(r.key.toString('latin1'));
+                if (latest !== undefined && r.offset < latest) return false;
+                return r.value !== null || horizon === null || now < horizon;
+              });
+              needsHorizon = retained.some((r) => r.value === null);
+            }
+            const stampHorizon = needsHorizon && horizon === null;
             let cleaned: Buffer | null;
             if (retained.length === records.length && !stampHorizon) cleaned = records.length > 0 || isLastOfGroup ? batch : null;
             else if (retained.length > 0) cleaned = rebuildBatch(batch, retained, stampHorizon ? now + retentionMs : horizon);
@@ -372,7 +464,7 @@ export class LogCleaner {
             result.recordsBefore += records.length;
             result.bytesBefore += batch.length;
             if (cleaned === null) continue;
-            if (hasTombstones) {
+            if (needsHorizon && retained.length > 0) {
               const h = stampHorizon ? now + retentionMs : horizon!;
               if (minHorizon === null || h < minHorizon) minHorizon = h;
             }

@@ -74,6 +74,27 @@ async function state(server: ServerHandle, c: RawClient) {
   };
 }
 
+/**
+ * `value` with every array of partition entries (`partition` or `partitionIndex`) sorted by
+ * partition: compaction keeps a key's latest record only, so a replay after it meets keys in
+ * another order.
+ */
+function partitionOrderFree<T>(value: T): T {
+  if (Array.isArray(value)) {
+    const items = value.map((v: unknown) => partitionOrderFree(v));
+    const partitionOf = (v: unknown): number | undefined => {
+      const o = v as { partition?: number; partitionIndex?: number } | null;
+      return typeof o === 'object' && o !== null ? (o.partition ?? o.partitionIndex) : undefined;
+    };
+    if (items.every((v) => partitionOf(v) !== undefined)) items.sort((a, b) => partitionOf(a)! - partitionOf(b)!);
+    return items as T;
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, partitionOrderFree(v)])) as T;
+  }
+  return value;
+}
+
 describe('offsets replay after a restart', () => {
   it('rebuilds overwritten, deleted and re-committed, expiring and transactional offsets as they were', async () => {
     const data = tempDataDir('kmc-replay-restart-');
@@ -118,6 +139,48 @@ describe('offsets replay after a restart', () => {
     const second = await startClosableServer(cleanups, { dataDir: data.dir });
     c = await client(second.server);
     expect(await state(second.server, c)).toEqual(before);
+  });
+
+  it('compacts a log holding committed, aborted and open transactional offsets, and replays the same after it and a restart', async () => {
+    const data = tempDataDir('kmc-replay-cleaned-');
+    cleanups.push(() => data.remove());
+    // One small-segment partition: every group shares it, and commits roll segments the cleaner may clean.
+    const config = { 'offsets.topic.num.partitions': 1, 'offsets.topic.segment.bytes': 4096, 'log.cleaner.enable': false };
+    const first = await startClosableServer(cleanups, { dataDir: data.dir, config });
+    let c = await client(first.server);
+    expect((await c.send(19, 5, { topics: [{ name: TOPIC, numPartitions: 4, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false })).topics[0]!.errorCode).toBe(0);
+    const filler = async (rounds: number) => {
+      for (let i = 0; i < rounds; i++) await commit(c, 'rp-b', [[0, BigInt(i), -1, 'filler']]);
+    };
+    await commit(c, 'rp-a', [[0, 1n, -1, 'a'], [1, 2n, -1, 'a'], [3, 4n, -1, 'a']]);
+    await filler(40);
+    await transaction(first.server, c, 'rp-txn-commit', 'rp-a', 0, 500n, 'commit');
+    await transaction(first.server, c, 'rp-txn-abort', 'rp-a', 3, 600n, 'abort');
+    await transaction(first.server, c, 'rp-txn-overwritten', 'rp-a', 1, 700n, 'commit');
+    await commit(c, 'rp-a', [[1, 701n, -1, 'after-txn']]);
+    await filler(40);
+    await transaction(first.server, c, 'rp-txn-open', 'rp-c', 2, 800n, 'open');
+    await filler(40);
+
+    const before = await state(first.server, c);
+    expect(before.views.map(({ g, committed }) => [g, committed.map((e) => [e.partition, e.offset.committedOffset])])).toEqual([
+      ['rp-a', [[0, 500n], [1, 701n], [3, 4n]]],
+      ['rp-b', [[0, 39n]]],
+      ['rp-c', []],
+    ]);
+    expect(before.views.map(({ pending }) => pending.map((p) => [p.partition, p.offset.committedOffset]))).toEqual([[], [], [[2, 800n]]]);
+    // Before: rejected with 'transactional and control batches are not cleaned by this server'.
+    const summary = await first.server.compactOffsetsLog();
+    expect(summary.partitionsCleaned).toBe(1);
+    expect(summary.recordsAfter).toBeLessThan(summary.recordsBefore);
+    expect(await state(first.server, c)).toEqual(before);
+    await first.close();
+
+    const second = await startClosableServer(cleanups, { dataDir: data.dir, config });
+    c = await client(second.server);
+    expect(partitionOrderFree(await state(second.server, c))).toEqual(partitionOrderFree(before));
+    expect((await second.server.compactOffsetsLog()).partitionsCleaned).toBe(1);
+    expect(partitionOrderFree(await state(second.server, c))).toEqual(partitionOrderFree(before));
   });
 
   it('keeps a v2 commit\'s expire timestamp across a restart, and the commit that later dropped it; its topic id as Kafka 4.3 does', async () => {
