@@ -240,6 +240,6 @@ describe('admin API: safe by default', () => {
     const held = server.faults.add({ id: 'held', match: { clientId: 'nobody' }, action: { type: 'error', error: 'UNKNOWN_SERVER_ERROR' } });
     const wait = await call(base, 'POST', `/faults/${held.id}/wait`, JSON_TYPE, JSON.stringify({ count: 1, timeoutMs: MAX_FAULT_HOLD_MS + 1 }));
     expect(wait.status).toBe(400);
-    expect(wait.body.message).toBe(`timeoutMs must be an integer from 0 to ${MAX_FAULT_HOLD_MS}`);
+    expect(wait.body.message).toBe(`timeoutMs must be an integer from 0 to ${MAX_FAULT_HOLD_MS} (a JSON number), got ${MAX_FAULT_HOLD_MS + 1}`);
   });
 });
