@@ -17,7 +17,7 @@
  * file it judged, so a fresh holder's lock is never removed.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, readdirSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = '.lock';
@@ -129,6 +129,30 @@ function removeStaleLock(dir: string, staged: string, stale: LockFileContent): b
   return true;
 }
 
+/** A staged lock file's name: `.lock.<pid>.<8 hex digits>`. */
+const STAGED_NAME = /^\.lock\.(\d+)\.[0-9a-f]{8}$/;
+
+/**
+ * Removes staged lock files whose writer is gone: a server killed between writing its staged file
+ * and removing it (a few system calls) leaves one behind. Called under the lock. A live writer's
+ * file (a server racing for the lock right now, perhaps not done writing it) is left to it; the
+ * pid in the name tells who wrote it, the start time in the content (when written) a reused pid.
+ */
+function removeOrphanedStagedFiles(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const match = STAGED_NAME.exec(name);
+    if (match === null) continue;
+    const path = join(dir, name);
+    let holder: Holder;
+    try {
+      holder = readLockFile(path)?.holder ?? { pid: Number(match[1]), startTime: null };
+    } catch {
+      continue; // not a readable file: not ours to judge
+    }
+    if (!alive(holder)) unlinkIfPresent(path);
+  }
+}
+
 /**
  * Takes `dir`'s lock for this server; throws DataDirectoryInUseError (naming the holder's pid and
  * the lock file) when another live server holds it. Returns the release, which removes the file.
@@ -156,6 +180,7 @@ export function lockDataDirectory(dir: string): () => void {
   } finally {
     unlinkIfPresent(staged);
   }
+  removeOrphanedStagedFiles(dir);
   lockedHere.add(real);
   let released = false;
   return () => {

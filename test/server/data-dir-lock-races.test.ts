@@ -88,6 +88,23 @@ describe('data directory lock races', () => {
     }
   });
 
+  it('removes staged lock files left by servers killed while taking the lock, not a live one\'s', () => {
+    const data = tempDataDir();
+    try {
+      // Killed before writing (empty), after writing, and one of a pid reused since (start time differs).
+      writeFileSync(join(data.dir, '.lock.999999999.0a1b2c3d'), '');
+      writeFileSync(join(data.dir, '.lock.999999998.00000000'), 'pid=999999998\nstart=5\n');
+      writeFileSync(join(data.dir, `.lock.${process.ppid}.ffffffff`), `pid=${process.ppid}\nstart=1\n`);
+      // A live server's, still being written: its pid is in the name.
+      writeFileSync(join(data.dir, `.lock.${process.ppid}.12345678`), '');
+      const release = lockDataDirectory(data.dir);
+      expect(readdirSync(data.dir).filter((n) => n.startsWith('.lock')).sort()).toEqual(['.lock', `.lock.${process.ppid}.12345678`]);
+      release();
+    } finally {
+      data.remove();
+    }
+  });
+
   it('refuses a .lock that is not a file with a message naming it', () => {
     const data = tempDataDir();
     try {
