@@ -119,8 +119,10 @@ async function serve(opts: ServeOptions): Promise<void> {
     try {
       server = await start(adminPort);
     } catch (err) {
-      // The default admin port being busy (another instance) is not worth refusing to start.
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || adminPort === undefined || opts.adminPortExplicit) throw err;
+      // The default admin port being busy (another instance) is not worth refusing to start. The
+      // Kafka listeners bind first: their port in use is an error of its own (the error names its port).
+      const busy = err as NodeJS.ErrnoException & { port?: number };
+      if (busy.code !== 'EADDRINUSE' || busy.port !== adminPort || adminPort === undefined || opts.adminPortExplicit) throw err;
       log.warn(`admin API not started: port ${adminPort} is in use (pass --admin-port 0 for a free port, or --no-admin)`);
       server = await start(undefined);
     }

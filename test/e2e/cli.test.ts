@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startCli, kill } from '../support/cli-process.js';
 import { tempDataDir } from '../support/server.js';
@@ -21,6 +22,21 @@ describe('command line', () => {
     const res = spawnSync(process.execPath, [CLI, '--in-memory', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10000 });
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(message);
+  });
+
+  it('exits 2 naming the port when the Kafka port is in use, with no word about the admin API', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const res = spawnSync(process.execPath, [CLI, '--in-memory', '--port', String(port)], { encoding: 'utf8', timeout: 60_000 });
+      expect(res.status).toBe(2);
+      expect(res.stderr).toContain(`listen EADDRINUSE: address already in use`);
+      expect(res.stderr).toContain(`:${port}`);
+      expect(res.stdout + res.stderr).not.toContain('admin API');
+    } finally {
+      taken.close();
+    }
   });
 
   it('--version and -V print the package version', () => {
