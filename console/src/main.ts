@@ -23,7 +23,9 @@ let again = false;
 /** A token was given and not yet accepted: a 401 now means it was wrong. */
 let tokenOnTrial = false;
 
+/** Shows only the token form: the page's sections stay hidden until a refresh with a token succeeds. */
 function askForToken(): void {
+  main.hidden = true;
   tokenBox.hidden = false;
   tokenInput.focus();
 }
@@ -51,6 +53,7 @@ async function refresh(): Promise<void> {
       await page?.refresh();
     } while (again);
     tokenOnTrial = false;
+    main.hidden = false;
   } catch (err) {
     if (err instanceof NeedsToken) {
       if (tokenOnTrial) fill(tokenError, 'That token was refused.');

@@ -219,9 +219,12 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       const page = await browser.newPage();
       await page.goto(`${guarded.admin!.url}/`);
       await page.locator('#token-input').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // Only the form: no empty sections of a page it cannot load yet.
+      expect(await page.locator('#main').isVisible()).toBe(false);
       await page.fill('#token-input', 'wrong');
       await page.click('#token-form button');
       await page.locator('#token-error').getByText('That token was refused.').waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.locator('#main').isVisible()).toBe(false);
       await page.fill('#token-input', 'console-secret');
       await page.click('#token-form button');
       await page.locator('#brokers').getByText(`localhost:${guarded.port}`).waitFor({ timeout: UI_TIMEOUT });
