@@ -178,7 +178,7 @@ describe('SASL handshake and authentication', () => {
     expect(await s.send(17, 1, { mechanism: 'PLAIN' })).toEqual({ errorCode: 34, mechanisms: [] });
   });
 
-  it("refuses to start what Kafka refuses: a mechanism without its JAAS entry, GSSAPI, a JAAS text Kafka cannot parse", async () => {
+  it("refuses to start what Kafka refuses: a mechanism without its JAAS entry, GSSAPI, a JAAS text Kafka cannot parse, a login module Kafka cannot find", async () => {
     const start = (config: Record<string, string>) => startServer({ port: 0, inMemory: true, logLevel: TEST_LOG_LEVEL, config: { listeners: 'SASL_PLAINTEXT://127.0.0.1:0', ...config } });
     await expect(start({ 'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': plainJaas({ a: 'b' }) }))
       .rejects.toThrow("invalid config listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config: Could not find a 'KafkaServer' or 'sasl_plaintext.KafkaServer' entry in the JAAS configuration.");
@@ -188,6 +188,8 @@ describe('SASL handshake and authentication', () => {
       .rejects.toThrow('JAAS config entry not terminated by semi-colon');
     await expect(start({ 'sasl.enabled.mechanisms': 'PLAIN', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': `${plainJaas({ a: 'b' })} ${plainJaas({ c: 'd' })}` }))
       .rejects.toThrow('JAAS config property contains 2 login modules, should be 1 module');
+    await expect(start({ 'sasl.enabled.mechanisms': 'PLAIN', 'listener.name.sasl_plaintext.plain.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLogin required user_a="b";' }))
+      .rejects.toThrow('invalid config listener.name.sasl_plaintext.plain.sasl.jaas.config: No LoginModule found for org.apache.kafka.common.security.plain.PlainLogin');
   });
 });
 

@@ -8,6 +8,12 @@ import { scramMechanism } from './scram-formatter.js';
 import type { ScramCredentialStore } from '../scram-store.js';
 
 const PLAIN_LOGIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule';
+/**
+ * Login modules a Kafka broker finds on its class path without plug-ins: Kafka's own and the
+ * JDK's. Any other class makes Kafka's start fail in `LoginContext.login` ("No LoginModule found
+ * for ..."); a plug-in's class cannot be run here, so it is refused the same way.
+ */
+const KNOWN_LOGIN_MODULE = /^(?:org\.apache\.kafka\.common\.security\.(?:plain\.PlainLoginModule|scram\.ScramLoginModule|oauthbearer\.OAuthBearerLoginModule)|com\.sun\.security\.auth\.module\.\w+LoginModule)$/;
 /** The mechanisms served here. */
 export const SUPPORTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
 
@@ -56,6 +62,7 @@ export function saslListenerConfig(config: BrokerConfig, listener: string, scram
       if (err instanceof JaasConfigError) throw new ConfigError(jaasKey, err.message);
       throw err;
     }
+    if (!KNOWN_LOGIN_MODULE.test(entry.loginModule)) throw new ConfigError(jaasKey, `No LoginModule found for ${entry.loginModule}`);
     const info = scramMechanism(mechanism);
     if (info) {
       factories.set(mechanism, () => new ScramServer(info, (user) => scram.get(user, mechanism)));
