@@ -296,7 +296,7 @@ export class GroupWatch {
     }
     for (const [memberId, sig] of track.members) {
       if (members.has(memberId)) continue;
-      const cause = activity?.leaving.has(memberId) ? 'leave' : 'session timeout';
+      const cause = activity?.leaving.has(memberId) || this.leaveInFlight(groupId, memberId) ? 'leave' : 'session timeout';
       push({ at: now, kind: 'member-left', memberId, clientId: sig.clientId, cause });
       if (cause === 'leave') track.pending.left++;
       else track.pending.timedOut++;
@@ -324,6 +324,16 @@ export class GroupWatch {
       this.tracks.set(groupId, track);
     }
     return changed;
+  }
+
+  /**
+   * Whether a LeaveGroup or ConsumerGroupHeartbeat of `memberId` is still in flight: the member
+   * is removed when the request is handled, its answer waits for the write of its records, so a
+   * look in between (the periodic one) sees it gone before the request is done. Read from the
+   * request log only for a member gone without a finished leave (rare).
+   */
+  private leaveInFlight(groupId: string, memberId: string): boolean {
+    return this.options.faults.requests({ group: groupId }).some((e) => e.outcome === 'pending' && e.memberId === memberId && LEAVING_APIS.has(e.api));
   }
 
   /**

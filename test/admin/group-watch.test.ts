@@ -98,4 +98,42 @@ describe('GroupWatch', () => {
     a.close();
     b.close();
   });
+
+  it('names a leave whose records are still being written as a leave (the periodic look can fall between the two)', async () => {
+    const group = 'watch-slow-leave';
+    const a = await RawClient.connect(server.port);
+    const joinedA = await a.send(11, 5, { ...join('a'), groupId: group }, 'slow-a');
+    await a.send(14, 3, { ...defaultSyncGroupRequest(), groupId: group, generationId: 1, memberId: joinedA.memberId, groupInstanceId: 'a', assignments: [] }, 'slow-a');
+    watch.touched({});
+
+    // The last member leaves: the group's (empty) metadata record is written before the answer.
+    // That write is held, as a slow disk would: the member is gone, its answer not yet sent.
+    const groupLog = server.broker.groupLog;
+    const append = groupLog.append;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let writing = false;
+    groupLog.append = (records) => {
+      writing = true;
+      return held.then(() => append.call(groupLog, records));
+    };
+    try {
+      const leaving = a.send(13, 3, { groupId: group, memberId: '', members: [{ memberId: joinedA.memberId, groupInstanceId: 'a', reason: null }] }, 'slow-a');
+      for (let i = 0; i < 10_000 && !writing; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(writing).toBe(true);
+      watch.touched({});
+      expect(watch.history(group)!.events.filter((e) => e.kind === 'member-left' || e.kind === 'rebalance').map(({ at: _at, ...e }) => e)).toEqual([
+        { kind: 'rebalance', generation: 1, cause: 'join', members: 1, detail: '1 joined' },
+        { kind: 'member-left', memberId: joinedA.memberId, clientId: 'slow-a', cause: 'leave' },
+        { kind: 'rebalance', generation: 2, cause: 'leave', members: 0, detail: '1 left' },
+      ]);
+      groupLog.append = append;
+      release();
+      expect((await leaving).errorCode).toBe(ErrorCode.NONE);
+    } finally {
+      groupLog.append = append;
+      release();
+      a.close();
+    }
+  });
 });
