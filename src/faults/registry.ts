@@ -4,7 +4,7 @@ import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type
 import { API_NAMES } from '../protocol/messages/index.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { principalString } from '../security/principal.js';
-import { firstNamed, loggedTopics, namedIds, requestInfo, requestNames, type RequestInfo } from './request-info.js';
+import { firstNamed, loggedGroups, loggedTopics, requestInfo, requestNames, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
@@ -261,7 +261,7 @@ export class FaultRegistry {
       connectionId: ctx.connectionId,
       principal: ctx.principal ? principalString(ctx.principal) : ANONYMOUS,
       // What the log keeps of the names, straight into its entry (no object of them per request).
-      groups: namedIds(names.groups),
+      groups: loggedGroups(names.groups),
       memberId: firstNamed(names.members),
       transactionalId: firstNamed(names.transactionalIds),
       topics: loggedTopics(names, ctx.broker),

@@ -44,13 +44,44 @@ export function requestNames(api: ApiDefinition, version: number, body: unknown)
 }
 
 /**
+ * How much of a request's names one request log entry keeps: the first names up to this many and
+ * this many characters in all. The log keeps 1,000 requests, and a Metadata or DescribeGroups
+ * request may name tens of thousands of ids of up to 32,767 characters each (adversarial trial 11:
+ * 1,000 entries of 20,000 names held 4 GiB); fault rules still see every name.
+ */
+export const LOGGED_NAMES_MAX = 100;
+export const LOGGED_NAMES_CHARS = 8192;
+
+/** The first of `names` within the log's bounds (`names` itself when all fit). */
+function boundedForLog(names: string[]): string[] {
+  let chars = 0;
+  for (let i = 0; i < names.length; i++) {
+    chars += names[i]!.length;
+    if (i >= LOGGED_NAMES_MAX || chars > LOGGED_NAMES_CHARS) return names.slice(0, i);
+  }
+  return names;
+}
+
+/**
  * The topics the request log keeps of a request (see `requestInfo` for the rules of naming): each
- * once, in request order, without the partitions (only fault rules look at those); on every request.
+ * once, in request order, without the partitions (only fault rules look at those), within the
+ * log's bounds; on every request.
  */
 export function loggedTopics(names: RequestNames, broker: Broker): string[] {
   const list = names.topics;
   if (list === undefined || list.length === 0) return [];
-  return list.length === 1 ? [topicName(list[0]!, broker)] : [...new Set(list.map((t) => topicName(t, broker)))];
+  if (list.length === 1) return boundedForLog([topicName(list[0]!, broker)]);
+  const unique = new Set<string>();
+  for (const t of list) {
+    unique.add(topicName(t, broker));
+    if (unique.size > LOGGED_NAMES_MAX) break;
+  }
+  return boundedForLog([...unique]);
+}
+
+/** The group ids the request log keeps of a request: named ones, within the log's bounds. */
+export function loggedGroups(ids: readonly (string | null | undefined)[] | undefined): string[] {
+  return boundedForLog(namedIds(ids));
 }
 
 /**

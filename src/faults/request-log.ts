@@ -17,11 +17,11 @@ export interface RequestLogEntry {
   principal: string;
   /** The first group the request names, or null. */
   group: string | null;
-  /** Every group the request names. */
+  /** The groups the request names (the first 100, 8,192 characters in all: `LOGGED_NAMES_MAX`). */
   groups: string[];
   /** The first member id the request names, or null. */
   memberId: string | null;
-  /** Topics the request names. */
+  /** The topics the request names, each once (the first 100, 8,192 characters in all). */
   topics: string[];
   /** The first transactional id the request names, or null. */
   transactionalId: string | null;
