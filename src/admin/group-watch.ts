@@ -36,6 +36,14 @@ const MAX_LAG_SAMPLES = 300;
 const LAG_KEEPALIVE_MS = 10_000;
 /** Groups with a timeline kept at once; the least recently changed ones are dropped beyond. */
 const MAX_TRACKED_GROUPS = 2000;
+/**
+ * Bounds on what one timeline event holds, so that 2,000 groups' timelines stay small whatever
+ * ids clients choose (adversarial trial 11: 32 KB client ids kept verbatim, 4 MB per history):
+ * longer ids and client ids are cut (ending in an ellipsis), a `seen` event names the first client
+ * ids, a commit event the first partitions and how many more.
+ */
+const MAX_EVENT_TEXT = 256;
+const MAX_EVENT_LIST = 50;
 const COMMIT_APIS = new Set(['OffsetCommit', 'TxnOffsetCommit']);
 const LEAVING_APIS = new Set(['LeaveGroup', 'ConsumerGroupHeartbeat']);
 
@@ -255,7 +263,7 @@ export class GroupWatch {
         coordinator,
         members,
         pending: { joined: 0, left: 0, timedOut: 0, subscription: 0, coordinator: 0 },
-        events: [{ at: now, kind: 'seen', state: view.state, generation, members: members.size, clientIds: [...members.values()].map((m) => m.clientId).sort() }],
+        events: [{ at: now, kind: 'seen', state: view.state, generation, members: members.size, clientIds: boundedList([...members.values()].map((m) => m.clientId).sort()) }],
         commitEvents: [],
         commits: new Map(),
         lastCommitBy: new Map(),
@@ -288,7 +296,7 @@ export class GroupWatch {
     for (const [memberId, sig] of members) {
       const before = track.members.get(memberId);
       if (!before) {
-        push({ at: now, kind: 'member-joined', memberId, clientId: sig.clientId });
+        push({ at: now, kind: 'member-joined', memberId: cut(memberId), clientId: cut(sig.clientId) });
         track.pending.joined++;
       } else if (before.subscription !== sig.subscription) {
         track.pending.subscription++;
@@ -297,7 +305,7 @@ export class GroupWatch {
     for (const [memberId, sig] of track.members) {
       if (members.has(memberId)) continue;
       const cause = activity?.leaving.has(memberId) || this.leaveInFlight(groupId, memberId) ? 'leave' : 'session timeout';
-      push({ at: now, kind: 'member-left', memberId, clientId: sig.clientId, cause });
+      push({ at: now, kind: 'member-left', memberId: cut(memberId), clientId: cut(sig.clientId), cause });
       if (cause === 'leave') track.pending.left++;
       else track.pending.timedOut++;
     }
@@ -354,7 +362,7 @@ export class GroupWatch {
     }
     if (!activity || activity.commits === 0) return moved.length > 0;
     const last = activity.lastCommit!;
-    track.commitEvents.push({ at: now, kind: 'commit', requests: activity.commits, memberId: last.memberId, clientId: last.clientId, partitions: moved, error: last.error });
+    track.commitEvents.push({ at: now, kind: 'commit', requests: activity.commits, memberId: last.memberId === null ? null : cut(last.memberId), clientId: cut(last.clientId), partitions: boundedList(moved), error: last.error });
     if (track.commitEvents.length > MAX_COMMIT_EVENTS) track.commitEvents.shift();
     return true;
   }
@@ -372,6 +380,17 @@ export class GroupWatch {
     if (track.lagSamples.length > MAX_LAG_SAMPLES) track.lagSamples.shift();
     return !same;
   }
+}
+
+/** `text` within MAX_EVENT_TEXT characters: cut, ending in an ellipsis, when longer. */
+function cut(text: string): string {
+  return text.length <= MAX_EVENT_TEXT ? text : `${text.slice(0, MAX_EVENT_TEXT - 1)}…`;
+}
+
+/** The first MAX_EVENT_LIST of `items` (each cut), then `+N more` when there are more. */
+function boundedList(items: string[]): string[] {
+  if (items.length <= MAX_EVENT_LIST) return items.map(cut);
+  return [...items.slice(0, MAX_EVENT_LIST).map(cut), `+${items.length - MAX_EVENT_LIST} more`];
 }
 
 function subscriptionOf(m: GroupDescription['members'][number]): string {

@@ -179,7 +179,11 @@ export interface Overview {
 
 export type RebalanceCause = 'join' | 'leave' | 'session timeout' | 'subscription change' | 'coordinator move' | 'rejoin' | 'metadata change';
 
-/** One entry of a group's timeline (`at`: the server clock, ISO 8601). */
+/**
+ * One entry of a group's timeline (`at`: the server clock, ISO 8601). Ids and client ids longer
+ * than 256 characters are cut (ending in `…`); `clientIds` and `partitions` list the first 50,
+ * then `+N more`.
+ */
 export type TimelineEvent =
   | { at: string; kind: 'seen'; state: string; generation: number; members: number; clientIds: string[] }
   | { at: string; kind: 'rebalance'; generation: number; cause: RebalanceCause; members: number; detail: string }

@@ -136,4 +136,24 @@ describe('GroupWatch', () => {
       a.close();
     }
   });
+
+  it('cuts long client ids and member ids in the timeline (its memory stays bounded whatever ids clients choose)', async () => {
+    const group = 'watch-long-ids';
+    const clientId = 'c'.repeat(1000);
+    const a = await RawClient.connect(server.port);
+    try {
+      watch.touched({});
+      const joined = await a.send(11, 5, { ...join('long'), groupId: group }, clientId);
+      watch.touched({});
+      const [seen] = watch.history(group)!.events;
+      expect(seen).toMatchObject({ kind: 'seen', clientIds: [`${'c'.repeat(255)}…`] });
+      await a.send(13, 3, { groupId: group, memberId: '', members: [{ memberId: joined.memberId, groupInstanceId: 'long', reason: null }] }, clientId);
+      watch.touched({});
+      const left = watch.history(group)!.events.find((e) => e.kind === 'member-left');
+      // A static member's id is made of its instance id: short, kept whole.
+      expect(left).toMatchObject({ memberId: joined.memberId, clientId: `${'c'.repeat(255)}…`, cause: 'leave' });
+    } finally {
+      a.close();
+    }
+  });
 });

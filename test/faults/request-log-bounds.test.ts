@@ -25,7 +25,7 @@ describe('request log bounds', () => {
     expect([LOGGED_NAMES_MAX, LOGGED_NAMES_CHARS]).toEqual([100, 8192]);
     const long = Array.from({ length: 20_000 }, (_, i) => `${String(i).padStart(5, '0')}-${'t'.repeat(234)}`);
     const rule = server.faults.add({ match: { api: 'Metadata', topic: long.at(-1)! }, action: { type: 'delay', ms: 0 } });
-    const res = await client.send(3, 12, { topics: long.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })), allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    const res = await client.send(3, 12, { topics: long.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(res.topics).toHaveLength(20_000);
     expect(server.faults.list().find((r) => r.id === rule.id)!.fired).toBe(1);
     // 240 characters each: 34 fit in 8,192.
