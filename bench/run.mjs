@@ -19,6 +19,23 @@ import { classicBenchOptions, runClassicBench } from './classic-formation.mjs';
 const START = '<!-- bench:results:start (written by `npm run bench`; edit bench/run.mjs, not this block) -->';
 const END = '<!-- bench:results:end -->';
 
+const KNOWN_ARGS = new Set(['--no-readme']);
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(`usage: node bench/run.mjs [--no-readme]   (npm run bench builds first)
+
+Runs every benchmark (ours, a bare Node echo server and the peers: librdkafka's mock, kfake,
+Kafka 4.3.1) one after another, about 12 minutes on an idle 2-core machine, and writes the
+results into README.md between the bench:results markers (--no-readme or BENCH_WRITE_README=0:
+print only). The peers need what \`npm test\` provisions (.venv-ci, .kafka) plus Go and a C
+compiler; a peer that cannot be built is reported as missing. BENCH_* variables size each part:
+see README.md, section Benchmarks.`);
+  process.exit(0);
+}
+const unknown = process.argv.slice(2).filter((a) => !KNOWN_ARGS.has(a));
+if (unknown.length > 0) {
+  console.error(`bench/run.mjs: unknown argument ${unknown.join(' ')} (--help lists them)`);
+  process.exit(2);
+}
 const writeReadme = !process.argv.includes('--no-readme') && process.env.BENCH_WRITE_README !== '0';
 const commitOptions = commitBenchOptions();
 const replayOptions = replayBenchOptions();
