@@ -4,7 +4,15 @@ import { fill, h, table, time } from './dom.js';
 import type { Clock, FaultRule, RequestEntry } from './types.js';
 import type { Page } from './page.js';
 
-const ACTIONS = ['error', 'delay', 'close', 'hang', 'throttle'];
+/** The form's action choices: value, label. `ms` is the delay, the throttle time, or how long a hang lasts before it closes the connection. */
+const ACTIONS: Array<[string, string]> = [
+  ['error', 'error'],
+  ['delay', 'delay (ms)'],
+  ['close-before', 'close before handling'],
+  ['close-after', 'close after handling (answer lost)'],
+  ['hang', 'hang (then close after ms, if given)'],
+  ['throttle', 'throttle (ms)'],
+];
 
 /** `key=value` pairs, leaving out what the rule's own words already say (codes of named APIs and errors, nth=1). */
 function summary(obj: Record<string, unknown>, empty: string): string {
@@ -22,7 +30,7 @@ export function faultsPage(root: HTMLElement): Page {
   const requests = h('div', { class: 'scroll' });
   const clock = h('div');
   const message = h('p', { id: 'rule-message', class: 'meta', role: 'status' });
-  const actionSelect = h('select', { name: 'action', id: 'rule-action' }, ACTIONS.map((a) => h('option', { value: a }, a)));
+  const actionSelect = h('select', { name: 'action', id: 'rule-action' }, ACTIONS.map(([value, label]) => h('option', { value }, label)));
   const form = h('form', { id: 'add-rule', class: 'inline-form' },
     field('rule', 'api', 'API', { placeholder: 'OffsetCommit', required: '' }),
     field('rule', 'group', 'group'),
@@ -40,10 +48,11 @@ export function faultsPage(root: HTMLElement): Page {
       const v = String(data.get(name) ?? '').trim();
       return v === '' ? undefined : v;
     };
-    const type = text('action') ?? 'error';
-    const action: Record<string, unknown> = { type };
-    if (type === 'error') action['error'] = text('error') ?? 'UNKNOWN_SERVER_ERROR';
-    if (type === 'delay' || type === 'throttle') action['ms'] = Number(text('ms') ?? 0);
+    const choice = text('action') ?? 'error';
+    const action: Record<string, unknown> = choice.startsWith('close-') ? { type: 'close', when: choice.slice('close-'.length) } : { type: choice };
+    if (choice === 'error') action['error'] = text('error') ?? 'UNKNOWN_SERVER_ERROR';
+    if (choice === 'delay' || choice === 'throttle') action['ms'] = Number(text('ms') ?? 0);
+    if (choice === 'hang' && text('ms') !== undefined) action['closeAfterMs'] = Number(text('ms'));
     const match: Record<string, unknown> = { api: text('api') };
     if (text('group') !== undefined) match['group'] = text('group');
     if (text('topic') !== undefined) match['topic'] = text('topic');

@@ -241,6 +241,20 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       await page.click('#add-rule button[type=submit]');
       await page.locator('#rule-message').getByText(/Added rule f\d+/).waitFor({ timeout: UI_TIMEOUT });
       expect(guarded.faults.list().map((r) => r.match)).toEqual([{ nth: 1, apiKey: 0, api: 'Produce' }]);
+      // A hang's ms is how long until it closes the connection; close after handling is a choice of its own.
+      await page.fill('#rule-api', 'Fetch');
+      await page.selectOption('#rule-action', 'hang');
+      await page.fill('#rule-ms', '5000');
+      await page.click('#add-rule button[type=submit]');
+      await vi.waitFor(() => expect(guarded.faults.list()).toHaveLength(2), { timeout: UI_TIMEOUT });
+      await page.selectOption('#rule-action', 'close-after');
+      await page.click('#add-rule button[type=submit]');
+      await vi.waitFor(() => expect(guarded.faults.list()).toHaveLength(3), { timeout: UI_TIMEOUT });
+      expect(guarded.faults.list().map((r) => r.action)).toEqual([
+        { type: 'error', error: 'NOT_LEADER_OR_FOLLOWER', errorCode: 6 },
+        { type: 'hang', closeAfterMs: 5000 },
+        { type: 'close', when: 'after' },
+      ]);
       await page.close();
     } finally {
       await guarded.stop();
