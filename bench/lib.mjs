@@ -12,7 +12,7 @@ import { Reader, Writer } from '../dist/protocol/primitives.js';
 import { API_CODECS } from '../dist/protocol/messages/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 
 export function envInt(name, fallback) {
   const v = process.env[name];
