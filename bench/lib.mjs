@@ -139,7 +139,7 @@ export function benchNodeEnv(extra = {}) {
   return env;
 }
 
-/** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines } (its stdout lines up to that one). */
+/** Starts `node dist/cli.cjs` (or `cli`) with `args`; resolves at its ready line with { child, port, lines } (its stdout lines up to that one). */
 export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = {}) {
   const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: benchNodeEnv() });
   const lines = [];
