@@ -12,7 +12,7 @@ import { Reader, Writer } from '../dist/protocol/primitives.js';
 import { API_CODECS } from '../dist/protocol/messages/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 
 export function envInt(name, fallback) {
   const v = process.env[name];
@@ -139,7 +139,7 @@ export function benchNodeEnv(extra = {}) {
   return env;
 }
 
-/** Starts `node dist/cli.js` (or `cli`) with `args`; resolves at its ready line with { child, port, lines } (its stdout lines up to that one). */
+/** Starts `node dist/cli.cjs` (or `cli`) with `args`; resolves at its ready line with { child, port, lines } (its stdout lines up to that one). */
 export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = {}) {
   const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: benchNodeEnv() });
   const lines = [];

@@ -1,4 +1,4 @@
-// Start-up benchmark: (1) `node dist/cli.js` spawned -> first ApiVersions answered (polling the
+// Start-up benchmark: (1) `node dist/cli.cjs` (the bin) spawned -> first ApiVersions answered (polling the
 // Kafka port with a fresh connection every 2 ms), with the server's CPU time at that moment;
 // (2) `import('kafka-mock-coordinator')` in a fresh process; (3) in-process `startServer` ->
 // ready for an empty in-memory broker (after the import); (4) the same spawn -> first ApiVersions

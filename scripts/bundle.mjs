@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Bundles tsc's output into the package's program, once: src/index.ts's exports and the command
 // line's runCli (src/cli-program.ts), as CommonJS in dist/program-<hash>.cjs, with the parts loaded
-// on demand (admin API, tools, codecs) as chunks in dist/chunks/*.cjs. dist/program-loader.js runs
-// it from a V8 code cache, and the two entry points take it from there: dist/cli.js (the bin) and
-// dist/index.js (the package's ES module entry, re-exporting the program's exports by name)
+// on demand (admin API, tools, codecs) as chunks in dist/chunks/*.cjs. dist/program-loader.cjs runs
+// it from a V8 code cache, and the entry points take it from there: dist/cli.cjs (the bin),
+// dist/cli.js (the same, for `node dist/cli.js`) and dist/index.js (the package's ES module entry,
+// re-exporting the program's exports by name)
 // (code-cache.mjs says why). Why a bundle: Node resolves, reads and compiles every module separately, and the ~340 small modules of tsc's output cost more at start than the code
 // in them (import went from about 250 to 130 ms of CPU on a loaded 2-core machine). The same holds
 // for the CommonJS packages every start loads, pino (about 30 files with its dependencies) and
@@ -22,13 +23,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 import { lazyCodecs } from './lazy-codecs-plugin.mjs';
-import { LOADER_FILE, cliSource, indexSource, programLoaderSource, writeCliCodeCache } from './code-cache.mjs';
+import { LOADER_FILE, cliModuleSource, cliSource, indexSource, programLoaderSource, writeCliCodeCache } from './code-cache.mjs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const chunks = join(dist, 'chunks');
 if (readFileSync(join(dist, 'index.js'), 'utf8').includes(LOADER_FILE)) throw new Error('dist/index.js is bundled already: run tsc (npm run build) first');
 rmSync(chunks, { recursive: true, force: true });
 for (const f of readdirSync(dist).filter((f) => /^(cli-)?program-.*\.cjs/.test(f))) rmSync(join(dist, f));
+// The ES module loader of builds before dist/program-loader.cjs.
+rmSync(join(dist, 'program-loader.js'), { force: true });
 
 /** The dependencies bundled in (with everything they require), as the comment above says why. */
 const BUNDLED_PACKAGES = new Set(['pino', 'commander']);
@@ -88,18 +91,24 @@ const missing = [...apiNames, 'runCli'].filter((name) => !entry.exports.includes
 if (missing.length > 0) throw new Error(`the program bundle does not export ${missing.join(', ')}`);
 writeFileSync(join(dist, LOADER_FILE), programLoaderSource(entry.fileName));
 writeFileSync(join(dist, 'index.js'), indexSource(apiNames));
-writeFileSync(join(dist, 'cli.js'), cliSource());
+writeFileSync(join(dist, 'cli.cjs'), cliSource());
+writeFileSync(join(dist, 'cli.js'), cliModuleSource());
 // tsc's maps of the files replaced: they describe what is no longer there.
 for (const f of ['index.js.map', 'cli.js.map']) rmSync(join(dist, f), { force: true });
 // The package's bin: executable, so that `npx kafka-mock-coordinator` also runs in a clone (npm sets
-// the bit on install from a tarball, not for the project's own bin).
-chmodSync(join(dist, 'cli.js'), 0o755);
+// the bit on install from a tarball, not for the project's own bin); dist/cli.js as it was.
+for (const f of ['cli.cjs', 'cli.js']) chmodSync(join(dist, f), 0o755);
+
+// The loader reads the bundle's files as latin1 (code-cache.mjs): right only for ASCII, which the
+// output options above ask for (asciiOnly, no comments).
+const notAscii = [entry.fileName, ...written.filter((chunk) => chunk.type === 'chunk' && chunk !== entry).map((chunk) => chunk.fileName)].filter((f) => /[^\x00-\x7f]/.test(readFileSync(join(dist, f), 'latin1')));
+if (notAscii.length > 0) throw new Error(`bundle: not ASCII, which dist/${LOADER_FILE} reads as latin1: ${notAscii.join(', ')}`);
 
 // The web console's directory is computed from the chunk's own URL: it must be two levels down.
 const consoleChunk = readdirSync(chunks).filter((f) => f.endsWith('.cjs') && readFileSync(join(chunks, f), 'utf8').includes('../../dist/console/'));
 if (consoleChunk.length !== 1) throw new Error(`expected the web console's routes in one chunk under dist/chunks, found ${consoleChunk.length}`);
 
-// Last: the cache is written by a run of the finished dist/cli.js. Without it the command line
+// Last: the cache is written by a run of the finished dist/cli.cjs. Without it the command line
 // works the same, compiling from source (slower to start): a machine where that run cannot
 // happen (no loopback, a sandbox) still builds.
 try {

@@ -1,13 +1,13 @@
 // The package's start from a V8 code cache, for scripts/bundle.mjs. Why: of the ~200 ms of CPU
-// a `node dist/cli.js` takes to answer its first ApiVersions, about half is V8 parsing and
+// a `node dist/cli.cjs` takes to answer its first ApiVersions, about half is V8 parsing and
 // compiling our bundled code (the module's source once, then each function the start runs), and
 // Node 20 has no compile cache for ES modules (module.enableCompileCache is Node 22's). V8 does
 // take a code cache for a script compiled with `vm.Script`, so the package's code is bundled once,
 // as CommonJS (dist/program-<hash>.cjs: src/index.ts's exports and the command line's runCli; its
-// chunks dist/chunks/*.cjs), and dist/program-loader.js compiles it, and each chunk it requires,
+// chunks dist/chunks/*.cjs), and dist/program-loader.cjs compiles it, and each chunk it requires,
 // with the cache written beside each file at build time by a run of the server (start, one
 // ApiVersions, stop: the functions compiled by then are in it; the chunks a start loads, about
-// 250 kB, would otherwise compile from source at every start). Both entry points take the program from that loader: dist/cli.js calls its runCli, and
+// 250 kB, would otherwise compile from source at every start). The entry points take the program from that loader: dist/cli.cjs (the bin) and dist/cli.js call its runCli, and
 // dist/index.js (the package's ES module entry) re-exports its exports by name, so
 // `import('kafka-mock-coordinator')` runs from the cache too and the package holds the code once.
 // Issue #16: spawn -> first ApiVersions, about 220 -> 130 ms of CPU on the bench machine.
@@ -28,20 +28,21 @@ const CACHE_SUFFIX = '.v8-cache';
 /** The cache file of a bundled program file. */
 export const cacheFileOf = (programFile) => programFile + CACHE_SUFFIX;
 
-/** The loader's file in dist/, which both entry points import. */
-export const LOADER_FILE = 'program-loader.js';
+/** The loader's file in dist/, which the entry points load (CommonJS: see cliSource). */
+export const LOADER_FILE = 'program-loader.cjs';
 
-/** dist/program-loader.js: runs dist/<programFile> and the chunks it requires as CommonJS modules, each compiled with its code cache, and exports the program's exports. */
+/** dist/program-loader.cjs: runs dist/<programFile> and the chunks it requires as CommonJS modules, each compiled with its code cache, and exports the program's exports. */
 export function programLoaderSource(programFile) {
   return `// The package's program: ./${programFile} (src/index.ts's exports and src/cli-program.ts's runCli,
 // bundled as CommonJS) and its chunks (./chunks/**/*.cjs), each compiled with the V8 code cache
-// beside it when there is one that fits; dist/index.js and dist/cli.js both take it from here
-// (scripts/code-cache.mjs says why).
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire, Module } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+// beside it when there is one that fits; dist/cli.cjs, dist/cli.js and dist/index.js all take it
+// from here (scripts/code-cache.mjs says why). CommonJS itself, so that the bin (dist/cli.cjs)
+// starts without Node's ES module loader.
+'use strict';
+const { readFileSync, writeFileSync } = require('node:fs');
+const { createRequire, Module } = require('node:module');
+const { dirname, resolve } = require('node:path');
+const vm = require('node:vm');
 
 const writeCaches = process.env.${WRITE_CACHE} === '1';
 /** Scripts compiled, by their cache file: written at exit by the build's run. */
@@ -58,8 +59,10 @@ function load(file) {
   } catch {
     // No cache (a build without one, a file the build's run did not load): compiled from source.
   }
-  // CommonJS's own wrapper, on the source's first line so that line numbers stay the file's.
-  const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', {
+  // CommonJS's own wrapper, on the source's first line so that line numbers stay the file's. Read
+  // as latin1: the bundle is ASCII (scripts/bundle.mjs checks), which latin1 decodes as UTF-8 would,
+  // only without the UTF-8 scan of its ~1 MB.
+  const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'latin1') + '\\n})', {
     filename: file,
     cachedData,
     // import() in the program resolves as from a module of this directory (the bundle has none today).
@@ -76,18 +79,29 @@ function load(file) {
   return module.exports;
 }
 if (writeCaches) process.once('exit', () => compiled.forEach((script, cacheFile) => writeFileSync(cacheFile, script.createCachedData())));
-export default load(fileURLToPath(new URL(${JSON.stringify(`./${programFile}`)}, import.meta.url)));
+module.exports = load(resolve(__dirname, ${JSON.stringify(programFile)}));
 `;
 }
 
-/** The entry points' one import (a constant: a line of a template starting with `import` reads as one of this script's imports). */
-const IMPORT_PROGRAM = `import program from './${LOADER_FILE}';`;
-
-/** dist/cli.js, the package's bin: the program's runCli(), as src/cli.ts. */
+/** dist/cli.cjs, the package's bin: the program's runCli(), as src/cli.ts. */
 export function cliSource() {
   return `#!/usr/bin/env node
 // The command line, as src/cli.ts: runCli() of the package's program, which ./${LOADER_FILE} runs
-// from a V8 code cache (scripts/code-cache.mjs).
+// from a V8 code cache (scripts/code-cache.mjs). CommonJS, as the loader: Node runs an ES module
+// entry through its ES module loader, which costs a start ~10 ms of CPU more (issue #16).
+'use strict';
+require('./${LOADER_FILE}').runCli();
+`;
+}
+
+/** The ES module entries' one import (a constant: a line of a template starting with `import` reads as one of this script's imports). */
+const IMPORT_PROGRAM = `import program from './${LOADER_FILE}';`;
+
+/** dist/cli.js: the same command line for `node dist/cli.js` (what scripts written before dist/cli.cjs run); an ES module, as the package's .js files. */
+export function cliModuleSource() {
+  return `#!/usr/bin/env node
+// The command line, as dist/cli.cjs (the bin, which starts faster: it is CommonJS) for those that
+// run \`node dist/cli.js\`: runCli() of the package's program (./${LOADER_FILE}, scripts/code-cache.mjs).
 ${IMPORT_PROGRAM}
 
 await program.runCli();
@@ -97,7 +111,7 @@ await program.runCli();
 /** dist/index.js, the package's entry: `names` (src/index.ts's value exports) taken from the program, as constants. */
 export function indexSource(names) {
   return `// The package: src/index.ts's exports (types in index.d.ts), taken from the program that
-// ./${LOADER_FILE} runs from a V8 code cache, the one dist/cli.js runs too (scripts/code-cache.mjs).
+// ./${LOADER_FILE} runs from a V8 code cache, the one dist/cli.cjs runs too (scripts/code-cache.mjs).
 ${IMPORT_PROGRAM}
 
 export const { ${names.join(', ')} } = program;
@@ -134,14 +148,14 @@ async function askApiVersions(port) {
 }
 
 /**
- * Runs dist/cli.js once, in memory on free ports with the admin API, until it has
+ * Runs dist/cli.cjs once, in memory on free ports with the admin API, until it has
  * answered one ApiVersions, and stops it: the loader writes the cache as it exits. Without
  * NODE_OPTIONS, whose V8 flags would make the cache one that users' plain `node` rejects.
  */
 export async function writeCliCodeCache(dist, programFile) {
   const env = { ...process.env, [WRITE_CACHE]: '1', LOG_LEVEL: 'info' };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [join(dist, 'cli.js'), '--in-memory', '--port', '0', '--admin-port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(dist, 'cli.cjs'), '--in-memory', '--port', '0', '--admin-port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
   const ready = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -30,7 +30,7 @@ if [ $# -eq 0 ]; then
     src/consumer/__tests__/instrumentationEvents.spec.js -t 'transactions|empty control batches'
 fi
 
-[ -f dist/cli.js ] || { echo "kafkajs-suite.sh: dist/cli.js is missing: run npm run build" >&2; exit 1; }
+[ -f dist/cli.cjs ] || { echo "kafkajs-suite.sh: dist/cli.cjs is missing: run npm run build" >&2; exit 1; }
 if [ ! -x "$CHECKOUT/node_modules/.bin/jest" ]; then
   echo "kafkajs-suite.sh: installing kafkajs's dev dependencies in $CHECKOUT"
   (cd "$CHECKOUT" && npm install --no-save --ignore-scripts --no-audit --no-fund --no-package-lock >/dev/null)
@@ -44,7 +44,7 @@ for port in 9092 9095 9098; do
 done
 
 LOG="$(mktemp -t kmc-kafkajs-suite.XXXXXX.log)"
-node dist/cli.js --in-memory --no-admin --brokers 3 --log-level info \
+node dist/cli.cjs --in-memory --no-admin --brokers 3 --log-level info \
   --config node.id=0 \
   --config listeners=PLAINTEXT://:9092,P2://:9095,P3://:9098 \
   --config listener.security.protocol.map=PLAINTEXT:PLAINTEXT,P2:PLAINTEXT,P3:PLAINTEXT \

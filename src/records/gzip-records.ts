@@ -7,8 +7,11 @@
  * event loop. Kafka has no inflated-size limit either: it reads a compressed batch through a stream
  * (`DefaultRecordBatch.compressedIterator`), so a valid batch of any inflated size is accepted.
  */
-import { createGunzip, gunzipSync } from 'node:zlib';
 import type { RecordHeadStream } from './record-head-stream.js';
+import { lazyModule } from '../util/lazy-module.js';
+
+/** Node's zlib, loaded at the first gzip batch (util/lazy-module.ts): a start that sees none does without it. */
+export const nodeZlib = lazyModule<typeof import('node:zlib')>('node:zlib', 'gzip record batches');
 
 /** Inflated bytes up to which a gzip batch is checked in one synchronous gunzip (bigger ones stream). */
 export const GZIP_SYNC_INFLATE_LIMIT = 1024 * 1024;
@@ -33,7 +36,7 @@ export function checkGzipRecords(compressed: Buffer, records: RecordHeadStream, 
   if (hint <= GZIP_SYNC_INFLATE_LIMIT) {
     let inflated: Buffer | null = null;
     try {
-      inflated = gunzipSync(compressed, { maxOutputLength: GZIP_SYNC_INFLATE_LIMIT });
+      inflated = nodeZlib().gunzipSync(compressed, { maxOutputLength: GZIP_SYNC_INFLATE_LIMIT });
     } catch {
       // Bigger than the hint said, or not inflatable: the stream finds which, and any malformed
       // record before a corruption first, as Kafka's stream would.
@@ -49,7 +52,7 @@ export function checkGzipRecords(compressed: Buffer, records: RecordHeadStream, 
 
 function streamRecords(compressed: Buffer, records: RecordHeadStream, onChunk?: (bytes: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const gunzip = createGunzip({ chunkSize: GZIP_STREAM_CHUNK_BYTES });
+    const gunzip = nodeZlib().createGunzip({ chunkSize: GZIP_STREAM_CHUNK_BYTES });
     let settled = false;
     const fail = (err: Error): void => {
       if (settled) return;

@@ -11,10 +11,9 @@
  *   61 records
  * baseOffset and partitionLeaderEpoch lie outside the CRC, so a log can restamp them in place.
  */
-import { gunzipSync } from 'node:zlib';
 import { crc32c } from './crc32c.js';
 import { RecordHeadStream } from './record-head-stream.js';
-import { checkGzipRecords } from './gzip-records.js';
+import { checkGzipRecords, nodeZlib } from './gzip-records.js';
 import { readInt64BE, writeInt64BE } from '../protocol/primitives.js';
 import {
   readRecords,
@@ -300,7 +299,7 @@ function readableRecordBytes(batch: Buffer, header: RecordBatchHeader): { body: 
     case CompressionCodec.GZIP: {
       let body: Buffer;
       try {
-        body = gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end), { maxOutputLength: READ_INFLATE_LIMIT });
+        body = nodeZlib().gunzipSync(batch.subarray(RECORD_BATCH_OVERHEAD, end), { maxOutputLength: READ_INFLATE_LIMIT });
       } catch (err) {
         throw new CorruptRecordError(`gzip records of batch at offset ${header.baseOffset} do not inflate within ${READ_INFLATE_LIMIT} bytes: ${(err as Error).message}`);
       }

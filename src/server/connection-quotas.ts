@@ -13,11 +13,13 @@
  * resolved at start and at each change, connections arriving meanwhile waiting for the answer.
  */
 import { isIP } from 'node:net';
-import { lookup } from 'node:dns';
-import { lookup as lookupAsync } from 'node:dns/promises';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { parseConnectionOverrides } from '../config.js';
+import { lazyModule } from '../util/lazy-module.js';
+
+/** Node's dns, loaded when an override names a host (util/lazy-module.ts): most starts have none. */
+const nodeDns = lazyModule<typeof import('node:dns')>('node:dns', 'the host names of max.connections.per.ip.overrides');
 
 /** The limits in force (broker config values). */
 export interface ConnectionLimits {
@@ -129,7 +131,7 @@ export class ConnectionQuotas {
 
   /** Resolves the host names the overrides name now (at start: the first connections find them resolved). */
   async resolveHosts(): Promise<void> {
-    await Promise.all(this.unresolvedHosts().map(async (h) => this.resolved.set(h, await lookupAsync(h).then((r) => r.address, () => null))));
+    await Promise.all(this.unresolvedHosts().map(async (h) => this.resolved.set(h, await nodeDns().promises.lookup(h).then((r) => r.address, () => null))));
   }
 
   /** The host names (not addresses) the overrides name now that have no address yet. */
@@ -171,7 +173,7 @@ export class ConnectionQuotas {
       if (isIP(host) !== 0) continue;
       if (!this.resolved.has(host)) {
         this.resolved.set(host, null);
-        lookup(host, (err, ip) => this.resolved.set(host, err ? null : ip));
+        nodeDns().lookup(host, (err, ip) => this.resolved.set(host, err ? null : ip));
       }
       if (this.resolved.get(host) === address) return count;
     }

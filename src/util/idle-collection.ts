@@ -12,8 +12,11 @@
  * alone. `gc` is V8's, exposed at run time as jest's leak detector does (`--expose-gc` set from
  * inside, then read from a new context), or `globalThis.gc` when the process was started with it.
  */
-import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
+import { lazyModule } from './lazy-module.js';
+
+/** Node's v8 module, loaded at the first collection (lazy-module.ts): most processes never run one. */
+const nodeV8 = lazyModule<typeof import('node:v8')>('node:v8', 'collections after big releases');
 
 /** Bytes let go (estimated) that make a collection worth it: a few requests of the largest sizes, or about a thousand closed connections. */
 export const RELEASED_BYTES_FOR_COLLECTION = 64 * 1024 * 1024;
@@ -56,6 +59,6 @@ function runCollection(): void {
 function gcFunction(): () => void {
   const exposed = (globalThis as { gc?: () => void }).gc;
   if (typeof exposed === 'function') return exposed;
-  v8.setFlagsFromString('--expose-gc');
+  nodeV8().setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc') as () => void;
 }

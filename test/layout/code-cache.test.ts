@@ -23,14 +23,17 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 describe("the package's V8 code cache", () => {
   it('the command line and the package entry run the same program, and the package holds no second copy of it', () => {
-    expect(readFileSync(join(DIST, 'program-loader.js'), 'utf8')).toContain(`./${PROGRAM}`);
-    for (const entry of ['cli.js', 'index.js']) expect(readFileSync(join(DIST, entry), 'utf8')).toContain("import program from './program-loader.js';");
+    expect(readFileSync(join(DIST, 'program-loader.cjs'), 'utf8')).toContain(`"${PROGRAM}"`);
+    // The bin is CommonJS, as the loader (no ES module loader at its start); the ES module entries import the loader.
+    expect(readFileSync(join(DIST, 'cli.cjs'), 'utf8')).toContain("require('./program-loader.cjs').runCli();");
+    for (const entry of ['cli.js', 'index.js']) expect(readFileSync(join(DIST, entry), 'utf8')).toContain("import program from './program-loader.cjs';");
     // No ES module bundle beside the CommonJS one: every chunk (codecs included) is .cjs.
     const chunkFiles = readdirSync(join(DIST, 'chunks'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.c?js$/.test(f));
     expect(chunkFiles.length).toBeGreaterThan(100);
     expect(chunkFiles.filter((f) => !f.endsWith('.cjs'))).toEqual([]);
     const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
-    expect(files).toContain('dist/program-loader.js');
+    expect(files).toContain('dist/program-loader.cjs');
+    expect((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin).toEqual({ 'kafka-mock-coordinator': 'dist/cli.cjs' });
     expect(files.filter((f) => f.startsWith('dist/chunks/') && f.endsWith('.js'))).toEqual([]);
   });
 
@@ -40,7 +43,7 @@ describe("the package's V8 code cache", () => {
     expect(caches).toContain(`${PROGRAM}.v8-cache`);
     expect(caches.some((f) => /^chunks\/listener-.*\.cjs\.v8-cache$/.test(f))).toBe(true);
     expect(caches.filter((f) => /^chunks\/(dump-log|consumer-groups|share-groups)-/.test(f))).toEqual([]);
-    // Each compiled as dist/program-loader.js compiles it (the same wrapper, file name and cache).
+    // Each compiled as dist/program-loader.cjs compiles it (the same wrapper, file name and cache).
     const script = [
       "const vm = require('node:vm'); const { readFileSync } = require('node:fs');",
       `const files = ${JSON.stringify(caches.map((f) => join(DIST, f.slice(0, -'.v8-cache'.length))))};`,
@@ -60,16 +63,18 @@ describe("the package's V8 code cache", () => {
     mkdirSync(dist);
     // The entry points and the loader copied, not linked: Node runs a linked module from its real
     // path, and the loader would read the real cache beside it.
-    for (const f of ['cli.js', 'index.js', 'program-loader.js']) copyFileSync(join(DIST, f), join(dist, f));
+    for (const f of ['cli.cjs', 'cli.js', 'index.js', 'program-loader.cjs']) copyFileSync(join(DIST, f), join(dist, f));
     for (const f of [PROGRAM, 'chunks']) symlinkSync(join(DIST, f), join(dist, f));
     symlinkSync(join(ROOT, 'package.json'), join(TMP, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(TMP, 'node_modules'));
     writeFileSync(join(dist, `${PROGRAM}.v8-cache`), Buffer.alloc(4096, 7));
 
-    const version = spawnSync(process.execPath, [join(dist, 'cli.js'), '--version'], { encoding: 'utf8' });
-    expect(version.stdout).toBe(`${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`);
+    for (const cli of ['cli.cjs', 'cli.js']) {
+      const version = spawnSync(process.execPath, [join(dist, cli), '--version'], { encoding: 'utf8' });
+      expect(version.stdout).toBe(`${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`);
+    }
 
-    const child = spawn(process.execPath, [join(dist, 'cli.js'), '--in-memory', '--port', '0', '--no-admin'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(dist, 'cli.cjs'), '--in-memory', '--port', '0', '--no-admin'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = once(child, 'exit');
     try {
       const line = await new Promise<string>((done, fail) => {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 
 export interface CliServer {
   process: ChildProcess;
@@ -13,7 +13,7 @@ export interface CliServer {
   lines: string[];
 }
 
-/** Starts the built command line (`dist/cli.js`) and resolves at its ready line. */
+/** Starts the built command line (`dist/cli.cjs`, the bin) and resolves at its ready line. */
 export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliServer> {
   // Test servers run in parallel: none may take the default admin port 9644 (the one that lost the
   // race would log a warning that tests counting warnings would see). Tests that want the admin
