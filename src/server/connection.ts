@@ -17,6 +17,7 @@ import type { IdleClosable, IdleConnections } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
 import { atBurstEnd, inBurst } from '../util/burst.js';
 import { runInTurn } from './turn-budget.js';
+import { SocketReads } from './socket-reads.js';
 
 let nextConnectionId = 0;
 
@@ -29,6 +30,12 @@ let nextConnectionId = 0;
 export class Connection implements IdleClosable {
   readonly id: string;
   private readonly frames: FrameReader;
+  /**
+   * Reading stops while the connection is muted (a request in flight) and its next request is
+   * buffered whole, and starts again once no whole request is buffered: pipelined requests wait in
+   * the kernel, as in Kafka, and are read together instead of one read per request.
+   */
+  private readonly reads: SocketReads;
   private readonly log: Logger;
   private readonly clientHost: string;
   private busy = false;
@@ -75,6 +82,7 @@ export class Connection implements IdleClosable {
     this.clientHost = `/${(socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')}`;
     this.log = broker.log.child({ connection: this.id, remote: `${socket.remoteAddress}:${socket.remotePort}`, ...(broker.cluster.size > 1 ? { brokerId: this.brokerId } : {}) });
     this.frames = new FrameReader(broker.config.int('socket.request.max.bytes'));
+    this.reads = new SocketReads(socket);
     this.sasl = listener?.sasl ? new SaslGate(listener.sasl, broker, handlers, this.gateIO(), this.log) : null;
     const who = listener?.tls ? peerPrincipal(socket as TLSSocket, listener.tls) : null;
     this.tlsPrincipal = who && 'principal' in who ? who.principal : undefined;
@@ -156,7 +164,15 @@ export class Connection implements IdleClosable {
 
   private readonly pumpNow = (): void => this.pump();
 
+  /** Serves the requests buffered, then reads the socket only while no next request waits whole (see `reads`). */
   private pump(): void {
+    this.serveBuffered();
+    if (this.closed) return;
+    if (!this.frames.holdsFrame) this.reads.start();
+    else if (this.busy) this.reads.stop();
+  }
+
+  private serveBuffered(): void {
     while (!this.busy && !this.closed) {
       let frame: Buffer | null;
       try {
