@@ -179,6 +179,25 @@ describe('pipelined requests on one connection', () => {
     expect(partition.logEndOffset).toBe(128n);
   });
 
+  it.each(['always', 'never'])('flush %s: requests sent while the connection is muted with its next request buffered (not read meanwhile) are read and answered once it catches up', async (policy) => {
+    const server = await start({ policy });
+    const p = await open(server);
+    const first: Request[] = [];
+    for (let i = 1; i <= 16; i++) first.push(commit('late', 2, BigInt(i)));
+    p.write(first, 1);
+    // The first answer: its connection was muted with 15 whole requests buffered, so reading it stopped.
+    const [firstAnswer] = await p.read(first.slice(0, 1), 1);
+    expect(firstAnswer.topics[0].partitions[0].errorCode).toBe(0);
+    const second: Request[] = [];
+    for (let i = 17; i <= 32; i++) second.push(commit('late', 2, BigInt(i)));
+    second.push(fetchOffset('late', 2));
+    p.write(second, 17);
+    const rest = await p.read([...first.slice(1), ...second], 2);
+    expect(rest).toHaveLength(32);
+    expect(rest.slice(0, 31).map((a) => a.topics[0].partitions[0].errorCode)).toEqual(new Array(31).fill(0));
+    expect(committedIn(rest[31])).toBe(32n);
+  });
+
   it('the requests before a bad frame are answered before it closes the connection', async () => {
     const server = await start({ policy: 'never' });
     const p = await open(server);
