@@ -7,7 +7,7 @@
  * this skips its per-record input objects, its second size pass and most of its int64 writes
  * (issue #16: the batch build was the largest part of a commit's own work).
  */
-import { crc32c as crc32cOf } from './crc32c.js';
+import { JS_MAX_BYTES, crc32c as crc32cOf, crc32cInJs as crc32cInJsOf } from './crc32c.js';
 import { varintSize as varintSizeOf, writeVarint as writeVarintOf } from './record-codec.js';
 import { writeInt64BE } from '../protocol/primitives.js';
 import {
@@ -31,11 +31,12 @@ import {
 /*
  * Taken once: the bundle (scripts/bundle.mjs) may put this file and those it calls in different
  * chunks, where each call would go through the other chunk's export getter (~1% of a commit's CPU
- * in a profile for these three).
+ * in a profile for these).
  */
 const varintSize = varintSizeOf;
 const writeVarint = writeVarintOf;
 const crc32c = crc32cOf;
+const crc32cInJs = crc32cInJsOf;
 
 /** The producer fields of a batch written for a producer (a transactional batch). */
 export interface BatchProducer {
@@ -159,7 +160,9 @@ export class KeyValueBatchBuilder {
     }
     this.reset();
     if (at !== size) throw new Error(`record batch builder wrote ${at} bytes, expected ${size}`);
-    buf.writeUInt32BE(crc32c(buf.subarray(ATTRIBUTES_OFFSET)), CRC_OFFSET);
+    // A small batch (a commit's) is checksummed in place, a larger one through a view.
+    const crc = size - ATTRIBUTES_OFFSET <= JS_MAX_BYTES ? crc32cInJs(buf, 0, ATTRIBUTES_OFFSET, size) : crc32c(buf.subarray(ATTRIBUTES_OFFSET));
+    buf.writeUInt32BE(crc, CRC_OFFSET);
     return buf;
   }
 }
