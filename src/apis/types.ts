@@ -39,6 +39,21 @@ export function topicLookup(broker: Pick<Broker, 'topics'>): TopicLookup {
 export const NO_RESPONSE = Symbol('no response');
 
 /**
+ * How a request handed on by the connection (`FaultRegistry.dispatch`) tells it that it ended
+ * after the call returned: the connection's own methods, called once, so the connection waits on
+ * no promise of its own per request (issue #16).
+ */
+export interface RequestDone {
+  /** Answered (or ended without an answer): the connection takes its next request. */
+  requestDone(): void;
+  /** Failed: the connection closes (a `CloseConnection` says why). */
+  requestFailed(err: unknown): void;
+}
+
+/** What `FaultRegistry.dispatch` returns when it will call the `RequestDone` it was given. */
+export const CALLS_BACK = Symbol('calls back');
+
+/**
  * Thrown (or rejected) by a handler to close the connection without an answer where Kafka does so
  * on purpose (an acks=0 Produce that failed: the client learns of it only by the close). Logged at
  * info, unlike a handler failure.

@@ -5,7 +5,7 @@ import type { BrokerConfig } from '../config.js';
 import type { Time, Timer } from '../util/time.js';
 import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
 import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
-import { encodeRecordBatch, forEachRecordSpanOfBatch, readBatchHeader, TRANSACTIONAL_FLAG_MASK, type RecordBatchHeader } from '../records/record-batch.js';
+import { forEachRecordSpanOfBatch, readBatchHeader, TRANSACTIONAL_FLAG_MASK, type RecordBatchHeader } from '../records/record-batch.js';
 import { encodeEndTxnMarkerBatch, isControlBatch, readEndTxnMarker } from '../records/control-batch.js';
 import type { TransactionalWriter } from './runtime.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
@@ -13,6 +13,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
 import { OffsetCommitSpanDecoder } from './offsets/offset-commit-span.js';
 import { fileCacheFor } from '../storage/fd-cache.js';
+import { KeyValueBatchBuilder } from '../records/key-value-batch.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -26,7 +27,9 @@ export interface CoordinatorLogLayout<R> {
   partitionCount: number;
   segmentBytes: number;
   partitionOf(record: R): number;
-  encode(record: R): { key: Buffer; value: Buffer | null };
+  encodeKey(record: R): Buffer;
+  /** The value's bytes (null: a tombstone); may be a view of shared memory, copied into the batch at once. */
+  encodeValue(record: R): Buffer | null;
   /** The record, or null for a record type replay skips. */
   decode(key: Buffer, value: Buffer | null): R | null;
   /**
@@ -49,7 +52,8 @@ function offsetsLayout(config: BrokerConfig): CoordinatorLogLayout<CoordinatorRe
     partitionCount,
     segmentBytes: config.int('offsets.topic.segment.bytes'),
     partitionOf: (record) => offsetsPartitionFor(record.groupId, partitionCount),
-    encode: (record) => ({ key: encodeKey(record), value: encodeValue(record) }),
+    encodeKey,
+    encodeValue,
     decode,
     // Nearly every stored record is an offset commit: those are read in place, the rest as `decode` reads them.
     decodeSpan: (buf, keyStart, keyEnd, valueStart, valueEnd) =>
@@ -105,6 +109,8 @@ export class GroupLog<R = CoordinatorRecord> {
   /** `message.max.bytes`: the largest batch one write may make (Kafka's runtime `maxBatchSize`). */
   private readonly maxBatchBytes: number;
   private cleanerTimer: Timer | null = null;
+  /** Builds every batch this log writes (one at a time, within `encodeBatch`). */
+  private readonly builder = new KeyValueBatchBuilder();
   /** The background pass in progress, if any. */
   private cleanerPass: Promise<void> | null = null;
   private closed = false;
@@ -254,20 +260,23 @@ export class GroupLog<R = CoordinatorRecord> {
 
   /** One partition's records as a batch; throws when larger than `message.max.bytes`. */
   private encodeBatch(p: number, records: readonly R[], timestamp: bigint, txn: TransactionalWriter | undefined): Buffer {
-    const encoded = records.map((r) => this.layout.encode(r));
-    const batch = encodeRecordBatch(
-      txn
-        ? // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
-          { baseOffset: 0n, timestamp, records: encoded, producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK }
-        : { baseOffset: 0n, timestamp, records: encoded },
-    );
-    if (batch.length > this.maxBatchBytes) {
+    const { layout, builder } = this;
+    try {
+      for (const r of records) builder.add(layout.encodeKey(r), layout.encodeValue(r));
+    } catch (err) {
+      builder.reset();
+      throw err;
+    }
+    const size = builder.size;
+    if (size > this.maxBatchBytes) {
+      builder.reset();
       throw Object.assign(
-        new Error(`Message batch size is ${batch.length} bytes in append to partition ${this.layout.topic}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
+        new Error(`Message batch size is ${size} bytes in append to partition ${layout.topic}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
         { errorCode: ErrorCode.MESSAGE_TOO_LARGE },
       );
     }
-    return batch;
+    // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
+    return builder.finish(timestamp, txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : undefined);
   }
 
   /** Appends a transaction's COMMIT or ABORT marker (a control batch of its producer) to `partition`; resolves once durable. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type RequestContext } from '../apis/types.js';
+import { CALLS_BACK, NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type RequestContext, type RequestDone } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { principalString } from '../security/principal.js';
@@ -247,8 +247,13 @@ export class FaultRegistry {
     return () => this.doneListeners.delete(listener);
   }
 
-  /** Called by the connection for each decoded request: handles it, applying the first rule that fires. Returns a promise while the request is in flight. */
-  dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO): Promise<void> | null {
+  /**
+   * Called by the connection for each decoded request: handles it, applying the first rule that
+   * fires. Returns null when done at once, else a promise while the request is in flight; or, with
+   * `whenDone`, `CALLS_BACK` when the handler's answer is awaited: `whenDone` is then called
+   * from the reaction that sends the answer (one promise less per request).
+   */
+  dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO, whenDone?: RequestDone): Promise<void> | null | typeof CALLS_BACK {
     const names = requestNames(api, ctx.apiVersion, body);
     const started = Date.now();
     const entry = this.requestLog.add({
@@ -278,8 +283,13 @@ export class FaultRegistry {
       } catch (err) {
         outcome.failed(err);
       }
-      if (result instanceof Promise) return result.then((r) => outcome.answer(r) ?? undefined, (err: unknown) => outcome.failed(err));
-      return outcome.answer(result);
+      if (!(result instanceof Promise)) return outcome.answer(result);
+      if (whenDone === undefined) return result.then((r) => outcome.answer(r) ?? undefined, (err: unknown) => outcome.failed(err));
+      result.then(
+        (r) => outcome.answerThen(r, whenDone),
+        (err: unknown) => outcome.failedThen(err, whenDone),
+      );
+      return CALLS_BACK;
     }
     const { rule, index } = hit;
     entry.addFault(rule.id);

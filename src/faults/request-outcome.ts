@@ -1,4 +1,4 @@
-import { NO_RESPONSE } from '../apis/types.js';
+import { NO_RESPONSE, type RequestDone } from '../apis/types.js';
 import type { ConnectionIO } from './actions/index.js';
 import type { LoggedRequest, RequestLogEntry } from './request-log.js';
 
@@ -48,6 +48,25 @@ export class RequestOutcome {
       return null;
     }
     return walking.then(() => this.respondWith(response, false));
+  }
+
+  /** `answer`, then the connection is told (`whenDone`) once the answer is sent or failed. */
+  answerThen(response: unknown, whenDone: RequestDone): void {
+    let walking: Promise<void> | null;
+    try {
+      walking = this.answer(response);
+    } catch (err) {
+      whenDone.requestFailed(err);
+      return;
+    }
+    if (walking === null) whenDone.requestDone();
+    else walking.then(() => whenDone.requestDone(), (err: unknown) => whenDone.requestFailed(err));
+  }
+
+  /** `failed`, telling the connection (`whenDone`) instead of throwing. */
+  failedThen(err: unknown, whenDone: RequestDone): void {
+    this.finish('failed');
+    whenDone.requestFailed(err);
   }
 
   /** The handler failed: logged as `failed`, and the error goes on (the connection closes). */

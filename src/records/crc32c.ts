@@ -43,12 +43,14 @@ export function crc32c(data: Uint8Array, initial = 0): number {
   return (nativeCrc32c ??= nativeBinding().crc32c)(data, initial) >>> 0;
 }
 
-/** `crc32c` in JavaScript (see the file's comment). */
-export function crc32cInJs(data: Uint8Array, initial = 0): number {
+/**
+ * `crc32c` in JavaScript (see the file's comment), of `data[start, end)`: a range of a buffer
+ * without a view made of it (a commit's batch is checksummed from its attributes on).
+ */
+export function crc32cInJs(data: Uint8Array, initial = 0, start = 0, end = data.length): number {
   const t = TABLES;
   let c = ~initial;
-  let i = 0;
-  const end = data.length;
+  let i = start;
   for (; i + 8 <= end; i += 8) {
     const a = c ^ (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24));
     c =

@@ -67,7 +67,8 @@ function zigzag(v: number): number {
   return v >= 0 ? v * 2 : -v * 2 - 1;
 }
 
-function varintSize(v: number): number {
+/** Bytes of the zig-zag varint `v` (a safe integer). */
+export function varintSize(v: number): number {
   return uvarintSize(zigzag(v));
 }
 
@@ -80,7 +81,8 @@ function writeUvarint(buf: Buffer, at: number, u: number): number {
   return at;
 }
 
-function writeVarint(buf: Buffer, at: number, v: number): number {
+/** Writes the zig-zag varint `v` at `at`; returns the position after it. */
+export function writeVarint(buf: Buffer, at: number, v: number): number {
   return writeUvarint(buf, at, zigzag(v));
 }
 

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
-import { CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext } from '../apis/types.js';
+import { CALLS_BACK, CloseConnection, NO_RESPONSE, type ApiDefinition, type RequestContext, type RequestDone } from '../apis/types.js';
 import { FILL_IN_PLACE_BYTES, FrameReader } from './frame-reader.js';
 import { CLOSED_CONNECTION_BYTES, noteReleased } from '../util/idle-collection.js';
 import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponseParts, encodeResponseInSlices, type DecodedRequest, type RequestHeader } from './request-codec.js';
@@ -27,7 +27,7 @@ let nextConnectionId = 0;
  * frame, an unknown API key or an unsupported version closes this connection with one warn
  * line; other connections are unaffected.
  */
-export class Connection implements IdleClosable {
+export class Connection implements IdleClosable, RequestDone {
   readonly id: string;
   private readonly frames: FrameReader;
   /**
@@ -189,7 +189,7 @@ export class Connection implements IdleClosable {
       // The request's memory goes back once it has been answered.
       const held = this.granted;
       this.granted = 0;
-      const done = this.sasl !== null && this.sasl.intercepts(frame) ? this.sasl.receive(frame) : this.handleFrame(frame);
+      const done = this.sasl !== null && this.sasl.intercepts(frame) ? this.sasl.receive(frame) : this.handleFrame(frame, true);
       // A large frame's buffer is let go once answered (util/idle-collection.ts may then collect it).
       const large = frame.length >= FILL_IN_PLACE_BYTES ? frame.length : 0;
       if (!done) {
@@ -199,7 +199,8 @@ export class Connection implements IdleClosable {
         this.busy = true;
         this.inFlightBytes = held;
         this.inFlightLargeFrame = large;
-        done.then(this.requestDone, this.requestFailed);
+        // CALLS_BACK: the request calls `requestDone` or `requestFailed` itself.
+        if (done !== CALLS_BACK) done.then(this.requestDone, this.requestFailed);
       }
     }
   }
@@ -223,14 +224,16 @@ export class Connection implements IdleClosable {
   private inFlightBytes = 0;
   /** Its frame's size if `FILL_IN_PLACE_BYTES` or more, else 0. */
   private inFlightLargeFrame = 0;
-  private readonly requestDone = (): void => {
+  /** The request in flight ended (answered or not): the next one may be taken (RequestDone). */
+  readonly requestDone = (): void => {
     this.memory?.release(this.inFlightBytes);
     this.inFlightBytes = 0;
     if (this.inFlightLargeFrame > 0) this.releaseLargeFrame();
     this.busy = false;
     this.pump();
   };
-  private readonly requestFailed = (err: unknown): void => {
+  /** The request in flight failed: the connection closes (RequestDone). */
+  readonly requestFailed = (err: unknown): void => {
     // A request that closes its connection gives its memory back too (else the pool shrinks for good).
     this.memory?.release(this.inFlightBytes);
     this.inFlightBytes = 0;
@@ -264,10 +267,14 @@ export class Connection implements IdleClosable {
 
   /**
    * Handles one frame; returns a promise while the response is pending, or null if done
-   * synchronously. A frame of `DECODE_IN_SLICES_BYTES` or more is decoded a slice per turn of
-   * the event loop, so that other connections are served meanwhile (this one stays muted).
+   * synchronously; with `callsBack` (the frame is `pump`'s), `CALLS_BACK` when the request will
+   * call `requestDone` or `requestFailed` itself. A frame of `DECODE_IN_SLICES_BYTES` or more is
+   * decoded a slice per turn of the event loop, so that other connections are served meanwhile
+   * (this one stays muted).
    */
-  private handleFrame(frame: Buffer): Promise<void> | null {
+  private handleFrame(frame: Buffer, callsBack: false): Promise<void> | null;
+  private handleFrame(frame: Buffer, callsBack: boolean): Promise<void> | null | typeof CALLS_BACK;
+  private handleFrame(frame: Buffer, callsBack: boolean): Promise<void> | null | typeof CALLS_BACK {
     if (frame.length >= DECODE_IN_SLICES_BYTES) return this.handleInSlices(frame);
     let decoded;
     try {
@@ -276,7 +283,7 @@ export class Connection implements IdleClosable {
       this.refuse(null, `malformed request: ${(err as Error).message}`);
       return null;
     }
-    return this.serve(decoded);
+    return this.serve(decoded, undefined, callsBack);
   }
 
   private async handleInSlices(frame: Buffer): Promise<void> {
@@ -299,8 +306,12 @@ export class Connection implements IdleClosable {
     }
   }
 
-  /** Serves a decoded request; with `inSlices`, its response is encoded in slices and the promise of its writing added there. */
-  private serve(decoded: DecodedRequest, inSlices?: Array<Promise<void>>): Promise<void> | null {
+  /**
+   * Serves a decoded request; with `inSlices`, its response is encoded in slices and the promise of
+   * its writing added there; with `callsBack`, the request may end by calling `requestDone` or
+   * `requestFailed` (returning `CALLS_BACK`).
+   */
+  private serve(decoded: DecodedRequest, inSlices?: Array<Promise<void>>, callsBack = false): Promise<void> | null | typeof CALLS_BACK {
     if (decoded.kind === 'refused') {
       this.refuse(decoded.header, decoded.reason);
       return null;
@@ -333,8 +344,12 @@ export class Connection implements IdleClosable {
     try {
       let pending: Promise<void> | null = null;
       // Fault rules may answer instead of the handler, around it, or not at all.
-      if (this.faults) pending = this.faults.dispatch(decoded.api, decoded.body, ctx, io);
-      else {
+      if (this.faults) {
+        const whenDone = callsBack && ownWrites === undefined && inSlices === undefined ? this : undefined;
+        const dispatched = this.faults.dispatch(decoded.api, decoded.body, ctx, io, whenDone);
+        if (dispatched === CALLS_BACK) return CALLS_BACK;
+        pending = dispatched;
+      } else {
         const result = decoded.api.handle(decoded.body, ctx);
         if (result instanceof Promise) pending = result.then((response) => io.send(response));
         else io.send(result);
@@ -405,7 +420,7 @@ export class Connection implements IdleClosable {
         if (delayMs > 0) setTimeout(finish, delayMs).unref();
         else finish();
       },
-      serveRequest: (frame) => this.handleFrame(frame),
+      serveRequest: (frame) => this.handleFrame(frame, false),
     };
   }
 

@@ -45,6 +45,7 @@ describe('crc32c', () => {
       expect([n, crc32c(data)]).toEqual([n, native(data) >>> 0]);
       const cut = n >>> 1;
       expect([n, crc32cInJs(data.subarray(cut), crc32cInJs(data.subarray(0, cut)))]).toEqual([n, native(data) >>> 0]);
+      expect([n, crc32cInJs(data, crc32cInJs(data, 0, 0, cut), cut)]).toEqual([n, native(data) >>> 0]);
     }
   });
 });

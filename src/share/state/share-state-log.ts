@@ -23,7 +23,8 @@ function shareStateLayout(config: BrokerConfig): CoordinatorLogLayout<ShareState
     partitionCount,
     segmentBytes: config.int('share.coordinator.state.topic.segment.bytes'),
     partitionOf: (r) => shareStatePartitionFor(shareCoordinatorKey(r.groupId, r.topicId, r.partition), partitionCount),
-    encode: (r) => ({ key: encodeRecordKey(r), value: encodeRecordValue(r, 0) }),
+    encodeKey: (r) => encodeRecordKey(r),
+    encodeValue: (r) => encodeRecordValue(r, 0),
     decode: (key, value) => {
       const decoded = decodeRegistryRecord(SHARE_STATE_TOPIC, key, value);
       return decoded.entry === undefined ? null : (decoded.record as ShareStateRecord);
