@@ -74,6 +74,26 @@ describe('ClassicGroupCoordinator.joinGroup', () => {
     expect(h.coordinator.group('g')).toBeUndefined();
   });
 
+  it("answers a JoinGroup without waiting for other groups' writes in flight (Kafka completes it within the operation)", async () => {
+    const h = setup();
+    const creator = await h.coordinator.joinGroup(joinRequest(), client(5, 'client-1'));
+    const release = h.groupLog.holdAppends();
+    const other = track(h.coordinator.joinGroup(joinRequest({ groupId: 'other' }), client(5, 'client-9')));
+    const second = track(h.coordinator.joinGroup(joinRequest(), client(5, 'client-2')));
+    await settle();
+    expect(other.done).toBe(false); // its group's creation record is still in flight
+    expect(second.value).toMatchObject({ errorCode: ErrorCode.MEMBER_ID_REQUIRED, memberId: expect.stringMatching(/^client-2-/) });
+
+    const rejoin = track(h.coordinator.joinGroup(joinRequest({ memberId: creator.memberId }), client(5, 'client-1')));
+    h.time.advance(0);
+    await settle();
+    expect(rejoin.value).toMatchObject({ errorCode: ErrorCode.NONE, generationId: 1, leader: creator.memberId });
+    expect(other.done).toBe(false);
+    release();
+    await settle();
+    expect(other.value).toMatchObject({ errorCode: ErrorCode.MEMBER_ID_REQUIRED, memberId: expect.stringMatching(/^client-9-/) });
+  });
+
   it('answers UNKNOWN_MEMBER_ID to a member id for a group that does not exist', async () => {
     const h = setup();
     const res = await h.coordinator.joinGroup(joinRequest({ memberId: 'ghost' }), client());
