@@ -10,7 +10,7 @@ import { ManualTime } from '../util/manual-time.js';
 import { systemTime } from '../util/time.js';
 import type { ConnectionQuotas } from './connection-quotas.js';
 import { nodeTls } from '../security/tls.js';
-import { noteAccepted, runInTurn } from './turn-budget.js';
+import { noteAccepted, runBehindWaiting } from './turn-budget.js';
 import { setReceivedRequestsQueue } from '../util/received-requests.js';
 
 /**
@@ -115,7 +115,7 @@ export class KafkaListener {
 
   listen(host: string, port: number): Promise<AddressInfo> {
     // Coordinator timers' operations wait behind the requests read and not yet handled (util/received-requests.ts).
-    setReceivedRequestsQueue(runInTurn);
+    setReceivedRequestsQueue(runBehindWaiting);
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen({ host: host === '' ? undefined : host, port, backlog: LISTEN_BACKLOG }, () => {

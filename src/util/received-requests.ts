@@ -21,7 +21,7 @@ export function afterReceivedRequests(fn: () => void): void {
   queue(fn);
 }
 
-/** Installs the server's queue of read requests (server/turn-budget.ts `runInTurn`). */
+/** Installs the server's queue of read requests (server/turn-budget.ts `runBehindWaiting`). */
 export function setReceivedRequestsQueue(next: Queue): void {
   queue = next;
 }
