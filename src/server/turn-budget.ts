@@ -52,6 +52,16 @@ export function runInTurn(fn: () => void): void {
   queueResume();
 }
 
+/**
+ * Runs `fn` now when no socket's data waits for a later turn, else after what waits (in arrival
+ * order): a coordinator timer's operation queued behind the requests already read
+ * (util/received-requests.ts). Unlike `runInTurn` it never waits for the budget alone.
+ */
+export function runBehindWaiting(fn: () => void): void {
+  if (waitingHead === waiting.length) fn();
+  else waiting.push(fn); // a `runWaiting` is queued whenever something waits
+}
+
 /** The check phase of a turn that did work: the next turn starts a new budget. */
 function endTurn(): void {
   turnStartedAt = -1;

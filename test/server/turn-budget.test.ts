@@ -4,7 +4,7 @@
  * without accepts everything runs at once. The clock is performance.now(), stubbed here.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ACCEPTING_MS, TURN_BUDGET_MS, noteAccepted, runInTurn } from '../../src/server/turn-budget.js';
+import { ACCEPTING_MS, TURN_BUDGET_MS, noteAccepted, runBehindWaiting, runInTurn } from '../../src/server/turn-budget.js';
 
 let clock = 0;
 const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -21,6 +21,21 @@ describe('turn budget', () => {
       clock += 10 * TURN_BUDGET_MS;
     }
     expect(ran).toEqual(['a', 'b', 'c']);
+  });
+
+  it('runs a timer operation behind the reads that wait (none waiting: at once, even with the budget spent)', async () => {
+    clock = 1_500_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    noteAccepted();
+    const ran: string[] = [];
+    runInTurn(() => ran.push('a'));
+    clock += TURN_BUDGET_MS;
+    runBehindWaiting(() => ran.push('timer 1')); // nothing waits: the spent budget alone does not hold it
+    runInTurn(() => ran.push('b')); // waits for a later turn
+    runBehindWaiting(() => ran.push('timer 2'));
+    expect(ran).toEqual(['a', 'timer 1']);
+    for (let i = 0; i < 4 && ran.length < 4; i++) await nextImmediate();
+    expect(ran).toEqual(['a', 'timer 1', 'b', 'timer 2']);
   });
 
   it('after an accept, runs reads until the turn budget is spent, then the rest after this turn, in order', async () => {

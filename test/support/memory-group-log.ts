@@ -5,13 +5,19 @@ import { CoordinatorRuntime } from '../../src/coordinator/runtime.js';
 /**
  * In-memory stand-in for the `__consumer_offsets` log (`GroupLog.append`): keeps what was
  * appended so tests can assert on the records; `failNextAppend()` makes the next append reject,
- * as a failed disk write would.
+ * as a failed disk write would; `holdAppends()` keeps appends in flight until released, as a
+ * slow disk would.
  */
 export class MemoryGroupLog {
   readonly records: CoordinatorRecord[] = [];
   private failures = 0;
+  private held: Array<() => void> | null = null;
 
   append(records: readonly CoordinatorRecord[]): Promise<void> {
+    if (this.held) {
+      const held = this.held;
+      return new Promise<void>((resolve) => held.push(resolve)).then(() => this.append(records));
+    }
     if (this.failures > 0) {
       this.failures--;
       // What a full disk gives the log: a Node system error (Kafka's KAFKA_STORAGE_ERROR).
@@ -33,6 +39,16 @@ export class MemoryGroupLog {
 
   failNextAppend(): void {
     this.failures++;
+  }
+
+  /** Appends from now on stay in flight until the returned function is called (then they are written, in order). */
+  holdAppends(): () => void {
+    const held: Array<() => void> = [];
+    this.held = held;
+    return () => {
+      if (this.held === held) this.held = null;
+      for (const resolve of held) resolve();
+    };
   }
 
   /** GroupMetadata records of one group, in append order (null values are tombstones). */

@@ -117,7 +117,8 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
       newMemberJoinTimeoutMs: NEW_MEMBER_JOIN_TIMEOUT_MS,
     };
     const groups = options.groups ?? classicGroupsOf(new GroupMap());
-    const timers = new KeyedTimers(time);
+    // Timer operations wait behind the requests already read, as Kafka queues them (keyed-timers.ts).
+    const timers = new KeyedTimers(time, { behindReceivedRequests: true });
     const writer = options.writer;
     let rebalancer!: Rebalancer;
     const groupEnv: ClassicGroupEnv = {

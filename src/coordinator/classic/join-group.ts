@@ -85,13 +85,15 @@ export async function joinClassicGroup(
         return errorJoin(errorCode);
       },
     );
-    // The answer waits for the creation record (Kafka answers a write once its records are
-    // committed): a join phase that completes meanwhile (`group.initial.rebalance.delay.ms=0`)
-    // must not acknowledge a group that then never existed.
+    // The creator's answer waits for the creation record: a join phase that completes meanwhile
+    // (`group.initial.rebalance.delay.ms=0`) must not acknowledge a group that then never existed.
+    // (Kafka 4.3 completes the answer within the operation and replaces it with the write's error
+    // only if it is not sent yet.)
     const failed = await creation;
     if (failed) return failed;
   }
-  await ctx.writer.flush();
+  // Every other answer goes as soon as the operation gives it, as Kafka's `responseFuture` is
+  // completed inside `classicGroupJoin`: not after the writes other requests have in flight.
   return response;
 }
 

@@ -1,4 +1,14 @@
 import type { Time, Timer } from '../../util/time.js';
+import { afterReceivedRequests } from '../../util/received-requests.js';
+
+export interface KeyedTimersOptions {
+  /**
+   * An expired timer's operation runs after the requests the server has already read
+   * (util/received-requests.ts), and not at all if its key was cancelled or rescheduled
+   * meanwhile: Kafka's `CoordinatorTimerImpl` queues it as a write event behind them.
+   */
+  behindReceivedRequests?: boolean;
+}
 
 /**
  * Timers addressed by name, as Kafka's `CoordinatorTimer` keys them (one heartbeat timer per
@@ -7,17 +17,34 @@ import type { Time, Timer } from '../../util/time.js';
  */
 export class KeyedTimers {
   private readonly timers = new Map<string, Timer>();
+  private readonly behindReceivedRequests: boolean;
 
-  constructor(private readonly time: Time) {}
+  constructor(
+    private readonly time: Time,
+    options: KeyedTimersOptions = {},
+  ) {
+    this.behindReceivedRequests = options.behindReceivedRequests === true;
+  }
 
   schedule(key: string, delayMs: number, fn: () => void): void {
     // One lookup for the replaced timer; `set` below overwrites its entry.
     this.timers.get(key)?.cancel();
-    const timer = this.time.schedule(delayMs, () => {
-      // Only forget the key if it still maps to this timer (fn may have rescheduled it).
-      if (this.timers.get(key) === timer) this.timers.delete(key);
-      fn();
-    });
+    const timer = this.time.schedule(
+      delayMs,
+      this.behindReceivedRequests
+        ? () =>
+            afterReceivedRequests(() => {
+              // Kafka skips the operation of a timer cancelled or replaced while it waited.
+              if (this.timers.get(key) !== timer) return;
+              this.timers.delete(key);
+              fn();
+            })
+        : () => {
+            // Only forget the key if it still maps to this timer (fn may have rescheduled it).
+            if (this.timers.get(key) === timer) this.timers.delete(key);
+            fn();
+          },
+    );
     this.timers.set(key, timer);
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { client, joinRequest, settle, setup, startDynamicJoin, track, SESSION_MS } from './harness.js';
+import { setReceivedRequestsQueue } from '../../../src/util/received-requests.js';
+import { client, heartbeatRequest, joinRequest, settle, setup, startDynamicJoin, track, SESSION_MS } from './harness.js';
 
 describe('ClassicGroupCoordinator.joinGroup', () => {
   it('runs the v4+ two-phase join: MEMBER_ID_REQUIRED with clientId-UUID, then the rejoin is added', async () => {
@@ -46,6 +47,50 @@ describe('ClassicGroupCoordinator.joinGroup', () => {
     expect(joins[0]!.value!.members.map((m) => m.memberId)).toEqual(ids);
   });
 
+  it('runs the 0 ms initial-rebalance timer behind the JoinGroups already read, so they are in generation 1 (Kafka queues a timer event behind them)', async () => {
+    const h = setup();
+    const read: Array<() => void> = [];
+    setReceivedRequestsQueue((fn) => read.push(fn));
+    try {
+      const ids = [];
+      for (const c of ['client-1', 'client-2']) ids.push((await h.coordinator.joinGroup(joinRequest(), client(5, c))).memberId);
+      const first = track(h.coordinator.joinGroup(joinRequest({ memberId: ids[0] }), client(5, 'client-1')));
+      h.time.advance(0); // the timer expires while the second member's rejoin waits, read but not handled
+      expect(read).toHaveLength(1);
+      const second = track(h.coordinator.joinGroup(joinRequest({ memberId: ids[1] }), client(5, 'client-2')));
+      read.shift()!(); // the timer's operation, behind that rejoin: a member was added, so the delay starts again
+      await settle();
+      expect([first.done, second.done]).toEqual([false, false]);
+      h.time.advance(0);
+      read.shift()!();
+      await settle();
+      expect([first.value?.generationId, second.value?.generationId]).toEqual([1, 1]);
+      expect(first.value!.members.map((m) => m.memberId)).toEqual(ids);
+      expect(read).toHaveLength(0);
+    } finally {
+      setReceivedRequestsQueue((fn) => fn());
+    }
+  });
+
+  it('skips a timer operation whose timer was replaced while it waited behind the requests already read', async () => {
+    const h = setup();
+    const read: Array<() => void> = [];
+    setReceivedRequestsQueue((fn) => read.push(fn));
+    try {
+      const { memberId } = await startDynamicJoin(h, 'client-1');
+      h.time.advance(0);
+      read.shift()!(); // generation 1 completes; the member's session timer starts
+      await settle();
+      h.time.advance(SESSION_MS); // its session expires, but the operation waits behind a heartbeat already read
+      expect(read).toHaveLength(1);
+      expect(await h.coordinator.heartbeat(heartbeatRequest({ memberId, generationId: 1 }))).toMatchObject({ errorCode: ErrorCode.NONE });
+      read.shift()!();
+      expect(h.coordinator.group('g')!.hasMember(memberId)).toBe(true);
+    } finally {
+      setReceivedRequestsQueue((fn) => fn());
+    }
+  });
+
   it('writes an empty GroupMetadata record (generation 0, type "") when a join creates the group', async () => {
     const h = setup();
     await h.coordinator.joinGroup(joinRequest(), client(5));
@@ -72,6 +117,26 @@ describe('ClassicGroupCoordinator.joinGroup', () => {
     expect((await h.coordinator.joinGroup(joinRequest({ sessionTimeoutMs: 5999 }), client())).errorCode).toBe(ErrorCode.INVALID_SESSION_TIMEOUT);
     expect((await h.coordinator.joinGroup(joinRequest({ sessionTimeoutMs: 60001 }), client())).errorCode).toBe(ErrorCode.INVALID_SESSION_TIMEOUT);
     expect(h.coordinator.group('g')).toBeUndefined();
+  });
+
+  it("answers a JoinGroup without waiting for other groups' writes in flight (Kafka completes it within the operation)", async () => {
+    const h = setup();
+    const creator = await h.coordinator.joinGroup(joinRequest(), client(5, 'client-1'));
+    const release = h.groupLog.holdAppends();
+    const other = track(h.coordinator.joinGroup(joinRequest({ groupId: 'other' }), client(5, 'client-9')));
+    const second = track(h.coordinator.joinGroup(joinRequest(), client(5, 'client-2')));
+    await settle();
+    expect(other.done).toBe(false); // its group's creation record is still in flight
+    expect(second.value).toMatchObject({ errorCode: ErrorCode.MEMBER_ID_REQUIRED, memberId: expect.stringMatching(/^client-2-/) });
+
+    const rejoin = track(h.coordinator.joinGroup(joinRequest({ memberId: creator.memberId }), client(5, 'client-1')));
+    h.time.advance(0);
+    await settle();
+    expect(rejoin.value).toMatchObject({ errorCode: ErrorCode.NONE, generationId: 1, leader: creator.memberId });
+    expect(other.done).toBe(false);
+    release();
+    await settle();
+    expect(other.value).toMatchObject({ errorCode: ErrorCode.MEMBER_ID_REQUIRED, memberId: expect.stringMatching(/^client-9-/) });
   });
 
   it('answers UNKNOWN_MEMBER_ID to a member id for a group that does not exist', async () => {
