@@ -17,7 +17,7 @@ import { RawClient } from '../support/raw-client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = join(ROOT, 'dist');
-const PROGRAM = readdirSync(DIST).find((f) => /^program-.*\.cjs$/.test(f))!;
+const PROGRAM = readdirSync(DIST).find((f) => /^program-.*\.cjs$/.test(f) && f !== 'program-loader.cjs')!;
 const TMP = mkdtempSync(join(tmpdir(), 'kmc-code-cache-'));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
