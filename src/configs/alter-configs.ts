@@ -4,7 +4,9 @@
  * `ConfigurationControlManager` with `ControllerConfigurationValidator`: `LogConfig.validate`,
  * `DynamicBrokerConfig.validateConfigs`, `GroupConfig.validate`), with Kafka's errors and messages:
  *
- * - TOPIC: the topic must exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does not exist.");
+ * - TOPIC: "" is refused (INVALID_REQUEST "Default topic resources are not allowed."), an illegal name
+ *   too (INVALID_TOPIC_EXCEPTION "Topic name is invalid: ...", `Topic.validate`), as
+ *   `ControllerConfigurationValidator.validate`; the topic must exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does not exist.");
  *   unknown names (INVALID_CONFIG "Unknown topic config name: x"), values by type and validator
  *   (INVALID_CONFIG "Invalid value ..."), `min.compaction.lag.ms` above `max.compaction.lag.ms`.
  * - BROKER: "" (the cluster default) or the id of the answering broker (INVALID_REQUEST "Unexpected
@@ -25,6 +27,7 @@ import { javaHashSetOrder } from '../util/java-hash.js';
 import { ConfigValueError, parseConfigValue, validateConfigValue } from './config-def.js';
 import type { ClusterConfigs } from './cluster-configs.js';
 import { CLUSTER_DEFAULT } from './config-store.js';
+import { topicValidateProblem } from '../topics/topic-name.js';
 import { BROKER_CONFIG_VALIDATORS, ConfigType, GROUP_CONFIGS, KAFKA_BROKER_CONFIGS, NON_DYNAMIC_BROKER_CONFIGS, PER_BROKER_CONFIGS, TOPIC_CONFIG_CHECK_ORDER, TOPIC_CONFIGS, type ConfigValidator } from './kafka-config-data.js';
 
 /** `ConfigResource.Type` ids. */
@@ -91,6 +94,9 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
   switch (resourceType) {
     case ResourceType.TOPIC: {
       authorize();
+      if (resourceName === '') throw invalidRequest('Default topic resources are not allowed.');
+      const illegal = topicValidateProblem(resourceName);
+      if (illegal !== null) throw new AlterConfigsError(ErrorCode.INVALID_TOPIC_EXCEPTION, illegal);
       const topic = ctx.topic(resourceName);
       if (!topic) throw new AlterConfigsError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${resourceName}' does not exist.`);
       if (topic.internal) throw invalidRequest(`Altering the configs of the internal topic ${resourceName} is not supported.`);
