@@ -11,7 +11,7 @@
  *   (INVALID_CONFIG "Invalid value ..."), `min.compaction.lag.ms` above `max.compaction.lag.ms`.
  * - BROKER: "" (the cluster default) or the id of the answering broker (INVALID_REQUEST "Unexpected
  *   broker id, expected N, but received M"); configs Kafka cannot change dynamically are refused as a
- *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order),
+ *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order), then the SSL configs Kafka changes only per listener ("These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.password]"),
  *   per-broker ones at the default level, then values by type and Kafka's validator (INVALID_REQUEST
  *   "Invalid value -5 for configuration message.max.bytes: Value must be at least 0").
  *   Names Kafka does not know are kept, as Kafka keeps them.
@@ -229,10 +229,21 @@ const BROKER_VALUE_REQUIREMENTS: Readonly<Record<string, (parsed: string) => str
  * requirements. All refusals are INVALID_REQUEST with Kafka's message
  * (`ConfigAdminManager.validateBrokerConfigChange`).
  */
+/**
+ * Kafka 4.3.1's `DynamicBrokerConfig.DYNAMIC_SECURITY_CONFIGS` (`SslConfigs.RECONFIGURABLE_CONFIGS`):
+ * changed at run time only per listener (`listener.name.<l>.ssl.keystore.password`), at any level.
+ */
+const DYNAMIC_SECURITY_CONFIGS: ReadonlySet<string> = new Set([
+  'ssl.keystore.type', 'ssl.keystore.location', 'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.type',
+  'ssl.truststore.location', 'ssl.truststore.password', 'ssl.keystore.certificate.chain', 'ssl.keystore.key', 'ssl.truststore.certificates',
+]);
+
 function validateBrokerConfigs(changed: readonly string[], configs: Readonly<Record<string, string>>, clusterDefault: boolean): void {
   const names = Object.keys(configs);
   const nonDynamic = names.filter((n) => NON_DYNAMIC_BROKER_CONFIGS.has(n));
   if (nonDynamic.length > 0) throw invalidRequest(`Cannot update these configs dynamically: [${javaHashSetOrder(names, nonDynamic).join(', ')}]`);
+  const security = names.filter((n) => DYNAMIC_SECURITY_CONFIGS.has(n));
+  if (security.length > 0) throw invalidRequest(`These security configs can be dynamically updated only per-listener using the listener prefix: [${javaHashSetOrder(names, security).join(', ')}]`);
   if (clusterDefault) {
     const perBroker = names.filter((n) => PER_BROKER_CONFIGS.has(n));
     if (perBroker.length > 0) throw invalidRequest(`Cannot update these configs at default cluster level, broker id must be specified: [${javaHashSetOrder(names, perBroker).join(', ')}]`);

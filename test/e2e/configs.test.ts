@@ -87,6 +87,10 @@ describe('broker configs', () => {
     // Java's HashSet order, as Kafka prints the set.
     expect((await alter('1', [['log.retention.ms', '100000'], ['offsets.retention.minutes', '1'], ['num.partitions', '3']])).responses[0]!.errorMessage)
       .toBe('Cannot update these configs dynamically: [num.partitions, offsets.retention.minutes]');
+    // SSL stores change only per listener (DynamicBrokerConfig.validateConfigs), at either level; the prefixed name is kept.
+    const ssl = 'These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.password]';
+    expect((await alter('', [['ssl.keystore.password', 'x']])).responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ssl });
+    expect((await alter('1', [['ssl.keystore.password', 'x']])).responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ssl });
     const brokerConfigs = await raw.send(32, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['offsets.retention.minutes', 'log.retention.ms'] }], includeSynonyms: false, includeDocumentation: false });
     expect(brokerConfigs.results[0]!.configs.map((c) => [c.name, c.value, c.configSource])).toEqual([
       ['log.retention.ms', null, 5],
