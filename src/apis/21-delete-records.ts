@@ -29,7 +29,8 @@ const TOPICS = partitionedTopics<DeleteRecordsRequest, DeleteRecordsResponse>({
  * written to `<data-dir>/log-start-offset-checkpoint` (Kafka's file) before they move and before the
  * answer, so they survive a restart; when that write fails nothing moves and the partitions answer
  * KAFKA_STORAGE_ERROR (ours: Kafka writes the checkpoint later and takes a failed log dir offline). Routed to the leader (NOT_LEADER_OR_FOLLOWER elsewhere).
- * A topic whose `cleanup.policy` lacks `delete` -> POLICY_VIOLATION. Errored partitions answer low
+ * A topic whose `cleanup.policy` is `compact` without `delete` -> POLICY_VIOLATION (an empty policy, or
+ * `delete`, deletes: Kafka checks `!config.delete && config.compact`). Errored partitions answer low
  * watermark -1. A partition named twice (or a topic twice) is answered once, with the offset named
  * last, as Kafka keys the request by TopicPartition.
  */
@@ -94,8 +95,10 @@ function checkPartition(topic: Topic | undefined, p: { partitionIndex: number; o
   const partition = topic?.partition(p.partitionIndex);
   if (!topic || !partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (topic.internal) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION);
-  // Partition.deleteRecordsOnLeader: "Records of partition X can not be deleted due to the configured policy".
-  if (!logConfig(topic, p.partitionIndex)!.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
+  // Partition.deleteRecordsOnLeader refuses only a compacted log that does not also delete ("Records of
+  // partition X can not be deleted due to the configured policy"); `cleanup.policy=""` deletes.
+  const config = logConfig(topic, p.partitionIndex)!;
+  if (config.compactPolicy && !config.deletePolicy) return fail(ErrorCode.POLICY_VIOLATION);
   const checked = partition.deleteRecordsTarget(p.offset);
   if (checked.errorCode !== ErrorCode.NONE) return fail(checked.errorCode);
   if (checked.lowWatermark > partition.logStartOffset && checked.lowWatermark > (moves.get(partition) ?? -1n)) moves.set(partition, checked.lowWatermark);

@@ -13,6 +13,7 @@ import { ConfigSource, type ResolvedConfig } from '../configs/cluster-configs.js
 import { CLUSTER_DEFAULT } from '../configs/config-store.js';
 import { ResourceType } from '../configs/alter-configs.js';
 import { renderConfigValue } from '../configs/config-def.js';
+import { topicValidateProblem } from '../topics/topic-name.js';
 import { brokerIdOf, type ApiDefinition } from './types.js';
 import { namesNothing } from './shapes/names.js';
 import { ANY_BROKER } from './shapes/routing.js';
@@ -155,13 +156,10 @@ function parseBrokerId(name: string): number {
   return n;
 }
 
-/** Kafka 4.3.1's `Topic.validate` messages. */
+/** Kafka 4.3.1's `Topic.validate` (INVALID_TOPIC_EXCEPTION "Topic name is invalid: ..."). */
 function validateTopic(name: string): void {
-  const invalid = (why: string): DescribeError => new DescribeError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic name is invalid: ${why}`);
-  if (name.length === 0) throw invalid('the empty string is not allowed');
-  if (name === '.' || name === '..') throw invalid(`'${name}' is not allowed`);
-  if (name.length > 249) throw invalid(`the length of '${name}' is longer than the max allowed length 249`);
-  if (!/^[a-zA-Z0-9._-]+$/.test(name)) throw invalid(`'${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`);
+  const problem = topicValidateProblem(name);
+  if (problem !== null) throw new DescribeError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
 }
 
 // ---- broker configs ---------------------------------------------------------------------

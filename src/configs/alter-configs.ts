@@ -4,12 +4,14 @@
  * `ConfigurationControlManager` with `ControllerConfigurationValidator`: `LogConfig.validate`,
  * `DynamicBrokerConfig.validateConfigs`, `GroupConfig.validate`), with Kafka's errors and messages:
  *
- * - TOPIC: the topic must exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does not exist.");
+ * - TOPIC: "" is refused (INVALID_REQUEST "Default topic resources are not allowed."), an illegal name
+ *   too (INVALID_TOPIC_EXCEPTION "Topic name is invalid: ...", `Topic.validate`), as
+ *   `ControllerConfigurationValidator.validate`; the topic must exist (UNKNOWN_TOPIC_OR_PARTITION "The topic 'x' does not exist.");
  *   unknown names (INVALID_CONFIG "Unknown topic config name: x"), values by type and validator
  *   (INVALID_CONFIG "Invalid value ..."), `min.compaction.lag.ms` above `max.compaction.lag.ms`.
  * - BROKER: "" (the cluster default) or the id of the answering broker (INVALID_REQUEST "Unexpected
  *   broker id, expected N, but received M"); configs Kafka cannot change dynamically are refused as a
- *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order),
+ *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order), then the SSL configs Kafka changes only per listener ("These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.password]"),
  *   per-broker ones at the default level, then values by type and Kafka's validator (INVALID_REQUEST
  *   "Invalid value -5 for configuration message.max.bytes: Value must be at least 0").
  *   Names Kafka does not know are kept, as Kafka keeps them.
@@ -25,6 +27,7 @@ import { javaHashSetOrder } from '../util/java-hash.js';
 import { ConfigValueError, parseConfigValue, validateConfigValue } from './config-def.js';
 import type { ClusterConfigs } from './cluster-configs.js';
 import { CLUSTER_DEFAULT } from './config-store.js';
+import { topicValidateProblem } from '../topics/topic-name.js';
 import { BROKER_CONFIG_VALIDATORS, ConfigType, GROUP_CONFIGS, KAFKA_BROKER_CONFIGS, NON_DYNAMIC_BROKER_CONFIGS, PER_BROKER_CONFIGS, TOPIC_CONFIG_CHECK_ORDER, TOPIC_CONFIGS, type ConfigValidator } from './kafka-config-data.js';
 
 /** `ConfigResource.Type` ids. */
@@ -91,6 +94,9 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
   switch (resourceType) {
     case ResourceType.TOPIC: {
       authorize();
+      if (resourceName === '') throw invalidRequest('Default topic resources are not allowed.');
+      const illegal = topicValidateProblem(resourceName);
+      if (illegal !== null) throw new AlterConfigsError(ErrorCode.INVALID_TOPIC_EXCEPTION, illegal);
       const topic = ctx.topic(resourceName);
       if (!topic) throw new AlterConfigsError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${resourceName}' does not exist.`);
       if (topic.internal) throw invalidRequest(`Altering the configs of the internal topic ${resourceName} is not supported.`);
@@ -223,10 +229,21 @@ const BROKER_VALUE_REQUIREMENTS: Readonly<Record<string, (parsed: string) => str
  * requirements. All refusals are INVALID_REQUEST with Kafka's message
  * (`ConfigAdminManager.validateBrokerConfigChange`).
  */
+/**
+ * Kafka 4.3.1's `DynamicBrokerConfig.DYNAMIC_SECURITY_CONFIGS` (`SslConfigs.RECONFIGURABLE_CONFIGS`):
+ * changed at run time only per listener (`listener.name.<l>.ssl.keystore.password`), at any level.
+ */
+const DYNAMIC_SECURITY_CONFIGS: ReadonlySet<string> = new Set([
+  'ssl.keystore.type', 'ssl.keystore.location', 'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.type',
+  'ssl.truststore.location', 'ssl.truststore.password', 'ssl.keystore.certificate.chain', 'ssl.keystore.key', 'ssl.truststore.certificates',
+]);
+
 function validateBrokerConfigs(changed: readonly string[], configs: Readonly<Record<string, string>>, clusterDefault: boolean): void {
   const names = Object.keys(configs);
   const nonDynamic = names.filter((n) => NON_DYNAMIC_BROKER_CONFIGS.has(n));
   if (nonDynamic.length > 0) throw invalidRequest(`Cannot update these configs dynamically: [${javaHashSetOrder(names, nonDynamic).join(', ')}]`);
+  const security = names.filter((n) => DYNAMIC_SECURITY_CONFIGS.has(n));
+  if (security.length > 0) throw invalidRequest(`These security configs can be dynamically updated only per-listener using the listener prefix: [${javaHashSetOrder(names, security).join(', ')}]`);
   if (clusterDefault) {
     const perBroker = names.filter((n) => PER_BROKER_CONFIGS.has(n));
     if (perBroker.length > 0) throw invalidRequest(`Cannot update these configs at default cluster level, broker id must be specified: [${javaHashSetOrder(names, perBroker).join(', ')}]`);

@@ -12,8 +12,20 @@ export class FaultRuleError extends Error {
   override readonly name = 'FaultRuleError';
 }
 
-/** Error code for a Kafka error name (case-insensitive) or number. */
-export function resolveError(ref: ErrorRef): { code: number; name: string } {
+/**
+ * Error code for a Kafka error name (case-insensitive) or number, named `what` (`action.error`) in
+ * the FaultRuleError. NONE (0) is refused: an error action answers without running the handler, so
+ * "error NONE" would acknowledge a request (a Produce) that nothing applied.
+ */
+export function resolveError(ref: ErrorRef, what: string): { code: number; name: string } {
+  const resolved = errorOf(ref);
+  if (resolved.code === ErrorCode.NONE) {
+    throw new FaultRuleError(`${what} cannot be NONE (0): an error action answers without handling the request; to let requests through use no rule, or a "delay" action`);
+  }
+  return resolved;
+}
+
+function errorOf(ref: ErrorRef): { code: number; name: string } {
   if (typeof ref === 'number' || /^-?\d+$/.test(String(ref).trim())) {
     const code = Number(ref);
     if (!Number.isInteger(code) || code < -32768 || code > 32767) throw new FaultRuleError(`invalid error code ${ref}`);

@@ -87,6 +87,10 @@ describe('broker configs', () => {
     // Java's HashSet order, as Kafka prints the set.
     expect((await alter('1', [['log.retention.ms', '100000'], ['offsets.retention.minutes', '1'], ['num.partitions', '3']])).responses[0]!.errorMessage)
       .toBe('Cannot update these configs dynamically: [num.partitions, offsets.retention.minutes]');
+    // SSL stores change only per listener (DynamicBrokerConfig.validateConfigs), at either level; the prefixed name is kept.
+    const ssl = 'These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.password]';
+    expect((await alter('', [['ssl.keystore.password', 'x']])).responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ssl });
+    expect((await alter('1', [['ssl.keystore.password', 'x']])).responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ssl });
     const brokerConfigs = await raw.send(32, 4, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['offsets.retention.minutes', 'log.retention.ms'] }], includeSynonyms: false, includeDocumentation: false });
     expect(brokerConfigs.results[0]!.configs.map((c) => [c.name, c.value, c.configSource])).toEqual([
       ['log.retention.ms', null, 5],
@@ -102,6 +106,28 @@ describe('broker configs', () => {
       configSource: 2,
       synonyms: [{ name: 'log.retention.ms', value: '100000', source: 2 }, { name: 'log.retention.hours', value: '168', source: 5 }],
     });
+  });
+
+  it('a TOPIC resource named "" or illegally is refused as Kafka\'s ControllerConfigurationValidator: IncrementalAlterConfigs, AlterConfigs, DescribeConfigs', async () => {
+    const { server } = await startClosableServer(cleanups);
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    const names = ['', 'bad name!', '..', 'x'.repeat(250)];
+    const illegal = "Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'";
+    const long = `Topic name is invalid: the length of '${'x'.repeat(250)}' is longer than the max allowed length 249`;
+    const expected = [
+      [ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.'],
+      [ErrorCode.INVALID_TOPIC_EXCEPTION, illegal],
+      [ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is invalid: '..' is not allowed"],
+      [ErrorCode.INVALID_TOPIC_EXCEPTION, long],
+    ];
+    const incremental = await raw.send(44, 1, { resources: names.map((resourceName) => ({ resourceType: 2, resourceName, configs: [{ name: 'retention.ms', configOperation: 0, value: '1' }] })), validateOnly: true });
+    expect(incremental.responses.map((r) => [r.errorCode, r.errorMessage])).toEqual(expected);
+    const legacy = await raw.send(33, 2, { resources: names.map((resourceName) => ({ resourceType: 2, resourceName, configs: [{ name: 'retention.ms', value: '1' }] })), validateOnly: true });
+    expect(legacy.responses.map((r) => [r.errorCode, r.errorMessage])).toEqual(expected);
+    // DescribeConfigs (ConfigHelper) checks only Topic.validate: "" is an illegal name there.
+    const described = await raw.send(32, 4, { resources: names.map((resourceName) => ({ resourceType: 2, resourceName, configurationKeys: null })), includeSynonyms: false, includeDocumentation: false });
+    expect(described.results.map((r) => [r.errorCode, r.errorMessage])).toEqual([[ErrorCode.INVALID_TOPIC_EXCEPTION, 'Topic name is invalid: the empty string is not allowed'], ...expected.slice(1)]);
   });
 
   it('a config store that cannot be read stops the start with a message naming the file', async () => {

@@ -73,7 +73,10 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     expect((await c.send(68, 1, hb('g', uuid(), -2))).errorCode).toBe(ErrorCode.INVALID_REQUEST);
     expect((await c.send(68, 1, joinReq('g', uuid(), ['vt'], { serverAssignor: 'sticky' }))).errorCode).toBe(ErrorCode.UNSUPPORTED_ASSIGNOR);
     expect((await c.send(68, 1, joinReq('g', uuid(), [], { subscribedTopicNames: null, subscribedTopicRegex: '(a' }))).errorCode).toBe(ErrorCode.INVALID_REGULAR_EXPRESSION);
-    expect((await c.send(68, 1, hb('missing', uuid(), 3))).errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+    // Kafka 4.3.1: a heartbeat goes through getOrMaybeCreateConsumerGroup ("Consumer group X not found."),
+    // a leave through consumerGroup -> group ("Group X not found.").
+    expect(await c.send(68, 1, hb('missing', uuid(), 3))).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Consumer group missing not found.' });
+    expect(await c.send(68, 1, hb('missing', uuid(), -1))).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group missing not found.' });
     // v0: an empty member id on join gets a coordinator-generated one.
     const v0 = await c.send(68, 0, joinReq('g0', '', ['vt']));
     expect(v0.errorCode).toBe(0);
@@ -346,8 +349,14 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     const a = uuid();
     const ra = await c.send(68, 1, joinReq(g, a, ['sm'], { instanceId: 'inst-1' }));
     expect(partitionsOf(ra.assignment)).toEqual([0, 1]);
-    expect((await c.send(68, 1, joinReq(g, uuid(), ['sm'], { instanceId: 'inst-1' }))).errorCode).toBe(ErrorCode.UNRELEASED_INSTANCE_ID);
-    expect((await c.send(68, 1, hb(g, uuid(), 2, { instanceId: 'inst-1', topicPartitions: [] }))).errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
+    // Kafka 4.3.1's throwIfInstanceIdIsUnreleased / throwIfInstanceIdIsFenced: the requester first, the owner last.
+    const b = uuid();
+    expect(await c.send(68, 1, joinReq(g, b, ['sm'], { instanceId: 'inst-1' }))).toMatchObject({
+      errorCode: ErrorCode.UNRELEASED_INSTANCE_ID, errorMessage: `Static member ${b} with instance id inst-1 cannot join the group because the instance id is owned by ${a} member.`,
+    });
+    expect(await c.send(68, 1, hb(g, b, 2, { instanceId: 'inst-1', topicPartitions: [] }))).toMatchObject({
+      errorCode: ErrorCode.FENCED_INSTANCE_ID, errorMessage: `Static member ${b} with instance id inst-1 was fenced by member ${a}.`,
+    });
     const left = await c.send(68, 1, hb(g, a, -2, { instanceId: 'inst-1' }));
     expect(left.memberEpoch).toBe(-2);
     // Kafka keeps the assignment with its assignment epochs reset to 0 (KIP-1251).

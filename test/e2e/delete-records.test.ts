@@ -107,6 +107,32 @@ describe('DeleteRecords', () => {
     expect((await admin2.fetchTopicOffsets('dr')).find((o) => o.partition === 0)).toMatchObject({ low: '30', high: '30' });
   });
 
+  it('deletes on cleanup.policy "" and "compact,delete" (also after SUBTRACT leaves no policy); refuses only "compact" with POLICY_VIOLATION', async () => {
+    const { server } = await startClosableServer(cleanups);
+    const kafka = kafkaClient(server.bootstrap, 'dr-policy');
+    const admin = kafka.admin();
+    await admin.connect();
+    cleanups.push(async () => { await admin.disconnect(); });
+    const policies: Record<string, string> = { 'p-empty': '', 'p-compact': 'compact', 'p-both': 'compact,delete', 'p-subtracted': 'delete' };
+    await admin.createTopics({ topics: Object.entries(policies).map(([topic, value]) => ({ topic, numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value }] })) });
+    const producer = kafka.producer();
+    await producer.connect();
+    for (const topic of Object.keys(policies)) await producer.send({ topic, messages: [1, 2, 3].map((i) => ({ key: `k${i}`, value: `v${i}` })) });
+    await producer.disconnect();
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    // IncrementalAlterConfigs SUBTRACT (3) of the only policy leaves cleanup.policy="".
+    const altered = await raw.send(44, 1, { validateOnly: false, resources: [{ resourceType: 2, resourceName: 'p-subtracted', configs: [{ name: 'cleanup.policy', configOperation: 3, value: 'delete' }] }] });
+    expect(altered.responses.map((r) => [r.resourceName, r.errorCode])).toEqual([['p-subtracted', 0]]);
+    const r = await raw.send(21, 2, { topics: Object.keys(policies).map((name) => ({ name, partitions: [{ partitionIndex: 0, offset: 2n }] })), timeoutMs: 1000 });
+    expect(r.topics.map((t) => [t.name, t.partitions[0]!.errorCode, t.partitions[0]!.lowWatermark])).toEqual([
+      ['p-empty', 0, 2n],
+      ['p-compact', ErrorCode.POLICY_VIOLATION, -1n],
+      ['p-both', 0, 2n],
+      ['p-subtracted', 0, 2n],
+    ]);
+  });
+
   it('is served by the partition leader of a simulated cluster: NOT_LEADER_OR_FOLLOWER elsewhere, per partition', async () => {
     const { server } = await startClosableServer(cleanups, { brokers: 3 });
     server.broker.topics.create('dr3', 3);

@@ -5,6 +5,8 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
 import { FaultRuleError, FaultWaitTimeout, normalizeRule } from '../../src/faults/index.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 const running: Array<{ server: Server; clients: RawClient[] }> = [];
@@ -60,6 +62,24 @@ describe('fault rules', () => {
     expect(rule.action).toEqual({ type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 'UNKNOWN_MEMBER_ID'], errorCodes: [27, 25] });
     expect(rule.times).toBe(2);
     expect(normalizeRule({ action: { type: 'delay', ms: 5 }, durationMs: 100 }).times).toBeNull();
+  });
+
+  it('refuses error NONE (an answer without handling) in-process, over HTTP (400) and from KMC_FAULTS (exit 2), naming the field', async () => {
+    const none = /action\.error cannot be NONE \(0\): an error action answers without handling the request; to let requests through use no rule, or a "delay" action/;
+    expect(() => normalizeRule({ action: { type: 'error', error: 'none' } })).toThrow(none);
+    expect(() => normalizeRule({ action: { type: 'error', error: 0 } })).toThrow(none);
+    expect(() => normalizeRule({ action: { type: 'errors', errors: ['NOT_COORDINATOR', '0'] } })).toThrow(/action\.errors\[1\] cannot be NONE/);
+    const { server } = await start({ adminPort: 0, adminHost: '127.0.0.1' });
+    expect(() => server.faults.add({ match: { api: 'Produce' }, action: { type: 'error', error: 'NONE' } })).toThrow(FaultRuleError);
+    const res = await fetch(`${server.admin!.url}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ match: { api: 'Produce' }, action: { type: 'error', error: 'NONE' } }) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toMatch(none);
+    expect(server.faults.list()).toEqual([]);
+    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+    const env = { ...process.env, KMC_FAULTS: '{"match":{"api":"Produce"},"action":{"type":"error","error":"NONE"}}' };
+    const exited = spawnSync(process.execPath, [cli, '--in-memory', '--port', '0', '--no-admin'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(exited.status).toBe(2);
+    expect(exited.stderr).toMatch(none);
   });
 
   it('fails only partition 1 of 3 of an OffsetCommit; the others commit', async () => {

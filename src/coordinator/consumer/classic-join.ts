@@ -12,7 +12,7 @@ import type { PreparedDowngrade } from '../classic/from-consumer-group.js';
 import { decodeSubscription } from '../classic/consumer-protocol.js';
 import { CONSUMER_PROTOCOL_TYPE, type ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext, ConsumerRequestContext } from './context.js';
-import { ConsumerGroupError } from './errors.js';
+import { ConsumerGroupError, instanceIdFenced } from './errors.js';
 import { replaceMember } from './heartbeat-join.js';
 import { newMember, normalizeTopicNames, randomMemberId, useClassicProtocol, type ConsumerGroupMember } from './member.js';
 import { convertToClassicGroup, prepareDowngrade, validateOnlineDowngradeWithReplacedMember } from './online-downgrade.js';
@@ -170,7 +170,7 @@ function lookUpMember(
   }
   if (!existing) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
   if (existing.memberId !== memberId) {
-    throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} is not the member ${existing.memberId} that owns the instance id.`);
+    throw instanceIdFenced(memberId, instanceId, existing.memberId);
   }
   return { member: existing, replacing: null };
 }

@@ -16,7 +16,7 @@ import { encodeAssignment } from '../classic/consumer-protocol.js';
 import { toConsumerProtocolPartitions, type Assignment } from './assignment.js';
 import { CONSUMER_PROTOCOL_TYPE, type ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext } from './context.js';
-import { ConsumerGroupError } from './errors.js';
+import { ConsumerGroupError, instanceIdFenced } from './errors.js';
 import { fenceMembers } from './fencing.js';
 import { MemberState, assignedPartitions, useClassicProtocol, type ConsumerGroupMember } from './member.js';
 import { writeErrorCode } from '../runtime.js';
@@ -30,7 +30,7 @@ function classicMember(group: ConsumerGroup, memberId: string, instanceId: strin
   } else {
     member = group.staticMember(instanceId);
     if (!member) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member with instance id ${instanceId} is not a member of group ${group.groupId}.`);
-    if (member.memberId !== memberId) throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} is fenced.`);
+    if (member.memberId !== memberId) throw instanceIdFenced(memberId, instanceId, member.memberId);
   }
   if (!useClassicProtocol(member)) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} does not use the classic protocol.`);
   return member;

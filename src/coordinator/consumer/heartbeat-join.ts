@@ -11,7 +11,7 @@ import type { CoordinatorRecord } from '../records.js';
 import { assignmentToResponse, assignmentToTargetRecord, assignmentsEqual } from './assignment.js';
 import { ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext, ConsumerRequestContext, Emit } from './context.js';
-import { ConsumerGroupError } from './errors.js';
+import { ConsumerGroupError, consumerGroupNotFound, instanceIdFenced } from './errors.js';
 import { throwIfMemberEpochIsInvalid } from './heartbeat-validation.js';
 import {
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,
@@ -43,7 +43,7 @@ export function consumerGroupHeartbeatJoin(
   let group = ctx.store.get(groupId);
   const classicStatus = group ? 'none' : (ctx.classic?.classicGroupStatus(groupId) ?? 'none');
   if (!group) {
-    if (!createIfNotExists) throw new ConsumerGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+    if (!createIfNotExists) throw consumerGroupNotFound(groupId);
   }
   // Online upgrade of a non-empty classic group (`validateOnlineUpgrade`, `fromClassicGroup`).
   const upgrade = !group && classicStatus === 'non-empty' ? planUpgrade(ctx, groupId) : null;
@@ -153,17 +153,14 @@ function lookUpMember(
     if (!useClassicProtocol(existingStatic) && existingStatic.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       throw new ConsumerGroupError(
         ErrorCode.UNRELEASED_INSTANCE_ID,
-        `Static member ${existingStatic.memberId} with instance id ${req.instanceId} cannot be replaced because it is still in the group.`,
+        `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${existingStatic.memberId} member.`,
       );
     }
     return { member: { ...existingStatic, memberId, memberEpoch: 0, previousMemberEpoch: 0 }, replacing: existingStatic };
   }
   if (!existingStatic) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`);
   if (existingStatic.memberId !== memberId) {
-    throw new ConsumerGroupError(
-      ErrorCode.FENCED_INSTANCE_ID,
-      `Static member ${memberId} with instance id ${req.instanceId} is not the member ${existingStatic.memberId} that owns the instance id.`,
-    );
+    throw instanceIdFenced(memberId, req.instanceId, existingStatic.memberId);
   }
   throwIfMemberEpochIsInvalid(existingStatic, memberEpoch, req.topicPartitions);
   return { member: existingStatic, replacing: null };

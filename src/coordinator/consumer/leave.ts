@@ -7,7 +7,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { ConsumerGroupHeartbeatResponse } from '../../protocol/messages/ConsumerGroupHeartbeatResponse.js';
 import type { CoordinatorRecord } from '../records.js';
 import type { ConsumerContext } from './context.js';
-import { ConsumerGroupError } from './errors.js';
+import { ConsumerGroupError, instanceIdFenced } from './errors.js';
 import { fenceMember } from './fencing.js';
 import { LEAVE_GROUP_STATIC_MEMBER_EPOCH, currentAssignmentValue, type ConsumerGroupMember } from './member.js';
 
@@ -20,6 +20,7 @@ export function consumerGroupLeave(
   records: CoordinatorRecord[],
 ): ConsumerGroupHeartbeatResponse {
   const group = ctx.store.get(groupId);
+  // `consumerGroupLeave` -> `consumerGroup(groupId)` -> `group(groupId)`: "Group X not found." (not the heartbeat's "Consumer group X not found.").
   if (!group) throw new ConsumerGroupError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
   const respond = (): ConsumerGroupHeartbeatResponse => ({
     throttleTimeMs: 0,
@@ -39,10 +40,7 @@ export function consumerGroupLeave(
     const found = group.staticMember(instanceId);
     if (!found) throw new ConsumerGroupError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
     if (found.memberId !== memberId) {
-      throw new ConsumerGroupError(
-        ErrorCode.FENCED_INSTANCE_ID,
-        `Static member ${memberId} with instance id ${instanceId} is not the member ${found.memberId} that owns the instance id.`,
-      );
+      throw instanceIdFenced(memberId, instanceId, found.memberId);
     }
     member = found;
     if (memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {

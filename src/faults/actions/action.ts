@@ -89,7 +89,7 @@ export function integer(description: string, minimum?: number, maximum?: number)
 }
 
 /** OpenAPI schema of a Kafka error by name or code. */
-export const ERROR_REF: Schema = { oneOf: [{ type: 'string', description: 'Kafka error name, e.g. REBALANCE_IN_PROGRESS' }, { type: 'integer', description: 'Kafka error code' }] };
+export const ERROR_REF: Schema = { oneOf: [{ type: 'string', description: 'Kafka error name, e.g. REBALANCE_IN_PROGRESS (not NONE)' }, { type: 'integer', description: 'Kafka error code (not 0)' }] };
 
 /** The `delayMs` field of the actions that may wait before acting (error, errors, close). */
 export const DELAY_MS_FIELD = integer('Wait this long (real ms) first', 0, MAX_FAULT_HOLD_MS);

@@ -33,7 +33,7 @@ export const errorAction: FaultActionDefinition<ErrorActionSpec, ErrorAction> = 
   required: ['error'],
   parse(input) {
     if (input['error'] === undefined) throw new FaultRuleError('action.error is required (an error name or number)');
-    const { code, name } = resolveError(input['error'] as ErrorRef);
+    const { code, name } = resolveError(input['error'] as ErrorRef, 'action.error');
     return withDelayMs(input, { type: 'error', error: name, errorCode: code });
   },
   flag: {

@@ -28,7 +28,7 @@ export const errorsAction: FaultActionDefinition<ErrorsActionSpec, ErrorsAction>
   parse(input) {
     const list = input['errors'];
     if (!Array.isArray(list) || list.length === 0) throw new FaultRuleError('action.errors must be a non-empty array of error names or numbers');
-    const resolved = list.map((e) => resolveError(e as ErrorRef));
+    const resolved = list.map((e, i) => resolveError(e as ErrorRef, `action.errors[${i}]`));
     return withDelayMs(input, { type: 'errors', errors: resolved.map((r) => r.name), errorCodes: resolved.map((r) => r.code) });
   },
   flag: {
