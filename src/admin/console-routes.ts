@@ -20,6 +20,7 @@ import type { Broker } from '../broker.js';
 import type { ServerClock } from '../util/manual-time.js';
 import type { GroupWatch } from './group-watch.js';
 import { overview } from './overview.js';
+import { groupRoute } from './group-route.js';
 import { METRICS_CONTENT_TYPE } from './metrics.js';
 
 
@@ -102,10 +103,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleRout
   app.get<{ Params: { file: string } }>('/console/assets/:file', async (req, reply) => serve(`/console/assets/${req.params.file}`, reply));
 
   app.get('/overview', async () => overview(broker, options.bootstrap(), clock));
-  app.get<{ Params: { groupId: string } }>('/groups/:groupId/history', async (req, reply) => {
-    const history = watch.history(req.params.groupId);
-    return history ?? reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `unknown group "${req.params.groupId}"` });
-  });
+  groupRoute(app, '/history', (groupId, reply) => watch.history(groupId) ?? reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `unknown group "${groupId}"` }));
   // Chunk by chunk: ten thousand groups are 28 MB, which encoded in one piece would take a turn of its own.
   app.get('/metrics', async (_req, reply) => reply.type(METRICS_CONTENT_TYPE).send(Readable.from(await options.renderMetrics())));
 

@@ -16,6 +16,7 @@ import type { ConnectionStats } from '../server/server.js';
 import { startLiveState, type AdminLiveState } from './live-state.js';
 import { createMetrics } from './metrics.js';
 import { registerConsoleRoutes } from './console-routes.js';
+import { groupRoute } from './group-route.js';
 
 export interface AdminServerOptions {
   broker: Broker;
@@ -168,13 +169,10 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
   });
 
   app.get('/groups', async () => ({ groups: await listGroupsInSlices(broker) }));
-  app.get<{ Params: { groupId: string } }>('/groups/:groupId', async (req, reply) => {
-    const group = describeGroup(broker, req.params.groupId);
-    return group ?? sendError(reply, 404, `unknown group "${req.params.groupId}"`);
-  });
-  app.get<{ Params: { groupId: string } }>('/groups/:groupId/offsets', async (req, reply) => {
-    const group = describeGroup(broker, req.params.groupId);
-    return group ? { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag } : sendError(reply, 404, `unknown group "${req.params.groupId}"`);
+  groupRoute(app, '', (groupId, reply) => describeGroup(broker, groupId) ?? sendError(reply, 404, `unknown group "${groupId}"`));
+  groupRoute(app, '/offsets', (groupId, reply) => {
+    const group = describeGroup(broker, groupId);
+    return group ? { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag } : sendError(reply, 404, `unknown group "${groupId}"`);
   });
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });
