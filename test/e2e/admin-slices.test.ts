@@ -9,7 +9,7 @@ import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
 import { createTopics, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import type { ServerHandle } from '../../src/server.js';
+import type { ServerHandle } from '../../src/index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -85,7 +85,7 @@ describe('admin API answers about every group, in slices', () => {
     await client.send(8, 8, offsetCommit(weird, [{ name: 't-b', partitions: [commit(1, 0n)] }]));
     const text = await (await fetch(`${server.admin!.url}/metrics`)).text();
     const label = 'consumergroup="q\\"uote\\\\back\\nline"';
-    const block = (name: string) => text.slice(text.indexOf(`# HELP ${name} `)).split('\n\n')[0];
+    const block = (name: string): string => text.slice(text.indexOf(`# HELP ${name} `)).split('\n\n')[0]!;
     expect(block('kafka_consumergroup_current_offset')).toBe([
       '# HELP kafka_consumergroup_current_offset Current Offset of a ConsumerGroup at Topic/Partition',
       '# TYPE kafka_consumergroup_current_offset gauge',
