@@ -33,7 +33,8 @@ function describeEvent(e: TimelineEvent): string {
 }
 
 export function groupPage(root: HTMLElement, groupId: string): Page {
-  const path = `/groups/${encodeURIComponent(groupId)}`;
+  // The query form: a path cannot name the groups `.` and `..` (URL parsing folds dot segments).
+  const query = `?groupId=${encodeURIComponent(groupId)}`;
   const body = h('div');
   const chartBox = h('div', { id: 'lag-chart', class: 'chart' });
   const timeline = h('div');
@@ -45,7 +46,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
       let group: Group;
       let history: GroupHistory | null;
       try {
-        [group, history] = await Promise.all([api.get<Group>(path), api.get<GroupHistory>(`${path}/history`).catch(() => null)]);
+        [group, history] = await Promise.all([api.get<Group>(`/group${query}`), api.get<GroupHistory>(`/group/history${query}`).catch(() => null)]);
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) {
           fill(body, h('p', { class: 'empty' }, `No group "${groupId}" (yet).`));

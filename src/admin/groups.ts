@@ -7,6 +7,7 @@ import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 import type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 import { pendingOffsetsOfGroup } from './transactions.js';
 import { describeShareGroup, shareGroupSummaries } from './share-groups.js';
+import { Slicer } from '../util/slices.js';
 
 export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 
@@ -18,34 +19,65 @@ function consumerGroups(broker: Broker): Map<string, ConsumerGroup> {
   return new Map(broker.consumer.allGroups().map((g) => [g.groupId, g]));
 }
 
-/** Every group the broker knows: consumer (KIP-848), share (KIP-932) and classic groups, plus groups known only by their committed offsets. */
-export function listGroups(broker: Broker): GroupSummary[] {
-  const groups = classicGroups(broker);
+/** The groups `listGroups` covers, ids sorted, and what summarizing one of them needs. */
+interface GroupIndex {
+  ids: string[];
+  classic: Map<string, ClassicGroup>;
+  consumer: Map<string, ConsumerGroup>;
+  share: Map<string, GroupSummary>;
+}
+
+function groupIndex(broker: Broker): GroupIndex {
+  const classic = classicGroups(broker);
   const consumer = consumerGroups(broker);
   const share = new Map(shareGroupSummaries(broker).map((s) => [s.groupId, s]));
-  const ids = new Set<string>([...consumer.keys(), ...groups.keys(), ...share.keys(), ...broker.offsets.groupIds()]);
-  return [...ids].sort().flatMap((groupId): GroupSummary[] => {
-    const sg = share.get(groupId);
-    if (sg) return [sg];
-    const committedPartitions = broker.offsets.offsetsOf(groupId).length;
-    const cg = consumer.get(groupId);
-    if (cg) {
-      return [{ groupId, type: 'consumer', state: cg.state, protocolType: 'consumer', members: cg.numMembers, committedPartitions, groupEpoch: cg.groupEpoch }];
-    }
-    const g = groups.get(groupId);
-    if (g?.state === 'Dead') return [];
-    return [
-      {
-        groupId,
-        type: 'classic',
-        state: g?.state ?? 'Empty',
-        protocolType: g?.protocolType ?? '',
-        members: g?.numMembers ?? 0,
-        committedPartitions,
-        groupEpoch: null,
-      },
-    ];
-  });
+  const ids = [...new Set<string>([...consumer.keys(), ...classic.keys(), ...share.keys(), ...broker.offsets.groupIds()])].sort();
+  return { ids, classic, consumer, share };
+}
+
+/** One group's summary; null for a classic group that is Dead. */
+function summarize(broker: Broker, index: GroupIndex, groupId: string): GroupSummary | null {
+  const sg = index.share.get(groupId);
+  if (sg) return sg;
+  const committedPartitions = broker.offsets.offsetsOf(groupId).length;
+  const cg = index.consumer.get(groupId);
+  if (cg) {
+    return { groupId, type: 'consumer', state: cg.state, protocolType: 'consumer', members: cg.numMembers, committedPartitions, groupEpoch: cg.groupEpoch };
+  }
+  const g = index.classic.get(groupId);
+  if (g?.state === 'Dead') return null;
+  return { groupId, type: 'classic', state: g?.state ?? 'Empty', protocolType: g?.protocolType ?? '', members: g?.numMembers ?? 0, committedPartitions, groupEpoch: null };
+}
+
+/** Every group the broker knows: consumer (KIP-848), share (KIP-932) and classic groups, plus groups known only by their committed offsets. */
+export function listGroups(broker: Broker): GroupSummary[] {
+  const index = groupIndex(broker);
+  return index.ids.flatMap((groupId) => summarize(broker, index, groupId) ?? []);
+}
+
+/** Groups summarized per turn of the event loop at most (plus `SLICE_BUDGET_MS`) by `eachGroupInSlices`. */
+const GROUPS_PER_SLICE = 500;
+
+/**
+ * Calls `fn` with each group's summary, as `listGroups` lists them, yielding a turn of the event
+ * loop between slices (issue #16: ten thousand groups held the Kafka port 200 ms per listing).
+ * The groups are those known when it begins, each summarized when its slice comes.
+ */
+export async function eachGroupInSlices(broker: Broker, fn: (group: GroupSummary) => void): Promise<void> {
+  const index = groupIndex(broker);
+  const slicer = new Slicer(GROUPS_PER_SLICE);
+  for (const groupId of index.ids) {
+    await slicer.next();
+    const summary = summarize(broker, index, groupId);
+    if (summary) fn(summary);
+  }
+}
+
+/** `listGroups`, in slices (`eachGroupInSlices`). */
+export async function listGroupsInSlices(broker: Broker): Promise<GroupSummary[]> {
+  const groups: GroupSummary[] = [];
+  await eachGroupInSlices(broker, (g) => groups.push(g));
+  return groups;
 }
 
 function assignmentOf(buffer: Buffer, protocolType: string | null): GroupMemberView['assignment'] {

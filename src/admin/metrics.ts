@@ -23,7 +23,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'pr
 import type { Broker } from '../broker.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { ConnectionStats } from '../server/server.js';
-import { listGroups } from './groups.js';
+import { consumerGroupSeries, labelledCounterSeries } from './group-series.js';
 import type { GroupWatch } from './group-watch.js';
 import { LATENCY_BUCKETS_SECONDS, type RequestStats } from './request-stats.js';
 
@@ -64,10 +64,10 @@ function lazyMetric(kind: 'gauge' | 'counter', registry: Registry, name: string,
 const lazyGauge = (...args: [Registry, string, string, string[], () => Iterable<Sample>]): void => lazyMetric('gauge', ...args);
 const lazyCounter = (...args: [Registry, string, string, string[], () => Iterable<Sample>]): void => lazyMetric('counter', ...args);
 
-/** kafka_exporter's view of the topics and groups, computed once per scrape. */
+/** kafka_exporter's view of the topics, computed once per scrape; `highWatermarks` per topic, per partition. */
 interface ExporterView {
   topics: Array<{ topic: string; partitions: Array<{ partition: number; current: number; oldest: number; leader: number; replicas: number[]; isr: number }> }>;
-  groups: Array<{ group: string; members: number; topics: Array<{ topic: string; partitions: Array<{ partition: number; current: number; lag: number | null }> }> }>;
+  highWatermarks: Map<string, number[]>;
 }
 
 function exporterView(broker: Broker): ExporterView {
@@ -84,33 +84,34 @@ function exporterView(broker: Broker): ExporterView {
       }),
     };
   });
-  const groups = listGroups(broker).map((g) => {
-    const committed = new Map<string, Map<number, number>>();
-    for (const { topic, partition, offset } of broker.offsets.offsetsOf(g.groupId)) {
-      let byPartition = committed.get(topic);
-      if (!byPartition) committed.set(topic, (byPartition = new Map()));
-      byPartition.set(partition, Number(offset.committedOffset));
-    }
-    const groupTopics = [...committed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([topic, byPartition]) => {
-      const hw = highWatermarks.get(topic);
-      // A topic no longer known has no partitions to list (the exporter reads them from metadata).
-      if (!hw) return [];
-      return [{ topic, partitions: hw.map((end, partition) => {
-        const current = byPartition.get(partition);
-        return current === undefined ? { partition, current: -1, lag: -1 } : { partition, current, lag: end - current };
-      }) }];
-    });
-    return { group: g.groupId, members: g.members, topics: groupTopics };
-  });
-  return { topics, groups };
+  return { topics, highWatermarks };
 }
 
-/** Builds the registry; `render()` produces the exposition text of one scrape. */
-export function createMetrics(sources: MetricsSources): { registry: Registry; render: () => Promise<string> } {
+/**
+ * Builds the registry; `render()` produces the exposition text of one scrape, as chunks (written
+ * in slices: ten thousand groups are 28 MB of text).
+ */
+export function createMetrics(sources: MetricsSources): { render: () => Promise<string[]> } {
   const { broker, faults, requests, watch } = sources;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  let view: ExporterView = { topics: [], groups: [] };
+  const emptyView: ExporterView = { topics: [], highWatermarks: new Map() };
+  let view = emptyView;
+  // The exposition's parts in registration order: prom-client's metrics one by one, and the
+  // per-group ones written in slices; each part gives its text as chunks.
+  const parts: Array<() => Promise<string[]>> = [];
+  let partsFromRegistry = 0;
+  const takeRegistered = (): void => {
+    const metrics = registry.getMetricsAsArray();
+    for (; partsFromRegistry < metrics.length; partsFromRegistry++) {
+      const name = metrics[partsFromRegistry]!.name;
+      parts.push(async () => [await registry.getSingleMetricAsString(name)]);
+    }
+  };
+  const addSliced = (part: () => Promise<string[]>): void => {
+    takeRegistered();
+    parts.push(part);
+  };
 
   const partitionSamples = (value: (p: ExporterView['topics'][number]['partitions'][number]) => number) => function* (): Iterable<Sample> {
     for (const t of view.topics) for (const p of t.partitions) yield [{ topic: t.topic, partition: p.partition }, value(p)];
@@ -126,25 +127,15 @@ export function createMetrics(sources: MetricsSources): { registry: Registry; re
   lazyGauge(registry, 'kafka_topic_partition_leader_is_preferred', '1 if Topic/Partition is using the Preferred Broker', ['topic', 'partition'], partitionSamples((p) => (p.leader === p.replicas[0] ? 1 : 0)));
   lazyGauge(registry, 'kafka_topic_partition_under_replicated_partition', '1 if Topic/Partition is under Replicated', ['topic', 'partition'], partitionSamples((p) => (p.isr < p.replicas.length ? 1 : 0)));
 
-  const groupPartitionSamples = (value: (p: { current: number; lag: number | null }) => number) => function* (): Iterable<Sample> {
-    for (const g of view.groups) for (const t of g.topics) for (const p of t.partitions) yield [{ consumergroup: g.group, topic: t.topic, partition: p.partition }, value(p)];
-  };
-  const groupTopicSamples = (value: (partitions: ExporterView['groups'][number]['topics'][number]['partitions']) => number) => function* (): Iterable<Sample> {
-    for (const g of view.groups) for (const t of g.topics) yield [{ consumergroup: g.group, topic: t.topic }, value(t.partitions)];
-  };
-  lazyGauge(registry, 'kafka_consumergroup_current_offset', 'Current Offset of a ConsumerGroup at Topic/Partition', ['consumergroup', 'topic', 'partition'], groupPartitionSamples((p) => p.current));
-  lazyGauge(registry, 'kafka_consumergroup_current_offset_sum', 'Current Offset of a ConsumerGroup at Topic for all partitions', ['consumergroup', 'topic'], groupTopicSamples((ps) => ps.reduce((n, p) => n + p.current, 0)));
-  lazyGauge(registry, 'kafka_consumergroup_lag', 'Current Approximate Lag of a ConsumerGroup at Topic/Partition', ['consumergroup', 'topic', 'partition'], groupPartitionSamples((p) => p.lag ?? -1));
-  lazyGauge(registry, 'kafka_consumergroup_lag_sum', 'Current Approximate Lag of a ConsumerGroup at Topic for all partitions', ['consumergroup', 'topic'], groupTopicSamples((ps) => ps.reduce((n, p) => n + (p.current === -1 ? 0 : p.lag ?? 0), 0)));
-  lazyGauge(registry, 'kafka_consumergroup_members', 'Amount of members in a consumer group', ['consumergroup'], () => view.groups.map((g): Sample => [{ consumergroup: g.group }, g.members]));
+  // Per group: written by us in slices (src/admin/group-series.ts), in prom-client's format.
+  addSliced(() => consumerGroupSeries(broker, view.highWatermarks));
 
   lazyCounter(registry, 'kmc_requests_total', 'Kafka requests handled, by API, version and the first error of the response (NONE: no error).', ['api', 'version', 'error'], () =>
     requests.requestCounts().map((c): Sample => [{ api: c.api, version: c.version, error: c.error }, c.count]));
   registry.registerMetric(latencyHistogram(requests));
   lazyCounter(registry, 'kmc_rebalances_total', 'Group rebalances (a new classic generation or consumer group epoch) seen, by group type and inferred cause.', ['group_type', 'cause'], () =>
     watch.rebalanceCounts().map((r): Sample => [{ group_type: r.groupType, cause: r.cause }, r.count]));
-  lazyCounter(registry, 'kmc_offset_commits_total', 'OffsetCommit and TxnOffsetCommit requests answered without an error, by group.', ['consumergroup'], () =>
-    [...watch.commitCountsByGroup()].map(([group, n]): Sample => [{ consumergroup: group }, n]));
+  addSliced(() => labelledCounterSeries('kmc_offset_commits_total', 'OffsetCommit and TxnOffsetCommit requests answered without an error, by group.', 'consumergroup', watch.commitCountsByGroup()));
   lazyCounter(registry, 'kmc_fault_firings_total', 'Times each fault rule fired (rules removed since are no longer listed).', ['rule'], () => faults.list().map((r): Sample => [{ rule: r.id }, r.fired]));
   lazyGauge(registry, 'kmc_offsets_log_bytes', 'Bytes of the __consumer_offsets segments, all partitions.', [], () => [[{}, broker.groupLog.partitionLogs().reduce((n, p) => n + p.sizeInBytes, 0)]]);
   // Commits per fdatasync (issue #16): kmc_offset_commits_total's rise over this one's, under `mock.flush.policy=always`.
@@ -163,14 +154,22 @@ export function createMetrics(sources: MetricsSources): { registry: Registry; re
     lazyCounter(registry, 'kmc_connections_accepted_total', 'Kafka client connections accepted since start.', [], () => [[{}, connections().accepted]]);
   }
 
+  takeRegistered();
+
   return {
-    registry,
     async render() {
       view = exporterView(broker);
       try {
-        return await registry.metrics();
+        // As prom-client's Registry.metrics(): metrics separated by a blank line, a newline at the end.
+        const chunks: string[] = [];
+        for (const part of parts) {
+          if (chunks.length > 0) chunks.push('\n\n');
+          chunks.push(...(await part()));
+        }
+        chunks.push('\n');
+        return chunks;
       } finally {
-        view = { topics: [], groups: [] };
+        view = emptyView;
       }
     },
   };

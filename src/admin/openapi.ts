@@ -13,6 +13,8 @@ const str = (description: string) => ({ type: 'string', description });
 const nullable = (schema: object) => ({ ...schema, nullable: true });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Fault rule id' };
 const groupParam = { name: 'groupId', in: 'path', required: true, schema: { type: 'string' }, description: 'Group id' };
+/** The same routes at `/group...?groupId=`: a path cannot name the group ids `.` and `..` (URL parsing folds dot segments). */
+const groupQueryParam = { name: 'groupId', in: 'query', required: true, schema: { type: 'string' }, description: 'Group id (any, including `.` and `..`)' };
 const brokerParam = { name: 'brokerId', in: 'path', required: true, schema: { type: 'integer', minimum: 0 }, description: 'Broker id (node.id, node.id+1, ...)' };
 const topicPartitions = { type: 'array', items: { type: 'object', required: ['topic', 'partitions'], properties: { topic: { type: 'string' }, partitions: { type: 'array', items: { type: 'integer' } } } } };
 const clusterBody = (required: string[], properties: object) => ({ required: true, content: { 'application/json': { schema: { type: 'object', required, additionalProperties: false, properties } } } });
@@ -63,6 +65,25 @@ const transactionProperties = {
 };
 
 const times = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['unlimited'] }], description: 'Firings (default 1; errors: list length; with durationMs: unlimited)' };
+
+/** The operations about one group, served at `/groups/{groupId}...` and at `/group...?groupId=` (src/admin/group-route.ts). */
+const describeGroupOperation = { summary: 'Members, assignments (and, for consumer and share groups, epochs and subscriptions; consumer groups: target assignments), committed offsets, log-end offsets and lag; share groups: their share partitions', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } };
+const groupOffsetsOperation = {
+  summary: 'Committed offsets, log-end offsets and lag of one group',
+  responses: { '200': json({ type: 'object', required: ['groupId', 'offsets', 'totalLag'], properties: { groupId: { type: 'string' }, offsets: { type: 'array', items: ref('GroupOffset') }, totalLag: { type: 'integer' } } }, 'Offsets'), '404': errorResponse('Unknown group') },
+};
+const groupHistoryOperation = {
+  summary: 'What the console shows over time: the group\'s timeline (rebalances with their inferred cause, members joining and leaving, state changes, coordinator moves, commits), the member behind each partition\'s last commit, and lag samples',
+  responses: {
+    '200': json({ type: 'object', required: ['groupId', 'events', 'lastCommitBy', 'lag'], properties: {
+      groupId: { type: 'string' },
+      events: { type: 'array', items: { type: 'object', required: ['at', 'kind'], properties: { at: { type: 'string', format: 'date-time', description: 'Server clock' }, kind: { type: 'string', enum: ['seen', 'rebalance', 'member-joined', 'member-left', 'state', 'coordinator', 'commit', 'deleted'] } }, additionalProperties: true } },
+      lastCommitBy: { type: 'object', additionalProperties: nullable({ type: 'string' }), description: '"topic-partition" -> member id that owned the partition at its last commit seen' },
+      lag: { type: 'object', required: ['partitions', 'samples'], properties: { partitions: { type: 'array', items: { type: 'string' } }, samples: { type: 'array', items: { type: 'object', required: ['t', 'lag'], properties: { t: { type: 'integer', description: 'Wall clock, ms since the epoch' }, lag: { type: 'array', items: nullable({ type: 'integer' }) } } } } } },
+    } }, 'History since the admin API started'),
+    '404': errorResponse('Group not seen'),
+  },
+};
 
 export const OPENAPI_DOCUMENT = {
   openapi: '3.0.3',
@@ -120,10 +141,8 @@ export const OPENAPI_DOCUMENT = {
     '/groups': {
       get: { operationId: 'listGroups', summary: 'Every group: classic and consumer (KIP-848) groups, and groups known only by committed offsets', responses: { '200': json({ type: 'object', required: ['groups'], properties: { groups: { type: 'array', items: ref('GroupSummary') } } }, 'Groups by id') } },
     },
-    '/groups/{groupId}': {
-      parameters: [groupParam],
-      get: { operationId: 'describeGroup', summary: 'Members, assignments (and, for consumer and share groups, epochs and subscriptions; consumer groups: target assignments), committed offsets, log-end offsets and lag; share groups: their share partitions', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } },
-    },
+    '/groups/{groupId}': { parameters: [groupParam], get: { operationId: 'describeGroup', ...describeGroupOperation } },
+    '/group': { parameters: [groupQueryParam], get: { operationId: 'describeGroupByQuery', ...describeGroupOperation } },
     '/transactions': {
       get: {
         operationId: 'listTransactions',
@@ -139,30 +158,10 @@ export const OPENAPI_DOCUMENT = {
         responses: { '200': json(ref('TransactionDescription'), 'The transaction'), '404': errorResponse('Unknown transactional id') },
       },
     },
-    '/groups/{groupId}/offsets': {
-      parameters: [groupParam],
-      get: {
-        operationId: 'groupOffsets',
-        summary: 'Committed offsets, log-end offsets and lag of one group',
-        responses: { '200': json({ type: 'object', required: ['groupId', 'offsets', 'totalLag'], properties: { groupId: { type: 'string' }, offsets: { type: 'array', items: ref('GroupOffset') }, totalLag: { type: 'integer' } } }, 'Offsets'), '404': errorResponse('Unknown group') },
-      },
-    },
-    '/groups/{groupId}/history': {
-      parameters: [groupParam],
-      get: {
-        operationId: 'groupHistory',
-        summary: 'What the console shows over time: the group\'s timeline (rebalances with their inferred cause, members joining and leaving, state changes, coordinator moves, commits), the member behind each partition\'s last commit, and lag samples',
-        responses: {
-          '200': json({ type: 'object', required: ['groupId', 'events', 'lastCommitBy', 'lag'], properties: {
-            groupId: { type: 'string' },
-            events: { type: 'array', items: { type: 'object', required: ['at', 'kind'], properties: { at: { type: 'string', format: 'date-time', description: 'Server clock' }, kind: { type: 'string', enum: ['seen', 'rebalance', 'member-joined', 'member-left', 'state', 'coordinator', 'commit', 'deleted'] } }, additionalProperties: true } },
-            lastCommitBy: { type: 'object', additionalProperties: nullable({ type: 'string' }), description: '"topic-partition" -> member id that owned the partition at its last commit seen' },
-            lag: { type: 'object', required: ['partitions', 'samples'], properties: { partitions: { type: 'array', items: { type: 'string' } }, samples: { type: 'array', items: { type: 'object', required: ['t', 'lag'], properties: { t: { type: 'integer', description: 'Wall clock, ms since the epoch' }, lag: { type: 'array', items: nullable({ type: 'integer' }) } } } } } },
-          } }, 'History since the admin API started'),
-          '404': errorResponse('Group not seen'),
-        },
-      },
-    },
+    '/groups/{groupId}/offsets': { parameters: [groupParam], get: { operationId: 'groupOffsets', ...groupOffsetsOperation } },
+    '/group/offsets': { parameters: [groupQueryParam], get: { operationId: 'groupOffsetsByQuery', ...groupOffsetsOperation } },
+    '/groups/{groupId}/history': { parameters: [groupParam], get: { operationId: 'groupHistory', ...groupHistoryOperation } },
+    '/group/history': { parameters: [groupQueryParam], get: { operationId: 'groupHistoryByQuery', ...groupHistoryOperation } },
     '/overview': {
       get: {
         operationId: 'overview',

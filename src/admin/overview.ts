@@ -1,12 +1,13 @@
 /** `GET /overview`: what the console's first page shows, in one answer. */
 import type { Broker } from '../broker.js';
-import { describeGroup, listGroups } from './groups.js';
+import { describeGroup, eachGroupInSlices } from './groups.js';
 
 import type { Overview, OverviewGroup, OverviewTopic } from './views.js';
 
 export type { Overview, OverviewGroup, OverviewTopic } from './views.js';
 
-export function overview(broker: Broker, bootstrap: string, clock: { mode: string; now: () => number }): Overview {
+/** Groups are described in slices (`eachGroupInSlices`): ten thousand of them held the Kafka port 250 ms in one turn. */
+export async function overview(broker: Broker, bootstrap: string, clock: { mode: string; now: () => number }): Promise<Overview> {
   // The console lists the user's topics; `__consumer_offsets` is the group coordinator's log.
   const topics = broker.topics.list().filter((t) => !t.internal).map((t): OverviewTopic => {
     const partitions = t.partitions.map((p) => ({
@@ -18,16 +19,17 @@ export function overview(broker: Broker, bootstrap: string, clock: { mode: strin
     }));
     return { name: t.name, topicId: t.topicId, partitions, sizeBytes: partitions.reduce((n, p) => n + p.sizeBytes, 0) };
   });
-  const groups = listGroups(broker).map((g): OverviewGroup => {
+  const groups: OverviewGroup[] = [];
+  await eachGroupInSlices(broker, (g) => {
     const d = describeGroup(broker, g.groupId);
-    return {
+    groups.push({
       groupId: g.groupId,
       type: g.type,
       state: g.state,
       protocolOrAssignor: d?.assignor ?? d?.protocol ?? null,
       members: g.members,
       totalLag: d?.totalLag ?? 0,
-    };
+    });
   });
   return {
     clusterId: broker.clusterId,

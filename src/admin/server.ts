@@ -6,7 +6,7 @@ import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from
 import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, MAX_MANUAL_TIME_MS, type ServerClock } from '../util/manual-time.js';
-import { describeGroup, listGroups } from './groups.js';
+import { describeGroup, listGroupsInSlices } from './groups.js';
 import { describeTransaction, listTransactions } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
@@ -16,6 +16,7 @@ import type { ConnectionStats } from '../server/server.js';
 import { startLiveState, type AdminLiveState } from './live-state.js';
 import { createMetrics } from './metrics.js';
 import { registerConsoleRoutes } from './console-routes.js';
+import { groupRoute } from './group-route.js';
 
 export interface AdminServerOptions {
   broker: Broker;
@@ -167,14 +168,11 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     return reply.code(204).send();
   });
 
-  app.get('/groups', async () => ({ groups: listGroups(broker) }));
-  app.get<{ Params: { groupId: string } }>('/groups/:groupId', async (req, reply) => {
-    const group = describeGroup(broker, req.params.groupId);
-    return group ?? sendError(reply, 404, `unknown group "${req.params.groupId}"`);
-  });
-  app.get<{ Params: { groupId: string } }>('/groups/:groupId/offsets', async (req, reply) => {
-    const group = describeGroup(broker, req.params.groupId);
-    return group ? { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag } : sendError(reply, 404, `unknown group "${req.params.groupId}"`);
+  app.get('/groups', async () => ({ groups: await listGroupsInSlices(broker) }));
+  groupRoute(app, '', (groupId, reply) => describeGroup(broker, groupId) ?? sendError(reply, 404, `unknown group "${groupId}"`));
+  groupRoute(app, '/offsets', (groupId, reply) => {
+    const group = describeGroup(broker, groupId);
+    return group ? { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag } : sendError(reply, 404, `unknown group "${groupId}"`);
   });
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });

@@ -189,6 +189,20 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     await page.evaluate(() => (location.hash = '#/groups/50%off'));
     await page.locator('#group-id').getByText('50%off', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
     await page.getByText('No group "50%off" (yet).').waitFor({ timeout: UI_TIMEOUT });
+    // `..` is a valid group id that no URL path can name (dot segments are folded): the console asks
+    // for it by query (`/group?groupId=..`), its partitions show, and its history is there by query too.
+    const dotsAdmin = kafkaClient(server.bootstrap, 'console-dots').admin();
+    await dotsAdmin.connect();
+    await dotsAdmin.setOffsets({ groupId: '..', topic: TOPIC, partitions: [{ partition: 0, offset: '3' }] });
+    await dotsAdmin.disconnect();
+    await page.evaluate(() => (location.hash = '#/groups/..'));
+    await page.locator('#group-id').getByText('..', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    await page.locator('#partitions').getByText(TOPIC).waitFor({ timeout: UI_TIMEOUT });
+    expect((await rows(page, 'partitions')).map((r) => r.slice(0, 3))).toEqual([[TOPIC, '0', '3']]);
+    const history = (await (await fetch(`${server.admin!.url}/group/history?groupId=..`)).json()) as { groupId: string; events: Array<{ kind: string }> };
+    expect([history.groupId, history.events[0]!.kind]).toEqual(['..', 'seen']);
+    expect(await (await fetch(`${server.admin!.url}/group/offsets?groupId=..`)).json()).toMatchObject({ groupId: '..', offsets: [{ topic: TOPIC, partition: 0, committedOffset: 3 }] });
+    expect((await fetch(`${server.admin!.url}/group/history`)).status).toBe(400);
     expect(pageErrors).toEqual([]);
     await page.close();
   });

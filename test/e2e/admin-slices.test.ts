@@ -1,0 +1,117 @@
+/**
+ * The admin API's answers about every group do not stall the Kafka port (issue #16 item 5): with
+ * thousands of groups, `GET /metrics`, `/groups` and `/overview` are built in slices, so a Kafka
+ * request sent once the building began is answered before the HTTP answer arrives (order of events,
+ * never time). And the per-group series `/metrics` now writes itself keep prom-client's text exactly.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startClosableServer } from '../support/server.js';
+import { RawClient } from '../support/raw-client.js';
+import { createTopics, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type { ServerHandle } from '../../src/index.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const GROUPS = 3000;
+const CLIENTS = 6;
+
+/** A server whose admin API knows `GROUPS` groups, each with a commit to partition 0 of a 2-partition topic. */
+async function serverWithManyGroups(): Promise<{ server: ServerHandle; admin: string; other: RawClient }> {
+  const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
+  const clients = await Promise.all(Array.from({ length: CLIENTS }, () => RawClient.connect(server.port)));
+  cleanups.push(() => clients.forEach((c) => c.close()));
+  expect((await clients[0]!.send(19, 7, createTopics([topic('many', 2)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+  const partitions = [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }];
+  await Promise.all(clients.map(async (client, c) => {
+    for (let i = c; i < GROUPS; i += CLIENTS) {
+      const res = await client.send(8, 8, offsetCommit(`group-${i}`, [{ name: 'many', partitions }]));
+      expect(res.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    }
+  }));
+  return { server, admin: server.admin!.url, other: clients[0]! };
+}
+
+/** Fetches `path`; once the server has begun reading the groups' offsets for it, sends ApiVersions; returns the order the answers came in. */
+async function orderOfAnswers(server: ServerHandle, admin: string, other: RawClient, path: string): Promise<{ order: string[]; body: string }> {
+  const order: string[] = [];
+  const reads = watchCall(server.broker.offsets, 'offsetsOf');
+  const answer = fetch(`${admin}${path}`).then(async (res) => {
+    order.push(path);
+    expect(res.status).toBe(200);
+    return res.text();
+  });
+  // The building began (checked once per turn of the loop).
+  while (reads.calls === 0 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  const versions = await other.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' });
+  expect(versions.errorCode).toBe(ErrorCode.NONE);
+  order.push('ApiVersions');
+  return { order, body: await answer };
+}
+
+describe('admin API answers about every group, in slices', () => {
+  it('GET /metrics, /groups and /overview with 3,000 groups: a Kafka request sent meanwhile is answered first', async () => {
+    const { server, admin, other } = await serverWithManyGroups();
+
+    const metrics = await orderOfAnswers(server, admin, other, '/metrics');
+    expect(metrics.order).toEqual(['ApiVersions', '/metrics']);
+    const lines = metrics.body.split('\n');
+    expect(lines.filter((l) => l.startsWith('kafka_consumergroup_members{'))).toHaveLength(GROUPS);
+    expect(lines).toContain('kafka_consumergroup_current_offset{consumergroup="group-2999",topic="many",partition="0"} 1');
+    expect(lines).toContain('kafka_consumergroup_current_offset{consumergroup="group-2999",topic="many",partition="1"} -1');
+    expect(lines).toContain('kmc_offset_commits_total{consumergroup="group-0"} 1');
+
+    const groups = await orderOfAnswers(server, admin, other, '/groups');
+    expect(groups.order).toEqual(['ApiVersions', '/groups']);
+    expect((JSON.parse(groups.body) as { groups: unknown[] }).groups).toHaveLength(GROUPS);
+
+    const overview = await orderOfAnswers(server, admin, other, '/overview');
+    expect(overview.order).toEqual(['ApiVersions', '/overview']);
+    const first = (JSON.parse(overview.body) as { groups: Array<{ groupId: string; totalLag: number }> }).groups[0];
+    expect(first).toEqual({ groupId: 'group-0', type: 'classic', state: 'Empty', protocolOrAssignor: null, members: 0, totalLag: 0 });
+  });
+
+  it('writes the per-group series as prom-client did: escaped labels, -1 for no commit, the sums, commits by group', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
+    const client = await RawClient.connect(server.port);
+    cleanups.push(() => client.close());
+    expect((await client.send(19, 7, createTopics([topic('t-b', 2), topic('t-a', 1)]))).topics.map((t) => t.errorCode)).toEqual([ErrorCode.NONE, ErrorCode.NONE]);
+    const commit = (partitionIndex: number, committedOffset: bigint) => ({ partitionIndex, committedOffset, committedLeaderEpoch: -1, committedMetadata: '' });
+    const weird = 'q"uote\\back\nline';
+    await client.send(8, 8, offsetCommit(weird, [{ name: 't-b', partitions: [commit(1, 0n)] }, { name: 't-a', partitions: [commit(0, 0n)] }]));
+    await client.send(8, 8, offsetCommit(weird, [{ name: 't-b', partitions: [commit(1, 0n)] }]));
+    const text = await (await fetch(`${server.admin!.url}/metrics`)).text();
+    const label = 'consumergroup="q\\"uote\\\\back\\nline"';
+    const block = (name: string): string => text.slice(text.indexOf(`# HELP ${name} `)).split('\n\n')[0]!;
+    expect(block('kafka_consumergroup_current_offset')).toBe([
+      '# HELP kafka_consumergroup_current_offset Current Offset of a ConsumerGroup at Topic/Partition',
+      '# TYPE kafka_consumergroup_current_offset gauge',
+      `kafka_consumergroup_current_offset{${label},topic="t-a",partition="0"} 0`,
+      `kafka_consumergroup_current_offset{${label},topic="t-b",partition="0"} -1`,
+      `kafka_consumergroup_current_offset{${label},topic="t-b",partition="1"} 0`,
+    ].join('\n'));
+    expect(block('kafka_consumergroup_current_offset_sum').split('\n').slice(2)).toEqual([
+      `kafka_consumergroup_current_offset_sum{${label},topic="t-a"} 0`,
+      `kafka_consumergroup_current_offset_sum{${label},topic="t-b"} -1`,
+    ]);
+    expect(block('kafka_consumergroup_lag').split('\n').slice(2)).toEqual([
+      `kafka_consumergroup_lag{${label},topic="t-a",partition="0"} 0`,
+      `kafka_consumergroup_lag{${label},topic="t-b",partition="0"} -1`,
+      `kafka_consumergroup_lag{${label},topic="t-b",partition="1"} 0`,
+    ]);
+    expect(block('kafka_consumergroup_lag_sum').split('\n').slice(2)).toEqual([`kafka_consumergroup_lag_sum{${label},topic="t-a"} 0`, `kafka_consumergroup_lag_sum{${label},topic="t-b"} 0`]);
+    expect(block('kafka_consumergroup_members').split('\n').slice(2)).toEqual([`kafka_consumergroup_members{${label}} 0`]);
+    expect(block('kmc_offset_commits_total')).toBe([
+      '# HELP kmc_offset_commits_total OffsetCommit and TxnOffsetCommit requests answered without an error, by group.',
+      '# TYPE kmc_offset_commits_total counter',
+      `kmc_offset_commits_total{${label}} 2`,
+    ].join('\n'));
+    // prom-client's layout around them: the topic series before, the request counters after, a newline at the end.
+    expect(text.indexOf('# HELP kafka_topic_partition_under_replicated_partition')).toBeLessThan(text.indexOf('# HELP kafka_consumergroup_current_offset '));
+    expect(text.indexOf('# HELP kafka_consumergroup_members')).toBeLessThan(text.indexOf('# HELP kmc_requests_total'));
+    expect(text.endsWith('\n') && !text.endsWith('\n\n')).toBe(true);
+  });
+});
