@@ -10,6 +10,7 @@ import { RawClient } from '../support/raw-client.js';
 import { createTopics, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ServerHandle } from '../../src/index.js';
+import { GroupWatch } from '../../src/admin/group-watch.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -72,6 +73,21 @@ describe('admin API answers about every group, in slices', () => {
     expect(overview.order).toEqual(['ApiVersions', '/overview']);
     const first = (JSON.parse(overview.body) as { groups: Array<{ groupId: string; totalLag: number }> }).groups[0];
     expect(first).toEqual({ groupId: 'group-0', type: 'classic', state: 'Empty', protocolOrAssignor: null, members: 0, totalLag: 0 });
+  });
+
+  it("the console's periodic look at every group (3,000 groups): a Kafka request sent meanwhile is answered first", async () => {
+    const { server, other } = await serverWithManyGroups();
+    const watch = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0 });
+    cleanups.push(() => watch.close());
+    const order: string[] = [];
+    const reads = watchCall(server.broker.offsets, 'offsetsOf');
+    const sampled = watch.sample().then(() => order.push('sample'));
+    while (reads.calls === 0 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect((await other.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
+    order.push('ApiVersions');
+    await sampled;
+    expect(order).toEqual(['ApiVersions', 'sample']);
+    expect(watch.history('group-0')!.events[0]).toMatchObject({ kind: 'seen', state: 'Empty', members: 0 });
   });
 
   it('writes the per-group series as prom-client did: escaped labels, -1 for no commit, the sums, commits by group', async () => {
