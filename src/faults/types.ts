@@ -88,7 +88,10 @@ export function resolveApi(api: string | number): { apiKey: number; api: string 
   if (typeof api === 'number' || /^\d+$/.test(String(api).trim())) {
     const apiKey = Number(api);
     if (!Number.isInteger(apiKey) || apiKey < 0 || apiKey > 32767) throw new FaultRuleError(`invalid api key ${api}`);
-    return { apiKey, api: API_NAMES[apiKey] ?? `api${apiKey}` };
+    // A request with an unknown key closes its connection before any rule is tried: such a rule would never fire.
+    const name = API_NAMES[apiKey];
+    if (name === undefined) throw new FaultRuleError(`unknown api key ${apiKey}: no Kafka API has it, so a rule on it would never fire`);
+    return { apiKey, api: name };
   }
   const apiKey = API_KEYS_BY_NAME.get(String(api).trim().toLowerCase());
   if (apiKey === undefined) throw new FaultRuleError(`unknown api "${api}" (known: ${Object.values(API_NAMES).join(', ')})`);

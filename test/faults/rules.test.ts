@@ -55,6 +55,8 @@ describe('fault rules', () => {
   it('validates rules and names the problem', () => {
     expect(() => normalizeRule({ action: { type: 'error', error: 'NOPE' } })).toThrow(/unknown error "NOPE"/);
     expect(() => normalizeRule({ match: { api: 'Nope' }, action: { type: 'error', error: 1 } })).toThrow(FaultRuleError);
+    expect(() => normalizeRule({ match: { api: 999 }, action: { type: 'delay', ms: 1 } })).toThrow('unknown api key 999: no Kafka API has it, so a rule on it would never fire');
+    expect(normalizeRule({ match: { api: 8 }, action: { type: 'delay', ms: 1 } }).match).toMatchObject({ apiKey: 8, api: 'OffsetCommit' });
     expect(() => normalizeRule({ match: { grp: 'x' }, action: { type: 'delay', ms: 1 } })).toThrow(/unknown field "grp"/);
     expect(() => normalizeRule({ action: { type: 'close', when: 'later' } })).toThrow(/before/);
     const rule = normalizeRule({ match: { api: 'offsetcommit', partition: 1 }, action: { type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 25] } });
