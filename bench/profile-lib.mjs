@@ -23,13 +23,17 @@ export async function startProfiledServer(name, policy) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let port;
-  for await (const line of createInterface({ input: child.stdout })) {
+  const lines = createInterface({ input: child.stdout });
+  for await (const line of lines) {
     const m = /ready on [^"\s]+:(\d+)/.exec(line);
     if (m) {
       port = Number(m[1]);
       break;
     }
   }
+  // The rest of the log is drained unread: a full pipe would block the server's log writes.
+  lines.close();
+  child.stdout.resume();
   const stop = async () => {
     await stopChild(child);
     rmSync(dataDir, { recursive: true, force: true });

@@ -59,6 +59,13 @@ async function serve(opts: ServeOptions): Promise<void> {
   // earlier one still in flight when the process exits (a supervisor waiting for `stopped` would
   // see it before `shutting down`).
   const stdout = pino.destination({ dest: 1, sync: true });
+  // A reader of fd 1 that went away (EPIPE on a pipe, ECONNRESET on the socket pair a parent Node
+  // process spawned us with) or a full disk behind it costs the log, never the broker: Kafka's
+  // console appender (a PrintStream) likewise drops what it cannot write and keeps serving.
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    Object.assign(stdout, { write: () => true, flushSync: () => {}, end: () => {} });
+    process.stderr.write(`kafka-mock-coordinator: log output stopped (${err.code ?? err.message}); still serving\n`);
+  });
   // isatty(1), not process.stdout.isTTY: creating process.stdout would make fd 1 non-blocking (see the preAction hook below).
   // Not a terminal (a pipe, a file): the lines of a turn leave in one write (util/turn-batched-lines.ts).
   const log = pino({ level: opts.logLevel }, isatty(1) ? prettyLines(stdout) : turnBatchedLines(stdout));

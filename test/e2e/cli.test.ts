@@ -85,6 +85,30 @@ describe('command line', () => {
     }
   });
 
+  it('keeps serving when the reader of its log goes away (the log is lost, with one line on stderr)', async () => {
+    const server = await startCli(['--in-memory', '--port', '0']);
+    try {
+      let stderr = '';
+      const stopped = new Promise<void>((resolve) => server.process.stderr!.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('log output stopped')) resolve();
+      }));
+      // The parent closes its end of the socket pair: the server's next log write fails (ECONNRESET).
+      server.process.stdout!.destroy();
+      const client = await RawClient.connect(server.port);
+      const create = (name: string) => client.send(19, 5, { ...defaultCreateTopicsRequest(), topics: [{ ...defaultCreatableTopic(), name, numPartitions: 1, replicationFactor: 1 }] });
+      expect((await create('logged-1')).topics[0]!.errorCode).toBe(0);
+      await stopped;
+      expect(stderr).toMatch(/log output stopped \((ECONNRESET|EPIPE)\); still serving/);
+      expect((await create('logged-2')).topics[0]!.errorCode).toBe(0);
+      expect(server.process.exitCode).toBe(null);
+      client.close();
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+    } finally {
+      await kill(server, 'SIGKILL');
+    }
+  });
+
   it('takes KAFKA_* environment variables and --config, --config winning', async () => {
     const data = tempDataDir();
     const server = await startCli(['--port', '0', '--data-dir', data.dir, '--config', 'num.partitions=4'], { KAFKA_NUM_PARTITIONS: '2', KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false' });
