@@ -10,9 +10,10 @@
 // Each server fresh per member count, after BENCH_CLASSIC_WARMUPS (1) unmeasured warm-up groups of
 // BENCH_CLASSIC_WARMUP_MEMBERS (100). BENCH_CLASSIC_PORT/_PID measure a broker already running.
 // Env: BENCH_CLASSIC_MEMBERS (100,1000), BENCH_CLASSIC_PARTITIONS (200, or one per member when
-// they are more), BENCH_CLASSIC_HEARTBEAT_MS
+// they are more), BENCH_SERVERS (ours, echo (the Node floor: bench/formation.mjs echoFloor) and the
+// peers), BENCH_CLASSIC_HEARTBEAT_MS
 // (100), BENCH_CLASSIC_TIMEOUT_MS (20000: a group not stable by then is
-// reported as failed), BENCH_SERVERS. librdkafka's mock completes a generation as soon as the
+// reported as failed). librdkafka's mock completes a generation as soon as the
 // leader's SyncGroup carries every member's assignment and answers the followers that sync after
 // it INVALID_REQUEST; these members rejoin then, as on any other sync error, so with a leader
 // that assigns at once (as here) it may not settle in time: the table says so.
@@ -27,7 +28,10 @@ const SESSION_TIMEOUT_MS = 30000;
 const API_NAMES = { 11: 'JoinGroup', 12: 'Heartbeat', 13: 'LeaveGroup', 14: 'SyncGroup' };
 
 export function classicBenchOptions() {
-  return formationOptions('BENCH_CLASSIC', 20_000);
+  const options = formationOptions('BENCH_CLASSIC', 20_000);
+  // The floor (bench/formation.mjs echoFloor) runs unless BENCH_SERVERS leaves it out.
+  if (!process.env.BENCH_SERVERS) options.servers = ['ours', 'echo', ...options.servers.filter((s) => s !== 'ours')];
+  return options;
 }
 
 /** ConsumerProtocolSubscription v0: version, topics, user data (null). */

@@ -31,7 +31,9 @@ const server = createServer((socket) => {
   });
   socket.on('error', () => {});
 });
-server.listen(0, '127.0.0.1', () => {
+// The same accept queue as ours (src/server/server.ts LISTEN_BACKLOG): Node's default of 511 would
+// let a burst of a thousand connections overflow it and retry their SYN a second later.
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   console.log(`echo server ready on 127.0.0.1:${server.address().port}`);
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -2,7 +2,8 @@
 // group's formation (member waits a stable group releases at once, a time limit), and the loop that forms a group of each size on a
 // fresh instance of each server after unmeasured warm-up groups.
 import { randomUUID } from 'node:crypto';
-import { envInt, envList, processCpuMs, stopChild } from './lib.mjs';
+import { BenchClient, envInt, envList, processCpuMs, stopChild } from './lib.mjs';
+import { startEcho } from './commit-throughput.mjs';
 import { PEERS, createTopic, startServerWithTopics } from './peers.mjs';
 
 /**
@@ -26,7 +27,7 @@ export function formationOptions(prefix, defaultTimeoutMs) {
     rounds: envInt(`${prefix}_ROUNDS`, 1),
     externalPort: envInt(`${prefix}_PORT`, 0),
     externalPid: envInt(`${prefix}_PID`, 0),
-    servers: withBase(envList('BENCH_SERVERS', ['ours', ...PEERS]).filter((s) => s === 'ours' || PEERS.includes(s))),
+    servers: withBase(envList('BENCH_SERVERS', ['ours', ...PEERS]).filter((s) => s === 'ours' || s === 'echo' || PEERS.includes(s))),
   };
 }
 
@@ -133,6 +134,10 @@ export async function formGroups(label, options, form) {
       const warmupTopics = Array.from({ length: warmups }, (_, i) => `${topic}-warmup-${i}`);
       const topicPartitions = partitionsFor(partitions, n);
       const topics = [...warmupTopics, topic].map((name) => ({ name, partitions: topicPartitions }));
+      if (server === 'echo') {
+        rows.push(await echoFloor(n, warmups, warmupMembers, options));
+        continue;
+      }
       const started = externalPort ? await externalServer(externalPort, externalPid, topics) : await startServerWithTopics(server, { configs, topics, extraArgs });
       if (started.missing) {
         missing.add(server);
@@ -188,4 +193,39 @@ function skipReason(server, previous) {
     return `not run: sent ${Math.round(perMember(before) / perMember(ours))}x ours' requests per member with ${before.members} members`;
   }
   return null;
+}
+
+/**
+ * What a bare Node.js server needs for the traffic of the best formation any server had (kfake's: a
+ * JoinGroup answered MEMBER_ID_REQUIRED, a JoinGroup, a SyncGroup per member, the group formed in
+ * generation 1 or 2): `n` connections opened at once from this process, each then sending
+ * `options.floorRoundTrips` (3) requests one after another, answered by bench/echo-server.mjs with a
+ * canned frame, until every member has its last answer. The floor under any server in Node, and for
+ * the client this process is; after the same warm-up rounds as the servers get.
+ */
+async function echoFloor(n, warmups, warmupMembers, options) {
+  const roundTrips = options.floorRoundTrips ?? 3;
+  const echo = await startEcho();
+  try {
+    const round = async (members) => {
+      const t0 = performance.now();
+      const clients = await Promise.all(Array.from({ length: members }, async () => {
+        const client = await BenchClient.connect(echo.port);
+        for (let i = 0; i < roundTrips; i++) await client.send(18, 0, {}, () => null);
+        return client;
+      }));
+      const ms = performance.now() - t0;
+      for (const c of clients) c.close();
+      return ms;
+    };
+    for (let w = 0; w < warmups; w++) await round(warmupMembers || n);
+    const cpu0 = processCpuMs(echo.child.pid);
+    const ms = await round(n);
+    const row = { server: 'echo', members: n, ms, requestsPerMember: roundTrips, maxRequests: roundTrips, generation: null, serverCpuMs: processCpuMs(echo.child.pid) - cpu0 };
+    console.error(`formation floor ${JSON.stringify(row)}`);
+    return row;
+  } finally {
+    await stopChild(echo.child);
+    echo.cleanup?.();
+  }
 }

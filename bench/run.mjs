@@ -285,7 +285,7 @@ const formationTable = (rows, counts) => {
     if (r.missing) lines.push(`| ${serverTitle(r.server)} | | missing: ${r.missing} |${blank} |`);
     else if (r.failed) lines.push(`| ${serverTitle(r.server)} | ${r.members} | failed: ${r.failed} |${blank} |`);
     else if (r.skipped) lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${r.skipped} |${blank} |`);
-    else lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${ms(r.ms)} | ${counts.map(([, value]) => value(r)).join(' | ')} | ${cpuMsText(r.serverCpuMs)} |`);
+    else lines.push(`| ${serverTitle(r.server)} | ${r.members} | ${ms(r.ms)} | ${counts.map(([, value]) => value(r) ?? '').join(' | ')} | ${cpuMsText(r.serverCpuMs)} |`);
   }
 };
 formationTable(kip848Rows, [
@@ -297,7 +297,9 @@ lines.push('');
 lines.push(
   `**Classic group formation** (raw JoinGroup v5 / SyncGroup v3 / Heartbeat v3 members as Kafka's Java consumer with the classic protocol; one topic of ${classicOptions.partitions} partitions (one per member when they are more), ` +
     `the leader assigning them round-robin; heartbeats every ${classicOptions.heartbeatIntervalMs} ms; \`group.initial.rebalance.delay.ms=0\` (kfake has none); ` +
-    `until all members are synced at the same generation and own every partition once; a fresh server per group after ${classicOptions.warmups} unmeasured warm-up group(s) of ${classicOptions.warmupMembers}; ${classicOptions.timeoutMs / 1000} s at most):`,
+    `until all members are synced at the same generation and own every partition once; a fresh server per group after ${classicOptions.warmups} unmeasured warm-up group(s) of ${classicOptions.warmupMembers}; ${classicOptions.timeoutMs / 1000} s at most). ` +
+    '**echo (floor)** is what a bare Node.js server needs for the fewest requests any server got by with (kfake\'s: MEMBER_ID_REQUIRED, join, sync): ' +
+    'as many connections opened at once from the same client process, each sending three requests in turn, answered with a canned frame (`bench/formation.mjs` `echoFloor`):',
 );
 formationTable(classicRows, [
   ['requests per member', (r) => fmt(r.requestsPerMember, 1)],
