@@ -236,7 +236,7 @@ if (produce.rows.length > 0 || produce.missing.length > 0) {
 }
 lines.push('');
 lines.push(
-  `**Replay** (\`startServer\` -> ready on an existing data directory, fresh process each; offset records over ` +
+  `**Replay** (\`startServer\` -> ready on an existing data directory, fresh process each, the median of ${replayOptions.starts} starts; offset records over ` +
     `${count(replayOptions.groups)} groups x ${replayOptions.partitions} partitions, one RecordBatch of ${replayOptions.partitions} records per append, ` +
     `\`offsets.topic.segment.bytes=${replayOptions.segmentBytes}\`; peak RSS is the process's \`maxRSS\`, Node itself included):`,
 );
@@ -252,7 +252,7 @@ for (const r of replayRows) {
     after = `${ms(r.after.startServerMs)} ms, peak RSS ${mib(r.after.peakRssBytes)}; ${mib(r.afterStats.bytes)}, ${r.afterStats.segments} segments (${kept}; \`compact()\` took ${ms(r.compactMs)} ms)`;
   }
   lines.push(
-    `| ${r.records === 0 ? '0 (baseline)' : count(r.records)} | ${count(r.keys)} | ${logText} | ${ms(r.before.startServerMs)} ms | ${mib(r.before.peakRssBytes)} | ${mib(r.before.heapUsedBytes)} | ${after} |`,
+    `| ${r.records === 0 ? '0 (baseline)' : count(r.records)} | ${count(r.keys)} | ${logText} | ${ms(r.before.startServerMs)} ms (of ${r.before.startsMs.map((v) => fmt(v, 0)).join(', ')}) | ${mib(r.before.peakRssBytes)} | ${mib(r.before.heapUsedBytes)} | ${after} |`,
   );
 }
 lines.push('');
