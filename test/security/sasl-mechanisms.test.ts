@@ -72,6 +72,21 @@ describe('SCRAM', () => {
     expect(() => scramUsername('a=b')).toThrow('Invalid username: a=b');
   });
 
+  it('a token login (tokenauth=true, KIP-48) fails as for an unknown token id; other extensions are ignored', () => {
+    const info = scramMechanism('SCRAM-SHA-256')!;
+    const credential = generateCredential(info, 'pw', 4096);
+    const lookup = (user: string) => (user === 'alice' ? credential : undefined);
+    // The user's own SCRAM credential is not a token: no fallback to it.
+    for (const value of ['true', 'TRUE']) {
+      expect(() => new ScramServer(info, lookup).evaluate(Buffer.from(`n,,n=alice,r=abc,tokenauth=${value}`))).toThrow(
+        expect.objectContaining({ name: 'SaslCredentialError', message: 'Token Authentication failed: Invalid tokenId : alice' }),
+      );
+    }
+    const first = (extensions: string) => new ScramServer(info, lookup).evaluate(Buffer.from(`n,,n=alice,r=abc${extensions}`)).toString();
+    expect(first(',tokenauth=false')).toMatch(/^r=abc[^,]+,s=[^,]+,i=4096$/);
+    expect(first(',foo=bar')).toMatch(/^r=abc[^,]+,s=[^,]+,i=4096$/);
+  });
+
   it('--add-scram as kafka-storage format parses it', () => {
     expect(parseAddScram('SCRAM-SHA-512=[name=alice,password=alice-secret,iterations=8192]')).toMatchObject({ user: 'alice', mechanism: { name: 'SCRAM-SHA-512', type: 2 }, credential: { iterations: 8192 } });
     expect(() => parseAddScram('SCRAM-SHA-1=[name=a,password=b]')).toThrow('The add-scram mechanism SCRAM-SHA-1 is not supported.');

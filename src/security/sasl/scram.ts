@@ -21,11 +21,24 @@ export function scramUsername(saslName: string): string {
   return commas.replaceAll('=3D', '=');
 }
 
+/**
+ * Kafka's `ScramExtensions.tokenAuthenticated`: the client-first extension `tokenauth` is true
+ * (Java's `Boolean.parseBoolean`: "true" in any case). Other extensions are ignored, as Kafka
+ * ignores them (it logs them at debug).
+ */
+function tokenAuthenticated(extensions: string): boolean {
+  for (const pair of extensions.split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq) === 'tokenauth') return pair.slice(eq + 1).toLowerCase() === 'true';
+  }
+  return false;
+}
+
 type State = 'first' | 'final' | 'complete' | 'failed';
 
 /**
  * SCRAM-SHA-256/512 server as Kafka's `ScramSaslServer`: client-first (gs2 header `n`, optional
- * authzid, extensions parsed and ignored), server-first with the stored salt and iterations and a
+ * authzid, extensions: `tokenauth=true` fails, no delegation tokens here; others ignored), server-first with the stored salt and iterations and a
  * random nonce, client-final checked against the stored key, server-final with the server
  * signature. An unknown user or a wrong proof is a SaslCredentialError, so the client sees Kafka's
  * generic "invalid credentials" message; an authzid other than the user is a SaslAuthenticationError.
@@ -69,8 +82,13 @@ export class ScramServer implements SaslServerSession {
     let username: string;
     try {
       username = scramUsername(saslname!);
+      // `tokenauth=true` asks for a delegation token whose id is the user name (KIP-48); this
+      // server issues none, so it fails as Kafka's does for an unknown token id, never falling
+      // back to the user's own SCRAM credential.
+      if (tokenAuthenticated(extensions!)) throw new SaslCredentialError(`Token Authentication failed: Invalid tokenId : ${username}`);
       this.credential = this.lookup(username);
     } catch (err) {
+      if (err instanceof SaslCredentialError) throw err;
       throw new SaslCredentialError(`Authentication failed: Credentials could not be obtained (${(err as Error).message})`);
     }
     if (!this.credential) throw new SaslCredentialError('Authentication failed: Invalid user credentials');
