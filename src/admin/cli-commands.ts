@@ -305,7 +305,7 @@ export function registerControlCommands(program: Command): void {
     .description("one transactional id, with the offsets it sent that are pending until its marker (JSON)")
     .argument('<transactional-id>')
     .addOption(adminOption())
-    .action((id: string, o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', `transactions/${encodeURIComponent(id)}`))));
+    .action((id: string, o: { admin: string }) => run(async () => print(await call(o.admin, 'GET', `transaction?transactionalId=${encodeURIComponent(id)}`))));
 
   const clock = program.command('clock').description("read or advance a running server's clock (admin API)");
   clock

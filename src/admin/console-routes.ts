@@ -20,7 +20,7 @@ import type { Broker } from '../broker.js';
 import type { ServerClock } from '../util/manual-time.js';
 import type { GroupWatch } from './group-watch.js';
 import { overview } from './overview.js';
-import { groupRoute } from './group-route.js';
+import { groupRoute } from './id-route.js';
 import { METRICS_CONTENT_TYPE } from './metrics.js';
 
 

@@ -66,8 +66,13 @@ const transactionProperties = {
 
 const times = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['unlimited'] }], description: 'Firings (default 1; errors: list length; with durationMs: unlimited)' };
 
-/** The operations about one group, served at `/groups/{groupId}...` and at `/group...?groupId=` (src/admin/group-route.ts). */
+/** The operations about one group, served at `/groups/{groupId}...` and at `/group...?groupId=` (src/admin/id-route.ts). */
 const describeGroupOperation = { summary: 'Members, assignments (and, for consumer and share groups, epochs and subscriptions; consumer groups: target assignments), committed offsets, log-end offsets and lag; share groups: their share partitions', responses: { '200': json(ref('GroupDescription'), 'The group'), '404': errorResponse('Unknown group') } };
+/** The operation about one transactional id, at `/transactions/{transactionalId}` and `/transaction?transactionalId=`. */
+const describeTransactionOperation = {
+  summary: 'One transactional id, with the offsets its open transaction sent (pending until its COMMIT marker)',
+  responses: { '200': json(ref('TransactionDescription'), 'The transaction'), '404': errorResponse('Unknown transactional id') },
+};
 const groupOffsetsOperation = {
   summary: 'Committed offsets, log-end offsets and lag of one group',
   responses: { '200': json({ type: 'object', required: ['groupId', 'offsets', 'totalLag'], properties: { groupId: { type: 'string' }, offsets: { type: 'array', items: ref('GroupOffset') }, totalLag: { type: 'integer' } } }, 'Offsets'), '404': errorResponse('Unknown group') },
@@ -152,11 +157,11 @@ export const OPENAPI_DOCUMENT = {
     },
     '/transactions/{transactionalId}': {
       parameters: [{ name: 'transactionalId', in: 'path', required: true, schema: { type: 'string' }, description: 'Transactional id' }],
-      get: {
-        operationId: 'describeTransaction',
-        summary: 'One transactional id, with the offsets its open transaction sent (pending until its COMMIT marker)',
-        responses: { '200': json(ref('TransactionDescription'), 'The transaction'), '404': errorResponse('Unknown transactional id') },
-      },
+      get: { operationId: 'describeTransaction', ...describeTransactionOperation },
+    },
+    '/transaction': {
+      parameters: [{ name: 'transactionalId', in: 'query', required: true, schema: { type: 'string' }, description: 'Transactional id (any, including `.` and `..`)' }],
+      get: { operationId: 'describeTransactionByQuery', ...describeTransactionOperation },
     },
     '/groups/{groupId}/offsets': { parameters: [groupParam], get: { operationId: 'groupOffsets', ...groupOffsetsOperation } },
     '/group/offsets': { parameters: [groupQueryParam], get: { operationId: 'groupOffsetsByQuery', ...groupOffsetsOperation } },

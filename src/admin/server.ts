@@ -16,7 +16,7 @@ import type { ConnectionStats } from '../server/server.js';
 import { startLiveState, type AdminLiveState } from './live-state.js';
 import { createMetrics } from './metrics.js';
 import { registerConsoleRoutes } from './console-routes.js';
-import { groupRoute } from './group-route.js';
+import { groupRoute, transactionRoute } from './id-route.js';
 
 export interface AdminServerOptions {
   broker: Broker;
@@ -177,10 +177,7 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });
   app.get('/transactions', async () => ({ transactions: listTransactions(broker) }));
-  app.get<{ Params: { transactionalId: string } }>('/transactions/:transactionalId', async (req, reply) => {
-    const txn = describeTransaction(broker, req.params.transactionalId);
-    return txn ?? sendError(reply, 404, `unknown transactional id "${req.params.transactionalId}"`);
-  });
+  transactionRoute(app, '', (transactionalId, reply) => describeTransaction(broker, transactionalId) ?? sendError(reply, 404, `unknown transactional id "${transactionalId}"`));
   app.get('/clock', async () => clockView());
   app.post('/clock/advance', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;

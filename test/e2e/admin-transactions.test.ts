@@ -61,11 +61,16 @@ describe('admin API: transactions', () => {
     const described = await get(base, '/transactions/at-tx');
     expect(described).toEqual({ status: 200, body: { ...open, pendingOffsets: [{ groupId: 'at-group', topic: 'at-in', partition: 0, offset: 5, metadata: '' }] } });
     expect(Object.keys(described.body).sort()).toEqual(documentedKeys('TransactionDescription'));
+    // The query form names any id, also `.` and `..`, which URL parsing folds out of a path.
+    expect(await get(base, '/transaction?transactionalId=at-tx')).toEqual(described);
+    expect(await get(base, '/transaction?transactionalId=..')).toEqual({ status: 404, body: { statusCode: 404, error: 'Not Found', message: 'unknown transactional id ".."' } });
+    expect(await get(base, '/transaction')).toEqual({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'transactionalId (one query parameter) is required' } });
     // The command line prints the same views (`kafka-mock-coordinator transactions list | describe <id>`).
     const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, [CLI, 'transactions', ...args, '--admin', base])).stdout);
     expect(await cli('list')).toEqual(listed.body);
     expect(await cli('describe', 'at-tx')).toEqual(described.body);
     await expect(run(process.execPath, [CLI, 'transactions', 'describe', 'nope', '--admin', base])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('404 unknown transactional id "nope"') });
+    await expect(run(process.execPath, [CLI, 'transactions', 'describe', '.', '--admin', base])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('404 unknown transactional id "."') });
 
     // The group exists only by its pending offset: no committed offset yet.
     const group = await get(base, '/groups/at-group');
