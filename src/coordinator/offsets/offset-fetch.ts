@@ -14,7 +14,7 @@ import type { OffsetFetchRequest } from '../../protocol/messages/OffsetFetchRequ
 import type { OffsetFetchResponse, OffsetFetchResponsePartitions, OffsetFetchResponseTopics } from '../../protocol/messages/OffsetFetchResponse.js';
 import type { OffsetStore } from './offset-store.js';
 import type { OffsetTopics } from './offset-commit.js';
-import { ELEMENTS_PER_SLICE } from '../../protocol/primitives.js';
+import { ELEMENTS_PER_SLICE, ZERO_UUID } from '../../protocol/primitives.js';
 import { runSoon } from '../../util/slices.js';
 
 export interface OffsetFetchContext {
@@ -87,23 +87,32 @@ function* fetchGroup(c: OffsetFetchContext, groupId: string, requested: Requeste
     const partitions: OffsetFetchResponsePartitions[] = new Array(t.partitionIndexes.length);
     topics.push({ name: byId ? '' : t.name, topicId: byId ? t.topicId : '', partitions });
     for (let i = 0; i < partitions.length; i++) {
-      partitions[i] = fetchPartition(c, groupId, name, t.partitionIndexes[i]!, requireStable);
+      partitions[i] = fetchPartition(c, groupId, name, byId ? t.topicId : ZERO_UUID, t.partitionIndexes[i]!, requireStable);
       if (spend(budget)) yield;
     }
   }
   return topics;
 }
 
-/** One requested partition's committed offset; `name` undefined: a topic id no topic has. */
-function fetchPartition(c: OffsetFetchContext, groupId: string, name: string | undefined, partitionIndex: number, requireStable: boolean): OffsetFetchResponsePartitions {
+/**
+ * One requested partition's committed offset; `name` undefined: a topic id no topic has. An offset
+ * committed for another incarnation of the topic (both ids known and different: the topic was
+ * deleted and created again) is no offset, as Kafka's `OffsetMetadataManager.isOffsetInvalid`.
+ */
+function fetchPartition(c: OffsetFetchContext, groupId: string, name: string | undefined, requestedTopicId: string, partitionIndex: number, requireStable: boolean): OffsetFetchResponsePartitions {
   if (name === undefined) {
     return { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNKNOWN_TOPIC_ID };
   }
   if (requireStable && c.offsets.hasPendingOffset(groupId, name, partitionIndex)) return { partitionIndex, ...UNSTABLE };
   const committed = c.offsets.fetch(groupId, name, partitionIndex);
-  return committed
+  return committed && !isMismatchedTopicId(committed.topicId, requestedTopicId)
     ? { partitionIndex, committedOffset: committed.committedOffset, committedLeaderEpoch: committed.leaderEpoch, metadata: committed.metadata, errorCode: ErrorCode.NONE }
     : { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
+}
+
+/** Kafka's `isMismatchedTopicId`: both ids known (not the zero uuid) and different. */
+function isMismatchedTopicId(stored: string, requested: string): boolean {
+  return stored !== ZERO_UUID && requested !== ZERO_UUID && stored !== requested;
 }
 
 /** Counts one partition answered; true when a slice's worth has been since the last yield. */
