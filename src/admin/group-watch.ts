@@ -108,8 +108,8 @@ export class GroupWatch {
   private overviewSig = '';
   private faultsChanged = false;
   private closed = false;
-  /** A periodic look (`sample`) is running. */
-  private sampling = false;
+  /** The periodic look (`sample`) running, if one is. */
+  private sampling: Promise<void> | null = null;
   /** Set after the first look: a group first seen later was created since, its generations all rebalances seen here. */
   private started = false;
 
@@ -118,8 +118,11 @@ export class GroupWatch {
     const every = options.sampleIntervalMs ?? 1000;
     this.sampleTimer = every > 0 ? setInterval(() => void this.sample(), every) : null;
     this.sampleTimer?.unref();
-    this.lookAtAll();
-    this.started = true;
+    // The first look in slices too: a data directory of a hundred thousand groups must not hold
+    // the Kafka port for seconds as the admin API starts.
+    void this.sample().finally(() => {
+      this.started = true;
+    });
   }
 
   /** Calls `listener` after each look that found a change; returns the function that removes it. */
@@ -212,23 +215,25 @@ export class GroupWatch {
   /**
    * The periodic look: as `lookAtAll`, the groups listed and looked at in slices (a slice of
    * groups or ~10 ms per turn of the event loop), so that ten thousand groups do not hold the
-   * Kafka port for the whole look (issue #16 item 5: 650-750 ms each second). One at a time; a
-   * sample due while one runs is skipped. Resolves when the look is done.
+   * Kafka port for the whole look (issue #16 item 5: 650-750 ms each second). One at a time: a
+   * sample due while one runs is that one. Resolves when the look is done.
    */
-  async sample(): Promise<void> {
-    if (this.closed || this.sampling) return;
-    this.sampling = true;
-    try {
-      const pass = new LookPass();
-      await eachGroupInSlices(this.options.broker, (summary) => {
-        if (!this.closed) this.lookAtListed(pass, summary.groupId);
-      });
-      if (this.closed) return;
-      this.lookAtUnlisted(pass);
-      this.notify(pass.changed, {});
-    } finally {
-      this.sampling = false;
-    }
+  sample(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.sampling ??= this.lookInSlices().finally(() => {
+      this.sampling = null;
+    });
+    return this.sampling;
+  }
+
+  private async lookInSlices(): Promise<void> {
+    const pass = new LookPass();
+    await eachGroupInSlices(this.options.broker, (summary) => {
+      if (!this.closed) this.lookAtListed(pass, summary.groupId);
+    });
+    if (this.closed) return;
+    this.lookAtUnlisted(pass);
+    this.notify(pass.changed, {});
   }
 
   private lookAtAll(extra: Partial<Pick<ChangeNotice, 'faults' | 'clock'>> = {}): void {

@@ -75,12 +75,14 @@ describe('admin API answers about every group, in slices', () => {
     expect(first).toEqual({ groupId: 'group-0', type: 'classic', state: 'Empty', protocolOrAssignor: null, members: 0, totalLag: 0 });
   });
 
-  it("the console's periodic look at every group (3,000 groups): a Kafka request sent meanwhile is answered first", async () => {
+  it("the console's first and periodic looks at every group (3,000 groups): a Kafka request sent meanwhile is answered first", async () => {
     const { server, other } = await serverWithManyGroups();
+    const reads = watchCall(server.broker.offsets, 'offsetsOf');
+    // The first look starts with the watch (as the admin API starts); sample() joins it.
     const watch = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0 });
     cleanups.push(() => watch.close());
+    expect(watch.history(`group-${GROUPS - 1}`)).toBeNull();
     const order: string[] = [];
-    const reads = watchCall(server.broker.offsets, 'offsetsOf');
     const sampled = watch.sample().then(() => order.push('sample'));
     while (reads.calls === 0 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
     expect((await other.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
@@ -88,6 +90,14 @@ describe('admin API answers about every group, in slices', () => {
     await sampled;
     expect(order).toEqual(['ApiVersions', 'sample']);
     expect(watch.history('group-0')!.events[0]).toMatchObject({ kind: 'seen', state: 'Empty', members: 0 });
+    // A periodic look later works the same way.
+    const again = watch.sample().then(() => order.push('sample'));
+    const before = reads.calls;
+    while (reads.calls === before && order.length === 2) await new Promise((resolve) => setImmediate(resolve));
+    expect((await other.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
+    order.push('ApiVersions');
+    await again;
+    expect(order).toEqual(['ApiVersions', 'sample', 'ApiVersions', 'sample']);
   });
 
   it('writes the per-group series as prom-client did: escaped labels, -1 for no commit, the sums, commits by group', async () => {
