@@ -174,7 +174,7 @@ export class FaultRegistry {
       try {
         return normalizeRule(s);
       } catch (err) {
-        throw new FaultRuleError(`rule ${i}: ${(err as Error).message}`);
+        throw new FaultRuleError(`rule ${i + 1} of ${specs.length}: ${(err as Error).message}`);
       }
     });
     this.checkRoom(normalized.length);

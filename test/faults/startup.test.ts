@@ -1,0 +1,32 @@
+/** Fault rules given at start (`--faults <file>`, `KMC_FAULTS`): a bad rule is named by its source and its place, counted from 1. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadStartupFaults } from '../../src/faults/startup.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kmc-startup-faults-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const good = { match: { api: 'OffsetCommit' }, action: { type: 'error', error: 'REBALANCE_IN_PROGRESS' } };
+const bad = { match: { api: 'OffsetCommit' }, action: { type: 'error', error: 'NO_SUCH_ERROR' } };
+
+describe('startup fault rules', () => {
+  it('names the file and the rule counted from 1', () => {
+    const file = join(dir, 'rules.json');
+    writeFileSync(file, JSON.stringify([good, good, bad]));
+    expect(() => loadStartupFaults(file, undefined)).toThrow(
+      `--faults ${file}: rule 3 of 3: unknown error "NO_SUCH_ERROR" (use a Kafka error name such as REBALANCE_IN_PROGRESS, or a number)`,
+    );
+  });
+
+  it('names KMC_FAULTS, inline or as a path, and keeps the rules of both sources in order', () => {
+    expect(() => loadStartupFaults(undefined, JSON.stringify({ faults: [bad] }))).toThrow(/^KMC_FAULTS: rule 1 of 1: unknown error "NO_SUCH_ERROR"/);
+    const file = join(dir, 'env.json');
+    writeFileSync(file, JSON.stringify(bad));
+    expect(() => loadStartupFaults(undefined, file)).toThrow(new RegExp(`^KMC_FAULTS ${file}: rule 1 of 1: `));
+    const first = join(dir, 'first.json');
+    writeFileSync(first, JSON.stringify({ ...good, id: 'from-file' }));
+    expect(loadStartupFaults(first, JSON.stringify([{ ...good, id: 'from-env' }])).map((r) => (r as { id: string }).id)).toEqual(['from-file', 'from-env']);
+  });
+});
