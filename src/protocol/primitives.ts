@@ -3,6 +3,7 @@
  * classic (int16/int32 length) and compact (uvarint length + 1) strings, bytes and arrays,
  * and tagged-field blocks. Layouts follow Kafka's `protocol/types/Type.java` and KIP-482.
  */
+import { SHORT_STRING_MAX_BYTES, shortString } from './short-strings.js';
 
 /** The all-zero UUID (Kafka's `Uuid.ZERO_UUID`) in Kafka's base64url text form. */
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -153,8 +154,10 @@ export class Reader {
   nullableString(compact: boolean): string | null {
     const n = compact ? this.length(true) : this.int16();
     if (n < 0) return null;
+    if (n === 0) return '';
     const at = this.take(n);
-    return this.buf.toString('utf8', at, at + n);
+    // Ids and names repeat request after request: decoded once (short-strings.ts).
+    return n <= SHORT_STRING_MAX_BYTES ? shortString(this.buf, at, n) : this.buf.toString('utf8', at, at + n);
   }
 
   string(compact: boolean): string {
