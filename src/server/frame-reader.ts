@@ -89,7 +89,9 @@ export class FrameReader {
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
     const frame = all.subarray(4, 4 + size);
     // The usual case, a chunk holding exactly one frame, leaves nothing: no view of the rest, no new array.
-    this.chunks.length = 0;
+    // (`pop` for the one chunk: setting the length is a call into V8's runtime.)
+    if (this.chunks.length === 1) this.chunks.pop();
+    else this.chunks.length = 0;
     if (all.length > 4 + size) this.chunks.push(all.subarray(4 + size));
     this.buffered = all.length - 4 - size;
     return frame;

@@ -104,12 +104,20 @@ export function encodeResponse(header: RequestHeader, body: unknown): Buffer {
  * reads are fresh buffers, never written to again).
  */
 export function encodeResponseParts(header: RequestHeader, body: unknown): Buffer | Buffer[] {
-  return encodeWithScratch(header, body, []);
+  return encodeWithScratch(header, body, byReference);
 }
+
+/** The fields `encodeResponseParts` passes by reference, reused (emptied before each response; most have none). */
+const byReference: Array<{ at: number; bytes: Buffer }> = [];
+
+/** Responses up to this many bytes (a commit's: ~40) are copied out of the scratch by a loop, cheaper than a call into `Buffer.copy`. */
+const COPY_IN_JS_BYTES = 128;
 
 function encodeWithScratch(header: RequestHeader, body: unknown, references: Array<{ at: number; bytes: Buffer }> | null): Buffer | Buffer[] {
   const w = scratch;
   w.offset = 0;
+  // Setting an array's length is a call into the runtime even when it is 0 already.
+  if (references !== null && references.length !== 0) references.length = 0;
   w.references = references;
   try {
     startResponse(w, header);
@@ -123,6 +131,11 @@ function encodeWithScratch(header: RequestHeader, body: unknown, references: Arr
     // A large response keeps the buffer it grew (no copy); the scratch starts small again.
     out = w.finish();
     w.buf = Buffer.allocUnsafe(SCRATCH_BYTES);
+  } else if (w.offset <= COPY_IN_JS_BYTES) {
+    const size = w.offset;
+    const from = w.buf;
+    out = Buffer.allocUnsafe(size);
+    for (let i = 0; i < size; i++) out[i] = from[i]!;
   } else {
     out = Buffer.allocUnsafe(w.offset);
     w.buf.copy(out, 0, 0, w.offset);
@@ -141,6 +154,8 @@ function encodeWithScratch(header: RequestHeader, body: unknown, references: Arr
     from = at;
   }
   if (out.length > from) parts.push(out.subarray(from));
+  // The shared list lets go of the fields' buffers (they stay in `parts` until written).
+  references.length = 0;
   out.writeInt32BE(size - 4, 0);
   return parts;
 }
