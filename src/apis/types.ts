@@ -182,6 +182,13 @@ export interface ApiDefinition<Req = any, Res = any> {
   readonly largeAnswers?: boolean;
   /** True for a request that is never answered, errors included (Produce with acks=0). */
   unanswered?(req: Req): boolean;
+  /**
+   * The distinct non-zero error codes of a response in the order the request log's walk of any
+   * response finds them (faults/request-log.ts `responseErrors`), read straight from its known
+   * shape; null leaves it to that walk (a response too large to read in one go). For the hot
+   * paths, where the generic walk is a visible part of each request (issue #16).
+   */
+  readonly errorCodes?: (response: Res) => readonly number[] | null;
   handle(request: Req, ctx: RequestContext): Res | typeof NO_RESPONSE | Promise<Res | typeof NO_RESPONSE>;
 }
 

@@ -271,7 +271,7 @@ export class FaultRegistry {
       transactionalId: firstNamed(names.transactionalIds),
       topics: loggedTopics(names, ctx.broker),
     });
-    const outcome = new RequestOutcome(entry, io, started, this.doneListeners);
+    const outcome = new RequestOutcome(entry, io, started, this.doneListeners, api.errorCodes);
 
     // Partitions and the full names only when a rule may look at them.
     const info = this.rules.size === 0 ? null : requestInfo(api, ctx.apiVersion, body, ctx.broker, names);

@@ -226,7 +226,13 @@ export class LoggedRequest implements RequestLogEntry {
    * As `setResponse`: null when done at once; for a response of more than
    * `ERROR_WALK_OBJECTS_PER_SLICE` objects, a promise of the walk done a slice per turn of the event loop.
    */
-  setResponseInSlices(response: unknown): Promise<void> | null {
+  setResponseInSlices(response: unknown, errorCodes?: (response: unknown) => readonly number[] | null): Promise<void> | null {
+    // The API reads its codes from the response's shape when it can (ApiDefinition.errorCodes).
+    const known = errorCodes === undefined ? null : errorCodes(response);
+    if (known !== null) {
+      this.setErrors(known);
+      return null;
+    }
     walkNow.reset(response);
     if (walkNow.step(ERROR_WALK_OBJECTS_PER_SLICE)) {
       this.setErrors(walkNow.found);
@@ -236,7 +242,7 @@ export class LoggedRequest implements RequestLogEntry {
     return runInSlices(walkNow.handOver().inSlices()).then((codes) => this.setErrors(codes));
   }
 
-  private setErrors(codes: number[]): void {
+  private setErrors(codes: readonly number[]): void {
     if (codes.length === 0) return;
     this.errors = codes.map(errorName);
     this.error = this.errors[0]!;

@@ -14,6 +14,8 @@ export class RequestOutcome {
     /** Wall-clock ms the request arrived (`Date.now()`). */
     private readonly started: number,
     private readonly doneListeners: ReadonlySet<(entry: Readonly<RequestLogEntry>) => void>,
+    /** The API's reader of its responses' error codes (`ApiDefinition.errorCodes`), if it has one. */
+    private readonly errorCodes?: (response: unknown) => readonly number[] | null,
   ) {}
 
   /** Sets the outcome; with `walk`, the response's error codes are gathered too. */
@@ -42,7 +44,7 @@ export class RequestOutcome {
    * answers keep their order); null when sent at once.
    */
   answer(response: unknown): Promise<void> | null {
-    const walking = response === NO_RESPONSE ? null : this.entry.setResponseInSlices(response);
+    const walking = response === NO_RESPONSE ? null : this.entry.setResponseInSlices(response, this.errorCodes);
     if (walking === null) {
       this.respondWith(response, false);
       return null;
