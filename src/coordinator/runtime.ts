@@ -131,16 +131,14 @@ function onePartition(records: readonly CoordinatorRecord[], log: CoordinatorLog
   return true;
 }
 
-interface InFlightWrite {
-  readonly records: readonly CoordinatorRecord[];
-}
-
 /**
  * Writes appended to one partition in one turn: the log answers them with one promise (its turn's
- * write), so they settle together, in append order, through one reaction.
+ * write), so they settle together, in append order, through one reaction. A write is its records.
  */
 class WriteBatch {
-  readonly writes: InFlightWrite[] = [];
+  readonly writes: Array<readonly CoordinatorRecord[]> = [];
+  /** The writes before this index are committed or reverted; the rest are still in flight. */
+  settledCount = 0;
   /** What each write's caller gets: resolves once all are committed, rejects once all are reverted. */
   readonly done: Promise<void>;
 
@@ -158,8 +156,11 @@ class WriteBatch {
 
 export class CoordinatorRuntime {
   private readonly shards = new Map<RecordKind, CoordinatorShard>();
-  /** Writes appended and not yet durable, in append order. */
-  private readonly inFlight = new Set<InFlightWrite>();
+  /**
+   * Batches with writes not yet durable, in append order (their writes from `settledCount` on):
+   * one Set entry per batch, not one per write (issue #16: a Set add and delete per commit).
+   */
+  private readonly inFlight = new Set<WriteBatch>();
   /** Writes appended and not yet committed or reverted, and who waits for that count to reach 0. */
   private unsettled = 0;
   private flushWaiters: Array<() => void> = [];
@@ -294,8 +295,6 @@ export class CoordinatorRuntime {
   }
 
   private appendToPartition(records: readonly CoordinatorRecord[]): Promise<void> {
-    const write: InFlightWrite = { records };
-    this.inFlight.add(write);
     let durable: Promise<void>;
     try {
       durable = this.groupLog.append(records);
@@ -310,8 +309,9 @@ export class CoordinatorRuntime {
     if (batch === null || batch.durable !== durable) {
       batch = new WriteBatch(durable, this.settleBatch, this.failBatch);
       this.openBatch = batch;
+      this.inFlight.add(batch);
     }
-    batch.writes.push(write);
+    batch.writes.push(records);
     for (const c of this.captures) c.push(batch.done);
     return batch.done;
   }
@@ -319,24 +319,28 @@ export class CoordinatorRuntime {
   /** The writes of a batch are durable: each is committed, in append order. */
   private readonly settleBatch = (batch: WriteBatch): void => {
     if (this.openBatch === batch) this.openBatch = null;
-    for (const write of batch.writes) {
-      const { records } = write;
-      this.inFlight.delete(write);
+    const { writes } = batch;
+    for (let i = 0; i < writes.length; i++) {
+      const records = writes[i]!;
+      batch.settledCount = i + 1;
       this.settled();
       const only = this.onlyShard(records);
       if (only) only.onDurable(records);
       else for (const [shard, list] of this.byShard(records)) shard.onDurable(list);
     }
+    this.inFlight.delete(batch);
   };
 
   /** The writes of a batch failed: each is reverted, in append order (each seeing the later ones still in flight). */
   private readonly failBatch = (batch: WriteBatch, err: unknown): never => {
     if (this.openBatch === batch) this.openBatch = null;
-    for (const write of batch.writes) {
-      this.inFlight.delete(write);
+    const { writes } = batch;
+    for (let i = 0; i < writes.length; i++) {
+      batch.settledCount = i + 1;
       this.settled();
-      this.revert(write.records);
+      this.revert(writes[i]!);
     }
+    this.inFlight.delete(batch);
     throw toCoordinatorWriteError(err);
   };
 
@@ -399,7 +403,7 @@ export class CoordinatorRuntime {
    */
   private revert(failed: readonly CoordinatorRecord[]): void {
     const pending: CoordinatorRecord[] = [];
-    for (const w of this.inFlight) pending.push(...w.records);
+    for (const batch of this.inFlight) for (let i = batch.settledCount; i < batch.writes.length; i++) pending.push(...batch.writes[i]!);
     const pendingByShard = this.byShard(pending);
     for (const [shard, list] of [...this.byShard(failed)].reverse()) shard.revert(list, pendingByShard.get(shard) ?? []);
   }
