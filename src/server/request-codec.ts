@@ -40,6 +40,9 @@ const SCRATCH_BYTES = 16 * 1024;
 
 type Header = Exclude<DecodedRequest, { kind: 'request' }> | { kind: 'body'; header: RequestHeader; api: ApiDefinition; flexible: boolean; reader: Reader };
 
+/** Header v2's tagged fields (RequestHeader.json defines none): skipped; one function, not a closure per request. */
+const skipTag = (): boolean => false;
+
 /**
  * Decodes request header v1/v2. Header v2 (flexible) adds a tagged block after the client id,
  * which keeps its int16 length (Kafka's RequestHeader.json). An unknown API key or a version we
@@ -60,7 +63,7 @@ function decodeHeader(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition
     return { kind: 'refused', header, reason: `unsupported version ${apiVersion} of ${api.name} (serving ${api.minVersion}-${api.maxVersion})` };
   }
   const flexible = isFlexible(apiKey, apiVersion);
-  if (flexible) r.taggedFields(() => false);
+  if (flexible) r.taggedFields(skipTag);
   return { kind: 'body', header, api, flexible, reader: r };
 }
 
