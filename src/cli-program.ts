@@ -4,7 +4,7 @@
  * module beside src/index.ts in the package's one program, run from a V8 code cache
  * (scripts/code-cache.mjs), which is why it is a module of its own.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { Command, Option } from 'commander';
 import pino from 'pino';
@@ -62,9 +62,17 @@ async function serve(opts: ServeOptions): Promise<void> {
   // A reader of fd 1 that went away (EPIPE on a pipe, ECONNRESET on the socket pair a parent Node
   // process spawned us with) or a full disk behind it costs the log, never the broker: Kafka's
   // console appender (a PrintStream) likewise drops what it cannot write and keeps serving.
+  // The notice goes to fd 2 once, best effort: stderr is often the same closed pipe or full disk.
+  let logStopped = false;
   stdout.on('error', (err: NodeJS.ErrnoException) => {
     Object.assign(stdout, { write: () => true, flushSync: () => {}, end: () => {} });
-    process.stderr.write(`kafka-mock-coordinator: log output stopped (${err.code ?? err.message}); still serving\n`);
+    if (logStopped) return;
+    logStopped = true;
+    try {
+      writeSync(2, `kafka-mock-coordinator: log output stopped (${err.code ?? err.message}); still serving\n`);
+    } catch {
+      // fd 2 is gone too: nothing left to tell.
+    }
   });
   // isatty(1), not process.stdout.isTTY: creating process.stdout would make fd 1 non-blocking (see the preAction hook below).
   // Not a terminal (a pipe, a file): the lines of a turn leave in one write (util/turn-batched-lines.ts).

@@ -65,6 +65,8 @@ interface Track {
   commits: Map<string, { offset: number; at: string }>;
   lastCommitBy: Map<string, string | null>;
   lagKeys: string[];
+  /** `lagKeys` as a set: a look at a group of 16,000 partitions must not search the list per partition. */
+  lagKeySet: Set<string>;
   lagSamples: Array<{ t: number; lag: Array<number | null> }>;
 }
 
@@ -310,6 +312,7 @@ export class GroupWatch {
         commits: new Map(),
         lastCommitBy: new Map(),
         lagKeys: [],
+        lagKeySet: new Set(),
         lagSamples: [],
       };
       this.tracks.set(groupId, created);
@@ -411,7 +414,11 @@ export class GroupWatch {
 
   private sampleLag(track: Track, view: GroupDescription): boolean {
     const byKey = new Map(view.offsets.map((o) => [`${o.topic}-${o.partition}`, o.lag]));
-    for (const key of byKey.keys()) if (!track.lagKeys.includes(key)) track.lagKeys.push(key);
+    for (const key of byKey.keys()) {
+      if (track.lagKeySet.has(key)) continue;
+      track.lagKeySet.add(key);
+      track.lagKeys.push(key);
+    }
     if (track.lagKeys.length === 0) return false;
     const lag = track.lagKeys.map((k) => byKey.get(k) ?? null);
     const last = track.lagSamples[track.lagSamples.length - 1];

@@ -109,6 +109,23 @@ describe('command line', () => {
     }
   });
 
+  it('keeps serving when the readers of both its log and its stderr go away (adversarial trial 12: it died writing the notice)', async () => {
+    const server = await startCli(['--in-memory', '--port', '0']);
+    try {
+      server.process.stdout!.destroy();
+      server.process.stderr!.destroy();
+      const client = await RawClient.connect(server.port);
+      const create = (name: string) => client.send(19, 5, { ...defaultCreateTopicsRequest(), topics: [{ ...defaultCreatableTopic(), name, numPartitions: 1, replicationFactor: 1 }] });
+      // Each creation logs a line; the second answer comes after the first line's failed write.
+      for (const name of ['silent-1', 'silent-2', 'silent-3']) expect((await create(name)).topics[0]!.errorCode).toBe(0);
+      expect(server.process.exitCode).toBe(null);
+      client.close();
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+    } finally {
+      await kill(server, 'SIGKILL');
+    }
+  });
+
   it('takes KAFKA_* environment variables and --config, --config winning', async () => {
     const data = tempDataDir();
     const server = await startCli(['--port', '0', '--data-dir', data.dir, '--config', 'num.partitions=4'], { KAFKA_NUM_PARTITIONS: '2', KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false' });
