@@ -13,6 +13,8 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ConsumerGroupHeartbeatRequest } from '../../src/protocol/messages/ConsumerGroupHeartbeatRequest.js';
 import { hb } from '../support/kip848-group.js';
 import { MemberState } from '../../src/coordinator/consumer/member.js';
+import { setReceivedRequestsQueue } from '../../src/util/received-requests.js';
+import { runBehindWaiting } from '../../src/server/turn-budget.js';
 
 const CONFIG = {
   'group.consumer.session.timeout.ms': 3000,
@@ -292,6 +294,38 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     expect(group.members.get(a)!.memberEpoch).toBe(4);
     expect([...group.members.get(a)!.assigned.get(topic.topicId)!.keys()].sort()).toEqual([0, 1, 2, 3]);
     expect((await c.send(68, 1, hb(g, b, 3, { topicPartitions: [] }))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+  });
+
+  it('a heartbeat read before the session expired keeps the member: the expiry runs behind it, as Kafka queues a timer operation (fake time)', async () => {
+    const time = new FakeTime(Date.now());
+    const { server } = await start({ time });
+    const topic = createTopic(server, 'sb', 2);
+    const c = await client(server);
+    const g = 'sb-group';
+    const a = uuid();
+    const epoch = (await c.send(68, 1, joinReq(g, a, ['sb']))).memberEpoch;
+    const owned = [{ topicId: topic.topicId, partitions: [0, 1] }];
+    expect((await c.send(68, 1, hb(g, a, epoch, { topicPartitions: owned }))).errorCode).toBe(0);
+    // The server's queue of requests read and not yet handled, held by the test: the heartbeat
+    // below stands for one read in the turn the session timer expires in.
+    const read: Array<() => void> = [];
+    setReceivedRequestsQueue((fn) => read.push(fn));
+    try {
+      time.advance(3000);
+      expect(read).toHaveLength(1); // the expiry's operation waits
+      expect(server.broker.consumer.group(g)!.members.has(a)).toBe(true);
+      const r = await c.send(68, 1, hb(g, a, epoch, { topicPartitions: owned }));
+      expect([r.errorCode, r.memberEpoch]).toEqual([0, epoch]);
+      read.shift()!(); // its timer was replaced by the heartbeat's: skipped
+      await server.broker.runtime.flush();
+      expect([...server.broker.consumer.group(g)!.members.keys()]).toEqual([a]);
+    } finally {
+      setReceivedRequestsQueue(runBehindWaiting);
+    }
+    // Silent from here, the member's session (restarted by that heartbeat) expires.
+    time.advance(3000);
+    await server.broker.runtime.flush();
+    expect(server.broker.consumer.group(g)!.members.size).toBe(0);
   });
 
   it("a group's own consumer.heartbeat.interval.ms and consumer.session.timeout.ms (GROUP configs) apply to it alone (fake time)", async () => {

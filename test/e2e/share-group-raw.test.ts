@@ -15,6 +15,8 @@ import { FakeTime } from '../support/fake-time.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ShareGroupHeartbeatRequest } from '../../src/protocol/messages/ShareGroupHeartbeatRequest.js';
 import { hb as consumerHb } from '../support/kip848-group.js';
+import { setReceivedRequestsQueue } from '../../src/util/received-requests.js';
+import { runBehindWaiting } from '../../src/server/turn-budget.js';
 
 const CONFIG = {
   'group.share.session.timeout.ms': 3000,
@@ -221,6 +223,34 @@ describe('share groups (raw protocol)', () => {
     time.advance(3000);
     await server.broker.runtime.flush();
     expect(server.broker.share.group('tg')!.state).toBe('Empty');
+  });
+
+  it('a heartbeat read before the session expired keeps the member: the expiry runs behind it, as Kafka queues a timer operation (manual clock)', async () => {
+    const time = new FakeTime(Date.now());
+    const { server } = await start({ time });
+    server.broker.topics.create('sb', 1);
+    const c = await client(server);
+    const a = memberId();
+    const epoch = (await c.send(76, 1, hb('sbg', a, 0, ['sb']))).memberEpoch;
+    await initialized(server);
+    // The server's queue of requests read and not yet handled, held by the test (see the consumer
+    // group test of the same name in consumer-group-raw.test.ts).
+    const read: Array<() => void> = [];
+    setReceivedRequestsQueue((fn) => read.push(fn));
+    try {
+      time.advance(3000);
+      expect(read).toHaveLength(1);
+      const r = await c.send(76, 1, hb('sbg', a, epoch));
+      expect(r.errorCode).toBe(0);
+      read.shift()!();
+      await server.broker.runtime.flush();
+      expect([...server.broker.share.group('sbg')!.members.keys()]).toEqual([a]);
+    } finally {
+      setReceivedRequestsQueue(runBehindWaiting);
+    }
+    time.advance(3000);
+    await server.broker.runtime.flush();
+    expect(server.broker.share.group('sbg')!.state).toBe('Empty');
   });
 
   it('rebuilds share groups from their records after a restart', async () => {

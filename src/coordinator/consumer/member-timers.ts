@@ -24,7 +24,9 @@ export class MemberTimers implements ConsumerTimers {
   private readonly timers: KeyedTimers;
 
   constructor(private readonly ctx: ConsumerContext) {
-    this.timers = new KeyedTimers(ctx.time);
+    // Expired timers' operations wait behind the requests already read, as Kafka queues them
+    // (keyed-timers.ts): a heartbeat read before its member's session expired keeps the member.
+    this.timers = new KeyedTimers(ctx.time, { behindReceivedRequests: true });
   }
 
   scheduleSession(groupId: string, memberId: string, timeoutMs = this.ctx.groupSettings(groupId).sessionTimeoutMs): void {

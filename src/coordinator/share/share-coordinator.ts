@@ -73,7 +73,8 @@ export class ShareGroupCoordinator {
       maxSize: config.int('group.share.max.size'),
       initializeRetryIntervalMs: config.int('group.share.initialize.retry.interval.ms'),
     };
-    this.timers = new KeyedTimers(time);
+    // Behind the requests already read, as Kafka queues a timer's operation (keyed-timers.ts).
+    this.timers = new KeyedTimers(time, { behindReceivedRequests: true });
     this.groupTaken = options.groupTaken;
     const timers: ShareTimers = {
       scheduleSession: (groupId, memberId) => this.timers.schedule(sessionKey(groupId, memberId), settings.sessionTimeoutMs(groupId), () => this.onSessionExpired(groupId, memberId)),
