@@ -12,8 +12,8 @@
  * - BROKER: "" (the cluster default) or the id of the answering broker (INVALID_REQUEST "Unexpected
  *   broker id, expected N, but received M"); configs Kafka cannot change dynamically are refused as a
  *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order), then the SSL configs Kafka changes only per listener ("These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.password]"),
- *   per-broker ones at the default level, then values by type and Kafka's validator (INVALID_REQUEST
- *   "Invalid value -5 for configuration message.max.bytes: Value must be at least 0").
+ *   then values by type and Kafka's validator (INVALID_REQUEST "Invalid value -5 for configuration
+ *   message.max.bytes: Value must be at least 0"), then per-broker ones at the default level.
  *   Names Kafka does not know are kept, as Kafka keeps them.
  * - GROUP: unknown names (INVALID_CONFIG "Unknown group config name: x"), values by type and
  *   validator, then the bounds the broker's group configs set ("consumer.session.timeout.ms must be
@@ -223,10 +223,11 @@ const BROKER_VALUE_REQUIREMENTS: Readonly<Record<string, (parsed: string) => str
 };
 
 /**
- * `DynamicBrokerConfig.validate`: dynamic ones only, per-broker ones per broker, then the values
- * changed, each by type (in request order) and then by Kafka's validator in `KafkaConfig`'s definition
- * order (the new KafkaConfig a dynamic change builds checks them so), then `KafkaConfig`'s own
- * requirements. All refusals are INVALID_REQUEST with Kafka's message
+ * `DynamicBrokerConfig.validate`: dynamic ones only, then the values changed, each by type (in
+ * request order) and then by Kafka's validator in `KafkaConfig`'s definition order (the new
+ * KafkaConfig a dynamic change builds checks them so), then per-broker ones only per broker, then
+ * `KafkaConfig`'s own requirements (the order checked against Kafka 4.3.1 in
+ * test/conformance/config-values.conformance.test.ts). All refusals are INVALID_REQUEST with Kafka's message
  * (`ConfigAdminManager.validateBrokerConfigChange`).
  */
 /**
@@ -244,10 +245,6 @@ function validateBrokerConfigs(changed: readonly string[], configs: Readonly<Rec
   if (nonDynamic.length > 0) throw invalidRequest(`Cannot update these configs dynamically: [${javaHashSetOrder(names, nonDynamic).join(', ')}]`);
   const security = names.filter((n) => DYNAMIC_SECURITY_CONFIGS.has(n));
   if (security.length > 0) throw invalidRequest(`These security configs can be dynamically updated only per-listener using the listener prefix: [${javaHashSetOrder(names, security).join(', ')}]`);
-  if (clusterDefault) {
-    const perBroker = names.filter((n) => PER_BROKER_CONFIGS.has(n));
-    if (perBroker.length > 0) throw invalidRequest(`Cannot update these configs at default cluster level, broker id must be specified: [${javaHashSetOrder(names, perBroker).join(', ')}]`);
-  }
   const parsed = new Map<string, string | string[]>();
   try {
     for (const name of changed) {
@@ -261,6 +258,11 @@ function validateBrokerConfigs(changed: readonly string[], configs: Readonly<Rec
   } catch (err) {
     if (err instanceof ConfigValueError) throw invalidRequest(err.message);
     throw err;
+  }
+  // After the values' types and validators (`validateConfigTypes` comes first in `validateConfigs`).
+  if (clusterDefault) {
+    const perBroker = names.filter((n) => PER_BROKER_CONFIGS.has(n));
+    if (perBroker.length > 0) throw invalidRequest(`Cannot update these configs at default cluster level, broker id must be specified: [${javaHashSetOrder(names, perBroker).join(', ')}]`);
   }
   for (const [name, value] of parsed) {
     const refusal = BROKER_VALUE_REQUIREMENTS[name]?.(value as string);

@@ -105,6 +105,11 @@ describe('Dynamic broker config checks', () => {
         [['unclean.leader.election.enable', 'TRUE']],
         [['log.cleaner.min.cleanable.ratio', '5'], ['message.max.bytes', '-1']],
         [['foo.bar', 'x'], ['message.max.bytes', '-1']],
+        // A per-broker config (refused at the cluster default level) beside bad values: which check comes first.
+        [['sasl.login.refresh.buffer.seconds', 'abc']],
+        [['sasl.login.refresh.buffer.seconds', '300'], ['log.retention.ms', 'x']],
+        [['sasl.login.refresh.buffer.seconds', '300'], ['message.max.bytes', '-5']],
+        [['sasl.login.refresh.buffer.seconds', '300'], ['log.cleaner.threads', '0']],
       ];
       for (const configs of cases) await s.call(configs.map(([n, v]) => `${n}=${v}`).join(' '), 44, 1, incremental(BROKER, name, configs, true));
       const legacy = await s.send(33, 2, { resources: [{ resourceType: BROKER, resourceName: name, configs: [{ name: 'log.cleaner.min.cleanable.ratio', value: '5' }] }], validateOnly: true });
