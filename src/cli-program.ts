@@ -279,21 +279,22 @@ function commandLine(): Command {
 
   program
     .command('dump-log')
-    .description("print log segments like Kafka's kafka-dump-log.sh --print-data-log: records decoded as __consumer_offsets (default, --offsets-decoder), __transaction_state (--transaction-log-decoder) or __share_group_state (--share-group-state-decoder) records; a user topic's segment prints its batch lines, and its records read with that decoder, as Kafka's tool given it (there is no plain key/payload mode)")
+    .description("print log segments like Kafka's kafka-dump-log.sh --print-data-log: records decoded as __consumer_offsets (--offsets-decoder), __transaction_state (--transaction-log-decoder) or __share_group_state (--share-group-state-decoder) records, or keys and values as UTF-8 text (--print-data-log alone); without an option, by the segment's directory: an internal topic's decoder, text for another topic's (<topic>-<partition>), __consumer_offsets records elsewhere")
     .argument('<segment...>', 'segment files (<base offset>.log) of any topic')
-    .option('--offsets-decoder', 'read the records as __consumer_offsets records (the default)')
+    .option('--offsets-decoder', 'read the records as __consumer_offsets records')
     .option('--transaction-log-decoder', 'read the records as __transaction_state records')
     .option('--share-group-state-decoder', 'read the records as __share_group_state records')
-    .action(async (files: string[], opts: { offsetsDecoder?: boolean; transactionLogDecoder?: boolean; shareGroupStateDecoder?: boolean }) => {
+    .option('--print-data-log', 'without a decoder option: keys and values as UTF-8 text (Kafka\'s StringDecoder)')
+    .action(async (files: string[], opts: { offsetsDecoder?: boolean; transactionLogDecoder?: boolean; shareGroupStateDecoder?: boolean; printDataLog?: boolean }) => {
       // The tools load only when asked for: serving needs none of their code at start.
-      const { dumpLogFiles } = await import('./tools/dump-log.js');
+      const { dumpLogFiles, recordFormatOf } = await import('./tools/dump-log.js');
       // The decoder Kafka's DumpLogSegmentsOptions picks when several are given: the first of these.
-      const log = opts.offsetsDecoder ? '__consumer_offsets' : opts.transactionLogDecoder ? '__transaction_state' : opts.shareGroupStateDecoder ? '__share_group_state' : '__consumer_offsets';
+      const decoder = opts.offsetsDecoder ? '__consumer_offsets' : opts.transactionLogDecoder ? '__transaction_state' : opts.shareGroupStateDecoder ? '__share_group_state' : null;
       process.exitCode = dumpLogFiles(
         files,
         (line) => process.stdout.write(line + '\n'),
         (line) => process.stderr.write(line + '\n'),
-        log,
+        decoder ?? (opts.printDataLog ? 'strings' : recordFormatOf),
       );
     });
 

@@ -2,9 +2,10 @@
  * `kafka-mock-coordinator dump-log <segment.log>...`: prints a `__consumer_offsets` segment the
  * way Kafka 4.3's `kafka-dump-log.sh --offsets-decoder --print-data-log --files <segment>` does
  * (`org.apache.kafka.tools.DumpLogSegments`: `dumpLog`, `printBatchLevel`, `printRecordMetadata`,
- * `OffsetsMessageParser`; batches iterated as `FileLogInputStream` does), or a
+ * `OffsetsMessageParser`; batches iterated as `FileLogInputStream` does), a
  * `__transaction_state` / `__share_group_state` segment as `--transaction-log-decoder` /
- * `--share-group-state-decoder` do:
+ * `--share-group-state-decoder` do, or any topic's segment as `--print-data-log` alone does (its
+ * `DecoderMessageParser` with `StringDecoder`s: key and value as UTF-8 text, each left out when null):
  *
  *   Dumping <file>
  *   Log starting offset: <base offset from the file name>
@@ -14,7 +15,7 @@
  *   Found N invalid bytes at the end of <file name>      (only when a partial batch follows)
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import {
   LOG_OVERHEAD,
@@ -34,6 +35,9 @@ import { CorruptRecordError, forEachRecord, type DecodedRecord } from '../record
 import { formatCoordinatorRecord } from './coordinator-json.js';
 import { CONTROL_TYPE_NAMES, controlRecordType, decodeEndTxnMarker } from '../records/control-batch.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
+
+/** How record keys and values are printed: as one coordinator log's records, or as UTF-8 text (`strings`). */
+export type RecordFormat = CoordinatorLog | 'strings';
 
 /** Kafka's `DefaultRecordBatch` header bytes up to and including magic (`HEADER_SIZE_UP_TO_MAGIC`). */
 const HEADER_SIZE_UP_TO_MAGIC = MAGIC_OFFSET + 1;
@@ -79,7 +83,7 @@ export function formatBatchLine(h: RecordBatchHeader, position: number, size: nu
 }
 
 /** A record line (`printRecordMetadata` + `printRecordContents` with the decoder of `log`'s records). */
-export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord, log: CoordinatorLog = '__consumer_offsets'): string {
+export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord, log: RecordFormat = '__consumer_offsets'): string {
   const offsetDelta = Number(r.offset - h.baseOffset);
   const sequence = h.baseSequence === -1 ? -1 : incrementSequence(h.baseSequence, offsetDelta);
   let line =
@@ -94,6 +98,8 @@ export function formatRecordLine(h: RecordBatchHeader, r: DecodedRecord, log: Co
     const controlType = controlRecordType(r.key) ?? -1;
     return line + ` controlType: ${CONTROL_TYPE_NAMES[controlType] ?? 'UNKNOWN'}(${controlType})\n`;
   }
+  // Java's `new String(bytes, UTF_8)` (StringDecoder) replaces malformed bytes with U+FFFD, as Buffer#toString does.
+  if (log === 'strings') return line + (r.key === null ? '' : ` key: ${r.key.toString('utf8')}`) + (r.value === null ? '' : ` payload: ${r.value.toString('utf8')}`);
   const f = formatCoordinatorRecord(log, r.key, r.value, r.offset);
   if (f.key !== undefined) line += ` key: ${f.key}`;
   if (f.payload !== undefined) line += ` payload: ${f.payload}`;
@@ -148,7 +154,7 @@ function eachBatchRecord(batch: Buffer, h: RecordBatchHeader, onRecord: (r: Deco
  * the file name is not a base offset, and when the file does not exist (after the `Dumping` and
  * `Log starting offset` lines, which Kafka's tool prints before opening it).
  */
-export function dumpLogFile(file: string, out: (line: string) => void, err: (line: string) => void = out, log: CoordinatorLog = '__consumer_offsets'): DumpLogResult {
+export function dumpLogFile(file: string, out: (line: string) => void, err: (line: string) => void = out, log: RecordFormat = '__consumer_offsets'): DumpLogResult {
   out(`Dumping ${file}`);
   const name = basename(file);
   const dot = name.lastIndexOf('.');
@@ -197,14 +203,25 @@ export function dumpLogFile(file: string, out: (line: string) => void, err: (lin
 }
 
 /**
- * Dumps every file of `log` in order; returns the process exit code: 0, or 1 at the first file that
+ * The format of a segment from its directory's name (`<topic>-<partition>`), for a command line
+ * that names no decoder: the internal topics' records decoded as theirs, another topic's as text;
+ * `__consumer_offsets` when the directory is not a partition's.
+ */
+export function recordFormatOf(file: string): RecordFormat {
+  const topic = /^(.+)-\d+$/.exec(basename(dirname(resolve(file))))?.[1];
+  if (topic === undefined) return '__consumer_offsets';
+  return topic === '__consumer_offsets' || topic === '__transaction_state' || topic === '__share_group_state' ? topic : 'strings';
+}
+
+/**
+ * Dumps every file of `log` in order (`log` may pick per file); returns the process exit code: 0, or 1 at the first file that
  * cannot be read or holds a batch whose records cannot be read (its message on `err`), where Kafka's
  * tool stops with the exception (the files after it are not dumped).
  */
-export function dumpLogFiles(files: readonly string[], out: (line: string) => void, err: (line: string) => void, log: CoordinatorLog = '__consumer_offsets'): number {
+export function dumpLogFiles(files: readonly string[], out: (line: string) => void, err: (line: string) => void, log: RecordFormat | ((file: string) => RecordFormat) = '__consumer_offsets'): number {
   for (const file of files) {
     try {
-      dumpLogFile(file, out, err, log);
+      dumpLogFile(file, out, err, typeof log === 'function' ? log(file) : log);
     } catch (e) {
       err((e as Error).message);
       return 1;

@@ -27,10 +27,11 @@ import { recordSamples } from '../support/record-samples.js';
 const LIBS = clients().kafkaLibs;
 const run = promisify(execFile);
 
-async function kafkaDump(files: string[], decoder = '--offsets-decoder'): Promise<string[]> {
+/** Kafka's tool with `decoder` (null: `--print-data-log` alone, keys and values as text). */
+async function kafkaDump(files: string[], decoder: string | null = '--offsets-decoder'): Promise<string[]> {
   const { stdout } = await run(
     'java',
-    ['-cp', `${LIBS!}/*`, 'org.apache.kafka.tools.DumpLogSegments', decoder, '--print-data-log', '--files', files.join(',')],
+    ['-cp', `${LIBS!}/*`, 'org.apache.kafka.tools.DumpLogSegments', ...(decoder === null ? [] : [decoder]), '--print-data-log', '--files', files.join(',')],
     { encoding: 'utf8', timeout: 120000, maxBuffer: 64 * 1024 * 1024 },
   );
   return stdout.split('\n').filter((l) => l !== '');
@@ -212,6 +213,45 @@ describe.skipIf(LIBS === null)("Kafka 4.3's DumpLogSegments on our __consumer_of
         expect.arrayContaining([[0, 'sg', -1], [0, 'sg-gone', 0], [0, 'sg-gone', 'DELETE'], [1, 'sg', 0]]),
       );
       expect(ourDump(files, '__share_group_state')).toEqual(kafkaLines);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("prints a user topic's segment as --print-data-log alone does (keys and values as text), and picks that format from the directory", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kmc-kafka-data-dump-'));
+    const broker = await startServer({ port: 0, dataDir: dir, logLevel: 'silent' });
+    try {
+      const topic = await broker.broker.topics.create('orders', 1);
+      const batches = [
+        { key: Buffer.from('k1'), value: Buffer.from('{"id":1}'), headers: [{ key: 'trace', value: Buffer.from('t') }] },
+        { key: null, value: Buffer.from('no key') },
+        { key: Buffer.from('k2'), value: null }, // a tombstone
+        { key: Buffer.from(''), value: Buffer.from('') },
+        { key: Buffer.from([0x6b, 0xff, 0x33]), value: Buffer.from('bad byte in the key') },
+      ];
+      const appended = topic.partition(0)!.appendProduced(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: batches }));
+      if ('durable' in appended) await appended.durable;
+    } finally {
+      await broker.close();
+    }
+    try {
+      const file = join(dir, 'orders-0', '00000000000000000000.log');
+      const kafkaLines = await kafkaDump([file], null);
+      expect(kafkaLines.filter((l) => l.startsWith('| ')).map((l) => l.slice(l.indexOf(' headerKeys: ') + 1))).toEqual([
+        'headerKeys: [trace] key: k1 payload: {"id":1}',
+        'headerKeys: [] payload: no key',
+        'headerKeys: [] key: k2',
+        'headerKeys: [] key:  payload: ',
+        'headerKeys: [] key: k\uFFFD3 payload: bad byte in the key',
+      ]);
+      expect(ourDump([file], 'strings')).toEqual(kafkaLines);
+      const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+      for (const args of [['--print-data-log', file], [file]]) {
+        const res = spawnSync(process.execPath, [cli, 'dump-log', ...args], { encoding: 'utf8', timeout: 20000 });
+        expect(res.stderr).toBe('');
+        expect(res.stdout.split('\n').filter((l) => l !== '')).toEqual(kafkaLines);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
