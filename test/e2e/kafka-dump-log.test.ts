@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type ServerHandle } from '../../src/index.js';
 import { clients } from '../support/clients.js';
-import { dumpLogFile } from '../../src/tools/dump-log.js';
+import { dumpLogFile, type RecordFormat } from '../../src/tools/dump-log.js';
 import { RawClient } from '../support/raw-client.js';
 import { kafkaClient, groupConsumer, waitFor } from '../support/kafkajs.js';
 import { fixtureSegment } from '../tools/offsets-fixtures.js';
@@ -37,7 +37,7 @@ async function kafkaDump(files: string[], decoder: string | null = '--offsets-de
   return stdout.split('\n').filter((l) => l !== '');
 }
 
-function ourDump(files: string[], log: CoordinatorLog = '__consumer_offsets'): string[] {
+function ourDump(files: string[], log: RecordFormat = '__consumer_offsets'): string[] {
   const lines: string[] = [];
   for (const f of files) dumpLogFile(f, (l) => lines.push(l), (l) => lines.push(`stderr: ${l}`), log);
   return lines;
