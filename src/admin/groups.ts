@@ -189,6 +189,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
       pendingTransactionalOffsets,
       totalLag,
       sharePartitions: null,
+      offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
     };
   }
   return {
@@ -207,5 +208,6 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     pendingTransactionalOffsets,
     totalLag,
     sharePartitions: null,
+    offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
   };
 }

@@ -427,7 +427,7 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupDescription: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions'],
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions', 'offsetsTopicPartition'],
         properties: {
           groupId: { type: 'string' },
           type: { type: 'string', enum: ['classic', 'consumer', 'share'] },
@@ -444,6 +444,7 @@ export const OPENAPI_DOCUMENT = {
           pendingTransactionalOffsets: { type: 'array', items: ref('PendingOffset'), description: 'Offsets of open transactions, pending until their COMMIT marker' },
           totalLag: { type: 'integer' },
           sharePartitions: nullable({ type: 'array', items: ref('SharePartition'), description: 'Share groups (null for the others): the share partitions the group has initialized' }),
+          offsetsTopicPartition: { type: 'integer', description: "The __consumer_offsets partition holding the group's records (the group id's Java hash modulo offsets.topic.num.partitions)" },
         },
       },
       SharePartition: {

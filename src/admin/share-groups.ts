@@ -63,6 +63,7 @@ export function describeShareGroup(broker: Broker, groupId: string): GroupDescri
     pendingTransactionalOffsets: [],
     totalLag: sharePartitions.reduce((sum, p) => sum + (p.lag ?? 0), 0),
     sharePartitions,
+    offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
   };
 }
 

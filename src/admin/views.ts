@@ -107,6 +107,12 @@ export interface GroupDescription {
   totalLag: number;
   /** Share groups (null for the others): the share partitions the group has initialized. */
   sharePartitions: SharePartitionView[] | null;
+  /**
+   * The `__consumer_offsets` partition holding the group's records (Kafka's
+   * `GroupCoordinatorService.partitionFor`: the group id's Java hash modulo
+   * `offsets.topic.num.partitions`): the segment directory `dump-log` reads for it.
+   */
+  offsetsTopicPartition: number;
 }
 
 /** One share partition of a share group: where its records stand. */

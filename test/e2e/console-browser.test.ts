@@ -217,6 +217,8 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(`${shared.admin!.url}/#/groups/console-share`);
       await page.locator('#group-meta').getByText('share group · state Stable').waitFor({ timeout: UI_TIMEOUT });
+      // "console-share".hashCode() is -1731941399: 1731941399 % 50 (offsets.topic.num.partitions) = 49.
+      expect(await page.locator('#group-meta').textContent()).toMatch(/ · records in __consumer_offsets-49$/);
       expect((await rows(page, 'members')).map((r) => [r[0], r[3], r[4], r[5]])).toEqual([[member, '3', 'console-share-topic', expect.stringContaining('console-share-topic')]]);
       expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => ['console-share-topic', String(p), '0', '4', '5', '5', '5', '0', '0', '0']));
       await page.screenshot({ path: join(SHOTS, 'share-group.png'), fullPage: true });
