@@ -15,17 +15,29 @@ export function offsetsPartitionFor(groupId: string, partitions: number): number
   return kafkaAbs(javaStringHashCode(groupId)) % partitions;
 }
 
-/** The bucket of a hash in a Java `HashMap`/`ConcurrentHashMap` table of `capacity` slots (`spread`). */
-function javaBucket(hash: number, capacity: number): number {
-  return (hash ^ (hash >>> 16)) & (capacity - 1);
-}
-
-/** Items in bucket order over a table of `capacity`, each bucket in insertion order. */
-function inBucketOrder<T>(items: readonly T[], hashOf: (item: T) => number, capacity: number): T[] {
-  return items
-    .map((item, i) => ({ item, i, b: javaBucket(hashOf(item), capacity) }))
-    .sort((a, b) => a.b - b.b || a.i - b.i)
-    .map((e) => e.item);
+/**
+ * Orders `keys` (given in insertion order) as a Java `HashMap` of table capacity `capacity`
+ * would iterate them.
+ */
+export function javaHashOrder<K>(keys: Iterable<K>, hash: (k: K) => number, capacity: number): K[] {
+  const mask = capacity - 1;
+  const list = Array.isArray(keys) ? (keys as K[]) : [...keys];
+  const n = list.length;
+  if (n < 2) return list.slice();
+  // A counting sort on the bucket index, stable (insertion order within a bucket): O(n + capacity),
+  // and the capacity of a table holding n keys is O(n).
+  const buckets = new Int32Array(n);
+  const starts = new Int32Array(capacity + 1);
+  for (let i = 0; i < n; i++) {
+    const h = hash(list[i]!);
+    const b = (h ^ (h >>> 16)) & mask;
+    buckets[i] = b;
+    starts[b + 1]!++;
+  }
+  for (let b = 0; b < capacity; b++) starts[b + 1]! += starts[b]!;
+  const out = new Array<K>(n);
+  for (let i = 0; i < n; i++) out[starts[buckets[i]!]!++] = list[i]!;
+  return out;
 }
 
 /**
@@ -40,7 +52,7 @@ export function javaHashSetOrder(strings: readonly string[], kept: readonly stri
   const wanted = Math.max(Math.floor(unique.length / 0.75) + 1, 16);
   while (capacity < wanted) capacity *= 2;
   const keep = new Set(kept);
-  return inBucketOrder(unique, javaStringHashCode, capacity).filter((s) => keep.has(s));
+  return javaHashOrder(unique, javaStringHashCode, capacity).filter((s) => keep.has(s));
 }
 
 /**
@@ -52,7 +64,7 @@ export function javaHashSetOrder(strings: readonly string[], kept: readonly stri
 export function javaHashMapOrder<T>(keys: readonly T[], hashOf: (key: T) => number, concurrent = false): T[] {
   let capacity = 16;
   while (concurrent ? keys.length >= capacity * 0.75 : keys.length > capacity * 0.75) capacity *= 2;
-  return inBucketOrder(keys, hashOf, capacity);
+  return javaHashOrder(keys, hashOf, capacity);
 }
 
 /** Java's `Long.hashCode`. */

@@ -11,7 +11,8 @@
  * Java's iteration order; `java-collections.ts` reproduces it, so a group gets the assignment a
  * Kafka 4.3 broker computes for the same members and topics.
  */
-import { capacityAfterPuts, javaHashOrder, javaStringHash, javaUuidHash } from '../consumer/assignor/java-order.js';
+import { capacityAfterPuts, javaHashOrder, javaUuidHash } from '../consumer/assignor/java-order.js';
+import { javaStringHashCode } from '../../util/java-hash.js';
 import { PartitionAssignorError } from '../consumer/assignor/types.js';
 import { JavaHashMap, JavaHashSet, copyCapacity, helperCapacity, intSet } from './java-collections.js';
 
@@ -97,7 +98,7 @@ class Members {
 
   constructor(input: ShareAssignorInput) {
     const given = [...input.members.keys()];
-    this.ids = javaHashOrder(given, javaStringHash, capacityAfterPuts(given.length));
+    this.ids = javaHashOrder(given, javaStringHashCode, capacityAfterPuts(given.length));
     const n = this.ids.length;
     this.old = new JavaHashMap<number, UuidMap<PartitionSet>>((v) => v, (v) => v, helperCapacity(n));
     this.next = new JavaHashMap<number, UuidMap<PartitionSet>>((v) => v, (v) => v, helperCapacity(n));

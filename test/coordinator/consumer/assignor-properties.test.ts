@@ -18,9 +18,9 @@ import {
   capacityForCopy,
   compareUuid,
   javaHashOrder,
-  javaStringHash,
   javaUuidHash,
 } from '../../../src/coordinator/consumer/assignor/java-order.js';
+import { javaStringHashCode } from '../../../src/util/java-hash.js';
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -227,9 +227,9 @@ describe('uniform stickiness over random inputs', () => {
 
 describe('Java iteration order emulation', () => {
   it('String.hashCode and Uuid.hashCode', () => {
-    expect(javaStringHash('hello')).toBe(99162322);
-    expect(javaStringHash('A')).toBe(65);
-    expect(javaStringHash('Aa')).toBe(javaStringHash('BB'));
+    expect(javaStringHashCode('hello')).toBe(99162322);
+    expect(javaStringHashCode('A')).toBe(65);
+    expect(javaStringHashCode('Aa')).toBe(javaStringHashCode('BB'));
     expect(javaUuidHash('AAAAAAAAAAAAAAAAAAAAAA')).toBe(0);
     expect(javaUuidHash('AAAAAAAAAAAAAAAAAAAAAQ')).toBe(1); // Uuid.METADATA_TOPIC_ID
     expect(javaUuidHash('AAAAAQAAAAAAAAAAAAAAAA')).toBe(1); // msb = 1 << 32
@@ -246,10 +246,10 @@ describe('Java iteration order emulation', () => {
     expect(capacityAfterPuts(13)).toBe(32);
     expect(capacityForCopy(3)).toBe(16);
     expect(capacityForCopy(12)).toBe(32);
-    expect(javaHashOrder(['C', 'A', 'B'], javaStringHash, 16)).toEqual(['A', 'B', 'C']);
-    expect(javaHashOrder(['BB', 'Aa'], javaStringHash, 16)).toEqual(['BB', 'Aa']);
+    expect(javaHashOrder(['C', 'A', 'B'], javaStringHashCode, 16)).toEqual(['A', 'B', 'C']);
+    expect(javaHashOrder(['BB', 'Aa'], javaStringHashCode, 16)).toEqual(['BB', 'Aa']);
     // 'Q' (81) lands in bucket 1 of 16, like 'A' (65), after it when inserted after it.
-    expect(javaHashOrder(['B', 'A', 'Q'], javaStringHash, 16)).toEqual(['A', 'Q', 'B']);
+    expect(javaHashOrder(['B', 'A', 'Q'], javaStringHashCode, 16)).toEqual(['A', 'Q', 'B']);
   });
 
   it('orders by bucket, then insertion order, for many colliding keys', () => {
@@ -260,13 +260,13 @@ describe('Java iteration order emulation', () => {
       const cap = capacityAfterPuts(n);
       const reference = keys
         .map((k, i) => {
-          const h = javaStringHash(k);
+          const h = javaStringHashCode(k);
           return { k, b: (h ^ (h >>> 16)) & (cap - 1), i };
         })
         .sort((x, y) => x.b - y.b || x.i - y.i)
         .map((e) => e.k);
-      expect(javaHashOrder(keys, javaStringHash, cap)).toEqual(reference);
-      expect(javaHashOrder(new Set(keys), javaStringHash, cap)).toEqual([...new Set(reference)]);
+      expect(javaHashOrder(keys, javaStringHashCode, cap)).toEqual(reference);
+      expect(javaHashOrder(new Set(keys), javaStringHashCode, cap)).toEqual([...new Set(reference)]);
     }
   });
 });

@@ -11,17 +11,15 @@
  * the in-bucket order may differ from Java's).
  */
 
-/** `String.hashCode()` over UTF-16 code units, as a signed 32-bit int. */
-export function javaStringHash(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-  return h;
-}
-
 /** `Integer.hashCode()`. */
 export function javaIntHash(v: number): number {
   return v | 0;
 }
+
+import { javaStringHashCode } from '../../../util/java-hash.js';
+
+// Where the bucket order lives (util: the config and group views use it too); the assignors import it from here.
+export { javaHashOrder } from '../../../util/java-hash.js';
 
 const MASK64 = (1n << 64n) - 1n;
 
@@ -62,7 +60,7 @@ export function parseKafkaUuid(id: string): ParsedUuid | null {
  */
 export function javaUuidHash(id: string): number {
   const u = parseKafkaUuid(id);
-  if (u === null) return javaStringHash(id);
+  if (u === null) return javaStringHashCode(id);
   const x = (u.msb ^ u.lsb) & MASK64;
   const hi = Number(BigInt.asIntN(32, x >> 32n));
   const lo = Number(BigInt.asIntN(32, x));
@@ -106,27 +104,3 @@ export function capacityForCopy(n: number): number {
   return capacityAfterPuts(n, Math.max(Math.trunc(n / 0.75) + 1, 16));
 }
 
-/**
- * Orders `keys` (given in insertion order) as a Java `HashMap` of table capacity `capacity`
- * would iterate them.
- */
-export function javaHashOrder<K>(keys: Iterable<K>, hash: (k: K) => number, capacity: number): K[] {
-  const mask = capacity - 1;
-  const list = Array.isArray(keys) ? (keys as K[]) : [...keys];
-  const n = list.length;
-  if (n < 2) return list.slice();
-  // A counting sort on the bucket index, stable (insertion order within a bucket): O(n + capacity),
-  // and the capacity of a table holding n keys is O(n).
-  const buckets = new Int32Array(n);
-  const starts = new Int32Array(capacity + 1);
-  for (let i = 0; i < n; i++) {
-    const h = hash(list[i]!);
-    const b = (h ^ (h >>> 16)) & mask;
-    buckets[i] = b;
-    starts[b + 1]!++;
-  }
-  for (let b = 0; b < capacity; b++) starts[b + 1]! += starts[b]!;
-  const out = new Array<K>(n);
-  for (let i = 0; i < n; i++) out[starts[buckets[i]!]!++] = list[i]!;
-  return out;
-}

@@ -3,9 +3,9 @@ import {
   capacityForCopy,
   javaHashOrder,
   javaIntHash,
-  javaStringHash,
   javaUuidHash,
 } from './java-order.js';
+import { javaStringHashCode } from '../../../util/java-hash.js';
 import type { GroupSpec } from './types.js';
 
 /**
@@ -32,7 +32,7 @@ export class Orderer {
 
   memberIds(spec: GroupSpec): string[] {
     const ids = [...spec.members.keys()];
-    return this.java ? javaHashOrder(ids, javaStringHash, capacityAfterPuts(ids.length)) : ids;
+    return this.java ? javaHashOrder(ids, javaStringHashCode, capacityAfterPuts(ids.length)) : ids;
   }
 
   /**
