@@ -41,9 +41,10 @@ describe('KIP-848 consumer groups (raw protocol)', () => {
     while (cleanups.length) await cleanups.pop()!();
   });
 
+  /** Always on a manual clock: the 3 s sessions must not expire while a loaded machine is slow between two requests. */
   async function start(options: { time?: FakeTime; dataDir?: string; config?: Record<string, string | number> } = {}) {
-    const { time, dataDir } = options;
-    return startClosableServer(cleanups, { config: { ...CONFIG, ...options.config }, ...(time ? { time } : {}), ...(dataDir ? { dataDir } : {}) }, 'kmc-cg-');
+    const { time = new FakeTime(Date.now()), dataDir } = options;
+    return startClosableServer(cleanups, { config: { ...CONFIG, ...options.config }, time, ...(dataDir ? { dataDir } : {}) }, 'kmc-cg-');
   }
 
   async function client(server: ServerHandle) {

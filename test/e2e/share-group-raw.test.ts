@@ -48,8 +48,14 @@ describe('share groups (raw protocol)', () => {
     while (cleanups.length) await cleanups.pop()!();
   });
 
+  /**
+   * Always on a manual clock: a member's session (3 s here) must not expire while a loaded machine
+   * takes seconds between two requests (a new-user trial saw a member expire between its heartbeat
+   * and the ListGroups after it, 8.9 s apart at load 25-40).
+   */
   async function start(options: { time?: FakeTime; dataDir?: string } = {}) {
-    return startClosableServer(cleanups, { config: CONFIG, ...(options.time ? { time: options.time } : {}), ...(options.dataDir ? { dataDir: options.dataDir } : {}) }, 'kmc-share-');
+    const time = options.time ?? new FakeTime(Date.now());
+    return startClosableServer(cleanups, { config: CONFIG, time, ...(options.dataDir ? { dataDir: options.dataDir } : {}) }, 'kmc-share-');
   }
 
   async function client(server: ServerHandle) {
