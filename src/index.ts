@@ -130,8 +130,9 @@ export interface ServerHandle {
   /**
    * Connections of every listener: `accepted` since start, `open` now, `waitingForMemory` (not
    * read while `queued.max.request.bytes` is used up), `waitingForSlot` (not read while
-   * `max.connections` are open) and `inSlices` (big requests being worked on a slice per turn of
-   * the event loop). Live counters, read-only.
+   * `max.connections` are open), `inSlices` (big requests being worked on a slice per turn of
+   * the event loop) and `mutedUnread` (connections not read while their request is in flight,
+   * their next request buffered whole or `MUTED_READ_BYTES` of it). Live counters, read-only.
    */
   readonly connections: Readonly<ConnectionStats>;
   /** The admin API (`url`, `port`), or null when not started. */
@@ -222,7 +223,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const routed = clusterHandlers(servedApis);
   const handlers = broker.authorizer ? authorizedHandlers(routed, broker.authorizer) : routed;
 
-  const connectionStats: ConnectionStats = { accepted: 0, open: 0, waitingForMemory: 0, waitingForSlot: 0, inSlices: 0 };
+  const connectionStats: ConnectionStats = { accepted: 0, open: 0, waitingForMemory: 0, waitingForSlot: 0, inSlices: 0, mutedUnread: 0 };
   let listeners: BrokerListeners;
   try {
     listeners = new BrokerListeners(broker, handlers, faults, listenerSpecs.map((spec) => listenerContext(spec, config, broker.scram)), connectionStats);

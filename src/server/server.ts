@@ -37,6 +37,8 @@ export interface ConnectionStats {
   waitingForSlot?: number;
   /** Requests being worked on in slices now (frames of `DECODE_IN_SLICES_BYTES` or more, from their decoding to their answer). */
   inSlices?: number;
+  /** Connections whose socket is not read while their request is in flight (muted, as Kafka's `Processor` mutes a channel). */
+  mutedUnread?: number;
 }
 
 /**

@@ -12,14 +12,25 @@ import type { Socket } from 'node:net';
  * Uses the handle's own readStop()/readStart() (what `socket.pause()` calls for an `onread`
  * socket) and leaves Node's `handle.reading` flag as it was, so Node's stream never restarts reading
  * behind this; a readStart() of a handle Node restarted meanwhile just answers UV_EALREADY (ignored).
- * TLS sockets are left alone (their handle is the TLS layer, not the TCP stream).
+ * A TLS socket's handle is the TLS layer, not the TCP stream: it is paused instead, which stops its
+ * 'data' events at once and its reads once its stream buffer holds `readableHighWaterMark` (16 KiB)
+ * of decrypted bytes (adversarial trial 13: never stopped, one TLS connection buffered 630 MB of
+ * pipelined frames behind a Fetch in flight).
  */
 export class SocketReads {
   private readonly handle: ReadHandle | null;
+  /** The TLS socket, paused and resumed as a stream (null for plain TCP). */
+  private readonly tls: Socket | null;
   private stopped = false;
 
-  constructor(socket: Socket) {
-    this.handle = (socket as { encrypted?: boolean }).encrypted === true ? null : readHandleOf(socket);
+  constructor(
+    socket: Socket,
+    /** Told of each stop (+1) and start (-1): the listener's count of connections not read while muted. */
+    private readonly onChange?: (delta: 1 | -1) => void,
+  ) {
+    const encrypted = (socket as { encrypted?: boolean }).encrypted === true;
+    this.tls = encrypted ? socket : null;
+    this.handle = encrypted ? null : readHandleOf(socket);
   }
 
   /** Whether reading is stopped by `stop` (and not yet restarted). */
@@ -27,20 +38,38 @@ export class SocketReads {
     return this.stopped;
   }
 
-  /** Stops reading the socket (no-op when stopped already, when Node is not reading it, or on TLS). */
+  /** Stops reading the socket (no-op when stopped already, or when Node is not reading it). */
   stop(): void {
-    const h = this.handle;
-    if (this.stopped || h === null || h.reading !== true) return;
-    if (h.readStop() === 0) this.stopped = true;
+    if (this.stopped) return;
+    if (this.tls !== null) {
+      this.tls.pause();
+    } else {
+      const h = this.handle;
+      if (h === null || h.reading !== true || h.readStop() !== 0) return;
+    }
+    this.stopped = true;
+    this.onChange?.(1);
   }
 
   /** Reads again after `stop`. */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.onChange?.(-1);
+    if (this.tls !== null) {
+      this.tls.resume();
+      return;
+    }
     const h = this.handle!;
     // Node restarts reading itself when it has stopped it meanwhile (its flag false: a full buffer).
     if (h.reading === true) h.readStart();
+  }
+
+  /** The connection closed: a stop still counted is taken back (the socket is gone, not read). */
+  forget(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.onChange?.(-1);
   }
 }
 
