@@ -4,6 +4,7 @@
  * checks that every route is described.
  */
 import { FAULT_ACTIONS } from '../faults/actions/index.js';
+import { MAX_TIMER_MS } from '../faults/validate.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -136,8 +137,8 @@ export const OPENAPI_DOCUMENT = {
           { name: 'group', in: 'query', schema: { type: 'string' } },
           { name: 'clientId', in: 'query', schema: { type: 'string' } },
           { name: 'transactionalId', in: 'query', schema: { type: 'string' } },
-          { name: 'sinceSeq', in: 'query', schema: { type: 'integer' }, description: 'Only entries with a greater seq' },
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'The newest N' },
+          { name: 'sinceSeq', in: 'query', schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, description: 'Only entries with a greater seq' },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS }, description: 'The newest N' },
         ],
         responses: { '200': json({ type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('RequestLogEntry') } } }, 'Requests'), '400': errorResponse('Invalid query') },
       },

@@ -65,11 +65,24 @@ function optionalInt(value: unknown, name: string, max = MAX_TIMER_MS): number |
   return value;
 }
 
-/** An integer query parameter (a string of digits in the URL); undefined when absent or empty. */
-function queryInt(value: string | undefined, name: string): number | undefined {
+/**
+ * An integer query parameter: digits in the URL, from `min` to `max`; undefined when absent or
+ * empty. Its 400 names it as a query parameter and says what it takes (not "a JSON number", which
+ * is about body fields: adversarial trial 12); given twice (fastify's array) is a 400 too.
+ */
+function queryInt(value: string | string[] | undefined, name: string, min: number, max: number): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new FaultRuleError(`${name} must be an integer from 0 to ${MAX_TIMER_MS}, got ${JSON.stringify(value)}`);
-  return optionalInt(Number(value), name);
+  const what = `${name} (a query parameter) must be`;
+  if (Array.isArray(value)) throw new FaultRuleError(`${what} given once, got ${value.length} values`);
+  const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= min && n <= max)) throw new FaultRuleError(`${what} an integer from ${min} to ${max} in digits, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A string query parameter, undefined when absent; given twice is a 400 naming it. */
+function queryString(value: string | string[] | undefined, name: string): string | undefined {
+  if (Array.isArray(value)) throw new FaultRuleError(`${name} (a query parameter) must be given once, got ${value.length} values`);
+  return value;
 }
 
 /** The HTTP admin API (fastify). Routes are described by `OPENAPI_DOCUMENT` at `/openapi.json`. */
@@ -149,17 +162,20 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     }
   });
 
-  app.get<{ Querystring: Record<string, string | undefined> }>('/requests', async (req) => {
+  app.get<{ Querystring: Record<string, string | string[] | undefined> }>('/requests', async (req) => {
     const q = req.query;
     const filter: RequestLogFilter = {};
     // An unknown API name is a 400, as for POST /faults, not an empty list.
-    if (q['api']) filter.api = resolveApi(q['api']).api;
-    if (q['group'] !== undefined) filter.group = q['group'];
-    if (q['clientId'] !== undefined) filter.clientId = q['clientId'];
-    if (q['transactionalId'] !== undefined) filter.transactionalId = q['transactionalId'];
-    const sinceSeq = queryInt(q['sinceSeq'], 'sinceSeq');
+    const api = queryString(q['api'], 'api');
+    if (api) filter.api = resolveApi(api).api;
+    for (const key of ['group', 'clientId', 'transactionalId'] as const) {
+      const value = queryString(q[key], key);
+      if (value !== undefined) filter[key] = value;
+    }
+    // A request's seq counts every request the server has logged: past 2^31 on a long run.
+    const sinceSeq = queryInt(q['sinceSeq'], 'sinceSeq', 0, Number.MAX_SAFE_INTEGER);
     if (sinceSeq !== undefined) filter.sinceSeq = sinceSeq;
-    const limit = queryInt(q['limit'], 'limit');
+    const limit = queryInt(q['limit'], 'limit', 1, MAX_TIMER_MS);
     if (limit !== undefined) filter.limit = limit;
     return { requests: faults.requests(filter) };
   });

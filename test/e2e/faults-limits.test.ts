@@ -50,6 +50,24 @@ describe('control surface limits', () => {
     expect((await fetch(`${server.admin!.url}/requests?limit=5x`)).status).toBe(400);
   });
 
+  it('names a bad /requests query parameter and what it takes, never "a JSON number" (adversarial trial 12)', async () => {
+    const refused = async (query: string) => {
+      const res = await fetch(`${server.admin!.url}/requests?${query}`);
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { message: string }).message;
+    };
+    expect(await refused('limit=99999999999')).toBe('limit (a query parameter) must be an integer from 1 to 2147483647 in digits, got "99999999999"');
+    expect(await refused('limit=0')).toBe('limit (a query parameter) must be an integer from 1 to 2147483647 in digits, got "0"');
+    expect(await refused('limit=5x')).toBe('limit (a query parameter) must be an integer from 1 to 2147483647 in digits, got "5x"');
+    expect(await refused('sinceSeq=-1')).toBe('sinceSeq (a query parameter) must be an integer from 0 to 9007199254740991 in digits, got "-1"');
+    expect(await refused('limit=1&limit=2')).toBe('limit (a query parameter) must be given once, got 2 values');
+    expect(await refused('group=a&group=b')).toBe('group (a query parameter) must be given once, got 2 values');
+    // A seq past 2^31 (a long run) is a valid bound: nothing logged is above it.
+    const far = await fetch(`${server.admin!.url}/requests?sinceSeq=3000000000&limit=1`);
+    expect(far.status).toBe(200);
+    expect(await far.json()).toEqual({ requests: [] });
+  });
+
   it('refuses a clock advance of more than ten years, leaving the clock where it was', async () => {
     const before = server.clock.now();
     const res = await post('/clock/advance', { ms: 8640000000000000 });
