@@ -11,7 +11,7 @@ import { resolveListeners, withAdvertisedAddress, withFirstListenerAddress } fro
 import { listenerContext } from './server/listener-context.js';
 import { parseAddScram } from './security/add-scram.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
-import { prepareDataDirectory, singleLogDir } from './server/data-directory.js';
+import { prepareDataDirectory, singleLogDir, storageStartError } from './server/data-directory.js';
 import { lockDataDirectory } from './server/data-dir-lock.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
@@ -216,7 +216,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
   } catch (err) {
     releaseDataDir();
-    throw err;
+    throw dataDir === null ? err : storageStartError(err, dataDir);
   }
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
   if (addScram.length > 0) broker.scram.apply({ upsert: addScram });

@@ -164,8 +164,15 @@ export function lockDataDirectory(dir: string): () => void {
   if (lockedHere.has(real)) throw inUse('another server of this process');
   const startTime = procStat(process.pid)?.startTime;
   const staged = join(dir, `${LOCK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
-  writeFileSync(staged, `pid=${process.pid}\n${startTime !== undefined ? `start=${startTime}\n` : ''}`, { flag: 'wx' });
   try {
+    try {
+      writeFileSync(staged, `pid=${process.pid}\n${startTime !== undefined ? `start=${startTime}\n` : ''}`, { flag: 'wx' });
+    } catch (err) {
+      // A full disk fails here first (the lock is the first file a start writes): name the file
+      // and the operation, as Kafka's LogManager does ("Disk error while locking directory <dir>").
+      const failure = new Error(`disk error while locking the data directory ${dir}: cannot write ${staged} (${(err as Error).message})`, { cause: err });
+      throw Object.assign(failure, { code: (err as NodeJS.ErrnoException).code });
+    }
     const deadline = Date.now() + TAKEOVER_WAIT_MS;
     while (!linkIfAbsent(staged, file)) {
       const current = readLockFile(file);

@@ -66,3 +66,18 @@ export function prepareDataDirectory(dir: string, key: string): void {
     throw new ConfigError(key, `cannot write in the data directory ${dir}: ${(err as Error).message}`);
   }
 }
+
+/**
+ * A file-system error raised while the data directory is loaded at start (a full disk, a file
+ * where a partition directory must be, a segment that cannot be opened), as one that names the
+ * data directory and the operation: Kafka's LogDirFailureChannel messages name the log dir
+ * ("Error while loading log dir <dir>"), where Node's errno message names only a system call
+ * and, at best, a file. The errno `code` is kept; other errors pass unchanged.
+ */
+export function storageStartError(err: unknown, dir: string): unknown {
+  const code = errnoOf(err);
+  if (typeof code !== 'string' || !code.startsWith('E')) return err;
+  const message = (err as Error).message;
+  if (message.startsWith('disk error while')) return err;
+  return Object.assign(new Error(`disk error while loading the data directory ${dir}: ${message}`, { cause: err }), { code });
+}
