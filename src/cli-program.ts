@@ -4,7 +4,7 @@
  * module beside src/index.ts in the package's one program, run from a V8 code cache
  * (scripts/code-cache.mjs), which is why it is a module of its own.
  */
-import { readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { Command, Option } from 'commander';
 import pino from 'pino';
@@ -17,6 +17,7 @@ import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { enableIdleCollection } from './util/idle-collection.js';
 import { turnBatchedLines } from './util/turn-batched-lines.js';
+import { fdLogOutput, noticeOnStderr } from './util/fd-log-output.js';
 import { codecsLoadable } from './protocol/codec-loading.js';
 import { lazyModule } from './util/lazy-module.js';
 
@@ -57,23 +58,9 @@ async function serve(opts: ServeOptions): Promise<void> {
   }
   // Synchronous writes: pino's default asynchronous stdout can let the last lines overtake an
   // earlier one still in flight when the process exits (a supervisor waiting for `stopped` would
-  // see it before `shutting down`).
-  const stdout = pino.destination({ dest: 1, sync: true });
-  // A reader of fd 1 that went away (EPIPE on a pipe, ECONNRESET on the socket pair a parent Node
-  // process spawned us with) or a full disk behind it costs the log, never the broker: Kafka's
-  // console appender (a PrintStream) likewise drops what it cannot write and keeps serving.
-  // The notice goes to fd 2 once, best effort: stderr is often the same closed pipe or full disk.
-  let logStopped = false;
-  stdout.on('error', (err: NodeJS.ErrnoException) => {
-    Object.assign(stdout, { write: () => true, flushSync: () => {}, end: () => {} });
-    if (logStopped) return;
-    logStopped = true;
-    try {
-      writeSync(2, `kafka-mock-coordinator: log output stopped (${err.code ?? err.message}); still serving\n`);
-    } catch {
-      // fd 2 is gone too: nothing left to tell.
-    }
-  });
+  // see it before `shutting down`). A write that fails (its reader went away, a full disk) costs
+  // that text, never the broker, and the next one tries again (util/fd-log-output.ts).
+  const stdout = fdLogOutput(1, noticeOnStderr);
   // isatty(1), not process.stdout.isTTY: creating process.stdout would make fd 1 non-blocking (see the preAction hook below).
   // Not a terminal (a pipe, a file): the lines of a turn leave in one write (util/turn-batched-lines.ts).
   const log = pino({ level: opts.logLevel }, isatty(1) ? prettyLines(stdout) : turnBatchedLines(stdout));
