@@ -9,11 +9,12 @@ import { isatty } from 'node:tty';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { startServer, type FaultRuleSpec } from './index.js';
-import { ConfigError, configFromEnv, envVariableFor } from './config.js';
+import { BrokerConfig, ConfigError, configFromEnv, envVariableFor } from './config.js';
 import type { CommandOutput } from './tools/consumer-groups.js';
 import { DEFAULT_ADMIN_PORT, registerControlCommands } from './admin/cli-commands.js';
 import { loadStartupFaults } from './faults/startup.js';
-import { capApiVersions, KAFKA_RELEASES } from './protocol/kafka-versions.js';
+import { faultRuleLimits } from './faults/reachable.js';
+import { capApiVersions, KAFKA_RELEASES, type VersionedApi } from './protocol/kafka-versions.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { enableIdleCollection } from './util/idle-collection.js';
 import { turnBatchedLines } from './util/turn-batched-lines.js';
@@ -79,8 +80,9 @@ async function serve(opts: ServeOptions): Promise<void> {
   if (opts.inMemory && opts.dataDir !== undefined) fail('--in-memory and --data-dir exclude each other (--in-memory writes no files)');
   if (opts.clock !== 'system' && opts.clock !== 'manual') fail(`invalid --clock "${opts.clock}" (system or manual)`);
   if (!/^\d+$/.test(opts.brokers) || Number(opts.brokers) < 1 || Number(opts.brokers) > 64) fail(`invalid --brokers "${opts.brokers}" (1 to 64)`);
+  let servedApis: ReadonlyMap<number, VersionedApi>;
   try {
-    capApiVersions(API_HANDLERS, { kafkaVersion: opts.kafkaVersion, apiVersions: opts.apiVersions });
+    servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: opts.kafkaVersion, apiVersions: opts.apiVersions });
   } catch (err) {
     fail(`${opts.kafkaVersion !== undefined && /Kafka version/.test((err as Error).message) ? '--kafka-version' : '--api-versions'}: ${(err as Error).message}`);
   }
@@ -90,7 +92,10 @@ async function serve(opts: ServeOptions): Promise<void> {
   const adminInsecure = opts.adminInsecure === true || insecureEnv === 'true' || insecureEnv === '1';
   let faults: unknown[];
   try {
-    faults = loadStartupFaults(opts.faults, process.env['KMC_FAULTS']);
+    // With this server's versions and broker ids, so that a rule that could never fire is refused
+    // naming its source; a bad node.id is left to startServer's ConfigError.
+    const nodeId = configuredNodeId(config);
+    faults = loadStartupFaults(opts.faults, process.env['KMC_FAULTS'], nodeId === undefined ? undefined : faultRuleLimits(servedApis, nodeId, Number(opts.brokers)));
   } catch (err) {
     fail((err as Error).message);
   }
@@ -162,6 +167,15 @@ async function serve(opts: ServeOptions): Promise<void> {
       fail(fromEnvironment.has(err.key) ? `${err.message} (from ${envVariableFor(err.key)})` : err.message);
     }
     fail((err as Error).message);
+  }
+}
+
+/** The first broker's id (`node.id`) as the server will read it; undefined when the config is invalid (startServer says why). */
+function configuredNodeId(config: Record<string, string>): number | undefined {
+  try {
+    return new BrokerConfig(config).int('node.id');
+  } catch {
+    return undefined;
   }
 }
 

@@ -14,7 +14,7 @@ import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties
 import { prepareDataDirectory, singleLogDir, storageStartError } from './server/data-directory.js';
 import { lockDataDirectory } from './server/data-dir-lock.js';
 import { API_HANDLERS } from './apis/registry.js';
-import { FaultRegistry, type FaultRuleSpec } from './faults/index.js';
+import { FaultRegistry, faultRuleLimits, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
 import type { AdminServer } from './admin/listener.js';
 import { advertisedApiKeys } from './apis/18-api-versions.js';
@@ -199,12 +199,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   if (options.clock !== undefined && options.clock !== 'system' && options.clock !== 'manual') throw new Error(`clock must be "system" or "manual", got "${String(options.clock)}"`);
   const time: Time = options.clock === 'manual' ? new ManualTime(options.clockStartMs ?? Date.now()) : options.time ?? systemTime;
   const clock = serverClock(time, time instanceof ManualTime ? 'manual' : options.time !== undefined ? 'custom' : 'system');
-  const faults = new FaultRegistry(log);
-  if (options.faults) faults.addAll(options.faults);
   const brokerCount = options.brokers ?? 1;
   if (!Number.isInteger(brokerCount) || brokerCount < 1 || brokerCount > 64) throw new Error(`brokers must be an integer from 1 to 64, got ${String(options.brokers)}`);
   // Validated before anything opens: an unknown release or a bad override is a startup error.
   const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
+  // Before the broker exists: a rule on a version not served or a broker not in the cluster is refused.
+  const faults = new FaultRegistry(log, { limits: faultRuleLimits(servedApis, config.int('node.id'), brokerCount) });
+  if (options.faults) faults.addAll(options.faults);
   // Held from here until close: one server per data directory (Kafka's log directory lock).
   // Before meta.properties: two servers starting at once on a fresh directory would each write a
   // cluster id, and the one that then runs could serve an id the directory does not hold.

@@ -3,3 +3,4 @@ export type { FaultHandle, FaultRuleInfo, WaitFiredOptions, ConnectionIO } from 
 export { FaultRuleError, normalizeRule, parseRulesDocument, resolveApi, resolveError } from './types.js';
 export type { FaultRuleSpec, FaultMatch, FaultAction, FaultActionType, ErrorRef, NormalizedRule, NormalizedMatch, NormalizedAction } from './types.js';
 export type { RequestLogEntry, RequestLogFilter } from './request-log.js';
+export { faultRuleLimits, type FaultRuleLimits } from './reachable.js';

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { CALLS_BACK, NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type RequestContext, type RequestDone } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
+import type { FaultRuleLimits } from './reachable.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { principalString } from '../security/principal.js';
 import { firstNamed, loggedGroups, loggedTopics, requestInfo, requestNames, type RequestInfo } from './request-info.js';
@@ -151,8 +152,12 @@ export class FaultRegistry {
   private readonly doneListeners = new Set<(entry: Readonly<RequestLogEntry>) => void>();
   private nextId = 0;
 
-  constructor(private readonly log: Logger, options: { requestLogSize?: number } = {}) {
+  /** The server's versions and broker ids: a rule outside them could never fire and is refused. */
+  private readonly limits: FaultRuleLimits | undefined;
+
+  constructor(private readonly log: Logger, options: { requestLogSize?: number; limits?: FaultRuleLimits } = {}) {
     this.requestLog = new RequestLog(options.requestLogSize ?? 1000);
+    this.limits = options.limits;
   }
 
   /**
@@ -164,7 +169,7 @@ export class FaultRegistry {
    * Throws FaultRuleError for an invalid rule or a duplicate id.
    */
   add(spec: FaultRuleSpec): FaultHandle {
-    const rule = this.addRule(normalizeRule(spec));
+    const rule = this.addRule(normalizeRule(spec, this.limits));
     return this.handleOf(rule);
   }
 
@@ -172,7 +177,7 @@ export class FaultRegistry {
   addAll(specs: readonly unknown[]): FaultHandle[] {
     const normalized = specs.map((s, i) => {
       try {
-        return normalizeRule(s);
+        return normalizeRule(s, this.limits);
       } catch (err) {
         throw new FaultRuleError(`rule ${i + 1} of ${specs.length}: ${(err as Error).message}`);
       }

@@ -1,6 +1,7 @@
 import { API_NAMES } from '../protocol/messages/index.js';
 import { FaultRuleError, checkKeys, int, isObject, str } from './validate.js';
 import { FAULT_ACTIONS, faultActionDefinition, type FaultAction, type NormalizedAction } from './actions/index.js';
+import { checkReachable, type FaultRuleLimits } from './reachable.js';
 
 export { FaultRuleError, MAX_FAULT_HOLD_MS, MAX_TIMER_MS, resolveError, type ErrorRef } from './validate.js';
 export type { FaultAction, FaultActionType, NormalizedAction } from './actions/index.js';
@@ -104,8 +105,11 @@ export const MAX_FAULT_RULES = 1000;
 const MATCH_KEYS = new Set(['api', 'minVersion', 'maxVersion', 'group', 'topic', 'partitions', 'partition', 'clientId', 'memberId', 'transactionalId', 'brokerId', 'nth']);
 const RULE_KEYS = new Set(['id', 'description', 'match', 'action', 'times', 'durationMs']);
 
-/** Validates a rule spec (from code, JSON or the CLI); throws FaultRuleError naming the problem. */
-export function normalizeRule(input: unknown): NormalizedRule {
+/**
+ * Validates a rule spec (from code, JSON or the CLI); throws FaultRuleError naming the problem.
+ * With `limits` (a server's), a match no request to that server can satisfy is refused too.
+ */
+export function normalizeRule(input: unknown, limits?: FaultRuleLimits): NormalizedRule {
   if (!isObject(input)) throw new FaultRuleError('a fault rule must be an object');
   checkKeys(input, RULE_KEYS, 'rule');
   const matchIn = input['match'] ?? {};
@@ -131,6 +135,7 @@ export function normalizeRule(input: unknown): NormalizedRule {
   }
   if (matchIn['brokerId'] !== undefined) match.brokerId = int(matchIn['brokerId'], 'match.brokerId', 0);
   if (matchIn['nth'] !== undefined) match.nth = int(matchIn['nth'], 'match.nth', 1);
+  if (limits !== undefined) checkReachable(match, limits);
 
   const actionIn = input['action'];
   const types = FAULT_ACTIONS.map((a) => a.type).join(', ');
