@@ -33,6 +33,27 @@ def record_json(msg):
     }
 
 
+def wait_for_stable_group(consumer, deadline):
+    """Blocks until the consumer is a stable member of its group (joined and synced, no rejoin
+    pending), one wait per join; raises TimeoutError at `deadline` (a backstop for a hang).
+
+    Why not poll(timeout_ms=...) in a loop: kafka-python 3.0.12 runs JoinGroup/SyncGroup as a task
+    on its IO thread, and a poll() that returns before the task ends leaves it running; the next
+    poll() that finds it finished (BaseCoordinator.join_group_async: `_join_task.is_done`) throws
+    its result away and sends a new JoinGroup. On a loaded machine a join can outlast a short poll
+    and end between two polls again and again: the server completes generation after generation,
+    the member never becomes stable, and every commit meanwhile fails locally with
+    RebalanceInProgressError before anything is sent (session 12: 30 s of them). The coordinator's own poll() with the remaining time awaits the join
+    it started to its end. `_coordinator` is internal, but the adapter pins kafka-python 3.0.12.
+    """
+    coordinator = consumer._coordinator  # pylint: disable=protected-access
+    while coordinator.generation_if_stable() is None or coordinator.need_rejoin():
+        remaining_ms = (deadline - time.monotonic()) * 1000
+        if remaining_ms <= 0:
+            raise TimeoutError("group not stable before the deadline")
+        coordinator.poll(timeout_ms=remaining_ms)
+
+
 def produce(args, result, common):
     from kafka import KafkaProducer
 
@@ -97,6 +118,12 @@ def consume(args, result, common):
             if time.monotonic() >= deadline:
                 result["records"] = sorted(polled, key=lambda r: (r["partition"], r["offset"]))
                 raise RuntimeError(f"consume: got {len(polled)} of {args.count} records in {args.timeout}s")
+            # A join (the first, or a rejoin the previous poll found needed) is awaited to its end
+            # here, not across short polls (see wait_for_stable_group).
+            try:
+                wait_for_stable_group(consumer, deadline)
+            except TimeoutError:
+                continue
             batches = consumer.poll(timeout_ms=250)
             for _tp, msgs in batches.items():
                 polled.extend(record_json(m) for m in msgs)
@@ -115,8 +142,9 @@ def consume(args, result, common):
         reached = {}
         for r in polled:
             reached[r["partition"]] = max(reached.get(r["partition"], 0), r["offset"] + 1)
-        # Retried until the rebalance completes, however long a loaded machine makes it (a fixed
-        # number of one-second polls failed under load); args.timeout is the backstop for a hang.
+        # Retried once the rebalance has completed, however long a loaded machine makes it (waiting
+        # in one-second polls never saw it complete under load: see wait_for_stable_group);
+        # args.timeout is the backstop for a hang.
         commit_deadline = time.monotonic() + args.timeout
         attempt = 0
         while True:
@@ -131,7 +159,10 @@ def consume(args, result, common):
                 if time.monotonic() > commit_deadline or type(err).__name__ not in ("RebalanceInProgressError", "CommitFailedError"):
                     raise
                 result.setdefault("commitRetries", []).append(type(err).__name__)
-                consumer.poll(timeout_ms=1000)
+                try:
+                    wait_for_stable_group(consumer, commit_deadline)
+                except TimeoutError:
+                    raise err from None
 
         result["stage"] = "committed"
         committed = []
