@@ -190,6 +190,7 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
       totalLag,
       sharePartitions: null,
       offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
+      coordinatorId: broker.cluster.coordinatorOf(groupId),
     };
   }
   return {
@@ -209,5 +210,6 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     totalLag,
     sharePartitions: null,
     offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
+    coordinatorId: broker.cluster.coordinatorOf(groupId),
   };
 }

@@ -428,7 +428,7 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupDescription: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions', 'offsetsTopicPartition'],
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions', 'offsetsTopicPartition', 'coordinatorId'],
         properties: {
           groupId: { type: 'string' },
           type: { type: 'string', enum: ['classic', 'consumer', 'share'] },
@@ -446,6 +446,7 @@ export const OPENAPI_DOCUMENT = {
           totalLag: { type: 'integer' },
           sharePartitions: nullable({ type: 'array', items: ref('SharePartition'), description: 'Share groups (null for the others): the share partitions the group has initialized' }),
           offsetsTopicPartition: { type: 'integer', description: "The __consumer_offsets partition holding the group's records (the group id's Java hash modulo offsets.topic.num.partitions)" },
+          coordinatorId: { type: 'integer', description: 'The broker coordinating the group now (FindCoordinator\'s answer; -1 when every broker is down)' },
         },
       },
       SharePartition: {

@@ -64,6 +64,7 @@ export function describeShareGroup(broker: Broker, groupId: string): GroupDescri
     totalLag: sharePartitions.reduce((sum, p) => sum + (p.lag ?? 0), 0),
     sharePartitions,
     offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
+    coordinatorId: broker.cluster.coordinatorOf(groupId),
   };
 }
 

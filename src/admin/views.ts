@@ -113,6 +113,8 @@ export interface GroupDescription {
    * `offsets.topic.num.partitions`): the segment directory `dump-log` reads for it.
    */
   offsetsTopicPartition: number;
+  /** The broker coordinating the group now (FindCoordinator's answer; -1 when every broker is down): 1 without `--brokers`. */
+  coordinatorId: number;
 }
 
 /** One share partition of a share group: where its records stand. */

@@ -98,6 +98,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       sharePartitions: null,
       // "cg-views".hashCode() is -936353851: 936353851 % 50 (offsets.topic.num.partitions) = 1.
       offsetsTopicPartition: 1,
+      coordinatorId: 1,
     });
     expect(Object.keys(described.body).sort()).toEqual(documentedKeys('GroupDescription'));
     expect(Object.keys(described.body.members[0]).sort()).toEqual(documentedKeys('GroupMember'));
