@@ -71,9 +71,15 @@ export class KeyedTimers {
   }
 }
 
-// Keys start with the group id and a NUL separator (never part of a group id sent by clients in
-// practice), so `cancelPrefix(groupTimersPrefix(id))` drops exactly one group's timers.
-export const groupTimersPrefix = (groupId: string): string => `${groupId}\u0000`;
-export const heartbeatKey = (groupId: string, memberId: string): string => `${groupId}\u0000heartbeat\u0000${memberId}`;
-export const joinKey = (groupId: string): string => `${groupId}\u0000join`;
-export const syncKey = (groupId: string): string => `${groupId}\u0000sync`;
+// A key starts with the group id's length, then the group id and a NUL: group ids are any
+// non-empty string (Kafka accepts NUL in them), so a bare `${groupId}\u0000` prefix of group "a"
+// would also match the keys of group "a\u0000x". With the length in front, the digits before the
+// first ':' fix how many characters the group id has, so `cancelPrefix(groupTimersPrefix(id))`
+// drops exactly one group's timers whatever characters the ids hold.
+export const groupTimersPrefix = (groupId: string): string => `${groupId.length}:${groupId}\u0000`;
+/** A timer key of one group: its prefix, then a kind (never holding NUL) and, for member timers, the member id. */
+export const groupTimerKey = (groupId: string, kind: string, memberId?: string): string =>
+  memberId === undefined ? `${groupTimersPrefix(groupId)}${kind}` : `${groupTimersPrefix(groupId)}${kind}\u0000${memberId}`;
+export const heartbeatKey = (groupId: string, memberId: string): string => groupTimerKey(groupId, 'heartbeat', memberId);
+export const joinKey = (groupId: string): string => groupTimerKey(groupId, 'join');
+export const syncKey = (groupId: string): string => groupTimerKey(groupId, 'sync');

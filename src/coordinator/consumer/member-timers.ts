@@ -5,20 +5,19 @@
  * methods): an expired timer fences the member (which may downgrade the group to a classic
  * group), and the records are appended with only a log line on failure.
  */
-import { KeyedTimers } from '../classic/keyed-timers.js';
+import { KeyedTimers, groupTimerKey, groupTimersPrefix } from '../classic/keyed-timers.js';
 import type { ConsumerContext, ConsumerTimers } from './context.js';
 import { ConsumerGroupError } from './errors.js';
 import { fenceMember } from './fencing.js';
 import { MemberState, type ConsumerGroupMember } from './member.js';
 import type { ConsumerGroup } from './consumer-group.js';
 
-// Keys share the classic coordinator's `${groupId}\u0000` prefix scheme, so one group's timers
-// are dropped with a single `cancelPrefix`.
-const sessionKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-session\u0000${memberId}`;
-const rebalanceKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-rebalance\u0000${memberId}`;
-const joinKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-join\u0000${memberId}`;
-const syncKey = (groupId: string, memberId: string) => `${groupId}\u0000cg-sync\u0000${memberId}`;
-const groupPrefix = (groupId: string) => `${groupId}\u0000`;
+// Keys follow the classic coordinator's scheme (keyed-timers.ts: the group id's length, the id, a
+// NUL), so one group's timers are dropped with a single `cancelPrefix` and never another group's.
+const sessionKey = (groupId: string, memberId: string) => groupTimerKey(groupId, 'cg-session', memberId);
+const rebalanceKey = (groupId: string, memberId: string) => groupTimerKey(groupId, 'cg-rebalance', memberId);
+const joinKey = (groupId: string, memberId: string) => groupTimerKey(groupId, 'cg-join', memberId);
+const syncKey = (groupId: string, memberId: string) => groupTimerKey(groupId, 'cg-sync', memberId);
 
 export class MemberTimers implements ConsumerTimers {
   private readonly timers: KeyedTimers;
@@ -86,7 +85,7 @@ export class MemberTimers implements ConsumerTimers {
   }
 
   cancelGroup(groupId: string): void {
-    this.timers.cancelPrefix(groupPrefix(groupId));
+    this.timers.cancelPrefix(groupTimersPrefix(groupId));
   }
 
   cancelAll(): void {

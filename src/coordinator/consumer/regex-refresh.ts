@@ -22,7 +22,7 @@
  * logged resolution saw (so after a restart the regexes are re-resolved once the 10 s since their
  * last resolution have passed, as after a Kafka coordinator failover).
  */
-import { KeyedTimers } from '../classic/keyed-timers.js';
+import { KeyedTimers, groupTimerKey } from '../classic/keyed-timers.js';
 import type { CoordinatorRecord } from '../records.js';
 import type { ConsumerGroup } from './consumer-group.js';
 import type { ConsumerContext, Emit, RegexSubscriptions } from './context.js';
@@ -39,7 +39,7 @@ export const REGEX_BATCH_REFRESH_MIN_INTERVAL_MS = 10_000;
 const MAX_KEY_STRING_BYTES = 0x7fff;
 
 // The executor task key, `groupId + "-regex"` in Kafka; ours follows the timers' prefix scheme.
-const jobKey = (groupId: string) => `${groupId}\u0000cg-regex`;
+const jobKey = (groupId: string) => groupTimerKey(groupId, 'cg-regex');
 
 export class RegexRefresher implements RegexSubscriptions {
   private readonly jobs: KeyedTimers;

@@ -20,7 +20,7 @@ import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/acl-operations.js'
 import { javaHashSetOrder } from '../../util/java-hash.js';
 import type { Time } from '../../util/time.js';
 import type { SharePersister } from '../../share/persister.js';
-import { KeyedTimers } from '../classic/keyed-timers.js';
+import { KeyedTimers, groupTimerKey, groupTimersPrefix } from '../classic/keyed-timers.js';
 import type { GroupView } from '../group-map.js';
 import type { CoordinatorRecord } from '../records.js';
 import { operationErrorMessage, writeErrorCode, type CoordinatorWriter } from '../runtime.js';
@@ -54,7 +54,7 @@ export interface ShareGroupCoordinatorOptions {
   groupTaken(groupId: string): boolean;
 }
 
-const sessionKey = (groupId: string, memberId: string) => `${groupId}\u0000share-session\u0000${memberId}`;
+const sessionKey = (groupId: string, memberId: string) => groupTimerKey(groupId, 'share-session', memberId);
 
 export class ShareGroupCoordinator {
   private readonly ctx: ShareContext;
@@ -79,7 +79,7 @@ export class ShareGroupCoordinator {
     const timers: ShareTimers = {
       scheduleSession: (groupId, memberId) => this.timers.schedule(sessionKey(groupId, memberId), settings.sessionTimeoutMs(groupId), () => this.onSessionExpired(groupId, memberId)),
       cancelSession: (groupId, memberId) => this.timers.cancel(sessionKey(groupId, memberId)),
-      cancelGroup: (groupId) => this.timers.cancelPrefix(`${groupId}\u0000`),
+      cancelGroup: (groupId) => this.timers.cancelPrefix(groupTimersPrefix(groupId)),
     };
     const store = new ShareGroupStore(
       () => time.now(),
