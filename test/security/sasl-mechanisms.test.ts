@@ -87,6 +87,26 @@ describe('SCRAM', () => {
     expect(first(',foo=bar')).toMatch(/^r=abc[^,]+,s=[^,]+,i=4096$/);
   });
 
+  it("repeated and several extensions as Kafka's ScramExtensions parses them: the last value wins, the signed client-first-bare is rebuilt in HashMap order", () => {
+    const info = scramMechanism('SCRAM-SHA-256')!;
+    const credential = generateCredential(info, 'pw', 4096);
+    const lookup = (user: string) => (user === 'alice' ? credential : undefined);
+    const login = (client: ScramClient) => {
+      const server = new ScramServer(info, lookup);
+      return client.verify(server.evaluate(client.final(server.evaluate(client.first()))));
+    };
+    // Utils.parseMap into a HashMap: a later tokenauth replaces an earlier one.
+    expect(() => new ScramServer(info, lookup).evaluate(Buffer.from('n,,n=alice,r=abc,tokenauth=false,tokenauth=true'))).toThrow('Token Authentication failed: Invalid tokenId : alice');
+    expect(new ScramServer(info, lookup).evaluate(Buffer.from('n,,n=alice,r=abc,tokenauth=true,tokenauth=false')).toString()).toMatch(/^r=abc[^,]+,s=[^,]+,i=4096$/);
+    // The proof signs the extensions once each, in the order of Java's HashMap ("b" hashes
+    // to bucket 2 and "a" to 1 of a 4-slot table: a before b).
+    expect(login(new ScramClient('SCRAM-SHA-256', 'alice', 'pw', ',tokenauth=true,tokenauth=false', ',tokenauth=false'))).toBe(true);
+    expect(() => login(new ScramClient('SCRAM-SHA-256', 'alice', 'pw', ',tokenauth=true,tokenauth=false'))).toThrow('Invalid client credentials');
+    expect(login(new ScramClient('SCRAM-SHA-256', 'alice', 'pw', ',b=2,a=1', ',a=1,b=2'))).toBe(true);
+    expect(() => login(new ScramClient('SCRAM-SHA-256', 'alice', 'pw', ',b=2,a=1'))).toThrow('Invalid client credentials');
+    expect(login(new ScramClient('SCRAM-SHA-256', 'alice', 'pw', ',a=1,b=2'))).toBe(true);
+  });
+
   it('--add-scram as kafka-storage format parses it', () => {
     expect(parseAddScram('SCRAM-SHA-512=[name=alice,password=alice-secret,iterations=8192]')).toMatchObject({ user: 'alice', mechanism: { name: 'SCRAM-SHA-512', type: 2 }, credential: { iterations: 8192 } });
     expect(() => parseAddScram('SCRAM-SHA-1=[name=a,password=b]')).toThrow('The add-scram mechanism SCRAM-SHA-1 is not supported.');

@@ -20,15 +20,27 @@ export class ScramClient {
   private authMessage = '';
   private saltedPassword = Buffer.alloc(0);
 
-  constructor(private readonly mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', private readonly username: string, private readonly password: string) {}
+  /**
+   * `extensions` (",k=v,...") go after the nonce of the client-first message; `signedExtensions`,
+   * when given, replace them in the client-first-bare the proof signs (to sign what a server
+   * rebuilds from them rather than the bytes sent).
+   */
+  constructor(
+    private readonly mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512',
+    private readonly username: string,
+    private readonly password: string,
+    private readonly extensions = '',
+    private readonly signedExtensions = extensions,
+  ) {}
 
   private get algorithm(): 'sha256' | 'sha512' {
     return this.mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512';
   }
 
   first(): Buffer {
-    this.bare = `n=${this.username.replace(/=/g, '=3D').replace(/,/g, '=2C')},r=${this.nonce}`;
-    return Buffer.from(`n,,${this.bare}`);
+    const start = `n=${this.username.replace(/=/g, '=3D').replace(/,/g, '=2C')},r=${this.nonce}`;
+    this.bare = `${start}${this.signedExtensions}`;
+    return Buffer.from(`n,,${start}${this.extensions}`);
   }
 
   final(serverFirst: Buffer): Buffer {

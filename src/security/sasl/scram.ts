@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { SaslAuthenticationError, SaslCredentialError, type SaslServerSession } from './mechanism.js';
+import { javaHashMapOrder, javaHashOrder, javaStringHashCode } from '../../util/java-hash.js';
 import { hash, hmac, secureRandomString, xor, type ScramCredential, type ScramMechanismInfo } from './scram-formatter.js';
 
 // The message grammars of Kafka's `ScramMessages` (Java character classes spelled out for JavaScript).
@@ -22,16 +23,42 @@ export function scramUsername(saslName: string): string {
 }
 
 /**
- * Kafka's `ScramExtensions.tokenAuthenticated`: the client-first extension `tokenauth` is true
- * (Java's `Boolean.parseBoolean`: "true" in any case). Other extensions are ignored, as Kafka
- * ignores them (it logs them at debug).
+ * The client-first extensions as Kafka's `ScramExtensions` holds them: `Utils.parseMap(s, "=", ",")`
+ * puts each `key=value` into a `HashMap` (a repeated key: the last value wins), and
+ * `SaslExtensions` copies it into a new `HashMap`, whose iteration order
+ * `ClientFirstMessage.clientFirstMessageBare` writes them back in.
  */
-function tokenAuthenticated(extensions: string): boolean {
-  for (const pair of extensions.split(',')) {
+function scramExtensions(extensions: string): Map<string, string> {
+  const parsed = new Map<string, string>();
+  for (const pair of extensions.split(',').slice(1)) {
     const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq) === 'tokenauth') return pair.slice(eq + 1).toLowerCase() === 'true';
+    parsed.set(pair.slice(0, eq), pair.slice(eq + 1));
   }
-  return false;
+  if (parsed.size < 2) return parsed;
+  // `new HashMap<>(map)` (Java 21) sizes its table for the map: ceil(size / 0.75), a power of two;
+  // it is filled in the parsed map's order (a default-sized HashMap).
+  let capacity = 1;
+  while (capacity < Math.ceil(parsed.size / 0.75)) capacity *= 2;
+  const order = javaHashOrder(javaHashMapOrder([...parsed.keys()], javaStringHashCode), javaStringHashCode, capacity);
+  return new Map(order.map((k) => [k, parsed.get(k)!]));
+}
+
+/**
+ * Kafka's `ScramExtensions.tokenAuthenticated`: the client-first extension `tokenauth` (its last
+ * value) is true (Java's `Boolean.parseBoolean`: "true" in any case). Other extensions are
+ * ignored, as Kafka ignores them (it logs them at debug).
+ */
+function tokenAuthenticated(extensions: Map<string, string>): boolean {
+  return extensions.get('tokenauth')?.toLowerCase() === 'true';
+}
+
+/**
+ * Kafka's `ClientFirstMessage.clientFirstMessageBare`, the first part of the signed auth message:
+ * rebuilt from the parsed extensions (once each, in HashMap order), not the bytes the client sent.
+ */
+function clientFirstMessageBare(saslName: string, nonce: string, extensions: Map<string, string>): string {
+  const written = [...extensions].map(([k, v]) => `${k}=${v}`).join(',');
+  return written === '' ? `n=${saslName},r=${nonce}` : `n=${saslName},r=${nonce},${written}`;
 }
 
 type State = 'first' | 'final' | 'complete' | 'failed';
@@ -78,14 +105,15 @@ export class ScramServer implements SaslServerSession {
   private first(message: string): Buffer {
     const m = CLIENT_FIRST.exec(message);
     if (!m) throw new SaslCredentialError(`Invalid SCRAM client first message format: ${message}`);
-    const { authzid = '', saslname, nonce, extensions } = m.groups!;
+    const { authzid = '', saslname, nonce } = m.groups!;
+    const extensions = scramExtensions(m.groups!['extensions']!);
     let username: string;
     try {
       username = scramUsername(saslname!);
       // `tokenauth=true` asks for a delegation token whose id is the user name (KIP-48); this
       // server issues none, so it fails as Kafka's does for an unknown token id, never falling
       // back to the user's own SCRAM credential.
-      if (tokenAuthenticated(extensions!)) throw new SaslCredentialError(`Token Authentication failed: Invalid tokenId : ${username}`);
+      if (tokenAuthenticated(extensions)) throw new SaslCredentialError(`Token Authentication failed: Invalid tokenId : ${username}`);
       this.credential = this.lookup(username);
     } catch (err) {
       if (err instanceof SaslCredentialError) throw err;
@@ -97,7 +125,7 @@ export class ScramServer implements SaslServerSession {
       throw new SaslCredentialError(`Iterations ${this.credential.iterations} is less than the minimum ${this.info.minIterations} for ${this.info.name}`);
     }
     this.authorizationId = username;
-    this.clientFirstBare = `n=${saslname},r=${nonce}${extensions}`;
+    this.clientFirstBare = clientFirstMessageBare(saslname!, nonce!, extensions);
     this.nonce = nonce + secureRandomString();
     this.serverFirst = `r=${this.nonce},s=${this.credential.salt.toString('base64')},i=${this.credential.iterations}`;
     this.state = 'final';
