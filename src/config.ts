@@ -208,7 +208,8 @@ function checkValue(key: string, spec: Spec, raw: string): void {
       return;
     case 'int':
     case 'long': {
-      if (!/^-?\d+$/.test(text)) throw new ConfigError(key, `expected an integer, got "${raw}"`);
+      // ConfigDef.parseType: Integer.parseInt / Long.parseLong of the trimmed text, which take a leading '+'.
+      if (!/^[+-]?\d+$/.test(text)) throw new ConfigError(key, `expected an integer, got "${raw}"`);
       const n = BigInt(text);
       const hi = spec.kind === 'int' ? BigInt(INT_MAX) : 9223372036854775807n;
       if (n > hi || n < -hi - 1n) throw new ConfigError(key, `"${raw}" is out of range`);

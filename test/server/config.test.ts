@@ -30,6 +30,14 @@ describe('BrokerConfig', () => {
     for (const bad of ['foo', 'Compact', 'compact,,delete']) expect(() => new BrokerConfig({ 'log.cleanup.policy': bad })).toThrow(/log\.cleanup\.policy/);
   });
 
+  it("takes a leading '+' on INT, LONG and DOUBLE values as Java's parseInt/parseLong/parseDouble do (ConfigDef.parseType, after trim)", () => {
+    const c = new BrokerConfig({ 'num.partitions': '+3', 'log.retention.ms': ' +604800000 ', 'log.cleaner.min.cleanable.ratio': '+0.25' });
+    expect([c.int('num.partitions'), c.long('log.retention.ms'), c.double('log.cleaner.min.cleanable.ratio')]).toEqual([3, 604800000n, 0.25]);
+    expect(() => new BrokerConfig({ 'num.partitions': '++3' })).toThrow('invalid config num.partitions: expected an integer, got "++3"');
+    expect(() => new BrokerConfig({ 'num.partitions': '+' })).toThrow('invalid config num.partitions: expected an integer, got "+"');
+    expect(() => new BrokerConfig({ 'num.partitions': '+0' })).toThrow('invalid config num.partitions: must be at least 1, got +0');
+  });
+
   it('accepts unknown keys and lists them', () => {
     expect(new BrokerConfig({ 'log.retention.hours': 1, 'background.threads': 4 }).unknownKeys).toEqual(['background.threads']);
   });
