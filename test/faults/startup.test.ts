@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadStartupFaults } from '../../src/faults/startup.js';
 
+const FaultRuleErrorLike = (message: string) => expect.objectContaining({ name: 'FaultRuleError', message });
 const dir = mkdtempSync(join(tmpdir(), 'kmc-startup-faults-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -28,5 +29,17 @@ describe('startup fault rules', () => {
     const first = join(dir, 'first.json');
     writeFileSync(first, JSON.stringify({ ...good, id: 'from-file' }));
     expect(loadStartupFaults(first, JSON.stringify([{ ...good, id: 'from-env' }])).map((r) => (r as { id: string }).id)).toEqual(['from-file', 'from-env']);
+  });
+  it('names both places of a duplicate rule id, within one source or across --faults and KMC_FAULTS', () => {
+    const rule = (id: string) => ({ id, match: { api: 'Heartbeat' }, action: { type: 'error', error: 'REBALANCE_IN_PROGRESS' } });
+    expect(() => loadStartupFaults(undefined, JSON.stringify([rule('a'), rule('b'), rule('a')]))).toThrow(
+      FaultRuleErrorLike('KMC_FAULTS: rule 3 of 3: duplicate rule id "a" (rule 1 of 3 of KMC_FAULTS has it)'),
+    );
+    const file = join(dir, 'dup-rules.json');
+    writeFileSync(file, JSON.stringify([rule('a')]));
+    expect(() => loadStartupFaults(file, JSON.stringify([rule('b'), rule('a')]))).toThrow(
+      FaultRuleErrorLike(`KMC_FAULTS: rule 2 of 2: duplicate rule id "a" (rule 1 of 1 of --faults ${file} has it)`),
+    );
+    expect(loadStartupFaults(file, JSON.stringify([rule('b')]))).toEqual([rule('a'), rule('b')]);
   });
 });
