@@ -52,20 +52,29 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 export const MAX_FAULT_HOLD_MS = 3_600_000;
 
 /**
+ * `value` as the message shows it: JSON, except that a number JSON cannot write (a rule's
+ * `1e400` is Infinity after JSON.parse, which JSON.stringify would print as null) is shown as is.
+ */
+function given(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : `${value} (a number beyond a double's range)`;
+  return JSON.stringify(value);
+}
+
+/**
  * `value` as an integer in [min, max], or FaultRuleError naming `what`. A number, never a string
  * of digits: the rule's JSON schema (/openapi.json) says integer, on every surface (TypeScript,
  * `POST /faults`, `--faults` files, `KMC_FAULTS`); the CLI's flags are converted before.
  */
 export function int(value: unknown, what: string, min: number, max = MAX_TIMER_MS): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new FaultRuleError(`${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw new FaultRuleError(`${what} must be an integer from ${min} to ${max}, got ${given(value)}`);
   }
   return value;
 }
 
 /** `value` as a string, or FaultRuleError naming `what`. */
 export function str(value: unknown, what: string): string {
-  if (typeof value !== 'string') throw new FaultRuleError(`${what} must be a string, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string') throw new FaultRuleError(`${what} must be a string, got ${given(value)}`);
   return value;
 }
 

@@ -42,4 +42,10 @@ describe('startup fault rules', () => {
     );
     expect(loadStartupFaults(file, JSON.stringify([rule('b')]))).toEqual([rule('a'), rule('b')]);
   });
+  it('says what a number beyond a double was (1e400 is Infinity after JSON.parse), not null', () => {
+    const rule = '[{"match":{"api":"Heartbeat"},"action":{"type":"delay","ms":1e400}}]';
+    expect(() => loadStartupFaults(undefined, rule)).toThrow(
+      FaultRuleErrorLike("KMC_FAULTS: rule 1 of 1: action.ms must be an integer from 0 to 3600000, got Infinity (a number beyond a double's range)"),
+    );
+  });
 });
