@@ -34,7 +34,7 @@ export interface ConsoleRouteOptions {
   clock: ServerClock;
   bootstrap: () => string;
   watch: GroupWatch;
-  renderMetrics: () => Promise<string[]>;
+  renderMetrics: () => AsyncGenerator<string>;
   /** Where the built page is; default `<package>/dist/console`. */
   consoleDir?: string;
 }
@@ -104,8 +104,10 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleRout
 
   app.get('/overview', async () => overview(broker, options.bootstrap(), clock));
   groupRoute(app, '/history', (groupId, reply) => watch.history(groupId) ?? reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `unknown group "${groupId}"` }));
-  // Chunk by chunk: ten thousand groups are 28 MB, which encoded in one piece would take a turn of its own.
-  app.get('/metrics', async (_req, reply) => reply.type(METRICS_CONTENT_TYPE).send(Readable.from(await options.renderMetrics())));
+  // Chunk by chunk, each generated when the socket wants more (a scrape can be gigabytes): bytes,
+  // not objects, so the stream holds at most its highWaterMark plus one chunk; a client gone
+  // destroys it (fastify), which returns the generator and ends the work.
+  app.get('/metrics', async (_req, reply) => reply.type(METRICS_CONTENT_TYPE).send(Readable.from(options.renderMetrics(), { objectMode: false })));
 
   const streams = new Set<ServerResponse>();
   app.get('/events', (req, reply) => {

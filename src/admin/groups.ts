@@ -55,6 +55,15 @@ export function listGroups(broker: Broker): GroupSummary[] {
   return index.ids.flatMap((groupId) => summarize(broker, index, groupId) ?? []);
 }
 
+/**
+ * The groups known now, ids sorted as `listGroups` lists them, and each one's summary when asked
+ * (null: a classic group Dead since): a view that several passes over the groups can share.
+ */
+export function groupsKnownNow(broker: Broker): { ids: readonly string[]; summary: (groupId: string) => GroupSummary | null } {
+  const index = groupIndex(broker);
+  return { ids: index.ids, summary: (groupId) => summarize(broker, index, groupId) };
+}
+
 /** Groups summarized per turn of the event loop at most (plus `SLICE_BUDGET_MS`) by `eachGroupInSlices`. */
 const GROUPS_PER_SLICE = 500;
 

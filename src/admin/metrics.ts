@@ -88,27 +88,35 @@ function exporterView(broker: Broker): ExporterView {
 }
 
 /**
- * Builds the registry; `render()` produces the exposition text of one scrape, as chunks (written
- * in slices: ten thousand groups are 28 MB of text).
+ * Builds the registry; `render()` is the exposition text of one scrape as chunks, each generated
+ * when the consumer asks for the next (src/admin/group-series.ts: a scrape can be gigabytes).
+ * Returning the generator (`return()`, as a destroyed `Readable.from` does) stops the generation.
  */
-export function createMetrics(sources: MetricsSources): { render: () => Promise<string[]> } {
+export function createMetrics(sources: MetricsSources): { render: () => AsyncGenerator<string> } {
   const { broker, faults, requests, watch } = sources;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const emptyView: ExporterView = { topics: [], highWatermarks: new Map() };
+  // The view of the scrape whose registry metric is being collected now: prom-client calls
+  // `collect` synchronously when asked for a metric, so scrapes running at once each see their own.
   let view = emptyView;
   // The exposition's parts in registration order: prom-client's metrics one by one, and the
-  // per-group ones written in slices; each part gives its text as chunks.
-  const parts: Array<() => Promise<string[]>> = [];
+  // per-group ones written by us; each part gives its text as chunks, from the scrape's view.
+  const parts: Array<(scrape: ExporterView) => AsyncIterable<string>> = [];
   let partsFromRegistry = 0;
   const takeRegistered = (): void => {
     const metrics = registry.getMetricsAsArray();
     for (; partsFromRegistry < metrics.length; partsFromRegistry++) {
       const name = metrics[partsFromRegistry]!.name;
-      parts.push(async () => [await registry.getSingleMetricAsString(name)]);
+      parts.push(async function* (scrape) {
+        view = scrape;
+        const text = registry.getSingleMetricAsString(name);
+        view = emptyView;
+        yield await text;
+      });
     }
   };
-  const addSliced = (part: () => Promise<string[]>): void => {
+  const addSliced = (part: (scrape: ExporterView) => AsyncIterable<string>): void => {
     takeRegistered();
     parts.push(part);
   };
@@ -128,7 +136,7 @@ export function createMetrics(sources: MetricsSources): { render: () => Promise<
   lazyGauge(registry, 'kafka_topic_partition_under_replicated_partition', '1 if Topic/Partition is under Replicated', ['topic', 'partition'], partitionSamples((p) => (p.isr < p.replicas.length ? 1 : 0)));
 
   // Per group: written by us in slices (src/admin/group-series.ts), in prom-client's format.
-  addSliced(() => consumerGroupSeries(broker, view.highWatermarks));
+  addSliced((scrape) => consumerGroupSeries(broker, scrape.highWatermarks));
 
   lazyCounter(registry, 'kmc_requests_total', 'Kafka requests handled, by API, version and the first error of the response (NONE: no error).', ['api', 'version', 'error'], () =>
     requests.requestCounts().map((c): Sample => [{ api: c.api, version: c.version, error: c.error }, c.count]));
@@ -157,20 +165,14 @@ export function createMetrics(sources: MetricsSources): { render: () => Promise<
   takeRegistered();
 
   return {
-    async render() {
-      view = exporterView(broker);
-      try {
-        // As prom-client's Registry.metrics(): metrics separated by a blank line, a newline at the end.
-        const chunks: string[] = [];
-        for (const part of parts) {
-          if (chunks.length > 0) chunks.push('\n\n');
-          chunks.push(...(await part()));
-        }
-        chunks.push('\n');
-        return chunks;
-      } finally {
-        view = emptyView;
+    async *render() {
+      const scrape = exporterView(broker);
+      // As prom-client's Registry.metrics(): metrics separated by a blank line, a newline at the end.
+      for (const [i, part] of parts.entries()) {
+        if (i > 0) yield '\n\n';
+        yield* part(scrape);
       }
+      yield '\n';
     },
   };
 }
