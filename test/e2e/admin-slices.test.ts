@@ -36,14 +36,16 @@ async function serverWithManyGroups(): Promise<{ server: ServerHandle; admin: st
   return { server, admin: server.admin!.url, other: clients[0]! };
 }
 
-/** Fetches `path`; once the server has begun reading the groups' offsets for it, sends ApiVersions; returns the order the answers came in. */
+/** Fetches `path`; once the server has begun reading the groups' offsets for it, sends ApiVersions; returns the order the answers were complete in. */
 async function orderOfAnswers(server: ServerHandle, admin: string, other: RawClient, path: string): Promise<{ order: string[]; body: string }> {
   const order: string[] = [];
   const reads = watchCall(server.broker.offsets, 'offsetsOf');
+  // The HTTP answer counts once its whole body is in: /metrics streams, its headers come first.
   const answer = fetch(`${admin}${path}`).then(async (res) => {
-    order.push(path);
     expect(res.status).toBe(200);
-    return res.text();
+    const body = await res.text();
+    order.push(path);
+    return body;
   });
   // The building began (checked once per turn of the loop).
   while (reads.calls === 0 && order.length === 0) await new Promise((resolve) => setImmediate(resolve));
