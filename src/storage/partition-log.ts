@@ -15,7 +15,8 @@
  * while MAX_SYNCS_IN_FLIGHT syncs run) all wait for the one next write step, which takes them when
  * it starts. Then, per `flushPolicy`:
  *   - 'always':   one fdatasync per segment written, pipelined (sync-pipeline.ts): the next step
- *                 writes (after this one's write) and starts its own sync while this one's runs;
+ *                 writes (after this one's write) and starts its own sync while this one's runs,
+ *                 once the appends that keep arriving meanwhile have joined it (`gathered`);
  *                 `durable` resolves once a sync started after the append's write completed
  *                 (`recoveryPoint` is then past its last offset), in offset order. A failed write or
  *                 sync fails every step not yet acknowledged and rolls the log back to its recovery
@@ -708,15 +709,20 @@ export class PartitionLog {
     return done;
   }
 
+  /** What `SyncPipeline.gathered` watches: the log end offset moves with every append. */
+  private readonly appendedUpTo = (): bigint => this.nextOffset;
+
   /**
    * The turn step under 'always', pipelined: waits until fewer than MAX_SYNCS_IN_FLIGHT syncs run
-   * (appends keep joining this step meanwhile), takes the queued appends, writes them (after the
+   * and, while one runs, until a turn reads no new append (`SyncPipeline.gathered`; appends keep
+   * joining this step meanwhile), takes the queued appends, writes them (after the
    * previous step's write: the chain runs one step at a time) and starts their fdatasync without
    * waiting for the earlier ones. The appends are acknowledged once a sync started after this write
    * completes (sync-pipeline.ts). Never rejects.
    */
   private async runSyncedTurn(): Promise<void> {
     await this.pipeline.whenSlotFree();
+    await this.pipeline.gathered(this.appendedUpTo);
     this.turnQueued = false;
     this.rolledAt = null; // the step's sync covers the segments below a roll
     if (this.failure) return this.failUnacknowledged(this.failure);

@@ -11,6 +11,16 @@
  * on the development machine's ext4), and with one sync in flight and one batch forming, 16
  * connections with one commit each split into two alternating halves. Concurrent fdatasyncs of
  * one file overlap on the device (measured: 1/2/3 at once gave ~1.3k/4k/6.5k syncs/s).
+ *
+ * Why a step gathers before it starts a sync while another runs (`gathered`): an fdatasync costs
+ * the server far more CPU than a commit (the thread-pool hand-off and wake-up, the syscall: ~250 us
+ * against ~30 us per commit under 'never'), so with 16 connections committing one at a time a
+ * busy loop spent most of its time starting syncs of ~4 commits each (3 in flight). A sync that
+ * starts while the loop is still reading appends steals CPU from them and carries few; one that
+ * starts once a turn read nothing new costs only idle time and carries all that arrived. With no
+ * sync running a step starts at once (a lone commit waits for nothing), and the gathering ends as
+ * soon as no sync runs, so it never delays a sync past the one it waits behind, nor by more than
+ * MAX_GATHER_TURNS turns (a slow disk still gets overlapping syncs).
  */
 import type { Deferred } from './deferred.js';
 
@@ -21,6 +31,13 @@ import type { Deferred } from './deferred.js';
  * writes: 3 and 4 at once both ~6.5k syncs/s in the quietest run, on a loaded, noisy machine).
  */
 export const MAX_SYNCS_IN_FLIGHT = 3;
+
+/**
+ * Event-loop turns a step gathers appends at most while another sync runs (see `gathered`): the
+ * bound for a loop that reads new appends in every turn while a slow sync runs. Eight, as a burst's
+ * rounds (util/burst.ts MAX_ROUNDS): on a fast disk the sync waited for ends sooner.
+ */
+export const MAX_GATHER_TURNS = 8;
 
 /** A step whose bytes were written (or are being written) and wait for a covering fdatasync. */
 export interface WrittenStep<Point> {
@@ -57,6 +74,19 @@ export class SyncPipeline<Point> {
   idle(): Promise<void> {
     if (this.running === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Resolves once a step about to start its sync has gathered what keeps arriving: at once when no
+   * sync runs; else after the first event-loop turn in which `appendedUpTo()` did not move (the
+   * loop read no new append), or once no sync runs, or after MAX_GATHER_TURNS turns.
+   */
+  async gathered(appendedUpTo: () => bigint): Promise<void> {
+    for (let turns = 0; turns < MAX_GATHER_TURNS && this.running > 0; turns++) {
+      const before = appendedUpTo();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (appendedUpTo() === before) return;
+    }
   }
 
   /** A step to acknowledge once a sync covers its end (steps come in offset order). */

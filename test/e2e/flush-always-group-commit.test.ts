@@ -56,11 +56,15 @@ describe('flush always: group commit', () => {
     await appended(1n);
     await nextTurn();
     expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([1, 0]);
-    // Then one commit per connection, each appended in its own turn while the syncs wait: the first
-    // ones each get their own write and sync until MAX_SYNCS_IN_FLIGHT run, the others wait together.
+    // Then one commit per connection, each appended in its own turn and followed by a turn without
+    // one while the syncs wait (a step gathers appends while they keep arriving: sync-pipeline.ts):
+    // the first ones each get their own write and sync until MAX_SYNCS_IN_FLIGHT run, the others
+    // wait together.
     for (const [i, client] of others.entries()) {
       send(client, i + 1);
       await appended(BigInt(i + 2));
+      await nextTurn();
+      await nextTurn();
     }
     await nextTurn();
     expect([log.stats.writes - start.writes, log.stats.syncs - start.syncs, log.recoveryPoint]).toEqual([MAX_SYNCS_IN_FLIGHT, 0, start.offset]);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PartitionLog } from '../../src/storage/partition-log.js';
-import { MAX_SYNCS_IN_FLIGHT } from '../../src/storage/sync-pipeline.js';
+import { MAX_GATHER_TURNS, MAX_SYNCS_IN_FLIGHT } from '../../src/storage/sync-pipeline.js';
 import { readBatchHeader } from '../../src/records/record-batch.js';
 import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
 import { nextTurn } from '../support/thread-pool.js';
@@ -109,6 +109,62 @@ describe("PartitionLog 'always': pipelined syncs", () => {
     for (const h of gate.held.slice(1)) await h.complete();
     await Promise.all(results.map((r) => r.durable));
     expect([log.stats, log.recoveryPoint]).toEqual([{ writes: MAX_SYNCS_IN_FLIGHT + 1, syncs: MAX_SYNCS_IN_FLIGHT + 1 }, BigInt(MAX_SYNCS_IN_FLIGHT + 5)]);
+  });
+
+  it('while a sync runs, appends arriving turn after turn share one step: it writes and starts its sync at the first turn without a new append', async () => {
+    const log = openLog(tempDir());
+    gate.holding = true;
+    const first = log.append([batchOf(1)]);
+    await held(1);
+    const later = [];
+    for (let i = 0; i < 5; i++) {
+      later.push(log.append([batchOf(1)])); // one connection's commit per turn, the loop never idle
+      await nextTurn();
+    }
+    // Still gathering: nothing more written, no second sync.
+    expect([log.stats, gate.held.length, log.logEndOffset]).toEqual([{ writes: 1, syncs: 0 }, 1, 6n]);
+    await held(2); // turns without an append: the step writes all five at once and starts its sync
+    expect([log.stats.writes, log.logEndOffset]).toEqual([2, 6n]);
+    gate.holding = false;
+    await gate.held[1]!.complete();
+    await Promise.all(later.map((r) => r.durable));
+    expect([log.recoveryPoint, log.stats.syncs]).toEqual([6n, 1]);
+    await gate.held[0]!.complete();
+    await first.durable;
+    await log.whenIdle();
+    expect(log.stats).toEqual({ writes: 2, syncs: 2 });
+  });
+
+  it(`gathers at most ${MAX_GATHER_TURNS} turns, and no longer once no sync runs`, async () => {
+    const log = openLog(tempDir());
+    gate.holding = true;
+    log.append([batchOf(1)]);
+    await held(1);
+    // An append in every turn: the step still starts after MAX_GATHER_TURNS turns.
+    let turns = 0;
+    while (gate.held.length < 2) {
+      log.append([batchOf(1)]);
+      await nextTurn();
+      turns++;
+    }
+    expect(turns).toBeGreaterThanOrEqual(MAX_GATHER_TURNS);
+    expect(turns).toBeLessThanOrEqual(MAX_GATHER_TURNS + 2);
+    expect(log.stats.writes).toBe(2);
+
+    // Both held syncs complete while appends still arrive every turn: the gathering step has no
+    // sync to wait for and starts its own within a turn or two, not after MAX_GATHER_TURNS.
+    log.append([batchOf(1)]);
+    await nextTurn();
+    await gate.held[0]!.complete();
+    await gate.held[1]!.complete();
+    turns = 0;
+    while (gate.held.length < 3) {
+      log.append([batchOf(1)]);
+      await nextTurn();
+      turns++;
+    }
+    expect(turns).toBeLessThan(MAX_GATHER_TURNS);
+    expect(log.stats.writes).toBe(3);
   });
 
   it('a failed sync of step N fails N and N+1 (in order), rolls the log back to its recovery point and cuts both off the file', async () => {

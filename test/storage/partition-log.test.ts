@@ -188,7 +188,10 @@ describe('PartitionLog durability', () => {
       await nextTurn(); // the first turn's bytes are written; its sync is queued
       expect([log.stats, log.recoveryPoint]).toEqual([{ writes: 1, syncs: 0 }, 0n]);
       for (let i = 1; i < 10; i++) {
-        results.push(log.append([batchOf(1)])); // one commit per turn, as 9 connections answered one by one
+        // One commit per turn, each followed by a turn without one, as 9 connections answered one by
+        // one on an otherwise idle loop (a step gathers while appends keep arriving: sync-pipeline.test).
+        results.push(log.append([batchOf(1)]));
+        await nextTurn();
         await nextTurn();
       }
       // Each answer notes what the completed syncs cover at that moment.
