@@ -125,7 +125,7 @@ describe('the worked example: growing a topic under a running group', () => {
     const offsets = ['--describe', '--group', group];
     const out = await t.until('kafka-consumer-groups', offsets, (o) => [4, 5, 6, 7].every((p) => new RegExp(`\\s${p}\\s+1\\s+1\\s+0\\s`).test(o)));
     t.record('partitions 4-7 committed by the group', out.split('\n').filter((l) => / [4-7] /.test(l)).map((l) => l.trim().split(/\s+/).slice(1, 6).join(' ')).sort().join('\n'));
-  }, { timeoutMs: 240_000 });
+  });
 });
 
 /** Keys (`key-N`) that Kafka's default partitioner (murmur2) puts on each of `partitions` out of `count`. */
