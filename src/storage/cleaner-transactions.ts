@@ -37,9 +37,9 @@ export interface AbortedRange {
 export interface BatchTxnInfo {
   control: boolean;
   /**
-   * The transactional flag. A data batch the cleaner emptied (kept to end its segment) has it
-   * too and keeps its transaction's marker: a producer-state rebuild (`Partition.replayBatches`)
-   * would take it without its marker for a transaction still open.
+   * The transactional flag. A data batch the cleaner emptied (kept to end its segment, or as its
+   * producer's last) has it too and keeps its transaction's marker: a producer-state rebuild
+   * (`Partition.replayBatches`) would take it without its marker for a transaction still open.
    */
   transactional: boolean;
   producerId: bigint;

@@ -29,14 +29,21 @@
  *     records are compacted like others. An end-transaction marker is kept while a batch of its
  *     transaction is met in the pass; once none is, its batch gets a delete horizon (now +
  *     delete.retention.ms) and goes at the first clean after it. The aborted transactions and
- *     the first unstable offset are read from the log (`TransactionScan`), from the first dirty
- *     segment to the log end.
+ *     the first unstable offset are read from the whole log (`TransactionScan`).
+ *   - Producers (`cleaner-producers.ts`, Kafka's `lastRecordsOfActiveProducers` in `cleanInto`):
+ *     the last batch of each active producer (the one ending at its last data offset, or its
+ *     last marker when a marker of a newer epoch followed its data) is kept, emptied if all its
+ *     records go (aborted, shadowed, or a marker past its horizon), so the producer state rebuilt
+ *     from the log at a start keeps the producer's last sequence and epoch. An emptied data batch
+ *     of a transaction so kept keeps that transaction's marker (it is still met in each pass).
+ *     User topics give their partition's producer state; `__consumer_offsets` and
+ *     `__transaction_state` have none, so their producers are read from the log itself. No
+ *     producer expires here (`producer.id.expiration.ms` is not applied), so a producer's last
+ *     batch stays until the producer writes again.
  *
  * Not done: compressed batches make a partition uncleanable (logged), as Kafka marks a
- * partition uncleanable when cleaning it fails. Kafka keeps each producer's last batch (empty
- * if need be) for its producer state; this cleaner does not. The firstDirtyOffset is kept in
- * memory only (Kafka's `cleaner-offset-checkpoint`): after a restart the whole log counts as
- * dirty once.
+ * partition uncleanable when cleaning it fails. The firstDirtyOffset is kept in memory only
+ * (Kafka's `cleaner-offset-checkpoint`): after a restart the whole log counts as dirty once.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -51,6 +58,7 @@ import { writeFully, fdatasync, fsyncDirectory } from './file-io.js';
 import { batchDeleteHorizon, emptyBatchLike, rebuildBatch } from './cleaner-batch.js';
 import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, SWAP_FILE_SUFFIX, cleanerFile } from './cleaner-files.js';
 import { CleanedTransactions, TransactionScan, batchTxnInfo, type AbortedRange } from './cleaner-transactions.js';
+import { ProducerScan, isProducersLastBatch, type ActiveProducers } from './cleaner-producers.js';
 
 /** Steps of a group's swap, reported to `onStep` (tests throw there to simulate a crash). */
 export type CleanerStep =
@@ -174,10 +182,13 @@ export class LogCleaner {
    * log. Resolves null when there is no closed segment or the log is uncleanable. Rejects
    * with CleanerAbortedError on shutdown, or with the failure (the log is then marked
    * uncleanable and any files already renamed are left for recovery to complete).
+   * `activeProducers`: the partition's producer state, asked before each group of segments (as
+   * Kafka's `Cleaner.cleanSegments`); without it the producers are read from the log itself
+   * (`cleaner-producers.ts`). Each one's last batch is kept, empty if need be.
    */
-  clean(log: PartitionLog): Promise<CleanResult | null> {
+  clean(log: PartitionLog, activeProducers?: () => ActiveProducers): Promise<CleanResult | null> {
     const st = this.state(log);
-    const run = st.running.then(() => this.doClean(log, st));
+    const run = st.running.then(() => this.doClean(log, st, activeProducers));
     st.running = run.catch(() => {});
     return run;
   }
@@ -216,7 +227,7 @@ export class LogCleaner {
     if (this.stopped || log.isClosed) throw new CleanerAbortedError(`cleaning of ${log.dir ?? '(in memory)'} aborted`);
   }
 
-  private async doClean(log: PartitionLog, st: LogCleanState): Promise<CleanResult | null> {
+  private async doClean(log: PartitionLog, st: LogCleanState, activeProducers: (() => ActiveProducers) | undefined): Promise<CleanResult | null> {
     if (st.uncleanable) return null;
     const lagged = this.cleanableSegments(log);
     if (lagged.length === 0) return null;
@@ -226,8 +237,11 @@ export class LogCleaner {
     const segmentBound = lagged.length < all.length ? all[lagged.length]!.baseOffset : activeBase;
     const firstDirty = st.firstDirtyOffset;
     let txns: TransactionScan;
+    let producersOf: () => ActiveProducers;
     try {
-      txns = await this.scanTransactions(log, all, activeBase, firstDirty);
+      const producerScan = activeProducers === undefined ? new ProducerScan() : null;
+      txns = await this.scanLog(log, all, activeBase, producerScan);
+      producersOf = producerScan === null ? activeProducers! : () => producerScan.result();
     } catch (err) {
       this.failed(log, st, err);
       throw err;
@@ -254,7 +268,7 @@ export class LogCleaner {
       // One for the whole pass: a marker stays while its transaction has a batch in any group.
       const pass = new CleanedTransactions(aborted);
       for (const group of this.groupSegments(closed)) {
-        const horizon = await this.cleanGroup(log, group, map, now, result, pass, firstUncleanable);
+        const horizon = await this.cleanGroup(log, group, map, now, result, pass, firstUncleanable, producersOf());
         if (horizon !== null && (minHorizon === null || horizon < minHorizon)) minHorizon = horizon;
       }
       st.firstDirtyOffset = firstUncleanable;
@@ -288,23 +302,31 @@ export class LogCleaner {
   }
 
   /**
-   * The transactions of `log` from the first segment holding dirty offsets to the log end:
-   * the closed segments `closed`, then whatever follows `activeBase` (read in chunks, as it
-   * may grow meanwhile). Records of an aborted transaction are all dirty (the last clean
-   * stopped below it while it was open), so the clean part need not be read.
+   * The transactions of the whole of `log` (and its producers into `producers` when given): the
+   * closed segments `closed`, then whatever follows `activeBase` (read in chunks, as it may grow
+   * meanwhile). The clean part is read too: a producer's last batch of an aborted transaction is
+   * kept there (emptied) with its ABORT marker, and that transaction must still count as aborted
+   * (Kafka's cleaned transaction index keeps it).
    */
-  private async scanTransactions(log: PartitionLog, closed: readonly LogSegment[], activeBase: bigint, firstDirty: bigint): Promise<TransactionScan> {
+  private async scanLog(log: PartitionLog, closed: readonly LogSegment[], activeBase: bigint, producers: ProducerScan | null): Promise<TransactionScan> {
     const scan = new TransactionScan();
     for (const segment of closed) {
-      if ((segment.nextOffset ?? segment.baseOffset) <= firstDirty) continue;
-      for await (const batches of this.chunks(log, segment)) for (const batch of batches) scan.add(batch);
+      for await (const batches of this.chunks(log, segment)) {
+        for (const batch of batches) {
+          scan.add(batch);
+          producers?.add(batch, batchTxnInfo(batch));
+        }
+      }
     }
     let from = activeBase;
     for (;;) {
       this.checkRunning(log);
       const batches = log.read(from, CHUNK_BYTES);
       if (batches.length === 0) break;
-      for (const batch of batches) scan.add(batch);
+      for (const batch of batches) {
+        scan.add(batch);
+        producers?.add(batch, batchTxnInfo(batch));
+      }
       from = batchTxnInfo(batches[batches.length - 1]!).lastOffset + 1n;
       await yieldToEventLoop();
     }
@@ -395,7 +417,8 @@ export class LogCleaner {
 
   /**
    * Cleans `group` into one segment and swaps it in. Returns the earliest delete horizon of
-   * the tombstone batches kept, or null.
+   * the tombstone batches kept, or null. The last batch of each of `producers` is kept, empty if
+   * need be (`BatchRetention.RETAIN_EMPTY` in `Cleaner.cleanInto`).
    */
   private async cleanGroup(
     log: PartitionLog,
@@ -405,6 +428,7 @@ export class LogCleaner {
     result: CleanResult,
     txns: CleanedTransactions,
     firstUncleanable: bigint,
+    producers: ActiveProducers,
   ): Promise<bigint | null> {
     // The group's last batch is kept (empty if need be) so the cleaned segment ends where the group did.
     const lastSegment = [...group].reverse().find((s) => !s.isEmpty);
@@ -429,7 +453,8 @@ export class LogCleaner {
             const records = this.decode(batch);
             const info = batchTxnInfo(batch);
             const batchBase = info.baseOffset;
-            const isLastOfGroup = segment === lastSegment && batchBase === lastBatchOffset;
+            // Kept even if emptied: it ends the group, or it holds a producer's last sequence or epoch.
+            const keepEmpty = (segment === lastSegment && batchBase === lastBatchOffset) || isProducersLastBatch(producers, batch, info);
             const horizon = batchDeleteHorizon(batch);
             // Records to keep, and whether the kept batch needs (or has) a delete horizon.
             let retained: DecodedRecord[];
@@ -458,9 +483,9 @@ export class LogCleaner {
             }
             const stampHorizon = needsHorizon && horizon === null;
             let cleaned: Buffer | null;
-            if (retained.length === records.length && !stampHorizon) cleaned = records.length > 0 || isLastOfGroup ? batch : null;
+            if (retained.length === records.length && !stampHorizon) cleaned = records.length > 0 || keepEmpty ? batch : null;
             else if (retained.length > 0) cleaned = rebuildBatch(batch, retained, stampHorizon ? now + retentionMs : horizon);
-            else cleaned = isLastOfGroup ? emptyBatchLike(batch) : null;
+            else cleaned = keepEmpty ? emptyBatchLike(batch) : null;
             result.recordsBefore += records.length;
             result.bytesBefore += batch.length;
             if (cleaned === null) continue;

@@ -114,7 +114,8 @@ export class LogMaintenance {
         const cleaner = this.cleanerFor(config);
         if (!force && !cleaner.needsCleaning(p.log)) continue;
         try {
-          await cleaner.clean(p.log);
+          // Each producer's last batch stays, as its partition's producer state has it now.
+          await cleaner.clean(p.log, () => p.producers.lastRecordsOfActiveProducers());
         } catch (err) {
           if (!(err instanceof CleanerAbortedError)) this.options.log.warn({ err, partition: p.name }, 'could not clean a compacted partition');
         }

@@ -7,6 +7,7 @@
  * offset order (Kafka's `ongoingTxns`), which gives the partition's first unstable offset.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import type { ActiveProducers, ProducerLastRecord } from '../storage/cleaner-producers.js';
 
 /** Kafka keeps this many batches per producer (`ProducerStateEntry.NUM_BATCHES_TO_RETAIN`). */
 export const NUM_BATCHES_TO_RETAIN = 5;
@@ -38,6 +39,12 @@ export interface ProducerEntry {
   currentTxnFirstOffset: bigint | null;
   /** Timestamp (ms) of the producer's last batch or marker. */
   lastTimestamp: bigint;
+  /**
+   * Last offset of the producer's last data batch at its current epoch, with or without a sequence
+   * (Kafka's `ProducerStateEntry.lastDataOffset`); -1 when none (a new epoch forgets it). The log
+   * cleaner keeps that batch.
+   */
+  lastDataOffset: bigint;
 }
 
 /** The producer fields of a batch header. */
@@ -178,12 +185,13 @@ export class ProducerStateTable {
     if (info.producerId < 0n) return;
     let entry = this.producers.get(info.producerId);
     if (entry === undefined) {
-      entry = { epoch: info.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n };
+      entry = { epoch: info.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n, lastDataOffset: -1n };
       this.producers.set(info.producerId, entry);
     } else if (info.producerEpoch !== entry.epoch) {
       entry.epoch = info.producerEpoch;
       entry.batches = [];
     }
+    entry.lastDataOffset = baseOffset + BigInt(info.lastOffsetDelta);
     if (info.baseSequence >= 0) {
       entry.batches.push({
         firstSeq: info.baseSequence,
@@ -269,7 +277,7 @@ export class ProducerStateTable {
   completeTxn(marker: MarkerInfo, offset: bigint, timestamp: bigint): CompletedTxn | null {
     let entry = this.producers.get(marker.producerId);
     if (entry === undefined) {
-      entry = { epoch: marker.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n };
+      entry = { epoch: marker.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n, lastDataOffset: -1n };
       this.producers.set(marker.producerId, entry);
     }
     const completed: CompletedTxn | null =
@@ -279,6 +287,7 @@ export class ProducerStateTable {
     if (entry.epoch !== marker.producerEpoch) {
       entry.epoch = marker.producerEpoch;
       entry.batches = [];
+      entry.lastDataOffset = -1n;
     }
     entry.coordinatorEpoch = marker.coordinatorEpoch;
     entry.currentTxnFirstOffset = null;
@@ -328,6 +337,18 @@ export class ProducerStateTable {
   /** Every producer with state here (DescribeProducers). */
   entries(): IterableIterator<[bigint, Readonly<ProducerEntry>]> {
     return this.producers.entries();
+  }
+
+  /**
+   * Every producer's last data offset (null: none at its epoch) and epoch, for the log cleaner
+   * (Kafka's `UnifiedLog.lastRecordsOfActiveProducers`; every producer is active: none expires here).
+   */
+  lastRecordsOfActiveProducers(): ActiveProducers {
+    const result = new Map<bigint, ProducerLastRecord>();
+    for (const [producerId, entry] of this.producers) {
+      result.set(producerId, { lastDataOffset: entry.lastDataOffset >= 0n ? entry.lastDataOffset : null, epoch: entry.epoch });
+    }
+    return result;
   }
 
   /** Forgets every producer (before a rebuild from the log). */

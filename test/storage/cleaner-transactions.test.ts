@@ -129,31 +129,57 @@ describe('log cleaner: transactional offset commits in __consumer_offsets', () =
     ]);
     expect(txnReplay(groupLog)).toEqual(before);
 
-    // Next pass: B has no batch left, so its marker gets a delete horizon; A's marker stays.
+    // Next pass: B's aborted batch, emptied, is B's last batch (Kafka keeps it for B's producer
+    // state, RETAIN_EMPTY), so its transaction still has a batch and its ABORT marker stays too.
+    await groupLog.compact();
+    const batchesOf = (producerId: bigint) => describeBatches(log).filter((b) => b.producerId === producerId).map((b) => [b.control, b.records]);
+    expect(batchesOf(B.producerId)).toEqual([[null, 0], ['ABORT', 1]]);
+    expect(markers(log).map((m) => [m.producerId, m.control, m.horizon])).toEqual([
+      [A.producerId, 'COMMIT', false],
+      [B.producerId, 'ABORT', false],
+    ]);
+    time.advance(DAY_MS);
+    await groupLog.compact();
+    expect(batchesOf(B.producerId)).toEqual([[null, 0], ['ABORT', 1]]);
+
+    // B writes again (a committed transaction): the aborted batch is not its last any more and
+    // goes, then its ABORT marker once its delete horizon passes.
+    await groupLog.append([commit('g', 5, 5000n)], B);
+    await groupLog.appendMarker(p, B, true, 0);
+    await roll(groupLog, log, 1);
+    const withB = txnReplay(groupLog);
+    await groupLog.compact(); // the emptied batch goes, met in this pass: its marker stays as is
+    expect(batchesOf(B.producerId)).toEqual([['ABORT', 1], [null, 1], ['COMMIT', 1]]);
+    expect(markers(log).map((m) => m.horizon)).toEqual([false, false, false]);
     await groupLog.compact();
     expect(markers(log).map((m) => [m.producerId, m.control, m.horizon])).toEqual([
       [A.producerId, 'COMMIT', false],
       [B.producerId, 'ABORT', true],
+      [B.producerId, 'COMMIT', false],
     ]);
     time.advance(DAY_MS - 1);
     await groupLog.compact();
-    expect(markers(log).map((m) => m.control)).toEqual(['COMMIT', 'ABORT']);
+    expect(markers(log).map((m) => m.control)).toEqual(['COMMIT', 'ABORT', 'COMMIT']);
     time.advance(1);
     await groupLog.compact();
-    expect(markers(log).map((m) => [m.producerId, m.control])).toEqual([[A.producerId, 'COMMIT']]);
-    expect(txnReplay(groupLog)).toEqual(before);
+    expect(batchesOf(B.producerId)).toEqual([[null, 1], ['COMMIT', 1]]);
+    expect(markers(log).map((m) => [m.producerId, m.control])).toEqual([[A.producerId, 'COMMIT'], [B.producerId, 'COMMIT']]);
+    expect(txnReplay(groupLog)).toEqual(withB);
 
-    // Plain commits overwrite A's offsets: its records go, then its marker after the horizon.
+    // Plain commits overwrite A's offsets: its records go, but its batch stays empty (A's last
+    // batch: producers never expire here) and with it its COMMIT marker.
     await groupLog.append([commit('g', 0, 7n), commit('g', 1, 8n)]);
     await roll(groupLog, log, 1);
     await groupLog.compact();
-    expect(txnData(log)).toEqual([]);
-    expect(markers(log).map((m) => [m.control, m.horizon])).toEqual([['COMMIT', false]]);
-    await groupLog.compact();
-    expect(markers(log).map((m) => [m.control, m.horizon])).toEqual([['COMMIT', true]]);
+    expect(txnData(log).map((b) => b.producerId)).toEqual([B.producerId]);
+    expect(batchesOf(A.producerId)).toEqual([[null, 0], ['COMMIT', 1]]);
     time.advance(DAY_MS);
     await groupLog.compact();
-    expect(markers(log)).toEqual([]);
+    await groupLog.compact();
+    expect(markers(log).map((m) => [m.producerId, m.control, m.horizon])).toEqual([
+      [A.producerId, 'COMMIT', false],
+      [B.producerId, 'COMMIT', false],
+    ]);
     const afterOverwrite = txnReplay(groupLog);
     expect(afterOverwrite.committed.filter(([k]) => k === 'oc|g|t|0' || k === 'oc|g|t|1')).toEqual([
       ['oc|g|t|0', '7'],
@@ -179,16 +205,16 @@ describe('log cleaner: transactional offset commits in __consumer_offsets', () =
     await roll(groupLog, log, 1);
     await groupLog.compact();
     expect(groupLog.cleaner.firstDirtyOffset(log)).toBe(log.activeSegmentBaseOffset);
-    expect(txnData(log).map((b) => [b.producerId, b.records])).toEqual([[C.producerId, 1]]);
-    expect(markers(log).map((m) => [m.producerId, m.control])).toEqual([[C.producerId, 'COMMIT']]);
+    expect(txnData(log).map((b) => [b.producerId, b.records])).toEqual([[B.producerId, 1], [C.producerId, 1]]);
+    expect(markers(log).map((m) => [m.producerId, m.control])).toEqual([[A.producerId, 'COMMIT'], [B.producerId, 'COMMIT'], [C.producerId, 'COMMIT']]);
     const final = txnReplay(groupLog);
     expect(final.pending).toEqual([]);
     expect(final.committed.filter(([k]) => k === 'oc|g|t|3' || k === 'oc|g|t|4')).toEqual([
       ['oc|g|t|3', '3000'],
       ['oc|g|t|4', '44'],
     ]);
-    // One record per key below the active segment: keys 0-4 and 50.
-    expect(dataRecords(log)).toHaveLength(6);
+    // One record per key below the active segment: keys 0-5 and 50.
+    expect(dataRecords(log)).toHaveLength(7);
 
     // A restart replays the same offsets, and its first (full) clean changes nothing in them.
     await groupLog.close();
