@@ -13,6 +13,7 @@ import { parseAddScram } from './security/add-scram.js';
 import { loadOrCreateClusterId, randomKafkaUuid } from './server/meta-properties.js';
 import { prepareDataDirectory, singleLogDir, storageStartError } from './server/data-directory.js';
 import { lockDataDirectory } from './server/data-dir-lock.js';
+import { noteDataDirectory, removeEmptyLevels } from './server/data-dir-rollback.js';
 import { API_HANDLERS } from './apis/registry.js';
 import { FaultRegistry, faultRuleLimits, type FaultRuleSpec } from './faults/index.js';
 import { ManualTime, serverClock, type ServerClock } from './util/manual-time.js';
@@ -156,6 +157,16 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
+/** `dir`'s lock; a start refused it (another server's, a full disk) removes the levels it created, if still empty. */
+function lockCreated(dir: string, createdLevels: readonly string[]): () => void {
+  try {
+    return lockDataDirectory(dir);
+  } catch (err) {
+    removeEmptyLevels(createdLevels);
+    throw err;
+  }
+}
+
 /**
  * Starts a broker: `const server = await startServer({ port: 0 })`, then point clients at
  * `server.bootstrap`. Throws ConfigError (naming the key) for invalid configuration.
@@ -194,7 +205,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
 
   // --data-dir (in-process `dataDir`) is one path as given; `log.dirs` is Kafka's list, of one entry here.
   const dataDir = options.inMemory ? null : options.dataDir ?? singleLogDir(config.string('log.dirs'));
-  if (dataDir !== null) prepareDataDirectory(dataDir, options.dataDir !== undefined ? '--data-dir' : 'log.dirs');
+  const createdLevels = dataDir === null ? [] : prepareDataDirectory(dataDir, options.dataDir !== undefined ? '--data-dir' : 'log.dirs');
   if (options.clock !== undefined && options.time !== undefined) throw new Error('give either `time` or `clock`, not both');
   if (options.clock !== undefined && options.clock !== 'system' && options.clock !== 'manual') throw new Error(`clock must be "system" or "manual", got "${String(options.clock)}"`);
   const time: Time = options.clock === 'manual' ? new ManualTime(options.clockStartMs ?? Date.now()) : options.time ?? systemTime;
@@ -209,14 +220,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // Held from here until close: one server per data directory (Kafka's log directory lock).
   // Before meta.properties: two servers starting at once on a fresh directory would each write a
   // cluster id, and the one that then runs could serve an id the directory does not hold.
-  const releaseDataDir = dataDir === null ? () => {} : lockDataDirectory(dataDir);
+  const releaseDataDir = dataDir === null ? () => {} : lockCreated(dataDir, createdLevels);
+  // A start that fails from here on leaves the data directory as it found it (data-dir-rollback.ts).
+  const found = dataDir === null ? null : noteDataDirectory(dataDir, createdLevels);
+  const undoStart = () => (found === null ? releaseDataDir() : found.undo(releaseDataDir));
   let broker: Broker;
   let clusterId: string;
   try {
     clusterId = config.string('mock.cluster.id') || (dataDir === null ? randomKafkaUuid() : loadOrCreateClusterId(dataDir, config.int('node.id')));
     broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
   } catch (err) {
-    releaseDataDir();
+    undoStart();
     throw dataDir === null ? err : storageStartError(err, dataDir);
   }
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
@@ -231,7 +245,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     await listeners.openAll();
   } catch (err) {
     await broker.close();
-    releaseDataDir();
+    undoStart();
     throw err;
   }
   const closeListeners = () => listeners.closeAll();
@@ -263,7 +277,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     } catch (err) {
       await closeListeners();
       await broker.close();
-      releaseDataDir();
+      undoStart();
       throw err;
     }
   }

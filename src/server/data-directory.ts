@@ -30,9 +30,9 @@ function errnoOf(err: unknown): string | undefined {
  * under `key` (`log.dirs` or `--data-dir`) saying why it cannot be the data directory: an ancestor
  * that is not a directory, a level that cannot be created, or a directory we may not write.
  * Not `mkdirSync(..., { recursive: true })`: under /proc it loops forever (Node 20) on a path
- * that cannot be created.
+ * that cannot be created. Returns the levels it created, deepest first (a failed start removes them).
  */
-export function prepareDataDirectory(dir: string, key: string): void {
+export function prepareDataDirectory(dir: string, key: string): string[] {
   const full = resolve(dir);
   const missing: string[] = [];
   for (let current = full; ; ) {
@@ -51,6 +51,7 @@ export function prepareDataDirectory(dir: string, key: string): void {
     if (!isDirectory) throw new ConfigError(key, `cannot use ${dir} as the data directory: ${current} is not a directory`);
     break;
   }
+  const created: string[] = [];
   for (const level of missing.reverse()) {
     try {
       mkdirSync(level);
@@ -59,12 +60,14 @@ export function prepareDataDirectory(dir: string, key: string): void {
       if (errnoOf(err) === 'EEXIST' && statSync(level).isDirectory()) continue;
       throw new ConfigError(key, `cannot create the data directory ${dir}: ${(err as Error).message}`);
     }
+    created.unshift(level);
   }
   try {
     accessSync(full, constants.W_OK | constants.X_OK);
   } catch (err) {
     throw new ConfigError(key, `cannot write in the data directory ${dir}: ${(err as Error).message}`);
   }
+  return created;
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../src/index.js';
@@ -70,6 +71,78 @@ describe('a start that fails on the data directory', () => {
       // In process: the same message, and the errno code kept for a caller that tests it.
       await expect(startServer({ port: 0, dataDir: data.dir, logLevel: 'silent' })).rejects.toMatchObject({ code: errno(broken).slice(0, errno(broken).indexOf(':')), message: `disk error while loading the data directory ${data.dir}: ${errno(broken)}` });
     } finally {
+      data.remove();
+    }
+  });
+});
+
+/** A port held by another listener for the length of a test. */
+async function takenPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  return { port: (server.address() as AddressInfo).port, server };
+}
+
+/** Every file and directory under `dir`, with each file's size: what a failed start must leave as it was. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => {
+      const stat = statSync(join(dir, name));
+      return stat.isDirectory() ? `${name}/` : `${name} ${stat.size}`;
+    })
+    .sort();
+}
+
+describe('a start that fails once the storage is open (a port in use) leaves the data directory as it found it', () => {
+  it('from the command line, on a directory that did not exist: not created, nor its new parent, exit 2', async () => {
+    const data = tempDataDir();
+    const taken = await takenPort();
+    try {
+      const dir = join(data.dir, 'new', 'data');
+      const res = spawnSync(process.execPath, [CLI, '--port', String(taken.port), '--no-admin', '--data-dir', dir], { encoding: 'utf8', timeout: 60_000 });
+      expect(res.status).toBe(2);
+      expect(res.stderr).toBe(`kafka-mock-coordinator: listen EADDRINUSE: address already in use :::${taken.port}\n`);
+      expect(existsSync(join(data.dir, 'new'))).toBe(false);
+      expect(readdirSync(data.dir)).toEqual([]);
+    } finally {
+      taken.server.close();
+      data.remove();
+    }
+  });
+
+  it.each(['Kafka', 'admin'] as const)('in process, on an empty directory, the %s port in use: still empty, and the next start lays it out', async (which) => {
+    const data = tempDataDir();
+    const taken = await takenPort();
+    try {
+      const ports = which === 'Kafka' ? { port: taken.port } : { port: 0, adminPort: taken.port };
+      await expect(startServer({ ...ports, dataDir: data.dir, logLevel: 'silent' })).rejects.toMatchObject({ code: 'EADDRINUSE', port: taken.port });
+      expect(readdirSync(data.dir)).toEqual([]);
+      // The lock went with the failed start: a start on the same directory runs.
+      const server = await startServer({ port: 0, dataDir: data.dir, logLevel: 'silent' });
+      await server.close();
+      expect(readdirSync(data.dir).filter((name) => name.startsWith('__consumer_offsets-'))).toHaveLength(50);
+    } finally {
+      taken.server.close();
+      data.remove();
+    }
+  });
+
+  it('on a directory in use before: what it held is kept, file for file; what the start added is gone', async () => {
+    const data = tempDataDir();
+    const taken = await takenPort();
+    try {
+      const first = await startServer({ port: 0, dataDir: data.dir, logLevel: 'silent' });
+      await first.close();
+      // A partition missing from the directory: the failed start recreates it, then removes it again.
+      rmSync(join(data.dir, '__consumer_offsets-7'), { recursive: true });
+      const before = tree(data.dir);
+      expect(before).toContain('meta.properties ' + String(statSync(join(data.dir, 'meta.properties')).size));
+      expect(before.filter((entry) => /^__consumer_offsets-\d+\/$/.test(entry))).toHaveLength(49);
+      await expect(startServer({ port: taken.port, dataDir: data.dir, logLevel: 'silent' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      expect(tree(data.dir)).toEqual(before);
+      expect(existsSync(join(data.dir, '__consumer_offsets-7'))).toBe(false);
+    } finally {
+      taken.server.close();
       data.remove();
     }
   });
