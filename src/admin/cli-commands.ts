@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { FAULT_ACTIONS } from '../faults/actions/index.js';
+import { orList } from '../util/or-list.js';
 
 /** Default admin API port of `kafka-mock-coordinator` (the command line; 0 picks a free one). */
 export const DEFAULT_ADMIN_PORT = 9644;
@@ -86,9 +87,6 @@ const ACTION_FLAGS = FAULT_ACTIONS.map((definition) => {
   const option = new Option(definition.flag.flags);
   return { definition, key: option.attributeName(), name: option.long! };
 });
-
-/** 'a, b or c' */
-const orList = (items: string[]): string => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join(''));
 
 /** The one action the flags give, as rule JSON; `--delay` alongside an action that takes `delayMs` is that delay. */
 function actionFromFlags(o: AddOptions): object {

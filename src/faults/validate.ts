@@ -1,6 +1,8 @@
 /** Validation shared by fault rules and their actions: the errors they name, numbers, strings, known fields. */
 import { ErrorCode, errorName } from '../protocol/errors.js';
 import { MAX_TIMER_MS } from '../util/time.js';
+import { closestNames } from '../util/closest-names.js';
+import { orList } from '../util/or-list.js';
 
 export { MAX_TIMER_MS };
 
@@ -33,7 +35,13 @@ function errorOf(ref: ErrorRef): { code: number; name: string } {
   }
   const name = String(ref).trim().toUpperCase();
   const code = (ErrorCode as Record<string, number>)[name];
-  if (code === undefined) throw new FaultRuleError(`unknown error "${ref}" (use a Kafka error name such as REBALANCE_IN_PROGRESS, or a number)`);
+  if (code === undefined) {
+    // A misspelt name (NOT_COORDINATR, an old NOT_COORDINATOR_FOR_GROUP) is named back as Kafka spells it.
+    // Not NONE, which no rule may answer with.
+    const close = closestNames(name, Object.keys(ErrorCode).filter((known) => known !== 'NONE'));
+    const hint = close.length > 0 ? `did you mean ${orList(close)}?` : 'use a Kafka error name such as REBALANCE_IN_PROGRESS, or a number';
+    throw new FaultRuleError(`unknown error "${ref}" (${hint})`);
+  }
   return { code, name };
 }
 
