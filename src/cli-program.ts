@@ -95,7 +95,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     // With this server's versions and broker ids, so that a rule that could never fire is refused
     // naming its source; a bad node.id is left to startServer's ConfigError.
     const nodeId = configuredNodeId(config);
-    faults = loadStartupFaults(opts.faults, process.env['KMC_FAULTS'], nodeId === undefined ? undefined : faultRuleLimits(servedApis, nodeId, Number(opts.brokers)));
+    faults = loadStartupFaults(opts.faults, process.env['KMC_FAULTS'], nodeId === undefined ? undefined : faultRuleLimits(servedApis, nodeId, Number(opts.brokers), opts.kafkaVersion));
   } catch (err) {
     fail((err as Error).message);
   }

@@ -215,7 +215,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // Validated before anything opens: an unknown release or a bad override is a startup error.
   const servedApis = capApiVersions(API_HANDLERS, { kafkaVersion: options.kafkaVersion, apiVersions: options.apiVersions });
   // Before the broker exists: a rule on a version not served or a broker not in the cluster is refused.
-  const faults = new FaultRegistry(log, { limits: faultRuleLimits(servedApis, config.int('node.id'), brokerCount) });
+  const faults = new FaultRegistry(log, { limits: faultRuleLimits(servedApis, config.int('node.id'), brokerCount, options.kafkaVersion) });
   if (options.faults) faults.addAll(options.faults);
   // Held from here until close: one server per data directory (Kafka's log directory lock).
   // Before meta.properties: two servers starting at once on a fresh directory would each write a

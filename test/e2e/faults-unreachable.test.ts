@@ -1,6 +1,7 @@
 /**
- * A fault rule that could never fire on this server — `minVersion` above the highest version it
- * serves of the API, `maxVersion` below the lowest, a `brokerId` outside the cluster — is refused
+ * A fault rule that could never fire on this server — an API its `--kafka-version` does not
+ * serve, `minVersion` above the highest version it serves of the API, `maxVersion` below the
+ * lowest, a `brokerId` outside the cluster — is refused
  * naming the field and the valid range, on every surface (adversarial trial 12: they were taken
  * and silently never fired), as an api key no Kafka API has is.
  */
@@ -80,6 +81,42 @@ describe('fault rules that could never fire', () => {
       expect(fromEnv.stderr).toBe('kafka-mock-coordinator: KMC_FAULTS: rule 1 of 1: match.minVersion 10 is above the highest version served of OffsetCommit (v2 to v9 here), so the rule could never fire\n');
     } finally {
       data.remove();
+    }
+  });
+});
+
+describe('fault rules on an API the chosen Kafka version does not serve', () => {
+  const NOT_IN_4_0 = 'match.api ShareFetch is not served here: Kafka 4.0 (--kafka-version) does not advertise it, so the rule could never fire';
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer({ adminPort: 0, kafkaVersion: '4.0.0' });
+  });
+  afterAll(async () => server.stop());
+
+  it('are refused by faults.add and POST /faults naming the API and the version; an API it serves is taken', async () => {
+    // By name and by api key (78: ShareFetch).
+    for (const api of ['ShareFetch', 78]) expect(() => server.faults.add({ match: { api }, action: delay })).toThrow(new FaultRuleError(NOT_IN_4_0));
+    const res = await fetch(`${server.admin!.url}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ match: { api: 'ShareGroupHeartbeat' }, action: delay }) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe('match.api ShareGroupHeartbeat is not served here: Kafka 4.0 (--kafka-version) does not advertise it, so the rule could never fire');
+    expect(server.faults.list()).toEqual([]);
+    server.faults.add({ match: { api: 'ConsumerGroupHeartbeat' }, action: delay }).remove();
+    expect(server.faults.list()).toEqual([]);
+  });
+
+  it('stop startServer and the command line (KMC_FAULTS with --kafka-version 3.9); 4.1 serves the share APIs', async () => {
+    const shareRule = { match: { api: 'ShareFetch' }, action: delay };
+    await expect(startServer({ port: 0, inMemory: true, logLevel: 'silent', kafkaVersion: '4.0', faults: [shareRule] })).rejects.toThrow(`rule 1 of 1: ${NOT_IN_4_0}`);
+    const run = (version: string) =>
+      spawnSync(process.execPath, [CLI, '--in-memory', '--port', '0', '--no-admin', '--kafka-version', version], { env: { ...process.env, KMC_FAULTS: JSON.stringify(shareRule) }, encoding: 'utf8', timeout: 60_000 });
+    const refused = run('3.9');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe('kafka-mock-coordinator: KMC_FAULTS: rule 1 of 1: match.api ShareFetch is not served here: Kafka 3.9 (--kafka-version) does not advertise it, so the rule could never fire\n');
+    const taken = await startServer({ port: 0, inMemory: true, logLevel: 'silent', kafkaVersion: '4.1', faults: [shareRule] });
+    try {
+      expect(taken.faults.list().map((rule) => rule.match.api)).toEqual(['ShareFetch']);
+    } finally {
+      await taken.close();
     }
   });
 });
