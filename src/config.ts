@@ -4,7 +4,7 @@
  * Values arrive as strings (flags, `KAFKA_*` environment, files) and are validated here;
  * an invalid value throws a ConfigError naming the key.
  */
-import { parseJavaDouble } from './configs/config-def.js';
+import { JAVA_INTEGER, isJavaInt, parseJavaDouble } from './configs/config-def.js';
 
 export class ConfigError extends Error {
   constructor(readonly key: string, message: string) {
@@ -30,14 +30,18 @@ const INT_MAX = 2147483647;
 /** A host name or an IPv4/IPv6 address, as Kafka's `Utils.validHostPattern` checks the overrides' keys. */
 const VALID_HOST = /^[0-9a-zA-Z\-%._:]*$/;
 
-/** Kafka's `CoreUtils.parseCsvMap` of `max.connections.per.ip.overrides`: host (or IP) to count; throws on a count that is not an int. */
+/**
+ * Kafka's `CoreUtils.parseCsvMap` of `max.connections.per.ip.overrides`: host (or IP) to count,
+ * each count read as `KafkaConfig` reads it (`v.toInt`: `Integer.parseInt`); throws its
+ * NumberFormatException message on a count that is not an int.
+ */
 export function parseConnectionOverrides(text: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
     const colon = entry.lastIndexOf(':');
     const host = colon < 0 ? entry : entry.slice(0, colon).trim();
     const count = colon < 0 ? '' : entry.slice(colon + 1).trim();
-    if (!/^-?\d+$/.test(count) || !Number.isSafeInteger(Number(count))) throw new Error(`For input string: "${count}"`);
+    if (!isJavaInt(count)) throw new Error(`For input string: "${count}"`);
     out.set(host, Number(count));
   }
   return out;
@@ -209,7 +213,7 @@ function checkValue(key: string, spec: Spec, raw: string): void {
     case 'int':
     case 'long': {
       // ConfigDef.parseType: Integer.parseInt / Long.parseLong of the trimmed text, which take a leading '+'.
-      if (!/^[+-]?\d+$/.test(text)) throw new ConfigError(key, `expected an integer, got "${raw}"`);
+      if (!JAVA_INTEGER.test(text)) throw new ConfigError(key, `expected an integer, got "${raw}"`);
       const n = BigInt(text);
       const hi = spec.kind === 'int' ? BigInt(INT_MAX) : 9223372036854775807n;
       if (n > hi || n < -hi - 1n) throw new ConfigError(key, `"${raw}" is out of range`);

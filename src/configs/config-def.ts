@@ -15,16 +15,25 @@ function invalid(name: string, value: string, reason: string): ConfigValueError 
   return new ConfigValueError(`Invalid value ${value} for configuration ${name}: ${reason}`);
 }
 
-const INT = /^[+-]?\d+$/;
+/**
+ * What Java's `Integer.parseInt` / `Long.parseLong` read (`ConfigDef.parseType`, Scala's `toInt`):
+ * an optional sign, '+' included, then decimal digits. Every integer a config holds is read by it.
+ */
+export const JAVA_INTEGER = /^[+-]?\d+$/;
 const INT_MIN = -2147483648n;
 const INT_MAX = 2147483647n;
 const LONG_MIN = -9223372036854775808n;
 const LONG_MAX = 9223372036854775807n;
 
 function integerIn(text: string, lo: bigint, hi: bigint): boolean {
-  if (!INT.test(text)) return false;
+  if (!JAVA_INTEGER.test(text)) return false;
   const n = BigInt(text);
   return n >= lo && n <= hi;
+}
+
+/** Whether `Integer.parseInt(text)` takes `text` (no trimming: callers trim as Kafka does). */
+export function isJavaInt(text: string): boolean {
+  return integerIn(text, INT_MIN, INT_MAX);
 }
 
 /** Java's `String.trim`: strips every char up to U+0020 at both ends (JavaScript's trim strips others). */
@@ -104,7 +113,7 @@ export function parseConfigValue(name: string, type: number, value: string): str
 
 /** Sign of a - b; NaN when either is NaN, so that neither bound refuses it (as Java's `<` and `>`). */
 function compareNumbers(a: string, b: string): number {
-  if (INT.test(a) && INT.test(b)) {
+  if (JAVA_INTEGER.test(a) && JAVA_INTEGER.test(b)) {
     const x = BigInt(a);
     const y = BigInt(b);
     return x < y ? -1 : x > y ? 1 : 0;
@@ -207,7 +216,7 @@ export function renderConfigValue(type: number, raw: string): string {
     case ConfigType.INT:
     case ConfigType.LONG:
     case ConfigType.SHORT:
-      return INT.test(raw.trim()) ? BigInt(raw.trim()).toString() : raw.trim();
+      return JAVA_INTEGER.test(raw.trim()) ? BigInt(raw.trim()).toString() : raw.trim();
     case ConfigType.DOUBLE: {
       const n = parseJavaDouble(raw);
       return n === null ? raw.trim() : javaDouble(n);

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import type { ServerHandle } from '../../src/index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -29,17 +30,23 @@ function closedByServer(c: RawClient): Promise<void> {
   return c.closed ? Promise.resolve() : new Promise((resolve) => c.socket.once('close', () => resolve()));
 }
 
+/** Under a limit of 2 from 127.0.0.1: two connections are served, a third is closed at once. Returns the two. */
+async function twoServedThirdClosed(server: ServerHandle): Promise<[RawClient, RawClient]> {
+  const a = await open(server.port);
+  const b = await open(server.port);
+  expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+  expect((await b.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+  const c = await open(server.port);
+  await closedByServer(c);
+  expect(c.closed).toBe(true);
+  expect(server.connections.open).toBe(2);
+  return [a, b];
+}
+
 describe('max.connections.per.ip', () => {
   it('a third connection from the same address is closed at once; once one closes, a new one is served', async () => {
     const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections.per.ip': 2 } });
-    const a = await open(server.port);
-    const b = await open(server.port);
-    expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
-    expect((await b.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
-    const c = await open(server.port);
-    await closedByServer(c);
-    expect(c.closed).toBe(true);
-    expect(server.connections.open).toBe(2);
+    const [a, b] = await twoServedThirdClosed(server);
     const aClosed = closedByServer(a);
     a.close();
     await aClosed;
@@ -58,6 +65,11 @@ describe('max.connections.per.ip', () => {
     expect(b.closed).toBe(true);
     expect(a.closed).toBe(false);
     expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+  });
+
+  it("an override's count with a leading '+' is that count, as max.connections.per.ip's own value is (Integer.parseInt takes both)", async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections.per.ip': '+0', 'max.connections.per.ip.overrides': '127.0.0.1:+2' } });
+    await twoServedThirdClosed(server);
   });
 
   it('set dynamically on the broker (IncrementalAlterConfigs): the next connection is held to it, open ones stay', async () => {
@@ -134,7 +146,10 @@ describe('validation, as KafkaConfig', () => {
   it.each([
     [{ 'max.connections.per.ip': 0 }, 'max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.'],
     [{ 'max.connections.per.ip.overrides': 'bad host:3' }, 'max.connections.per.ip.overrides contains invalid addresses : bad host'],
-    [{ 'max.connections.per.ip.overrides': '127.0.0.1:many' }, 'For input string: "many"'],
+    [{ 'max.connections.per.ip.overrides': '127.0.0.1:many' }, 'invalid config max.connections.per.ip.overrides: For input string: "many"'],
+    // Beyond an int, as Integer.parseInt (it took any safe integer); a sign alone is no number.
+    [{ 'max.connections.per.ip.overrides': '127.0.0.1:2147483648' }, 'invalid config max.connections.per.ip.overrides: For input string: "2147483648"'],
+    [{ 'max.connections.per.ip.overrides': '127.0.0.1:+' }, 'invalid config max.connections.per.ip.overrides: For input string: "+"'],
     [{ 'max.connections': -1 }, 'max.connections'],
   ])('%o is refused at start', async (config, message) => {
     await expect(startClosableServer(cleanups, { inMemory: true, config })).rejects.toThrow(message);
