@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyError, ty
 import type { Broker } from '../broker.js';
 import type { SweepResult } from '../coordinator/offsets/retention.js';
 import type { CompactionSummary } from '../coordinator/group-log.js';
+import { firstOutOfRangeNumber, outOfRangeMessage } from '../util/json-numbers.js';
 import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from '../faults/index.js';
 import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
@@ -100,11 +101,16 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
   // A JSON content type with no body (a DELETE from fetch with the header set) is no body, not an error.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (body === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(body as string));
+      parsed = JSON.parse(body as string);
     } catch (err) {
-      done(Object.assign(err as Error, { statusCode: 400 }), undefined);
+      return done(Object.assign(err as Error, { statusCode: 400 }), undefined);
     }
+    // No field takes a number JSON.parse would round (or make Infinity): refused as written, by its field.
+    const outOfRange = firstOutOfRangeNumber(body as string);
+    if (outOfRange !== null) return done(Object.assign(new Error(outOfRangeMessage(outOfRange, 'the body')), { statusCode: 400 }), undefined);
+    done(null, parsed);
   });
 
   app.setErrorHandler((err: FastifyError, _req, reply) => {

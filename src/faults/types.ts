@@ -1,5 +1,6 @@
 import { API_NAMES } from '../protocol/messages/index.js';
-import { FaultRuleError, checkKeys, int, isObject, str } from './validate.js';
+import { FaultRuleError, checkKeys, given, int, isObject, str } from './validate.js';
+import { firstOutOfRangeNumber, outOfRangeMessage } from '../util/json-numbers.js';
 import { FAULT_ACTIONS, faultActionDefinition, type FaultAction, type NormalizedAction } from './actions/index.js';
 import { checkReachable, type FaultRuleLimits } from './reachable.js';
 
@@ -141,7 +142,7 @@ export function normalizeRule(input: unknown, limits?: FaultRuleLimits): Normali
   const types = FAULT_ACTIONS.map((a) => a.type).join(', ');
   if (!isObject(actionIn)) throw new FaultRuleError(`action is required: an object with a "type" (${types})`);
   const definition = faultActionDefinition(actionIn['type']);
-  if (!definition) throw new FaultRuleError(`action.type must be one of ${types}; got ${JSON.stringify(actionIn['type'])}`);
+  if (!definition) throw new FaultRuleError(`action.type must be one of ${types}; got ${given(actionIn['type'])}`);
   checkKeys(actionIn, new Set(['type', ...Object.keys(definition.fields)]), `action "${definition.type}"`);
   const action = definition.parse(actionIn) as NormalizedAction;
 
@@ -171,8 +172,15 @@ export function parseRulesDocument(text: string, source: string): unknown[] {
   } catch (err) {
     throw new FaultRuleError(`${source}: not valid JSON (${(err as Error).message})`);
   }
-  if (Array.isArray(doc)) return doc;
-  if (isObject(doc) && Array.isArray(doc['faults'])) return doc['faults'];
-  if (isObject(doc) && doc['action'] !== undefined) return [doc];
-  throw new FaultRuleError(`${source}: expected an array of fault rules or {"faults": [...]}`);
+  const rules = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc['faults']) ? doc['faults'] : isObject(doc) && doc['action'] !== undefined ? [doc] : null;
+  if (rules === null) throw new FaultRuleError(`${source}: expected an array of fault rules or {"faults": [...]}`);
+  // A number JSON.parse would round (or make Infinity) is refused as written, by its rule and field, as POST /faults does.
+  const outOfRange = firstOutOfRangeNumber(text);
+  if (outOfRange !== null) {
+    // Its place as the other refusals name it: "rule 2 of 3: action.ms" (a field outside the rules: its path as is).
+    const inRule = rules[0] === doc ? null : /^(?:faults)?\[(\d+)\]\.?(.*)$/.exec(outOfRange.path);
+    const place = inRule ? `rule ${Number(inRule[1]) + 1} of ${rules.length}: ` : rules[0] === doc ? 'rule 1 of 1: ' : '';
+    throw new FaultRuleError(`${source}: ${place}${outOfRangeMessage({ path: inRule ? inRule[2]! : outOfRange.path, literal: outOfRange.literal }, 'the rule')}`);
+  }
+  return rules;
 }

@@ -63,7 +63,7 @@ export const MAX_FAULT_HOLD_MS = 3_600_000;
  * `value` as the message shows it: JSON, except that a number JSON cannot write (a rule's
  * `1e400` is Infinity after JSON.parse, which JSON.stringify would print as null) is shown as is.
  */
-function given(value: unknown): string {
+export function given(value: unknown): string {
   if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : `${value} (a number beyond a double's range)`;
   return JSON.stringify(value);
 }

@@ -25,6 +25,31 @@ describe('control surface limits', () => {
     expect((await post('/cluster/coordinator-load', { groupId: 'g', durationMs: 1e16 })).status).toBe(400);
   });
 
+  it('refuses a number JSON cannot hold exactly (1e400, 99999999999999999999) naming the field and the number as sent, never null', async () => {
+    // Raw bodies: JSON.stringify would write these numbers as null and 100000000000000000000.
+    const refused = async (path: string, body: string) => {
+      const res = await fetch(`${server.admin!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { message: string }).message;
+    };
+    const beyond = '(no field takes a number beyond ±9007199254740991, the most a JSON number holds exactly)';
+    const before = server.faults.list().length;
+    expect(await refused('/faults', '{"match":{"api":"Metadata"},"action":{"type":"delay","ms":1e400}}')).toBe(`action.ms is out of range: 1e400 ${beyond}`);
+    expect(await refused('/faults', '{"match":{"api":"Metadata"},"action":{"type":"delay","ms":1},"times":99999999999999999999}')).toBe(`times is out of range: 99999999999999999999 ${beyond}`);
+    expect(await refused('/faults', '{"match":{"api":"OffsetCommit","partitions":[0,-1e400]},"action":{"type":"delay","ms":1}}')).toBe(`match.partitions[1] is out of range: -1e400 ${beyond}`);
+    // Fields whose refusals named no field, or said null, before.
+    expect(await refused('/faults', '{"match":{"api":99999999999999999999},"action":{"type":"delay","ms":1}}')).toBe(`match.api is out of range: 99999999999999999999 ${beyond}`);
+    expect(await refused('/faults', '{"match":{"api":"Metadata"},"action":{"type":"errors","errors":["NOT_COORDINATOR",1e400]}}')).toBe(`action.errors[1] is out of range: 1e400 ${beyond}`);
+    expect(await refused('/faults', '{"match":{"api":"Metadata"},"action":{"type":1e400}}')).toBe(`action.type is out of range: 1e400 ${beyond}`);
+    expect(server.faults.list()).toHaveLength(before);
+    // Every JSON body of the admin API: the clock's too.
+    expect(await refused('/clock/advance', '{"ms":1e400}')).toBe(`ms is out of range: 1e400 ${beyond}`);
+    // In process, a number no JSON gave: the validator says what it is, not null.
+    expect(() => server.faults.add({ match: { api: 'Metadata' }, action: { type: Infinity } } as never)).toThrow(
+      "action.type must be one of error, errors, delay, hang, close, throttle; got Infinity (a number beyond a double's range)",
+    );
+  });
+
   it('takes integer fields of JSON bodies as JSON numbers only: a string of digits is a 400 naming the field', async () => {
     const refused = async (path: string, body: unknown, field: string) => {
       const res = await post(path, body);

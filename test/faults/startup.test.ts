@@ -42,10 +42,13 @@ describe('startup fault rules', () => {
     );
     expect(loadStartupFaults(file, JSON.stringify([rule('b')]))).toEqual([rule('a'), rule('b')]);
   });
-  it('says what a number beyond a double was (1e400 is Infinity after JSON.parse), not null', () => {
-    const rule = '[{"match":{"api":"Heartbeat"},"action":{"type":"delay","ms":1e400}}]';
-    expect(() => loadStartupFaults(undefined, rule)).toThrow(
-      FaultRuleErrorLike("KMC_FAULTS: rule 1 of 1: action.ms must be an integer from 0 to 3600000, got Infinity (a number beyond a double's range)"),
-    );
+  it('names a number JSON cannot hold exactly as written (1e400 is Infinity after JSON.parse, 99999999999999999999 is 1e20), by its rule and field, not null', () => {
+    const beyond = '(no field takes a number beyond ±9007199254740991, the most a JSON number holds exactly)';
+    const delay = (ms: string) => `{"match":{"api":"Heartbeat"},"action":{"type":"delay","ms":${ms}}}`;
+    expect(() => loadStartupFaults(undefined, `[${delay('1')},${delay('1e400')}]`)).toThrow(FaultRuleErrorLike(`KMC_FAULTS: rule 2 of 2: action.ms is out of range: 1e400 ${beyond}`));
+    expect(() => loadStartupFaults(undefined, `{"faults":[${delay('99999999999999999999')}]}`)).toThrow(FaultRuleErrorLike(`KMC_FAULTS: rule 1 of 1: action.ms is out of range: 99999999999999999999 ${beyond}`));
+    const file = join(dir, 'one-rule.json');
+    writeFileSync(file, '{"match":{"api":"Heartbeat","partitions":[0,-1e400]},"action":{"type":"delay","ms":1}}');
+    expect(() => loadStartupFaults(file, undefined)).toThrow(FaultRuleErrorLike(`--faults ${file}: rule 1 of 1: match.partitions[1] is out of range: -1e400 ${beyond}`));
   });
 });
