@@ -77,6 +77,12 @@ function committedByTopic(broker: Broker, groupId: string): Array<[topic: string
   return [...committed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** One group as a scrape read it: its summary (null: a classic group Dead) and its commits by topic. */
+interface GroupRead {
+  summary: GroupSummary | null;
+  committed: Array<[topic: string, byPartition: Map<number, number>]>;
+}
+
 /** What one metric writes for one group's topic: `hw` its high watermarks, `byPartition` the group's commits. */
 type TopicLines = (labels: string, hw: readonly number[], byPartition: ReadonlyMap<number, number>) => Iterable<string>;
 
@@ -100,29 +106,40 @@ const perTopic = (name: string, value: (hw: readonly number[], byPartition: Read
  * lag (high watermark minus committed offset; -1 without a commit); the offset sum counts a -1 as
  * the exporter does, the lag sum skips it. A topic no longer known has no partitions to list.
  * `highWatermarks`: per topic, per partition index. The text comes as chunks, each generated when
- * asked for (one pass over the groups per metric, so that nothing is held for a later metric).
- * The groups are those known when it begins, each group's offsets read when its turn comes in a
- * pass: a commit made during the scrape may show in a later metric and not an earlier one, as
- * the slices of the former one-pass writer could show it for a later group and not an earlier one.
+ * asked for (one pass over the groups per metric). The groups are those known when it begins;
+ * each group is summarized and its offsets read once, when the first pass comes to it, and what
+ * was read is kept until the last pass has written it: every metric shows the group as it was then
+ * (a commit made during the scrape shows in all of them or none of them). What is kept is the
+ * groups' commits (not their series, which a wide topic multiplies), and only for this scrape.
  */
 export async function* consumerGroupSeries(broker: Broker, highWatermarks: ReadonlyMap<string, readonly number[]>): AsyncGenerator<string> {
   const groups = groupsKnownNow(broker);
-  function* known(): Generator<GroupSummary | null> {
-    for (const groupId of groups.ids) yield groups.summary(groupId);
+  /** Each group as read by the first pass, until the last pass (members) has written it. */
+  const read = new Map<string, GroupRead>();
+  function* known(last = false): Generator<GroupRead> {
+    for (const groupId of groups.ids) {
+      let group = read.get(groupId);
+      if (group === undefined) {
+        const summary = groups.summary(groupId);
+        read.set(groupId, (group = { summary, committed: summary ? committedByTopic(broker, groupId) : [] }));
+      }
+      if (last) read.delete(groupId);
+      yield group;
+    }
   }
   function* topicLines(linesOf: TopicLines): Generator<string | null> {
-    for (const g of known()) {
+    for (const { summary: g, committed } of known()) {
       yield null;
       if (!g) continue;
       const group = escapeLabel(g.groupId);
-      for (const [topic, byPartition] of committedByTopic(broker, g.groupId)) {
+      for (const [topic, byPartition] of committed) {
         const hw = highWatermarks.get(topic);
         if (hw) yield* linesOf(`consumergroup="${group}",topic="${escapeLabel(topic)}"`, hw, byPartition);
       }
     }
   }
   function* memberLines(): Generator<string | null> {
-    for (const g of known()) yield g ? `kafka_consumergroup_members{consumergroup="${escapeLabel(g.groupId)}"} ${g.members}` : null;
+    for (const { summary: g } of known(true)) yield g ? `kafka_consumergroup_members{consumergroup="${escapeLabel(g.groupId)}"} ${g.members}` : null;
   }
   const gauge = (name: string, helpText: string, lines: Iterable<string | null>) => metricText(name, helpText, 'gauge', lines);
   const metrics = [

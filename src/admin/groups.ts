@@ -39,7 +39,8 @@ function groupIndex(broker: Broker): GroupIndex {
 function summarize(broker: Broker, index: GroupIndex, groupId: string): GroupSummary | null {
   const sg = index.share.get(groupId);
   if (sg) return sg;
-  const committedPartitions = broker.offsets.offsetsOf(groupId).length;
+  // A count, not a read of the offsets: GET /metrics summarizes every group and reads its offsets once, elsewhere.
+  const committedPartitions = broker.offsets.committedCount(groupId);
   const cg = index.consumer.get(groupId);
   if (cg) {
     return { groupId, type: 'consumer', state: cg.state, protocolType: 'consumer', members: cg.numMembers, committedPartitions, groupEpoch: cg.groupEpoch };

@@ -333,6 +333,11 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
     return entriesOf(this.committed.get(groupId));
   }
 
+  /** How many partitions have a durable committed offset of the group (what `offsetsOf` would list, without listing them). */
+  committedCount(groupId: string): number {
+    return this.committed.get(groupId)?.size ?? 0;
+  }
+
   /** Whether the group has offsets, counting writes in flight (for the decisions of later writes). */
   hasOffsets(groupId: string): boolean {
     return (this.latestOf(groupId)?.size ?? 0) > 0;
