@@ -1,4 +1,4 @@
-import type { MetadataRequest } from '../protocol/messages/MetadataRequest.js';
+import type { MetadataRequest, MetadataRequestTopic } from '../protocol/messages/MetadataRequest.js';
 import {
   defaultMetadataResponse,
   defaultMetadataResponseTopic,
@@ -8,7 +8,8 @@ import {
 } from '../protocol/messages/MetadataResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ELEMENTS_PER_SLICE, ZERO_UUID } from '../protocol/primitives.js';
-import { runSoon } from '../util/slices.js';
+import { runSoon, Slicer } from '../util/slices.js';
+import { CREATE_SLICE_PARTITIONS } from '../topics/topic-store.js';
 import type { Broker } from '../broker.js';
 import type { Topic } from '../topics/topic.js';
 import { TopicError } from '../topics/topic-error.js';
@@ -30,7 +31,8 @@ const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bit
  * exists here), `__transaction_state` and `__share_group_state` too once created (on their
  * coordinators' first lookup, as Kafka creates them); names absent are auto-created with `num.partitions` when
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
- * answers INVALID_TOPIC_EXCEPTION), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
+ * answers INVALID_TOPIC_EXCEPTION; a name another request is creating in slices LEADER_NOT_AVAILABLE,
+ * as Kafka answers a creation in flight; many new topics are created in slices), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
  * (a non-zero id, whatever the name: the Java client sends "" with it) answers UNKNOWN_TOPIC_ID for
  * unknown ids. Topic ids from v10. Before v12 a null name or a non-zero id is refused as a whole
  * (KafkaApis: InvalidRequestException "Topic name can not be null for version N" / "Topic IDs are
@@ -78,14 +80,17 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
       return described instanceof Promise ? described.then(answer) : answer(described);
     } else {
       const seen = new Set<string>();
-      topics = [];
-      for (const requested of req.topics!) {
-        const byId = requested.topicId !== ZERO_UUID || requested.name === null;
-        const key = byId ? `id:${requested.topicId}` : `name:${requested.name}`;
-        if (seen.has(key)) continue;
+      const requested = req.topics!.filter((t) => {
+        const key = t.topicId !== ZERO_UUID || t.name === null ? `id:${t.topicId}` : `name:${t.name}`;
+        if (seen.has(key)) return false;
         seen.add(key);
-        topics.push(lookupTopic(broker, requested.name, requested.topicId, allowAutoCreation));
+        return true;
+      });
+      // Topics to auto-create: each is synchronous file writes, so they go in slices (issue #16).
+      if (requested.some((t) => t.topicId === ZERO_UUID && t.name !== null && broker.topics.wouldAutoCreate(t.name, allowAutoCreation))) {
+        return lookupInSlices(broker, requested, allowAutoCreation).then(answer);
       }
+      topics = requested.map((t) => lookupTopic(broker, t.name, t.topicId, allowAutoCreation));
     }
     return answer(topics);
   },
@@ -98,6 +103,31 @@ function errorResponse(req: MetadataRequest, _version: number, errorCode: number
     errorCode,
     topics: (req.topics ?? []).map((t) => ({ ...defaultMetadataResponseTopic(), name: t.name ?? '', topicId: t.topicId, errorCode })),
   };
+}
+
+/**
+ * `lookupTopic` of each of `requested`, in order, the absent ones auto-created in slices of one
+ * Slicer shared by the request (`TopicStore.getOrAutoCreateInSlices`): a Metadata request naming
+ * hundreds of new topics leaves the other connections their turns between them.
+ */
+async function lookupInSlices(broker: Broker, requested: readonly MetadataRequestTopic[], allowAutoCreation: boolean): Promise<MetadataResponseTopic[]> {
+  const slices = new Slicer(CREATE_SLICE_PARTITIONS);
+  const out: MetadataResponseTopic[] = [];
+  for (const { name, topicId } of requested) {
+    if (out.length > 0) await slices.next();
+    if (topicId !== ZERO_UUID || name === null || !broker.topics.wouldAutoCreate(name, allowAutoCreation)) {
+      out.push(lookupTopic(broker, name, topicId, allowAutoCreation));
+      continue;
+    }
+    try {
+      const topic = await broker.topics.getOrAutoCreateInSlices(name, allowAutoCreation, slices);
+      out.push(topic ? describeTopic(broker, topic) : { ...defaultMetadataResponseTopic(), name, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+    } catch (err) {
+      if (!(err instanceof TopicError)) throw err;
+      out.push({ ...defaultMetadataResponseTopic(), name, errorCode: err.errorCode });
+    }
+  }
+  return out;
 }
 
 function lookupTopic(broker: Broker, name: string | null, topicId: string, allowAutoCreation: boolean): MetadataResponseTopic {

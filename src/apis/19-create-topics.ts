@@ -12,6 +12,8 @@ import { AlterConfigsError, validateTopicConfigs } from '../configs/alter-config
 import { checkManualAssignment } from '../topics/create-partitions.js';
 import { TOPIC_CONFIGS } from '../configs/kafka-config-data.js';
 import { MAX_RECORDS_PER_USER_OP } from '../topics/controller-limits.js';
+import { CREATE_SLICE_PARTITIONS } from '../topics/topic-store.js';
+import { Slicer } from '../util/slices.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -34,7 +36,8 @@ import { ANY_BROKER } from './shapes/routing.js';
  * metadata records for the topics that pass their checks (one per topic, per config, per partition:
  * `QuorumController.MAX_RECORDS_PER_USER_OP`), with "Unable to perform excessively large batch
  * operation." (validateOnly too; one topic of 10,000 partitions is 10,001 records). Partitions open in slices
- * with a turn of the event loop between them (`TopicStore.createInSlices`).
+ * with a turn of the event loop between them (`TopicStore.createInSlices`), across the request's
+ * topics too: one Slicer counts them all, so a thousand topics of one partition each are sliced.
  */
 export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   apiKey: 19,
@@ -61,14 +64,16 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
     if (recordsOf(ctx.broker, distinct) > MAX_RECORDS_PER_USER_OP) return failAll(req, 'Unable to perform excessively large batch operation.');
     const answered = new Set<string>();
     const topics: CreatableTopicResult[] = [];
+    const slices = new Slicer(CREATE_SLICE_PARTITIONS);
     for (const t of req.topics) {
       if (answered.has(t.name)) continue;
+      if (topics.length > 0) await slices.next();
       answered.add(t.name);
       if (counts.get(t.name)! > 1) {
         topics.push(result(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
         continue;
       }
-      topics.push(await createOne(ctx.broker, t, req.validateOnly, ctx.apiVersion));
+      topics.push(await createOne(ctx.broker, t, req.validateOnly, ctx.apiVersion, slices));
     }
     // The new topics' configs were durable before their partitions opened (TopicStore.create).
     return { throttleTimeMs: 0, topics };
@@ -138,7 +143,7 @@ function recordsOf(broker: Broker, topics: readonly CreatableTopic[]): number {
   return records;
 }
 
-async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number): Promise<CreatableTopicResult> {
+async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number, slices: Slicer): Promise<CreatableTopicResult> {
   try {
     const { partitions, configs } = checkTopic(broker, t);
     const res = result(t.name, ErrorCode.NONE, null);
@@ -151,7 +156,7 @@ async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolea
       });
     }
     // Opened in slices: thousands of partitions do not hold up other connections (issue #16).
-    if (!validateOnly) res.topicId = (await broker.topics.createInSlices(t.name, partitions, configs)).id;
+    if (!validateOnly) res.topicId = (await broker.topics.createInSlices(t.name, partitions, configs, slices)).id;
     return res;
   } catch (err) {
     if (err instanceof TopicError) return result(t.name, err.errorCode, err.message);

@@ -6,6 +6,8 @@ import type { Broker } from '../broker.js';
 import { TopicError } from '../topics/topic-error.js';
 import { isInternalTopic } from '../topics/topic-name.js';
 import { javaHashSetOrder } from '../util/java-hash.js';
+import { DELETE_SLICE_PARTITIONS } from '../topics/topic-store.js';
+import { Slicer } from '../util/slices.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -21,8 +23,8 @@ function named(req: DeleteTopicsRequest): Array<{ name: string | null; topicId: 
  * name.") and nothing is deleted for it. Per topic: both or neither of name and id -> INVALID_REQUEST; unknown name -> UNKNOWN_TOPIC_OR_PARTITION;
  * unknown id -> UNKNOWN_TOPIC_ID; `delete.topic.enable=false` -> TOPIC_DELETION_DISABLED
  * (INVALID_REQUEST below v3); internal topics are refused with INVALID_REQUEST. Files are
- * removed before the response, in slices (`TopicStore.deleteInSlices`): other requests are
- * answered meanwhile.
+ * removed before the response, in slices (`TopicStore.deleteInSlices`, one Slicer counting the
+ * request's topics and partitions): other requests are answered meanwhile.
  */
 export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
   apiKey: 20,
@@ -50,7 +52,10 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
     ];
     const unique = entries.filter((_, i) => counts.get(keys[i]!) === 1);
     const responses: DeletableTopicResult[] = [];
+    // One Slicer across the request's topics: a thousand topics of one partition each are sliced too.
+    const slices = new Slicer(DELETE_SLICE_PARTITIONS);
     for (const e of unique) {
+      if (responses.length > 0) await slices.next();
       const res: DeletableTopicResult = { name: e.name, topicId: e.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
         const name = resolveName(ctx.broker, e.name, e.topicId);
@@ -58,7 +63,7 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
         if (!ctx.broker.config.bool('delete.topic.enable')) {
           throw new TopicError(v < 3 ? ErrorCode.INVALID_REQUEST : ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
         }
-        res.topicId = (await ctx.broker.topics.deleteInSlices(name)).id;
+        res.topicId = (await ctx.broker.topics.deleteInSlices(name, slices)).id;
       } catch (err) {
         if (!(err instanceof TopicError)) throw err;
         res.errorCode = err.errorCode;

@@ -5,6 +5,8 @@ import type { Broker } from '../broker.js';
 import { checkCreatePartitions } from '../topics/create-partitions.js';
 import { TopicError } from '../topics/topic-error.js';
 import { MAX_RECORDS_PER_USER_OP } from '../topics/controller-limits.js';
+import { CREATE_SLICE_PARTITIONS } from '../topics/topic-store.js';
+import { Slicer } from '../util/slices.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
 
@@ -14,8 +16,8 @@ import { ANY_BROKER } from './shapes/routing.js';
  * "Duplicate topic name." (answered first, as Kafka collects duplicates first); every other topic is
  * checked on its own (src/topics/create-partitions.ts: UNKNOWN_TOPIC_OR_PARTITION,
  * INVALID_PARTITIONS with Kafka's messages, INVALID_REPLICA_ASSIGNMENT) and, unless `validateOnly`,
- * grown: each new partition gets its directory and `partition.metadata` (opened in slices, other
- * connections served in between; the partitions appear together), leaders are placed as for
+ * grown: each new partition gets its directory and `partition.metadata` (opened in slices counted
+ * across the request's topics, other connections served in between; a topic's partitions appear together), leaders are placed as for
  * every partition of the simulated cluster (manual assignments are checked but do not pick the
  * leaders), and KIP-848 groups subscribed to the topic see the new partitions through their metadata
  * hash (a new group epoch at their next heartbeat). More than `MAX_RECORDS_PER_USER_OP` (10,000)
@@ -43,8 +45,13 @@ export const api: ApiDefinition<CreatePartitionsRequest, CreatePartitionsRespons
     const results: CreatePartitionsTopicResult[] = [];
     for (const [name, n] of counts) if (n > 1) results.push({ name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
     const budget: RecordBudget = { used: 0 };
+    // One Slicer across the request's topics: +1 partition on each of a thousand topics is sliced too.
+    const slices = new Slicer(CREATE_SLICE_PARTITIONS);
+    let grown = 0;
     for (const t of req.topics) {
-      if (counts.get(t.name) === 1) results.push(await createPartitions(ctx.broker, t, req.validateOnly, budget));
+      if (counts.get(t.name) !== 1) continue;
+      if (grown++ > 0) await slices.next();
+      results.push(await createPartitions(ctx.broker, t, req.validateOnly, budget, slices));
     }
     return { throttleTimeMs: 0, results };
   },
@@ -55,7 +62,7 @@ interface RecordBudget {
   used: number;
 }
 
-async function createPartitions(broker: Broker, t: CreatePartitionsTopic, validateOnly: boolean, budget: RecordBudget): Promise<CreatePartitionsTopicResult> {
+async function createPartitions(broker: Broker, t: CreatePartitionsTopic, validateOnly: boolean, budget: RecordBudget, slices: Slicer): Promise<CreatePartitionsTopicResult> {
   try {
     // One growth of a topic at a time, as the controller applies them in order: this one checks
     // the count another CreatePartitions (its partitions opening in slices) leaves.
@@ -72,7 +79,7 @@ async function createPartitions(broker: Broker, t: CreatePartitionsTopic, valida
       return { name: t.name, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
     }
     budget.used += added;
-    if (!validateOnly) await broker.topics.addPartitions(topic!, t.count);
+    if (!validateOnly) await broker.topics.addPartitions(topic!, t.count, slices);
     return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
   } catch (err) {
     if (err instanceof TopicError) return { name: t.name, errorCode: err.errorCode, errorMessage: err.errorMessage };

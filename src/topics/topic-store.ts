@@ -166,15 +166,16 @@ export class TopicStore {
    * first slice on (a second CreateTopics of it gets TOPIC_ALREADY_EXISTS); the topic is visible
    * (Metadata, Produce) once every partition is open, as a topic appears at once on a Kafka broker
    * when its metadata arrives. On a failure the partitions opened are deleted and the name freed.
+   * `slices`: a request's Slicer shared across its topics (the caller calls `next()` between two), so
+   * topics of one partition each are sliced too (their markers and files are synchronous writes).
    */
-  async createInSlices(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}): Promise<Topic> {
+  async createInSlices(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}, slices = new Slicer(CREATE_SLICE_PARTITIONS)): Promise<Topic> {
     this.checkCreate(name, partitions);
     this.finishDeletion(name);
     this.creating.add(name);
     try {
       const creation = this.beginTopic(name, partitions, topicConfigs);
       try {
-        const slices = new Slicer(CREATE_SLICE_PARTITIONS);
         for (let p = 0; p < partitions; p++) {
           if (p > 0) await slices.next();
           creation.open(p);
@@ -243,9 +244,9 @@ export class TopicStore {
    * new partitions become visible together once all are open, then the `onPartitionsAdded`
    * listeners are told. Growths of one topic run one after the other (`whileGrowing`). An I/O
    * failure, or the topic deleted meanwhile, removes what it created and throws (the latter
-   * TopicError UNKNOWN_TOPIC_OR_PARTITION).
+   * TopicError UNKNOWN_TOPIC_OR_PARTITION). `slices`: shared across a request's topics, as `createInSlices`.
    */
-  async addPartitions(topic: Topic, count: number): Promise<void> {
+  async addPartitions(topic: Topic, count: number, slices = new Slicer(CREATE_SLICE_PARTITIONS)): Promise<void> {
     const from = topic.partitionCount;
     const creation = { topicId: topic.id, topic: topic.name, from };
     let done!: () => void;
@@ -253,7 +254,6 @@ export class TopicStore {
     const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
     const added: Partition[] = [];
     try {
-      const slices = new Slicer(CREATE_SLICE_PARTITIONS);
       for (let p = from; p < count; p++) {
         if (p > from) await slices.next();
         added.push(this.openPartition(topic.name, p, topic.id, true));
@@ -296,6 +296,23 @@ export class TopicStore {
   }
 
   /**
+   * As `getOrAutoCreate`, for a Metadata request naming many absent topics: the topic is created with
+   * `createInSlices` on the request's shared `slices`. A topic another request is creating now
+   * answers LEADER_NOT_AVAILABLE (a TopicError), as Kafka's `AutoTopicCreationManager` answers a
+   * topic whose creation is in flight; the client asks again.
+   */
+  async getOrAutoCreateInSlices(name: string, allowAutoCreation: boolean, slices: Slicer): Promise<Topic | undefined> {
+    if (!this.wouldAutoCreate(name, allowAutoCreation)) return this.getOrAutoCreate(name, allowAutoCreation);
+    if (this.creating.has(name)) throw new TopicError(ErrorCode.LEADER_NOT_AVAILABLE, null);
+    return this.createInSlices(name, this.defaultPartitions, {}, slices);
+  }
+
+  /** Whether `getOrAutoCreate(name, allowAutoCreation)` would create topic `name` now. */
+  wouldAutoCreate(name: string, allowAutoCreation: boolean): boolean {
+    return !this.byName.has(name) && allowAutoCreation && this.options.config.bool('auto.create.topics.enable') && !isInternalTopic(name);
+  }
+
+  /**
    * Deletes a topic and its files; fetches waiting on it wake up. Throws
    * TopicError(UNKNOWN_TOPIC_OR_PARTITION) if absent, TOPIC_DELETION_DISABLED when
    * `delete.topic.enable` is false.
@@ -314,17 +331,17 @@ export class TopicStore {
    * of partitions does not keep other connections' requests waiting; resolves once every file is
    * gone. A topic of the same name created meanwhile first removes what is left (`finishDeletion`), as its directories are the same.
    * A marker (pending-creations.ts, `from` 0) written durably first makes the next start finish a
-   * deletion a crash interrupted, so no partial topic comes back.
+   * deletion a crash interrupted, so no partial topic comes back. `slices`: shared across a
+   * request's topics (the caller calls `next()` between two), so topics of one partition each are sliced too.
    */
-  async deleteInSlices(name: string): Promise<Topic> {
+  async deleteInSlices(name: string, slices = new Slicer(DELETE_SLICE_PARTITIONS)): Promise<Topic> {
     const dataDir = this.options.dataDir;
     const marker = dataDir === null ? null : markCreation(dataDir, { topicId: this.deletable(name).id, topic: name, from: 0 });
     const topic = this.detach(name);
     // Last partition first in the array: each slice pops from its end. `finishDeletion` may empty it between slices.
     const remaining = [...topic.partitions].reverse();
     this.deleting.set(name, remaining);
-    // A partition's files take far longer to remove on a loaded disk than their count suggests.
-    const slices = new Slicer(DELETE_SLICE_PARTITIONS);
+    // A partition's files take far longer to remove on a loaded disk than their count suggests (the Slicer's time budget).
     while (remaining.length > 0) {
       remaining.pop()!.log.deleteFiles();
       if (remaining.length > 0) await slices.next();
