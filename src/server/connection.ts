@@ -87,7 +87,7 @@ export class Connection implements IdleClosable, RequestDone {
     /** `queued.max.request.bytes` (absent: no limit). */
     private readonly memory?: RequestMemoryPool,
     /** The listener's counts of requests in slices and of muted connections not read (its `ConnectionStats`). */
-    private readonly stats?: { inSlices?: number; mutedUnread?: number },
+    private readonly stats?: { inSlices?: number; mutedUnread?: number; frameReads?: number; frameChunksPeak?: number },
   ) {
     this.id = `c${++nextConnectionId}`;
     // Java reports an IPv4 peer of a dual-stack listener as plain IPv4, not ::ffff:a.b.c.d.
@@ -112,6 +112,10 @@ export class Connection implements IdleClosable, RequestDone {
       // 97 MB per connection).
       if (this.busy && (this.frames.holdsFrame || this.mutedReadFull())) this.reads.stop();
       this.frames.push(chunk);
+      if (stats) {
+        stats.frameReads = (stats.frameReads ?? 0) + 1;
+        if (this.frames.heldChunks > (stats.frameChunksPeak ?? 0)) stats.frameChunksPeak = this.frames.heldChunks;
+      }
       runInTurn(this.pumpNow);
     });
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { FILL_IN_PLACE_BYTES, FrameReader, FrameTooLargeError } from '../../src/server/frame-reader.js';
+import { FILL_IN_PLACE_BYTES, FrameReader, FrameTooLargeError, MAX_HELD_CHUNKS } from '../../src/server/frame-reader.js';
 
 const frame = (payload: number[]): Buffer => {
   const b = Buffer.alloc(4 + payload.length);
@@ -73,5 +73,41 @@ describe('FrameReader', () => {
     expect(p.next()).toBeNull();
     expect(p.nextSize()).toBe(size);
   });
-});
 
+  it('a frame arriving a byte per read (not taken meanwhile, as on a busy connection) is held as MAX_HELD_CHUNKS reads at the most, then in one buffer of its size', () => {
+    const payload = Array.from({ length: 5000 }, (_, i) => i % 253);
+    const stream = Buffer.concat([frame(payload), frame([7, 8])]);
+    const r = new FrameReader(100_000);
+    let peak = 0;
+    for (let i = 0; i < stream.length; i++) {
+      r.push(stream.subarray(i, i + 1));
+      peak = Math.max(peak, r.heldChunks);
+    }
+    expect(peak).toBe(MAX_HELD_CHUNKS);
+    // Its buffer counts whole from the first copy on (muted reads stop on it), the next frame's reads beside it.
+    expect(r.heldBytes).toBe(5000 + 6);
+    expect([...r.next()!]).toEqual(payload);
+    expect([...r.next()!]).toEqual([7, 8]);
+    expect(r.next()).toBeNull();
+    expect(r.heldChunks).toBe(0);
+  });
+
+  it('reads taken as they come: a frame in one read is not copied (its bytes are the read\'s); a big frame not yet taken is joined, not allocated whole', () => {
+    const one = Buffer.concat([frame([1, 2, 3]), frame([4])]);
+    const r = new FrameReader(100);
+    r.push(one);
+    const first = r.next()!;
+    expect(first.buffer).toBe(one.buffer);
+    expect(first.byteOffset).toBe(one.byteOffset + 4);
+    const size = FILL_IN_PLACE_BYTES + 10;
+    const big = Buffer.alloc(4 + size);
+    big.writeInt32BE(size, 0);
+    const b = new FrameReader(size);
+    for (let i = 0; i < 4 * MAX_HELD_CHUNKS; i++) b.push(big.subarray(i, i + 1));
+    // Not taken yet (no next()): its bytes are what arrived, in few buffers, not its declared size.
+    expect(b.heldBytes).toBe(4 * MAX_HELD_CHUNKS);
+    expect(b.heldChunks).toBeLessThanOrEqual(MAX_HELD_CHUNKS);
+    b.push(big.subarray(4 * MAX_HELD_CHUNKS));
+    expect(b.next()!.length).toBe(size);
+  });
+});
