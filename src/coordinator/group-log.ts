@@ -5,6 +5,8 @@ import type { BrokerConfig } from '../config.js';
 import type { Time, Timer } from '../util/time.js';
 import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
 import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
+import { undecodableRecord } from '../records/undecodable-record.js';
+import type { CoordinatorLog } from '../records/schemas/record-types.js';
 import { forEachRecordSpanOfBatch, readBatchHeader, TRANSACTIONAL_FLAG_MASK, type RecordBatchHeader } from '../records/record-batch.js';
 import { encodeEndTxnMarkerBatch, isControlBatch, readEndTxnMarker } from '../records/control-batch.js';
 import type { TransactionalWriter } from './runtime.js';
@@ -23,7 +25,7 @@ export const OFFSETS_TOPIC = '__consumer_offsets';
  * `__consumer_offsets` (`OFFSETS_LAYOUT`); the share coordinator's `__share_group_state` passes its own.
  */
 export interface CoordinatorLogLayout<R> {
-  topic: string;
+  topic: CoordinatorLog;
   partitionCount: number;
   segmentBytes: number;
   partitionOf(record: R): number;
@@ -289,7 +291,9 @@ export class GroupLog<R = CoordinatorRecord> {
   /**
    * Replays every stored record in log order, partition by partition; unknown record types are
    * skipped. Records of transactional batches go to `replay.transactional` with their producer id,
-   * markers to `replay.endTransaction` (Kafka's `CoordinatorLoaderImpl`).
+   * markers to `replay.endTransaction` (Kafka's `CoordinatorLoaderImpl`). A record whose bytes
+   * cannot be decoded throws an UndecodableCoordinatorRecordError naming its partition, offset,
+   * segment file and type (start-up stops with it).
    */
   replay(
     apply: (record: R) => void,
@@ -304,14 +308,23 @@ export class GroupLog<R = CoordinatorRecord> {
     let batch: Buffer = Buffer.alloc(0);
     let header: RecordBatchHeader | null = null;
     let transactional = false;
-    const visit = (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void => {
+    let partitionIndex = 0;
+    const visit = (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offsetDelta: number): void => {
       if (keyStart < 0) return;
-      const record = decode(batch, keyStart, keyEnd, valueStart, valueEnd);
+      let record: R | null;
+      try {
+        record = decode(batch, keyStart, keyEnd, valueStart, valueEnd);
+      } catch (err) {
+        const offset = header!.baseOffset + BigInt(offsetDelta);
+        const segmentFile = this.partitions[partitionIndex]!.segmentFileOf(offset);
+        throw undecodableRecord(layout.topic, partitionIndex, offset, segmentFile, batch.subarray(keyStart, keyEnd), err);
+      }
       if (record === null) return;
       if (transactional) txn!.transactional(record, header!.producerId);
       else apply(record);
     };
     this.partitions.forEach((partition, index) => {
+      partitionIndex = index;
       for (batch of partition.batches()) {
         header = readBatchHeader(batch);
         if (isControlBatch(batch)) {

@@ -273,7 +273,7 @@ function uncompressedRecordsEnd(batch: Buffer, header: RecordBatchHeader, reader
 export function forEachRecordSpanOfBatch(
   batch: Buffer,
   header: RecordBatchHeader,
-  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
+  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offsetDelta: number) => void,
 ): void {
   const end = uncompressedRecordsEnd(batch, header, 'forEachRecordSpanOfBatch');
   forEachRecordSpan(batch, RECORD_BATCH_OVERHEAD, end, header.recordCount, visit);

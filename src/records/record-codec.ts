@@ -425,17 +425,17 @@ function walkRecords(
  * Visits the key and value of each of `count` records in [start, end) as byte ranges of `buf`
  * (`keyStart`/`valueStart` -1 for a null key/value), making no views, objects or BigInts: the
  * start-up replay of a coordinator log reads a million records this way. Validates the records
- * as `readRecords` does (same CorruptRecordError cases); timestamps, offsets and headers are
- * skipped.
+ * as `readRecords` does (same CorruptRecordError cases); timestamps and headers are skipped, the
+ * offset delta is passed along (a message naming a record's offset).
  */
 export function forEachRecordSpan(
   buf: Buffer,
   start: number,
   end: number,
   count: number,
-  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void,
+  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offsetDelta: number) => void,
 ): void {
-  walkRecords(buf, start, end, count, false, (_i, _t, _o, keyStart, keyEnd, valueStart, valueEnd) => visit(keyStart, keyEnd, valueStart, valueEnd));
+  walkRecords(buf, start, end, count, false, (_i, _t, offsetDelta, keyStart, keyEnd, valueStart, valueEnd) => visit(keyStart, keyEnd, valueStart, valueEnd, offsetDelta));
 }
 
 /**

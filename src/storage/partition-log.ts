@@ -443,6 +443,13 @@ export class PartitionLog {
     return null;
   }
 
+  /** The file name of the segment holding `offset` (the first segment's for an offset before it), for messages naming a record's place. */
+  segmentFileOf(offset: bigint): string {
+    let base = this.segments[0]!.baseOffset;
+    for (const segment of this.segments) if (segment.baseOffset <= offset) base = segment.baseOffset;
+    return segmentFileName(base);
+  }
+
   /** Every batch in offset order (reads each segment in large sequential chunks). */
   *batches(): Iterable<Buffer> {
     const CHUNK = 4 << 20;

@@ -21,6 +21,7 @@ import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue } from '../rec
 import type { TransactionLogValue } from '../records/schemas/TransactionLogValue.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
 import { TRANSACTION_STATE_TOPIC_NAME } from '../topics/topic-name.js';
+import { undecodableRecord } from '../records/undecodable-record.js';
 import { fileCacheFor } from '../storage/fd-cache.js';
 
 /** TransactionLogValue version Kafka 4.3 writes (flexible, with the tagged fields of KIP-890). */
@@ -112,19 +113,28 @@ export class TransactionLog {
     return partitions[this.partitionFor(transactionalId)]!.append([batch]).durable;
   }
 
-  /** Replays every stored record in log order, partition by partition (`loadTransactionMetadata`). */
+  /**
+   * Replays every stored record in log order, partition by partition (`loadTransactionMetadata`).
+   * A record whose bytes cannot be decoded throws an UndecodableCoordinatorRecordError naming its
+   * partition, offset, segment file and type (start-up stops with it).
+   */
   replay(apply: (transactionalId: string, value: TransactionLogValue | null) => void): void {
-    for (const partition of this.partitions ?? []) {
+    (this.partitions ?? []).forEach((partition, index) => {
       for (const batch of partition.batches()) {
         for (const r of decodeRecords(batch)) {
           if (r.key === null) continue;
-          const decoded = decodeRegistryRecord(TRANSACTION_STATE_TOPIC_NAME, r.key, r.value);
+          let decoded: ReturnType<typeof decodeRegistryRecord>;
+          try {
+            decoded = decodeRegistryRecord(TRANSACTION_STATE_TOPIC_NAME, r.key, r.value);
+          } catch (err) {
+            throw undecodableRecord(TRANSACTION_STATE_TOPIC_NAME, index, r.offset, partition.segmentFileOf(r.offset), r.key, err);
+          }
           if (decoded.entry === undefined) continue;
           const record = decoded.record as unknown as { transactionalId: string; value: TransactionLogValue | null };
           apply(record.transactionalId, record.value);
         }
       }
-    }
+    });
   }
 
   private scheduleCleaner(): void {
