@@ -178,6 +178,8 @@ export const CONFIG_SPECS = {
   'share.coordinator.state.topic.segment.bytes': { kind: 'int', default: '104857600', min: 1 },
   'share.coordinator.snapshot.update.records.per.snapshot': { kind: 'int', default: '500', min: 0, max: 500 },
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
+  // Under 'always', fdatasync on the event-loop thread unless one took longer than this (ms) in the last second; 0: always on the thread pool (src/storage/inline-sync-gate.ts).
+  'mock.flush.inline.sync.max.ms': { kind: 'double', default: '2', min: 0 },
   'mock.cluster.id': { kind: 'string', default: '' },
   // Open segment files at most (src/storage/fd-cache.ts); 0: half the process's open-files limit.
   'mock.max.open.files': { kind: 'int', default: '0', min: 0 },

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config.js';
 import type { Time, Timer } from '../util/time.js';
-import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
+import { PartitionLog } from '../storage/partition-log.js';
 import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
 import { undecodableRecord } from '../records/undecodable-record.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
@@ -14,7 +14,7 @@ import { offsetsPartitionFor } from '../util/java-hash.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './records.js';
 import { OffsetCommitSpanDecoder } from './offsets/offset-commit-span.js';
-import { fileCacheFor } from '../storage/fd-cache.js';
+import { logFlushOptions } from '../storage/log-flush-options.js';
 import { KeyValueBatchBuilder } from '../records/key-value-batch.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
@@ -150,10 +150,7 @@ export class GroupLog<R = CoordinatorRecord> {
           dir: dataDir === null ? null : join(dataDir, `${this.layout.topic}-${p}`),
           segmentBytes: this.layout.segmentBytes,
           rollMs: config.logRollMs(),
-          flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
-          flushIntervalMs: Number(config.long('log.flush.interval.ms')),
-          flushIntervalMessages: config.long('log.flush.interval.messages'),
-          files: fileCacheFor(config),
+          ...logFlushOptions(config),
           log: this.options.log,
           time: this.options.time,
         }),

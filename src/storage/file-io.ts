@@ -47,6 +47,14 @@ export function fdatasync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
+/**
+ * fdatasync(2) on the calling thread: under 'always' while the disk answers fast (inline-sync-gate.ts).
+ * A function of ours, not `fs.fdatasyncSync` called directly, so a test can make it fail.
+ */
+export function fdatasyncSync(fd: number): void {
+  fs.fdatasyncSync(fd);
+}
+
 /** ftruncate(2): cuts (or extends) the file to `bytes`. */
 export function ftruncate(fd: number, bytes: number): Promise<void> {
   return new Promise((resolve, reject) => fs.ftruncate(fd, bytes, (err) => (err ? reject(err) : resolve())));

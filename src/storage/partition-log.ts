@@ -20,7 +20,8 @@
  *                 `durable` resolves once a sync started after the append's write completed
  *                 (`recoveryPoint` is then past its last offset), in offset order. A failed write or
  *                 sync fails every step not yet acknowledged and rolls the log back to its recovery
- *                 point.
+ *                 point. While the disk answers fast, the sync runs on the event-loop thread instead,
+ *                 acknowledging in the turn that wrote (inline-sync-gate.ts).
  *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms),
  *                 or as soon as `flushIntervalMessages` messages are waiting for one.
  *                 A non-positive interval behaves as 'always'.
@@ -45,11 +46,12 @@ import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
 import { readInt64BE } from '../protocol/primitives.js';
 import { beginBurst, burstOpen, nextRound } from '../util/burst.js';
-import { writeFully, writeFullySync, fdatasync, fsyncDirectory, ftruncate } from './file-io.js';
+import { writeFully, writeFullySync, fdatasync, fdatasyncSync, fsyncDirectory, ftruncate } from './file-io.js';
 import { completeInterruptedCleaning } from './cleaner-files.js';
 import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 import { DEFAULT_FILE_CACHE, type FileHandleCache } from './fd-cache.js';
 import { SyncPipeline } from './sync-pipeline.js';
+import { POOL_ONLY, type InlineSyncGate } from './inline-sync-gate.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
 
@@ -73,6 +75,12 @@ export interface PartitionLogOptions {
   logStartOffset?: bigint;
   /** Where segment files get their descriptors (one cache per server, `mock.max.open.files`); a process-wide default otherwise. */
   files?: FileHandleCache;
+  /**
+   * Under 'always', whether an fdatasync may run on the event-loop thread (inline-sync-gate.ts: one
+   * per server, `mock.flush.inline.sync.max.ms`, as its logs share a disk); without one (tools and
+   * tests opening a log directly) every sync runs on libuv's thread pool.
+   */
+  syncGate?: InlineSyncGate;
 }
 
 /** Result of an append: the first offset given, and when the bytes are durable. */
@@ -126,6 +134,8 @@ export class PartitionLog {
   private directorySync: Promise<void> | null = null;
   /** Under 'always': the written steps waiting for a covering fdatasync, and the syncs in flight. */
   private readonly pipeline = new SyncPipeline<RollbackPoint | null>();
+  /** Under 'always': whether the next fdatasync may run on the event-loop thread. */
+  private readonly syncGate: InlineSyncGate;
   /** The write or sync failure that appends are refused with until `recover` has run. */
   private failure: Error | null = null;
   private recovering = false;
@@ -144,6 +154,7 @@ export class PartitionLog {
     this.options = { ...options };
     this.segments = segments;
     this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
+    this.syncGate = options.syncGate ?? POOL_ONLY;
     for (const s of segments) this.adopt(s);
     const last = segments[segments.length - 1]!;
     this.nextOffset = last.nextOffset ?? last.baseOffset;
@@ -750,7 +761,40 @@ export class PartitionLog {
     }
     if (this.failure) return this.failUnacknowledged(this.failure); // a sync failed while this step wrote
     if (end <= this.syncedEnd) this.pipeline.acknowledge(this.syncedEnd);
+    else if (this.maySyncInline()) this.syncInline();
     else this.startSync();
+  }
+
+  /**
+   * An inline sync needs the gate's leave, no sync on the pool (whose acknowledgements would come
+   * after this one's, and whose segments' marks it could clear) and no directory sync pending (a
+   * new segment's name must reach the disk first; that runs on the pool).
+   */
+  private maySyncInline(): boolean {
+    return this.pipeline.inFlight === 0 && !this.directoryDirty && this.directorySync === null && this.syncGate.inline;
+  }
+
+  /**
+   * `startSync`'s work on the event-loop thread (see inline-sync-gate.ts): syncs every written
+   * segment, moves the recovery point up and acknowledges the steps it covers before returning, so
+   * their answers leave in this turn. A failure takes the pool's failure path.
+   */
+  private syncInline(): void {
+    const covered = this.writtenEnd;
+    const startedAt = this.syncGate.clock();
+    try {
+      for (const s of this.segments) {
+        if (!s.dirty || !s.isOpen) continue;
+        fdatasyncSync(s.fd());
+        this.stats.syncs++;
+        s.dirty = false; // nothing can write to it while this runs
+      }
+    } catch (err) {
+      return this.syncFailed(err instanceof Error ? err : new Error(String(err)));
+    }
+    this.syncGate.recordInline(startedAt);
+    if (covered > this.syncedEnd) this.syncedEnd = covered;
+    this.pipeline.acknowledge(this.syncedEnd);
   }
 
   /**

@@ -14,7 +14,7 @@ import type { BrokerConfig } from '../config.js';
 import type { Time } from '../util/time.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { RECORD_BATCH_OVERHEAD, readBatchHeader } from '../records/record-batch.js';
-import { PartitionLog, type FlushPolicy, type PartitionLogOptions } from '../storage/partition-log.js';
+import { PartitionLog, type PartitionLogOptions } from '../storage/partition-log.js';
 import type { ClusterConfigs } from '../configs/cluster-configs.js';
 import { LogConfigCache, type LogConfig } from '../configs/log-config.js';
 import { LOG_START_OFFSET_CHECKPOINT_FILE, readOffsetCheckpoint, writeOffsetCheckpoint } from '../storage/offset-checkpoint.js';
@@ -29,7 +29,7 @@ import { commitCreation, markCreation, recoverPendingCreations, undoCreation } f
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
-import { fileCacheFor } from '../storage/fd-cache.js';
+import { logFlushOptions } from '../storage/log-flush-options.js';
 
 export interface TopicStoreOptions {
   /** Root data directory, or null to keep every topic in memory. */
@@ -515,10 +515,7 @@ export class TopicStore {
       dir,
       segmentBytes: lc?.segmentBytes ?? config.int('log.segment.bytes'),
       rollMs: lc?.segmentMs ?? config.logRollMs(),
-      flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
-      flushIntervalMs: Number(config.long('log.flush.interval.ms')),
-      flushIntervalMessages: config.long('log.flush.interval.messages'),
-      files: fileCacheFor(config),
+      ...logFlushOptions(config),
       log: this.options.log,
       time: this.options.time,
     };

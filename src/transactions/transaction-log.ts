@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config.js';
 import type { Time, Timer } from '../util/time.js';
-import { PartitionLog, type FlushPolicy } from '../storage/partition-log.js';
+import { PartitionLog } from '../storage/partition-log.js';
 import { LogCleaner } from '../storage/log-cleaner.js';
 import { encodeRecordBatch, decodeRecords } from '../records/record-batch.js';
 import { decodeRegistryRecord, encodeRecordKey, encodeRecordValue } from '../records/coordinator-record.js';
@@ -22,7 +22,7 @@ import type { TransactionLogValue } from '../records/schemas/TransactionLogValue
 import { offsetsPartitionFor } from '../util/java-hash.js';
 import { TRANSACTION_STATE_TOPIC_NAME } from '../topics/topic-name.js';
 import { undecodableRecord } from '../records/undecodable-record.js';
-import { fileCacheFor } from '../storage/fd-cache.js';
+import { logFlushOptions } from '../storage/log-flush-options.js';
 
 /** TransactionLogValue version Kafka 4.3 writes (flexible, with the tagged fields of KIP-890). */
 const VALUE_VERSION = 1;
@@ -81,10 +81,7 @@ export class TransactionLog {
           dir: dataDir === null ? null : join(dataDir, `${TRANSACTION_STATE_TOPIC_NAME}-${p}`),
           segmentBytes: config.int('transaction.state.log.segment.bytes'),
           rollMs: config.logRollMs(),
-          flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
-          files: fileCacheFor(config),
-          flushIntervalMs: Number(config.long('log.flush.interval.ms')),
-          flushIntervalMessages: config.long('log.flush.interval.messages'),
+          ...logFlushOptions(config),
           log: this.options.log,
           time: this.options.time,
         }),

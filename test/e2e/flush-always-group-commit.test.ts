@@ -2,7 +2,8 @@
  * Group commit under `mock.flush.policy=always` over real sockets: OffsetCommits that reach the
  * server while the group's `__consumer_offsets` partition has MAX_SYNCS_IN_FLIGHT fdatasyncs in
  * flight all wait for ONE next write and fdatasync (not one each), and none is answered before a
- * completed sync covers its record. The sync is held in flight by occupying libuv's thread pool (test/support/thread-pool.ts),
+ * completed sync covers its record. The sync is held in flight by occupying libuv's thread pool (test/support/thread-pool.ts;
+ * `mock.flush.inline.sync.max.ms=0` keeps every sync there),
  * so nothing here depends on how fast the disk or the machine is.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,7 +31,8 @@ describe('flush always: group commit', () => {
   });
 
   it(`${CONNECTIONS} connections committing while a sync runs share one next fdatasync, and each answer follows the sync covering it`, async () => {
-    const { server } = await startClosableServer(cleanups, { config: { 'mock.flush.policy': 'always' } });
+    // Every sync on the pool, where the test holds them (fast syncs would run inline: inline-sync-gate.ts).
+    const { server } = await startClosableServer(cleanups, { config: { 'mock.flush.policy': 'always', 'mock.flush.inline.sync.max.ms': '0' } });
     server.broker.topics.create('t', CONNECTIONS + 1);
     const clients = await Promise.all(Array.from({ length: CONNECTIONS + 1 }, () => RawClient.connect(server.port)));
     for (const c of clients) cleanups.push(() => void c.socket.destroy());

@@ -1,0 +1,65 @@
+/**
+ * Where a log's next fdatasync under `mock.flush.policy=always` runs (issue #16): on the event-loop
+ * thread (`fs.fdatasyncSync`) or on libuv's thread pool (`fs.fdatasync`, pipelined by
+ * sync-pipeline.ts).
+ *
+ * Why inline at all: the thread-pool hand-off (queueing the work, waking a pool thread, waking the
+ * loop for the callback, the promise around it) costs the server ~55 us of CPU per sync on the
+ * development machine on top of the syscall (bench/fdatasync-cost.mjs: ~85 against ~140 us per
+ * 200-byte append and sync), and under 'always' that is most of what a commit costs beyond 'never'.
+ * Kafka does the same: with `flush.messages=1` its request handler thread calls `UnifiedLog.flush`
+ * itself, and waits.
+ *
+ * Why not always inline: while the syscall runs nothing else on the loop does, so a slow disk (a
+ * laptop SSD with a real cache flush, a busy VM) would hold every connection for each sync. So an
+ * inline sync that took more than `maxMs` sends the syncs of the next RETRY_INLINE_MS to the pool
+ * (where a slow sync holds up nobody and up to three overlap); then one inline sync tries again. On
+ * a disk that stays slow that is one slow sync on the loop a second. The pool's syncs are not
+ * timed: their time includes the queueing and the loop's own delay in taking the callback, so a
+ * fast one there proves little (reopening on one made a loaded disk alternate: one slow inline
+ * sync every few). `maxMs` 0 keeps every sync on the pool.
+ *
+ * One gate per server (`syncGateFor`), shared by its logs: they share a disk, and with a gate each,
+ * a hundred partitions on a slow disk would each try an inline sync every RETRY_INLINE_MS.
+ */
+
+/** After a slow inline sync, syncs go to the pool for this long (ms). */
+export const RETRY_INLINE_MS = 1000;
+
+/** A monotonic clock in milliseconds (fractional): `performance.now` unless a test passes its own. */
+export type SyncClock = () => number;
+
+export class InlineSyncGate {
+  /** While set, the clock reading before which syncs go to the pool (a slow inline sync was seen). */
+  private poolUntil: number | null = null;
+
+  constructor(
+    private readonly maxMs: number,
+    readonly clock: SyncClock = () => performance.now(),
+  ) {}
+
+  /** True when the next sync may run on the event-loop thread. */
+  get inline(): boolean {
+    if (this.maxMs <= 0) return false;
+    if (this.poolUntil !== null && this.clock() >= this.poolUntil) this.poolUntil = null;
+    return this.poolUntil === null;
+  }
+
+  /** Records an inline sync started at clock reading `startedAt`, now done. */
+  recordInline(startedAt: number): void {
+    const now = this.clock();
+    if (now - startedAt > this.maxMs) this.poolUntil = now + RETRY_INLINE_MS;
+  }
+}
+
+/** The gate of logs opened without one (tools, tests): every sync on the pool. */
+export const POOL_ONLY = new InlineSyncGate(0);
+
+const perServer = new WeakMap<object, InlineSyncGate>();
+
+/** The one gate of a server's logs, keyed by its configuration object (`mock.flush.inline.sync.max.ms`). */
+export function syncGateFor(config: { double(key: 'mock.flush.inline.sync.max.ms'): number }): InlineSyncGate {
+  let gate = perServer.get(config);
+  if (gate === undefined) perServer.set(config, (gate = new InlineSyncGate(config.double('mock.flush.inline.sync.max.ms'))));
+  return gate;
+}

@@ -1,0 +1,23 @@
+/**
+ * The durability settings every log of a server (`__consumer_offsets`, `__transaction_state`,
+ * `__share_group_state`, topics) takes from its broker config, in one place so they cannot drift:
+ * `mock.flush.policy`, Kafka's `log.flush.interval.ms` / `log.flush.interval.messages`,
+ * the server's inline-sync gate (`mock.flush.inline.sync.max.ms`) and its descriptor cache
+ * (`mock.max.open.files`).
+ */
+import type { BrokerConfig } from '../config.js';
+import { fileCacheFor } from './fd-cache.js';
+import { syncGateFor } from './inline-sync-gate.js';
+import type { FlushPolicy, PartitionLogOptions } from './partition-log.js';
+
+export type LogFlushOptions = Pick<PartitionLogOptions, 'flushPolicy' | 'flushIntervalMs' | 'flushIntervalMessages' | 'syncGate' | 'files'>;
+
+export function logFlushOptions(config: BrokerConfig): LogFlushOptions {
+  return {
+    flushPolicy: config.string('mock.flush.policy') as FlushPolicy,
+    flushIntervalMs: Number(config.long('log.flush.interval.ms')),
+    flushIntervalMessages: config.long('log.flush.interval.messages'),
+    syncGate: syncGateFor(config),
+    files: fileCacheFor(config),
+  };
+}
