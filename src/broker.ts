@@ -126,7 +126,9 @@ export class Broker {
    * share-coordinator lookup.
    */
   ensureShareStateTopic(): void {
-    if (this.topics.get(SHARE_GROUP_STATE_TOPIC_NAME) === undefined) this.topics.registerInternal(SHARE_GROUP_STATE_TOPIC_NAME, this.shareStateLog.ensureOpen());
+    if (this.topics.get(SHARE_GROUP_STATE_TOPIC_NAME) !== undefined) return;
+    const topic = this.topics.registerInternal(SHARE_GROUP_STATE_TOPIC_NAME, this.shareStateLog.ensureOpen());
+    this.shareStateLog.stampLeaderEpochsFrom((p) => topic.stampEpochOf(p));
   }
 
   private constructor(options: BrokerOptions) {
@@ -156,7 +158,9 @@ export class Broker {
     this.txnMarkers = new TransactionMarkers(this.topics, options.time);
     this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
     // `__consumer_offsets` as clients see it: listed by Metadata (internal), readable, not writable.
-    this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, this.groupLog.partitionLogs());
+    const offsetsTopic = this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, this.groupLog.partitionLogs());
+    // Its batches carry the partition's leader epoch, which the cluster simulation bumps (a coordinator move).
+    this.groupLog.stampLeaderEpochsFrom((p) => offsetsTopic.stampEpochOf(p));
     this.cluster = new ClusterState({
       firstId: this.nodeId,
       count: options.brokers ?? 1,
@@ -262,7 +266,10 @@ export class Broker {
     });
     this.logMaintenance.start();
     this.transactionLog = new TransactionLog({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
-    this.transactionLog.onCreated((logs) => this.topics.registerInternal(TRANSACTION_STATE_TOPIC_NAME, logs));
+    this.transactionLog.onCreated((logs) => {
+      const topic = this.topics.registerInternal(TRANSACTION_STATE_TOPIC_NAME, logs);
+      this.transactionLog.stampLeaderEpochsFrom((p) => topic.stampEpochOf(p));
+    });
     this.transactions = new TransactionCoordinator({
       log: this.transactionLog,
       producerIds: this.topics.producerIds,

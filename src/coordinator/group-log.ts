@@ -7,7 +7,7 @@ import { PartitionLog } from '../storage/partition-log.js';
 import { LogCleaner, CleanerAbortedError, type CleanerStep } from '../storage/log-cleaner.js';
 import { undecodableRecord } from '../records/undecodable-record.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
-import { forEachRecordSpanOfBatch, readBatchHeader, TRANSACTIONAL_FLAG_MASK, type RecordBatchHeader } from '../records/record-batch.js';
+import { forEachRecordSpanOfBatch, readBatchHeader, setPartitionLeaderEpoch, TRANSACTIONAL_FLAG_MASK, type RecordBatchHeader } from '../records/record-batch.js';
 import { encodeEndTxnMarkerBatch, isControlBatch, readEndTxnMarker } from '../records/control-batch.js';
 import type { TransactionalWriter } from './runtime.js';
 import { offsetsPartitionFor } from '../util/java-hash.js';
@@ -113,6 +113,12 @@ export class GroupLog<R = CoordinatorRecord> {
   private cleanerTimer: Timer | null = null;
   /** Builds every batch this log writes (one at a time, within `encodeBatch`). */
   private readonly builder = new KeyValueBatchBuilder();
+  /**
+   * The leader epoch of each partition, stamped on every batch appended (the broker binds it to the
+   * internal topic's partitions, whose epochs the cluster simulation bumps); 0 until bound, as a
+   * single broker's.
+   */
+  private leaderEpochOf: (partition: number) => number = () => 0;
   /** The background pass in progress, if any. */
   private cleanerPass: Promise<void> | null = null;
   private closed = false;
@@ -227,6 +233,11 @@ export class GroupLog<R = CoordinatorRecord> {
     }, { coalesce: true });
   }
 
+  /** Where each partition's current leader epoch comes from (see `leaderEpochOf`). */
+  stampLeaderEpochsFrom(leaderEpochOf: (partition: number) => number): void {
+    this.leaderEpochOf = leaderEpochOf;
+  }
+
   partitionFor(groupId: string): number {
     return offsetsPartitionFor(groupId, this.partitionCount);
   }
@@ -275,13 +286,22 @@ export class GroupLog<R = CoordinatorRecord> {
       );
     }
     // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
-    return builder.finish(timestamp, txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : undefined);
+    const batch = builder.finish(timestamp, txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : undefined);
+    // Outside the CRC: stamped as the leader's log does on append (Kafka 4.3 writes 0 on one broker, not -1).
+    setPartitionLeaderEpoch(batch, this.leaderEpochOf(p));
+    return batch;
   }
 
   /** Appends a transaction's COMMIT or ABORT marker (a control batch of its producer) to `partition`; resolves once durable. */
   appendMarker(partition: number, txn: TransactionalWriter, commit: boolean, coordinatorEpoch: number): Promise<void> {
     this.ensureOpen();
-    const batch = encodeEndTxnMarkerBatch({ producerId: txn.producerId, producerEpoch: txn.producerEpoch, marker: { commit, coordinatorEpoch }, timestamp: BigInt(this.time.now()) });
+    const batch = encodeEndTxnMarkerBatch({
+      producerId: txn.producerId,
+      producerEpoch: txn.producerEpoch,
+      marker: { commit, coordinatorEpoch },
+      timestamp: BigInt(this.time.now()),
+      partitionLeaderEpoch: this.leaderEpochOf(partition),
+    });
     return this.partitions[partition]!.append([batch]).durable;
   }
 

@@ -40,4 +40,13 @@ export class Topic {
   partition(index: number): Partition | undefined {
     return Number.isInteger(index) && index >= 0 ? this.partitions[index] : undefined;
   }
+
+  /**
+   * The leader epoch a batch appended to partition `index` now carries (Kafka's
+   * `UnifiedLog.appendAsLeader(records, leaderEpoch)`): for the logs an internal topic's owner
+   * writes (`__consumer_offsets`, `__transaction_state`, `__share_group_state`). 0 when out of range.
+   */
+  stampEpochOf(index: number): number {
+    return this.partition(index)?.epochs.stampEpoch ?? 0;
+  }
 }

@@ -43,6 +43,8 @@ export class TransactionLog {
   private cleanerTimer: Timer | null = null;
   private closed = false;
   private readonly createdListeners: Array<(logs: readonly PartitionLog[]) => void> = [];
+  /** Each partition's current leader epoch, stamped on every batch (as `GroupLog`'s); 0 until bound. */
+  private leaderEpochOf: (partition: number) => number = () => 0;
 
   constructor(private readonly options: TransactionLogOptions) {
     const { config } = options;
@@ -93,6 +95,11 @@ export class TransactionLog {
     return partitions;
   }
 
+  /** Where each partition's current leader epoch comes from (the broker binds the internal topic's). */
+  stampLeaderEpochsFrom(leaderEpochOf: (partition: number) => number): void {
+    this.leaderEpochOf = leaderEpochOf;
+  }
+
   /** `TransactionStateManager.partitionFor`. */
   partitionFor(transactionalId: string): number {
     return offsetsPartitionFor(transactionalId, this.partitionCount);
@@ -102,12 +109,15 @@ export class TransactionLog {
   append(transactionalId: string, value: TransactionLogValue | null): Promise<void> {
     const partitions = this.ensureCreated();
     const record = { kind: 'transaction-log', transactionalId, value };
+    const partition = this.partitionFor(transactionalId);
     const batch = encodeRecordBatch({
       baseOffset: 0n,
+      // Kafka's leader log stamps its epoch on append (`UnifiedLog.appendAsLeader`): 0 on one broker, not -1.
+      partitionLeaderEpoch: this.leaderEpochOf(partition),
       timestamp: BigInt(this.options.time.now()),
       records: [{ key: encodeRecordKey(record), value: encodeRecordValue(record, VALUE_VERSION) }],
     });
-    return partitions[this.partitionFor(transactionalId)]!.append([batch]).durable;
+    return partitions[partition]!.append([batch]).durable;
   }
 
   /**
