@@ -32,8 +32,8 @@ interface ServeOptions {
   inMemory?: boolean;
   config: string[];
   logLevel: string;
-  /** false with --no-admin. */
-  admin: boolean;
+  /** false with --no-admin; a string is `--admin <url>`, an option of the admin commands, not of serving. */
+  admin: boolean | string;
   adminPort: string;
   adminHost?: string;
   adminToken?: string;
@@ -275,6 +275,9 @@ function commandLine(): Command {
     .addOption(new Option('--api-versions <ranges>', 'per-API version ranges, e.g. OffsetCommit=2-8,Fetch=4-12').env('KMC_API_VERSIONS'))
     .option('--add-scram <credential>', "a SCRAM credential to create, as kafka-storage format --add-scram: 'SCRAM-SHA-256=[name=alice,password=alice-secret]' (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .action(async (opts: ServeOptions) => {
+      if (typeof opts.admin === 'string') {
+        fail(`--admin <url> names a running server's admin API, for a command: kafka-mock-coordinator --admin ${opts.admin} faults list; the server's own admin API takes --admin-port and --admin-host`);
+      }
       await serve({ ...opts, adminPortExplicit: program.getOptionValueSource('adminPort') !== 'default' });
     });
 

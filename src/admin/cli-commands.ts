@@ -199,8 +199,26 @@ function registerClusterCommands(program: Command): void {
     );
 }
 
+/**
+ * `--admin <url>` also before the command (`kafka-mock-coordinator --admin URL faults list`): a
+ * hidden root option (after `--no-admin`, so serving still defaults to an admin API) whose value
+ * goes to the command run, unless that command was given its own. Commander lets a root option
+ * appear anywhere, so the root takes `faults list --admin URL` too: handed on the same way. For a
+ * command without `--admin` (dump-log, groups), the error commander would have given.
+ */
+function acceptAdminBeforeCommand(program: Command): void {
+  program.addOption(new Option('--admin <url>', 'admin API of the running server (for the admin commands)').hideHelp());
+  program.hook('preAction', (_program, action) => {
+    const url: unknown = program.getOptionValue('admin');
+    if (action === program || typeof url !== 'string') return;
+    if (!action.options.some((o) => o.attributeName() === 'admin')) action.error(`error: unknown option '--admin' (it names the admin API for faults, cluster, transactions, clock, requests)`);
+    action.setOptionValueWithSource('admin', url, 'cli');
+  });
+}
+
 /** Adds `faults ...`, `requests`, `clock ...` and `cluster ...`: control commands that talk to a running server's admin API. */
 export function registerControlCommands(program: Command): void {
+  acceptAdminBeforeCommand(program);
   registerClusterCommands(program);
 
   const faults = program.command('faults').description('add, list, wait for and remove fault rules of a running server (admin API)');

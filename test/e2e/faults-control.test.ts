@@ -90,6 +90,19 @@ describe('control surfaces', () => {
     const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, [CLI, ...args, '--admin', admin])).stdout || 'null');
 
     expect((await cli('faults', 'list')).faults.map((f: { id: string }) => f.id)).toEqual(['boot']);
+    // --admin before the command (and between its words) works as after it.
+    for (const args of [['--admin', admin, 'faults', 'list'], ['faults', '--admin', admin, 'list']]) {
+      expect(JSON.parse((await run(process.execPath, [CLI, ...args], { env: { ...process.env, KMC_ADMIN_URL: 'http://127.0.0.1:9' } })).stdout).faults.map((f: { id: string }) => f.id)).toEqual(['boot']);
+    }
+    // Not an option of serving, nor of a command that calls no admin API: said so.
+    await expect(run(process.execPath, [CLI, '--admin', admin])).rejects.toMatchObject({
+      code: 2,
+      stderr: `kafka-mock-coordinator: --admin <url> names a running server's admin API, for a command: kafka-mock-coordinator --admin ${admin} faults list; the server's own admin API takes --admin-port and --admin-host\n`,
+    });
+    await expect(run(process.execPath, [CLI, '--admin', admin, 'dump-log', 'none.log'])).rejects.toMatchObject({
+      code: 1,
+      stderr: "error: unknown option '--admin' (it names the admin API for faults, cluster, transactions, clock, requests)\n",
+    });
     const rule = await cli('faults', 'add', '--api', 'OffsetCommit', '--group', 'gc', '--topic', 'parts', '--partition', '1', '--error', 'OFFSET_METADATA_TOO_LARGE');
     expect(rule).toMatchObject({ id: 'f1', match: { partitions: [1], topic: 'parts' }, action: { type: 'error', errorCode: 12 } });
 
