@@ -46,6 +46,8 @@ interface ServeOptions {
   addScram: string[];
   /** Whether --admin-port (or KMC_ADMIN_PORT) was given: then a busy port is an error, not a warning. */
   adminPortExplicit?: boolean;
+  /** Where the admin port came from, named when it is in use: `--admin-port` or `KMC_ADMIN_PORT`. */
+  adminPortFlag?: string;
 }
 
 function fail(message: string): never {
@@ -128,8 +130,11 @@ async function serve(opts: ServeOptions): Promise<void> {
     } catch (err) {
       // The default admin port being busy (another instance) is not worth refusing to start. The
       // Kafka listeners bind first: their port in use is an error of its own (the error names its port).
-      const busy = err as NodeJS.ErrnoException & { port?: number };
-      if (busy.code !== 'EADDRINUSE' || busy.port !== adminPort || adminPort === undefined || opts.adminPortExplicit) throw err;
+      const busy = err as NodeJS.ErrnoException & { port?: number; address?: string; listener?: string };
+      if (busy.code !== 'EADDRINUSE' || busy.listener !== 'admin' || adminPort === undefined) throw err;
+      if (opts.adminPortExplicit) {
+        fail(`admin API port ${adminPort} is in use${busy.address ? ` on ${busy.address}` : ''} (${opts.adminPortFlag ?? '--admin-port'}): pass another, 0 for a free one, or --no-admin`);
+      }
       log.warn(`admin API not started: port ${adminPort} is in use (pass --admin-port 0 for a free port, or --no-admin)`);
       server = await start(undefined);
     }
@@ -278,7 +283,8 @@ function commandLine(): Command {
       if (typeof opts.admin === 'string') {
         fail(`--admin <url> names a running server's admin API, for a command: kafka-mock-coordinator --admin ${opts.admin} faults list; the server's own admin API takes --admin-port and --admin-host`);
       }
-      await serve({ ...opts, adminPortExplicit: program.getOptionValueSource('adminPort') !== 'default' });
+      const adminPortSource = program.getOptionValueSource('adminPort');
+      await serve({ ...opts, adminPortExplicit: adminPortSource !== 'default', adminPortFlag: adminPortSource === 'env' ? 'KMC_ADMIN_PORT' : '--admin-port' });
     });
 
   program

@@ -76,7 +76,9 @@ export async function startAdminServer(options: AdminServerOptions & { host: str
     });
   } catch (err) {
     live.close();
-    throw err;
+    // Marked: node's text (`listen EADDRINUSE ... :<port>`) reads as a Kafka listener's, and the
+    // command line names the flag of the one that failed.
+    throw Object.assign(err as Error, { listener: 'admin' });
   }
   const address = server.address() as AddressInfo;
   const secondary = bindHost === 'localhost' ? await listenOnOtherAddresses('localhost', address, dispatch) : [];

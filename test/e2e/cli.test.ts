@@ -39,6 +39,22 @@ describe('command line', () => {
     }
   });
 
+  it('exits 2 naming --admin-port (or KMC_ADMIN_PORT) when an explicit admin port is in use', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const byFlag = spawnSync(process.execPath, [CLI, '--in-memory', '--port', '0', '--admin-port', String(port)], { encoding: 'utf8', timeout: 60_000 });
+      expect(byFlag.status).toBe(2);
+      expect(byFlag.stderr).toBe(`kafka-mock-coordinator: admin API port ${port} is in use on 127.0.0.1 (--admin-port): pass another, 0 for a free one, or --no-admin\n`);
+      const byEnv = spawnSync(process.execPath, [CLI, '--in-memory', '--port', '0'], { env: { ...process.env, KMC_ADMIN_PORT: String(port) }, encoding: 'utf8', timeout: 60_000 });
+      expect(byEnv.status).toBe(2);
+      expect(byEnv.stderr).toBe(`kafka-mock-coordinator: admin API port ${port} is in use on 127.0.0.1 (KMC_ADMIN_PORT): pass another, 0 for a free one, or --no-admin\n`);
+    } finally {
+      taken.close();
+    }
+  });
+
   it('--version and -V print the package version', () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
