@@ -40,6 +40,8 @@ export async function startClosableServer(
 ): Promise<{ server: ServerHandle; close: () => Promise<void>; dataDir: string }> {
   const data = options.dataDir === undefined ? tempDataDir(prefix) : null;
   const dataDir = options.dataDir ?? data!.dir;
+  // Before the start: a test whose start is refused still gets its directory removed.
+  cleanups.push(() => data?.remove());
   const server = await startServer({ port: 0, logLevel: TEST_LOG_LEVEL, ...options, dataDir });
   let closed = false;
   const close = async () => {
@@ -47,7 +49,6 @@ export async function startClosableServer(
     closed = true;
     await server.close();
   };
-  cleanups.push(() => data?.remove());
   cleanups.push(close);
   return { server, close, dataDir };
 }
