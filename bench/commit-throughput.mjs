@@ -135,12 +135,14 @@ async function offsetsLogSyncs(adminUrl) {
  * One measurement window of `load` against the server on `port`; totals, not rates, so rounds add up.
  * `syncs` (ours): reads the server's fdatasync count, outside the CPU window (a scrape costs CPU).
  */
-async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serverPid, syncs) {
+async function measure(label, port, load, nextOffset, { seconds, warmupSeconds }, serverPid, syncs) {
   const clients = await Promise.all(Array.from({ length: load.connections }, () => BenchClient.connect(port)));
   const latencies = [];
   let counted = 0;
   let errors = 0;
   let phase = 'warmup';
+  // The first failure of a client loop (a connection the server closed), named after the window.
+  let failure = null;
   const loops = [];
   clients.forEach((client, partition) => {
     for (let d = 0; d < load.depth; d++) {
@@ -160,7 +162,10 @@ async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serve
               counted++;
             }
           }
-        })(),
+        })().catch((err) => {
+          failure ??= err;
+          phase = 'done';
+        }),
       );
     }
   });
@@ -180,6 +185,7 @@ async function measure(port, load, nextOffset, { seconds, warmupSeconds }, serve
   phase = 'done';
   await Promise.all(loops);
   for (const c of clients) c.close();
+  if (failure) throw new Error(`${label} ${load.name}: ${failure.message}`);
   return {
     commits,
     elapsedMs,
@@ -262,13 +268,13 @@ export async function runCommitBench(options = commitBenchOptions(), log = conso
       // The JVM compiles its hot paths later than V8 or Go: Kafka gets a longer one.
       for (const s of servers) {
         const seconds = s.name === 'kafka' ? Math.max(options.serverWarmupSeconds, options.kafkaWarmupSeconds) : options.serverWarmupSeconds;
-        if (seconds > 0) await measure(s.port, heaviest, Array.from({ length: partitions }, () => 1n), { seconds, warmupSeconds: 0 }, s.child.pid);
+        if (seconds > 0) await measure(`${s.name} (warm-up)`, s.port, heaviest, Array.from({ length: partitions }, () => 1n), { seconds, warmupSeconds: 0 }, s.child.pid);
       }
       for (const load of options.loads) {
         const windows = new Map(servers.map((s) => [s, []]));
         const nextOffset = new Map(servers.map((s) => [s, Array.from({ length: partitions }, () => 1n)]));
         for (let round = 0; round < options.rounds; round++) {
-          for (const s of servers) windows.get(s).push(await measure(s.port, load, nextOffset.get(s), options, s.child.pid, s.syncs));
+          for (const s of servers) windows.get(s).push(await measure(`${s.name} round ${round + 1}`, s.port, load, nextOffset.get(s), options, s.child.pid, s.syncs));
         }
         for (const s of servers) {
           const row = summarize(s.name, policy, load, windows.get(s));
