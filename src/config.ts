@@ -47,6 +47,22 @@ export function parseConnectionOverrides(text: string): Map<string, number> {
   return out;
 }
 
+/**
+ * What `KafkaConfig.validateValues` says of a `max.connections.per.ip.overrides` value, null when
+ * it passes: a count that is not an int (Integer.parseInt's message), then hosts that fail
+ * `Utils.validHostPattern`.
+ */
+export function connectionOverridesProblem(text: string): string | null {
+  let overrides: Map<string, number>;
+  try {
+    overrides = parseConnectionOverrides(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const invalid = [...overrides.keys()].filter((host) => !VALID_HOST.test(host));
+  return invalid.length > 0 ? `max.connections.per.ip.overrides contains invalid addresses : ${invalid.join(',')}` : null;
+}
+
 /** Kafka's `SecurityProtocol` names. */
 export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
 export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
@@ -333,15 +349,10 @@ export class BrokerConfig {
     if (queuedMaxBytes > 0n && queuedMaxBytes < BigInt(this.int('socket.request.max.bytes'))) {
       throw new ConfigError('queued.max.request.bytes', 'must be larger or equal to socket.request.max.bytes');
     }
-    let overrides: Map<string, number>;
-    try {
-      overrides = parseConnectionOverrides(this.string('max.connections.per.ip.overrides'));
-    } catch (err) {
-      throw new ConfigError('max.connections.per.ip.overrides', (err as Error).message);
-    }
-    const invalid = [...overrides.keys()].filter((host) => !VALID_HOST.test(host));
-    if (invalid.length > 0) throw new ConfigError('max.connections.per.ip.overrides', `max.connections.per.ip.overrides contains invalid addresses : ${invalid.join(',')}`);
-    if (this.int('max.connections.per.ip') === 0 && overrides.size === 0) {
+    const overridesText = this.string('max.connections.per.ip.overrides');
+    const overridesProblem = connectionOverridesProblem(overridesText);
+    if (overridesProblem !== null) throw new ConfigError('max.connections.per.ip.overrides', overridesProblem);
+    if (this.int('max.connections.per.ip') === 0 && parseConnectionOverrides(overridesText).size === 0) {
       throw new ConfigError('max.connections.per.ip', 'max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.');
     }
     min('group.consumer.max.session.timeout.ms', 'group.consumer.min.session.timeout.ms');

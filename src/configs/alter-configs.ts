@@ -23,6 +23,7 @@
  * (INVALID_CONFIG "Can't APPEND to key x because its type is not LIST.").
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { connectionOverridesProblem } from '../config.js';
 import { javaHashSetOrder } from '../util/java-hash.js';
 import { ConfigValueError, parseConfigValue, validateConfigValue } from './config-def.js';
 import type { ClusterConfigs } from './cluster-configs.js';
@@ -220,6 +221,8 @@ const BROKER_VALUE_REQUIREMENTS: Readonly<Record<string, (parsed: string) => str
   'log.roll.ms': (v) => (BigInt(v) < 1n ? 'requirement failed: log.roll.ms must be greater than or equal to 1' : null),
   // The log cleaner's reconfiguration divides its throttle by the thread count.
   'log.cleaner.threads': (v) => (v === '0' ? '/ by zero' : null),
+  // Stored unchecked, a bad count threw at every later connection's admission.
+  'max.connections.per.ip.overrides': connectionOverridesProblem,
 };
 
 /**
