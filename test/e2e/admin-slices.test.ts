@@ -36,10 +36,16 @@ async function serverWithManyGroups(): Promise<{ server: ServerHandle; admin: st
   return { server, admin: server.admin!.url, other: clients[0]! };
 }
 
-/** Fetches `path`; once the server has begun reading the groups' offsets for it, sends ApiVersions; returns the order the answers were complete in. */
+/**
+ * Fetches `path`; once the server has begun reading the groups' offsets for it (listing them, or
+ * counting them: a group's summary for /groups only counts), sends ApiVersions; returns the order
+ * the answers were complete in.
+ */
 async function orderOfAnswers(server: ServerHandle, admin: string, other: RawClient, path: string): Promise<{ order: string[]; body: string }> {
   const order: string[] = [];
-  const reads = watchCall(server.broker.offsets, 'offsetsOf');
+  const lists = watchCall(server.broker.offsets, 'offsetsOf');
+  const counts = watchCall(server.broker.offsets, 'committedCount');
+  const reads = { get calls(): number { return lists.calls + counts.calls; } };
   // The HTTP answer counts once its whole body is in: /metrics streams, its headers come first.
   const answer = fetch(`${admin}${path}`).then(async (res) => {
     expect(res.status).toBe(200);
