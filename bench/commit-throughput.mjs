@@ -24,7 +24,8 @@
 // (3: each server once under the heaviest load after it starts; Kafka BENCH_KAFKA_WARMUP_SECONDS,
 // 10), BENCH_FLUSH_INTERVAL_MS (100),
 // BENCH_DATA_DIR (a parent for the temporary data directories; default the OS temp dir),
-// BENCH_BASE_CLI (another build's dist/cli.js, run as server `base`, to compare a change A/B).
+// BENCH_BASE_CLI (another build's dist/cli.js, run as server `base`, to compare a change A/B),
+// BENCH_BASE_CONFIGS (`key=value,...` given to `base` only: an A/B of a config with BENCH_BASE_CLI=dist/cli.cjs).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -111,6 +112,7 @@ async function startOurs(policy, options, partitions, cli) {
   const dataDir = mkdtempSync(join(options.parentDir, `kmc-bench-commit-${policy}-`));
   const args = ['--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`];
   if (policy === 'interval') args.push('--config', `log.flush.interval.ms=${options.flushIntervalMs}`);
+  if (cli !== undefined) for (const kv of envList('BENCH_BASE_CONFIGS', [])) args.push('--config', kv);
   const server = await startCliServer(args, { cli });
   const admin = await BenchClient.connect(server.port);
   const created = await admin.send(19, 5, {

@@ -15,11 +15,16 @@ import { CLI, ROOT, stopChild } from './lib.mjs';
  * `node --cpu-prof` with its profile going to .tmp/profiles/<name>-<time>/; resolves with its
  * port, its child process, the profile directory, and `stop()` (stops it, which writes the profile, and removes the data).
  */
+/** `--config` arguments for each `key=value` of BENCH_SERVER_CONFIGS (comma-separated), e.g. `mock.flush.inline.sync.max.ms=0`. */
+function extraConfigs() {
+  return (process.env.BENCH_SERVER_CONFIGS ?? '').split(',').filter(Boolean).flatMap((kv) => ['--config', kv.trim()]);
+}
+
 export async function startProfiledServer(name, policy) {
   const profileDir = join(ROOT, '.tmp', 'profiles', `${name}-${Date.now()}`);
   mkdirSync(profileDir, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'kmc-profile-'));
-  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', profileDir, CLI, '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`], {
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', profileDir, CLI, '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`, ...extraConfigs()], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let port;
