@@ -11,10 +11,14 @@
  * itself, and waits.
  *
  * Why not always inline: while the syscall runs nothing else on the loop does, so a slow disk (a
- * laptop SSD with a real cache flush, a busy VM) would hold every connection for each sync. So an
- * inline sync that took more than `maxMs` sends the syncs of the next RETRY_INLINE_MS to the pool
- * (where a slow sync holds up nobody and up to three overlap); then one inline sync tries again. On
- * a disk that stays slow that is one slow sync on the loop a second. The pool's syncs are not
+ * laptop SSD with a real cache flush, a busy VM) would hold every connection for each sync. So
+ * once the mean time of the recent inline syncs (weighted, MEAN_WEIGHT) passes `maxMs`, the syncs
+ * of the next RETRY_INLINE_MS go to the pool (where a slow sync holds up nobody and up to three
+ * overlap); then one inline sync tries again, its own time the new mean. On a disk that stays slow
+ * that is one slow sync on the loop a second. A mean, not every sync: a virtual disk's syncs of
+ * ~0.3 ms take a few ms now and then (the development machine: a few per thousand, up to ~10 ms),
+ * and sending each of those to the pool for a second kept the server on the pool most of the time.
+ * One sync of ~8 x `maxMs` or more moves the mean past it at once. The pool's syncs are not
  * timed: their time includes the queueing and the loop's own delay in taking the callback, so a
  * fast one there proves little (reopening on one made a loaded disk alternate: one slow inline
  * sync every few). `maxMs` 0 keeps every sync on the pool.
@@ -23,15 +27,20 @@
  * a hundred partitions on a slow disk would each try an inline sync every RETRY_INLINE_MS.
  */
 
-/** After a slow inline sync, syncs go to the pool for this long (ms). */
+/** After inline syncs turned slow, syncs go to the pool for this long (ms). */
 export const RETRY_INLINE_MS = 1000;
+
+/** Weight of the mean of inline sync times: each new time moves it by 1/MEAN_WEIGHT of the difference. */
+export const MEAN_WEIGHT = 8;
 
 /** A monotonic clock in milliseconds (fractional): `performance.now` unless a test passes its own. */
 export type SyncClock = () => number;
 
 export class InlineSyncGate {
-  /** While set, the clock reading before which syncs go to the pool (a slow inline sync was seen). */
+  /** While set, the clock reading before which syncs go to the pool (inline syncs turned slow). */
   private poolUntil: number | null = null;
+  /** Weighted mean time of the inline syncs since the last switch to the pool (ms); null before the first. */
+  private meanMs: number | null = null;
 
   constructor(
     private readonly maxMs: number,
@@ -48,7 +57,11 @@ export class InlineSyncGate {
   /** Records an inline sync started at clock reading `startedAt`, now done. */
   recordInline(startedAt: number): void {
     const now = this.clock();
-    if (now - startedAt > this.maxMs) this.poolUntil = now + RETRY_INLINE_MS;
+    const took = now - startedAt;
+    this.meanMs = this.meanMs === null ? took : this.meanMs + (took - this.meanMs) / MEAN_WEIGHT;
+    if (this.meanMs <= this.maxMs) return;
+    this.poolUntil = now + RETRY_INLINE_MS;
+    this.meanMs = null;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * Where an fdatasync under 'always' runs (inline-sync-gate.ts): on the event-loop thread unless an
- * inline one took longer than the gate's limit in the last second, else on libuv's thread pool. The log's syncs are seen
+ * Where an fdatasync under 'always' runs (inline-sync-gate.ts): on the event-loop thread unless the
+ * weighted mean of the inline ones passed the gate's limit in the last second, else on libuv's thread pool. The log's syncs are seen
  * through file-io.ts, mocked here: pool syncs can be held at a gate (the real fdatasync runs when
  * the test completes one), inline ones counted, made to fail, or made "slow" by moving the fake
  * clock that times them. Nothing depends on how fast the disk or the machine is.
@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PartitionLog } from '../../src/storage/partition-log.js';
-import { InlineSyncGate, RETRY_INLINE_MS } from '../../src/storage/inline-sync-gate.js';
+import { InlineSyncGate, MEAN_WEIGHT, RETRY_INLINE_MS } from '../../src/storage/inline-sync-gate.js';
 import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
 import { nextTurn } from '../support/thread-pool.js';
 
@@ -97,18 +97,35 @@ describe("PartitionLog 'always': inline fdatasync", () => {
     expect([io.held.length, io.inline, io.pool, log.recoveryPoint]).toEqual([0, 2, 0, 4n]);
   });
 
-  it(`a slow inline sync sends the syncs of the next ${RETRY_INLINE_MS} ms to the pool, however fast they are there; then one inline sync tries again`, async () => {
+  it(`once the weighted mean of inline sync times passes the limit, the syncs of the next ${RETRY_INLINE_MS} ms go to the pool, however fast they are there; then one inline sync tries again`, async () => {
     const log = openLog(tempDir(), 2);
-    await appendDurably(log);
-    io.inlineTakesMs = 2.5; // over the 2 ms limit
+    await appendDurably(log); // mean 0 ms
+    io.inlineTakesMs = 15; // one outlier: the mean moves to 15 / MEAN_WEIGHT = 1.875 ms, under the 2 ms limit
+    expect(await appendDurably(log)).toBe('inline');
+    io.inlineTakesMs = 1.5; // 1.875 + (1.5 - 1.875) / 8: still under
+    expect(await appendDurably(log)).toBe('inline');
+    io.inlineTakesMs = 4; // 1.83 + (4 - 1.83) / 8 = 2.1: over
     expect(await appendDurably(log)).toBe('inline');
     io.inlineTakesMs = 0;
     expect([await appendDurably(log), await appendDurably(log)]).toEqual(['pool', 'pool']); // fast there (the clock did not move)
     io.now += RETRY_INLINE_MS - 1;
     expect(await appendDurably(log)).toBe('pool');
     io.now += 1;
+    io.inlineTakesMs = 2.5; // the retry's own time is the new mean: over the limit again at once
+    expect([await appendDurably(log), await appendDurably(log)]).toEqual(['inline', 'pool']);
+    io.inlineTakesMs = 0;
+    io.now += RETRY_INLINE_MS;
     expect([await appendDurably(log), await appendDurably(log)]).toEqual(['inline', 'inline']);
-    expect(log.recoveryPoint).toBe(7n);
+    expect(log.recoveryPoint).toBe(11n);
+  });
+
+  it(`a single inline sync of ${MEAN_WEIGHT} times the limit or more sends the next syncs to the pool at once`, async () => {
+    const log = openLog(tempDir(), 2);
+    await appendDurably(log);
+    io.inlineTakesMs = 2 * MEAN_WEIGHT + 0.5;
+    expect(await appendDurably(log)).toBe('inline');
+    io.inlineTakesMs = 0;
+    expect(await appendDurably(log)).toBe('pool');
   });
 
   it('logs sharing a gate (one per server) share its state: a slow inline sync of one sends the other’s next sync to the pool', async () => {
@@ -116,7 +133,7 @@ describe("PartitionLog 'always': inline fdatasync", () => {
     const a = openLog(tempDir(), 2, captureLog().log, 1 << 20, gate);
     const b = openLog(tempDir(), 2, captureLog().log, 1 << 20, gate);
     expect([await appendDurably(a), await appendDurably(b)]).toEqual(['inline', 'inline']);
-    io.inlineTakesMs = 3;
+    io.inlineTakesMs = 2 * MEAN_WEIGHT + 0.5;
     expect(await appendDurably(a)).toBe('inline');
     io.inlineTakesMs = 0;
     expect([await appendDurably(b), await appendDurably(a)]).toEqual(['pool', 'pool']);
