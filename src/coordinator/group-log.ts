@@ -157,6 +157,7 @@ export class GroupLog<R = CoordinatorRecord> {
           segmentBytes: this.layout.segmentBytes,
           rollMs: config.logRollMs(),
           ...logFlushOptions(config),
+          prepareSpace: true, // every commit waits for a sync under always: zeros ahead spare the journal (prepared-space.ts)
           log: this.options.log,
           time: this.options.time,
         }),

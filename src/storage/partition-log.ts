@@ -52,6 +52,7 @@ import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 import { DEFAULT_FILE_CACHE, type FileHandleCache } from './fd-cache.js';
 import { SyncPipeline } from './sync-pipeline.js';
 import { POOL_ONLY, type InlineSyncGate } from './inline-sync-gate.js';
+import { zerosAfter } from './prepared-space.js';
 
 export type FlushPolicy = 'always' | 'interval' | 'never';
 
@@ -81,6 +82,13 @@ export interface PartitionLogOptions {
    * tests opening a log directly) every sync runs on libuv's thread pool.
    */
   syncGate?: InlineSyncGate;
+  /**
+   * Under 'always', write zeros ahead of the active segment's batches so that most fdatasyncs only
+   * flush data (prepared-space.ts). For the coordinators' logs (`__consumer_offsets`,
+   * `__share_group_state`, `__transaction_state`), whose every commit waits for a sync; not for
+   * topics, whose live segment files tools such as kafka-dump-log read as Kafka writes them.
+   */
+  prepareSpace?: boolean;
 }
 
 /** Result of an append: the first offset given, and when the bytes are durable. */
@@ -122,6 +130,10 @@ export class PartitionLog {
   private turnScheduled = false;
   /** Base offset of the newest segment rolled since the last turn step started (null: none): the segments below are synced after that step's writes. */
   private rolledAt: bigint | null = null;
+  /** Segments rolled under 'always' whose files may hold zeros past their batches, cut once written (`trimSealed`). */
+  private toTrim: LogSegment[] = [];
+  /** Whether this log writes zeros ahead of its active segment's batches (`prepareSpace` under 'always'). */
+  private readonly preparesSpace: boolean;
   /** A turn step is queued in the I/O chain and has not started: appends made until it starts join it. */
   private turnQueued = false;
   private syncTimer: Timer | null = null;
@@ -155,6 +167,7 @@ export class PartitionLog {
     this.segments = segments;
     this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
     this.syncGate = options.syncGate ?? POOL_ONLY;
+    this.preparesSpace = this.policy === 'always' && options.prepareSpace === true;
     for (const s of segments) this.adopt(s);
     const last = segments[segments.length - 1]!;
     this.nextOffset = last.nextOffset ?? last.baseOffset;
@@ -531,6 +544,8 @@ export class PartitionLog {
     this.flushTurn();
     this.closing = this.chain(async () => {
       await this.pipeline.idle();
+      this.trimSealed();
+      this.cutZeros(this.active);
       await this.syncDirty();
     }, null).then(() => {
       for (const s of this.segments) s.closeSync();
@@ -629,6 +644,7 @@ export class PartitionLog {
       this.segments.push(LogSegment.inMemory(this.nextOffset, now));
       return;
     }
+    if (this.preparesSpace) this.toTrim.push(this.active);
     this.segments.push(this.adopt(LogSegment.create(this.options.dir, this.nextOffset, now, this.options.files ?? DEFAULT_FILE_CACHE)));
     this.directoryDirty = true;
     this.rolledAt = this.nextOffset;
@@ -752,6 +768,7 @@ export class PartitionLog {
     this.pipeline.add({ end, waiter, rollbackPoint: rollbackPointOf(writes) });
     try {
       for (const w of writes) await this.write(w);
+      this.trimSealed();
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
       this.noteFailure(error);
@@ -938,6 +955,7 @@ export class PartitionLog {
         const active = this.active;
         if (active.isOpen) {
           await active.withFd((fd) => ftruncate(fd, active.writtenSize));
+          active.fileEnd = active.writtenSize;
           active.dirty = true;
         }
         await this.syncDirty();
@@ -952,15 +970,61 @@ export class PartitionLog {
   }
 
   private async write(w: PendingWrite): Promise<void> {
-    if (!w.segment.isOpen) return; // deleted meanwhile
+    const segment = w.segment;
+    if (!segment.isOpen) return; // deleted meanwhile
     let bytes = 0;
     for (const b of w.buffers) bytes += b.length;
-    if (bytes <= SYNC_WRITE_MAX_BYTES) writeFullySync(w.segment.fd(), w.buffers, w.position);
-    else await w.segment.withFd((fd) => writeFully(fd, w.buffers, w.position));
+    const end = w.position + bytes;
+    if (bytes <= SYNC_WRITE_MAX_BYTES) writeFullySync(segment.fd(), w.buffers, w.position);
+    else await segment.withFd((fd) => writeFully(fd, w.buffers, w.position));
+    if (end > segment.fileEnd) {
+      segment.fileEnd = end;
+      if (this.preparesSpace && segment === this.active) this.prepareSpace(segment, end);
+    }
     this.stats.writes++;
     w.segment.dirty = true;
     this.writtenEnd = w.endOffset;
     w.segment.markWritten(w.end);
+  }
+
+  /**
+   * Under 'always', after a write that ended past the file's end: zeros ahead of the active
+   * segment's batches, made durable by the sync the write waits for (prepared-space.ts). A failure
+   * (the disk is full) costs only the speed-up: the batches are written, and a later write tries
+   * again; the segment is cut back to its batches at the next roll or close, or by recovery.
+   */
+  private prepareSpace(segment: LogSegment, end: number): void {
+    const zeros = zerosAfter(end);
+    try {
+      writeFullySync(segment.fd(), [zeros], end);
+      segment.fileEnd = end + zeros.length;
+    } catch (err) {
+      this.options.log.debug({ err, dir: this.options.dir, bytes: zeros.length }, 'could not write zeros ahead of a log segment\'s batches');
+    }
+  }
+
+  /**
+   * Cuts the segments rolled since the last step back to their batches (the zeros written ahead of
+   * them: prepared-space.ts), once nothing is queued for them. Not synced: if the machine fails
+   * before the cut reaches the disk, recovery cuts the zeros again.
+   */
+  private trimSealed(): void {
+    if (this.toTrim.length === 0) return;
+    this.toTrim = this.toTrim.filter((s) => {
+      if (s.hasPending) return true;
+      this.cutZeros(s);
+      return false;
+    });
+  }
+
+  /** Cuts a segment's file back to its written batches, unsynced; a failure is only logged (recovery cuts zeros too). */
+  private cutZeros(segment: LogSegment): void {
+    if (!segment.isOpen || segment.fileEnd <= segment.writtenSize) return;
+    try {
+      segment.truncateFile(segment.writtenSize);
+    } catch (err) {
+      this.options.log.debug({ err, dir: this.options.dir }, 'could not cut the zeros written ahead of a log segment\'s batches');
+    }
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * Recovery of segment files on open (Kafka's `LogLoader` / `LogSegment.recover`): every
- * batch is checked (size, magic 2, CRC-32C, offsets increasing) and indexed. A bad tail of
- * the last segment is a write torn by a crash and is truncated with one warning; a bad
- * batch anywhere else means the log is damaged, and opening it fails.
+ * batch is checked (size, magic 2, CRC-32C, offsets increasing) and indexed. A tail of zeros
+ * is space written ahead of the appends (prepared-space.ts) and is cut at debug level, in any
+ * segment. A bad tail of the last segment is a write torn by a crash and is truncated with one
+ * warning; a bad batch anywhere else means the log is damaged, and opening it fails.
  */
 import * as fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -15,6 +16,7 @@ import {
 } from '../records/record-batch.js';
 import type { LogSegment } from './segment.js';
 import { MAX_RELATIVE_OFFSET } from './batch-index.js';
+import { allZero } from './prepared-space.js';
 
 /** Reads segment files in chunks of this many bytes (a larger batch gets its own read). */
 const CHUNK_BYTES = 1 << 20;
@@ -34,12 +36,23 @@ interface Problem {
   reason: string;
 }
 
+/** True when bytes [from, to) of the segment's file are all zero (read in chunks). */
+function zeroTail(segment: LogSegment, from: number, to: number): boolean {
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, to - from));
+  for (let at = from; at < to; ) {
+    const read = fs.readSync(segment.fd(), chunk, 0, Math.min(chunk.length, to - at), at);
+    if (read === 0 || !allZero(chunk.subarray(0, read))) return false;
+    at += read;
+  }
+  return true;
+}
+
 /**
  * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
  * previous segment (-1 for the first): batches must start after it and after the
- * segment's base offset. On a bad batch: `isLast` (the tail: no later segment holds bytes) ->
- * truncate the file there and warn; otherwise throw CorruptLogError naming the file.
- * Returns whether the file was truncated.
+ * segment's base offset. A tail of zeros is cut quietly. On a bad batch: `isLast` (the tail: no
+ * later segment holds bytes) -> truncate the file there and warn; otherwise throw CorruptLogError
+ * naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
  */
 export function recoverSegment(
   segment: LogSegment,
@@ -108,7 +121,13 @@ export function recoverSegment(
     position += check.size;
   }
 
+  segment.fileEnd = fileBytes;
   if (problem === null) return false;
+  if (zeroTail(segment, problem.position, fileBytes)) {
+    segment.truncateFile(problem.position);
+    log.debug({ file, position: problem.position, bytes: fileBytes - problem.position }, 'cut the zeros written ahead of a log segment\'s batches');
+    return false; // not a torn write: the segment holds every batch written to it, and later segments stay
+  }
   if (!isLast) throw new CorruptLogError(file, problem.position, problem.reason);
   segment.truncateFile(problem.position);
   log.warn(

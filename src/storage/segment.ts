@@ -53,6 +53,12 @@ export class LogSegment {
   maxTimestamp = -1n;
   /** Written since the last fdatasync. */
   dirty = false;
+  /**
+   * Bytes the segment file holds as far as this process wrote or found them: its batches, and
+   * under 'always' the zeros written ahead of them (prepared-space.ts). Set by recovery for an
+   * existing file; a write past it extends it.
+   */
+  fileEnd = 0;
   /** Writes made to the file so far: a sync clears `dirty` only when none was made while it ran. */
   writeCount = 0;
   /**
@@ -268,9 +274,10 @@ export class LogSegment {
     this.discardPending();
   }
 
-  /** Cuts the file to `bytes` (recovery of a torn tail). */
+  /** Cuts the file to `bytes` (recovery of a torn tail, zeros written ahead of the batches). */
   truncateFile(bytes: number): void {
     fs.ftruncateSync(this.fd(), bytes);
+    this.fileEnd = bytes;
   }
 
   /** Closes the file for good (deletion, replacement, shutdown). */

@@ -13,6 +13,9 @@
  *   | offset: 0 CreateTime: 1700000000000 keySize: 30 valueSize: 40 sequence: -1 headerKeys: [] key: {...} payload: {...}
  *   ...
  *   Found N invalid bytes at the end of <file name>      (only when a partial batch follows)
+ *
+ * Unlike Kafka's tool, a tail of zeros (written ahead of a coordinator log's batches under
+ * `mock.flush.policy=always`: storage/prepared-space.ts) ends the dump with a note on stderr.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -35,6 +38,7 @@ import { CorruptRecordError, forEachRecord, type DecodedRecord } from '../record
 import { formatCoordinatorRecord } from './coordinator-json.js';
 import { CONTROL_TYPE_NAMES, controlRecordType, decodeEndTxnMarker } from '../records/control-batch.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
+import { allZero } from '../storage/prepared-space.js';
 
 /** How record keys and values are printed: as one coordinator log's records, or as UTF-8 text (`strings`). */
 export type RecordFormat = CoordinatorLog | 'strings';
@@ -178,6 +182,12 @@ export function dumpLogFile(file: string, out: (line: string) => void, err: (lin
   for (;;) {
     if (position + HEADER_SIZE_UP_TO_MAGIC >= buf.length) break;
     const batchLength = buf.readInt32BE(position + 8);
+    if (batchLength === 0 && allZero(buf.subarray(position))) {
+      // Ours, not Kafka's tool (which fails here as on any record of size 0): the zeros a coordinator
+      // log writes ahead of its active segment's batches under mock.flush.policy=always (prepared-space.ts).
+      err(`${buf.length - position} bytes of zeros follow the batches in ${name}: space written ahead of them (mock.flush.policy=always), cut when the segment rolls or the server stops`);
+      return { invalidBatches, trailingBytes: 0 };
+    }
     if (batchLength < RECORD_OVERHEAD_V0) {
       throw new Error(`Found record size ${batchLength} smaller than minimum record overhead (${RECORD_OVERHEAD_V0}) in file ${file}.`);
     }

@@ -84,6 +84,7 @@ export class TransactionLog {
           segmentBytes: config.int('transaction.state.log.segment.bytes'),
           rollMs: config.logRollMs(),
           ...logFlushOptions(config),
+          prepareSpace: true, // every commit waits for a sync under always: zeros ahead spare the journal (prepared-space.ts)
           log: this.options.log,
           time: this.options.time,
         }),

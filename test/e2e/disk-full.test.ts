@@ -1,7 +1,8 @@
 /**
  * A full disk, end to end: the server process (`node dist/cli.js`, `mock.flush.policy=always`)
- * keeps its data directory on a small real tmpfs. Four committers commit; the disk fills: every
- * OffsetCommit is answered NOT_COORDINATOR (16) per partition on a connection that stays open,
+ * keeps its data directory on a small real tmpfs. Four committers commit; the disk fills: once the
+ * zeros written ahead of the offsets log's batches are used up, every OffsetCommit is answered
+ * NOT_COORDINATOR (16) per partition on a connection that stays open,
  * OffsetFetch returns only acknowledged offsets, a JoinGroup creating a group gets 16 and leaves no
  * member, Produce answers KAFKA_STORAGE_ERROR (56). Space
  * comes back: commits succeed again without a restart. SIGKILL and restart: every acknowledged
@@ -70,8 +71,21 @@ describe.skipIf(!canMountTmpfs)(`a full disk under the server process (${TMPFS_S
       acked.fill(offset);
     }
 
-    // The disk fills up: every commit fails on its own, answered, on the same connections.
+    // The disk fills up. Commits that fit in the zeros the offsets log wrote ahead of its batches
+    // (storage/prepared-space.ts: as many bytes ahead as the segment holds, here 20 commits' worth)
+    // still succeed; then every commit fails on its own, answered, on the same connections.
     fs.fill();
+    let failedAt = 0;
+    for (let round = 0; round < 60 && failedAt === 0; round++) {
+      const offset = 100n + BigInt(round);
+      const codes = await Promise.all(committers.map((c, i) => commit(c, i, offset)));
+      codes.forEach((code, i) => {
+        if (code === 0) acked[i] = offset;
+        else expect(code).toBe(16);
+      });
+      if (codes.every((code) => code === 16)) failedAt = round + 1;
+    }
+    expect(failedAt).toBeGreaterThan(0);
     for (let round = 0; round < 5; round++) {
       const codes = await Promise.all(committers.map((c, i) => commit(c, i, 100n + BigInt(round))));
       expect(codes).toEqual([16, 16, 16, 16]);

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -91,6 +91,21 @@ describe('dump-log', () => {
     expect(out[2]).toMatch(/ isvalid: false$/);
     expect(out.filter((l) => l.endsWith('isvalid: false'))).toHaveLength(1);
     expect(out[out.length - 1]).toBe('Found 40 invalid bytes at the end of 00000000000000000042.log');
+  });
+
+  it('ends at a tail of zeros (written ahead of a coordinator log\'s batches under always) with a note on stderr, the batches printed as without it', () => {
+    const { segment } = fixtureSegment(1000n, 2);
+    const plain = join(dir, '00000000000000000000.log');
+    writeFileSync(plain, segment);
+    const expected = dump(plain).out;
+    const zeroed = join(dir, 'zeros');
+    rmSync(zeroed, { recursive: true, force: true });
+    mkdirSync(zeroed);
+    const file = join(zeroed, '00000000000000000000.log');
+    writeFileSync(file, Buffer.concat([segment, Buffer.alloc(8192 - segment.length)]));
+    const { out, err } = dump(file);
+    expect(out).toEqual(expected.map((l) => l.replace(plain, file)));
+    expect(err).toEqual([`${8192 - segment.length} bytes of zeros follow the batches in 00000000000000000000.log: space written ahead of them (mock.flush.policy=always), cut when the segment rolls or the server stops`]);
   });
 
   it('prints the two opening lines before failing on a missing file, and says whether a badly named file exists', () => {

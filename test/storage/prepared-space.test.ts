@@ -1,0 +1,113 @@
+/**
+ * Zeros written ahead of a segment's batches under 'always' (prepared-space.ts, the coordinators'
+ * logs: `prepareSpace`): how far ahead, that only 'always' and only those logs write them, that a roll and a close cut them, and that recovery cuts them
+ * without a warning, also in a segment below the last (a process that died between a roll and
+ * the cut). Real files; what is checked is the files' bytes, not timings.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PartitionLog, type FlushPolicy } from '../../src/storage/partition-log.js';
+import { PREPARED_ALIGN_BYTES, PREPARED_MAX_BYTES, allZero, zerosAfter } from '../../src/storage/prepared-space.js';
+import { segmentFileName } from '../../src/storage/segment.js';
+import { readBatchHeader } from '../../src/records/record-batch.js';
+import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir, type CapturedLog } from './helpers.js';
+
+const opened: PartitionLog[] = [];
+
+afterEach(async () => {
+  for (const log of opened.splice(0)) await log.close();
+  removeTempDirs();
+});
+
+function openLog(dir: string, flushPolicy: FlushPolicy, segmentBytes = 1 << 20, captured: CapturedLog = captureLog(), prepareSpace = true): PartitionLog {
+  const log = PartitionLog.open({ dir, segmentBytes, rollMs: 1e12, flushPolicy, flushIntervalMs: 3_600_000, prepareSpace, log: captured.log, time: new ManualTime() });
+  opened.push(log);
+  return log;
+}
+
+const segmentFile = (dir: string, base: bigint): string => path.join(dir, segmentFileName(base));
+const baseOffsets = (log: PartitionLog): bigint[] => [...log.batches()].map((b) => readBatchHeader(b).baseOffset);
+
+describe('zeros written ahead of the batches (prepared-space.ts)', () => {
+  it('grow with the segment, from a page ahead to PREPARED_MAX_BYTES ahead, ending on a page boundary', () => {
+    expect(PREPARED_ALIGN_BYTES).toBe(4096);
+    expect(150 + zerosAfter(150).length).toBe(8192); // 150 bytes + 4096 ahead, rounded up to a page
+    expect(9000 + zerosAfter(9000).length).toBe(20480); // 9000 + 9000 ahead, rounded up
+    const big = 5 * PREPARED_MAX_BYTES + 10;
+    expect(big + zerosAfter(big).length).toBe(Math.ceil((big + PREPARED_MAX_BYTES) / 4096) * 4096);
+    expect(allZero(zerosAfter(150))).toBe(true);
+  });
+
+  it("under 'always' the active segment's file ends in zeros past its batches; a close cuts them", async () => {
+    const dir = tempDir();
+    const log = openLog(dir, 'always');
+    const a = batchOf(3);
+    await log.append([a]).durable;
+    const file = fs.readFileSync(segmentFile(dir, 0n));
+    expect([file.length, file.subarray(0, a.length).equals(a), allZero(file.subarray(a.length))]).toEqual([8192, true, true]);
+    // Appends within the zeros leave the length alone; one past them moves it further ahead.
+    let bytes = a.length;
+    while (bytes <= 8192) {
+      const b = batchOf(50);
+      await log.append([b]).durable;
+      bytes += b.length;
+    }
+    const grown = fs.statSync(segmentFile(dir, 0n)).size;
+    expect(grown).toBe(Math.ceil((2 * bytes) / 4096) * 4096);
+    await log.close();
+    expect(fs.statSync(segmentFile(dir, 0n)).size).toBe(bytes);
+  });
+
+  it.each(['never', 'interval'] as const)('under %s nothing is written ahead', async (policy) => {
+    const dir = tempDir();
+    const log = openLog(dir, policy);
+    const a = batchOf(3);
+    await log.append([a]).durable;
+    expect(fs.statSync(segmentFile(dir, 0n)).size).toBe(a.length);
+  });
+
+  it("nothing is written ahead in a log opened without prepareSpace (a topic's), under 'always' too", async () => {
+    const dir = tempDir();
+    const log = openLog(dir, 'always', 1 << 20, captureLog(), false);
+    const a = batchOf(3);
+    await log.append([a]).durable;
+    expect(fs.statSync(segmentFile(dir, 0n)).size).toBe(a.length);
+  });
+
+  it('a roll cuts the sealed segment back to its batches; the new active one gets its own zeros', async () => {
+    const dir = tempDir();
+    const one = batchOf(1).length;
+    const log = openLog(dir, 'always', 2 * one);
+    for (let i = 0; i < 3; i++) await log.append([batchOf(1)]).durable;
+    expect([fs.statSync(segmentFile(dir, 0n)).size, fs.statSync(segmentFile(dir, 2n)).size]).toEqual([2 * one, 8192]);
+  });
+
+  it('a restart after the process died (the log never closed) cuts the zeros without a warning and keeps every batch', async () => {
+    const dir = tempDir();
+    const log = openLog(dir, 'always');
+    for (let i = 0; i < 4; i++) await log.append([batchOf(2)]).durable;
+    const bytes = 4 * batchOf(2).length;
+    expect(fs.statSync(segmentFile(dir, 0n)).size).toBeGreaterThan(bytes);
+    opened.splice(opened.indexOf(log), 1); // as if killed: no close, no cut
+
+    const captured = captureLog();
+    const reopened = openLog(dir, 'always', 1 << 20, captured);
+    expect([baseOffsets(reopened), reopened.logEndOffset, fs.statSync(segmentFile(dir, 0n)).size]).toEqual([[0n, 2n, 4n, 6n], 8n, bytes]);
+    expect(captured.lines.filter((l) => Number(l['level']) >= 40)).toEqual([]);
+  });
+
+  it('a segment below the last that still ends in zeros (the process died between a roll and the cut) is cut, and the later segments stay', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(segmentFile(dir, 0n), Buffer.concat([batchOf(2), Buffer.alloc(8192)])); // offsets 0-1, then zeros
+    const next = batchOf(3);
+    next.writeBigInt64BE(2n, 0); // offsets 2-4: the base offset is outside the CRC
+    fs.writeFileSync(segmentFile(dir, 2n), next);
+
+    const captured = captureLog();
+    const log = openLog(dir, 'always', 1 << 20, captured);
+    expect([baseOffsets(log), log.logEndOffset]).toEqual([[0n, 2n], 5n]);
+    expect([fs.statSync(segmentFile(dir, 0n)).size, fs.existsSync(segmentFile(dir, 2n))]).toEqual([batchOf(2).length, true]);
+    expect(captured.lines.filter((l) => Number(l['level']) >= 40)).toEqual([]);
+  });
+});
