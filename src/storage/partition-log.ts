@@ -42,7 +42,7 @@ import {
   recordOffsetsAndTimestamps,
 } from '../records/record-batch.js';
 import { LogSegment, parseSegmentFileName, segmentFileName, type PendingWrite } from './segment.js';
-import { recoverSegment, type RecoveredBatchListener } from './recovery.js';
+import { holdsNoBatch, recoverSegment, type RecoveredBatchListener } from './recovery.js';
 import { deferred, type Deferred } from './deferred.js';
 import { readInt64BE } from '../protocol/primitives.js';
 import { beginBurst, burstOpen, nextRound } from '../util/burst.js';
@@ -200,11 +200,11 @@ export class PartitionLog {
     if (bases.length === 0) return new PartitionLog(options, [LogSegment.create(options.dir, 0n, now, files)]);
     const segments: LogSegment[] = [];
     try {
-      // The tail is the last segment holding bytes: a crash can leave a torn write in it even when
-      // a roll already created the (still empty) next segment file.
+      // The tail is the last segment holding batches: a crash can leave a torn write in it even when
+      // a roll already created the next segment file, still empty or (power lost) only zeros.
       const paths = bases.map((base) => path.join(options.dir!, segmentFileName(base)));
       let tail = paths.length - 1;
-      while (tail > 0 && fs.statSync(paths[tail]!).size === 0) tail--;
+      while (tail > 0 && holdsNoBatch(paths[tail]!)) tail--;
       let afterOffset = -1n;
       for (let i = 0; i < paths.length; i++) {
         const segment = LogSegment.openExisting(paths[i]!, bases[i]!, now, files);
@@ -995,9 +995,10 @@ export class PartitionLog {
    */
   private prepareSpace(segment: LogSegment, end: number): void {
     const zeros = zerosAfter(end);
+    // Set first: a write cut short by a full disk may still have grown the file, which the cuts must see.
+    segment.fileEnd = end + zeros.length;
     try {
       writeFullySync(segment.fd(), [zeros], end);
-      segment.fileEnd = end + zeros.length;
     } catch (err) {
       this.options.log.debug({ err, dir: this.options.dir, bytes: zeros.length }, 'could not write zeros ahead of a log segment\'s batches');
     }

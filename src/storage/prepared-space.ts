@@ -10,19 +10,20 @@
  * waits for its sync, so with 16 connections committing one at a time the sync's time is most of
  * the time between a connection's commits.
  *
- * How: a write that ends past the zeros written so far carries, in the same `pwritev`, zeros up
- * to a new prepared end; its fdatasync (which it waits for anyway) makes them durable with it, and
- * the appends that follow overwrite them. The space ahead grows with the segment, from one page
+ * How: a write that ends past the zeros written so far is followed by a write of zeros up to a new
+ * prepared end; the fdatasync the append waits for anyway makes them durable with it, and the
+ * appends that follow overwrite them. The space ahead grows with the segment, from one page
  * to PREPARED_MAX_BYTES, so a partition written rarely keeps at most a few kilobytes of zeros and
  * a busy one pays the journal once per megabyte. A segment is cut back to its batches when it is
  * rolled or the log is closed (Kafka's `FileRecords.trim` of a segment under `log.preallocate`),
  * and recovery cuts an all-zero tail without a warning (recovery.ts), even in a segment below the
- * last: the process may have died between a roll and that cut.
+ * last: the process may have died between a roll and that cut. Zeros from a segment's first byte
+ * are not ours (its first write puts a batch there): recovery treats them as damage.
  *
  * Kafka's own `log.preallocate=true` sets the file's length when a segment is created (a sparse
  * file on Linux): that commits the size once, but not the blocks, so it does not spare the
- * journal. Until the cut, a segment file read by another program (kafka-dump-log) ends in
- * zeros, as Kafka's preallocated active segment does.
+ * journal. Until the cut, a segment file read by another program ends in zeros, as Kafka's
+ * preallocated active segment does; Kafka's kafka-dump-log prints its batches, then fails on them.
  */
 
 /** Alignment of a prepared end: the page size of the machines we run on. */

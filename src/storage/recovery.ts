@@ -1,8 +1,8 @@
 /**
  * Recovery of segment files on open (Kafka's `LogLoader` / `LogSegment.recover`): every
  * batch is checked (size, magic 2, CRC-32C, offsets increasing) and indexed. A tail of zeros
- * is space written ahead of the appends (prepared-space.ts) and is cut at debug level, in any
- * segment. A bad tail of the last segment is a write torn by a crash and is truncated with one
+ * after a segment's batches is space written ahead of the appends (prepared-space.ts) and is cut
+ * at debug level, in any segment (zeros from its first byte are damage, as any bad batch). A bad tail of the last segment is a write torn by a crash and is truncated with one
  * warning; a bad batch anywhere else means the log is damaged, and opening it fails.
  */
 import * as fs from 'node:fs';
@@ -36,6 +36,21 @@ interface Problem {
   reason: string;
 }
 
+/**
+ * True when the segment file at `file` holds no batch a recovery could keep: it is empty, or its
+ * first batch header is zeros (a new segment whose first write never reached the disk). The open
+ * path takes the last segment holding batches as the log's tail.
+ */
+export function holdsNoBatch(file: string): boolean {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(LOG_OVERHEAD);
+    return fs.readSync(fd, head, 0, LOG_OVERHEAD, 0) < LOG_OVERHEAD || allZero(head);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** True when bytes [from, to) of the segment's file are all zero (read in chunks). */
 function zeroTail(segment: LogSegment, from: number, to: number): boolean {
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, to - from));
@@ -50,7 +65,7 @@ function zeroTail(segment: LogSegment, from: number, to: number): boolean {
 /**
  * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
  * previous segment (-1 for the first): batches must start after it and after the
- * segment's base offset. A tail of zeros is cut quietly. On a bad batch: `isLast` (the tail: no
+ * segment's base offset. A tail of zeros after batches is cut quietly. On a bad batch: `isLast` (the tail: no
  * later segment holds bytes) -> truncate the file there and warn; otherwise throw CorruptLogError
  * naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
  */
@@ -123,7 +138,7 @@ export function recoverSegment(
 
   segment.fileEnd = fileBytes;
   if (problem === null) return false;
-  if (zeroTail(segment, problem.position, fileBytes)) {
+  if (problem.position > 0 && zeroTail(segment, problem.position, fileBytes)) {
     segment.truncateFile(problem.position);
     log.debug({ file, position: problem.position, bytes: fileBytes - problem.position }, 'cut the zeros written ahead of a log segment\'s batches');
     return false; // not a torn write: the segment holds every batch written to it, and later segments stay

@@ -6,16 +6,38 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PartitionLog, type FlushPolicy } from '../../src/storage/partition-log.js';
 import { PREPARED_ALIGN_BYTES, PREPARED_MAX_BYTES, allZero, zerosAfter } from '../../src/storage/prepared-space.js';
 import { segmentFileName } from '../../src/storage/segment.js';
+import { CorruptLogError } from '../../src/storage/recovery.js';
 import { readBatchHeader } from '../../src/records/record-batch.js';
 import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir, type CapturedLog } from './helpers.js';
+
+const io = vi.hoisted(() => ({ /** Set: the next write of zeros writes this many of them, then fails with ENOSPC. */ zerosThenFull: null as number | null }));
+
+vi.mock('../../src/storage/file-io.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/storage/file-io.js')>();
+  const writeFullySync = (fd: number, buffers: Buffer[], position: number): void => {
+    const n = io.zerosThenFull;
+    if (n !== null && buffers.length === 1 && allZeroBytes(buffers[0]!)) {
+      io.zerosThenFull = null;
+      real.writeFullySync(fd, [buffers[0]!.subarray(0, n)], position);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+    }
+    real.writeFullySync(fd, buffers, position);
+  };
+  return { ...real, writeFullySync };
+});
+
+function allZeroBytes(b: Buffer): boolean {
+  return b.length > 0 && b.every((x) => x === 0);
+}
 
 const opened: PartitionLog[] = [];
 
 afterEach(async () => {
+  io.zerosThenFull = null;
   for (const log of opened.splice(0)) await log.close();
   removeTempDirs();
 });
@@ -75,6 +97,17 @@ describe('zeros written ahead of the batches (prepared-space.ts)', () => {
     expect(fs.statSync(segmentFile(dir, 0n)).size).toBe(a.length);
   });
 
+  it('a write of zeros cut short by a full disk leaves the append durable, and the close still cuts what it wrote', async () => {
+    const dir = tempDir();
+    const log = openLog(dir, 'always');
+    const a = batchOf(3);
+    io.zerosThenFull = 1000;
+    await log.append([a]).durable;
+    expect(fs.statSync(segmentFile(dir, 0n)).size).toBe(a.length + 1000);
+    await log.close();
+    expect(fs.readFileSync(segmentFile(dir, 0n)).equals(a)).toBe(true);
+  });
+
   it('a roll cuts the sealed segment back to its batches; the new active one gets its own zeros', async () => {
     const dir = tempDir();
     const one = batchOf(1).length;
@@ -109,5 +142,26 @@ describe('zeros written ahead of the batches (prepared-space.ts)', () => {
     expect([baseOffsets(log), log.logEndOffset]).toEqual([[0n, 2n], 5n]);
     expect([fs.statSync(segmentFile(dir, 0n)).size, fs.existsSync(segmentFile(dir, 2n))]).toEqual([batchOf(2).length, true]);
     expect(captured.lines.filter((l) => Number(l['level']) >= 40)).toEqual([]);
+  });
+  it('zeros from the first byte of a segment below the last are damage: the open fails naming the file, as before', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(segmentFile(dir, 0n), Buffer.alloc(4096));
+    const next = batchOf(3);
+    next.writeBigInt64BE(2n, 0);
+    fs.writeFileSync(segmentFile(dir, 2n), next);
+    expect(() => openLog(dir, 'always')).toThrow(CorruptLogError);
+  });
+
+  it('a last segment of zeros only is dropped with the torn-tail warning; a torn segment before one is the tail', async () => {
+    const dir = tempDir();
+    const first = batchOf(2);
+    const torn = batchOf(3);
+    torn.writeBigInt64BE(2n, 0);
+    fs.writeFileSync(segmentFile(dir, 0n), Buffer.concat([first, torn.subarray(0, 20)])); // offsets 0-1, then a torn batch
+    fs.writeFileSync(segmentFile(dir, 2n), Buffer.alloc(4096)); // the next segment: its first write never reached the disk
+    const captured = captureLog();
+    const log = openLog(dir, 'always', 1 << 20, captured);
+    expect([baseOffsets(log), log.logEndOffset, fs.statSync(segmentFile(dir, 0n)).size, fs.existsSync(segmentFile(dir, 2n))]).toEqual([[0n], 2n, first.length, false]);
+    expect(captured.lines.filter((l) => Number(l['level']) === 40).map((l) => String(l['msg']))).toEqual([expect.stringMatching(/^truncated torn tail of log segment .*00000000000000000000\.log: dropped 20 bytes from byte /)]);
   });
 });
