@@ -2,8 +2,9 @@
  * Recovery of segment files on open (Kafka's `LogLoader` / `LogSegment.recover`): every
  * batch is checked (size, magic 2, CRC-32C, offsets increasing) and indexed. A tail of zeros
  * after a segment's batches is space written ahead of the appends (prepared-space.ts) and is cut
- * at debug level, in any segment (zeros from its first byte are damage, as any bad batch). A bad tail of the last segment is a write torn by a crash and is truncated with one
- * warning; a bad batch anywhere else means the log is damaged, and opening it fails.
+ * at debug level, in any segment (zeros from its first byte are damage, as any bad batch). A bad
+ * tail of the last segment is a write torn by a crash and is truncated with one warning; a bad
+ * batch anywhere else means the log is damaged, and opening it fails.
  */
 import * as fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -65,9 +66,9 @@ function zeroTail(segment: LogSegment, from: number, to: number): boolean {
 /**
  * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
  * previous segment (-1 for the first): batches must start after it and after the
- * segment's base offset. A tail of zeros after batches is cut quietly. On a bad batch: `isLast` (the tail: no
- * later segment holds bytes) -> truncate the file there and warn; otherwise throw CorruptLogError
- * naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
+ * segment's base offset. A tail of zeros after batches is cut quietly. On a bad batch: `isLast`
+ * (the tail: no later segment holds batches) -> truncate the file there and warn; otherwise throw
+ * CorruptLogError naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
  */
 export function recoverSegment(
   segment: LogSegment,
