@@ -196,6 +196,8 @@ export const CONFIG_SPECS = {
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
   // Under 'always', fdatasync on the event-loop thread unless one took longer than this (ms) in the last second; 0: always on the thread pool (src/storage/inline-sync-gate.ts).
   'mock.flush.inline.sync.max.ms': { kind: 'double', default: '2', min: 0 },
+  // Under 'always', how long (ms) an inline fdatasync first waits for the clients just answered to send their next request; 0: no wait (src/util/returning-clients.ts).
+  'mock.flush.inline.sync.wait.ms': { kind: 'double', default: '0.25', min: 0 },
   'mock.cluster.id': { kind: 'string', default: '' },
   // Open segment files at most (src/storage/fd-cache.ts); 0: half the process's open-files limit.
   'mock.max.open.files': { kind: 'int', default: '0', min: 0 },

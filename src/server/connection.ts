@@ -16,6 +16,7 @@ import type { KafkaPrincipal } from '../security/principal.js';
 import type { IdleClosable, IdleConnections } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
 import { atBurstEnd, inBurst } from '../util/burst.js';
+import { noteAnswered, noteHeard } from '../util/returning-clients.js';
 import { runInTurn } from './turn-budget.js';
 import { SocketReads } from './socket-reads.js';
 
@@ -106,6 +107,7 @@ export class Connection implements IdleClosable, RequestDone {
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
       this.idle?.touch(this);
+      noteHeard(this);
       // Read while muted with the next request already buffered whole, or MUTED_READ_BYTES of it:
       // more is not needed yet, and a large next frame read whole behind a request in flight (a Fetch
       // waiting 60 s) would be memory no `queued.max.request.bytes` counts (adversarial trial 13:
@@ -121,6 +123,7 @@ export class Connection implements IdleClosable, RequestDone {
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     socket.on('close', () => {
       this.closed = true;
+      noteHeard(this);
       this.reads.forget();
       this.idle?.remove(this);
       if (this.memory) {
@@ -176,6 +179,9 @@ export class Connection implements IdleClosable, RequestDone {
     }
     if (Array.isArray(bytes)) writeAll(this.socket, bytes);
     else this.socket.write(bytes);
+    // Nothing more of this client's read: it may be one committing one request at a time, whose next
+    // commit a log under 'always' waits a moment for (util/returning-clients.ts).
+    if (!this.closed && !this.frames.holdsFrame) noteAnswered(this);
   }
 
   /** Sends what is held, then closes (destroy would drop held answers). */

@@ -45,6 +45,8 @@ export class InlineSyncGate {
   constructor(
     private readonly maxMs: number,
     readonly clock: SyncClock = () => performance.now(),
+    /** How long an inline sync first waits for the clients just answered (ms; util/returning-clients.ts). */
+    readonly returnWaitMs = 0,
   ) {}
 
   /** True when the next sync may run on the event-loop thread. */
@@ -70,9 +72,12 @@ export const POOL_ONLY = new InlineSyncGate(0);
 
 const perServer = new WeakMap<object, InlineSyncGate>();
 
-/** The one gate of a server's logs, keyed by its configuration object (`mock.flush.inline.sync.max.ms`). */
-export function syncGateFor(config: { double(key: 'mock.flush.inline.sync.max.ms'): number }): InlineSyncGate {
+/** The one gate of a server's logs, keyed by its configuration object (`mock.flush.inline.sync.max.ms`, `mock.flush.inline.sync.wait.ms`). */
+export function syncGateFor(config: { double(key: 'mock.flush.inline.sync.max.ms' | 'mock.flush.inline.sync.wait.ms'): number }): InlineSyncGate {
   let gate = perServer.get(config);
-  if (gate === undefined) perServer.set(config, (gate = new InlineSyncGate(config.double('mock.flush.inline.sync.max.ms'))));
+  if (gate === undefined) {
+    gate = new InlineSyncGate(config.double('mock.flush.inline.sync.max.ms'), undefined, config.double('mock.flush.inline.sync.wait.ms'));
+    perServer.set(config, gate);
+  }
   return gate;
 }

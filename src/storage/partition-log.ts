@@ -21,7 +21,8 @@
  *                 (`recoveryPoint` is then past its last offset), in offset order. A failed write or
  *                 sync fails every step not yet acknowledged and rolls the log back to its recovery
  *                 point. While the disk answers fast, the sync runs on the event-loop thread instead,
- *                 acknowledging in the turn that wrote (inline-sync-gate.ts).
+ *                 acknowledging in the turn that wrote (inline-sync-gate.ts), once the clients
+ *                 answered a moment ago sent their next appends to join it (util/returning-clients.ts).
  *   - 'interval': `durable` resolves once written; fdatasync runs every `flushIntervalMs` (ms),
  *                 or as soon as `flushIntervalMessages` messages are waiting for one.
  *                 A non-positive interval behaves as 'always'.
@@ -51,6 +52,7 @@ import { completeInterruptedCleaning } from './cleaner-files.js';
 import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 import { DEFAULT_FILE_CACHE, type FileHandleCache } from './fd-cache.js';
 import { SyncPipeline } from './sync-pipeline.js';
+import { whileClientsReturn } from '../util/returning-clients.js';
 import { POOL_ONLY, type InlineSyncGate } from './inline-sync-gate.js';
 import { zerosAfter } from './prepared-space.js';
 
@@ -749,7 +751,9 @@ export class PartitionLog {
   /**
    * The turn step under 'always', pipelined: waits until fewer than MAX_SYNCS_IN_FLIGHT syncs run
    * and, while one runs, until a turn reads no new append (`SyncPipeline.gathered`; appends keep
-   * joining this step meanwhile), takes the queued appends, writes them (after the
+   * joining this step meanwhile), or before an inline sync until the clients just answered sent
+   * their next request (`whileClientsReturn`, `mock.flush.inline.sync.wait.ms` at most), takes the
+   * queued appends, writes them (after the
    * previous step's write: the chain runs one step at a time) and starts their fdatasync without
    * waiting for the earlier ones. The appends are acknowledged once a sync started after this write
    * completes (sync-pipeline.ts). Never rejects.
@@ -757,6 +761,9 @@ export class PartitionLog {
   private async runSyncedTurn(): Promise<void> {
     await this.pipeline.whenSlotFree();
     await this.pipeline.gathered(this.appendedUpTo);
+    // An inline sync holds the loop: first let the clients just answered send their next commits,
+    // so that this sync carries them too (util/returning-clients.ts).
+    if (this.syncGate.returnWaitMs > 0 && this.maySyncInline()) await whileClientsReturn(this.syncGate.returnWaitMs);
     this.turnQueued = false;
     this.rolledAt = null; // the step's sync covers the segments below a roll
     if (this.failure) return this.failUnacknowledged(this.failure);

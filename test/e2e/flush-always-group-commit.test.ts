@@ -5,6 +5,12 @@
  * completed sync covers its record. The sync is held in flight by occupying libuv's thread pool (test/support/thread-pool.ts;
  * `mock.flush.inline.sync.max.ms=0` keeps every sync there),
  * so nothing here depends on how fast the disk or the machine is.
+ *
+ * And an fdatasync on the event-loop thread first waits for the clients just answered to send their
+ * next request (util/returning-clients.ts, `mock.flush.inline.sync.wait.ms`): a commit read while
+ * another client's answer is out waits for that client's next commit, and the two share one write
+ * and one sync; a lone client committing one at a time waits for nothing. There the wait is a
+ * minute and the inline-sync limit out of reach, so only the clients' sends end it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
@@ -80,5 +86,37 @@ describe('flush always: group commit', () => {
     done.forEach((a, i) => expect(a.recoveryPoint).toBeGreaterThan(start.offset + BigInt(i)));
     for (const a of done.slice(MAX_SYNCS_IN_FLIGHT)) expect(a.recoveryPoint).toBe(start.offset + BigInt(CONNECTIONS + 1));
     for (let p = 0; p <= CONNECTIONS; p++) expect(server.broker.offsets.fetch(GROUP, 't', p)).toMatchObject({ committedOffset: 2n });
+  });
+
+  it('a lone client waits for nothing; a commit read while another client is answered waits for its next commit and shares its sync', async () => {
+    const config = { 'mock.flush.policy': 'always', 'mock.flush.inline.sync.max.ms': '1000000', 'mock.flush.inline.sync.wait.ms': '60000' };
+    const { server } = await startClosableServer(cleanups, { config });
+    server.broker.topics.create('t', 2);
+    const [a, b] = await Promise.all([RawClient.connect(server.port), RawClient.connect(server.port)]);
+    for (const c of [a!, b!]) cleanups.push(() => void c.socket.destroy());
+    const errorCode = async (answer: Promise<{ topics: Array<{ partitions: Array<{ errorCode: number }> }> }>) => (await answer).topics[0]!.partitions[0]!.errorCode;
+
+    // A alone: each commit is answered after its own write and sync (a minute's wait would time out).
+    expect(await errorCode(a!.send(8, 8, commit(0, 1n)))).toBe(0);
+    const groupLog = server.broker.groupLog;
+    const log = groupLog.partitionLogs()[groupLog.partitionFor(GROUP)]!;
+    let start = { offset: log.logEndOffset, ...log.stats };
+    for (let offset = 2n; offset <= 4n; offset++) expect(await errorCode(a!.send(8, 8, commit(0, offset)))).toBe(0);
+    expect([log.logEndOffset - start.offset, log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([3n, 3, 3]);
+
+    // A was just answered: B's commit is appended, then waits, unwritten and unsynced, for A.
+    start = { offset: log.logEndOffset, ...log.stats };
+    let bAnswered = false;
+    const bAnswer = errorCode(b!.send(8, 8, commit(1, 1n))).then((code) => ((bAnswered = true), code));
+    while (log.logEndOffset === start.offset) await nextTurn();
+    for (let i = 0; i < 20; i++) await nextTurn();
+    expect([bAnswered, log.stats.writes - start.writes, log.stats.syncs - start.syncs, log.recoveryPoint]).toEqual([false, 0, 0, start.offset]);
+
+    // A's next commit ends the wait: one write and one sync carry both, and both are answered.
+    expect(await errorCode(a!.send(8, 8, commit(0, 5n)))).toBe(0);
+    expect(await bAnswer).toBe(0);
+    expect([log.logEndOffset - start.offset, log.stats.writes - start.writes, log.stats.syncs - start.syncs, log.recoveryPoint]).toEqual([2n, 1, 1, start.offset + 2n]);
+    expect(server.broker.offsets.fetch(GROUP, 't', 0)).toMatchObject({ committedOffset: 5n });
+    expect(server.broker.offsets.fetch(GROUP, 't', 1)).toMatchObject({ committedOffset: 1n });
   });
 });
