@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { FAULT_ACTIONS } from '../faults/actions/index.js';
 import { orList } from '../util/or-list.js';
+import { firstOutOfRangeNumber, outOfRangeMessage } from '../util/json-numbers.js';
 
 /** Default admin API port of `kafka-mock-coordinator` (the command line; 0 picks a free one). */
 export const DEFAULT_ADMIN_PORT = 9644;
@@ -107,11 +108,17 @@ function actionFromFlags(o: AddOptions): object {
 /** Builds a rule (the JSON `POST /faults` takes) from `faults add` flags. */
 export function ruleFromFlags(o: AddOptions): Record<string, unknown> {
   if (o.json !== undefined) {
+    let rule: Record<string, unknown>;
     try {
-      return JSON.parse(o.json) as Record<string, unknown>;
+      rule = JSON.parse(o.json) as Record<string, unknown>;
     } catch (err) {
       throw new CliError(`--json: ${(err as Error).message}`);
     }
+    // Sent on as JSON.stringify writes it, a number JSON.parse rounded would reach the server rounded
+    // (or as null for Infinity): refused here as written, as POST /faults refuses it.
+    const outOfRange = firstOutOfRangeNumber(o.json);
+    if (outOfRange !== null) throw new CliError(`--json: ${outOfRangeMessage(outOfRange, 'the rule')}`);
+    return rule;
   }
   const match: Record<string, unknown> = {};
   if (o.api !== undefined) match['api'] = o.api;
