@@ -198,8 +198,11 @@ if (always.length > 0 && rowsOf('ours', 'never').length > 0) {
   const pairs = always
     .map((a) => [a, rowsOf('ours', 'never').find((n) => n.load === a.load)])
     .filter(([, n]) => n)
-    .map(([a, n]) => `${loadText(a)} ${ratio(a.commitsPerSec, n.commitsPerSec)}`);
-  lines.push(`Flush \`always\` (fdatasync before the answer) against \`never\`, commits/s: ${pairs.join(', ')}.`);
+    .map(([a, n]) => `${loadText(a)} ${ratio(a.commitsPerSec, n.commitsPerSec)}${a.commitsPerSync == null ? '' : ` (${fmt(a.commitsPerSync, 1)} commits per fdatasync)`}`);
+  lines.push(
+    `Flush \`always\` (fdatasync before the answer) against \`never\`, commits/s: ${pairs.join(', ')}. ` +
+      'A connection has one request in flight at a time (as Kafka mutes it until the answer is sent), so one fdatasync carries at most one commit per connection.',
+  );
 }
 if (commit.rss.some((r) => r.policy === 'never')) {
   lines.push('');
