@@ -21,6 +21,8 @@ interface Spec {
   min?: number;
   max?: number;
   values?: readonly string[];
+  /** A 'double' that must be a finite number (ours: NaN and Infinity are refused; Kafka's Range lets NaN through). */
+  finite?: boolean;
   /** Where we differ from Kafka's default on purpose (see README "Design notes"). */
   kafkaDefault?: string;
 }
@@ -195,9 +197,9 @@ export const CONFIG_SPECS = {
   'share.coordinator.snapshot.update.records.per.snapshot': { kind: 'int', default: '500', min: 0, max: 500 },
   'mock.flush.policy': { kind: 'enum', default: 'always', values: ['always', 'interval', 'never'] },
   // Under 'always', fdatasync on the event-loop thread unless one took longer than this (ms) in the last second; 0: always on the thread pool (src/storage/inline-sync-gate.ts).
-  'mock.flush.inline.sync.max.ms': { kind: 'double', default: '2', min: 0 },
-  // Under 'always', how long (ms) an inline fdatasync first waits for the clients just answered to send their next request; 0: no wait (src/util/returning-clients.ts).
-  'mock.flush.inline.sync.wait.ms': { kind: 'double', default: '0.25', min: 0 },
+  'mock.flush.inline.sync.max.ms': { kind: 'double', default: '2', min: 0, finite: true },
+  // Under 'always', how long (ms) an inline fdatasync first waits for the clients its partition's last one answered to send their next request; 0: no wait (src/util/returning-clients.ts). At most a minute.
+  'mock.flush.inline.sync.wait.ms': { kind: 'double', default: '0.25', min: 0, max: 60000, finite: true },
   'mock.cluster.id': { kind: 'string', default: '' },
   // Open segment files at most (src/storage/fd-cache.ts); 0: half the process's open-files limit.
   'mock.max.open.files': { kind: 'int', default: '0', min: 0 },
@@ -244,7 +246,7 @@ function checkValue(key: string, spec: Spec, raw: string): void {
     case 'double': {
       // Java's Double.parseDouble (0.5d, 0x1p-1, NaN); NaN passes Kafka's Range, as it does here.
       const n = parseJavaDouble(text);
-      if (n === null) throw new ConfigError(key, `expected a number, got "${raw}"`);
+      if (n === null || (spec.finite && !Number.isFinite(n))) throw new ConfigError(key, `expected a ${spec.finite ? 'finite ' : ''}number, got "${raw}"`);
       if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, `must be at least ${spec.min}, got ${raw}`);
       if (spec.max !== undefined && n > spec.max) throw new ConfigError(key, `must be at most ${spec.max}, got ${raw}`);
       return;

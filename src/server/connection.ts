@@ -16,7 +16,7 @@ import type { KafkaPrincipal } from '../security/principal.js';
 import type { IdleClosable, IdleConnections } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
 import { atBurstEnd, inBurst } from '../util/burst.js';
-import { noteAnswered, noteHeard } from '../util/returning-clients.js';
+import { noteAnswered, noteHeard, setServingClient } from '../util/returning-clients.js';
 import { runInTurn } from './turn-budget.js';
 import { SocketReads } from './socket-reads.js';
 
@@ -374,6 +374,8 @@ export class Connection implements IdleClosable, RequestDone {
     const io = new RequestIO(this, decoded.api.name, header, inSlices ?? ownWrites);
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.
+    // Appends the handler makes before its first await are this connection's (util/returning-clients.ts).
+    setServingClient(this);
     try {
       let pending: Promise<void> | null = null;
       // Fault rules may answer instead of the handler, around it, or not at all.
@@ -393,6 +395,8 @@ export class Connection implements IdleClosable, RequestDone {
       else this.log.error({ err, api: decoded.api.name, version: header.apiVersion, clientId: header.clientId }, 'request failed; closing the connection');
       this.closed = true;
       this.closeSocket();
+    } finally {
+      setServingClient(null);
     }
     return null;
   }

@@ -52,7 +52,7 @@ import { completeInterruptedCleaning } from './cleaner-files.js';
 import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 import { DEFAULT_FILE_CACHE, type FileHandleCache } from './fd-cache.js';
 import { SyncPipeline } from './sync-pipeline.js';
-import { whileClientsReturn } from '../util/returning-clients.js';
+import { servingClient, whileClientsReturn } from '../util/returning-clients.js';
 import { POOL_ONLY, type InlineSyncGate } from './inline-sync-gate.js';
 import { zerosAfter } from './prepared-space.js';
 
@@ -150,6 +150,12 @@ export class PartitionLog {
   private readonly pipeline = new SyncPipeline<RollbackPoint | null>();
   /** Under 'always': whether the next fdatasync may run on the event-loop thread. */
   private readonly syncGate: InlineSyncGate;
+  /** Under 'always' with `mock.flush.inline.sync.wait.ms`: whether an inline sync first waits for the clients the last one answered. */
+  private readonly waitsForClients: boolean;
+  /** The connections whose appends the forming step holds (util/returning-clients.ts); null: none. */
+  private turnClients: Set<object> | null = null;
+  /** The connections the last inline sync acknowledged, whose next appends the next one waits for; null: none. */
+  private answeredClients: Set<object> | null = null;
   /** The write or sync failure that appends are refused with until `recover` has run. */
   private failure: Error | null = null;
   private recovering = false;
@@ -169,6 +175,7 @@ export class PartitionLog {
     this.segments = segments;
     this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
     this.syncGate = options.syncGate ?? POOL_ONLY;
+    this.waitsForClients = this.policy === 'always' && this.syncGate.returnWaitMs > 0;
     this.preparesSpace = this.policy === 'always' && options.prepareSpace === true;
     for (const s of segments) this.adopt(s);
     const last = segments[segments.length - 1]!;
@@ -681,6 +688,10 @@ export class PartitionLog {
   /** The promise an append made now gets, arranging the write (and sync) it waits for. */
   private durability(): Promise<void> {
     if (this.options.dir === null) return Promise.resolve();
+    if (this.waitsForClients) {
+      const client = servingClient();
+      if (client !== null) (this.turnClients ??= new Set()).add(client);
+    }
     if (!this.turnScheduled) {
       this.turnScheduled = true;
       // Appends made while the answers of a turn's write go out (muted connections taking their next
@@ -761,9 +772,12 @@ export class PartitionLog {
   private async runSyncedTurn(): Promise<void> {
     await this.pipeline.whenSlotFree();
     await this.pipeline.gathered(this.appendedUpTo);
-    // An inline sync holds the loop: first let the clients just answered send their next commits,
-    // so that this sync carries them too (util/returning-clients.ts).
-    if (this.syncGate.returnWaitMs > 0 && this.maySyncInline()) await whileClientsReturn(this.syncGate.returnWaitMs);
+    // An inline sync holds the loop: first let the clients the last one answered send their next
+    // appends, so that this sync carries them too (util/returning-clients.ts).
+    if (this.answeredClients !== null && this.maySyncInline()) await whileClientsReturn(this.answeredClients, this.syncGate.returnWaitMs);
+    this.answeredClients = null;
+    const clients = this.turnClients;
+    this.turnClients = null;
     this.turnQueued = false;
     this.rolledAt = null; // the step's sync covers the segments below a roll
     if (this.failure) return this.failUnacknowledged(this.failure);
@@ -785,8 +799,10 @@ export class PartitionLog {
     }
     if (this.failure) return this.failUnacknowledged(this.failure); // a sync failed while this step wrote
     if (end <= this.syncedEnd) this.pipeline.acknowledge(this.syncedEnd);
-    else if (this.maySyncInline()) this.syncInline();
-    else this.startSync();
+    else if (this.maySyncInline()) {
+      this.syncInline();
+      if (!this.failure) this.answeredClients = clients;
+    } else this.startSync();
   }
 
   /**

@@ -1,34 +1,47 @@
 /**
- * Clients about to send their next request: connections answered a moment ago with nothing more of
- * theirs read since. A client committing one request at a time sends its next commit a client
- * turnaround (~0.05-0.2 ms) after its answer.
+ * Clients about to send their next request: a log's connections answered a moment ago with nothing
+ * more of theirs read since. A client committing one request at a time sends its next commit a
+ * client turnaround (~0.05-0.2 ms) after its answer.
  *
  * Why (issue #16): under `mock.flush.policy=always` one fdatasync on the event-loop thread carries
  * the commits read before it (storage/partition-log.ts). With 16 connections committing one at a
  * time, the answers of one sync went out while the other half's commits were already read, and the
  * two halves settled into alternating syncs of ~8 commits each, each half waiting two cycles. So
- * before an inline sync a log first waits a few event-loop turns for the clients it just answered
- * (`whileClientsReturn`, `mock.flush.inline.sync.wait.ms`), and one sync carries all 16. As
- * PostgreSQL's `commit_delay` waits only while `commit_siblings` other transactions are open: a
- * lone client (its connection is not counted while its own request is in flight) or a pipelining
- * one (its next request is read already) waits for nothing, and nobody waits longer than the
- * window after the last answer.
+ * before an inline sync a log first waits a few event-loop turns for the clients whose appends its
+ * previous sync acknowledged (`whileClientsReturn`, `mock.flush.inline.sync.wait.ms`), and one sync
+ * carries all 16. As PostgreSQL's `commit_delay` waits only while `commit_siblings` other
+ * transactions are open, only those clients are waited for: not one whose next request was read
+ * already (a pipelining client), nor one answered after the wait began (a client busy with other
+ * requests), nor any other connection (a producer writing to another log, a metadata poller); a
+ * lone client waits for nothing.
  *
- * One registry per process (the connections of every listener and server share the loop the wait
- * holds), counting only once a log first waits.
+ * Which client made an append: the connection whose request is being handled when the log is
+ * appended to (`servingClient`), as handlers append before their first await; an append made later
+ * (after a coordinator load, say) has none, and its client is not waited for.
  */
 // Node's own `performance`, not the global (see util/burst.ts).
 import { performance } from 'node:perf_hooks';
 
-/** Answered connections not heard from since, least recently answered first, with when (performance.now, ms). */
+/** Answered connections not heard from since, with when (performance.now, ms). */
 const answeredAt = new Map<object, number>();
-/** Off until a log first waits (`whileClientsReturn`): a server with no log under 'always' keeps no count. */
+/** Off until a log first waits: a server with no log under 'always' keeps no count. */
 let tracking = false;
+/** The connection whose request is being handled now (null between requests). */
+let serving: object | null = null;
+
+/** `connection` starts (or, with null, ends) handling a request: appends made meanwhile are its. */
+export function setServingClient(connection: object | null): void {
+  serving = connection;
+}
+
+/** The connection whose request is being handled now, if any. */
+export function servingClient(): object | null {
+  return serving;
+}
 
 /** `connection` sent an answer and holds no further request. */
 export function noteAnswered(connection: object): void {
   if (!tracking) return;
-  answeredAt.delete(connection);
   answeredAt.set(connection, performance.now());
 }
 
@@ -37,24 +50,26 @@ export function noteHeard(connection: object): void {
   if (tracking) answeredAt.delete(connection);
 }
 
-/** True while a connection answered within the last `windowMs` (ms) has not been heard from. */
-export function clientsReturning(windowMs: number, now: number = performance.now()): boolean {
-  for (const [connection, at] of answeredAt) {
-    if (now - at <= windowMs) return true;
-    answeredAt.delete(connection); // oldest first: the rest are younger
-  }
-  return false;
-}
+/** How long a wait looks again every event-loop turn (ms); after that, once a millisecond (a timer), so that a long window costs no CPU. */
+export const TURN_BY_TURN_MS = 1;
 
 /**
- * Resolves once no connection answered within the last `windowMs` (ms) is still to send again
- * (`clientsReturning`), yielding an event-loop turn at a time meanwhile (their requests are read in
- * those turns): at once when none is, after `windowMs` at most. The first call starts the count.
+ * Resolves once none of `clients` answered before this call, within the last `windowMs` (ms), is
+ * still to send again, yielding an event-loop turn at a time meanwhile (their requests are read in
+ * those turns; past TURN_BY_TURN_MS a millisecond at a time): at once when none is, after
+ * `windowMs` at most. Takes out of `clients` those it no longer waits for. The first call starts
+ * the count.
  */
-export async function whileClientsReturn(windowMs: number): Promise<void> {
+export async function whileClientsReturn(clients: Set<object>, windowMs: number): Promise<void> {
   tracking = true;
-  const until = performance.now() + windowMs;
-  for (let now = performance.now(); now < until && clientsReturning(windowMs, now); now = performance.now()) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  const startedAt = performance.now();
+  const until = startedAt + windowMs;
+  for (let now = startedAt; now < until; now = performance.now()) {
+    for (const client of clients) {
+      const at = answeredAt.get(client);
+      if (at === undefined || at > startedAt || now - at > windowMs) clients.delete(client);
+    }
+    if (clients.size === 0) return;
+    await new Promise<void>((resolve) => (now - startedAt < TURN_BY_TURN_MS ? setImmediate(resolve) : setTimeout(resolve, 1)));
   }
 }

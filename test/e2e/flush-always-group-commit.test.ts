@@ -9,8 +9,9 @@
  * And an fdatasync on the event-loop thread first waits for the clients just answered to send their
  * next request (util/returning-clients.ts, `mock.flush.inline.sync.wait.ms`): a commit read while
  * another client's answer is out waits for that client's next commit, and the two share one write
- * and one sync; a lone client committing one at a time waits for nothing. There the wait is a
- * minute and the inline-sync limit out of reach, so only the clients' sends end it.
+ * and one sync; a lone client committing one at a time waits for nothing, nor does any commit wait
+ * for a connection that did not commit. There the wait is a minute and the inline-sync limit out of
+ * reach, so only the clients' sends end it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
@@ -92,8 +93,8 @@ describe('flush always: group commit', () => {
     const config = { 'mock.flush.policy': 'always', 'mock.flush.inline.sync.max.ms': '1000000', 'mock.flush.inline.sync.wait.ms': '60000' };
     const { server } = await startClosableServer(cleanups, { config });
     server.broker.topics.create('t', 2);
-    const [a, b] = await Promise.all([RawClient.connect(server.port), RawClient.connect(server.port)]);
-    for (const c of [a!, b!]) cleanups.push(() => void c.socket.destroy());
+    const [a, b, other] = await Promise.all([RawClient.connect(server.port), RawClient.connect(server.port), RawClient.connect(server.port)]);
+    for (const c of [a!, b!, other!]) cleanups.push(() => void c.socket.destroy());
     const errorCode = async (answer: Promise<{ topics: Array<{ partitions: Array<{ errorCode: number }> }> }>) => (await answer).topics[0]!.partitions[0]!.errorCode;
 
     // A alone: each commit is answered after its own write and sync (a minute's wait would time out).
@@ -104,7 +105,9 @@ describe('flush always: group commit', () => {
     for (let offset = 2n; offset <= 4n; offset++) expect(await errorCode(a!.send(8, 8, commit(0, offset)))).toBe(0);
     expect([log.logEndOffset - start.offset, log.stats.writes - start.writes, log.stats.syncs - start.syncs]).toEqual([3n, 3, 3]);
 
-    // A was just answered: B's commit is appended, then waits, unwritten and unsynced, for A.
+    // A was just answered: B's commit is appended, then waits, unwritten and unsynced, for A (not
+    // for another connection answered meanwhile that sends nothing more: it did not commit).
+    expect((await other!.send(18, 3, { clientSoftwareName: 'other', clientSoftwareVersion: '1' })).errorCode).toBe(0);
     start = { offset: log.logEndOffset, ...log.stats };
     let bAnswered = false;
     const bAnswer = errorCode(b!.send(8, 8, commit(1, 1n))).then((code) => ((bAnswered = true), code));

@@ -26,6 +26,12 @@ describe('BrokerConfig', () => {
     expect(new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': 'NaN' }).double('log.cleaner.min.cleanable.ratio')).toBeNaN();
     expect(() => new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': '5' })).toThrow(/log\.cleaner\.min\.cleanable\.ratio/);
     expect(() => new BrokerConfig({ 'log.cleaner.min.cleanable.ratio': 'nan' })).toThrow(/log\.cleaner\.min\.cleanable\.ratio/);
+    // Ours take finite numbers only; the wait a minute at most.
+    for (const key of ['mock.flush.inline.sync.max.ms', 'mock.flush.inline.sync.wait.ms']) {
+      for (const bad of ['NaN', 'Infinity', '1e400']) expect(() => new BrokerConfig({ [key]: bad })).toThrow(`invalid config ${key}: expected a finite number, got "${bad}"`);
+    }
+    expect(() => new BrokerConfig({ 'mock.flush.inline.sync.wait.ms': '60000.5' })).toThrow('invalid config mock.flush.inline.sync.wait.ms: must be at most 60000, got 60000.5');
+    expect(new BrokerConfig({ 'mock.flush.inline.sync.wait.ms': '0.1d' }).double('mock.flush.inline.sync.wait.ms')).toBe(0.1);
     for (const ok of ['compact', 'compact,delete', 'compact, compact', '']) expect(new BrokerConfig({ 'log.cleanup.policy': ok }).string('log.cleanup.policy')).toBe(ok);
     for (const bad of ['foo', 'Compact', 'compact,,delete']) expect(() => new BrokerConfig({ 'log.cleanup.policy': bad })).toThrow(/log\.cleanup\.policy/);
   });
