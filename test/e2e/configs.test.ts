@@ -87,6 +87,11 @@ describe('broker configs', () => {
     // Java's HashSet order, as Kafka prints the set.
     expect((await alter('1', [['log.retention.ms', '100000'], ['offsets.retention.minutes', '1'], ['num.partitions', '3']])).responses[0]!.errorMessage)
       .toBe('Cannot update these configs dynamically: [num.partitions, offsets.retention.minutes]');
+    // Ours are read at start-up only, so refused so too.
+    expect((await alter('', [['mock.flush.inline.sync.wait.ms', '200']])).responses[0]).toMatchObject({
+      errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Cannot update these configs dynamically: [mock.flush.inline.sync.wait.ms]',
+    });
+    expect((await alter('1', [['mock.flush.policy', 'bogus']])).responses[0]!.errorMessage).toBe('Cannot update these configs dynamically: [mock.flush.policy]');
     // SSL stores change only per listener (DynamicBrokerConfig.validateConfigs), at either level; the prefixed name is kept.
     const ssl = 'These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.password]';
     expect((await alter('', [['ssl.keystore.password', 'x']])).responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ssl });
