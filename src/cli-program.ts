@@ -171,6 +171,9 @@ async function serve(opts: ServeOptions): Promise<void> {
       // In a container the user wrote the variable, not the key: name both.
       fail(fromEnvironment.has(err.key) ? `${err.message} (from ${envVariableFor(err.key)})` : err.message);
     }
+    const busy = err as NodeJS.ErrnoException & { listener?: string };
+    // A Kafka listener's port (the admin API's is handled above): say what to do about it.
+    if (busy.code === 'EADDRINUSE' && busy.listener !== 'admin') fail(`${busy.message} (a Kafka port: pass --port with another, 0 for a free one, or stop what holds it)`);
     fail((err as Error).message);
   }
 }

@@ -101,7 +101,7 @@ describe('a start that fails once the storage is open (a port in use) leaves the
       const dir = join(data.dir, 'new', 'data');
       const res = spawnSync(process.execPath, [CLI, '--port', String(taken.port), '--no-admin', '--data-dir', dir], { encoding: 'utf8', timeout: 60_000 });
       expect(res.status).toBe(2);
-      expect(res.stderr).toBe(`kafka-mock-coordinator: listen EADDRINUSE: address already in use :::${taken.port}\n`);
+      expect(res.stderr).toBe(`kafka-mock-coordinator: listen EADDRINUSE: address already in use :::${taken.port} (a Kafka port: pass --port with another, 0 for a free one, or stop what holds it)\n`);
       expect(existsSync(join(data.dir, 'new'))).toBe(false);
       expect(readdirSync(data.dir)).toEqual([]);
     } finally {
