@@ -127,9 +127,20 @@ export class SharePartitionManager {
       await sp.maybeInitialize();
     } catch (err) {
       if (this.partitions.get(key) === sp && sp.failed) this.drop(key);
+      this.logUnexpected(err, 'Failed to initialize the share partition', groupId, topicId, partitionIndex);
       throw err;
     }
     return sp;
+  }
+
+  /**
+   * Logs, at error as Kafka's `SharePartition` logs a failed state read or write, a failure a client
+   * gets as UNKNOWN_SERVER_ERROR: one the server did not expect (the others, such as
+   * COORDINATOR_NOT_AVAILABLE while the state loads, are the client's to retry).
+   */
+  private logUnexpected(err: unknown, message: string, groupId: string, topicId: string, partition: number): void {
+    if (outcomeOf(err).errorCode !== ErrorCode.UNKNOWN_SERVER_ERROR) return;
+    this.options.log.error({ err, groupId, topicId, partition }, `${message}: answering UNKNOWN_SERVER_ERROR`);
   }
 
   /** Acknowledges on one partition (`SharePartitionManager.acknowledge`): UNKNOWN_TOPIC_OR_PARTITION when it is not loaded. */
@@ -141,6 +152,7 @@ export class SharePartitionManager {
       return OK;
     } catch (err) {
       const outcome = outcomeOf(err);
+      this.logUnexpected(err, 'Failed to acknowledge records in the share partition', groupId, topicId, partition);
       if (outcome.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER || outcome.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || outcome.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) {
         this.drop(SharePartitionManager.key(groupId, topicId, partition));
       }
