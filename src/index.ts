@@ -204,6 +204,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const addScram = (options.addScram ?? []).map(parseAddScram);
   const log = options.logger ?? pino({ level: options.logLevel ?? 'warn' });
   for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.`);
+  // Kafka's default log.flush.interval.ms (-1) is no interval: 'interval' alone syncs before every answer (storage/partition-log.ts).
+  if (config.string('mock.flush.policy') === 'interval' && config.long('log.flush.interval.ms') <= 0n) {
+    log.warn(`mock.flush.policy=interval with log.flush.interval.ms=${config.long('log.flush.interval.ms')} syncs before every answer, as 'always' does: set log.flush.interval.ms (e.g. 1000)`);
+  }
 
   // --data-dir (in-process `dataDir`) is one path as given; `log.dirs` is Kafka's list, of one entry here.
   const dataDir = options.inMemory ? null : options.dataDir ?? singleLogDir(config.string('log.dirs'));

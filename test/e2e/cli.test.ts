@@ -81,6 +81,22 @@ describe('command line', () => {
     }
   });
 
+  it("warns at start that mock.flush.policy=interval without log.flush.interval.ms syncs as 'always' does; not once it is set", async () => {
+    const warned = await startCli(['--in-memory', '--port', '0', '--config', 'mock.flush.policy=interval']);
+    const set = await startCli(['--in-memory', '--port', '0', '--config', 'mock.flush.policy=interval', '--config', 'log.flush.interval.ms=1000']);
+    try {
+      const messages = (server: typeof warned): string[] => server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+      expect(messages(warned)).toEqual([
+        "mock.flush.policy=interval with log.flush.interval.ms=-1 syncs before every answer, as 'always' does: set log.flush.interval.ms (e.g. 1000)",
+        `kafka-mock-coordinator ready on localhost:${warned.port}`,
+      ]);
+      expect(messages(set)).toEqual([`kafka-mock-coordinator ready on localhost:${set.port}`]);
+    } finally {
+      await kill(warned, 'SIGKILL');
+      await kill(set, 'SIGKILL');
+    }
+  });
+
   it('writes its log to a pipe with blocking writes, and logs no line for a connection opened and closed (Kafka logs those at debug)', async () => {
     const server = await startCli(['--in-memory', '--port', '0']);
     try {
