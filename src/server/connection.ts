@@ -16,7 +16,7 @@ import type { KafkaPrincipal } from '../security/principal.js';
 import type { IdleClosable, IdleConnections } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
 import { atBurstEnd, inBurst } from '../util/burst.js';
-import { noteAnswered, noteHeard, setServingClient } from '../util/returning-clients.js';
+import { noteAnswered, noteClosed, noteHeard, setServingClient } from '../util/returning-clients.js';
 import { runInTurn } from './turn-budget.js';
 import { SocketReads } from './socket-reads.js';
 
@@ -123,7 +123,7 @@ export class Connection implements IdleClosable, RequestDone {
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     socket.on('close', () => {
       this.closed = true;
-      noteHeard(this);
+      noteClosed(this);
       this.reads.forget();
       this.idle?.remove(this);
       if (this.memory) {

@@ -52,7 +52,7 @@ import { completeInterruptedCleaning } from './cleaner-files.js';
 import { fetchUpperBoundOffset, OffsetIndexBuilder } from './offset-index.js';
 import { DEFAULT_FILE_CACHE, type FileHandleCache } from './fd-cache.js';
 import { SyncPipeline } from './sync-pipeline.js';
-import { servingClient, whileClientsReturn } from '../util/returning-clients.js';
+import { clientsClock, servingClient, whileClientsReturn } from '../util/returning-clients.js';
 import { POOL_ONLY, type InlineSyncGate } from './inline-sync-gate.js';
 import { zerosAfter } from './prepared-space.js';
 
@@ -154,8 +154,12 @@ export class PartitionLog {
   private readonly waitsForClients: boolean;
   /** The connections whose appends the forming step holds (util/returning-clients.ts); null: none. */
   private turnClients: Set<object> | null = null;
+  /** Whether the forming step holds an append made outside any request (a transaction's markers): it does not wait. */
+  private turnHasUnserved = false;
   /** The connections the last inline sync acknowledged, whose next appends the next one waits for; null: none. */
   private answeredClients: Set<object> | null = null;
+  /** When (`clientsClock`) the last inline sync acknowledged `answeredClients`. */
+  private answeredSince = 0;
   /** The write or sync failure that appends are refused with until `recover` has run. */
   private failure: Error | null = null;
   private recovering = false;
@@ -691,6 +695,7 @@ export class PartitionLog {
     if (this.waitsForClients) {
       const client = servingClient();
       if (client !== null) (this.turnClients ??= new Set()).add(client);
+      else this.turnHasUnserved = true;
     }
     if (!this.turnScheduled) {
       this.turnScheduled = true;
@@ -774,10 +779,14 @@ export class PartitionLog {
     await this.pipeline.gathered(this.appendedUpTo);
     // An inline sync holds the loop: first let the clients the last one answered send their next
     // appends, so that this sync carries them too (util/returning-clients.ts).
-    if (this.answeredClients !== null && this.maySyncInline()) await whileClientsReturn(this.answeredClients, this.syncGate.returnWaitMs);
+    // Not for a step with an append made outside a request: the clients may be waiting for it.
+    if (this.answeredClients !== null && !this.turnHasUnserved && this.maySyncInline()) {
+      await whileClientsReturn(this.answeredClients, this.syncGate.returnWaitMs, this.answeredSince);
+    }
     this.answeredClients = null;
     const clients = this.turnClients;
     this.turnClients = null;
+    this.turnHasUnserved = false;
     this.turnQueued = false;
     this.rolledAt = null; // the step's sync covers the segments below a roll
     if (this.failure) return this.failUnacknowledged(this.failure);
@@ -801,7 +810,10 @@ export class PartitionLog {
     if (end <= this.syncedEnd) this.pipeline.acknowledge(this.syncedEnd);
     else if (this.maySyncInline()) {
       this.syncInline();
-      if (!this.failure) this.answeredClients = clients;
+      if (!this.failure && clients !== null) {
+        this.answeredClients = clients;
+        this.answeredSince = clientsClock();
+      }
     } else this.startSync();
   }
 

@@ -11,9 +11,12 @@
  * previous sync acknowledged (`whileClientsReturn`, `mock.flush.inline.sync.wait.ms`), and one sync
  * carries all 16. As PostgreSQL's `commit_delay` waits only while `commit_siblings` other
  * transactions are open, only those clients are waited for: not one whose next request was read
- * already (a pipelining client), nor one answered after the wait began (a client busy with other
+ * already (a pipelining client), nor one that sent anything since (a client busy with other
  * requests), nor any other connection (a producer writing to another log, a metadata poller); a
- * lone client waits for nothing.
+ * lone client waits for nothing. And a step holding an append made outside any request (a
+ * transaction's markers and completion, written after EndTxn was answered) does not wait at all:
+ * the clients it would wait for may be waiting for it (their next AddPartitionsToTxn is refused
+ * CONCURRENT_TRANSACTIONS until the completion is written).
  *
  * Which client made an append: the connection whose request is being handled when the log is
  * appended to (`servingClient`), as handlers append before their first await; an append made later
@@ -24,6 +27,8 @@ import { performance } from 'node:perf_hooks';
 
 /** Answered connections not heard from since, with when (performance.now, ms). */
 const answeredAt = new Map<object, number>();
+/** When each connection's bytes last arrived (performance.now, ms), until it closes. */
+const heardAt = new Map<object, number>();
 /** Off until a log first waits: a server with no log under 'always' keeps no count. */
 let tracking = false;
 /** The connection whose request is being handled now (null between requests). */
@@ -45,29 +50,44 @@ export function noteAnswered(connection: object): void {
   answeredAt.set(connection, performance.now());
 }
 
-/** Bytes arrived on `connection`, or it closed: it is not awaited any more. */
+/** Bytes arrived on `connection`: it is not awaited any more. */
 export function noteHeard(connection: object): void {
-  if (tracking) answeredAt.delete(connection);
+  if (!tracking) return;
+  answeredAt.delete(connection);
+  heardAt.set(connection, performance.now());
+}
+
+/** `connection` closed: forgotten. */
+export function noteClosed(connection: object): void {
+  answeredAt.delete(connection);
+  heardAt.delete(connection);
+}
+
+/** A clock reading to pass as `whileClientsReturn`'s `since` (performance.now, ms). */
+export function clientsClock(): number {
+  return performance.now();
 }
 
 /** How long a wait looks again every event-loop turn (ms); after that, once a millisecond (a timer), so that a long window costs no CPU. */
 export const TURN_BY_TURN_MS = 1;
 
 /**
- * Resolves once none of `clients` answered before this call, within the last `windowMs` (ms), is
- * still to send again, yielding an event-loop turn at a time meanwhile (their requests are read in
- * those turns; past TURN_BY_TURN_MS a millisecond at a time): at once when none is, after
- * `windowMs` at most. Takes out of `clients` those it no longer waits for. The first call starts
- * the count.
+ * Resolves once none of `clients` is still to send again: a client counts while its answer is the
+ * last thing it got, it sent nothing since `since` (the clock reading when the log acknowledged it:
+ * a client that went on to other requests meanwhile is not coming back with an append), and that
+ * answer is at most `windowMs` (ms) old. Yields an event-loop turn at a time meanwhile (their
+ * requests are read in those turns; past TURN_BY_TURN_MS a millisecond at a time): at once when
+ * none counts, after `windowMs` at most. Takes out of `clients` those it no longer waits for. The
+ * first call starts the count.
  */
-export async function whileClientsReturn(clients: Set<object>, windowMs: number): Promise<void> {
+export async function whileClientsReturn(clients: Set<object>, windowMs: number, since: number): Promise<void> {
   tracking = true;
   const startedAt = performance.now();
   const until = startedAt + windowMs;
   for (let now = startedAt; now < until; now = performance.now()) {
     for (const client of clients) {
       const at = answeredAt.get(client);
-      if (at === undefined || at > startedAt || now - at > windowMs) clients.delete(client);
+      if (at === undefined || (heardAt.get(client) ?? -Infinity) > since || now - at > windowMs) clients.delete(client);
     }
     if (clients.size === 0) return;
     await new Promise<void>((resolve) => (now - startedAt < TURN_BY_TURN_MS ? setImmediate(resolve) : setTimeout(resolve, 1)));

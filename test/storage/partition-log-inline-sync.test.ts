@@ -12,6 +12,7 @@ import { PartitionLog } from '../../src/storage/partition-log.js';
 import { InlineSyncGate, MEAN_WEIGHT, RETRY_INLINE_MS } from '../../src/storage/inline-sync-gate.js';
 import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
 import { nextTurn } from '../support/thread-pool.js';
+import { noteAnswered, noteHeard, setServingClient, whileClientsReturn } from '../../src/util/returning-clients.js';
 
 const io = vi.hoisted(() => ({
   /** The fake clock timing syncs (ms). */
@@ -165,5 +166,35 @@ describe("PartitionLog 'always': inline fdatasync", () => {
     await after.durable;
     await log.close();
     expect(openLog(dir, 2).logEndOffset).toBe(3n);
+  });
+
+  it('mock.flush.inline.sync.wait.ms: a step waits for the client the last sync acknowledged; one with an append made outside any request (a marker) does not', async () => {
+    const log = openLog(tempDir(), 1000, undefined, undefined, new InlineSyncGate(1000, () => io.now, 60_000));
+    await whileClientsReturn(new Set(), 0, 0); // counting starts
+    const [committer, other] = [{}, {}];
+    const appendAs = (client: object | null) => {
+      setServingClient(client);
+      try {
+        return log.append([batchOf(1)]).durable;
+      } finally {
+        setServingClient(null);
+      }
+    };
+    await appendAs(committer);
+    noteAnswered(committer); // its answer left; nothing more of it read yet
+    // Another client's append waits (a minute at most) for the committer's next one.
+    let otherDurable = false;
+    const waiting = appendAs(other).then(() => (otherDurable = true));
+    for (let i = 0; i < 20; i++) await nextTurn();
+    expect([otherDurable, io.inline]).toEqual([false, 1]);
+    noteHeard(committer);
+    await appendAs(committer);
+    await waiting;
+    expect(io.inline).toBe(2); // one sync for both
+    // Both answered, neither heard from: an append made outside any request syncs at once.
+    noteAnswered(committer);
+    noteAnswered(other);
+    await appendAs(null);
+    expect(io.inline).toBe(3);
   });
 });

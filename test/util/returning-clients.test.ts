@@ -1,23 +1,24 @@
 /**
  * The wait for returning clients (util/returning-clients.ts): a log waits only for the clients it
- * names that were answered before the wait began, within the window, and not heard from since.
+ * names whose answer is the last thing they got, that sent nothing since it acknowledged them, within the window.
  * Every wait here ends by what the test does, or at once, so nothing depends on the machine's speed.
  */
 import { describe, expect, it } from 'vitest';
-import { noteAnswered, noteHeard, servingClient, setServingClient, whileClientsReturn } from '../../src/util/returning-clients.js';
+import { clientsClock, noteAnswered, noteHeard, servingClient, setServingClient, whileClientsReturn } from '../../src/util/returning-clients.js';
 
 const MINUTE = 60_000;
 
 describe('returning clients', () => {
   it('waits for the named clients answered before it began until each is heard from; not for others', async () => {
     const [a, b, other] = [{}, {}, {}];
-    await whileClientsReturn(new Set([a]), MINUTE); // nothing counted yet: resolves at once, and counting starts
+    await whileClientsReturn(new Set([a]), MINUTE, clientsClock()); // nothing counted yet: resolves at once, and counting starts
+    const acknowledged = clientsClock();
     noteAnswered(a);
     noteAnswered(b);
     noteAnswered(other);
     const clients = new Set([a, b]);
     let done = false;
-    const wait = whileClientsReturn(clients, MINUTE).then(() => (done = true));
+    const wait = whileClientsReturn(clients, MINUTE, acknowledged).then(() => (done = true));
     await new Promise((resolve) => setImmediate(resolve));
     noteHeard(a);
     await new Promise((resolve) => setImmediate(resolve));
@@ -29,12 +30,14 @@ describe('returning clients', () => {
     expect(clients.size).toBe(0);
   });
 
-  it('does not wait for a client answered after the wait began, nor one not answered', async () => {
+  it('does not wait for a client that sent anything since it was acknowledged (and was answered again), nor one not answered', async () => {
     const [busy, never] = [{}, {}];
+    const acknowledged = clientsClock();
+    noteAnswered(busy);
+    noteHeard(busy); // its next request went elsewhere (a Metadata, a commit to another partition)...
+    noteAnswered(busy); // ...and was answered
     const clients = new Set([busy, never]);
-    const wait = whileClientsReturn(clients, MINUTE);
-    noteAnswered(busy); // answered again meanwhile: a client busy with other requests
-    await wait; // a minute otherwise
+    await whileClientsReturn(clients, MINUTE, acknowledged); // a minute otherwise
     expect(clients.size).toBe(0);
   });
 
