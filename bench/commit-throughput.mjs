@@ -26,7 +26,6 @@
 // BENCH_DATA_DIR (a parent for the temporary data directories; default the OS temp dir),
 // BENCH_BASE_CLI (another build's dist/cli.js, run as server `base`, to compare a change A/B),
 // BENCH_BASE_CONFIGS (`key=value,...` given to `base` only: an A/B of a config with BENCH_BASE_CLI=dist/cli.cjs).
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +34,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Writer } from '../dist/protocol/primitives.js';
 import { API_CODECS } from '../dist/protocol/messages/index.js';
-import { BenchClient, benchNodeEnv, envInt, envList, fmt, percentile, processCpuMs, processRssBytes, startCliServer, stopChild } from './lib.mjs';
+import { BenchClient, benchNodeEnv, envInt, envList, fmt, percentile, processCpuMs, processRssBytes, spawnChild, startCliServer, stopChild } from './lib.mjs';
 import { PEERS, startPeer } from './peers.mjs';
 
 const TOPIC = 'bench-commit-topic';
@@ -100,7 +99,7 @@ export async function startEcho(template = echoTemplate()) {
     writeFileSync(arg.slice(1), template);
     cleanup = () => rmSync(dir, { recursive: true, force: true });
   }
-  const child = spawn(process.execPath, [ECHO, arg], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
+  const child = spawnChild(process.execPath, [ECHO, arg], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
   const [line] = await Promise.race([
     once(createInterface({ input: child.stdout }), 'line'),
     once(child, 'exit').then(([code]) => Promise.reject(new Error(`echo server exited with ${code}`))),

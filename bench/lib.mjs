@@ -12,6 +12,25 @@ import { Reader, Writer } from '../dist/protocol/primitives.js';
 import { API_CODECS } from '../dist/protocol/messages/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The child processes the benchmarks started that have not exited. A measurement that throws ends
+ * the run before its own stops; they are killed when this process exits, however it exits (an
+ * error, Ctrl-C, SIGTERM), so no server is left holding a port and a core.
+ */
+const liveChildren = new Set();
+process.on('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
+
+/** `child_process.spawn`, the child killed if still running when this process exits (see `liveChildren`). */
+export function spawnChild(command, args, options) {
+  const child = spawn(command, args, options);
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+  return child;
+}
 export const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 
 export function envInt(name, fallback) {
@@ -141,7 +160,7 @@ export function benchNodeEnv(extra = {}) {
 
 /** Starts `node dist/cli.cjs` (or `cli`) with `args`; resolves at its ready line with { child, port, lines } (its stdout lines up to that one). */
 export async function startCliServer(args, { timeoutMs = 120_000, cli = CLI } = {}) {
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: benchNodeEnv() });
+  const child = spawnChild(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: benchNodeEnv() });
   const lines = [];
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -18,14 +18,14 @@
 // the write path); `always` runs kfake with kfake.SyncWrites (fsync per written batch) and Kafka
 // with `log.flush.interval.messages=1` (a flush after every append); librdkafka's mock keeps
 // everything in memory and runs under `never` only.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { BenchClient, ROOT, startCliServer, stopChild, tryApiVersions } from './lib.mjs';
+import { BenchClient, ROOT, spawnChild, startCliServer, stopChild, tryApiVersions } from './lib.mjs';
 
 export const PEERS = ['librdkafka-mock', 'kfake', 'kafka'];
 export const KAFKA_VERSION = '4.3.1';
@@ -213,7 +213,7 @@ export async function startPeer(name, { policy = 'never', configs = {}, topics =
       const flush = policy === 'always' ? { 'log.flush.interval.messages': 1 } : {};
       const props = formatKafka(dir, port, controllerPort, { ...flush, ...configs });
       const spawnedAt = performance.now();
-      const child = spawn('java', [...KAFKA_JVM_OPTS, ...kafkaLogging(), `-Dkafka.logs.dir=${join(dir, 'logs')}`, '-cp', kafkaClasspath(), 'kafka.Kafka', props], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawnChild('java', [...KAFKA_JVM_OPTS, ...kafkaLogging(), `-Dkafka.logs.dir=${join(dir, 'logs')}`, '-cp', kafkaClasspath(), 'kafka.Kafka', props], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
       child.stderrTail = () => oneLine(stderr);
@@ -241,7 +241,7 @@ export async function startPeer(name, { policy = 'never', configs = {}, topics =
     }
     const { cmd, args: argv } = peer.run(args);
     const spawnedAt = performance.now();
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnChild(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const { port, line } = await readyPort(child, name, timeoutMs);
       await waitForApiVersions(port, child, timeoutMs);

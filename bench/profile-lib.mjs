@@ -3,12 +3,11 @@
 // self time by kind (ours, dependencies, Node's JavaScript, native, GC) and Node's own JavaScript,
 // counting only the samples from 1 s after the first one under `handler` (start-up and JIT
 // warm-up left out). Returns the profile's path and the seconds counted.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CLI, ROOT, stopChild } from './lib.mjs';
+import { CLI, ROOT, spawnChild, stopChild } from './lib.mjs';
 
 /**
  * Starts our server (`dist/cli.js`, flush policy `policy`, a fresh data directory) under
@@ -24,7 +23,7 @@ export async function startProfiledServer(name, policy) {
   const profileDir = join(ROOT, '.tmp', 'profiles', `${name}-${Date.now()}`);
   mkdirSync(profileDir, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'kmc-profile-'));
-  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', profileDir, CLI, '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`, ...extraConfigs()], {
+  const child = spawnChild(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', profileDir, CLI, '--port', '0', '--admin-port', '0', '--data-dir', dataDir, '--config', `mock.flush.policy=${policy}`, ...extraConfigs()], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let port;

@@ -21,13 +21,12 @@
 // for the cleaner; the active segment is never cleaned),
 // BENCH_REPLAY_STARTS (3: each figure is the median of this many fresh starts),
 // BENCH_DATA_DIR (parent for the temporary data directories; default the OS temp dir).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { benchNodeEnv, envInt, envList, fmt } from './lib.mjs';
+import { benchNodeEnv, envInt, envList, fmt, spawnChild } from './lib.mjs';
 
 const TOPIC = 'bench-replay-topic';
 const TOPIC_ID = 'S2Fma2FNb2NrQmVuY2gxMg'; // a fixed base64url Kafka UUID (written as the tagged TopicId)
@@ -109,7 +108,7 @@ function logStats(dataDir) {
 /** Starts a server on `dataDir` in a fresh child process; resolves with its report. */
 export function measureStart(dataDir, segmentBytes) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--child', dataDir, String(segmentBytes)], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
+    const child = spawnChild(process.execPath, [new URL(import.meta.url).pathname, '--child', dataDir, String(segmentBytes)], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);

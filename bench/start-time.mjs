@@ -11,8 +11,7 @@
 // CA bundle at each start (~90 ms of CPU on the bench machine), and the server makes no outbound
 // TLS, so it measured the environment, not us. The row "Node itself" (`node -e 0`, spawn -> exit)
 // is the floor no Node.js server starts under.
-import { spawn } from 'node:child_process';
-import { CLI, ROOT, benchNodeEnv, envInt, envList, percentile, processCpuMs, stopChild, tryApiVersions } from './lib.mjs';
+import { CLI, ROOT, benchNodeEnv, envInt, envList, percentile, processCpuMs, spawnChild, stopChild, tryApiVersions } from './lib.mjs';
 import { PEERS, startPeer } from './peers.mjs';
 
 export function startBenchOptions() {
@@ -30,7 +29,7 @@ function nodeItself() {
   const t0 = performance.now();
   const script = 'const c = process.cpuUsage(); process.stdout.write(String((c.user + c.system) / 1000))';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
+    const child = spawnChild(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - t0, cpuMs: Number(out) }) : reject(new Error(`node -e exited ${code}`))));
@@ -50,7 +49,7 @@ async function peerToFirstAnswer(name) {
 /** One spawn: ms from spawn to the first answered ApiVersions, and the child's CPU ms then. */
 async function spawnToFirstAnswer(port, extraArgs, cli = CLI) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, '--port', String(port), '--in-memory', ...extraArgs], {
+  const child = spawnChild(process.execPath, [cli, '--port', String(port), '--in-memory', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'ignore'],
     env: benchNodeEnv({ LOG_LEVEL: 'info' }),
   });
@@ -80,7 +79,7 @@ function importAndStart() {
     console.log(JSON.stringify({ importMs: t1 - t0, importCpuMs: (c1.user + c1.system) / 1000,
       startMs: t2 - t1, startCpuMs: (c2.user + c2.system - c1.user - c1.system) / 1000 }));`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
+    const child = spawnChild(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: benchNodeEnv() });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`import run exited ${code}`))));
