@@ -263,6 +263,8 @@ export class Broker {
       retentionCheckIntervalMs: Number(options.config.long('log.retention.check.interval.ms')),
       cleanerEnabled: options.config.bool('log.cleaner.enable'),
       cleanerBackoffMs: Number(options.config.long('log.cleaner.backoff.ms')),
+      producerIdExpirationCheckIntervalMs: options.config.int('producer.id.expiration.check.interval.ms'),
+      producerIdExpirationMs: () => Number(this.configs.brokerValue('producer.id.expiration.ms', this.nodeId)),
     });
     this.logMaintenance.start();
     this.transactionLog = new TransactionLog({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });

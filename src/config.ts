@@ -118,6 +118,9 @@ export const CONFIG_SPECS = {
   'transactional.id.expiration.ms': { kind: 'int', default: '604800000', min: 1 },
   'transaction.abort.timed.out.transaction.cleanup.interval.ms': { kind: 'int', default: '10000', min: 1 },
   'transaction.remove.expired.transaction.cleanup.interval.ms': { kind: 'int', default: '3600000', min: 1 },
+  // The partition leaders' producer state (Kafka's `ProducerStateManagerConfig`).
+  'producer.id.expiration.ms': { kind: 'int', default: '86400000', min: 1 },
+  'producer.id.expiration.check.interval.ms': { kind: 'int', default: '600000', min: 1 },
   'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1 },
   'offsets.retention.check.interval.ms': { kind: 'long', default: '600000', min: 1 },
   'offset.metadata.max.bytes': { kind: 'int', default: '4096', min: 0 },

@@ -12,8 +12,14 @@
  *   cleaned by the log cleaner of src/storage (the one `__consumer_offsets` uses) once their dirty
  *   ratio reaches `min.cleanable.dirty.ratio` or a tombstone's `delete.retention.ms` has passed,
  *   leaving segments within `min.compaction.lag.ms` alone.
+ * - Producer expiration, every `producer.id.expiration.check.interval.ms` (the partitions'
+ *   `PeriodicProducerExpirationCheck`, `UnifiedLog.removeExpiredProducers`): every partition forgets
+ *   the producers idle for `producer.id.expiration.ms` (read at each pass: a dynamic config in Kafka)
+ *   with no transaction open there (`ProducerStateTable.removeExpiredProducers`). Kafka also drops
+ *   them when it loads a producer snapshot at start; a producer rebuilt from the log here is
+ *   forgotten at the first check after the start.
  *
- * `retentionPass()` and `cleanerPass()` run one at once (tests, the admin API).
+ * `retentionPass()`, `cleanerPass()` and `producerExpirationPass()` run one at once (tests, the admin API).
  */
 import type { Logger } from 'pino';
 import type { Time, Timer } from '../util/time.js';
@@ -37,6 +43,10 @@ export interface LogMaintenanceOptions {
   /** `log.cleaner.enable` and `log.cleaner.backoff.ms`. */
   cleanerEnabled: boolean;
   cleanerBackoffMs: number;
+  /** `producer.id.expiration.check.interval.ms`. */
+  producerIdExpirationCheckIntervalMs: number;
+  /** `producer.id.expiration.ms` as the broker has it now (a dynamic config). */
+  producerIdExpirationMs: () => number;
 }
 
 export interface RetentionPassResult {
@@ -46,7 +56,8 @@ export interface RetentionPassResult {
 }
 
 export class LogMaintenance {
-  private retentionTimer: Timer | null = null;
+  /** The fixed-rate passes' next timers, by pass (see `atFixedRate`). */
+  private readonly passTimers = new Map<string, Timer>();
   private cleanerTimer: Timer | null = null;
   /** One cleaner per set of cleaning settings (its per-log state is kept across passes). */
   private readonly cleaners = new Map<string, LogCleaner>();
@@ -57,13 +68,14 @@ export class LogMaintenance {
   constructor(private readonly options: LogMaintenanceOptions) {}
 
   start(): void {
-    this.scheduleRetention();
+    this.atFixedRate('retention pass', this.options.retentionCheckIntervalMs, () => this.retentionPass());
+    this.atFixedRate('producer expiration pass', this.options.producerIdExpirationCheckIntervalMs, () => this.producerExpirationPass());
     if (this.options.cleanerEnabled) this.scheduleCleaner();
   }
 
   stop(): Promise<void> {
     this.stopped = true;
-    this.retentionTimer?.cancel();
+    for (const timer of this.passTimers.values()) timer.cancel();
     this.cleanerTimer?.cancel();
     for (const c of this.cleaners.values()) c.shutdown();
     return (this.cleaning ?? Promise.resolve()).catch(() => {});
@@ -92,6 +104,28 @@ export class LogMaintenance {
     }
     if (result.segmentsDeleted > 0) await topics.checkpointLogStartOffsets();
     return result;
+  }
+
+  /**
+   * One producer expiration pass over every partition (internal topics too, as Kafka runs it on
+   * every log): returns how many producers were forgotten.
+   */
+  async producerExpirationPass(): Promise<number> {
+    const { topics, time } = this.options;
+    const now = BigInt(time.now());
+    const expirationMs = BigInt(this.options.producerIdExpirationMs());
+    let expired = 0;
+    let looked = 0;
+    for (const topic of topics.list()) {
+      for (const p of topic.partitions) {
+        if (++looked % MAINTENANCE_SLICE_PARTITIONS === 0) await nextTurn();
+        const removed = p.producers.removeExpiredProducers(now, expirationMs);
+        if (removed === 0) continue;
+        expired += removed;
+        this.options.log.debug({ partition: p.name, producers: removed }, 'expired idle producers (producer.id.expiration.ms)');
+      }
+    }
+    return expired;
   }
 
   /** One cleaner pass: cleans every compacted partition that needs it (`force`: whatever its dirty ratio). */
@@ -141,19 +175,20 @@ export class LogMaintenance {
   }
 
   /**
-   * At a fixed rate, as Kafka's scheduler runs these tasks: the next pass is scheduled before this
-   * one runs. The deletions of a pass happen when its timer fires (only the checkpoint is awaited),
-   * `MAINTENANCE_SLICE_PARTITIONS` partitions per turn of the event loop on a server with more.
-   * Coalescing: Kafka's scheduler runs on a monotonic clock that never jumps, so a manual clock
-   * jumping years ahead runs one pass per stretch (before the next session or rebalance timeout,
-   * or at the end of the advance), not one per `log.retention.check.interval.ms` (issue #16).
+   * Runs `pass` every `intervalMs` at a fixed rate, as Kafka's scheduler runs these tasks: the next
+   * pass is scheduled before this one runs. A pass's work happens when its timer fires (only its
+   * file writes are awaited), `MAINTENANCE_SLICE_PARTITIONS` partitions per turn of the event loop
+   * on a server with more. Coalescing: Kafka's scheduler runs on a monotonic clock that never
+   * jumps, so a manual clock jumping years ahead runs one pass per stretch (before the next session
+   * or rebalance timeout, or at the end of the advance), not one per interval (issue #16). A pass
+   * that fails is logged as `<name> failed`.
    */
-  private scheduleRetention(): void {
+  private atFixedRate(name: string, intervalMs: number, pass: () => Promise<unknown>): void {
     if (this.stopped) return;
-    this.retentionTimer = this.options.time.schedule(this.options.retentionCheckIntervalMs, () => {
-      this.scheduleRetention();
-      void this.retentionPass().catch((err: unknown) => this.options.log.error({ err }, 'retention pass failed'));
-    }, { coalesce: true });
+    this.passTimers.set(name, this.options.time.schedule(intervalMs, () => {
+      this.atFixedRate(name, intervalMs, pass);
+      void pass().catch((err: unknown) => this.options.log.error({ err }, `${name} failed`));
+    }, { coalesce: true }));
   }
 
   /**

@@ -340,8 +340,26 @@ export class ProducerStateTable {
   }
 
   /**
+   * Kafka's `ProducerStateManager.removeExpiredProducers`: forgets every producer with no transaction
+   * open here whose last batch or marker is timestamped `expirationMs` (`producer.id.expiration.ms`)
+   * or more before `nowMs` (both ms; Kafka's `isProducerExpired` compares the batch's own timestamp,
+   * so a batch with no timestamp (-1) or an old CreateTime expires at the first check). Its next batch
+   * is then taken at any sequence (as for a producer never seen here), and the log cleaner may drop
+   * its last batch. Returns how many were forgotten.
+   */
+  removeExpiredProducers(nowMs: bigint, expirationMs: bigint): number {
+    let removed = 0;
+    for (const [producerId, entry] of this.producers) {
+      if (entry.currentTxnFirstOffset !== null || nowMs - entry.lastTimestamp < expirationMs) continue;
+      this.producers.delete(producerId);
+      removed++;
+    }
+    return removed;
+  }
+
+  /**
    * Every producer's last data offset (null: none at its epoch) and epoch, for the log cleaner
-   * (Kafka's `UnifiedLog.lastRecordsOfActiveProducers`; every producer is active: none expires here).
+   * (Kafka's `UnifiedLog.lastRecordsOfActiveProducers`: those not expired, `removeExpiredProducers`).
    */
   lastRecordsOfActiveProducers(): ActiveProducers {
     const result = new Map<bigint, ProducerLastRecord>();

@@ -411,13 +411,14 @@ describe('big requests', () => {
     // which may fall between two slices of the advance (then it runs once more); so does the
     // transactional id expiry, which finds nothing to expire here and ends at once.
     const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', clockStartMs: start, adminPort: 0, config: { 'log.cleaner.enable': false } });
-    // The offsets retention check, the log retention check and the transaction coordinator's two (no connection open).
-    expect(server.clock.pendingTimers()).toBe(4);
+    // The offsets retention check, the log retention check, the producer expiration check and the
+    // transaction coordinator's two (no connection open).
+    expect(server.clock.pendingTimers()).toBe(5);
     const res = await fetch(`${server.admin!.url}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 10 * YEAR }) });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { now: number; firedTimers: number; pendingTimers: number };
     expect(body.now).toBe(start + 10 * YEAR);
-    expect(body.firedTimers).toBe(4);
+    expect(body.firedTimers).toBe(5);
     const c = await RawClient.connect(server.port);
     cleanups.push(() => c.close());
     const versions = await c.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });

@@ -57,6 +57,24 @@ describe('ProducerStateTable', () => {
     t.update(batch(0, 2147483647), 0n);
     expect(t.check(batch(0, 0), 'p')).toEqual({ kind: 'append' });
   });
+
+  it("expires producers by their last batch's timestamp (at exactly the expiration too), never one with a transaction open", () => {
+    const t = new ProducerStateTable();
+    const at = (producerId: bigint, maxTimestamp: bigint, attributes = 0) => ({ producerId, producerEpoch: 0, baseSequence: 0, lastOffsetDelta: 0, attributes, maxTimestamp });
+    t.update(at(1n, 1000n), 0n);
+    t.update(at(2n, 1001n), 1n);
+    t.update(at(3n, 0n, 0x10), 2n); // transactional: its transaction is open
+    t.update(at(4n, -1n), 3n); // no timestamp: expired at the first check, as in Kafka
+    expect(t.removeExpiredProducers(1999n, 1000n)).toBe(1);
+    expect([...t.entries()].map(([id]) => id)).toEqual([1n, 2n, 3n]);
+    expect(t.removeExpiredProducers(2000n, 1000n)).toBe(1);
+    expect([...t.entries()].map(([id]) => id)).toEqual([2n, 3n]);
+    expect(t.removeExpiredProducers(10_000n, 1000n)).toBe(1);
+    expect([...t.entries()].map(([id]) => id)).toEqual([3n]);
+    expect(t.lastRecordsOfActiveProducers()).toEqual(new Map([[3n, { lastDataOffset: 2n, epoch: 0 }]]));
+    // Unknown again: any sequence is taken.
+    expect(t.check({ ...at(1n, 10_000n), baseSequence: 9 }, 'p')).toEqual({ kind: 'append' });
+  });
 });
 
 describe('ProducerIdManager', () => {
