@@ -3,8 +3,8 @@
 // line's runCli (src/cli-program.ts), as CommonJS in dist/program-<hash>.cjs, with the parts loaded
 // on demand (admin API, tools, codecs) as chunks in dist/chunks/*.cjs. dist/program-loader.cjs runs
 // it from a V8 code cache, and the entry points take it from there: dist/cli.cjs (the bin),
-// dist/cli.js (the same, for `node dist/cli.js`) and dist/index.js (the package's ES module entry,
-// re-exporting the program's exports by name)
+// dist/cli.js (the same, for `node dist/cli.js`), dist/index.js (the package's ES module entry,
+// re-exporting the program's exports by name) and dist/index.cjs (the same for require())
 // (code-cache.mjs says why). Why a bundle: Node resolves, reads and compiles every module separately, and the ~340 small modules of tsc's output cost more at start than the code
 // in them (import went from about 250 to 130 ms of CPU on a loaded 2-core machine). The same holds
 // for the CommonJS packages every start loads, pino (about 30 files with its dependencies) and
@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 import { lazyCodecs } from './lazy-codecs-plugin.mjs';
-import { LOADER_FILE, cliModuleSource, cliSource, indexSource, programLoaderSource, writeCliCodeCache } from './code-cache.mjs';
+import { LOADER_FILE, cliModuleSource, cliSource, indexCommonJsSource, indexSource, programLoaderSource, writeCliCodeCache } from './code-cache.mjs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const chunks = join(dist, 'chunks');
@@ -91,6 +91,7 @@ const missing = [...apiNames, 'runCli'].filter((name) => !entry.exports.includes
 if (missing.length > 0) throw new Error(`the program bundle does not export ${missing.join(', ')}`);
 writeFileSync(join(dist, LOADER_FILE), programLoaderSource(entry.fileName));
 writeFileSync(join(dist, 'index.js'), indexSource(apiNames));
+writeFileSync(join(dist, 'index.cjs'), indexCommonJsSource(apiNames));
 writeFileSync(join(dist, 'cli.cjs'), cliSource());
 writeFileSync(join(dist, 'cli.js'), cliModuleSource());
 // tsc's maps of the files replaced: they describe what is no longer there.

@@ -118,6 +118,20 @@ export const { ${names.join(', ')} } = program;
 `;
 }
 
+/**
+ * dist/index.cjs, the package's entry for \`require\` (jest's module system, CommonJS projects): the
+ * same \`names\` from the same program as dist/index.js, so both entries share one copy of it.
+ */
+export function indexCommonJsSource(names) {
+  return `// The package for require(): src/index.ts's exports (types in index.d.ts), as dist/index.js has
+// them, from the same program (./${LOADER_FILE}, scripts/code-cache.mjs).
+'use strict';
+const program = require('./${LOADER_FILE}');
+
+${names.map((n) => `exports.${n} = program.${n};`).join('\n')}
+`;
+}
+
 /** An ApiVersions v0 request (header v1, client id "kmc-build", correlation id 1), size-prefixed. */
 function apiVersionsRequest() {
   const clientId = Buffer.from('kmc-build');

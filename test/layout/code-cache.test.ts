@@ -37,6 +37,22 @@ describe("the package's V8 code cache", () => {
     expect(files.filter((f) => f.startsWith('dist/chunks/') && f.endsWith('.js'))).toEqual([]);
   });
 
+  it('require() of the package (jest, CommonJS projects) gets the same program as import, and starts a server', () => {
+    const script = [
+      "const viaRequire = require('kafka-mock-coordinator');",
+      "import('kafka-mock-coordinator').then(async (viaImport) => {",
+      '  const s = await viaRequire.startServer({ port: 0, inMemory: true });',
+      '  console.log(JSON.stringify({ same: viaRequire.startServer === viaImport.startServer && viaRequire.ConfigError === viaImport.ConfigError, names: Object.keys(viaRequire).sort().join() === Object.keys(viaImport).sort().join(), port: s.port > 0 }));',
+      '  await s.close();',
+      '});',
+    ].join('\n');
+    // From the project's own directory, where the package resolves to itself through its "exports";
+    // without Node's require() of ES modules (as jest's require, and Node 20 before 20.19, have none).
+    const run = spawnSync(process.execPath, ['--no-experimental-require-module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ same: true, names: true, port: true });
+  });
+
   it('is written by the build beside the program and each chunk a start loads, and V8 takes each', () => {
     const caches = readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cjs.v8-cache'));
     // The program, and chunks of what a start runs (the admin listener's among them); not the tools'.
