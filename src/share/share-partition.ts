@@ -23,7 +23,10 @@
  *   (`filterAbortedTransactionalAcquiredRecords`, from the aborted transactions of the read).
  * - Every change is written to the share coordinator (WriteShareGroupState) before it is answered;
  *   then the SPSO moves past ACKNOWLEDGED/ARCHIVED records (`maybeUpdateCachedStateAndOffsets`).
- *   A failed write puts the offsets back as they were and answers the persister's error.
+ *   A failed write puts the offsets back as they were and answers the persister's error. Until its
+ *   write ends an offset's change is "in transition" (Kafka's `hasOngoingStateTransition`): it is
+ *   not acquired, and the SPSO does not move past it, so another write succeeding meanwhile cannot
+ *   take away what a failed one puts back (adversarial trial 17: a failed ACCEPT lost its records).
  *
  * - The log start offset moving past the SPSO (DeleteRecords, retention): a fetch from below it
  *   (Kafka's OFFSET_OUT_OF_RANGE) calls `updateCacheAndOffsets`, which archives the AVAILABLE
@@ -170,6 +173,8 @@ export class SharePartition {
   private readonly inFlight = new Map<bigint, OffsetState>();
   /** Offsets below the SPSO still ACQUIRED when the log start offset passed them (`updateCacheAndOffsets`). */
   private readonly held = new Set<bigint>();
+  /** Offsets whose change a write still in flight carries, with how many such writes (see the file's comment). */
+  private readonly inTransition = new Map<bigint, number>();
   private stateEpoch = 0;
   private deliveryCompleteCount = 0;
   /** Told when records become available again (a waiting ShareFetch may acquire them). */
@@ -292,9 +297,14 @@ export class SharePartition {
   /** The first offset a fetch reads from (`nextFetchOffset`). */
   nextFetchOffset(): bigint {
     for (let o = this.startOffset; o < this.nextNew; o++) {
-      if (this.inFlight.get(o)?.state === RecordState.AVAILABLE) return o;
+      if (this.isAcquirable(o, this.inFlight.get(o))) return o;
     }
     return this.nextNew;
+  }
+
+  /** AVAILABLE, and no write in flight carries its change (`hasOngoingStateTransition`). */
+  private isAcquirable(offset: bigint, s: OffsetState | undefined): boolean {
+    return s !== undefined && s.state === RecordState.AVAILABLE && !this.inTransition.has(offset);
   }
 
   /** Whether another record may be put in flight (`canAcquireRecords`). */
@@ -307,7 +317,7 @@ export class SharePartition {
   }
 
   private hasAvailable(): boolean {
-    for (const s of this.inFlight.values()) if (s.state === RecordState.AVAILABLE) return true;
+    for (const [o, s] of this.inFlight) if (this.isAcquirable(o, s)) return true;
     return false;
   }
 
@@ -361,7 +371,7 @@ export class SharePartition {
           this.inFlight.set(o, s);
           this.nextNew = o + 1n;
         }
-        if (s.state !== RecordState.AVAILABLE) continue;
+        if (!this.isAcquirable(o, s)) continue;
         s.deliveryCount++;
         taken++;
         if (span.aborted) {
@@ -499,24 +509,45 @@ export class SharePartition {
     }
   }
 
-  /** WriteShareGroupState with `written` (then the SPSO moves); on failure `changes` are undone. */
+  /**
+   * WriteShareGroupState with `written`, `changes`' offsets in transition meanwhile; then the SPSO
+   * moves, and records made AVAILABLE may be acquired (`onAvailable`). On failure `changes` are undone.
+   */
   private async persist(written: StateBatch[], changes: ReadonlyArray<[bigint, OffsetState]>): Promise<void> {
-    if (written.length > 0 && written.some((b) => b.deliveryState === RecordState.AVAILABLE)) this.onAvailable();
     if (written.length === 0) return;
-    const result = await this.state.writeState(this.groupId, {
-      topicId: this.topicId,
-      partition: this.partitionIndex,
-      stateEpoch: this.stateEpoch,
-      leaderEpoch: this.partition.leaderEpoch,
-      startOffset: this.startOffset,
-      deliveryCompleteCount: this.deliveryCompleteCount,
-      stateBatches: coalesce(written),
-    });
+    for (const [o] of changes) this.inTransition.set(o, (this.inTransition.get(o) ?? 0) + 1);
+    let result: PersisterPartitionResult;
+    try {
+      result = await this.state.writeState(this.groupId, {
+        topicId: this.topicId,
+        partition: this.partitionIndex,
+        stateEpoch: this.stateEpoch,
+        leaderEpoch: this.partition.leaderEpoch,
+        startOffset: this.startOffset,
+        deliveryCompleteCount: this.deliveryCompleteCount,
+        stateBatches: coalesce(written),
+      });
+    } catch (err) {
+      this.endTransition(changes);
+      this.restore(changes);
+      throw err;
+    }
+    this.endTransition(changes);
     if (result.errorCode !== ErrorCode.NONE) {
       this.restore(changes);
       throw new SharePartitionError(persisterError(result.errorCode), result.errorMessage ?? '');
     }
     this.advanceStartOffset();
+    if (written.some((b) => b.deliveryState === RecordState.AVAILABLE)) this.onAvailable();
+  }
+
+  /** `changes`' write has ended: one write fewer carries each of their offsets. */
+  private endTransition(changes: ReadonlyArray<[bigint, OffsetState]>): void {
+    for (const [o] of changes) {
+      const writes = this.inTransition.get(o)! - 1;
+      if (writes === 0) this.inTransition.delete(o);
+      else this.inTransition.set(o, writes);
+    }
   }
 
   /**
@@ -527,7 +558,9 @@ export class SharePartition {
     if (this.held.size > 0) {
       for (const o of this.held) {
         const s = this.inFlight.get(o);
-        if (s === undefined || TERMINAL.has(s.state)) {
+        // Below the SPSO a record is done once no longer ACQUIRED (settle archives a release there),
+        // unless a write in flight may still put it back.
+        if (s === undefined || (s.state !== RecordState.ACQUIRED && !this.inTransition.has(o))) {
           this.inFlight.delete(o);
           this.held.delete(o);
         }
@@ -535,7 +568,7 @@ export class SharePartition {
     }
     while (this.startOffset < this.nextNew) {
       const s = this.inFlight.get(this.startOffset);
-      if (s === undefined || !TERMINAL.has(s.state)) break;
+      if (s === undefined || !TERMINAL.has(s.state) || this.inTransition.has(this.startOffset)) break;
       this.inFlight.delete(this.startOffset);
       this.deliveryCompleteCount--;
       this.startOffset++;
@@ -557,7 +590,8 @@ export class SharePartition {
       const s = this.inFlight.get(o);
       if (s === undefined) continue;
       if (TERMINAL.has(s.state)) this.deliveryCompleteCount--;
-      if (s.state === RecordState.ACQUIRED) {
+      // Kept while ACQUIRED, or while a write in flight may put it back to ACQUIRED.
+      if (s.state === RecordState.ACQUIRED || this.inTransition.has(o)) {
         this.held.add(o);
         continue;
       }
