@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyError, ty
 import type { Broker } from '../broker.js';
 import type { SweepResult } from '../coordinator/offsets/retention.js';
 import type { CompactionSummary } from '../coordinator/group-log.js';
-import { firstOutOfRangeNumber, outOfRangeMessage } from '../util/json-numbers.js';
+import { MAX_JSON_NESTING, firstOutOfRangeNumber, nestsDeeperThan, outOfRangeMessage } from '../util/json-numbers.js';
 import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from '../faults/index.js';
 import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
@@ -101,6 +101,7 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
   // A JSON content type with no body (a DELETE from fetch with the header set) is no body, not an error.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (body === '') return done(null, undefined);
+    if (nestsDeeperThan(body as string, MAX_JSON_NESTING)) return done(Object.assign(new Error(`the body nests arrays and objects more than ${MAX_JSON_NESTING} deep`), { statusCode: 400 }), undefined);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body as string);
