@@ -123,8 +123,7 @@ async function lookupInSlices(broker: Broker, requested: readonly MetadataReques
       const topic = await broker.topics.getOrAutoCreateInSlices(name, allowAutoCreation, slices);
       out.push(topic ? describeTopic(broker, topic) : { ...defaultMetadataResponseTopic(), name, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
     } catch (err) {
-      if (!(err instanceof TopicError)) throw err;
-      out.push({ ...defaultMetadataResponseTopic(), name, errorCode: err.errorCode });
+      out.push({ ...defaultMetadataResponseTopic(), name, errorCode: autoCreationError(broker, name, err) });
     }
   }
   return out;
@@ -148,10 +147,20 @@ function lookupTopic(broker: Broker, name: string | null, topicId: string, allow
     if (topic) return describeTopic(broker, topic);
     res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   } catch (err) {
-    if (!(err instanceof TopicError)) throw err;
-    res.errorCode = err.errorCode;
+    res.errorCode = autoCreationError(broker, name, err);
   }
   return res;
+}
+
+/**
+ * The topic's error when its auto-creation failed: the TopicError's (an illegal name), else (an
+ * I/O failure: a full disk) LEADER_NOT_AVAILABLE, what Kafka answers for a topic whose creation it
+ * has asked the controller for; the client asks again.
+ */
+function autoCreationError(broker: Broker, name: string, err: unknown): number {
+  if (err instanceof TopicError) return err.errorCode;
+  broker.log.warn({ err, topic: name }, 'could not auto-create topic');
+  return ErrorCode.LEADER_NOT_AVAILABLE;
 }
 
 function describeTopic(broker: Broker, topic: Topic, partitions: MetadataResponsePartition[] = partitionsOf(broker, topic)): MetadataResponseTopic {

@@ -69,7 +69,8 @@ function lookup(broker: Broker, key: string, keyType: number, listener: string |
     const canonical = canonicalShareKey(key);
     if (canonical === null) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
     // Kafka creates `__share_group_state` on the first lookup of a share-partition key.
-    broker.ensureShareStateTopic();
+    const unavailable = createdOrUnavailable(broker, key, () => broker.ensureShareStateTopic());
+    if (unavailable) return unavailable;
     const partitions = broker.config.int('share.coordinator.state.topic.num.partitions');
     return found(broker, key, broker.cluster.leaderOf(SHARE_GROUP_STATE_TOPIC_NAME, shareStatePartitionFor(canonical, partitions)), listener);
   }
@@ -79,9 +80,27 @@ function lookup(broker: Broker, key: string, keyType: number, listener: string |
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
   // Kafka creates `__transaction_state` on the first lookup of a transactional id.
-  if (keyType === KEY_TYPE_TRANSACTION) broker.transactionLog.ensureCreated();
+  if (keyType === KEY_TYPE_TRANSACTION) {
+    const unavailable = createdOrUnavailable(broker, key, () => broker.transactionLog.ensureCreated());
+    if (unavailable) return unavailable;
+  }
   const nodeId = keyType === KEY_TYPE_GROUP ? broker.cluster.coordinatorOf(key) : broker.cluster.transactionCoordinatorOf(key);
   return found(broker, key, nodeId, listener);
+}
+
+/**
+ * Creates the internal topic a first lookup creates; when that fails (a full disk), the lookup is
+ * COORDINATOR_NOT_AVAILABLE, as Kafka answers while the topic cannot be created, and a later
+ * lookup tries again. Null once it exists.
+ */
+function createdOrUnavailable(broker: Broker, key: string, create: () => void): Coordinator | null {
+  try {
+    create();
+    return null;
+  } catch (err) {
+    broker.log.warn({ err, key }, 'could not create the internal topic of a coordinator lookup');
+    return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
+  }
 }
 
 function found(broker: Broker, key: string, nodeId: number, listener: string | undefined): Coordinator {

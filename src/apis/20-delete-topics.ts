@@ -65,9 +65,16 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
         }
         res.topicId = (await ctx.broker.topics.deleteInSlices(name, slices)).id;
       } catch (err) {
-        if (!(err instanceof TopicError)) throw err;
-        res.errorCode = err.errorCode;
-        res.errorMessage = err.message;
+        if (err instanceof TopicError) {
+          res.errorCode = err.errorCode;
+          res.errorMessage = err.message;
+        } else {
+          // An I/O failure (a full disk): the client told, as CreateTopics answers one, and as
+          // Kafka answers an unexpected exception with UNKNOWN_SERVER_ERROR for that topic.
+          ctx.broker.log.error({ err, topic: res.name }, 'could not delete topic');
+          res.errorCode = ErrorCode.UNKNOWN_SERVER_ERROR;
+          res.errorMessage = (err as Error).message;
+        }
       }
       responses.push(res);
     }

@@ -93,9 +93,13 @@ async function writeTemporary(file: string, text: string): Promise<void> {
   try {
     await handle.writeFile(text);
     await fdatasync(handle.fd);
-  } finally {
-    await handle.close();
+  } catch (err) {
+    // A write that failed (a full disk) leaves no half-written temporary file behind.
+    await handle.close().catch(() => undefined);
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
   }
+  await handle.close();
 }
 
 /** `writeFileDurably`, synchronously: at start-up, and for the rare small write a request must wait for (a new producer id block, once per 1000 ids). */
@@ -105,9 +109,13 @@ export function writeFileDurablySync(file: string, text: string): void {
   try {
     fs.writeFileSync(fd, text);
     fs.fdatasyncSync(fd);
-  } finally {
+  } catch (err) {
+    // As writeTemporary: no half-written temporary file left behind.
     fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
   }
+  fs.closeSync(fd);
   fs.renameSync(tmp, file);
   fsyncDirectorySync(path.dirname(file));
 }

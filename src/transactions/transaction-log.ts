@@ -77,18 +77,25 @@ export class TransactionLog {
     if (this.partitions) return this.partitions;
     const { config, dataDir } = this.options;
     const partitions: PartitionLog[] = [];
-    for (let p = 0; p < this.partitionCount; p++) {
-      partitions.push(
-        PartitionLog.open({
-          dir: dataDir === null ? null : join(dataDir, `${TRANSACTION_STATE_TOPIC_NAME}-${p}`),
-          segmentBytes: config.int('transaction.state.log.segment.bytes'),
-          rollMs: config.logRollMs(),
-          ...logFlushOptions(config),
-          prepareSpace: true, // every commit waits for a sync under always: zeros ahead spare the journal (prepared-space.ts)
-          log: this.options.log,
-          time: this.options.time,
-        }),
-      );
+    try {
+      for (let p = 0; p < this.partitionCount; p++) {
+        partitions.push(
+          PartitionLog.open({
+            dir: dataDir === null ? null : join(dataDir, `${TRANSACTION_STATE_TOPIC_NAME}-${p}`),
+            segmentBytes: config.int('transaction.state.log.segment.bytes'),
+            rollMs: config.logRollMs(),
+            ...logFlushOptions(config),
+            prepareSpace: true, // every commit waits for a sync under always: zeros ahead spare the journal (prepared-space.ts)
+            log: this.options.log,
+            time: this.options.time,
+          }),
+        );
+      }
+    } catch (err) {
+      // A partition that could not be created (a full disk): the ones opened are closed, and the
+      // next lookup tries again (their directories are opened as they are).
+      for (const opened of partitions) void opened.close().catch(() => undefined);
+      throw err;
     }
     this.partitions = partitions;
     this.scheduleCleaner();

@@ -17,6 +17,10 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
 import { defaultJoinGroupRequest } from '../../src/protocol/messages/JoinGroupRequest.js';
+import { defaultMetadataRequest, defaultMetadataRequestTopic } from '../../src/protocol/messages/MetadataRequest.js';
+import { defaultFindCoordinatorRequest } from '../../src/protocol/messages/FindCoordinatorRequest.js';
+import { defaultDeleteTopicsRequest, defaultDeleteTopicState } from '../../src/protocol/messages/DeleteTopicsRequest.js';
+import { readdirSync } from 'node:fs';
 
 const TOPIC = 'disk-full';
 const COMMITTERS = 4;
@@ -59,8 +63,8 @@ describe.skipIf(!canMountTmpfs)(`a full disk under the server process (${TMPFS_S
     servers.push(server);
     const admin = await RawClient.connect(server.port);
     clients.push(admin);
-    const created = await admin.send(19, 5, { ...defaultCreateTopicsRequest(), topics: [{ ...defaultCreatableTopic(), name: TOPIC, numPartitions: COMMITTERS, replicationFactor: 1 }], timeoutMs: 5000 });
-    expect(created.topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const created = await admin.send(19, 5, { ...defaultCreateTopicsRequest(), topics: [{ ...defaultCreatableTopic(), name: TOPIC, numPartitions: COMMITTERS, replicationFactor: 1 }, { ...defaultCreatableTopic(), name: 'disk-full-doomed', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 5000 });
+    expect(created.topics.map((t) => t.errorCode)).toEqual([ErrorCode.NONE, ErrorCode.NONE]);
 
     const committers = await Promise.all(Array.from({ length: COMMITTERS }, () => RawClient.connect(server.port)));
     clients.push(...committers);
@@ -115,6 +119,22 @@ describe.skipIf(!canMountTmpfs)(`a full disk under the server process (${TMPFS_S
     const producer = kafka.producer({ retry: { retries: 0 } });
     await producer.connect();
     await expect(producer.send({ topic: TOPIC, acks: -1, messages: [{ partition: 0, value: 'x'.repeat(1000) }] })).rejects.toMatchObject({ cause: { type: 'KAFKA_STORAGE_ERROR' } });
+
+    // Requests whose file writes fail are answered with Kafka's errors, not a closed connection
+    // (adversarial trial 17): an auto-created topic LEADER_NOT_AVAILABLE (as Kafka answers while it
+    // asks for the creation), the first transactional lookup (which creates __transaction_state)
+    // COORDINATOR_NOT_AVAILABLE, a deletion UNKNOWN_SERVER_ERROR with the cause; nothing is left
+    // half-made, no temporary file either.
+    fs.fill();
+    const auto = await admin.send(3, 12, { ...defaultMetadataRequest(), topics: [{ ...defaultMetadataRequestTopic(), name: 'disk-full-auto' }], allowAutoTopicCreation: true });
+    expect(auto.topics.map((t) => [t.name, t.errorCode])).toEqual([['disk-full-auto', ErrorCode.LEADER_NOT_AVAILABLE]]);
+    const txn = await admin.send(10, 4, { ...defaultFindCoordinatorRequest(), keyType: 1, coordinatorKeys: ['disk-full-txn'] });
+    expect(txn.coordinators.map((c) => c.errorCode)).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE]);
+    const deleted = await admin.send(20, 6, { ...defaultDeleteTopicsRequest(), topics: [{ ...defaultDeleteTopicState(), name: 'disk-full-doomed' }], timeoutMs: 5000 });
+    expect(deleted.responses.map((r) => [r.errorCode, r.errorMessage])).toEqual([[ErrorCode.UNKNOWN_SERVER_ERROR, expect.stringContaining('ENOSPC')]]);
+    const listed = await admin.send(3, 12, { ...defaultMetadataRequest(), topics: null, allowAutoTopicCreation: false });
+    expect(listed.topics.map((t) => t.name).sort()).toEqual(['__consumer_offsets', TOPIC, 'disk-full-doomed']);
+    expect(readdirSync(`${fs.dir}/data`).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
     // Space is back: the next commits go through (the first one may still meet the rollback of
     // the last failure) and the producer writes, all without a restart.
