@@ -45,6 +45,13 @@ const { dirname, resolve } = require('node:path');
 const vm = require('node:vm');
 
 const writeCaches = process.env.${WRITE_CACHE} === '1';
+/**
+ * Whether this file runs in a context of its own, as jest runs every module in a vm sandbox (its own
+ * Error, Object, ...): the program is then required through that context's require, without the
+ * code cache, so that its errors are the test's Errors; compiled here it would run in Node's main
+ * context, and "err instanceof Error" would be false in the test (adversarial trial 17).
+ */
+const sandboxed = vm.runInThisContext('Error') !== Error;
 /** Scripts compiled, by their cache file: written at exit by the build's run. */
 const compiled = new Map();
 /** Runs the bundle's file \`file\` once, as Node's CommonJS loader would (and in its require.cache), but from its code cache. */
@@ -79,7 +86,8 @@ function load(file) {
   return module.exports;
 }
 if (writeCaches) process.once('exit', () => compiled.forEach((script, cacheFile) => writeFileSync(cacheFile, script.createCachedData())));
-module.exports = load(resolve(__dirname, ${JSON.stringify(programFile)}));
+const programFile = resolve(__dirname, ${JSON.stringify(programFile)});
+module.exports = sandboxed ? require(programFile) : load(programFile);
 `;
 }
 

@@ -53,6 +53,13 @@ describe("the package's V8 code cache", () => {
     expect(JSON.parse(run.stdout)).toEqual({ same: true, names: true, port: true });
   });
 
+  it("in a module sandbox of its own (as jest runs every module), require() runs the program there: its errors are that sandbox's Errors", () => {
+    // Compiled in Node's main context instead, `err instanceof Error` was false in jest (adversarial trial 17).
+    const run = spawnSync(process.execPath, [join(ROOT, 'test', 'support', 'module-sandbox.cjs'), ROOT], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ sandboxError: true, mainError: false, name: 'ConfigError', port: true });
+  });
+
   it('is written by the build beside the program and each chunk a start loads, and V8 takes each', () => {
     const caches = readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cjs.v8-cache'));
     // The program, and chunks of what a start runs (the admin listener's among them); not the tools'.
