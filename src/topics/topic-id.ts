@@ -26,7 +26,13 @@ export function newTopicId(): string {
 export function writePartitionMetadata(dir: string, topicId: string): void {
   const file = path.join(dir, PARTITION_METADATA_FILE);
   const tmp = `${file}.tmp`;
-  fs.writeFileSync(tmp, `version: 0\ntopic_id: ${topicId}\n`);
+  try {
+    fs.writeFileSync(tmp, `version: 0\ntopic_id: ${topicId}\n`);
+  } catch (err) {
+    // A write that failed (a full disk) leaves no temporary file behind.
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
   fs.renameSync(tmp, file);
 }
 

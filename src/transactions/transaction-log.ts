@@ -97,9 +97,18 @@ export class TransactionLog {
       for (const opened of partitions) void opened.close().catch(() => undefined);
       throw err;
     }
+    // The topic is registered (its partition.metadata written) before it counts as created: when
+    // that fails (a full disk) the next lookup tries again, instead of a log that serves but that
+    // Metadata never lists (adversarial trial 17).
+    try {
+      for (const l of this.createdListeners) l(partitions);
+    } catch (err) {
+      for (const opened of partitions) void opened.close().catch(() => undefined);
+      throw err;
+    }
+    this.createdListeners.length = 0;
     this.partitions = partitions;
     this.scheduleCleaner();
-    for (const l of this.createdListeners.splice(0)) l(partitions);
     return partitions;
   }
 

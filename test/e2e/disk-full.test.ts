@@ -149,6 +149,12 @@ describe.skipIf(!canMountTmpfs)(`a full disk under the server process (${TMPFS_S
     const [sent] = await producer.send({ topic: TOPIC, acks: -1, messages: [{ partition: 0, value: 'after' }] });
     expect(sent!.errorCode).toBe(0);
     await producer.disconnect();
+    // The lookup that could not create __transaction_state creates it now, and it is listed.
+    const txnAfter = await admin.send(10, 4, { ...defaultFindCoordinatorRequest(), keyType: 1, coordinatorKeys: ['disk-full-txn'] });
+    expect(txnAfter.coordinators.map((c) => c.errorCode)).toEqual([ErrorCode.NONE]);
+    const listedAfter = await admin.send(3, 12, { ...defaultMetadataRequest(), topics: null, allowAutoTopicCreation: false });
+    expect(listedAfter.topics.map((t) => t.name).filter((n) => n!.startsWith('__')).sort()).toEqual(['__consumer_offsets', '__transaction_state']);
+    expect(readdirSync(`${fs.dir}/data`, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tmp') && !f.endsWith('leader-epoch-checkpoint.tmp'))).toEqual([]);
 
     // A crash now loses nothing acknowledged, and brings back nothing that was not.
     expect(await kill(server, 'SIGKILL')).toBe(null);
