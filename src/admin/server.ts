@@ -10,7 +10,7 @@ import { ClockNotManualError, MAX_MANUAL_TIME_MS, type ServerClock } from '../ut
 import { describeGroup, listGroupsInSlices } from './groups.js';
 import { describeTransaction, listTransactions } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
-import { ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
+import { ADMIN_MAX_BODY_SIZE, ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
 import type { ClusterControl } from '../cluster/control.js';
 import type { ConnectionStats } from '../server/server.js';
@@ -94,6 +94,7 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
   // head answered such a path 431 before any route (the listener's server takes the same size).
   const app = Fastify({
     logger: false,
+    bodyLimit: ADMIN_MAX_BODY_SIZE,
     routerOptions: { maxParamLength: 200_000 },
     ...(serving ? { serverFactory: serving.serverFactory } : { http: { maxHeaderSize: ADMIN_MAX_HEADER_SIZE } }),
   });
