@@ -4,7 +4,8 @@
 // on demand (admin API, tools, codecs) as chunks in dist/chunks/*.cjs. dist/program-loader.cjs runs
 // it from a V8 code cache, and the entry points take it from there: dist/cli.cjs (the bin),
 // dist/cli.js (the same, for `node dist/cli.js`), dist/index.js (the package's ES module entry,
-// re-exporting the program's exports by name) and dist/index.cjs (the same for require())
+// re-exporting the program's exports by name) and dist/index.cjs (the same for require(), typed by
+// dist/index.d.cts: scripts/cjs-types.mjs)
 // (code-cache.mjs says why). Why a bundle: Node resolves, reads and compiles every module separately, and the ~340 small modules of tsc's output cost more at start than the code
 // in them (import went from about 250 to 130 ms of CPU on a loaded 2-core machine). The same holds
 // for the CommonJS packages every start loads, pino (about 30 files with its dependencies) and
@@ -23,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 import { lazyCodecs } from './lazy-codecs-plugin.mjs';
+import { indexCommonJsTypes } from './cjs-types.mjs';
 import { LOADER_FILE, cliModuleSource, cliSource, indexCommonJsSource, indexSource, programLoaderSource, writeCliCodeCache } from './code-cache.mjs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
@@ -92,6 +94,7 @@ if (missing.length > 0) throw new Error(`the program bundle does not export ${mi
 writeFileSync(join(dist, LOADER_FILE), programLoaderSource(entry.fileName));
 writeFileSync(join(dist, 'index.js'), indexSource(apiNames));
 writeFileSync(join(dist, 'index.cjs'), indexCommonJsSource(apiNames));
+writeFileSync(join(dist, 'index.d.cts'), indexCommonJsTypes(join(dist, 'index.d.ts'), apiNames));
 writeFileSync(join(dist, 'cli.cjs'), cliSource());
 writeFileSync(join(dist, 'cli.js'), cliModuleSource());
 // tsc's maps of the files replaced: they describe what is no longer there.
