@@ -4,6 +4,7 @@ import { shareFetch } from '../share/share-fetch.js';
 import type { ApiDefinition } from './types.js';
 import { topLevelError } from './shapes/errors.js';
 import { ANY_BROKER } from './shapes/routing.js';
+import { AclOperation } from '../security/acl/acl-types.js';
 
 /**
  * ShareFetch (key 78, v1-2; KIP-932, v2 adds ShareAcquireMode (KIP-1206) and IsRenewAck
@@ -12,7 +13,8 @@ import { ANY_BROKER } from './shapes/routing.js';
  * acknowledgements. Errors as Kafka's: INVALID_REQUEST (no group id, a member id empty or longer
  * than 36, acknowledgements in an initial fetch, a renew-only fetch with non-zero limits),
  * SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH, SHARE_SESSION_LIMIT_REACHED at the top
- * level; per partition UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_SERVER_ERROR for a
+ * level; per partition UNKNOWN_TOPIC_ID, TOPIC_AUTHORIZATION_FAILED (no READ on the topic, with an
+ * authorizer; acknowledgements too), UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_SERVER_ERROR for a
  * share partition the group coordinator has not initialized, and acknowledgement errors
  * (INVALID_REQUEST, INVALID_RECORD_STATE) in AcknowledgeErrorCode.
  */
@@ -35,6 +37,7 @@ export const api: ApiDefinition<ShareFetchRequest, ShareFetchResponse> = {
       pollTime: broker.pollTime,
       connectionId: ctx.connectionId,
       maxBytes: FETCH_MAX_BYTES,
+      readable: (topic) => ctx.authorizeTopic?.(AclOperation.READ, topic) ?? true,
       leaderOf: (topic, partition) => {
         const leader = broker.cluster.leaderOf(topic, partition);
         return leader >= 0 ? leader : broker.nodeId;

@@ -22,6 +22,12 @@ export interface RequestContext {
   readonly listener?: string;
   /** Who sent it (`User:ANONYMOUS` on PLAINTEXT); absent means `User:ANONYMOUS`. */
   readonly principal?: KafkaPrincipal;
+  /**
+   * With an authorizer, whether the principal may do `operation` (an `AclOperation`) on topic
+   * `topic` (Kafka's `AuthHelper.authorize` on a TOPIC resource), for the handlers that check
+   * topics themselves (ShareFetch, ShareAcknowledge); absent without one (everything allowed).
+   */
+  readonly authorizeTopic?: (operation: number, topic: string) => boolean;
   readonly log: Logger;
 }
 

@@ -17,7 +17,12 @@ function topLevel(errorCode: number): ShareAcknowledgeResponse {
   return { ...defaultShareAcknowledgeResponse(), errorCode };
 }
 
-export async function shareAcknowledge(req: ShareAcknowledgeRequest, version: number, manager: SharePartitionManager, topics: TopicStore): Promise<ShareAcknowledgeResponse> {
+/**
+ * `readable`: whether the principal may READ a topic (always, without an authorizer); a refused
+ * topic's partitions answer TOPIC_AUTHORIZATION_FAILED after the batches' checks, as Kafka's
+ * `handleAcknowledgements` does.
+ */
+export async function shareAcknowledge(req: ShareAcknowledgeRequest, version: number, manager: SharePartitionManager, topics: TopicStore, readable: (topic: string) => boolean = () => true): Promise<ShareAcknowledgeResponse> {
   if (req.groupId === null) return topLevel(ErrorCode.INVALID_REQUEST);
   const groupId = req.groupId;
   if (!isValidMemberId(req.memberId)) return topLevel(ErrorCode.INVALID_REQUEST);
@@ -34,7 +39,10 @@ export async function shareAcknowledge(req: ShareAcknowledgeRequest, version: nu
     const partitions: PartitionData[] = [];
     for (const p of t.partitions) {
       const data: PartitionData = { ...defaultPartitionData(), partitionIndex: p.partitionIndex };
-      const invalid = topics.getById(t.topicId) ? ackRequestError(p.acknowledgementBatches, version >= 2, renewAck) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: null };
+      const topic = topics.getById(t.topicId);
+      const invalid = !topic
+        ? { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: null }
+        : (ackRequestError(p.acknowledgementBatches, version >= 2, renewAck) ?? (readable(topic.name) ? null : { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }));
       const outcome = invalid ?? (await manager.acknowledge(groupId, memberId, t.topicId, p.partitionIndex, p.acknowledgementBatches));
       data.errorCode = outcome.errorCode;
       data.errorMessage = outcome.errorMessage;

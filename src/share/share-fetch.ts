@@ -5,6 +5,8 @@
  * then acquisition from each partition of the session in turn (rotated by the session epoch, as
  * `PartitionRotateStrategy` round-robin), `MaxRecords` shared by the partitions; with nothing
  * acquired the request waits up to `MaxWaitMs` for an append or a release (`DelayedShareFetch`).
+ * A partition of a topic the principal may not READ answers TOPIC_AUTHORIZATION_FAILED (its
+ * acknowledgements too) and stays in the session, as Kafka checks after `newContext`.
  * A new session answers every partition it names; a later one only partitions with records, an
  * error or an acknowledgement result (`ShareSessionContext`). The final fetch (epoch -1) fetches
  * nothing, applies its acknowledgements and then ends the session, releasing what the member holds.
@@ -31,6 +33,8 @@ export interface ShareFetchContext {
   maxBytes: number;
   /** The leader of a partition (what `CurrentLeader` carries for a partition served). */
   leaderOf(topic: string, partition: number): number;
+  /** Whether the principal may READ the topic (always, without an authorizer). */
+  readable(topic: string): boolean;
 }
 
 /** `ShareFetchRequest.getErrorResponse`: the top-level error only, no message (`ShareFetchResponse.of`). */
@@ -80,8 +84,13 @@ export async function shareFetch(req: ShareFetchRequest, version: number, ctx: S
         acks.set(key, invalid);
         continue;
       }
-      if (!ctx.topics.getById(t.topicId)) {
+      const topic = ctx.topics.getById(t.topicId);
+      if (!topic) {
         acks.set(key, { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: null });
+        continue;
+      }
+      if (!ctx.readable(topic.name)) {
+        acks.set(key, { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null });
         continue;
       }
       acks.set(key, await manager.acknowledge(groupId, memberId, t.topicId, p.partitionIndex, p.acknowledgementBatches));
@@ -143,6 +152,12 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
       const topic = ctx.topics.getById(p.topicId);
       if (!topic) {
         data.errorCode = ErrorCode.UNKNOWN_TOPIC_ID;
+        anyError = true;
+        continue;
+      }
+      // The partition stays in the share session; its fetches answer this until the ACL allows it.
+      if (!ctx.readable(topic.name)) {
+        data.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
         anyError = true;
         continue;
       }

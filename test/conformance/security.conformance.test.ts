@@ -394,6 +394,46 @@ describe('authorization errors of the topic, config and log APIs', () => {
     s.record('DescribeShareGroupOffsets without DESCRIBE on the group', await describe(gDenied, [ok]));
   }, { exactMessages: true });
 
+  scenario('ShareFetch and ShareAcknowledge: READ on the group, then READ per topic after the share session (TOPIC_AUTHORIZATION_FAILED, acknowledgements too)', async (s) => {
+    const { alice, ok, secret, gDenied } = await aliceSetup(s);
+    const gShare = s.name('g-sharefetch');
+    await s.send(30, 3, { creations: [{ resourceType: 3, resourceName: gShare, resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] });
+    await until(s, "alice's share-group ACL applied", () => s.send(29, 3, { ...anyAcl, principalFilter: 'User:alice' }), (r) => r.resources.filter((x) => x.resourceName.endsWith(s.name(''))).reduce((n, x) => n + x.acls.length, 0) === 5);
+    await s.send(44, 1, { resources: [{ resourceType: 32, resourceName: gShare, configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }] }], validateOnly: false } as never);
+    // alice joins (DESCRIBE on both topics is enough) and heartbeats until she holds both partitions.
+    const member = s.name('m');
+    s.alias(member, 'M');
+    const deadline = Date.now() + 30_000;
+    let hb = await alice.send(76, 1, { groupId: gShare, memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: [ok, secret] } as never);
+    while ((hb.assignment?.topicPartitions.length ?? 0) < 2) {
+      if (hb.errorCode !== 0 || Date.now() > deadline) throw new Error(`${s.target}: alice's share member got no assignment of both topics (error ${hb.errorCode})`);
+      await sleep(100);
+      hb = await alice.send(76, 1, { groupId: gShare, memberId: member, memberEpoch: hb.memberEpoch, rackId: null, subscribedTopicNames: null } as never);
+    }
+    for (const t of [ok, secret]) await s.produce(t, 0, [{ value: 'v0', timestamp: 1_700_000_000_000n }]);
+    const okId = s.topicId(ok);
+    const secretId = s.topicId(secret);
+    const accept = [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [1] }];
+    const fetch = (groupId: string, epoch: number, acks: typeof accept = []) => alice.send(78, 2, {
+      groupId, memberId: member, shareSessionEpoch: epoch, maxWaitMs: 2000, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500, shareAcquireMode: 0, isRenewAck: false,
+      topics: [okId, secretId].map((topicId) => ({ topicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: acks }] })),
+      forgottenTopicsData: [],
+    } as never);
+    s.record('ShareFetch without READ on the group', await fetch(gDenied, 0));
+    s.record('ShareFetch, new session: the READ-less topic refused, the other delivered', await fetch(gShare, 0));
+    s.record('ShareFetch with acknowledgements of both: the READ-less one refused', await fetch(gShare, 1, accept));
+    const acknowledge = (groupId: string, epoch: number) => alice.send(79, 2, {
+      groupId, memberId: member, shareSessionEpoch: epoch, isRenewAck: false,
+      topics: [secretId, okId].map((topicId) => ({ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: accept }] })),
+    } as never);
+    s.record('ShareAcknowledge without READ on the group', await acknowledge(gDenied, 2));
+    s.record('ShareAcknowledge: the READ-less topic refused, the other checked', await acknowledge(gShare, 2));
+    s.record('ShareAcknowledge, a malformed batch of the READ-less topic: INVALID_REQUEST first', await alice.send(79, 2, {
+      groupId: gShare, memberId: member, shareSessionEpoch: 3, isRenewAck: false,
+      topics: [{ topicId: secretId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 1n, lastOffset: 0n, acknowledgeTypes: [1] }] }] }],
+    } as never));
+  });
+
   scenario('DescribeProducers: READ per topic, after the name check', async (s) => {
     const { alice, ok, secret, hidden } = await aliceSetup(s);
     const r = await alice.send(61, 0, { topics: [ok, secret, 'bad name!', hidden, s.name('t-missing')].map((name) => ({ name, partitionIndexes: [0] })) });

@@ -12,6 +12,7 @@ import { produceConsumeCommit } from '../support/kafkajs.js';
 import { RawClient } from '../support/raw-client.js';
 import { connectSasl, plainJaas } from '../support/sasl-client.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -175,6 +176,42 @@ describe('authorization of every API (StandardAuthorizer)', () => {
       { name: 'acl-secret', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: '' }] },
     ] } as never);
     expect(mixed.topics[0]!.partitions).toEqual([{ partitionIndex: 0, errorCode: 29 }]);
+  });
+
+  it('a share member with READ on its group but only DESCRIBE on a topic: ShareFetch and ShareAcknowledge answer TOPIC_AUTHORIZATION_FAILED there (the partition stays in the session), the other topic is delivered', async () => {
+    const server = await scenario();
+    const admin = await sasl(server, 'admin');
+    await admin.send(44, 1, { resources: [{ resourceType: 32, resourceName: 'g-ok', configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }] }], validateOnly: false } as never);
+    const c = await sasl(server, 'alice');
+    const memberId = 'AAAAAAAAAAAAAAAAAAAAAA';
+    let hb = await c.send(76, 1, { groupId: 'g-ok', memberId, memberEpoch: 0, rackId: null, subscribedTopicNames: ['acl-orders', 'acl-secret'] } as never);
+    expect(hb.errorCode).toBe(0);
+    while ((hb.assignment?.topicPartitions.length ?? 0) < 2) {
+      await new Promise((resolve) => setImmediate(resolve));
+      hb = await c.send(76, 1, { groupId: 'g-ok', memberId, memberEpoch: hb.memberEpoch, rackId: null, subscribedTopicNames: null } as never);
+      expect(hb.errorCode).toBe(0);
+    }
+    const ids = { orders: server.broker.topics.get('acl-orders')!.topicId, secret: server.broker.topics.get('acl-secret')!.topicId };
+    for (const name of ['acl-orders', 'acl-secret']) {
+      const produced = await admin.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name, partitionData: [{ index: 0, records: encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('v0') }] }) }] }] } as never);
+      expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    }
+    const accept = [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [1] }];
+    const fetch = (epoch: number, acks: typeof accept = []) => c.send(78, 2, {
+      groupId: 'g-ok', memberId, shareSessionEpoch: epoch, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500, shareAcquireMode: 0, isRenewAck: false,
+      topics: [ids.orders, ids.secret].map((topicId) => ({ topicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: acks }] })),
+      forgottenTopicsData: [],
+    } as never);
+    const first = await fetch(0);
+    const byTopic = (r: typeof first) => Object.fromEntries(r.responses.map((t) => [t.topicId === ids.orders ? 'orders' : 'secret', t.partitions.map((p) => ({ errorCode: p.errorCode, acknowledgeErrorCode: p.acknowledgeErrorCode, acquired: p.acquiredRecords.map((a) => [a.firstOffset, a.lastOffset]) }))]));
+    expect(byTopic(first)).toEqual({ orders: [{ errorCode: 0, acknowledgeErrorCode: 0, acquired: [[0n, 0n]] }], secret: [{ errorCode: 29, acknowledgeErrorCode: 0, acquired: [] }] });
+    // Nothing of acl-secret was acquired: its record stays available.
+    expect(byTopic(await fetch(1, accept))).toEqual({ orders: [{ errorCode: 0, acknowledgeErrorCode: 0, acquired: [] }], secret: [{ errorCode: 29, acknowledgeErrorCode: 29, acquired: [] }] });
+    const acked = await c.send(79, 2, { groupId: 'g-ok', memberId, shareSessionEpoch: 2, isRenewAck: false, topics: [{ topicId: ids.secret, partitions: [{ partitionIndex: 0, acknowledgementBatches: accept }] }] } as never);
+    expect(acked.responses.map((t) => t.partitions.map((p) => p.errorCode))).toEqual([[29]]);
+    // With READ granted, the same session's next fetch delivers acl-secret's record.
+    expect((await admin.send(30, 3, { creations: [acl(TOPIC, 'acl-secret', 'User:alice', READ)] })).results[0]!.errorCode).toBe(0);
+    expect(byTopic(await fetch(3))).toEqual({ secret: [{ errorCode: 0, acknowledgeErrorCode: 0, acquired: [[0n, 0n]] }] });
   });
 
   it('producing without WRITE answers TOPIC_AUTHORIZATION_FAILED; Metadata hides the topics the principal may not DESCRIBE', async () => {

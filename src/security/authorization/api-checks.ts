@@ -527,8 +527,10 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   90: describeShareGroupOffsets,
   91: alterShareGroupOffsets,
   92: deleteShareGroupOffsets,
-  78: groupOperation(Op.READ), // ShareFetch (READ on its topics is not checked yet)
-  79: groupOperation(Op.READ), // ShareAcknowledge (READ on its topics is not checked yet)
+  // ShareFetch, ShareAcknowledge: READ on the group here; READ on each topic in the handler, after
+  // the share session is updated (`ctx.authorizeTopic`), as KafkaApis does.
+  78: groupOperation(Op.READ),
+  79: groupOperation(Op.READ),
   83: clusterOperation(Op.CLUSTER_ACTION), // InitializeShareGroupState
   84: clusterOperation(Op.CLUSTER_ACTION), // ReadShareGroupState
   85: clusterOperation(Op.CLUSTER_ACTION), // WriteShareGroupState

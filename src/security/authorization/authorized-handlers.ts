@@ -3,6 +3,7 @@ import { API_NAMES } from '../../protocol/messages/index.js';
 import type { StandardAuthorizer } from '../acl/authorizer.js';
 import { API_CHECKS } from './api-checks.js';
 import { requestAuth } from './request-auth.js';
+import { ResourceType } from '../acl/acl-types.js';
 
 /**
  * The handlers with authorization in front of each (`API_CHECKS`), as Kafka's `KafkaApis` checks
@@ -18,7 +19,12 @@ export function authorizedHandlers(handlers: ReadonlyMap<number, ApiDefinition>,
     if (!check) throw new Error(`${API_NAMES[key] ?? `API ${key}`} has no authorization check (src/security/authorization/api-checks.ts): refusing to serve it with an authorizer`);
     out.set(key, {
       ...api,
-      handle: (body: unknown, ctx: RequestContext) => check(body, ctx, requestAuth(authorizer, ctx), (b: unknown) => api.handle(b, ctx), api) as ReturnType<ApiDefinition['handle']>,
+      handle: (body: unknown, ctx: RequestContext) => {
+        const auth = requestAuth(authorizer, ctx);
+        // The handler sees the same answers (ShareFetch checks its topics after its share session).
+        const authorized: RequestContext = { ...ctx, authorizeTopic: (operation, topic) => auth.allowed(operation, ResourceType.TOPIC, topic) };
+        return check(body, authorized, auth, (b: unknown) => api.handle(b, authorized), api) as ReturnType<ApiDefinition['handle']>;
+      },
     });
   }
   return out;
