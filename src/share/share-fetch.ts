@@ -143,28 +143,27 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
     let acquired = 0;
     let bytes = 0;
     let anyError = false;
-    // A partition whose log start passed its share partition answers at once, as an error does.
+    // A partition whose log start passed its share partition answers at once, as a share-partition error does.
     let movedStart = false;
     const waitOn: Partition[] = [];
     for (const p of rotated) {
       const data: PartitionData = { ...defaultPartitionData(), partitionIndex: p.partition, records: EMPTY_BYTES };
       results.set(keyOf(p), data);
+      // These three are KafkaApis' erroneous partitions: answered with the others, which are still
+      // waited for (an answer at once only when no partition is left to wait on).
       const topic = ctx.topics.getById(p.topicId);
       if (!topic) {
         data.errorCode = ErrorCode.UNKNOWN_TOPIC_ID;
-        anyError = true;
         continue;
       }
       // The partition stays in the share session; its fetches answer this until the ACL allows it.
       if (!ctx.readable(topic.name)) {
         data.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
-        anyError = true;
         continue;
       }
       const partition = topic.partition(p.partition);
       if (!partition) {
         data.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        anyError = true;
         continue;
       }
       let sp;
