@@ -14,7 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from 'pino';
-import { fsyncDirectorySync, writeFileDurablySync } from '../storage/file-io.js';
+import { fsyncDirectory, fsyncDirectorySync, writeFileDurably, writeFileDurablySync } from '../storage/file-io.js';
 import { readPartitionMetadata } from './topic-id.js';
 
 export const PENDING_CREATION_PREFIX = 'kmc-pending-creation.';
@@ -28,10 +28,23 @@ export interface PendingCreation {
 
 /** Writes the creation's marker durably and returns its path (throws on failure: nothing was created yet). */
 export function markCreation(dataDir: string, creation: PendingCreation): string {
-  const file = path.join(dataDir, `${PENDING_CREATION_PREFIX}${creation.topicId}.${creation.from}`);
-  writeFileDurablySync(file, `${creation.topicId} ${creation.from} ${creation.topic}\n`);
+  const file = markerPath(dataDir, creation);
+  writeFileDurablySync(file, markerText(creation));
   return file;
 }
+
+/**
+ * `markCreation` with its syncs on the thread pool: a CreateTopics or CreatePartitions waits for
+ * them without holding the event loop (an fsync of a busy disk takes tens or hundreds of ms: issue #16).
+ */
+export async function markCreationDurably(dataDir: string, creation: PendingCreation): Promise<string> {
+  const file = markerPath(dataDir, creation);
+  await writeFileDurably(file, markerText(creation));
+  return file;
+}
+
+const markerPath = (dataDir: string, creation: PendingCreation): string => path.join(dataDir, `${PENDING_CREATION_PREFIX}${creation.topicId}.${creation.from}`);
+const markerText = (creation: PendingCreation): string => `${creation.topicId} ${creation.from} ${creation.topic}\n`;
 
 /** The creation is complete: its directories are made durable (data directory fsync), then the marker goes. Throws on failure. */
 export function commitCreation(marker: string): void {
@@ -39,6 +52,14 @@ export function commitCreation(marker: string): void {
   fsyncDirectorySync(dataDir);
   fs.rmSync(marker, { force: true });
   fsyncDirectorySync(dataDir);
+}
+
+/** `commitCreation` with its syncs on the thread pool (see `markCreationDurably`). */
+export async function commitCreationDurably(marker: string): Promise<void> {
+  const dataDir = path.dirname(marker);
+  await fsyncDirectory(dataDir);
+  await fs.promises.rm(marker, { force: true });
+  await fsyncDirectory(dataDir);
 }
 
 /**

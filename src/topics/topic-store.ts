@@ -25,7 +25,7 @@ import { isControlBatch } from '../records/control-batch.js';
 import { Topic } from './topic.js';
 import { TopicError } from './topic-error.js';
 import { Slicer } from '../util/slices.js';
-import { commitCreation, markCreation, recoverPendingCreations, undoCreation } from './pending-creations.js';
+import { commitCreation, commitCreationDurably, markCreation, markCreationDurably, recoverPendingCreations, undoCreation, type PendingCreation } from './pending-creations.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
 import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
@@ -50,6 +50,19 @@ const PARTITION_DIR = /^(.+)-(\d+)$/;
 
 /** Partitions `createInSlices` and `addPartitions` open in one turn of the event loop at the most (fewer when they take `SLICE_BUDGET_MS`). */
 export const CREATE_SLICE_PARTITIONS = 256;
+
+
+/** A topic being created (`beginTopic`): its id, the partitions opened so far, and how it ends. */
+interface TopicCreation<Committed> {
+  id: string;
+  parts: Partition[];
+  /** Opens partition `p` (in order). */
+  open(p: number): void;
+  /** Ends the creation once every partition is open (the marker goes). */
+  commit(): Committed;
+  /** Deletes what was made (partitions, configs) and undoes the marker. */
+  discard(): void;
+}
 
 /** Partitions whose files one slice of `deleteInSlices` removes before a turn of the event loop at the most (fewer when they take `SLICE_BUDGET_MS`). */
 export const DELETE_SLICE_PARTITIONS = 256;
@@ -174,13 +187,13 @@ export class TopicStore {
     this.finishDeletion(name);
     this.creating.add(name);
     try {
-      const creation = this.beginTopic(name, partitions, topicConfigs);
+      const creation = await this.beginTopicDurably(name, partitions, topicConfigs);
       try {
         for (let p = 0; p < partitions; p++) {
           if (p > 0) await slices.next();
           creation.open(p);
         }
-        creation.commit();
+        await creation.commit();
       } catch (err) {
         creation.discard();
         throw err;
@@ -196,37 +209,67 @@ export class TopicStore {
    * `open(p)` opens partition p, `commit()` ends the creation once every partition is open,
    * `discard()` deletes what was made (partitions, configs) and undoes the marker.
    */
-  private beginTopic(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>>): { id: string; parts: Partition[]; open: (p: number) => void; commit: () => void; discard: () => void } {
+  private beginTopic(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>>): TopicCreation<void> {
+    const creation = this.newCreation(name);
+    const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
+    const made = this.creationOf(creation, partitions, marker);
+    try {
+      if (Object.keys(topicConfigs).length > 0) this.options.configs?.store.setTopicConfigsSync(creation.topicId, name, { ...topicConfigs });
+    } catch (err) {
+      made.discard();
+      throw err;
+    }
+    return {
+      ...made,
+      commit: () => {
+        if (marker !== null) commitCreation(marker);
+      },
+    };
+  }
+
+  /**
+   * `beginTopic` for CreateTopics: the marker's and the configs' syncs (and the commit's) run on the
+   * thread pool, so a busy disk does not hold other connections' requests (issue #16).
+   */
+  private async beginTopicDurably(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>>): Promise<TopicCreation<Promise<void>>> {
+    const creation = this.newCreation(name);
+    const marker = this.options.dataDir === null ? null : await markCreationDurably(this.options.dataDir, creation);
+    const made = this.creationOf(creation, partitions, marker);
+    try {
+      if (Object.keys(topicConfigs).length > 0) await this.options.configs?.store.setTopicConfigs(creation.topicId, name, { ...topicConfigs });
+    } catch (err) {
+      made.discard();
+      throw err;
+    }
+    return {
+      ...made,
+      commit: async () => {
+        if (marker !== null) await commitCreationDurably(marker);
+      },
+    };
+  }
+
+  /** The pending creation of a new topic `name`: a topic id no topic has. */
+  private newCreation(name: string): PendingCreation {
     let id = newTopicId();
     while (this.byId.has(id)) id = newTopicId();
-    const creation = { topicId: id, topic: name, from: 0 };
-    const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
-    const store = this.options.configs?.store;
+    return { topicId: id, topic: name, from: 0 };
+  }
+
+  /** What `beginTopic` and `beginTopicDurably` share: the partitions opened, and the discard of all it made. */
+  private creationOf(creation: PendingCreation, partitions: number, marker: string | null): Omit<TopicCreation<unknown>, 'commit'> {
+    const { topicId: id, topic: name } = creation;
     const parts: Partition[] = [];
     const discard = (): void => {
       for (const part of parts) part.log.deleteFiles();
       try {
-        store?.deleteTopicSync(id);
+        this.options.configs?.store.deleteTopicSync(id);
       } catch {
         // left for the next start, which undoes the creation the marker names
       }
       if (marker !== null) undoCreation(marker, creation, partitions, this.options.log);
     };
-    try {
-      if (Object.keys(topicConfigs).length > 0) store?.setTopicConfigsSync(id, name, { ...topicConfigs });
-    } catch (err) {
-      discard();
-      throw err;
-    }
-    return {
-      id,
-      parts,
-      open: (p) => void parts.push(this.openPartition(name, p, id, true)),
-      commit: () => {
-        if (marker !== null) commitCreation(marker);
-      },
-      discard,
-    };
+    return { id, parts, open: (p) => void parts.push(this.openPartition(name, p, id, true)), discard };
   }
 
   private added(name: string, id: string, parts: Partition[]): Topic {
@@ -251,15 +294,16 @@ export class TopicStore {
     const creation = { topicId: topic.id, topic: topic.name, from };
     let done!: () => void;
     this.growing.set(topic.name, new Promise<void>((resolve) => (done = resolve)));
-    const marker = this.options.dataDir === null ? null : markCreation(this.options.dataDir, creation);
+    let marker: string | null = null;
     const added: Partition[] = [];
     try {
+      if (this.options.dataDir !== null) marker = await markCreationDurably(this.options.dataDir, creation);
       for (let p = from; p < count; p++) {
         if (p > from) await slices.next();
         added.push(this.openPartition(topic.name, p, topic.id, true));
       }
       if (this.byId.get(topic.id) !== topic) throw new TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
-      if (marker !== null) commitCreation(marker);
+      if (marker !== null) await commitCreationDurably(marker);
     } catch (err) {
       for (const part of added) part.log.deleteFiles();
       if (marker !== null) undoCreation(marker, creation, count, this.options.log);

@@ -7,7 +7,9 @@
  * Counts are `CREATE_SLICE_PARTITIONS` (`DELETE_SLICE_PARTITIONS`) times 8: at least 8 slices
  * whatever the machine's speed (the Slicer also cuts a slice short after `SLICE_BUDGET_MS`).
  */
+import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PENDING_CREATION_PREFIX } from '../../src/topics/pending-creations.js';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -63,6 +65,24 @@ describe('requests naming many topics', () => {
     ]);
     expect(bigRes.topics.map((t) => [t.name, t.errorCode, t.numPartitions])).toEqual(all.map((n) => [n, ErrorCode.NONE, 1]));
     expect(all.filter((n) => server.broker.topics.get(n)?.partitionCount !== 1)).toEqual([]);
+  });
+
+  it("one topic's creation waits for its files' syncs off the event loop: another connection is answered while the creation is pending", async () => {
+    const { server, dataDir } = await startClosableServer(cleanups, {});
+    const { big, other } = await twoClients(server);
+    // Pending from its marker's write until its commit, whose syncs run on the thread pool (before,
+    // all of it was one synchronous step, and no request was served in between).
+    const pending = () => readdirSync(dataDir).some((f) => f.startsWith(PENDING_CREATION_PREFIX));
+    const { bigRes, smallRes, order } = await race(
+      () => big.send(19, 7, { ...createTopics([topic('synced', 1)]), topics: [{ ...topic('synced', 1), configs: [{ name: 'retention.ms', value: '60000' }] }] } as never),
+      pending,
+      () => other.send(3, 12, metadata(['synced'])),
+    );
+    expect(order).toEqual(['small', 'big']);
+    expect(smallRes.topics.map((t) => [t.name, t.errorCode])).toEqual([['synced', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
+    expect(bigRes.topics.map((t) => [t.name, t.errorCode])).toEqual([['synced', ErrorCode.NONE]]);
+    expect(pending()).toBe(false);
+    expect(server.broker.configs.topicConfig('retention.ms', server.broker.configs.store.topicConfigs(server.broker.topics.get('synced')!.id), -1).value).toBe('60000');
   });
 
   it('CreatePartitions adding one partition to each of thousands of topics: another connection is answered before it completes', async () => {
