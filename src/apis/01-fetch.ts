@@ -139,7 +139,7 @@ function buildResponse(broker: Broker, req: FetchRequest, version: number): Buil
         batches = read.batches;
         res.abortedTransactions = read.abortedTransactions;
       } else {
-        batches = partition.log.read(p.fetchOffset, limit, bytes === 0);
+        batches = partition.readUncommitted(p.fetchOffset, limit, bytes === 0);
         res.abortedTransactions = null;
       }
       res.records = batches.length === 0 ? EMPTY_BYTES : joinBuffers(batches);

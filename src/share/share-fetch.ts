@@ -190,7 +190,7 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
       // read_committed: below the last stable offset, with the aborted transactions of the range.
       const read = sp.readCommitted
         ? partition.readCommitted(from, maxBytes - bytes, bytes === 0, ctx.topics.logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096)
-        : { batches: partition.log.read(from, maxBytes - bytes, bytes === 0), abortedTransactions: null };
+        : { batches: partition.readUncommitted(from, maxBytes - bytes, bytes === 0), abortedTransactions: null };
       if (read.batches.length === 0) continue;
       const got = sp.acquire(memberId, read.batches, remaining, req.shareAcquireMode, read.abortedTransactions);
       if (got.ranges.length === 0) continue;

@@ -5,8 +5,11 @@
  *
  * Offsets: `logStartOffset` is the first offset readable (the first segment's base offset, or higher
  * once DeleteRecords moved it: `advanceLogStartOffset`), `logEndOffset` (LEO) the offset the next
- * appended record gets. With one replica the high watermark equals the LEO. Segments wholly
- * below the log start offset are deleted (Kafka's `deleteLogStartOffsetBreachedSegments`).
+ * appended record gets. With one replica the high watermark is the end of what is written to the
+ * segment files (synced too, under 'always'): Kafka's leader appends to the page cache (and flushes,
+ * with `flush.messages=1`) before it moves the high watermark, so no consumer ever reads a record a
+ * killed process takes back. Appends of this turn wait for its write to become readable.
+ * Segments wholly below the log start offset are deleted (Kafka's `deleteLogStartOffsetBreachedSegments`).
  *
  * Durability (group commit): appends made during one event-loop turn are written with one
  * positional writev per segment in a setImmediate (on the event-loop thread up to 1 MiB, else on
@@ -169,6 +172,8 @@ export class PartitionLog {
   private readonly offsetIndexes = new WeakMap<LogSegment, OffsetIndexBuilder>();
   /** Offset after the last batch written to its file (what an fdatasync started now covers). */
   private writtenEnd: bigint;
+  /** Told when the high watermark moves up (`onHighWatermark`). */
+  private highWatermarkListener: (() => void) | null = null;
   /** See `recoveryPoint`. */
   private syncedEnd: bigint;
   /** Counters for tests and metrics: positional writes and fdatasync calls made. */
@@ -368,6 +373,25 @@ export class PartitionLog {
     return this.nextOffset;
   }
 
+  /**
+   * The high watermark of this one-replica log: the first offset not yet written to its file (not
+   * yet synced, under 'always'); the log end offset in memory. What consumers may read.
+   */
+  get highWatermark(): bigint {
+    if (this.options.dir === null) return this.nextOffset;
+    return this.policy === 'always' ? this.syncedEnd : this.writtenEnd;
+  }
+
+  /** Calls `listener` whenever the high watermark moves up (fetches waiting on this partition wake then). */
+  onHighWatermark(listener: () => void): void {
+    this.highWatermarkListener = listener;
+  }
+
+  /** The high watermark moved up (a write, under 'always' a sync, completed). */
+  private highWatermarkMoved(): void {
+    this.highWatermarkListener?.();
+  }
+
   /** Total bytes of all segments (written or queued). */
   get sizeInBytes(): number {
     return this.segments.reduce((n, s) => n + s.size, 0);
@@ -407,17 +431,20 @@ export class PartitionLog {
       // Counted for 'interval' only (its `flushIntervalMessages`): a BigInt addition per batch otherwise spent for nothing.
       if (this.policy === 'interval') this.unflushedMessages += lastDelta === 0 ? 1n : BigInt(lastDelta) + 1n;
     }
+    // In memory the high watermark is the log end offset: it moved with this append.
+    if (this.options.dir === null) this.highWatermarkMoved();
     return { baseOffset, durable: this.durability() };
   }
 
   /**
    * Whole batches whose lastOffset >= fromOffset, starting with the batch holding
    * fromOffset (which may start before it), while their total stays within maxBytes;
-   * with `minOneBatch` the first batch is returned even if larger. Empty when fromOffset
-   * is outside [logStartOffset, logEndOffset).
+   * with `minOneBatch` the first batch is returned even if larger; only batches below `below` (a
+   * batch boundary: the high watermark for a consumer's read, default the log end offset). Empty
+   * when fromOffset is outside [logStartOffset, below).
    */
-  read(fromOffset: bigint, maxBytes: number, minOneBatch = true): Buffer[] {
-    if (fromOffset >= this.nextOffset || fromOffset < this.logStartOffset) return [];
+  read(fromOffset: bigint, maxBytes: number, minOneBatch = true, below = this.nextOffset): Buffer[] {
+    if (fromOffset >= below || fromOffset < this.logStartOffset) return [];
     const out: Buffer[] = [];
     let total = 0;
     for (let s = this.segmentIndexFor(fromOffset); s < this.segments.length; s++) {
@@ -425,7 +452,7 @@ export class PartitionLog {
       const from = segment.indexOf(fromOffset);
       const count = segment.batches.count;
       let to = from;
-      while (to < count) {
+      while (to < count && segment.batches.baseOffsetAt(to) < below) {
         const size = segment.batches.size(to);
         if (total + size > maxBytes && !(minOneBatch && out.length === 0 && to === from)) break;
         total += size;
@@ -845,7 +872,7 @@ export class PartitionLog {
       return this.syncFailed(err instanceof Error ? err : new Error(String(err)));
     }
     this.syncGate.recordInline(startedAt);
-    if (covered > this.syncedEnd) this.syncedEnd = covered;
+    this.syncedUpTo(covered);
     this.pipeline.acknowledge(this.syncedEnd);
   }
 
@@ -871,10 +898,17 @@ export class PartitionLog {
       (error) => {
         if (error !== null) return this.syncFailed(error);
         if (this.failure) return; // started before a failure, whose rollback failed the steps it covers
-        if (covered > this.syncedEnd) this.syncedEnd = covered;
+        this.syncedUpTo(covered);
         this.pipeline.acknowledge(this.syncedEnd);
       },
     );
+  }
+
+  /** The recovery point moves up to `covered` (synced); under 'always' the high watermark with it. */
+  private syncedUpTo(covered: bigint): void {
+    if (covered <= this.syncedEnd) return;
+    this.syncedEnd = covered;
+    if (this.policy === 'always') this.highWatermarkMoved();
   }
 
   /** A pipelined sync failed: its steps and every later one fail, after the write step running now (if any). */
@@ -1020,6 +1054,7 @@ export class PartitionLog {
     w.segment.dirty = true;
     this.writtenEnd = w.endOffset;
     w.segment.markWritten(w.end);
+    if (this.policy !== 'always') this.highWatermarkMoved();
   }
 
   /**
@@ -1077,7 +1112,7 @@ export class PartitionLog {
       s.dirty = false;
       this.stats.syncs++;
     }
-    if (covered > this.syncedEnd) this.syncedEnd = covered;
+    this.syncedUpTo(covered);
   }
 
   /**

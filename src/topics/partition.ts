@@ -34,10 +34,12 @@ export class Partition {
     readonly topicName: string,
     readonly index: number,
     readonly log: PartitionLog,
-    private readonly onAppend: (partition: Partition) => void,
+    /** Called when the high watermark moves up: what a waiting fetch may read grew. */
+    onHighWatermark: (partition: Partition) => void,
     epochs?: LeaderEpochCache,
   ) {
     this.epochs = epochs ?? LeaderEpochCache.open(null, [], log.logEndOffset, false);
+    log.onHighWatermark(() => onHighWatermark(this));
   }
 
   /** The current leader epoch (0 for a partition that never changed leader). */
@@ -69,9 +71,18 @@ export class Partition {
     return this.log.logEndOffset;
   }
 
-  /** With one replica, every appended record is replicated: high watermark = LEO. */
+  /**
+   * With one replica, every record written is replicated: the high watermark is the end of what
+   * the log wrote to its files (see `PartitionLog.highWatermark`), never past what a killed process
+   * keeps. What Fetch (read_uncommitted), ListOffsets latest and DeleteRecords -1 see.
+   */
   get highWatermark(): bigint {
-    return this.log.logEndOffset;
+    return this.log.highWatermark;
+  }
+
+  /** A consumer's read_uncommitted read: whole batches from `fetchOffset` below the high watermark. */
+  readUncommitted(fetchOffset: bigint, maxBytes: number, minOneBatch: boolean): Buffer[] {
+    return this.log.read(fetchOffset, maxBytes, minOneBatch, this.highWatermark);
   }
 
   /**
@@ -141,7 +152,6 @@ export class Partition {
       throw err;
     });
     this.producers.update(header, baseOffset, written);
-    this.onAppend(this);
     return { errorCode: ErrorCode.NONE, baseOffset, durable: written, duplicate: false };
   }
 
@@ -195,7 +205,6 @@ export class Partition {
     });
     const { baseOffset, durable } = this.log.append([batch]);
     this.applyMarker(marker, baseOffset, timestamp);
-    this.onAppend(this);
     const written = durable.catch((err: unknown) => {
       this.rebuildProducerState();
       throw err;

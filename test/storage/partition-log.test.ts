@@ -80,6 +80,38 @@ describe('PartitionLog append and read', () => {
   });
 });
 
+describe('PartitionLog high watermark (what consumers may read)', () => {
+  // A killed process keeps what was written to the page cache, not what was only appended in
+  // memory: a consumer that read past the written end saw records a restart took back, and their
+  // offsets given to other records (adversarial trial 18). Kafka's leader writes before it moves
+  // the high watermark (and flushes first with flush.messages=1, our 'always').
+  for (const flushPolicy of ['never', 'interval', 'always'] as const) {
+    it(`${flushPolicy}: an append is readable below the high watermark only once written${flushPolicy === 'always' ? ' and synced' : ''}; the listener is told then`, async () => {
+      const log = openLog({ flushPolicy, flushIntervalMs: 60_000 });
+      const first = log.append([batchOf(2)]);
+      await first.durable;
+      let told = 0;
+      log.onHighWatermark(() => told++);
+      expect(log.highWatermark).toBe(2n);
+      const second = log.append([batchOf(3)]);
+      expect([log.logEndOffset, log.highWatermark, told]).toEqual([5n, 2n, 0]);
+      expect(log.read(0n, 1 << 20, true, log.highWatermark).map((b) => readBatchHeader(b).baseOffset)).toEqual([0n]);
+      expect(log.read(2n, 1 << 20, true, log.highWatermark)).toEqual([]);
+      await second.durable;
+      expect([log.highWatermark, told > 0]).toEqual([5n, true]);
+      expect(log.read(2n, 1 << 20, true, log.highWatermark).map((b) => readBatchHeader(b).baseOffset)).toEqual([2n]);
+    });
+  }
+
+  it('in memory: the high watermark is the log end offset, the listener told at the append', () => {
+    const log = PartitionLog.open({ dir: null, segmentBytes: 1 << 20, rollMs: 1e9, flushPolicy: 'never', flushIntervalMs: 0, log: captureLog().log, time: new ManualTime() });
+    let told = 0;
+    log.onHighWatermark(() => told++);
+    log.append([batchOf(2)]);
+    expect([log.logEndOffset, log.highWatermark, told]).toEqual([2n, 2n, 1]);
+  });
+});
+
 describe('PartitionLog segments', () => {
   it('rolls to a new segment at segmentBytes and reads across segments', async () => {
     const one = batchOf(1).length;
