@@ -36,6 +36,7 @@ import { mapInSlices } from '../util/slices.js';
 import { ClassicGroupState } from './classic/group-state.js';
 import { errorJoin, errorSync } from './classic/classic-group.js';
 import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
+import type { ConsumerRequestContext } from './consumer/context.js';
 import type { ShareGroupCoordinator } from './share/share-coordinator.js';
 import type { ShareGroupHeartbeatRequest } from '../protocol/messages/ShareGroupHeartbeatRequest.js';
 import type { ShareGroupHeartbeatResponse } from '../protocol/messages/ShareGroupHeartbeatResponse.js';
@@ -116,7 +117,7 @@ export class GroupCoordinator {
    * classic-protocol member; an empty one becomes a classic group, whatever the migration policy;
    * otherwise the classic coordinator serves it.
    */
-  async joinGroup(req: JoinGroupRequest, ctx: ClassicRequestContext): Promise<JoinGroupResponse> {
+  async joinGroup(req: JoinGroupRequest, ctx: ConsumerRequestContext): Promise<JoinGroupResponse> {
     const invalid = this.classic.joinGroupRequestError(req);
     if (invalid) return invalid;
     // `classicGroupJoin`: a share group's id answers INCONSISTENT_GROUP_PROTOCOL with no member id.
@@ -192,7 +193,7 @@ export class GroupCoordinator {
 
   // ---- KIP-848 consumer group APIs -----------------------------------------------------------
 
-  consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, ctx: ClassicRequestContext): Promise<ConsumerGroupHeartbeatResponse> {
+  consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, ctx: ConsumerRequestContext): Promise<ConsumerGroupHeartbeatResponse> {
     // `getOrMaybeCreateConsumerGroup`: an id held by a share group is no consumer group.
     if (req.groupId !== '' && this.share.hasGroup(req.groupId)) {
       return Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${req.groupId} is not a consumer group.`, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });

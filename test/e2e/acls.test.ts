@@ -219,6 +219,24 @@ describe('authorization of every API (StandardAuthorizer)', () => {
     expect(byTopic(await fetch(3))).toEqual({ secret: [{ errorCode: 0, acknowledgeErrorCode: 0, acquired: [[0n, 0n]] }] });
   });
 
+  it('a KIP-848 regex subscription resolves to the topics the scheduling member may DESCRIBE only (internal topics included), as Kafka filters its resolution', async () => {
+    const server = await scenario();
+    const c = await sasl(server, 'alice');
+    const memberId = 'BBBBBBBBBBBBBBBBBBBBBB';
+    // acl-orders (READ), acl-secret (DESCRIBE) and acl-hidden (nothing) all match; so would __consumer_offsets.
+    let hb = await c.send(68, 1, { groupId: 'g-ok', memberId, memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30000, subscribedTopicNames: null, subscribedTopicRegex: '.*', serverAssignor: null, topicPartitions: [] } as never);
+    expect(hb.errorCode).toBe(0);
+    // The resolution runs off the heartbeat (a timer due at once); heartbeat until the assignment comes.
+    while ((hb.assignment?.topicPartitions.length ?? 0) === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      hb = await c.send(68, 1, { groupId: 'g-ok', memberId, memberEpoch: hb.memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: -1, subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: null } as never);
+      expect(hb.errorCode).toBe(0);
+    }
+    const nameOf = (id: string) => [...['acl-orders', 'acl-secret', 'acl-hidden']].find((n) => server.broker.topics.get(n)?.topicId === id) ?? id;
+    expect(hb.assignment!.topicPartitions.map((t) => nameOf(t.topicId)).sort()).toEqual(['acl-orders', 'acl-secret']);
+    expect(server.broker.groups.consumerGroupDescribe(['g-ok'], false, 0)[0]!.members[0]!.subscribedTopicRegex).toBe('.*');
+  });
+
   it('producing without WRITE answers TOPIC_AUTHORIZATION_FAILED; Metadata hides the topics the principal may not DESCRIBE', async () => {
     const server = await scenario();
     const producer = kafkajs(server, 'alice').producer();

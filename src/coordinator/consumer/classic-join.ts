@@ -102,7 +102,7 @@ export async function classicJoin(ctx: ConsumerContext, req: JoinGroupRequest, c
     if (replacing) replaceMember(ctx, group, replacing, member, emit);
     // The downgrade skips the target assignment: a stale target (group epoch above it) is left
     // to the classic rebalance, else the member is reconciled towards the current target first.
-    const reconciled = updateAndReconcile(ctx, group, member, updated, owned, now, emit, downgrade !== null);
+    const reconciled = updateAndReconcile(ctx, group, member, updated, owned, now, emit, { stopWhenStale: downgrade !== null, client });
     if (downgrade) {
       const stale = group.groupEpoch > group.assignmentEpoch;
       convertToClassicGroup(ctx, group, downgrade, stale ? `Downgrade group ${groupId} from consumer to classic with stale assignment.` : null, records);

@@ -52,6 +52,8 @@ export interface ConsumerRequestContext {
   readonly apiVersion: number;
   readonly clientId: string;
   readonly clientHost: string;
+  /** With an authorizer, whether the request's principal may do an `AclOperation` on a topic (`RequestContext.authorizeTopic`). */
+  readonly authorizeTopic?: (operation: number, topic: string) => boolean;
 }
 
 /** Kafka's consumer group settings (`GroupCoordinatorConfig`), read once from BrokerConfig. */
@@ -97,7 +99,7 @@ export interface RegexSubscriptions {
   onTopicCreated(): void;
   isScheduled(groupId: string): boolean;
   cancelAll(): void;
-  maybeUpdateRegularExpressions(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, emit: Emit): RegexUpdateStatus;
+  maybeUpdateRegularExpressions(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, emit: Emit, client?: ConsumerRequestContext): RegexUpdateStatus;
 }
 
 /**

@@ -94,7 +94,7 @@ export function consumerGroupHeartbeatJoin(
     clientHost: client.clientHost,
     classicMemberMetadata: null,
   };
-  updated = updateAndReconcile(ctx, group, member, updated, req.topicPartitions, now, emit);
+  updated = updateAndReconcile(ctx, group, member, updated, req.topicPartitions, now, emit, { client });
 
   ctx.timers.cancelJoin(groupId, memberId);
   ctx.timers.scheduleSession(groupId, memberId);

@@ -7,7 +7,7 @@
 import type { TopicPartitions as RequestTopicPartitions } from '../../protocol/messages/ConsumerGroupHeartbeatRequest.js';
 import type { ClassicMemberMetadata } from '../../records/schemas/ConsumerGroupMemberMetadataValue.js';
 import type { ConsumerGroup } from './consumer-group.js';
-import type { ConsumerContext, Emit } from './context.js';
+import type { ConsumerContext, ConsumerRequestContext, Emit } from './context.js';
 import { reconcile } from './current-assignment-builder.js';
 import {
   MemberState,
@@ -56,7 +56,7 @@ export function updateAndReconcile(
   owned: readonly RequestTopicPartitions[] | null,
   now: number,
   emit: Emit,
-  stopWhenStale = false,
+  { stopWhenStale = false, client }: { stopWhenStale?: boolean; client?: ConsumerRequestContext } = {},
 ): ConsumerGroupMember {
   const { groupId } = group;
   const { memberId } = updated;
@@ -70,7 +70,7 @@ export function updateAndReconcile(
   // `maybeUpdateRegularExpressions`: a new regex is resolved later, off the heartbeat; taking a
   // regex already resolved, or dropping one, bumps the epoch now (a classic member's JoinGroup
   // bumps on any regex change, as `classicGroupJoinToConsumerGroup` does).
-  const regexStatus = ctx.regexes.maybeUpdateRegularExpressions(group, member, updated, emit);
+  const regexStatus = ctx.regexes.maybeUpdateRegularExpressions(group, member, updated, emit, client);
   if (regexStatus === RegexUpdateStatus.REGEX_UPDATED_AND_RESOLVED) bumpGroupEpoch = true;
   if (useClassicProtocol(updated) && regexStatus !== RegexUpdateStatus.NO_CHANGE) bumpGroupEpoch = true;
 

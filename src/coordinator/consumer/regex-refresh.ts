@@ -11,7 +11,9 @@
  *   resolution, when a regex is unresolved, a topic was created since the last resolution, or
  *   `group.consumer.regex.refresh.interval.ms` passed.
  * - The job (`CoordinatorExecutor` task + `handleRegularExpressionsResult`) resolves every regex
- *   of the group against all topics (`TopicRegexResolver`; no ACLs here), writes record 16 for each
+ *   of the group against all topics, leaving out, with an authorizer, those the principal of the
+ *   heartbeat that scheduled it may not DESCRIBE (`filterTopicDescribeAuthorizedTopics`: from every
+ *   regex of the group, internal topics included), writes record 16 for each
  *   regex still subscribed (version = the metadata version it saw, timestamp = now) and bumps the
  *   group epoch (record 3) when a resolution or the metadata hash changed. The next heartbeat then
  *   computes the new target assignment.
@@ -25,11 +27,18 @@
 import { KeyedTimers, groupTimerKey } from '../classic/keyed-timers.js';
 import type { CoordinatorRecord } from '../records.js';
 import type { ConsumerGroup } from './consumer-group.js';
-import type { ConsumerContext, Emit, RegexSubscriptions } from './context.js';
+import type { ConsumerContext, ConsumerRequestContext, Emit, RegexSubscriptions } from './context.js';
+import { AclOperation } from '../../security/acl/acl-types.js';
 import { RegexUpdateStatus } from './regex-status.js';
 import type { ConsumerGroupMember } from './member.js';
 import { resolveRegex, throwIfRegularExpressionIsInvalid } from './regex.js';
 import { subscriptionMetadataHash } from './subscriptions.js';
+
+/** The topics `client`'s principal may DESCRIBE (Kafka's `filterTopicDescribeAuthorizedTopics`); null without an authorizer. */
+function describableBy(client: ConsumerRequestContext | undefined): ((topic: string) => boolean) | null {
+  const authorize = client?.authorizeTopic;
+  return authorize === undefined ? null : (topic) => authorize(AclOperation.DESCRIBE, topic);
+}
 
 /** `GroupMetadataManager.REGEX_BATCH_REFRESH_MIN_INTERVAL_MS`: a group's regexes are resolved at most this often. */
 export const REGEX_BATCH_REFRESH_MIN_INTERVAL_MS = 10_000;
@@ -88,7 +97,7 @@ export class RegexRefresher implements RegexSubscriptions {
    * empty), `updated` as it is now. Everything is read as it was before this heartbeat's records
    * 16, as Kafka reads the group before its records are replayed.
    */
-  maybeUpdateRegularExpressions(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, emit: Emit): RegexUpdateStatus {
+  maybeUpdateRegularExpressions(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, emit: Emit, client?: ConsumerRequestContext): RegexUpdateStatus {
     const now = this.ctx.time.now();
     const { groupId } = group;
     const oldRegex = member.subscribedTopicRegex;
@@ -134,7 +143,7 @@ export class RegexRefresher implements RegexSubscriptions {
     requireRefresh ||= regexes.size !== numResolved;
     requireRefresh ||= lastVersion < this.lastMetadataVersionWithNewTopics;
     requireRefresh ||= now > lastRefreshTimeMs + this.ctx.settings.regexRefreshIntervalMs;
-    if (requireRefresh && regexes.size > 0) this.schedule(groupId, updated.memberId, [...regexes.keys()]);
+    if (requireRefresh && regexes.size > 0) this.schedule(groupId, updated.memberId, [...regexes.keys()], describableBy(client));
     return status;
   }
 
@@ -142,10 +151,10 @@ export class RegexRefresher implements RegexSubscriptions {
    * `CoordinatorExecutor.schedule`: the resolution runs off the request, on a timer of the injected
    * clock due at once (a manual or fake clock runs it on its next turn / `advance(0)`).
    */
-  private schedule(groupId: string, memberId: string, regexes: string[]): void {
+  private schedule(groupId: string, memberId: string, regexes: string[], describable: ((topic: string) => boolean) | null): void {
     this.ctx.log.debug({ groupId, memberId, regexes }, 'scheduled the resolution of the group regexes');
     this.jobs.schedule(jobKey(groupId), 0, () => {
-      const records = this.resolve(groupId, regexes);
+      const records = this.resolve(groupId, regexes, describable);
       if (records.length > 0) this.ctx.writer.appendLogged(records, 'consumer group regex resolution');
     });
   }
@@ -153,12 +162,15 @@ export class RegexRefresher implements RegexSubscriptions {
   /**
    * `TopicRegexResolver.resolveRegularExpressions` then `handleRegularExpressionsResult`: record 16
    * for every regex still subscribed, and record 3 when a resolution or the metadata hash changed.
-   * Applies and returns the records; none when the group no longer exists.
+   * Applies and returns the records; none when the group no longer exists. `describable`: the
+   * topics the scheduling member's principal may DESCRIBE (null: no authorizer, every topic).
    */
-  private resolve(groupId: string, regexes: readonly string[]): CoordinatorRecord[] {
+  private resolve(groupId: string, regexes: readonly string[], describable: ((topic: string) => boolean) | null): CoordinatorRecord[] {
     const now = this.ctx.time.now();
     const version = this.metadataVersion;
-    const topicNames = this.ctx.topics.list().map((t) => t.name);
+    const names = this.ctx.topics.list().map((t) => t.name);
+    // Filtering the topics before matching leaves the same sets as Kafka's filter after it.
+    const topicNames = describable === null ? names : names.filter(describable);
     const resolved = new Map<string, string[]>();
     for (const regex of regexes) {
       try {
