@@ -1,5 +1,6 @@
 import type { Broker } from '../broker.js';
 import type { ApiDefinition, NamedTopic, RequestNames } from '../apis/types.js';
+import { unknownTopicIdName } from '../apis/shapes/partitioned-topics.js';
 
 /** What a request names, for matching fault rules and for the request log. */
 export interface RequestInfo {
@@ -35,7 +36,7 @@ export function firstNamed(ids: readonly (string | null | undefined)[] | undefin
 }
 
 function topicName(t: NamedTopic, broker: Broker): string {
-  return t.topicId ? broker.topics.getById(t.topicId)?.name ?? `<id:${t.topicId}>` : t.name ?? '';
+  return t.topicId ? broker.topics.getById(t.topicId)?.name ?? unknownTopicIdName(t.topicId) : t.name ?? '';
 }
 
 /** The names of a request, from its API's `names` declaration (computed once per request, shared by the log and the rules). */

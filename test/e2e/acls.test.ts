@@ -263,6 +263,18 @@ describe('authorization of every API (StandardAuthorizer)', () => {
     await expect(acks0.send(0, 9, { transactionalId: null, acks: 0, timeoutMs: 1000, topicData: [{ name: 'acl-secret', topicId: ZERO_UUID, partitionData: [{ index: 0, records: null }] }] } as never)).rejects.toThrow('connection closed before a response');
   });
 
+  it('a topic named like an unknown topic id ("<id:...>") is checked as any name: TOPIC_AUTHORIZATION_FAILED; an unknown id itself answers UNKNOWN_TOPIC_ID', async () => {
+    const server = await scenario();
+    const c = await sasl(server, 'alice');
+    const records = encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('x') }] });
+    const produce = (topic: { name: string; topicId: string }, version: number) =>
+      c.send(0, version, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ ...topic, partitionData: [{ index: 0, records }] }] } as never);
+    const named = await produce({ name: '<id:acl-hidden>', topicId: ZERO_UUID }, 9);
+    expect(named.responses[0]!.partitionResponses[0]!.errorCode).toBe(29);
+    const unknownId = await produce({ name: '', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }, 13);
+    expect(unknownId.responses[0]!.partitionResponses[0]!.errorCode).toBe(100);
+  });
+
   it("DescribeGroups' authorized operations, InitProducerId, CreateTopics and the ACL APIs as a non-super user", async () => {
     const server = await scenario();
     const admin = await sasl(server, 'admin');

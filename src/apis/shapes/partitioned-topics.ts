@@ -58,12 +58,17 @@ const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object';
  * })
  * ```
  */
+/** The name a layout gives a topic named by an id the broker does not know (its handler answers UNKNOWN_TOPIC_ID). */
+export function unknownTopicIdName(topicId: string): string {
+  return `<id:${topicId}>`;
+}
+
 export function partitionedTopics<Req, Res>(spec: TopicsSpec<Res>): PartitionedTopics<Req, Res> {
   const { request: rq, response: rs } = spec;
   const byId = (version: number): boolean => spec.topicIdsFrom !== undefined && version >= spec.topicIdsFrom;
   const partIndex = (p: any): number => (rq.index === undefined ? (p as number) : p[rq.index]);
   const nameOf = (t: Obj, version: number, lookup: TopicLookup): string => {
-    if (byId(version) && t['topicId']) return lookup(t['topicId']) ?? `<id:${t['topicId']}>`;
+    if (byId(version) && t['topicId']) return lookup(t['topicId']) ?? unknownTopicIdName(t['topicId']);
     return t[rq.name] ?? '';
   };
   const resTopic = (t: Obj, version: number, parts: object[]): Obj => {
