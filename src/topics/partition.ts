@@ -39,7 +39,10 @@ export class Partition {
     epochs?: LeaderEpochCache,
   ) {
     this.epochs = epochs ?? LeaderEpochCache.open(null, [], log.logEndOffset, false);
-    log.onHighWatermark(() => onHighWatermark(this));
+    log.onHighWatermark(() => {
+      this.producers.onHighWatermarkUpdated(log.highWatermark);
+      onHighWatermark(this);
+    });
   }
 
   /** The current leader epoch (0 for a partition that never changed leader). */
@@ -91,8 +94,8 @@ export class Partition {
    * by conformance), and so do we.
    */
   get lastStableOffset(): bigint {
-    const unstable = this.producers.firstUnstableOffset();
     const hw = this.highWatermark;
+    const unstable = this.producers.firstUnstableOffset(hw);
     return unstable !== null && unstable < hw ? unstable : hw;
   }
 

@@ -122,6 +122,12 @@ export class ProducerStateTable {
   private readonly verifications = new Map<bigint, VerificationGuard>();
   /** Ongoing transactions: producer id -> first offset, in first-offset order (appends come in offset order). */
   private readonly ongoing = new Map<bigint, bigint>();
+  /**
+   * Transactions whose marker is appended but not yet below the high watermark (Kafka's
+   * `unreplicatedTxns`; here: not yet written to the log file): still unstable, so the last stable
+   * offset does not pass a marker a killed process could take back.
+   */
+  private unreplicated: Array<{ firstOffset: bigint; lastOffset: bigint }> = [];
 
   /**
    * Checks a data batch about to be appended, in Kafka's order: a duplicate of one of the last 5
@@ -293,6 +299,7 @@ export class ProducerStateTable {
     entry.currentTxnFirstOffset = null;
     entry.lastTimestamp = timestamp;
     this.ongoing.delete(marker.producerId);
+    if (completed !== null) this.unreplicated.push({ firstOffset: completed.firstOffset, lastOffset: offset });
     // The transaction ended: a verification made for it is void. Under transaction version 2 a
     // verification at the marker's (bumped) epoch is the next transaction's and stays (Kafka's
     // `isV2NextTransactionStarted`).
@@ -312,10 +319,24 @@ export class ProducerStateTable {
     return completed.lastOffset + 1n;
   }
 
-  /** First offset of the oldest open transaction (Kafka's `firstUnstableOffset`), null when none is open. */
-  firstUnstableOffset(): bigint | null {
-    for (const firstOffset of this.ongoing.values()) return firstOffset;
-    return null;
+  /**
+   * First offset of the oldest transaction open, or closed by a marker at or above `highWatermark`
+   * (Kafka's `firstUnstableOffset` over `ongoingTxns` and `unreplicatedTxns`); null when none.
+   */
+  firstUnstableOffset(highWatermark: bigint): bigint | null {
+    this.onHighWatermarkUpdated(highWatermark);
+    let first: bigint | null = null;
+    for (const firstOffset of this.ongoing.values()) {
+      first = firstOffset;
+      break;
+    }
+    for (const txn of this.unreplicated) if (first === null || txn.firstOffset < first) first = txn.firstOffset;
+    return first;
+  }
+
+  /** Kafka's `onHighWatermarkUpdated`: transactions whose marker is below `highWatermark` are stable. */
+  onHighWatermarkUpdated(highWatermark: bigint): void {
+    if (this.unreplicated.length > 0) this.unreplicated = this.unreplicated.filter((txn) => txn.lastOffset >= highWatermark);
   }
 
   /** Whether `producerId` has a transaction open here at `producerEpoch` (Kafka's `hasOngoingTransaction`). */
@@ -373,6 +394,7 @@ export class ProducerStateTable {
   clear(): void {
     this.producers.clear();
     this.ongoing.clear();
+    this.unreplicated = [];
   }
 
   /** The current epoch of a producer, or undefined if unknown here. */

@@ -23,6 +23,20 @@ describe('ProducerStateTable', () => {
     expect(t.check(batch(0, 0, 2), 'p')).toMatchObject({ kind: 'error', errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER });
   });
 
+  it('a transaction stays unstable until its marker is below the high watermark (Kafka\'s unreplicatedTxns), the oldest open one first', () => {
+    const t = new ProducerStateTable();
+    t.update({ ...batch(0, 0, 7), attributes: 0x10 }, 24n);
+    t.update({ producerId: 8n, producerEpoch: 0, baseSequence: 0, lastOffsetDelta: 0, attributes: 0x10 }, 31n);
+    expect(t.firstUnstableOffset(32n)).toBe(24n);
+    // Producer 7's COMMIT marker at 32: appended, not yet written (the high watermark still 32).
+    expect(t.completeTxn({ producerId: 7n, producerEpoch: 0, commit: true, coordinatorEpoch: 0, transactionVersion: 2 }, 32n, 0n)).toMatchObject({ firstOffset: 24n, lastOffset: 32n });
+    expect(t.firstUnstableOffset(32n)).toBe(24n);
+    // Written: producer 8's open transaction is the first unstable offset.
+    expect(t.firstUnstableOffset(33n)).toBe(31n);
+    t.completeTxn({ producerId: 8n, producerEpoch: 0, commit: false, coordinatorEpoch: 0, transactionVersion: 2 }, 33n, 0n);
+    expect([t.firstUnstableOffset(33n), t.firstUnstableOffset(34n)]).toEqual([31n, null]);
+  });
+
   it('refuses a gap with OUT_OF_ORDER_SEQUENCE_NUMBER and an old epoch with INVALID_PRODUCER_EPOCH', () => {
     const t = new ProducerStateTable();
     t.update(batch(1, 0, 3), 0n);
