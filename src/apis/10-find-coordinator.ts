@@ -1,3 +1,4 @@
+import { defaultErrorMessage } from '../protocol/error-messages.js';
 import type { FindCoordinatorRequest } from '../protocol/messages/FindCoordinatorRequest.js';
 import { defaultCoordinator, defaultFindCoordinatorResponse, type FindCoordinatorResponse, type Coordinator } from '../protocol/messages/FindCoordinatorResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -38,7 +39,8 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
     if (version >= BATCHED_FROM) {
       return { ...res, coordinators: req.coordinatorKeys.map((key) => ({ ...defaultCoordinator(), key, nodeId: -1, host: '', port: -1, errorCode, errorMessage: null })) };
     }
-    return { ...res, nodeId: -1, host: '', port: -1 };
+    // v1-3: `prepareOldResponse` sets `Errors.message()`.
+    return { ...res, errorMessage: version >= 1 ? defaultErrorMessage(errorCode) : null, nodeId: -1, host: '', port: -1 };
   },
   // Group keys (type 0) as groups, transactional ids (type 1) as transactional ids; share keys name neither.
   names(req, version) {
@@ -57,8 +59,8 @@ export const api: ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>
     }
     const c = lookup(ctx.broker, req.key, keyType, ctx.listener, ctx.apiVersion);
     return {
-      // v1-3 carry `Errors.message()` even on success ("NONE"), as Kafka's FindCoordinatorResponse.prepareOldResponse.
-      throttleTimeMs: 0, errorCode: c.errorCode, errorMessage: c.errorCode === ErrorCode.NONE ? 'NONE' : c.errorMessage,
+      // v1-3 carry `Errors.message()`, "NONE" on success too (KafkaApis' createFindCoordinatorResponse).
+      throttleTimeMs: 0, errorCode: c.errorCode, errorMessage: defaultErrorMessage(c.errorCode),
       nodeId: c.nodeId, host: c.host, port: c.port, coordinators: [],
     };
   },

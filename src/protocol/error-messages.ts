@@ -1,24 +1,30 @@
 import { ErrorCode } from './errors.js';
+import { KAFKA_ERROR_MESSAGES } from './kafka-error-messages.js';
 
 /**
- * Kafka's default message of an error (`Errors.message()`, the text of `Errors.X.exception()`),
- * for the errors whose responses carry a message when Kafka raises them without one of its own.
+ * The errors whose responses carry Kafka's default message (`Errors.message()`) where Kafka raises
+ * them without one of its own; the others carry none (`errorMessageOf` answers null).
  */
-export const ERROR_MESSAGES: Readonly<Record<number, string>> = {
-  [ErrorCode.TOPIC_AUTHORIZATION_FAILED]: 'Topic authorization failed.',
-  [ErrorCode.GROUP_AUTHORIZATION_FAILED]: 'Group authorization failed.',
-  [ErrorCode.CLUSTER_AUTHORIZATION_FAILED]: 'Cluster authorization failed.',
-  [ErrorCode.UNSUPPORTED_SASL_MECHANISM]: 'The broker does not support the requested SASL mechanism.',
-  [ErrorCode.ILLEGAL_SASL_STATE]: 'Request is not valid given the current SASL state.',
-  [ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED]: 'Transactional Id authorization failed.',
-  [ErrorCode.SECURITY_DISABLED]: 'Security features are disabled.',
-  [ErrorCode.SASL_AUTHENTICATION_FAILED]: 'SASL Authentication failed.',
-  [ErrorCode.RESOURCE_NOT_FOUND]: 'A request illegally referred to a resource that does not exist.',
-  [ErrorCode.DUPLICATE_RESOURCE]: 'A request illegally referred to the same resource twice.',
-  [ErrorCode.UNACCEPTABLE_CREDENTIAL]: 'Requested credential would not meet criteria for acceptability.',
-};
+const CARRIES_DEFAULT_MESSAGE: ReadonlySet<number> = new Set([
+  ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+  ErrorCode.GROUP_AUTHORIZATION_FAILED,
+  ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+  ErrorCode.UNSUPPORTED_SASL_MECHANISM,
+  ErrorCode.ILLEGAL_SASL_STATE,
+  ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+  ErrorCode.SECURITY_DISABLED,
+  ErrorCode.SASL_AUTHENTICATION_FAILED,
+  ErrorCode.RESOURCE_NOT_FOUND,
+  ErrorCode.DUPLICATE_RESOURCE,
+  ErrorCode.UNACCEPTABLE_CREDENTIAL,
+]);
 
-/** Kafka's default message of `code`, or null when we do not carry one. */
+/** Kafka's default message of `code` for the errors that carry it (see `CARRIES_DEFAULT_MESSAGE`), else null. */
 export function errorMessageOf(code: number): string | null {
-  return ERROR_MESSAGES[code] ?? null;
+  return CARRIES_DEFAULT_MESSAGE.has(code) ? defaultErrorMessage(code) : null;
+}
+
+/** Kafka's `Errors.message()` of `code` (every code of Kafka 4.3.1; "NONE" for 0), null for a code Kafka does not have. */
+export function defaultErrorMessage(code: number): string | null {
+  return KAFKA_ERROR_MESSAGES[code] ?? null;
 }

@@ -439,6 +439,17 @@ describe('authorization errors of the topic, config and log APIs', () => {
     } as never));
   });
 
+  scenario("FindCoordinator v1-3 errors carry Kafka's default message (prepareOldResponse), v4 none", async (s) => {
+    const { alice, gOk, gDenied } = await aliceSetup(s);
+    for (const version of [1, 2, 3]) {
+      s.record(`v${version} denied group`, await alice.send(10, version, { key: gDenied, keyType: 0, coordinatorKeys: [] }));
+      s.record(`v${version} allowed group`, await alice.send(10, version, { key: gOk, keyType: 0, coordinatorKeys: [] }));
+      s.record(`v${version} transactional id without DESCRIBE`, await alice.send(10, version, { key: s.name('tx'), keyType: 1, coordinatorKeys: [] }));
+      s.record(`v${version} unknown key type`, await alice.send(10, version, { key: gOk, keyType: 7, coordinatorKeys: [] }));
+    }
+    s.record('v4 denied group', await alice.send(10, 4, { key: '', keyType: 0, coordinatorKeys: [gDenied] }));
+  }, { exactMessages: true });
+
   scenario('DescribeProducers: READ per topic, after the name check', async (s) => {
     const { alice, ok, secret, hidden } = await aliceSetup(s);
     const r = await alice.send(61, 0, { topics: [ok, secret, 'bad name!', hidden, s.name('t-missing')].map((name) => ({ name, partitionIndexes: [0] })) });
