@@ -25,9 +25,11 @@ export interface FaultMatch {
   /**
    * Partitions named by the request. For per-partition APIs (Produce, Fetch, ListOffsets,
    * OffsetCommit, OffsetFetch) an error goes only to these partitions and the rest of the request
-   * is handled normally. `partition` (one number) is accepted as a shorthand.
+   * is handled normally.
    */
   partitions?: number[];
+  /** One partition: shorthand for `partitions: [partition]` (ignored when `partitions` is given). */
+  partition?: number;
   /** Client id from the request header. */
   clientId?: string;
   /** Member id named by the request (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, ...). */

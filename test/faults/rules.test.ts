@@ -4,7 +4,7 @@ import { startTestServer } from '../support/server.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
-import { FaultRuleError, FaultWaitTimeout, normalizeRule } from '../../src/faults/index.js';
+import { FaultRuleError, FaultWaitTimeout, normalizeRule, type FaultRuleSpec } from '../../src/faults/index.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -59,7 +59,9 @@ describe('fault rules', () => {
     expect(normalizeRule({ match: { api: 8 }, action: { type: 'delay', ms: 1 } }).match).toMatchObject({ apiKey: 8, api: 'OffsetCommit' });
     expect(() => normalizeRule({ match: { grp: 'x' }, action: { type: 'delay', ms: 1 } })).toThrow(/unknown field "grp"/);
     expect(() => normalizeRule({ action: { type: 'close', when: 'later' } })).toThrow(/before/);
-    const rule = normalizeRule({ match: { api: 'offsetcommit', partition: 1 }, action: { type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 25] } });
+    // `partition` is part of the typed spec too (nu18: the type had only `partitions`).
+    const spec: FaultRuleSpec = { match: { api: 'offsetcommit', partition: 1 }, action: { type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 25] } };
+    const rule = normalizeRule(spec);
     expect(rule.match).toMatchObject({ api: 'OffsetCommit', apiKey: 8, partitions: [1], nth: 1 });
     expect(rule.action).toEqual({ type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 'UNKNOWN_MEMBER_ID'], errorCodes: [27, 25] });
     expect(rule.times).toBe(2);
