@@ -35,6 +35,7 @@ export type { FaultHandle, FaultRuleInfo, FaultRuleSpec, FaultMatch, FaultAction
 export { ManualTime, ClockNotManualError } from './util/manual-time.js';
 export type { ServerClock, AdvanceResult } from './util/manual-time.js';
 export { ClusterError } from './cluster/cluster-state.js';
+export { DataDirectoryInUseError } from './server/data-dir-lock.js';
 export type { ClusterBrokerInfo, ClusterView } from './cluster/cluster-state.js';
 export type { ClusterControl } from './cluster/control.js';
 export { KAFKA_API_VERSIONS, KAFKA_RELEASES, ApiVersionsError } from './protocol/kafka-versions.js';

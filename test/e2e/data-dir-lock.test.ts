@@ -3,8 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../src/index.js';
-import { DataDirectoryInUseError } from '../../src/server/data-dir-lock.js';
+import { DataDirectoryInUseError, startServer } from '../../src/index.js';
 import { startCli, kill } from '../support/cli-process.js';
 import { TEST_LOG_LEVEL, tempDataDir } from '../support/server.js';
 
