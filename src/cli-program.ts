@@ -165,7 +165,11 @@ async function serve(opts: ServeOptions): Promise<void> {
     // last), so it names the admin API too: whoever waits for it has everything to connect with.
     const brokerPorts = server.ports.size > 1 ? { brokers: Object.fromEntries(server.ports) } : {};
     const adminNote = server.admin ? ` (admin API ${server.admin.url}, OpenAPI at ${server.admin.url}/openapi.json)` : '';
-    log.info({ bootstrap: server.bootstrap, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode, ...brokerPorts }, `kafka-mock-coordinator ready on ${server.bootstrap}${adminNote}`);
+    // Several listeners: the line names each (the first stays first, where a reader finds the bootstrap).
+    const [first, ...others] = server.listeners;
+    const listenersNote = others.length === 0 ? '' : ` (${first!.name}; also ${others.map((l) => `${l.name} on ${l.bootstrap}`).join(', ')})`;
+    const listenerFields = others.length === 0 ? {} : { listeners: Object.fromEntries(server.listeners.map((l) => [l.name, l.bootstrap])) };
+    log.info({ bootstrap: server.bootstrap, ...listenerFields, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode, ...brokerPorts }, `kafka-mock-coordinator ready on ${server.bootstrap}${listenersNote}${adminNote}`);
   } catch (err) {
     if (err instanceof ConfigError) {
       // In a container the user wrote the variable, not the key: name both.

@@ -192,4 +192,19 @@ describe('command line', () => {
       data.remove();
     }
   });
+
+  it('with several listeners, the ready line names each (the first listener first)', async () => {
+    const data = tempDataDir();
+    const server = await startCli(['--no-admin'], { KAFKA_LISTENERS: 'PLAINTEXT://127.0.0.1:0,INTERNAL://127.0.0.1:0', KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT', KAFKA_LOG_DIRS: data.dir });
+    try {
+      const ready = server.lines.find((line) => line.includes('ready on'))!;
+      const msg = (JSON.parse(ready) as { msg: string }).msg;
+      expect(msg).toMatch(new RegExp(`^kafka-mock-coordinator ready on ${server.bootstrap} \\(PLAINTEXT; also INTERNAL on 127\\.0\\.0\\.1:\\d+\\)$`));
+      expect(msg).not.toContain(`INTERNAL on ${server.bootstrap}`);
+      expect(await kill(server, 'SIGTERM')).toBe(0);
+    } finally {
+      await kill(server, 'SIGKILL');
+      data.remove();
+    }
+  });
 });
