@@ -21,8 +21,12 @@ interface PyResult extends PythonClientResult {
   committed?: Array<PartitionOffset & { error: string | null }>;
 }
 
+/** The adapter's deadline per stage (s): consume and commit may each take it under load; past both, it dumps its threads' stacks and exits. */
+const STAGE_TIMEOUT_S = 30;
+
 async function runClient(args: string[]): Promise<PyResult> {
-  return runPythonClient<PyResult>('kafka-python', [SCRIPT, ...args, '--timeout', '30'], 45_000);
+  // Killed only after the adapter's own watchdog (2 stages + 10 s) had its chance to report.
+  return runPythonClient<PyResult>('kafka-python', [SCRIPT, ...args, '--timeout', String(STAGE_TIMEOUT_S)], (2 * STAGE_TIMEOUT_S + 20) * 1000);
 }
 
 const driver: ClientDriver = {
@@ -47,5 +51,5 @@ afterAll(() => {
 describe.skipIf(python === null)(`kafka-python ${version} against the server`, () => {
   it('classic group: produce, consume, commit, close; a new consumer resumes at the committed offsets', async () => {
     ({ recorder } = await runGroupResumeScenario(driver, 'classic', { topic: 'kpy-classic', group: 'kpy-classic-group' }));
-  }, 180_000);
+  }, 360_000);
 });

@@ -14,6 +14,7 @@ Two modes, each printing one JSON object on stdout (the last line); kafka-python
     python kafka_python_group.py consume --bootstrap localhost:9092 --topic t --group g --count 20
 """
 import argparse
+import faulthandler
 import json
 import logging
 import sys
@@ -193,6 +194,10 @@ def main():
     parser.add_argument("--linger", type=float, default=1.5)
     parser.add_argument("--debug", action="store_true", help="kafka-python DEBUG logging to stderr")
     args = parser.parse_args()
+    # The stages' own deadlines (consume, then commit: args.timeout each) are backstops for a hang;
+    # a hang past both dumps every thread's stack on stderr and exits, so the test says where it
+    # was stuck instead of killing a silent process (CI, session 18: no output before the kill).
+    faulthandler.dump_traceback_later(2 * args.timeout + 10, exit=True)
 
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
