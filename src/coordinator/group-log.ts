@@ -351,7 +351,7 @@ export class GroupLog<R = CoordinatorRecord> {
           continue;
         }
         transactional = (header.attributes & TRANSACTIONAL_FLAG_MASK) !== 0 && txn !== undefined;
-        forEachRecordSpanOfBatch(batch, header, visit);
+        forEachRecordSpanOfBatch(batch, visit);
       }
     });
   }

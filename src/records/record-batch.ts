@@ -244,7 +244,7 @@ export function encodeRecordBatch(options: EncodeBatchOptions): Buffer {
  */
 export function decodeRecords(batch: Buffer): DecodedRecord[] {
   const header = readBatchHeader(batch);
-  const end = uncompressedRecordsEnd(batch, header, 'decodeRecords');
+  const end = uncompressedRecordsEnd(batch, header.attributes, header.batchLength, 'decodeRecords');
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? header.maxTimestamp : null;
   try {
     return readRecords(batch, RECORD_BATCH_OVERHEAD, end, header.recordCount, header.baseOffset, header.baseTimestamp, logAppendTime);
@@ -255,28 +255,29 @@ export function decodeRecords(batch: Buffer): DecodedRecord[] {
 }
 
 /** Where the records of an uncompressed batch end; throws CorruptRecordError for a compressed or cut batch. */
-function uncompressedRecordsEnd(batch: Buffer, header: RecordBatchHeader, reader: string): number {
-  const codec = compressionCodec(header.attributes);
+function uncompressedRecordsEnd(batch: Buffer, attributes: number, batchLength: number, reader: string): number {
+  const codec = compressionCodec(attributes);
   if (codec !== CompressionCodec.NONE) {
     throw new CorruptRecordError(`${reader} reads uncompressed batches only; this batch uses compression codec ${codec}`);
   }
-  const end = header.batchLength + LOG_OVERHEAD;
+  const end = batchLength + LOG_OVERHEAD;
   if (end > batch.length) throw new CorruptRecordError(`batch of ${end} bytes is cut short at ${batch.length}`);
   return end;
 }
 
 /**
  * The keys and values of an uncompressed v2 batch as byte ranges of `batch` (see
- * `forEachRecordSpan`), for readers that decode fields in place (coordinator log replay); the
- * batches and CorruptRecordError cases `decodeRecords` accepts and throws.
+ * `forEachRecordSpan`), for readers that decode fields in place (coordinator log replay, the log
+ * cleaner's passes); the batches and CorruptRecordError cases `decodeRecords` accepts and throws.
+ * Reads only the header fields it needs (no BigInt).
  */
 export function forEachRecordSpanOfBatch(
   batch: Buffer,
-  header: RecordBatchHeader,
   visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offsetDelta: number) => void,
 ): void {
-  const end = uncompressedRecordsEnd(batch, header, 'forEachRecordSpanOfBatch');
-  forEachRecordSpan(batch, RECORD_BATCH_OVERHEAD, end, header.recordCount, visit);
+  if (batch.length < RECORD_BATCH_OVERHEAD) throw new CorruptRecordError(`batch of ${batch.length} bytes is shorter than its header`);
+  const end = uncompressedRecordsEnd(batch, batch.readInt16BE(ATTRIBUTES_OFFSET), batch.readInt32BE(BATCH_LENGTH_OFFSET), 'forEachRecordSpanOfBatch');
+  forEachRecordSpan(batch, RECORD_BATCH_OVERHEAD, end, batch.readInt32BE(RECORD_COUNT_OFFSET), visit);
 }
 
 /**

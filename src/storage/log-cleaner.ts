@@ -49,7 +49,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from 'pino';
 import type { Time } from '../util/time.js';
-import { decodeRecords, MAX_TIMESTAMP_OFFSET, LAST_OFFSET_DELTA_OFFSET, type DecodedRecord } from '../records/record-batch.js';
+import {
+  decodeRecords,
+  forEachRecordSpanOfBatch,
+  LAST_OFFSET_DELTA_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  PRODUCER_ID_OFFSET,
+  RECORD_COUNT_OFFSET,
+  type DecodedRecord,
+} from '../records/record-batch.js';
 import { decodeEndTxnMarker } from '../records/control-batch.js';
 import { LogSegment, segmentFileName } from './segment.js';
 import { DEFAULT_FILE_CACHE } from './fd-cache.js';
@@ -312,10 +320,7 @@ export class LogCleaner {
     const scan = new TransactionScan();
     for (const segment of closed) {
       for await (const batches of this.chunks(log, segment)) {
-        for (const batch of batches) {
-          scan.add(batch);
-          producers?.add(batch, batchTxnInfo(batch));
-        }
+        for (const batch of batches) this.scanBatch(batch, scan, producers);
       }
     }
     let from = activeBase;
@@ -323,14 +328,20 @@ export class LogCleaner {
       this.checkRunning(log);
       const batches = log.read(from, CHUNK_BYTES);
       if (batches.length === 0) break;
-      for (const batch of batches) {
-        scan.add(batch);
-        producers?.add(batch, batchTxnInfo(batch));
-      }
+      for (const batch of batches) this.scanBatch(batch, scan, producers);
       from = batchTxnInfo(batches[batches.length - 1]!).lastOffset + 1n;
       await yieldToEventLoop();
     }
     return scan;
+  }
+
+  private scanBatch(batch: Buffer, scan: TransactionScan, producers: ProducerScan | null): void {
+    // A batch without a producer (id -1: the high word is negative; the group coordinator's
+    // writes) is neither transactional nor anyone's last: neither scan reads it. Most batches of
+    // `__consumer_offsets` are such, and this skips the BigInts of reading them.
+    if (batch.readInt32BE(PRODUCER_ID_OFFSET) < 0) return;
+    scan.add(batch);
+    producers?.add(batch, batchTxnInfo(batch));
   }
 
   /** Batches of `segment` in chunks of about CHUNK_BYTES, yielding to the event loop between chunks. */
@@ -379,9 +390,12 @@ export class LogCleaner {
             continue;
           }
           if (txns.discardDataBatch(info)) continue;
-          for (const r of this.decode(batch)) {
-            if (r.key !== null && r.offset >= firstDirty) map.set(r.key.toString('latin1'), r.offset);
-          }
+          // Keys read in place, no record objects: a pass reads every record of the dirty range.
+          forEachRecordSpanOfBatch(batch, (keyStart, keyEnd, _valueStart, _valueEnd, offsetDelta) => {
+            if (keyStart < 0) return;
+            const offset = info.baseOffset + BigInt(offsetDelta);
+            if (offset >= firstDirty) map.set(batch.toString('latin1', keyStart, keyEnd), offset);
+          });
         }
       }
     }
@@ -450,50 +464,62 @@ export class LogCleaner {
         for await (const batches of this.chunks(log, segment)) {
           const out: Buffer[] = [];
           for (const batch of batches) {
-            const records = this.decode(batch);
+            const recordCount = batch.readInt32BE(RECORD_COUNT_OFFSET);
             const info = batchTxnInfo(batch);
             const batchBase = info.baseOffset;
             // Kept even if emptied: it ends the group, or it holds a producer's last sequence or epoch.
             const keepEmpty = (segment === lastSegment && batchBase === lastBatchOffset) || isProducersLastBatch(producers, batch, info);
             const horizon = batchDeleteHorizon(batch);
-            // Records to keep, and whether the kept batch needs (or has) a delete horizon.
-            let retained: DecodedRecord[];
+            // How many records stay, and whether the kept batch needs (or has) a delete horizon.
+            // The records themselves are decoded only when some stay and some go (`stays` picks
+            // them): in a compacted log most batches go whole or stay whole.
+            let retainedCount: number;
             let needsHorizon: boolean;
+            let stays = (_r: DecodedRecord): boolean => true;
             if (batchBase >= firstUncleanable) {
               // At or above the first unstable offset: not cleaned in this pass.
-              retained = records;
+              retainedCount = recordCount;
               needsHorizon = horizon !== null;
             } else if (info.control) {
-              const marker = records.length === 0 ? null : this.markerOf(batch);
+              const marker = recordCount === 0 ? null : this.markerOf(batch);
               const removable = marker !== null && txns.markerRemovable(info, marker);
               const expired = removable && horizon !== null && now >= horizon;
-              retained = records.length === 0 || expired ? [] : records;
+              retainedCount = expired ? 0 : recordCount;
               needsHorizon = removable && !expired;
             } else if (txns.discardDataBatch(info)) {
-              retained = []; // a batch of an aborted transaction
+              retainedCount = 0; // a batch of an aborted transaction
               needsHorizon = false;
             } else {
-              retained = records.filter((r) => {
-                if (r.key === null) return false;
-                const latest = map.get(r.key.toString('latin1'));
-                if (latest !== undefined && r.offset < latest) return false;
-                return r.value !== null || horizon === null || now < horizon;
+              // A record stays unless it has no key, a later record of its key is in the map, or
+              // it is a tombstone past its batch's delete horizon (`Cleaner.shouldRetainRecord`).
+              const stay = (key: string, offset: bigint, tombstone: boolean): boolean => {
+                const latest = map.get(key);
+                if (latest !== undefined && offset < latest) return false;
+                return !tombstone || horizon === null || now < horizon;
+              };
+              retainedCount = 0;
+              let tombstones = 0;
+              forEachRecordSpanOfBatch(batch, (keyStart, keyEnd, valueStart, _valueEnd, offsetDelta) => {
+                if (keyStart < 0 || !stay(batch.toString('latin1', keyStart, keyEnd), batchBase + BigInt(offsetDelta), valueStart < 0)) return;
+                retainedCount++;
+                if (valueStart < 0) tombstones++;
               });
-              needsHorizon = retained.some((r) => r.value === null);
+              stays = (r) => r.key !== null && stay(r.key.toString('latin1'), r.offset, r.value === null);
+              needsHorizon = tombstones > 0;
             }
             const stampHorizon = needsHorizon && horizon === null;
             let cleaned: Buffer | null;
-            if (retained.length === records.length && !stampHorizon) cleaned = records.length > 0 || keepEmpty ? batch : null;
-            else if (retained.length > 0) cleaned = rebuildBatch(batch, retained, stampHorizon ? now + retentionMs : horizon);
+            if (retainedCount === recordCount && !stampHorizon) cleaned = recordCount > 0 || keepEmpty ? batch : null;
+            else if (retainedCount > 0) cleaned = rebuildBatch(batch, this.decode(batch).filter(stays), stampHorizon ? now + retentionMs : horizon);
             else cleaned = keepEmpty ? emptyBatchLike(batch) : null;
-            result.recordsBefore += records.length;
+            result.recordsBefore += recordCount;
             result.bytesBefore += batch.length;
             if (cleaned === null) continue;
-            if (needsHorizon && retained.length > 0) {
+            if (needsHorizon && retainedCount > 0) {
               const h = stampHorizon ? now + retentionMs : horizon!;
               if (minHorizon === null || h < minHorizon) minHorizon = h;
             }
-            result.recordsAfter += retained.length;
+            result.recordsAfter += retainedCount;
             result.bytesAfter += cleaned.length;
             const batchLast = batchBase + BigInt(cleaned.readInt32BE(LAST_OFFSET_DELTA_OFFSET));
             entries.push({ baseOffset: batchBase, lastOffset: batchLast, position, size: cleaned.length, maxTimestamp: cleaned.readBigInt64BE(MAX_TIMESTAMP_OFFSET) });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OffsetCommitSpanDecoder } from '../../../src/coordinator/offsets/offset-commit-span.js';
 import { decodeRecord, encodeKey, type OffsetCommitRecord } from '../../../src/coordinator/records.js';
 import { encodeRecordValue } from '../../../src/records/coordinator-record.js';
-import { CorruptRecordError, encodeRecordBatch, forEachRecordSpanOfBatch, readBatchHeader, decodeRecords } from '../../../src/records/record-batch.js';
+import { CorruptRecordError, encodeRecordBatch, forEachRecordSpanOfBatch, decodeRecords } from '../../../src/records/record-batch.js';
 
 const TOPIC_ID = 'S2Fma2FNb2NrQmVuY2gxMg';
 
@@ -117,7 +117,7 @@ describe('forEachRecordSpanOfBatch', () => {
       ],
     });
     const spans: Array<[string | null, string | null]> = [];
-    forEachRecordSpanOfBatch(batch, readBatchHeader(batch), (ks, ke, vs, ve) =>
+    forEachRecordSpanOfBatch(batch, (ks, ke, vs, ve) =>
       spans.push([ks < 0 ? null : batch.toString('utf8', ks, ke), vs < 0 ? null : batch.toString('utf8', vs, ve)]),
     );
     expect(spans).toEqual(decodeRecords(batch).map((r) => [r.key?.toString('utf8') ?? null, r.value?.toString('utf8') ?? null]));
@@ -125,7 +125,7 @@ describe('forEachRecordSpanOfBatch', () => {
 
     const extra = Buffer.from(batch);
     extra.writeInt32BE(2, 57); // record count 2: the third record's bytes follow the last
-    expect(() => forEachRecordSpanOfBatch(extra, readBatchHeader(extra), () => {})).toThrow(CorruptRecordError);
+    expect(() => forEachRecordSpanOfBatch(extra, () => {})).toThrow(CorruptRecordError);
     expect(() => decodeRecords(extra)).toThrow(CorruptRecordError);
   });
 });
