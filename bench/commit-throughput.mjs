@@ -5,10 +5,13 @@
 //
 // For each flush policy and each load `CxD` (C TCP connections, D requests in flight on each):
 // client i commits increasing offsets for partition i of a shared topic in one simple group
-// (generation -1, no member id), OffsetCommit v8 (flexible). The servers are measured in turn,
-// A B A B (BENCH_ROUNDS rounds per load), so a change in the machine's load hits each about
-// equally; a row sums its rounds. After a warm-up, every acknowledged commit in the measurement
-// window counts; latency is request write to response decode. Server CPU is the child's
+// (generation -1, no member id), OffsetCommit v8 (flexible). Each round starts every server afresh
+// (in another order each round) and measures them in turn, A B A B, so a change in the machine's
+// load hits each about equally; a row is the median of its BENCH_ROUNDS rounds, so one process
+// that runs slow for its whole life does not move it, and each window waits until every server of
+// the round is quiet (bench/lib.mjs waitForQuiet: a server still busy after its own window slows
+// the next one's on 2 cores). After a warm-up, every acknowledged commit in the measurement window
+// counts; latency is request write to response decode. Server CPU is the child's
 // utime + stime (/proc) over the window: CPU time, not wall time, so it holds on a loaded machine.
 // Ours (a build with `kmc_offsets_log_syncs_total`) also says how many commits one fdatasync of
 // `__consumer_offsets` carried (read from its /metrics around each window).
@@ -19,7 +22,7 @@
 //
 // Env: BENCH_POLICIES (always,interval,never), BENCH_LOADS (1x1,16x1,64x1,16x16), BENCH_SERVERS
 // (ours,echo,librdkafka-mock,kfake,kafka; echo runs beside `never` only, flushing being nothing
-// to it), BENCH_ROUNDS (2),
+// to it), BENCH_ROUNDS (3),
 // BENCH_COMMIT_SECONDS (3), BENCH_WARMUP_SECONDS (1, before each window), BENCH_SERVER_WARMUP_SECONDS
 // (3: each server once under the heaviest load after it starts; Kafka BENCH_KAFKA_WARMUP_SECONDS,
 // 10), BENCH_FLUSH_INTERVAL_MS (100),
@@ -34,7 +37,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Writer } from '../dist/protocol/primitives.js';
 import { API_CODECS } from '../dist/protocol/messages/index.js';
-import { BenchClient, benchNodeEnv, envInt, envList, fmt, percentile, processCpuMs, processRssBytes, spawnChild, startCliServer, stopChild } from './lib.mjs';
+import { BenchClient, benchNodeEnv, envInt, envList, fmt, percentile, processCpuMs, processRssBytes, spawnChild, startCliServer, stopChild, waitForQuiet } from './lib.mjs';
 import { PEERS, startPeer } from './peers.mjs';
 
 const TOPIC = 'bench-commit-topic';
@@ -46,7 +49,7 @@ export function commitBenchOptions() {
     policies: envList('BENCH_POLICIES', ['always', 'interval', 'never']),
     loads: envList('BENCH_LOADS', ['1x1', '16x1', '64x1', '16x16']).map(parseLoad),
     servers: envList('BENCH_SERVERS', ['ours', 'echo', ...PEERS]),
-    rounds: envInt('BENCH_ROUNDS', 2),
+    rounds: envInt('BENCH_ROUNDS', 3),
     seconds: envInt('BENCH_COMMIT_SECONDS', 3),
     warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 1),
     serverWarmupSeconds: envInt('BENCH_SERVER_WARMUP_SECONDS', 3),
@@ -133,7 +136,7 @@ async function offsetsLogSyncs(adminUrl) {
 }
 
 /**
- * One measurement window of `load` against the server on `port`; totals, not rates, so rounds add up.
+ * One measurement window of `load` against the server on `port`: totals, and its latencies sorted.
  * `syncs` (ours): reads the server's fdatasync count, outside the CPU window (a scrape costs CPU).
  */
 async function measure(label, port, load, nextOffset, { seconds, warmupSeconds }, serverPid, syncs) {
@@ -182,7 +185,7 @@ async function measure(label, port, load, nextOffset, { seconds, warmupSeconds }
   const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
   const commits = counted;
   const syncs1 = syncs0 === null ? null : await syncs();
-  const lat = latencies.slice(0, commits);
+  const lat = latencies.slice(0, commits).sort((a, b) => a - b);
   phase = 'done';
   await Promise.all(loops);
   for (const c of clients) c.close();
@@ -198,12 +201,24 @@ async function measure(label, port, load, nextOffset, { seconds, warmupSeconds }
   };
 }
 
+/** The median of `values` (the mean of the middle two when they are even), or null when any is null or there are none. */
+function median(values) {
+  if (values.length === 0 || values.some((v) => v === null)) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * One row from a server's windows of one load, one window per round, each from another process of
+ * that server: the median of the windows' figures, so that one process that runs slow for its
+ * whole life (it happens on a 2-core machine, to any server, most often to the one started first)
+ * moves no row; totals (commits, errors) are sums.
+ */
 function summarize(server, policy, load, windows) {
   const sum = (k) => windows.reduce((n, w) => (n === null || w[k] === null ? null : n + w[k]), 0);
+  const perWindow = (f) => median(windows.map(f));
   const commits = sum('commits');
-  const elapsedMs = sum('elapsedMs');
-  const serverCpuMs = sum('serverCpuMs');
-  const lat = windows.flatMap((w) => w.latencies).sort((a, b) => a - b);
   return {
     server,
     policy,
@@ -212,14 +227,14 @@ function summarize(server, policy, load, windows) {
     depth: load.depth,
     rounds: windows.length,
     commits,
-    commitsPerSec: (commits / elapsedMs) * 1000,
-    p50: percentile(lat, 50),
-    p99: percentile(lat, 99),
+    commitsPerSec: perWindow((w) => (w.commits / w.elapsedMs) * 1000),
+    p50: perWindow((w) => percentile(w.latencies, 50)),
+    p99: perWindow((w) => percentile(w.latencies, 99)),
     errors: sum('errors'),
     /** Server CPU time (user + system) per acknowledged commit, in microseconds. */
-    serverCpuUsPerCommit: serverCpuMs === null || commits === 0 ? null : (serverCpuMs * 1000) / commits,
-    serverCpuPct: serverCpuMs === null ? null : (serverCpuMs / elapsedMs) * 100,
-    clientCpuPct: (sum('clientCpuMs') / elapsedMs) * 100,
+    serverCpuUsPerCommit: perWindow((w) => (w.serverCpuMs === null || w.commits === 0 ? null : (w.serverCpuMs * 1000) / w.commits)),
+    serverCpuPct: perWindow((w) => (w.serverCpuMs === null ? null : (w.serverCpuMs / w.elapsedMs) * 100)),
+    clientCpuPct: perWindow((w) => (w.clientCpuMs / w.elapsedMs) * 100),
     /** Commits acknowledged per fdatasync of `__consumer_offsets` (ours under `always`; null when not counted or none ran). */
     commitsPerSync: sum('syncs') ? commits / sum('syncs') : null,
   };
@@ -237,12 +252,19 @@ async function startServer(name, policy, options, partitions) {
   throw new Error(`BENCH_SERVERS: unknown server "${name}" (ours, echo, base, ${PEERS.join(', ')})`);
 }
 
+/** Before a window: every server of the round quiet (waitForQuiet), or a line saying which window started without. */
+async function settle(servers, label, log) {
+  if ((await waitForQuiet(servers.map((s) => s.child.pid))) === null) log(`commit ${label}: the servers were not quiet after 15 s; measured anyway`);
+}
+
 /**
- * Runs every policy x load, each load against each server in turn (A B A B); returns one row per
- * (server, policy, load) with the rounds summed, the servers that could not run
- * (`missing`: { server, policy, why }), each server's version when it says (`versions`) and its
- * RSS (`rss`: { server, policy, idleBytes, afterBytes }: right after start and topic creation,
- * and after the last load).
+ * Runs every policy x load against each server: per round, every server is started afresh (in
+ * another order each round: the list rotated by one), warmed, and measured under each load in
+ * turn (A B A B); a row is the median of its rounds (summarize). Returns one row per (server,
+ * policy, load), the servers that could not run (`missing`: { server, policy, why }, once), each
+ * server's version when it says (`versions`) and its RSS (`rss`: { server, policy, idleBytes,
+ * afterBytes }: right after start and topic creation, and after the last load, of the last round's
+ * process).
  */
 export async function runCommitBench(options = commitBenchOptions(), log = console.error) {
   const rows = [];
@@ -250,50 +272,87 @@ export async function runCommitBench(options = commitBenchOptions(), log = conso
   const versions = {};
   const rss = [];
   const partitions = Math.max(...options.loads.map((l) => l.connections));
+  // Each server once under the heaviest load, unmeasured, so JIT compilers (the JVM's, V8's) start warm.
+  const heaviest = options.loads.reduce((a, b) => (b.connections * b.depth > a.connections * a.depth ? b : a));
   for (const policy of options.policies) {
-    const servers = [];
-    try {
-      for (const name of options.servers) {
-        const started = await startServer(name, policy, options, partitions);
-        if (started === null) continue;
-        if (started.missing) {
-          missing.push({ server: name, policy, why: started.missing });
-          log(`commit ${name} ${policy}: missing: ${started.missing}`);
-          continue;
+    const windows = new Map();
+    const lastRss = new Map();
+    const missingNow = new Set();
+    /** Peer -> the message of its last failed window. */
+    const failures = new Map();
+    for (let round = 0; round < options.rounds; round++) {
+      const order = options.servers.map((_, i) => options.servers[(i + round) % options.servers.length]);
+      const servers = [];
+      try {
+        for (const name of order) {
+          if (missingNow.has(name)) continue;
+          const started = await startServer(name, policy, options, partitions);
+          if (started === null) continue;
+          if (started.missing) {
+            missingNow.add(name);
+            missing.push({ server: name, policy, why: started.missing });
+            log(`commit ${name} ${policy}: missing: ${started.missing}`);
+            continue;
+          }
+          if (started.version) versions[name] = started.version;
+          servers.push({ name, ...started, idleRss: processRssBytes(started.child.pid) });
         }
-        if (started.version) versions[name] = started.version;
-        servers.push({ name, ...started, idleRss: processRssBytes(started.child.pid) });
-      }
-      // Each server once under the heaviest load, unmeasured, so JIT compilers (the JVM's, V8's) start warm.
-      const heaviest = options.loads.reduce((a, b) => (b.connections * b.depth > a.connections * a.depth ? b : a));
-      // The JVM compiles its hot paths later than V8 or Go: Kafka gets a longer one.
-      for (const s of servers) {
-        const seconds = s.name === 'kafka' ? Math.max(options.serverWarmupSeconds, options.kafkaWarmupSeconds) : options.serverWarmupSeconds;
-        if (seconds > 0) await measure(`${s.name} (warm-up)`, s.port, heaviest, Array.from({ length: partitions }, () => 1n), { seconds, warmupSeconds: 0 }, s.child.pid);
-      }
-      for (const load of options.loads) {
-        const windows = new Map(servers.map((s) => [s, []]));
-        const nextOffset = new Map(servers.map((s) => [s, Array.from({ length: partitions }, () => 1n)]));
-        for (let round = 0; round < options.rounds; round++) {
-          for (const s of servers) windows.get(s).push(await measure(`${s.name} round ${round + 1}`, s.port, load, nextOffset.get(s), options, s.child.pid, s.syncs));
-        }
+        // A peer that fails a window (librdkafka's mock once closed connections in a warm-up) sits
+        // out the rest of the round; ours or echo failing ends the run.
+        const failedNow = new Set();
+        const attempt = async (s, run) => {
+          if (failedNow.has(s)) return null;
+          try {
+            return await run();
+          } catch (err) {
+            if (!PEERS.includes(s.name)) throw err;
+            failedNow.add(s);
+            failures.set(s.name, err.message);
+            log(`commit ${s.name} ${policy} round ${round + 1}: failed: ${err.message}; it sits out the rest of the round`);
+            return null;
+          }
+        };
         for (const s of servers) {
-          const row = summarize(s.name, policy, load, windows.get(s));
-          rows.push(row);
-          log(
-            `commit ${s.name.padEnd(15)} ${policy.padEnd(8)} ${load.name.padStart(5)}  ${fmt(row.commitsPerSec, 0).padStart(7)} commits/s  ` +
-              `p50 ${fmt(row.p50)} ms  p99 ${fmt(row.p99)} ms  server ${fmt(row.serverCpuUsPerCommit, 1)} µs CPU/commit (${fmt(row.serverCpuPct, 0)}% of a core)  ` +
-              `client CPU ${fmt(row.clientCpuPct, 0)}%` + (row.commitsPerSync === null ? '' : `  ${fmt(row.commitsPerSync, 1)} commits/fdatasync`) + (row.errors ? `  ERRORS ${row.errors}` : ''),
-          );
+          // The JVM compiles its hot paths later than V8 or Go: Kafka gets a longer one.
+          const seconds = s.name === 'kafka' ? Math.max(options.serverWarmupSeconds, options.kafkaWarmupSeconds) : options.serverWarmupSeconds;
+          if (seconds > 0) await attempt(s, () => measure(`${s.name} (warm-up)`, s.port, heaviest, Array.from({ length: partitions }, () => 1n), { seconds, warmupSeconds: 0 }, s.child.pid));
         }
-      }
-      for (const s of servers) rss.push({ server: s.name, policy, idleBytes: s.idleRss, afterBytes: processRssBytes(s.child.pid) });
-    } finally {
-      for (const s of servers) {
-        await stopChild(s.child);
-        s.cleanup?.();
+        for (const load of options.loads) {
+          for (const s of servers) {
+            const key = `${s.name} ${load.name}`;
+            if (!windows.has(key)) windows.set(key, []);
+            await settle(servers, `${s.name} ${load.name} round ${round + 1}`, log);
+            const w = await attempt(s, () => measure(`${s.name} round ${round + 1}`, s.port, load, Array.from({ length: partitions }, () => 1n), options, s.child.pid, s.syncs));
+            if (w === null) continue;
+            windows.get(key).push(w);
+            log(`commit ${s.name} ${policy} ${load.name} round ${round + 1}: ${fmt((w.commits / w.elapsedMs) * 1000, 0)} commits/s, ${w.serverCpuMs === null ? 'n/a' : fmt((w.serverCpuMs * 1000) / w.commits, 1)} µs CPU/commit`);
+          }
+        }
+        for (const s of servers) lastRss.set(s.name, { server: s.name, policy, idleBytes: s.idleRss, afterBytes: processRssBytes(s.child.pid) });
+      } finally {
+        for (const s of servers) {
+          await stopChild(s.child);
+          s.cleanup?.();
+        }
       }
     }
+    for (const [name, why] of failures) {
+      if (!options.loads.some((l) => windows.get(`${name} ${l.name}`)?.length)) missing.push({ server: name, policy, why: `failed in every round: ${why}` });
+    }
+    for (const load of options.loads) {
+      for (const name of options.servers) {
+        const w = windows.get(`${name} ${load.name}`);
+        if (!w?.length) continue;
+        const row = summarize(name, policy, load, w);
+        rows.push(row);
+        log(
+          `commit ${name.padEnd(15)} ${policy.padEnd(8)} ${load.name.padStart(5)}  ${fmt(row.commitsPerSec, 0).padStart(7)} commits/s  ` +
+            `p50 ${fmt(row.p50)} ms  p99 ${fmt(row.p99)} ms  server ${fmt(row.serverCpuUsPerCommit, 1)} µs CPU/commit (${fmt(row.serverCpuPct, 0)}% of a core)  ` +
+            `client CPU ${fmt(row.clientCpuPct, 0)}%` + (row.commitsPerSync === null ? '' : `  ${fmt(row.commitsPerSync, 1)} commits/fdatasync`) + (row.errors ? `  ERRORS ${row.errors}` : ''),
+        );
+      }
+    }
+    for (const name of options.servers) if (lastRss.has(name)) rss.push(lastRss.get(name));
   }
   return { rows, missing, versions, rss };
 }

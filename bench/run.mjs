@@ -94,8 +94,9 @@ const ratio = (a, b) => (a === null || b === null || !b ? 'n/a' : `${fmt(a / b, 
 const rowsOf = (server, policy) => commitRows.filter((r) => r.server === server && r.policy === policy);
 lines.push(
   `**OffsetCommit** (v8, simple group, one partition per connection, C connections x D requests in flight on each; ` +
-    `each server first warmed for ${commitOptions.serverWarmupSeconds} s (Kafka ${Math.max(commitOptions.serverWarmupSeconds, commitOptions.kafkaWarmupSeconds)} s) under the heaviest load, then per round ${commitOptions.warmupSeconds} s warm-up and ${commitOptions.seconds} s measured, ${commitOptions.rounds} rounds per load, ` +
-    `the servers measured in turn (ours, echo, the peers, ours, echo, ...) and each row summing its rounds; servers in child processes, ` +
+    `${commitOptions.rounds} rounds, each starting every server afresh (in another order each round) and warming it for ${commitOptions.serverWarmupSeconds} s (Kafka ${Math.max(commitOptions.serverWarmupSeconds, commitOptions.kafkaWarmupSeconds)} s) under the heaviest load, ` +
+    `then measuring the servers in turn (ours, echo, the peers, ours, echo, ...) under each load, ${commitOptions.warmupSeconds} s warm-up and ${commitOptions.seconds} s measured, each window once all servers are quiet; ` +
+    `each cell is the median of its rounds; servers in child processes, ` +
     `the bench clients in one Node process, all on the same ${machine.nproc} cores; server CPU is the server process's user + system ` +
     `time per acknowledged commit, and as % of one core):`,
 );
