@@ -41,8 +41,10 @@
  *     producer expires here (`producer.id.expiration.ms` is not applied), so a producer's last
  *     batch stays until the producer writes again.
  *
- * Not done: compressed batches make a partition uncleanable (logged), as Kafka marks a
- * partition uncleanable when cleaning it fails. The firstDirtyOffset is kept in memory only
+ * Not done: a compressed batch whose records must be read (a data batch in the cleaned range, not
+ * of an aborted transaction, or a marker) makes a partition uncleanable (logged), as Kafka marks a
+ * partition uncleanable when cleaning it fails; aborted ones go whole and those at or above the
+ * first uncleanable offset stay whole, unread. The firstDirtyOffset is kept in memory only
  * (Kafka's `cleaner-offset-checkpoint`): after a restart the whole log counts as dirty once.
  */
 import * as fs from 'node:fs';
