@@ -379,7 +379,11 @@ export class LogCleaner {
     aborted: readonly AbortedRange[],
   ): Promise<Map<string, bigint>> {
     const map = new Map<string, bigint>();
-    const txns = new CleanedTransactions(aborted);
+    // Only the aborted transactions whose ABORT marker this pass meets, as Kafka's
+    // `collectAbortedTransactions(firstDirty, firstUncleanable)`: the clean part is skipped, so one
+    // whose marker lies there would stay "open" here, and its producer's later committed batches
+    // (a tombstone) would be left out of the map as aborted.
+    const txns = new CleanedTransactions(aborted.filter((a) => a.markerOffset >= firstDirty && a.firstOffset < firstUncleanable));
     for (const segment of closed) {
       if ((segment.nextOffset ?? segment.baseOffset) <= firstDirty) continue;
       for await (const batches of this.chunks(log, segment)) {

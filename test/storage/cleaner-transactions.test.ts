@@ -225,4 +225,35 @@ describe('log cleaner: transactional offset commits in __consumer_offsets', () =
     expect(groupLog.cleaner.isUncleanable(log)).toBe(false);
     expect(txnReplay(groupLog)).toEqual(final);
   });
+
+  it("reads a producer's committed tombstone into the offset map when its earlier aborted transaction lies in the clean part (the older value never comes back)", async () => {
+    const time = new FakeTime();
+    const groupLog = (current = openGroupLog(tempDir('kmc-cleaner-txn-'), time, { 'offsets.topic.segment.bytes': 1024 }));
+    const p = groupLog.partitionFor('g');
+    const log = groupLog.partitionLogs()[p]!;
+    const P = { producerId: 2001n, producerEpoch: 0 };
+    await groupLog.append([commit('g', 0, 5n)]);
+    await groupLog.append([commit('g', 9, 900n)], P);
+    await groupLog.appendMarker(p, P, false, 0);
+    await roll(groupLog, log, 1);
+    await groupLog.compact(); // the ABORT marker is now in the clean part
+    const tombstoneAt = log.logEndOffset;
+    await groupLog.append([commit('g', 0, null)], P);
+    await groupLog.appendMarker(p, P, true, 0);
+    await roll(groupLog, log, 1);
+    expect(txnReplay(groupLog).committed.some(([k]) => k === 'oc|g|t|0')).toBe(false);
+
+    // Failed before: the pass took every aborted transaction of the log, met none of their
+    // ABORT markers (in the clean part), and so counted P's committed tombstone as aborted: left
+    // out of the map, the plain commit of key 0 stayed, and came back once the tombstone went.
+    const ofKey0 = () => dataRecords(log).filter((r) => r.offset === 0n || r.offset === tombstoneAt).map((r) => [r.offset, r.value]);
+    expect(ofKey0()).toEqual([[0n, expect.any(String)], [tombstoneAt, null]]);
+    await groupLog.compact();
+    expect(ofKey0()).toEqual([[tombstoneAt, null]]);
+    time.advance(DAY_MS + 1);
+    await groupLog.compact();
+    await groupLog.compact();
+    expect(ofKey0()).toEqual([]);
+    expect(txnReplay(groupLog).committed.some(([k]) => k === 'oc|g|t|0')).toBe(false);
+  });
 });
