@@ -15,8 +15,8 @@
  * them: a member that appeared (`join`), one that went away after its own LeaveGroup or leaving
  * heartbeat (`leave`) or without one (`session timeout`, which includes a rebalance timeout), a
  * changed subscription (`subscription change`), the coordinator moving to another broker
- * (`coordinator move`), otherwise `rejoin` (classic) or `metadata change` (consumer groups:
- * regex resolution, partitions added).
+ * (`coordinator move`), otherwise `rejoin` (classic) or `metadata change` (consumer and share
+ * groups: regex resolution, partitions added, share partitions initialized).
  */
 import type { Broker } from '../broker.js';
 import type { FaultRegistry } from '../faults/registry.js';
@@ -45,7 +45,7 @@ const MAX_TRACKED_GROUPS = 2000;
 const MAX_EVENT_TEXT = 256;
 const MAX_EVENT_LIST = 50;
 const COMMIT_APIS = new Set(['OffsetCommit', 'TxnOffsetCommit']);
-const LEAVING_APIS = new Set(['LeaveGroup', 'ConsumerGroupHeartbeat']);
+const LEAVING_APIS = new Set(['LeaveGroup', 'ConsumerGroupHeartbeat', 'ShareGroupHeartbeat']);
 
 interface MemberSig {
   clientId: string;
@@ -452,7 +452,9 @@ function causeOf(pending: Track['pending'], type: string): RebalanceCause {
   if (pending.timedOut > 0) return 'session timeout';
   if (pending.left > 0) return 'leave';
   if (pending.subscription > 0) return 'subscription change';
-  return type === 'consumer' ? 'metadata change' : 'rejoin';
+  // A classic group bumps its generation when members rejoin; consumer and share groups bump their
+  // epoch on metadata (regex resolution, partitions added, share partitions initialized).
+  return type === 'classic' ? 'rejoin' : 'metadata change';
 }
 
 function detailOf(pending: Track['pending']): string {

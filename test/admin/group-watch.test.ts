@@ -12,6 +12,7 @@ import { defaultSyncGroupRequest } from '../../src/protocol/messages/SyncGroupRe
 import { GroupWatch, type ChangeNotice, type TimelineEvent } from '../../src/admin/group-watch.js';
 import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
+import { SHARE_TEST_CONFIG } from '../support/share-group.js';
 
 const GROUP = 'watch-group';
 const SESSION_MS = 10_000;
@@ -154,6 +155,40 @@ describe('GroupWatch', () => {
       expect(left).toMatchObject({ memberId: joined.memberId, clientId: `${'c'.repeat(255)}…`, cause: 'leave' });
     } finally {
       a.close();
+    }
+  });
+
+  it("names a share member's leaving heartbeat a leave, and the epoch its share partitions' initialization starts a metadata change", async () => {
+    const shareServer = await startTestServer({ clock: 'manual', config: SHARE_TEST_CONFIG });
+    const shareWatch = new GroupWatch({ broker: shareServer.broker, faults: shareServer.faults, clock: shareServer.clock, sampleIntervalMs: 0, settleMs: 3_600_000 });
+    const c = await RawClient.connect(shareServer.port);
+    try {
+      const group = 'watch-share';
+      shareServer.broker.topics.create('watch-share-topic', 1);
+      shareWatch.touched({});
+      const member = 'share-member-1';
+      const joined = await c.send(76, 1, { groupId: group, memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: ['watch-share-topic'] }, 'share-a');
+      expect(joined.errorCode).toBe(ErrorCode.NONE);
+      shareWatch.touched({});
+      // The join started the share partition's initialization; once done, the group epoch moves on.
+      await shareServer.broker.share.initializationsSettled();
+      await shareServer.broker.runtime.flush();
+      const assigned = await c.send(76, 1, { groupId: group, memberId: member, memberEpoch: joined.memberEpoch, rackId: null, subscribedTopicNames: null }, 'share-a');
+      expect(assigned.memberEpoch).toBeGreaterThan(joined.memberEpoch);
+      shareWatch.touched({});
+      // Failed before: Kafka's share consumer closes with a heartbeat of epoch -1, which was not
+      // counted as leaving, so its member-left and rebalance read "session timeout".
+      const left = await c.send(76, 1, { groupId: group, memberId: member, memberEpoch: -1, rackId: null, subscribedTopicNames: null }, 'share-a');
+      expect(left.errorCode).toBe(ErrorCode.NONE);
+      shareWatch.touched({});
+      const events = shareWatch.history(group)!.events;
+      expect(events.filter((e) => e.kind === 'rebalance').map((e) => (e.kind === 'rebalance' ? e.cause : null))).toEqual(['join', 'metadata change', 'leave']);
+      expect(events.filter((e) => e.kind === 'member-left')).toMatchObject([{ memberId: member, clientId: 'share-a', cause: 'leave' }]);
+      expect(shareWatch.rebalanceCounts().filter((r) => r.groupType === 'share').map(({ cause }) => cause).sort()).toEqual(['join', 'leave', 'metadata change']);
+    } finally {
+      c.close();
+      shareWatch.close();
+      await shareServer.stop();
     }
   });
 });
