@@ -134,7 +134,8 @@ export interface ServerHandle {
    * read while `queued.max.request.bytes` is used up), `waitingForSlot` (not read while
    * `max.connections` are open), `inSlices` (big requests being worked on a slice per turn of
    * the event loop) and `mutedUnread` (connections not read while their request is in flight,
-   * their next request buffered whole or `MUTED_READ_BYTES` of it), `frameReads` (socket reads
+   * their next request buffered whole or `MUTED_READ_BYTES` of it), `waitingForDrain` (served no
+   * further request until their client reads its answers), `frameReads` (socket reads
    * taken since start) and `frameChunksPeak` (the most reads one connection held at once, bounded
    * by `MAX_HELD_CHUNKS`: a frame sent a byte at a time is copied into one buffer). Live counters, read-only.
    */
@@ -245,7 +246,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const routed = clusterHandlers(servedApis);
   const handlers = broker.authorizer ? authorizedHandlers(routed, broker.authorizer) : routed;
 
-  const connectionStats: ConnectionStats = { accepted: 0, open: 0, waitingForMemory: 0, waitingForSlot: 0, inSlices: 0, mutedUnread: 0, frameReads: 0, frameChunksPeak: 0 };
+  const connectionStats: ConnectionStats = { accepted: 0, open: 0, waitingForMemory: 0, waitingForSlot: 0, inSlices: 0, mutedUnread: 0, waitingForDrain: 0, frameReads: 0, frameChunksPeak: 0 };
   let listeners: BrokerListeners;
   try {
     listeners = new BrokerListeners(broker, handlers, faults, listenerSpecs.map((spec) => listenerContext(spec, config, broker.scram)), connectionStats);

@@ -39,6 +39,8 @@ export interface ConnectionStats {
   inSlices?: number;
   /** Connections whose socket is not read while their request is in flight (muted, as Kafka's `Processor` mutes a channel). */
   mutedUnread?: number;
+  /** Connections served no further request until their client reads what was written to it (Kafka: until the response is sent). */
+  waitingForDrain?: number;
   /** Socket reads handed to the connections' frame readers since start. */
   frameReads?: number;
   /** The most socket reads one connection's frame reader has held at once since start (`MAX_HELD_CHUNKS`, frame-reader.ts, bounds it). */
