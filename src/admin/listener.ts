@@ -104,10 +104,25 @@ export async function startAdminServer(options: AdminServerOptions & { host: str
   };
 }
 
-/** An HTTP server as fastify makes its own: keep-alive 72 s, no request timeout; request heads up to ADMIN_MAX_HEADER_SIZE. */
+/**
+ * Admin API connections open at once; one more is closed as it is accepted (adversarial trial,
+ * session 19: 19,500 connections sending a header byte a second were all kept, 15.5k of the
+ * process's 20k file descriptors). The console takes a few per tab.
+ */
+export const ADMIN_MAX_CONNECTIONS = 1024;
+/**
+ * Milliseconds a request's head, and the whole request, may take to arrive; a client that stops
+ * sending mid-request is closed then (Node checks every 30 s, so up to that much later). Answers
+ * that stream (the console's events) are not bounded by these: they count until the request is in.
+ */
+export const ADMIN_HEADERS_TIMEOUT_MS = 20_000;
+export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
+
+/** An HTTP server as fastify makes its own (keep-alive 72 s), with request timeouts and a connection cap; request heads up to ADMIN_MAX_HEADER_SIZE. */
 function httpServer(): Server {
-  const server = createServer({ maxHeaderSize: ADMIN_MAX_HEADER_SIZE, requestTimeout: 0 });
+  const server = createServer({ maxHeaderSize: ADMIN_MAX_HEADER_SIZE, headersTimeout: ADMIN_HEADERS_TIMEOUT_MS, requestTimeout: ADMIN_REQUEST_TIMEOUT_MS });
   server.keepAliveTimeout = 72_000;
+  server.maxConnections = ADMIN_MAX_CONNECTIONS;
   return server;
 }
 

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
+import { ADMIN_MAX_CONNECTIONS } from '../../src/admin/listener.js';
 
 describe('admin listener', () => {
   it('answers every request that arrives before the app is loaded, and counts Kafka requests made before them', async () => {
@@ -70,5 +71,37 @@ describe('admin listener', () => {
     const socket = connect({ port, host: '127.0.0.1' });
     const [err] = (await once(socket, 'error')) as [NodeJS.ErrnoException];
     expect(err.code).toBe('ECONNREFUSED');
+  });
+
+  it('closes a connection past ADMIN_MAX_CONNECTIONS as it is accepted, and takes new ones again once others close', async () => {
+    const server = await startTestServer({ adminPort: 0 });
+    const sockets: Array<ReturnType<typeof connect>> = [];
+    try {
+      const port = server.admin!.port;
+      const open = async () => {
+        const socket = connect({ port, host: '127.0.0.1' });
+        sockets.push(socket);
+        await once(socket, 'connect');
+        return socket;
+      };
+      // Each sends half a request head and waits: held open, as a slow client would.
+      for (let i = 0; i < ADMIN_MAX_CONNECTIONS; i++) (await open()).write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      // Failed before: there was no cap, and this one was kept too.
+      const extra = await open();
+      extra.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const answer: Buffer[] = [];
+      extra.on('data', (d: Buffer) => answer.push(d));
+      await once(extra, 'close');
+      expect(Buffer.concat(answer).toString()).toBe('');
+
+      sockets[0]!.destroy();
+      let health: Response | null = null;
+      // The server sees the close on its next poll: until then the new connection may still be refused.
+      while (health === null) health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
+      expect(health.status).toBe(200);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await server.stop();
+    }
   });
 });
