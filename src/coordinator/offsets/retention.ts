@@ -3,6 +3,8 @@ import type { BrokerConfig } from '../../config.js';
 import type { Time, Timer } from '../../util/time.js';
 import type { ClassicGroupCoordinator } from '../classic/classic-coordinator.js';
 import { isOffsetExpired, type OffsetExpirationCondition } from './expiration-condition.js';
+import { performance } from 'node:perf_hooks';
+import { runSoon, SLICE_BUDGET_MS } from '../../util/slices.js';
 import type { OffsetStore } from './offset-store.js';
 
 /** A group as the retention sweep sees it (what Kafka's `Group` offers `cleanupExpiredOffsets`). */
@@ -40,6 +42,9 @@ export function classicRetentionSource(classic: ClassicGroupCoordinator): Retent
     deleteGroupIfEmpty: (groupId) => classic.deleteGroupIfEmpty(groupId),
   };
 }
+
+/** Groups one slice of a sweep looks at, at most (fewer when SLICE_BUDGET_MS passes first). */
+export const SWEEP_GROUPS_PER_SLICE = 64;
 
 export interface SweepResult {
   /** Offsets tombstoned by this sweep. */
@@ -112,18 +117,33 @@ export class OffsetRetention {
   }
 
   /**
-   * Runs one sweep now. State changes are applied before this returns; the promise resolves when
-   * every tombstone is durable (rejects if an append failed; what was applied stays applied, as
-   * with any other failed coordinator write here).
+   * Runs one sweep now, group by group in slices (SWEEP_GROUPS_PER_SLICE groups, or SLICE_BUDGET_MS
+   * of the event loop; a sweep that fits in one, as most do, is applied before this returns): 300,000 offsets expiring
+   * over 1,000 groups held every connection for 0.6-0.95 s in one piece (adversarial trial,
+   * session 19). Kafka's coordinator thread does the same work beside the network threads. Each
+   * group's change is applied at once in its slice; the promise resolves when every tombstone is
+   * durable (rejects if an append failed; what was applied stays applied, as with any other
+   * failed coordinator write here).
    */
   sweep(): Promise<SweepResult> {
-    const nowMs = this.time.now();
+    return Promise.resolve(runSoon(this.sweepInSlices(this.time.now())));
+  }
+
+  private *sweepInSlices(nowMs: number): Generator<void, Promise<SweepResult>> {
     const writes: Promise<void>[] = [];
     const expiredByGroup: Record<string, number> = {};
     let expiredOffsets = 0;
     const deletedGroups: string[] = [];
+    let sliceStart = performance.now();
+    let inSlice = 0;
 
     for (const groupId of this.candidateGroupIds()) {
+      if (inSlice === SWEEP_GROUPS_PER_SLICE || performance.now() - sliceStart >= SLICE_BUDGET_MS) {
+        yield;
+        sliceStart = performance.now();
+        inSlice = 0;
+      }
+      inSlice++;
       const owner = this.ownerOf(groupId);
       if (!owner) continue;
       const { source, group } = owner;

@@ -8,7 +8,7 @@ import * as Subscription from '../../../src/records/schemas/ConsumerProtocolSubs
 import { ClassicGroupCoordinator } from '../../../src/coordinator/classic/classic-coordinator.js';
 import { ClassicGroupState } from '../../../src/coordinator/classic/group-state.js';
 import { OffsetStore } from '../../../src/coordinator/offsets/offset-store.js';
-import { OffsetRetention, classicRetentionSource } from '../../../src/coordinator/offsets/retention.js';
+import { OffsetRetention, SWEEP_GROUPS_PER_SLICE, classicRetentionSource } from '../../../src/coordinator/offsets/retention.js';
 import {
   COMMIT_TIMESTAMP_EXPIRATION,
   expirationFrom,
@@ -154,6 +154,24 @@ describe('ClassicGroup.offsetExpirationCondition', () => {
 });
 
 describe('offsets retention sweep', () => {
+  it('works in slices of at most SWEEP_GROUPS_PER_SLICE groups, a turn of the event loop between them', async () => {
+    const h = setup();
+    const groups = Array.from({ length: 3 * SWEEP_GROUPS_PER_SLICE + 1 }, (_, i) => `many-${i}`);
+    for (const g of groups) await commit(h, g, 't1', 0, 1n);
+    h.time.advance(RETENTION_MS);
+    // The pending view: a tombstone counts from when the sweep applies it, before it is durable.
+    const gone = () => groups.filter((g) => h.offsets.latestOffsetsOf(g).length === 0).length;
+    const sweeping = h.retention.sweep();
+    // Failed before: the whole sweep ran before sweep() returned.
+    const afterFirstSlice = gone();
+    expect(afterFirstSlice).toBeGreaterThan(0);
+    expect(afterFirstSlice).toBeLessThanOrEqual(SWEEP_GROUPS_PER_SLICE);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(gone()).toBeLessThanOrEqual(2 * SWEEP_GROUPS_PER_SLICE);
+    expect(await sweeping).toEqual({ expiredOffsets: groups.length, deletedGroups: groups });
+    expect(gone()).toBe(groups.length);
+  });
+
   it('decides on the latest offsets: a commit still being written when the sweep runs is not expired, nor its group', async () => {
     const h = setup();
     await commit(h, 'standalone', 't1', 0, 5n);
