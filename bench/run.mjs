@@ -24,7 +24,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(`usage: node bench/run.mjs [--no-readme]   (npm run bench builds first)
 
 Runs every benchmark (ours, a bare Node echo server and the peers: librdkafka's mock, kfake,
-Kafka 4.3.1) one after another, about 12 minutes on an idle 2-core machine, and writes the
+Kafka 4.3.1) one after another, about 14 minutes on an idle 2-core machine, and writes the
 results into README.md between the bench:results markers (--no-readme or BENCH_WRITE_README=0:
 print only). The peers need what \`npm test\` provisions (.venv-ci, .kafka) plus Go and a C
 compiler; a peer that cannot be built is reported as missing. BENCH_* variables size each part:
