@@ -62,6 +62,11 @@ const output = {
   // structure stay as tsc wrote them (no compression or mangling); the declarations keep the docs.
   minify: { compress: false, mangle: false, codegen: { removeWhitespace: false, asciiOnly: true } },
   comments: false,
+  // Each chunk's exports under their own names, not the same one-letter ones in every chunk: V8
+  // gives the exports objects of all chunks one starting shape, and a chunk defining "A" with
+  // another getter than the first chunk's "A" had its exports object turned into a dictionary,
+  // each cross-chunk reference a slow lookup and a call (issue #16: ErrorCode.NONE on every commit).
+  minifyInternalExports: false,
 };
 
 /** Bundles `entries` (name -> module id) with the codecs, each loaded on first use (lazy-codecs-plugin.mjs), as CommonJS. */
