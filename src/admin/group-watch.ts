@@ -73,7 +73,9 @@ interface Track {
 /** Requests seen for one group since its last look. */
 interface Activity {
   commits: number;
-  lastCommit: Readonly<RequestLogEntry> | null;
+  /** The member and client id of the last commit (the log's entry is reused, so not kept). */
+  lastCommitMemberId: string | null;
+  lastCommitClientId: string;
   /** Member ids of those commits ('' for a standalone commit). */
   committers: Set<string>;
   /** Members whose LeaveGroup or ConsumerGroupHeartbeat completed (a member gone after one left on its own). */
@@ -185,10 +187,11 @@ export class GroupWatch {
     }
     for (const groupId of entry.groups) {
       let activity = this.dirty.get(groupId);
-      if (!activity) this.dirty.set(groupId, (activity = { commits: 0, lastCommit: null, committers: new Set(), leaving: new Set() }));
+      if (!activity) this.dirty.set(groupId, (activity = { commits: 0, lastCommitMemberId: null, lastCommitClientId: '', committers: new Set(), leaving: new Set() }));
       if (COMMIT_APIS.has(entry.api) && entry.error === null && entry.outcome === 'response') {
         activity.commits++;
-        activity.lastCommit = entry;
+        activity.lastCommitMemberId = entry.memberId;
+        activity.lastCommitClientId = entry.clientId;
         activity.committers.add(entry.memberId ?? '');
         this.commitCounts.set(groupId, (this.commitCounts.get(groupId) ?? 0) + 1);
       }
@@ -406,8 +409,9 @@ export class GroupWatch {
       moved.push(`${key}@${o.committedOffset}`);
     }
     if (!activity || activity.commits === 0) return moved.length > 0;
-    const last = activity.lastCommit!;
-    track.commitEvents.push({ at: now, kind: 'commit', requests: activity.commits, memberId: last.memberId === null ? null : cut(last.memberId), clientId: cut(last.clientId), partitions: boundedList(moved), error: last.error });
+    const memberId = activity.lastCommitMemberId;
+    // Only commits answered without an error are counted (onRequest).
+    track.commitEvents.push({ at: now, kind: 'commit', requests: activity.commits, memberId: memberId === null ? null : cut(memberId), clientId: cut(activity.lastCommitClientId), partitions: boundedList(moved), error: null });
     if (track.commitEvents.length > MAX_COMMIT_EVENTS) track.commitEvents.shift();
     return true;
   }

@@ -5,7 +5,7 @@ import { API_NAMES } from '../protocol/messages/index.js';
 import type { FaultRuleLimits } from './reachable.js';
 import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { principalString } from '../security/principal.js';
-import { firstNamed, loggedGroups, loggedTopics, requestInfo, requestNames, type RequestInfo } from './request-info.js';
+import { fillLoggedGroups, fillLoggedTopics, firstNamed, requestInfo, requestNames, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
@@ -245,7 +245,8 @@ export class FaultRegistry {
   /**
    * Calls `listener` with each request's log entry once its outcome is set (answered, closed,
    * failed, or no response). The listener runs on the request path: it must be cheap and must not
-   * throw. Returns the function that removes it.
+   * throw; the log reuses the entry for a later request, so it copies what it keeps (not the entry
+   * or its arrays). Returns the function that removes it.
    */
   onRequestDone(listener: (entry: Readonly<RequestLogEntry>) => void): () => void {
     this.doneListeners.add(listener);
@@ -261,21 +262,19 @@ export class FaultRegistry {
   dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO, whenDone?: RequestDone): Promise<void> | null | typeof CALLS_BACK {
     const names = requestNames(api, ctx.apiVersion, body);
     const started = Date.now();
-    const entry = this.requestLog.add({
-      timeMs: started,
-      api: api.name,
-      apiKey: api.apiKey,
-      version: ctx.apiVersion,
-      correlationId: ctx.correlationId,
-      clientId: ctx.clientId,
-      connectionId: ctx.connectionId,
-      principal: ctx.principal ? principalString(ctx.principal) : ANONYMOUS,
-      // What the log keeps of the names, straight into its entry (no object of them per request).
-      groups: loggedGroups(names.groups),
-      memberId: firstNamed(names.members),
-      transactionalId: firstNamed(names.transactionalIds),
-      topics: loggedTopics(names, ctx.broker),
-    });
+    const entry = this.requestLog.add(started);
+    entry.api = api.name;
+    entry.apiKey = api.apiKey;
+    entry.version = ctx.apiVersion;
+    entry.correlationId = ctx.correlationId;
+    entry.clientId = ctx.clientId;
+    entry.connectionId = ctx.connectionId;
+    entry.principal = ctx.principal ? principalString(ctx.principal) : ANONYMOUS;
+    // What the log keeps of the names, straight into the entry's own arrays (no object of them per request).
+    fillLoggedGroups(entry.groups, names.groups);
+    entry.memberId = firstNamed(names.members);
+    entry.transactionalId = firstNamed(names.transactionalIds);
+    fillLoggedTopics(entry.topics, names, ctx.broker);
     const outcome = new RequestOutcome(entry, io, started, this.doneListeners, api.errorCodes);
 
     // Partitions and the full names only when a rule may look at them.

@@ -53,37 +53,58 @@ export function requestNames(api: ApiDefinition, version: number, body: unknown)
 export const LOGGED_NAMES_MAX = 100;
 export const LOGGED_NAMES_CHARS = 8192;
 
-/** The first of `names` within the log's bounds (`names` itself when all fit). */
-function boundedForLog(names: string[]): string[] {
+/**
+ * Puts into `target` (an entry's own array, refilled) the first of `names` within the log's bounds;
+ * its length is set only when it changes (a call into V8's runtime otherwise, on every request).
+ */
+function fillBounded(target: string[], names: readonly string[]): void {
   let chars = 0;
+  let n = 0;
   for (let i = 0; i < names.length; i++) {
-    chars += names[i]!.length;
-    if (i >= LOGGED_NAMES_MAX || chars > LOGGED_NAMES_CHARS) return names.slice(0, i);
+    const name = names[i]!;
+    chars += name.length;
+    if (n >= LOGGED_NAMES_MAX || chars > LOGGED_NAMES_CHARS) break;
+    target[n++] = name;
   }
-  return names;
+  if (target.length !== n) target.length = n;
 }
 
 /**
- * The topics the request log keeps of a request (see `requestInfo` for the rules of naming): each
- * once, in request order, without the partitions (only fault rules look at those), within the
- * log's bounds; on every request.
+ * The topics the request log keeps of a request (see `requestInfo` for the rules of naming), into
+ * `target`: each once, in request order, without the partitions (only fault rules look at those),
+ * within the log's bounds; on every request. A topic named by a name it has is logged with the
+ * topic's own string, not the request's copy, which the log would otherwise keep alive.
  */
-export function loggedTopics(names: RequestNames, broker: Broker): string[] {
+export function fillLoggedTopics(target: string[], names: RequestNames, broker: Broker): void {
   const list = names.topics;
-  if (list === undefined || list.length === 0) return [];
-  if (list.length === 1) return boundedForLog([topicName(list[0]!, broker)]);
+  if (list === undefined || list.length === 0) {
+    if (target.length !== 0) target.length = 0;
+    return;
+  }
+  if (list.length === 1) {
+    const name = topicName(list[0]!, broker);
+    if (name.length > LOGGED_NAMES_CHARS) {
+      if (target.length !== 0) target.length = 0;
+      return;
+    }
+    target[0] = broker.topics.get(name)?.name ?? name;
+    if (target.length !== 1) target.length = 1;
+    return;
+  }
   const unique = new Set<string>();
   for (const t of list) {
     unique.add(topicName(t, broker));
     if (unique.size > LOGGED_NAMES_MAX) break;
   }
-  return boundedForLog([...unique]);
+  fillBounded(target, [...unique]);
 }
 
-/** The group ids the request log keeps of a request: named ones, within the log's bounds. */
-export function loggedGroups(ids: readonly (string | null | undefined)[] | undefined): string[] {
-  return boundedForLog(namedIds(ids));
+/** The group ids the request log keeps of a request, into `target`: named ones, within the log's bounds. */
+export function fillLoggedGroups(target: string[], ids: readonly (string | null | undefined)[] | undefined): void {
+  fillBounded(target, ids === undefined ? NO_IDS : namedIds(ids));
 }
+
+const NO_IDS: readonly string[] = [];
 
 /**
  * The group ids, member ids, transactional ids, topics and partitions a request names, from its API's `names`

@@ -169,39 +169,42 @@ export type ArrivedRequest = Pick<RequestLogEntry, 'api' | 'apiKey' | 'version' 
  * order, the ISO time formatted only when read, no arrays of its own until a response has errors or
  * a rule fires. Read as a `RequestLogEntry` (listeners); `toJSON` is the plain copy the admin API
  * and `FaultRegistry.requests` hand out.
+ *
+ * The log reuses an entry once a thousand newer requests have pushed it out and it is no longer in
+ * flight (`RequestLog.add`): entries the log keeps otherwise survive a young-generation collection
+ * or two each, and copying those was a tenth of the commit path's GC time (issue #16). Its
+ * groups and topics are its own arrays, refilled; a listener copies what it keeps.
  */
 export class LoggedRequest implements RequestLogEntry {
+  seq = 0;
+  /** Wall-clock ms since the epoch; NaN first, so V8 keeps it as an unboxed double updated in place. */
+  timeMs = Number.NaN;
+  api = '';
+  apiKey = 0;
+  version = 0;
+  correlationId = 0;
+  clientId = '';
+  connectionId = '';
+  principal = '';
+  readonly groups: string[] = [];
+  memberId: string | null = null;
+  readonly topics: string[] = [];
+  transactionalId: string | null = null;
   error: string | null = null;
   errors: string[] = NONE as string[];
   faults: string[] = NONE as string[];
   outcome: RequestLogEntry['outcome'] = 'pending';
   durationMs: number | null = null;
-  readonly timeMs: number;
-  readonly api: string;
-  readonly apiKey: number;
-  readonly version: number;
-  readonly correlationId: number;
-  readonly clientId: string;
-  readonly connectionId: string;
-  readonly principal: string;
-  readonly groups: string[];
-  readonly memberId: string | null;
-  readonly topics: string[];
-  readonly transactionalId: string | null;
 
-  constructor(readonly seq: number, r: ArrivedRequest) {
-    this.timeMs = r.timeMs;
-    this.api = r.api;
-    this.apiKey = r.apiKey;
-    this.version = r.version;
-    this.correlationId = r.correlationId;
-    this.clientId = r.clientId;
-    this.connectionId = r.connectionId;
-    this.principal = r.principal;
-    this.groups = r.groups;
-    this.memberId = r.memberId;
-    this.topics = r.topics;
-    this.transactionalId = r.transactionalId;
+  /** Starts the entry over for request `seq`, arriving at `timeMs`; the caller fills in the rest. */
+  arrive(seq: number, timeMs: number): void {
+    this.seq = seq;
+    this.timeMs = timeMs;
+    this.error = null;
+    this.errors = NONE as string[];
+    this.faults = NONE as string[];
+    this.outcome = 'pending';
+    this.durationMs = null;
   }
 
   get time(): string {
@@ -287,12 +290,36 @@ export class RequestLog {
     this.slots = new Array<LoggedRequest | undefined>(Math.max(0, capacity)).fill(undefined);
   }
 
-  add(request: ArrivedRequest): LoggedRequest {
-    const entry = new LoggedRequest(++this.seq, request);
+  /**
+   * The entry of a request arriving at `timeMs` (wall-clock ms), its `seq` and time set, the rest
+   * for the caller to fill: the oldest entry reused when the log is full and that request has its
+   * outcome, else a new one (a request in flight keeps its entry, the log forgets it).
+   */
+  add(timeMs: number): LoggedRequest {
+    const oldest = this.size === this.capacity ? this.slots[this.next] : undefined;
+    const entry = oldest !== undefined && oldest.outcome !== 'pending' ? oldest : new LoggedRequest();
+    entry.arrive(++this.seq, timeMs);
     if (this.capacity <= 0) return entry;
     this.slots[this.next] = entry;
     this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
     if (this.size < this.capacity) this.size++;
+    return entry;
+  }
+
+  /** `add`, the entry filled from `request` (the request path fills its entry field by field). */
+  record(request: ArrivedRequest): LoggedRequest {
+    const entry = this.add(request.timeMs);
+    entry.api = request.api;
+    entry.apiKey = request.apiKey;
+    entry.version = request.version;
+    entry.correlationId = request.correlationId;
+    entry.clientId = request.clientId;
+    entry.connectionId = request.connectionId;
+    entry.principal = request.principal;
+    entry.groups.splice(0, entry.groups.length, ...request.groups);
+    entry.memberId = request.memberId;
+    entry.topics.splice(0, entry.topics.length, ...request.topics);
+    entry.transactionalId = request.transactionalId;
     return entry;
   }
 

@@ -21,14 +21,14 @@ function response(topics: number, perTopic: number): unknown {
 
 describe('request log entries of huge responses', () => {
   it('a small response sets its errors at once', () => {
-    const entry = new RequestLog(4).add(arrived);
+    const entry = new RequestLog(4).record(arrived);
     expect(entry.setResponseInSlices(response(2, 10))).toBeNull();
     expect([entry.error, entry.errors]).toEqual(['REBALANCE_IN_PROGRESS', ['REBALANCE_IN_PROGRESS', 'INVALID_REPLICA_ASSIGNMENT']]);
   });
 
   it('a response of 4 x ERROR_WALK_OBJECTS_PER_SLICE partitions is walked over several turns, finding what responseErrors finds', async () => {
     const big = response(4, ERROR_WALK_OBJECTS_PER_SLICE);
-    const entry = new RequestLog(4).add(arrived);
+    const entry = new RequestLog(4).record(arrived);
     const walking = entry.setResponseInSlices(big);
     expect(walking).toBeInstanceOf(Promise);
     let done = false;

@@ -29,7 +29,7 @@ function request(i: number, overrides: Partial<ArrivedRequest> = {}): ArrivedReq
 describe('RequestLog', () => {
   it('keeps the newest `capacity` entries, oldest first, across many wraps', () => {
     const log = new RequestLog(4);
-    for (let i = 0; i < 11; i++) log.add(request(i));
+    for (let i = 0; i < 11; i++) log.record(request(i));
     expect(log.list().map((e) => [e.seq, e.correlationId])).toEqual([[8, 7], [9, 8], [10, 9], [11, 10]]);
     expect(log.list({ limit: 2 }).map((e) => e.seq)).toEqual([10, 11]);
     expect(log.list({ limit: 0 })).toEqual([]);
@@ -40,22 +40,39 @@ describe('RequestLog', () => {
     expect(log.list({ transactionalId: 'tx-a' }).map((e) => e.seq)).toEqual([10]);
   });
 
+  it('reuses an entry pushed out once its request has its outcome, refilled, never one still in flight', () => {
+    const log = new RequestLog(2);
+    const inFlight = log.record(request(0, { groups: ['a'] }));
+    const answered = log.record(request(1, { groups: ['b', 'b2'], topics: ['t1', 't2'] }));
+    answered.setResponse({ errorCode: 27 });
+    answered.addFault('rule-1');
+    answered.outcome = 'response';
+    answered.durationMs = 4;
+    const third = log.record(request(2, { groups: ['c'] }));
+    expect(third).not.toBe(inFlight);
+    expect([inFlight.seq, inFlight.groups, inFlight.outcome]).toEqual([1, ['a'], 'pending']);
+    const fourth = log.record(request(3, { groups: ['d'], topics: [] }));
+    expect(fourth).toBe(answered);
+    expect([fourth.seq, fourth.correlationId, fourth.groups, fourth.topics, fourth.error, fourth.errors, fourth.faults, fourth.outcome, fourth.durationMs]).toEqual([4, 3, ['d'], [], null, [], [], 'pending', null]);
+    expect(log.list().map((e) => [e.seq, e.groups, e.outcome])).toEqual([[3, ['c'], 'pending'], [4, ['d'], 'pending']]);
+  });
+
   it('numbers on after clear, and holds nothing with capacity 0', () => {
     const log = new RequestLog(3);
-    log.add(request(0));
-    log.add(request(1));
+    log.record(request(0));
+    log.record(request(1));
     log.clear();
     expect(log.list()).toEqual([]);
-    log.add(request(2));
+    log.record(request(2));
     expect(log.list().map((e) => e.seq)).toEqual([3]);
     const none = new RequestLog(0);
-    expect(none.add(request(0)).seq).toBe(1);
+    expect(none.record(request(0)).seq).toBe(1);
     expect(none.list()).toEqual([]);
   });
 
   it('hands out plain copies with the documented keys in order; errors and faults as set on the request path', () => {
     const log = new RequestLog(2);
-    const entry = log.add(request(0, { groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'] }));
+    const entry = log.record(request(0, { groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'] }));
     expect(entry.time).toBe('2026-12-02T07:00:00.125Z');
     expect(entry.group).toBe('a');
     expect(entry.errors).toEqual([]);
@@ -81,7 +98,7 @@ describe('RequestLog', () => {
     expect(log.list()[0]!.errors).toEqual(['REBALANCE_IN_PROGRESS']);
     expect(log.list()[0]!.faults).toEqual(['f1', 'f2']);
     // An entry without errors or faults hands out arrays of its own as well.
-    const quiet = log.add(request(1));
+    const quiet = log.record(request(1));
     quiet.setResponse({ errorCode: 0, throttleTimeMs: 0 });
     const listedQuiet = log.list()[1]!;
     expect([listedQuiet.error, listedQuiet.errors, listedQuiet.faults]).toEqual([null, [], []]);
