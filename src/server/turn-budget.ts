@@ -22,6 +22,11 @@ export const ACCEPTING_MS = 50;
 
 /** performance.now() of the last accepted connection. */
 let acceptedAt = -Infinity;
+/**
+ * An accept was noted and its ACCEPTING_MS were not yet seen to pass: only then does a socket's data
+ * read the clock (issue #16: a clock read per request under a steady load, for nothing).
+ */
+let accepting = false;
 /** performance.now() when this turn's first work began; -1: none yet this turn. */
 let turnStartedAt = -1;
 let waiting: Array<() => void> = [];
@@ -32,13 +37,19 @@ let resumeQueued = false;
 /** A listener accepted a connection: more may wait in its queue. */
 export function noteAccepted(): void {
   acceptedAt = performance.now();
+  accepting = true;
 }
 
 /** Runs `fn` now, or after the next poll when this turn's budget is spent while accepting (or others wait already). */
 export function runInTurn(fn: () => void): void {
   if (waitingHead === waiting.length) {
+    if (!accepting) {
+      fn();
+      return;
+    }
     const now = performance.now();
     if (now - acceptedAt > ACCEPTING_MS) {
+      accepting = false;
       fn();
       return;
     }
