@@ -8,15 +8,15 @@
  * memory nor the Kafka port depends on the size of the scrape.
  */
 import type { Broker } from '../broker.js';
-import { SLICE_BUDGET_MS, nextTurn } from '../util/slices.js';
+import { nextTurn, sliceBudgetSpent } from '../util/slices.js';
 import { groupsKnownNow } from './groups.js';
 import type { GroupSummary } from './views.js';
 
-/** Series (or groups) written per turn of the event loop at most (plus `SLICE_BUDGET_MS`). */
+/** Series (or groups) written per turn of the event loop at most (fewer once the turn's slice budget is spent). */
 const SERIES_PER_SLICE = 2000;
 /** Lines per chunk of text: the response is written chunk by chunk, never as one string. */
 const LINES_PER_CHUNK = 1000;
-/** Items between two looks at the clock for `SLICE_BUDGET_MS`. */
+/** Items between two looks at the turn's slice budget (`sliceBudgetSpent`). */
 const ITEMS_PER_CLOCK_LOOK = 64;
 
 /** prom-client's escaping of help text and label values (backslash, newline; label values also `"`). */
@@ -35,24 +35,22 @@ function header(name: string, help: string, type: 'gauge' | 'counter'): string {
 /**
  * One metric's text as chunks: its header, then chunks of up to `LINES_PER_CHUNK` `\n`-led lines
  * of `lines` (a `null` marks an item that wrote nothing, such as a group without commits). A turn
- * of the event loop is yielded after `SERIES_PER_SLICE` items or `SLICE_BUDGET_MS` (the rule of
- * `Slicer`), and the lines pending then stay pending: a chunk is only handed on when full. A
+ * of the event loop is yielded after `SERIES_PER_SLICE` items or once the turn's slice budget is
+ * spent (the rule of `Slicer`), and the lines pending then stay pending: a chunk is only handed on when full. A
  * consumer that stops asking stops the generation at the next chunk.
  */
 async function* metricText(name: string, helpText: string, type: 'gauge' | 'counter', lines: Iterable<string | null>): AsyncGenerator<string> {
   yield header(name, helpText, type);
   let pending: string[] = [];
   let items = 0;
-  let sliceStart = performance.now();
   for (const line of lines) {
     if (line !== null && pending.push(line) === LINES_PER_CHUNK) {
       yield `\n${pending.join('\n')}`;
       pending = [];
     }
-    if (++items === SERIES_PER_SLICE || (items % ITEMS_PER_CLOCK_LOOK === 0 && performance.now() - sliceStart >= SLICE_BUDGET_MS)) {
+    if (++items === SERIES_PER_SLICE || (items % ITEMS_PER_CLOCK_LOOK === 0 && sliceBudgetSpent())) {
       await nextTurn();
       items = 0;
-      sliceStart = performance.now();
     }
   }
   if (pending.length > 0) yield `\n${pending.join('\n')}`;
