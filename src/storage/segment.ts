@@ -186,6 +186,11 @@ export class LogSegment {
     return this.pendingFrom < this.batches.count;
   }
 
+  /** Bytes queued for the next write. */
+  get pendingBytes(): number {
+    return this.hasPending ? this.size - this.batches.position(this.pendingFrom) : 0;
+  }
+
   /** Takes the queued bytes for one positional write, or null if nothing is queued. */
   takePending(): PendingWrite | null {
     const from = this.pendingFrom;
