@@ -16,11 +16,19 @@ export class RequestOutcome {
     private readonly doneListeners: ReadonlySet<(entry: Readonly<RequestLogEntry>) => void>,
     /** The API's reader of its responses' error codes (`ApiDefinition.errorCodes`), if it has one. */
     private readonly errorCodes?: (response: unknown) => readonly number[] | null,
-  ) {}
+  ) {
+    this.seq = entry.seq;
+  }
+
+  /** The entry's `seq` for this request: the log reuses an entry once its outcome is set (`RequestLog.add`). */
+  private readonly seq: number;
 
   /** Sets the outcome; with `walk`, the response's error codes are gathered too. */
   private finishWith(outcome: RequestLogEntry['outcome'], response: unknown, walk: boolean): void {
     const entry = this.entry;
+    // A second outcome (a fault action failing after it set one) after the entry went to a later
+    // request would be that request's: left out.
+    if (entry.seq !== this.seq) return;
     entry.outcome = outcome;
     entry.durationMs = Date.now() - this.started;
     if (walk && response !== undefined && response !== NO_RESPONSE) entry.setResponse(response);

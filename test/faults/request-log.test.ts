@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RequestLog, responseErrors, type ArrivedRequest } from '../../src/faults/request-log.js';
+import { RequestOutcome } from '../../src/faults/request-outcome.js';
 
 const T0 = Date.UTC(2026, 11, 2, 7, 0, 0, 125);
 
@@ -55,6 +56,21 @@ describe('RequestLog', () => {
     expect(fourth).toBe(answered);
     expect([fourth.seq, fourth.correlationId, fourth.groups, fourth.topics, fourth.error, fourth.errors, fourth.faults, fourth.outcome, fourth.durationMs]).toEqual([4, 3, ['d'], [], null, [], [], 'pending', null]);
     expect(log.list().map((e) => [e.seq, e.groups, e.outcome])).toEqual([[3, ['c'], 'pending'], [4, ['d'], 'pending']]);
+  });
+
+  it('an outcome set again after its entry went to a later request leaves that request alone', () => {
+    const log = new RequestLog(1);
+    const seen: string[] = [];
+    const listeners = new Set([(e: { seq: number; outcome: string }) => seen.push(`${e.seq}:${e.outcome}`)]);
+    const io = { send: () => {}, close: () => {}, isClosed: () => false, whenClosed: () => Promise.resolve() };
+    const hung = new RequestOutcome(log.record(request(0)), io, T0, listeners);
+    hung.finish('no-response');
+    const next = log.record(request(1));
+    expect(next.seq).toBe(2);
+    // The hang's action fails afterwards (dispatch's catch): nothing of it reaches request 2.
+    expect(() => hung.failed(new Error('late'))).toThrow('late');
+    expect([next.outcome, next.durationMs]).toEqual(['pending', null]);
+    expect(seen).toEqual(['1:no-response']);
   });
 
   it('numbers on after clear, and holds nothing with capacity 0', () => {
