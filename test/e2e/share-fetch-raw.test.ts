@@ -7,6 +7,7 @@
  * coordinator does it (the persister's InitializeShareGroupState).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { randomBytes } from 'node:crypto';
 import type { ServerHandle } from '../../src/index.js';
 import { RawClient } from '../support/raw-client.js';
@@ -166,7 +167,7 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
     res = await b.send(78, 2, fetchReq('g', mb, 1, topicId));
     expect(res.responses).toEqual([]);
     time.advance(1);
-    await waitForState(() => server.broker.shares.get('g', topicId, 0)!.counts().available === 2 && server.broker.shares.get('g', topicId, 0)!.nextFetchOffset() === 0n);
+    await until(() => server.broker.shares.get('g', topicId, 0)!.counts().available === 2 && server.broker.shares.get('g', topicId, 0)!.nextFetchOffset() === 0n);
     res = await b.send(78, 2, fetchReq('g', mb, 2, topicId));
     expect(partitionOf(res)?.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 1n, deliveryCount: 2 }]);
     // The owner's lock is gone: its acknowledgement is refused.
@@ -226,7 +227,7 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
     expect(server.broker.shares.sessions.size).toBe(2);
     a.socket.destroy();
     // Available, and acquirable once the release's write has ended (Kafka's ongoing state transition).
-    await waitForState(() => server.broker.shares.get('g', topicId, 0)!.counts().available === 3 && server.broker.shares.get('g', topicId, 0)!.nextFetchOffset() === 0n);
+    await until(() => server.broker.shares.get('g', topicId, 0)!.counts().available === 3 && server.broker.shares.get('g', topicId, 0)!.nextFetchOffset() === 0n);
     expect(server.broker.shares.sessions.size).toBe(0);
     const other = await b.send(78, 2, fetchReq('g', uuid(), 0, topicId));
     expect(partitionOf(other)?.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 2n, deliveryCount: 2 }]);
@@ -300,7 +301,7 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
         const sp = server.broker.shares.get('g', topicId, 0)!;
         if (expiry) {
           time.advance(30000);
-          await waitForState(() => sp.counts().available === 4 && sp.nextFetchOffset() === 4n);
+          await until(() => sp.counts().available === 4 && sp.nextFetchOffset() === 4n);
         } else {
           expect((await c.send(79, 2, ackReq(m, 2, topicId, [{ firstOffset: 4n, lastOffset: 7n, acknowledgeTypes: [RELEASE] }]))).responses[0]!.partitions[0]!.errorCode).toBe(0);
         }
@@ -372,7 +373,7 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
       expect(sp.counts()).toEqual({ acquired: 6, available: 0, acknowledged: 0, archived: 0 });
       // Both locks run out: 0-1 are archived and forgotten, 4-7 are AVAILABLE again; the start stays at 4.
       time.advance(30000);
-      await waitForState(() => sp.counts().acquired === 0 && sp.counts().archived === 0);
+      await until(() => sp.counts().acquired === 0 && sp.counts().archived === 0);
       expect(sp.counts()).toEqual({ acquired: 0, available: 4, acknowledged: 0, archived: 0 });
       expect(sp.spso).toBe(4n);
       expect(server.broker.shareCoordinator.stateOf('g', topicId, 0)).toMatchObject({ startOffset: 4n });
@@ -380,7 +381,3 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
   });
 });
 
-async function waitForState(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !predicate(); i++) await new Promise((r) => setImmediate(r));
-  expect(predicate()).toBe(true);
-}

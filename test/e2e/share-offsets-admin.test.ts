@@ -8,6 +8,7 @@
  * (ShareGroupStatePartitionMetadata) following both.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { randomUUID } from 'node:crypto';
 import type { ServerHandle } from '../../src/index.js';
 import { RawClient } from '../support/raw-client.js';
@@ -21,11 +22,6 @@ const CONFIG = { 'group.share.assignment.interval.ms': 0 };
 const UNKNOWN_TOPIC = 'This server does not host this topic-partition.';
 const ACCEPT = 1;
 
-/** Waits (event-loop turns, not time) until the server has handled what `done` looks for. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
-  expect(done()).toBe(true);
-}
 
 describe('AlterShareGroupOffsets / DeleteShareGroupOffsets (raw protocol)', () => {
   const cleanups: Array<() => Promise<void> | void> = [];

@@ -12,6 +12,7 @@
  * Kafka's outcome, with nothing of the failed write visible.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { randomBytes } from 'node:crypto';
 import type { ServerHandle } from '../../src/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -103,10 +104,6 @@ describe('a failed __consumer_offsets write changes nothing (coordinator runtime
         latestClassicGroup: server.broker.classic.describeGroups([groupId], 5),
         hasOffsets: server.broker.offsets.hasOffsets(groupId),
       });
-    };
-    const until = async (done: () => boolean): Promise<void> => {
-      for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
-      expect(done()).toBe(true);
     };
     return {
       server,
