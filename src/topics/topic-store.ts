@@ -184,9 +184,9 @@ export class TopicStore {
    */
   async createInSlices(name: string, partitions: number, topicConfigs: Readonly<Record<string, string>> = {}, slices = new Slicer(CREATE_SLICE_PARTITIONS)): Promise<Topic> {
     this.checkCreate(name, partitions);
-    this.finishDeletion(name);
     this.creating.add(name);
     try {
+      await this.finishDeletionInSlices(name, slices);
       const creation = await this.beginTopicDurably(name, partitions, topicConfigs);
       try {
         for (let p = 0; p < partitions; p++) {
@@ -373,7 +373,8 @@ export class TopicStore {
    * waiting on it), its partitions' files are removed in slices of `DELETE_SLICE_PARTITIONS` (or
    * `SLICE_BUDGET_MS` of work) with a turn of the event loop between two, so a topic of thousands
    * of partitions does not keep other connections' requests waiting; resolves once every file is
-   * gone. A topic of the same name created meanwhile first removes what is left (`finishDeletion`), as its directories are the same.
+   * gone. A topic of the same name created meanwhile first removes what is left, in slices too
+   * (`finishDeletionInSlices`), as its directories are the same.
    * A marker (pending-creations.ts, `from` 0) written durably first makes the next start finish a
    * deletion a crash interrupted, so no partial topic comes back. `slices`: shared across a
    * request's topics (the caller calls `next()` between two), so topics of one partition each are sliced too.
@@ -401,7 +402,23 @@ export class TopicStore {
     return this.deleting.has(name);
   }
 
-  /** Removes at once the files `deleteInSlices` has yet to remove for topic `name`, if any. */
+  /**
+   * Removes the files `deleteInSlices` has yet to remove for topic `name` (a topic of that name is
+   * being created: its directories are the same), in slices of the creation's `slices`, beside the
+   * deletion's own; resolves once none is left. At once, 3,000 partitions' files held every
+   * connection 1.5-4 s (adversarial trial, session 20).
+   */
+  private async finishDeletionInSlices(name: string, slices: Slicer): Promise<void> {
+    const remaining = this.deleting.get(name);
+    if (remaining === undefined) return;
+    while (remaining.length > 0) {
+      remaining.pop()!.log.deleteFiles();
+      if (remaining.length > 0) await slices.next();
+    }
+    if (this.deleting.get(name) === remaining) this.deleting.delete(name);
+  }
+
+  /** Removes at once the files `deleteInSlices` has yet to remove for topic `name`, if any (`create`, in-process). */
   private finishDeletion(name: string): void {
     const remaining = this.deleting.get(name);
     if (remaining === undefined) return;

@@ -136,6 +136,33 @@ describe('TopicStore', () => {
     }
   });
 
+  it('a topic of the same name created during a deletion in slices removes what is left in slices too', async () => {
+    const store = openStore(null);
+    const t = store.create('again', 4);
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    try {
+      const removed: number[] = [];
+      for (const p of t.partitions) {
+        vi.spyOn(p.log, 'deleteFiles').mockImplementation(() => {
+          removed.push(p.index);
+          clock += SLICE_BUDGET_MS;
+        });
+      }
+      const deleted = store.deleteInSlices('again');
+      const created = store.createInSlices('again', 1);
+      // One partition by the deletion, one by the creation: not the three left at once.
+      expect(removed).toEqual([0, 1]);
+      expect(store.isBeingDeleted('again')).toBe(true);
+      expect(await deleted).toBe(t);
+      const fresh = await created;
+      expect(removed.sort()).toEqual([0, 1, 2, 3]);
+      expect([fresh.partitionCount, fresh.id === t.id, store.isBeingDeleted('again')]).toEqual([1, false, false]);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   it('wakes a waiting fetch on append, and times out on the injected clock', async () => {
     const time = new ManualTime();
     const store = openStore(null, {}, time);
