@@ -23,7 +23,7 @@ const ITEMS_PER_CLOCK_LOOK = 64;
 export function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
-function escapeLabel(value: string): string {
+export function escapeLabel(value: string): string {
   return escapeHelp(value).replace(/"/g, '\\"');
 }
 
@@ -39,7 +39,7 @@ function header(name: string, help: string, type: 'gauge' | 'counter'): string {
  * spent (the rule of `Slicer`), and the lines pending then stay pending: a chunk is only handed on when full. A
  * consumer that stops asking stops the generation at the next chunk.
  */
-async function* metricText(name: string, helpText: string, type: 'gauge' | 'counter', lines: Iterable<string | null>): AsyncGenerator<string> {
+export async function* metricText(name: string, helpText: string, type: 'gauge' | 'counter', lines: Iterable<string | null>): AsyncGenerator<string> {
   yield header(name, helpText, type);
   let pending: string[] = [];
   let items = 0;

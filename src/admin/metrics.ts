@@ -24,6 +24,8 @@ import type { Broker } from '../broker.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { ConnectionStats } from '../server/server.js';
 import { consumerGroupSeries, labelledCounterSeries } from './group-series.js';
+import { topicSeries } from './topic-series.js';
+import type { Topic } from '../topics/topic.js';
 import type { GroupWatch } from './group-watch.js';
 import { LATENCY_BUCKETS_SECONDS, type RequestStats } from './request-stats.js';
 
@@ -64,26 +66,20 @@ function lazyMetric(kind: 'gauge' | 'counter', registry: Registry, name: string,
 const lazyGauge = (...args: [Registry, string, string, string[], () => Iterable<Sample>]): void => lazyMetric('gauge', ...args);
 const lazyCounter = (...args: [Registry, string, string, string[], () => Iterable<Sample>]): void => lazyMetric('counter', ...args);
 
-/** kafka_exporter's view of the topics, computed once per scrape; `highWatermarks` per topic, per partition. */
+/**
+ * kafka_exporter's view of the topics, taken once per scrape: the topics known then, and the
+ * high watermark of each of their partitions (`highWatermarks`, per topic, per partition index, for
+ * the group series' lag). The topic series read the rest of a partition when they write it.
+ */
 interface ExporterView {
-  topics: Array<{ topic: string; partitions: Array<{ partition: number; current: number; oldest: number; leader: number; replicas: number[]; isr: number }> }>;
+  topics: readonly Topic[];
   highWatermarks: Map<string, number[]>;
 }
 
 function exporterView(broker: Broker): ExporterView {
-  const cluster = broker.cluster;
-  const live = new Set(cluster.liveBrokers().map((b) => b.id));
+  const topics = broker.topics.list();
   const highWatermarks = new Map<string, number[]>();
-  const topics = broker.topics.list().map((t) => {
-    highWatermarks.set(t.name, t.partitions.map((p) => Number(p.highWatermark)));
-    return {
-      topic: t.name,
-      partitions: t.partitions.map((p) => {
-        const replicas = cluster.replicas(t.name, p.index);
-        return { partition: p.index, current: Number(p.highWatermark), oldest: Number(p.logStartOffset), leader: cluster.leaderOf(t.name, p.index), replicas, isr: replicas.filter((id) => live.has(id)).length };
-      }),
-    };
-  });
+  for (const t of topics) highWatermarks.set(t.name, t.partitions.map((p) => Number(p.highWatermark)));
   return { topics, highWatermarks };
 }
 
@@ -96,23 +92,16 @@ export function createMetrics(sources: MetricsSources): { render: () => AsyncGen
   const { broker, faults, requests, watch } = sources;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const emptyView: ExporterView = { topics: [], highWatermarks: new Map() };
-  // The view of the scrape whose registry metric is being collected now: prom-client calls
-  // `collect` synchronously when asked for a metric, so scrapes running at once each see their own.
-  let view = emptyView;
   // The exposition's parts in registration order: prom-client's metrics one by one, and the
-  // per-group ones written by us; each part gives its text as chunks, from the scrape's view.
+  // per-topic and per-group ones written by us in slices from the scrape's view.
   const parts: Array<(scrape: ExporterView) => AsyncIterable<string>> = [];
   let partsFromRegistry = 0;
   const takeRegistered = (): void => {
     const metrics = registry.getMetricsAsArray();
     for (; partsFromRegistry < metrics.length; partsFromRegistry++) {
       const name = metrics[partsFromRegistry]!.name;
-      parts.push(async function* (scrape) {
-        view = scrape;
-        const text = registry.getSingleMetricAsString(name);
-        view = emptyView;
-        yield await text;
+      parts.push(async function* () {
+        yield await registry.getSingleMetricAsString(name);
       });
     }
   };
@@ -121,19 +110,10 @@ export function createMetrics(sources: MetricsSources): { render: () => AsyncGen
     parts.push(part);
   };
 
-  const partitionSamples = (value: (p: ExporterView['topics'][number]['partitions'][number]) => number) => function* (): Iterable<Sample> {
-    for (const t of view.topics) for (const p of t.partitions) yield [{ topic: t.topic, partition: p.partition }, value(p)];
-  };
   lazyGauge(registry, 'kafka_brokers', 'Number of Brokers in the Kafka Cluster.', [], () => [[{}, broker.cluster.liveBrokers().length]]);
   lazyGauge(registry, 'kafka_broker_info', 'Information about the Kafka Broker.', ['id', 'address'], () => broker.cluster.liveBrokers().map((b): Sample => [{ id: b.id, address: `${b.host}:${b.port}` }, 1]));
-  lazyGauge(registry, 'kafka_topic_partitions', 'Number of partitions for this Topic', ['topic'], () => view.topics.map((t): Sample => [{ topic: t.topic }, t.partitions.length]));
-  lazyGauge(registry, 'kafka_topic_partition_current_offset', 'Current Offset of a Broker at Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.current));
-  lazyGauge(registry, 'kafka_topic_partition_oldest_offset', 'Oldest Offset of a Broker at Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.oldest));
-  lazyGauge(registry, 'kafka_topic_partition_leader', 'Leader Broker ID of this Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.leader));
-  lazyGauge(registry, 'kafka_topic_partition_replicas', 'Number of Replicas for this Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.replicas.length));
-  lazyGauge(registry, 'kafka_topic_partition_in_sync_replica', 'Number of In-Sync Replicas for this Topic/Partition', ['topic', 'partition'], partitionSamples((p) => p.isr));
-  lazyGauge(registry, 'kafka_topic_partition_leader_is_preferred', '1 if Topic/Partition is using the Preferred Broker', ['topic', 'partition'], partitionSamples((p) => (p.leader === p.replicas[0] ? 1 : 0)));
-  lazyGauge(registry, 'kafka_topic_partition_under_replicated_partition', '1 if Topic/Partition is under Replicated', ['topic', 'partition'], partitionSamples((p) => (p.isr < p.replicas.length ? 1 : 0)));
+  // Per topic and partition: written by us in slices (src/admin/topic-series.ts).
+  addSliced((scrape) => topicSeries(broker, scrape.topics));
 
   // Per group: written by us in slices (src/admin/group-series.ts), in prom-client's format.
   addSliced((scrape) => consumerGroupSeries(broker, scrape.highWatermarks));
