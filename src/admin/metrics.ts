@@ -118,7 +118,7 @@ export function createMetrics(sources: MetricsSources): { render: () => AsyncGen
   // Per group: written by us in slices (src/admin/group-series.ts), in prom-client's format.
   addSliced((scrape) => consumerGroupSeries(broker, scrape.highWatermarks));
 
-  lazyCounter(registry, 'kmc_requests_total', 'Kafka requests handled, by API, version and the first error of the response (NONE: no error).', ['api', 'version', 'error'], () =>
+  lazyCounter(registry, 'kmc_requests_total', 'Kafka requests handled, by API, version and the first error of the response (NONE: no error; NO_RESPONSE, CLOSED, FAILED: no response).', ['api', 'version', 'error'], () =>
     requests.requestCounts().map((c): Sample => [{ api: c.api, version: c.version, error: c.error }, c.count]));
   registry.registerMetric(latencyHistogram(requests));
   lazyCounter(registry, 'kmc_rebalances_total', 'Group rebalances (a new classic generation or consumer group epoch) seen, by group type and inferred cause.', ['group_type', 'cause'], () =>

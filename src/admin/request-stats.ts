@@ -25,6 +25,15 @@ export interface LatencyHistogram {
   count: number;
 }
 
+/** The `error` label of a request that got no response, by its outcome. */
+const UNANSWERED: Readonly<Record<RequestLogEntry['outcome'], string>> = {
+  response: 'NONE',
+  'no-response': 'NO_RESPONSE',
+  closed: 'CLOSED',
+  failed: 'FAILED',
+  pending: 'PENDING',
+};
+
 /** One API's counts and latencies (`RequestStats`' entry for its key). */
 interface ApiStats {
   api: string;
@@ -42,17 +51,23 @@ export class RequestStats {
    */
   private readonly byKey: Array<ApiStats | undefined> = [];
 
-  /** Records one finished request (its API, version, first error and duration). */
+  /**
+   * Records one finished request: its API, version, and the first error of its response (or, when
+   * it got none, `NO_RESPONSE`, `CLOSED` or `FAILED`: a hang must not count as answered without an
+   * error, adversarial trial, session 20); the duration of an answered one.
+   */
   record(entry: Readonly<RequestLogEntry>): void {
     const stats = this.byKey[entry.apiKey] ?? this.add(entry);
     const version = entry.version;
-    if (entry.error === null) stats.ok[version] = (stats.ok[version] ?? 0) + 1;
+    const answered = entry.outcome === 'response';
+    const error = answered ? entry.error : UNANSWERED[entry.outcome];
+    if (error === null) stats.ok[version] = (stats.ok[version] ?? 0) + 1;
     else {
       let byError = stats.errors.get(version);
       if (!byError) stats.errors.set(version, (byError = new Map()));
-      byError.set(entry.error, (byError.get(entry.error) ?? 0) + 1);
+      byError.set(error, (byError.get(error) ?? 0) + 1);
     }
-    if (entry.durationMs === null) return;
+    if (!answered || entry.durationMs === null) return;
     const histogram = stats.histogram;
     let i = 0;
     while (i < BUCKETS_MS.length && entry.durationMs > BUCKETS_MS[i]!) i++;
