@@ -30,7 +30,7 @@ export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
 export type { SweepResult } from './coordinator/offsets/retention.js';
 export type { CompactionSummary } from './coordinator/group-log.js';
-export { FaultRegistry, FaultRuleError, FaultWaitTimeout } from './faults/index.js';
+export { FaultRegistry, FaultRuleError, FaultRuleGone, FaultWaitTimeout } from './faults/index.js';
 export type { FaultHandle, FaultRuleInfo, FaultRuleSpec, FaultMatch, FaultAction, ErrorRef, RequestLogEntry, RequestLogFilter, WaitFiredOptions } from './faults/index.js';
 export { ManualTime, ClockNotManualError } from './util/manual-time.js';
 export type { ServerClock, AdvanceResult } from './util/manual-time.js';

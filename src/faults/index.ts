@@ -1,4 +1,4 @@
-export { FaultRegistry, FaultWaitTimeout, KNOWN_APIS } from './registry.js';
+export { FaultRegistry, FaultRuleGone, FaultWaitTimeout, KNOWN_APIS } from './registry.js';
 export type { FaultHandle, FaultRuleInfo, WaitFiredOptions, ConnectionIO } from './registry.js';
 export { FaultRuleError, normalizeRule, parseRulesDocument, resolveApi, resolveError } from './types.js';
 export type { FaultRuleSpec, FaultMatch, FaultAction, FaultActionType, ErrorRef, NormalizedRule, NormalizedMatch, NormalizedAction } from './types.js';

@@ -37,6 +37,8 @@ export interface FaultRuleInfo {
 export interface WaitFiredOptions {
   /** Reject after this long (default 30000 ms). */
   timeoutMs?: number;
+  /** Stops waiting (rejects with the signal's reason): the HTTP API's wait when its client goes away. */
+  signal?: AbortSignal;
 }
 
 /** What `faults.add` returns: live view of one rule. */
@@ -47,10 +49,21 @@ export interface FaultHandle {
   /** Whether the rule can still fire. */
   readonly active: boolean;
   info(): FaultRuleInfo;
-  /** Resolves once the rule has fired `n` times in total; rejects after `timeoutMs` or if the rule is removed first. */
+  /**
+   * Resolves once the rule has fired `n` times in total; rejects after `timeoutMs`, or as soon as
+   * the rule can no longer get there (removed, exhausted or expired first; `FaultRuleGone`).
+   */
   waitFired(n: number, options?: WaitFiredOptions): Promise<FaultRuleInfo>;
   /** Removes the rule; false if it was already removed. */
   remove(): boolean;
+}
+
+/**
+ * Thrown by `waitFired` when the rule can no longer fire the count waited for: removed, fired its
+ * `times` (exhausted) or past its `durationMs` (expired) first (HTTP: 410).
+ */
+export class FaultRuleGone extends Error {
+  override readonly name = 'FaultRuleGone';
 }
 
 /** Thrown by `waitFired` when the count is not reached in time (HTTP: 408). */
@@ -65,6 +78,31 @@ interface Waiter {
   resolve: (info: FaultRuleInfo) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout | undefined;
+  /** Ends the wait if the rule expires first. */
+  expiry: NodeJS.Timeout | undefined;
+  /** Removes the `signal` listener. */
+  unlisten: () => void;
+}
+
+function noop(): void {}
+
+/** Why `rule` can never have fired `n` times, or null while it still can. */
+function unreachable(rule: Rule, n: number): string | null {
+  const state = rule.state();
+  if (state === 'removed') return `fault rule ${rule.id} was removed`;
+  if (rule.spec.times !== null && rule.spec.times < n) return `fault rule ${rule.id} fires at most ${rule.spec.times} time${rule.spec.times === 1 ? '' : 's'}, not ${n}`;
+  if (state === 'expired') return `fault rule ${rule.id} expired after firing ${rule.fired} of ${n} times`;
+  return null;
+}
+
+/** Ends `waiter`'s wait on `rule`: resolved with the rule's info when `err` is null, else rejected. */
+function endWait(rule: Rule, waiter: Waiter, err: Error | null): void {
+  if (!rule.waiters.delete(waiter)) return;
+  clearTimeout(waiter.timer);
+  clearTimeout(waiter.expiry);
+  waiter.unlisten();
+  if (err === null) waiter.resolve(rule.info());
+  else waiter.reject(err);
 }
 
 class Rule {
@@ -210,11 +248,7 @@ export class FaultRegistry {
     this.rules.delete(id);
     rule.removed = true;
     rule.markGone();
-    for (const w of rule.waiters) {
-      clearTimeout(w.timer);
-      w.reject(new Error(`fault rule ${id} was removed before it fired ${w.n} times (fired ${rule.fired})`));
-    }
-    rule.waiters.clear();
+    for (const w of [...rule.waiters]) endWait(rule, w, new FaultRuleGone(`fault rule ${id} was removed before it fired ${w.n} times (fired ${rule.fired})`));
     this.log.info({ faultRule: id }, 'fault rule removed');
     return true;
   }
@@ -356,31 +390,34 @@ export class FaultRegistry {
 
   private notify(rule: Rule): void {
     for (const w of [...rule.waiters]) {
-      if (rule.fired >= w.n) {
-        clearTimeout(w.timer);
-        rule.waiters.delete(w);
-        w.resolve(rule.info());
-      }
+      // (A count beyond the rule's `times` was refused when the wait began: `unreachable`.)
+      if (rule.fired >= w.n) endWait(rule, w, null);
     }
   }
 
   private waitOn(rule: Rule, n: number, options: WaitFiredOptions): Promise<FaultRuleInfo> {
     if (!Number.isInteger(n) || n < 0) return Promise.reject(new FaultRuleError(`waitFired expects a count >= 0, got ${n}`));
     if (rule.fired >= n) return Promise.resolve(rule.info());
-    if (rule.removed) return Promise.reject(new Error(`fault rule ${rule.id} was removed`));
+    const gone = unreachable(rule, n);
+    if (gone !== null) return Promise.reject(new FaultRuleGone(gone));
     const timeoutMs = options.timeoutMs ?? 30_000;
     if (Number.isNaN(timeoutMs) || timeoutMs < 0) return Promise.reject(new FaultRuleError(`waitFired expects a timeoutMs >= 0, got ${timeoutMs}`));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        n,
-        resolve,
-        reject,
-        // Beyond what a Node.js timer can hold (Infinity included): wait without a deadline.
-        timer: timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(() => {
-          rule.waiters.delete(waiter);
-          reject(new FaultWaitTimeout(`fault rule ${rule.id} fired ${rule.fired} of ${n} times within ${timeoutMs} ms`));
-        }, timeoutMs),
-      };
+      const waiter: Waiter = { n, resolve, reject, timer: undefined, expiry: undefined, unlisten: noop };
+      // Beyond what a Node.js timer can hold (Infinity included): wait without a deadline.
+      if (timeoutMs <= MAX_TIMER_MS) {
+        waiter.timer = setTimeout(() => endWait(rule, waiter, new FaultWaitTimeout(`fault rule ${rule.id} fired ${rule.fired} of ${n} times within ${timeoutMs} ms`)), timeoutMs);
+      }
+      if (rule.expiresAt !== null && rule.expiresAt - Date.now() < timeoutMs) {
+        waiter.expiry = setTimeout(() => endWait(rule, waiter, new FaultRuleGone(`fault rule ${rule.id} expired after firing ${rule.fired} of ${n} times`)), Math.max(0, rule.expiresAt - Date.now()));
+      }
+      if (signal) {
+        const aborted = (): void => endWait(rule, waiter, signal.reason);
+        signal.addEventListener('abort', aborted, { once: true });
+        waiter.unlisten = () => signal.removeEventListener('abort', aborted);
+      }
       rule.waiters.add(waiter);
     });
   }

@@ -4,7 +4,7 @@ import { startTestServer } from '../support/server.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultCreateTopicsRequest, defaultCreatableTopic } from '../../src/protocol/messages/CreateTopicsRequest.js';
 import { defaultOffsetCommitRequest } from '../../src/protocol/messages/OffsetCommitRequest.js';
-import { FaultRuleError, FaultWaitTimeout, normalizeRule, type FaultRuleSpec } from '../../src/faults/index.js';
+import { FaultRuleError, FaultRuleGone, FaultWaitTimeout, normalizeRule, type FaultRuleSpec } from '../../src/faults/index.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -169,6 +169,30 @@ describe('fault rules', () => {
     expect(timed.info().state).toBe('expired');
     expect(server.faults.list().map((r) => r.id)).toEqual([timed.id]);
     expect(server.faults.clear()).toBe(1);
+  });
+
+  it('waitFired ends as soon as the rule cannot fire the count (FaultRuleGone, HTTP 410), or when its signal aborts', async () => {
+    const { server } = await startTestServer({ adminPort: 0 }).then(async (s) => {
+      running.push({ server: s, clients: [] });
+      return { server: s };
+    });
+    const match = { api: 'OffsetFetch' } as const;
+    const action = { type: 'error', error: 'COORDINATOR_LOAD_IN_PROGRESS' } as const;
+    const once = server.faults.add({ match, action, times: 1 });
+    await expect(once.waitFired(2, { timeoutMs: Infinity })).rejects.toThrow(FaultRuleGone);
+    const res = await fetch(`${server.admin!.url}/faults/${once.id}/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 2, timeoutMs: 3_600_000 }) });
+    expect([res.status, ((await res.json()) as { message: string }).message]).toEqual([410, `fault rule ${once.id} fires at most 1 time, not 2`]);
+    // Expiring while waited for (no request comes): the wait ends then, not at its timeout.
+    const brief = server.faults.add({ match, action, durationMs: 30 });
+    await expect(brief.waitFired(1, { timeoutMs: Infinity })).rejects.toThrow(`fault rule ${brief.id} expired after firing 0 of 1 times`);
+    await expect(brief.waitFired(1, { timeoutMs: Infinity })).rejects.toThrow(FaultRuleGone);
+    const open = server.faults.add({ match, action });
+    const stop = new AbortController();
+    const waiting = open.waitFired(1, { timeoutMs: Infinity, signal: stop.signal });
+    stop.abort(new Error('no longer needed'));
+    await expect(waiting).rejects.toThrow('no longer needed');
+    expect(open.remove()).toBe(true);
+    await expect(open.waitFired(1)).rejects.toThrow(FaultRuleGone);
   });
 
   it('durationMs stays on real time under the manual clock: advancing the clock does not end a rule', async () => {
