@@ -42,7 +42,8 @@
  *     batch stays until the producer writes again.
  *
  * Not done: a compressed batch whose records must be read (a data batch in the cleaned range, not
- * of an aborted transaction, or a marker) makes a partition uncleanable (logged), as Kafka marks a
+ * of an aborted transaction, or a marker) makes a partition uncleanable (a warning naming the
+ * codec, `CompressedBatchError`; at each start, when the partition is looked at again), as Kafka marks a
  * partition uncleanable when cleaning it fails; aborted ones go whole and those at or above the
  * first uncleanable offset stay whole, unread. The firstDirtyOffset is kept in memory only
  * (Kafka's `cleaner-offset-checkpoint`): after a restart the whole log counts as dirty once.
@@ -52,6 +53,9 @@ import * as path from 'node:path';
 import type { Logger } from 'pino';
 import type { Time } from '../util/time.js';
 import {
+  ATTRIBUTES_OFFSET,
+  CompressionCodec,
+  compressionCodec,
   decodeRecords,
   forEachRecordSpanOfBatch,
   LAST_OFFSET_DELTA_OFFSET,
@@ -60,6 +64,7 @@ import {
   RECORD_COUNT_OFFSET,
   type DecodedRecord,
 } from '../records/record-batch.js';
+import { readInt64BE } from '../protocol/primitives.js';
 import { decodeEndTxnMarker } from '../records/control-batch.js';
 import { LogSegment, segmentFileName } from './segment.js';
 import { DEFAULT_FILE_CACHE } from './fd-cache.js';
@@ -119,6 +124,27 @@ export interface CleanResult {
 
 /** Thrown when a clean stops because the cleaner is shut down or the log closed. */
 export class CleanerAbortedError extends Error {}
+
+/** Kafka's names of the compression codecs (`CompressionType.name`), by attribute value. */
+const CODEC_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+
+/**
+ * A batch whose records the clean must read is compressed: this server reads only uncompressed
+ * batches (DIFFERENCES.md), so the partition is not compacted. Not a corruption: logged once per
+ * partition as a warning naming the codec, without a stack.
+ */
+export class CompressedBatchError extends Error {
+  constructor(readonly codec: string, readonly baseOffset: bigint) {
+    super(`a ${codec}-compressed batch at offset ${baseOffset}: this server compacts only uncompressed batches (produce to compacted topics with compression.type=none; DIFFERENCES.md)`);
+  }
+}
+
+/** Throws CompressedBatchError for a compressed batch (its records cannot be read here). */
+function readable(batch: Buffer): Buffer {
+  const codec = compressionCodec(batch.readInt16BE(ATTRIBUTES_OFFSET));
+  if (codec !== CompressionCodec.NONE) throw new CompressedBatchError(CODEC_NAMES[codec] ?? `codec ${codec}`, readInt64BE(batch, 0));
+  return batch;
+}
 
 interface LogCleanState {
   firstDirtyOffset: bigint;
@@ -308,6 +334,11 @@ export class LogCleaner {
   private failed(log: PartitionLog, st: LogCleanState, err: unknown): void {
     if (err instanceof CleanerAbortedError || this.stopped || log.isClosed) return;
     st.uncleanable = true;
+    if (err instanceof CompressedBatchError) {
+      // As often as the partition is looked at (once per start): a known limit, not a failure.
+      this.options.log.warn({ dir: log.dir, codec: err.codec, baseOffset: String(err.baseOffset) }, `compacted partition not compacted: ${err.message}`);
+      return;
+    }
     this.options.log.error({ err, dir: log.dir }, 'log cleaning failed; the partition is not cleaned again until restart');
   }
 
@@ -363,7 +394,7 @@ export class LogCleaner {
 
   /** The records of an uncompressed batch; throws for compressed batches (the log is then uncleanable). */
   private decode(batch: Buffer): DecodedRecord[] {
-    return decodeRecords(batch);
+    return decodeRecords(readable(batch));
   }
 
   /**
@@ -397,7 +428,7 @@ export class LogCleaner {
           }
           if (txns.discardDataBatch(info)) continue;
           // Keys read in place, no record objects: a pass reads every record of the dirty range.
-          forEachRecordSpanOfBatch(batch, (keyStart, keyEnd, _valueStart, _valueEnd, offsetDelta) => {
+          forEachRecordSpanOfBatch(readable(batch), (keyStart, keyEnd, _valueStart, _valueEnd, offsetDelta) => {
             if (keyStart < 0) return;
             const offset = info.baseOffset + BigInt(offsetDelta);
             if (offset >= firstDirty) map.set(batch.toString('latin1', keyStart, keyEnd), offset);
@@ -505,7 +536,7 @@ export class LogCleaner {
               };
               retainedCount = 0;
               let tombstones = 0;
-              forEachRecordSpanOfBatch(batch, (keyStart, keyEnd, valueStart, _valueEnd, offsetDelta) => {
+              forEachRecordSpanOfBatch(readable(batch), (keyStart, keyEnd, valueStart, _valueEnd, offsetDelta) => {
                 if (keyStart < 0 || !stay(batch.toString('latin1', keyStart, keyEnd), batchBase + BigInt(offsetDelta), valueStart < 0)) return;
                 retainedCount++;
                 if (valueStart < 0) tombstones++;

@@ -23,7 +23,7 @@
  */
 import type { Logger } from 'pino';
 import type { Time, Timer } from '../util/time.js';
-import { LogCleaner, CleanerAbortedError } from '../storage/log-cleaner.js';
+import { LogCleaner, CleanerAbortedError, CompressedBatchError } from '../storage/log-cleaner.js';
 import type { LogConfig } from '../configs/log-config.js';
 import type { TopicStore } from './topic-store.js';
 import { nextTurn } from '../util/slices.js';
@@ -151,7 +151,8 @@ export class LogMaintenance {
           // Each producer's last batch stays, as its partition's producer state has it now.
           await cleaner.clean(p.log, () => p.producers.lastRecordsOfActiveProducers());
         } catch (err) {
-          if (!(err instanceof CleanerAbortedError)) this.options.log.warn({ err, partition: p.name }, 'could not clean a compacted partition');
+          // The cleaner has said why (CompressedBatchError: a warning of its own).
+          if (!(err instanceof CleanerAbortedError) && !(err instanceof CompressedBatchError)) this.options.log.warn({ err, partition: p.name }, 'could not clean a compacted partition');
         }
       }
     }
