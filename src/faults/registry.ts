@@ -410,8 +410,12 @@ export class FaultRegistry {
       if (timeoutMs <= MAX_TIMER_MS) {
         waiter.timer = setTimeout(() => endWait(rule, waiter, new FaultWaitTimeout(`fault rule ${rule.id} fired ${rule.fired} of ${n} times within ${timeoutMs} ms`)), timeoutMs);
       }
-      if (rule.expiresAt !== null && rule.expiresAt - Date.now() < timeoutMs) {
-        waiter.expiry = setTimeout(() => endWait(rule, waiter, new FaultRuleGone(`fault rule ${rule.id} expired after firing ${rule.fired} of ${n} times`)), Math.max(0, rule.expiresAt - Date.now()));
+      // A rule expiring first ends the wait then (a Node timer holds MAX_TIMER_MS at most: one
+      // expiring later than that is past any timeout that fits in one, and beyond it the wait is
+      // without a deadline anyway).
+      const untilExpiry = rule.expiresAt === null ? Infinity : Math.max(0, rule.expiresAt - Date.now());
+      if (untilExpiry < timeoutMs && untilExpiry <= MAX_TIMER_MS) {
+        waiter.expiry = setTimeout(() => endWait(rule, waiter, new FaultRuleGone(`fault rule ${rule.id} expired after firing ${rule.fired} of ${n} times`)), untilExpiry);
       }
       if (signal) {
         const aborted = (): void => endWait(rule, waiter, signal.reason);
