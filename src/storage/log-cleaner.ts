@@ -41,9 +41,12 @@
  *     producer expires here (`producer.id.expiration.ms` is not applied), so a producer's last
  *     batch stays until the producer writes again.
  *
- * Not done: a compressed batch whose records must be read (a data batch in the cleaned range, not
- * of an aborted transaction, or a marker) makes a partition uncleanable (a warning naming the
- * codec, `CompressedBatchError`; at each start, when the partition is looked at again), as Kafka marks a
+ *   - gzip batches are read inflated (node:zlib, as the produce checks read them); one that loses
+ *     records is rewritten uncompressed (Kafka's `filterTo` rebuilds it with its own codec).
+ *
+ * Not done: a snappy, lz4 or zstd batch whose records must be read (a data batch in the cleaned
+ * range, not of an aborted transaction) makes a partition uncleanable (a warning naming the codec,
+ * `CompressedBatchError`; at each start, when the partition is looked at again), as Kafka marks a
  * partition uncleanable when cleaning it fails; aborted ones go whole and those at or above the
  * first uncleanable offset stay whole, unread. The firstDirtyOffset is kept in memory only
  * (Kafka's `cleaner-offset-checkpoint`): after a restart the whole log counts as dirty once.
@@ -57,6 +60,7 @@ import {
   CompressionCodec,
   compressionCodec,
   decodeRecords,
+  decodeRecordsIfReadable,
   forEachRecordSpanOfBatch,
   LAST_OFFSET_DELTA_OFFSET,
   MAX_TIMESTAMP_OFFSET,
@@ -129,21 +133,30 @@ export class CleanerAbortedError extends Error {}
 const CODEC_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 
 /**
- * A batch whose records the clean must read is compressed: this server reads only uncompressed
- * batches (DIFFERENCES.md), so the partition is not compacted. Not a corruption: logged once per
- * partition as a warning naming the codec, without a stack.
+ * A batch whose records the clean must read is compressed with snappy, lz4 or zstd, which this
+ * server does not decompress (DIFFERENCES.md), so the partition is not compacted. Not a
+ * corruption: logged once per partition as a warning naming the codec, without a stack.
  */
 export class CompressedBatchError extends Error {
   constructor(readonly codec: string, readonly baseOffset: bigint) {
-    super(`a ${codec}-compressed batch at offset ${baseOffset}: this server compacts only uncompressed batches (produce to compacted topics with compression.type=none; DIFFERENCES.md)`);
+    super(`${codec === 'lz4' ? 'an' : 'a'} ${codec}-compressed batch at offset ${baseOffset}: this server compacts only uncompressed and gzip batches (produce to compacted topics with compression.type none or gzip; DIFFERENCES.md)`);
   }
 }
 
-/** Throws CompressedBatchError for a compressed batch (its records cannot be read here). */
-function readable(batch: Buffer): Buffer {
+/** Whether a batch's records are compressed (read through `inflatedRecords`, not in place). */
+function compressed(batch: Buffer): boolean {
+  return compressionCodec(batch.readInt16BE(ATTRIBUTES_OFFSET)) !== CompressionCodec.NONE;
+}
+
+/**
+ * The records of a compressed batch the clean must read: gzip inflates with node:zlib (as
+ * ListOffsets and the produce checks read it); snappy, lz4 and zstd throw CompressedBatchError.
+ */
+function inflatedRecords(batch: Buffer): DecodedRecord[] {
+  const records = decodeRecordsIfReadable(batch);
+  if (records !== null) return records;
   const codec = compressionCodec(batch.readInt16BE(ATTRIBUTES_OFFSET));
-  if (codec !== CompressionCodec.NONE) throw new CompressedBatchError(CODEC_NAMES[codec] ?? `codec ${codec}`, readInt64BE(batch, 0));
-  return batch;
+  throw new CompressedBatchError(CODEC_NAMES[codec] ?? `codec ${codec}`, readInt64BE(batch, 0));
 }
 
 interface LogCleanState {
@@ -394,7 +407,7 @@ export class LogCleaner {
 
   /** The records of an uncompressed batch; throws for compressed batches (the log is then uncleanable). */
   private decode(batch: Buffer): DecodedRecord[] {
-    return decodeRecords(readable(batch));
+    return compressed(batch) ? inflatedRecords(batch) : decodeRecords(batch);
   }
 
   /**
@@ -428,7 +441,11 @@ export class LogCleaner {
           }
           if (txns.discardDataBatch(info)) continue;
           // Keys read in place, no record objects: a pass reads every record of the dirty range.
-          forEachRecordSpanOfBatch(readable(batch), (keyStart, keyEnd, _valueStart, _valueEnd, offsetDelta) => {
+          if (compressed(batch)) {
+            for (const r of inflatedRecords(batch)) if (r.key !== null && r.offset >= firstDirty) map.set(r.key.toString('latin1'), r.offset);
+            continue;
+          }
+          forEachRecordSpanOfBatch(batch, (keyStart, keyEnd, _valueStart, _valueEnd, offsetDelta) => {
             if (keyStart < 0) return;
             const offset = info.baseOffset + BigInt(offsetDelta);
             if (offset >= firstDirty) map.set(batch.toString('latin1', keyStart, keyEnd), offset);
@@ -513,6 +530,8 @@ export class LogCleaner {
             let retainedCount: number;
             let needsHorizon: boolean;
             let stays = (_r: DecodedRecord): boolean => true;
+            /** A compressed batch's records, once inflated for the count (so not inflated twice). */
+            let inflated: DecodedRecord[] | null = null;
             if (batchBase >= firstUncleanable) {
               // At or above the first unstable offset: not cleaned in this pass.
               retainedCount = recordCount;
@@ -536,18 +555,29 @@ export class LogCleaner {
               };
               retainedCount = 0;
               let tombstones = 0;
-              forEachRecordSpanOfBatch(readable(batch), (keyStart, keyEnd, valueStart, _valueEnd, offsetDelta) => {
-                if (keyStart < 0 || !stay(batch.toString('latin1', keyStart, keyEnd), batchBase + BigInt(offsetDelta), valueStart < 0)) return;
-                retainedCount++;
-                if (valueStart < 0) tombstones++;
-              });
               stays = (r) => r.key !== null && stay(r.key.toString('latin1'), r.offset, r.value === null);
+              if (compressed(batch)) {
+                // A gzip batch is read inflated; if some of its records go, the rest are written
+                // uncompressed (Kafka recompresses them with the batch's codec: DIFFERENCES.md).
+                inflated = inflatedRecords(batch);
+                for (const r of inflated) {
+                  if (!stays(r)) continue;
+                  retainedCount++;
+                  if (r.value === null) tombstones++;
+                }
+              } else {
+                forEachRecordSpanOfBatch(batch, (keyStart, keyEnd, valueStart, _valueEnd, offsetDelta) => {
+                  if (keyStart < 0 || !stay(batch.toString('latin1', keyStart, keyEnd), batchBase + BigInt(offsetDelta), valueStart < 0)) return;
+                  retainedCount++;
+                  if (valueStart < 0) tombstones++;
+                });
+              }
               needsHorizon = tombstones > 0;
             }
             const stampHorizon = needsHorizon && horizon === null;
             let cleaned: Buffer | null;
             if (retainedCount === recordCount && !stampHorizon) cleaned = recordCount > 0 || keepEmpty ? batch : null;
-            else if (retainedCount > 0) cleaned = rebuildBatch(batch, this.decode(batch).filter(stays), stampHorizon ? now + retentionMs : horizon);
+            else if (retainedCount > 0) cleaned = rebuildBatch(batch, (inflated ?? this.decode(batch)).filter(stays), stampHorizon ? now + retentionMs : horizon);
             else cleaned = keepEmpty ? emptyBatchLike(batch) : null;
             result.recordsBefore += recordCount;
             result.bytesBefore += batch.length;
