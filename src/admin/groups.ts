@@ -134,17 +134,27 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
   };
 }
 
-/** A group with members, assignments, committed offsets, log-end offsets and lag; null when unknown. */
-export function describeGroup(broker: Broker, groupId: string): GroupDescription | null {
+/** What `describeGroup` says of a group besides its offsets. */
+export type GroupHeader = Omit<GroupDescription, 'offsets' | 'pendingTransactionalOffsets' | 'totalLag'>;
+
+/**
+ * A group's type, state, generation or epochs and members, as `describeGroup` has them, without
+ * reading its committed offsets (the console's group watch looks at every group each second; a
+ * group's offsets can be tens of thousands); null when `describeGroup` would be. A share group's
+ * is its whole description.
+ */
+export function describeGroupHeader(broker: Broker, groupId: string): GroupHeader | GroupDescription | null {
   const shareGroup = describeShareGroup(broker, groupId);
   if (shareGroup) return shareGroup;
   const cg = broker.consumer.committedGroup(groupId);
   const g = cg ? undefined : broker.classic.existingGroup(groupId);
-  const committed = broker.offsets.offsetsOf(groupId);
-  const pendingTransactionalOffsets = pendingOffsetsOfGroup(broker, groupId);
-  if (!cg && (!g || g.state === 'Dead') && committed.length === 0 && pendingTransactionalOffsets.length === 0) return null;
-  const consumerView = cg ? consumerGroupView(broker, cg) : null;
-  const members: GroupMemberView[] = consumerView?.members ?? (g?.allMembers() ?? []).map((m) => ({
+  if (!cg && (!g || g.state === 'Dead') && broker.offsets.committedCount(groupId) === 0 && broker.offsets.pendingOffsetsOf(groupId).length === 0) return null;
+  const place = { offsetsTopicPartition: broker.groupLog.partitionFor(groupId), coordinatorId: broker.cluster.coordinatorOf(groupId) };
+  if (cg) {
+    const view = consumerGroupView(broker, cg);
+    return { groupId, type: 'consumer', state: view.state, protocolType: 'consumer', protocol: null, generationId: -1, leaderId: null, groupEpoch: view.groupEpoch, assignmentEpoch: view.assignmentEpoch, assignor: view.assignor, members: view.members, sharePartitions: null, ...place };
+  }
+  const members: GroupMemberView[] = (g?.allMembers() ?? []).map((m) => ({
     memberId: m.memberId,
     groupInstanceId: m.groupInstanceId,
     clientId: m.clientId,
@@ -160,49 +170,6 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     subscribedTopicRegex: null,
     targetAssignment: null,
   }));
-  const owner = new Map<string, string>();
-  for (const m of members) for (const a of m.assignment ?? []) for (const p of a.partitions) owner.set(`${a.topic}\u0000${p}`, m.memberId);
-  let totalLag = 0;
-  const offsets: GroupOffsetView[] = committed
-    .map(({ topic, partition, offset }) => {
-      const logEnd = broker.topics.get(topic)?.partition(partition)?.logEndOffset;
-      const logEndOffset = logEnd === undefined ? null : Number(logEnd);
-      const lag = logEndOffset === null ? null : Math.max(0, logEndOffset - Number(offset.committedOffset));
-      if (lag !== null) totalLag += lag;
-      return {
-        topic,
-        partition,
-        committedOffset: Number(offset.committedOffset),
-        logEndOffset,
-        lag,
-        leaderEpoch: offset.leaderEpoch,
-        metadata: offset.metadata,
-        commitTimestamp: new Date(Number(offset.commitTimestamp)).toISOString(),
-        memberId: owner.get(`${topic}\u0000${partition}`) ?? null,
-      };
-    })
-    .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
-  if (consumerView) {
-    return {
-      groupId,
-      type: 'consumer',
-      state: consumerView.state,
-      protocolType: 'consumer',
-      protocol: null,
-      generationId: -1,
-      leaderId: null,
-      groupEpoch: consumerView.groupEpoch,
-      assignmentEpoch: consumerView.assignmentEpoch,
-      assignor: consumerView.assignor,
-      members,
-      offsets,
-      pendingTransactionalOffsets,
-      totalLag,
-      sharePartitions: null,
-      offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
-      coordinatorId: broker.cluster.coordinatorOf(groupId),
-    };
-  }
   return {
     groupId,
     type: 'classic',
@@ -215,11 +182,82 @@ export function describeGroup(broker: Broker, groupId: string): GroupDescription
     assignmentEpoch: null,
     assignor: null,
     members,
-    offsets,
-    pendingTransactionalOffsets,
-    totalLag,
     sharePartitions: null,
-    offsetsTopicPartition: broker.groupLog.partitionFor(groupId),
-    coordinatorId: broker.cluster.coordinatorOf(groupId),
+    ...place,
   };
+}
+
+/** The member each assigned partition belongs to: `ownerOf(topic, partition)`, null for none. */
+export function partitionOwners(members: readonly GroupMemberView[]): (topic: string, partition: number) => string | null {
+  const byTopic = new Map<string, Map<number, string>>();
+  for (const m of members) {
+    for (const a of m.assignment ?? []) {
+      let owners = byTopic.get(a.topic);
+      if (!owners) byTopic.set(a.topic, (owners = new Map()));
+      for (const p of a.partitions) owners.set(p, m.memberId);
+    }
+  }
+  return (topic, partition) => byTopic.get(topic)?.get(partition) ?? null;
+}
+
+/** A group with members, assignments, committed offsets, log-end offsets and lag; null when unknown. */
+export function describeGroup(broker: Broker, groupId: string): GroupDescription | null {
+  const header = describeGroupHeader(broker, groupId);
+  if (!header || 'offsets' in header) return header;
+  const ownerOf = partitionOwners(header.members);
+  const logEnds = new LogEndOffsets(broker);
+  const isoOf = new IsoTimes();
+  let totalLag = 0;
+  const offsets: GroupOffsetView[] = broker.offsets
+    .offsetsOf(groupId)
+    .map(({ topic, partition, offset }) => {
+      const logEndOffset = logEnds.of(topic, partition);
+      const lag = logEndOffset === null ? null : Math.max(0, logEndOffset - Number(offset.committedOffset));
+      if (lag !== null) totalLag += lag;
+      return {
+        topic,
+        partition,
+        committedOffset: Number(offset.committedOffset),
+        logEndOffset,
+        lag,
+        leaderEpoch: offset.leaderEpoch,
+        metadata: offset.metadata,
+        commitTimestamp: isoOf.of(offset.commitTimestamp),
+        memberId: ownerOf(topic, partition),
+      };
+    })
+    .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  const { offsetsTopicPartition, coordinatorId, sharePartitions, ...rest } = header;
+  return { ...rest, offsets, pendingTransactionalOffsets: pendingOffsetsOfGroup(broker, groupId), totalLag, sharePartitions, offsetsTopicPartition, coordinatorId };
+}
+
+/** Log-end offsets of partitions (null: topic or partition gone), the topic looked up once per run of offsets of one topic. */
+export class LogEndOffsets {
+  private topic: string | null = null;
+  private partitions: ReadonlyArray<{ logEndOffset: bigint }> = [];
+
+  constructor(private readonly broker: Broker) {}
+
+  of(topic: string, partition: number): number | null {
+    if (topic !== this.topic) {
+      this.topic = topic;
+      this.partitions = this.broker.topics.get(topic)?.partitions ?? [];
+    }
+    const p = this.partitions[partition];
+    return p === undefined ? null : Number(p.logEndOffset);
+  }
+}
+
+/** ISO 8601 texts of ms timestamps, the last one kept: the offsets of one commit share theirs. */
+class IsoTimes {
+  private ms = -1n;
+  private text = '';
+
+  of(ms: bigint): string {
+    if (ms !== this.ms) {
+      this.ms = ms;
+      this.text = new Date(Number(ms)).toISOString();
+    }
+    return this.text;
+  }
 }
