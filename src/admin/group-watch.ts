@@ -22,8 +22,11 @@ import type { Broker } from '../broker.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { RequestLogEntry } from '../faults/request-log.js';
 import type { ServerClock } from '../util/manual-time.js';
-import { describeGroup, eachGroupInSlices, listGroups } from './groups.js';
-import type { GroupDescription } from './views.js';
+import { Slicer } from '../util/slices.js';
+import { LogEndOffsets, describeGroupHeader, eachGroupInSlices, partitionOwners } from './groups.js';
+import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
+import type { GroupHeader } from './groups.js';
+import type { GroupMemberView } from './views.js';
 
 import type { ChangeNotice, GroupHistory, RebalanceCause, TimelineEvent } from './views.js';
 
@@ -32,6 +35,14 @@ export type { ChangeNotice, GroupHistory, RebalanceCause, TimelineEvent } from '
 const MAX_EVENTS = 200;
 const MAX_COMMIT_EVENTS = 100;
 const MAX_LAG_SAMPLES = 300;
+/**
+ * Lag series per group: one per partition for the first ones seen, then one more for the sum of
+ * all others (a group of 36,000 partitions would otherwise keep 36,000 numbers per sample).
+ */
+const MAX_LAG_SERIES = 100;
+const OTHER_PARTITIONS = 'other partitions';
+/** Groups looked at per turn of the event loop at most (plus `SLICE_BUDGET_MS`) after requests named them. */
+const GROUPS_PER_SLICE = 500;
 /** A lag sample is kept when a lag changed, or at least this often while none does. */
 const LAG_KEEPALIVE_MS = 10_000;
 /** Groups with a timeline kept at once; the least recently changed ones are dropped beyond. */
@@ -62,12 +73,19 @@ interface Track {
   pending: { joined: number; left: number; timedOut: number; subscription: number; coordinator: number };
   events: TimelineEvent[];
   commitEvents: TimelineEvent[];
-  commits: Map<string, { offset: number; at: string }>;
+  /** The store's `versionOf` the group when its offsets were last read: unchanged, they are not read again. */
+  offsetsVersion: number;
+  /** Per topic, by partition: the committed offset and commit time last seen. */
+  commits: Map<string, Array<{ offset: bigint; at: bigint } | undefined>>;
   lastCommitBy: Map<string, string | null>;
+  /** The lag series' labels: `topic-partition`, then `OTHER_PARTITIONS` once there are more than MAX_LAG_SERIES. */
   lagKeys: string[];
-  /** `lagKeys` as a set: a look at a group of 16,000 partitions must not search the list per partition. */
-  lagKeySet: Set<string>;
+  /** Per topic, by partition: the partition's series in `lagKeys`. */
+  lagIndex: Map<string, number[]>;
   lagSamples: Array<{ t: number; lag: Array<number | null> }>;
+  /** The topics of the group's offsets and their `TopicMoves` when the lag was last computed. */
+  lagTopics: string[];
+  lagEnds: number[];
 }
 
 /** Requests seen for one group since its last look. */
@@ -94,10 +112,38 @@ export interface GroupWatchOptions {
   sampleIntervalMs?: number;
 }
 
-/** One look at every group: the groups listed, and those whose look found a change. */
+/**
+ * Per topic, the sum of its partitions' `offsetMoves` (how often a log start or end offset moved),
+ * each topic summed once per look: the counts only grow, so a changed sum is a partition whose
+ * offsets moved (the overview's and a group's lag's cue to look closer), and an unchanged one
+ * saves reading thousands of partitions' offsets. -1: no such topic.
+ */
+class TopicMoves {
+  private readonly sums = new Map<string, number>();
+
+  constructor(private readonly broker: Broker) {}
+
+  of(topic: string): number {
+    let sum = this.sums.get(topic);
+    if (sum === undefined) {
+      const partitions = this.broker.topics.get(topic)?.partitions;
+      sum = partitions ? 0 : -1;
+      for (const p of partitions ?? []) sum += p.log.offsetMoves;
+      this.sums.set(topic, sum);
+    }
+    return sum;
+  }
+}
+
+/** One look at groups: those listed, those whose look found a change, and the topics' offset moves it counted. */
 class LookPass {
   readonly seen = new Set<string>();
   readonly changed: string[] = [];
+  readonly moves: TopicMoves;
+
+  constructor(broker: Broker) {
+    this.moves = new TopicMoves(broker);
+  }
 }
 
 export class GroupWatch {
@@ -114,6 +160,12 @@ export class GroupWatch {
   private closed = false;
   /** The periodic look (`sample`) running, if one is. */
   private sampling: Promise<void> | null = null;
+  /** The look `touched` asked for after the one running. */
+  private resampling: Promise<void> | null = null;
+  /** What `touched` was told since the last notice. */
+  private readonly touches: Pick<ChangeNotice, 'faults' | 'clock'> = { faults: false, clock: false };
+  /** The looks at the groups requests named (`flush`), running, if they are. */
+  private flushing: Promise<void> | null = null;
   /** Set after the first look: a group first seen later was created since, its generations all rebalances seen here. */
   private started = false;
 
@@ -135,9 +187,20 @@ export class GroupWatch {
     return () => this.listeners.delete(listener);
   }
 
-  /** Tells subscribers about a change made through the admin API (fault rules, the clock), and looks at the groups now. */
-  touched(what: Partial<Pick<ChangeNotice, 'faults' | 'clock'>>): void {
-    this.lookAtAll(what);
+  /**
+   * Tells subscribers about a change made through the admin API (fault rules, the clock), with a
+   * look at every group (in slices) begun now or, while one runs, right after it. Resolves when
+   * that look's notice is out.
+   */
+  touched(what: Partial<Pick<ChangeNotice, 'faults' | 'clock'>>): Promise<void> {
+    if (what.faults === true) this.touches.faults = true;
+    if (what.clock === true) this.touches.clock = true;
+    if (this.sampling === null) return this.sample();
+    this.resampling ??= this.sampling.then(() => {
+      this.resampling = null;
+      return this.sample();
+    });
+    return this.resampling;
   }
 
   history(groupId: string): GroupHistory | null {
@@ -209,12 +272,35 @@ export class GroupWatch {
     this.flushTimer.unref();
   }
 
+  /** Looks at the groups requests named since the last flush, in slices; one flush at a time (a later one waits its turn). */
   private flush(): void {
+    const run = (): Promise<void> => this.flushInSlices();
+    const done = this.flushing ? this.flushing.then(run, run) : run();
+    this.flushing = done;
+    done
+      .catch((err: unknown) => this.options.broker.log.error({ err }, 'group watch: a look at the groups requests named failed'))
+      .finally(() => {
+        if (this.flushing === done) this.flushing = null;
+      });
+  }
+
+  private async flushInSlices(): Promise<void> {
     const batch = [...this.dirty];
     this.dirty.clear();
-    const changed: string[] = [];
-    for (const [groupId, activity] of batch) if (this.look(groupId, activity)) changed.push(groupId);
-    this.notify(changed, {});
+    const pass = new LookPass(this.options.broker);
+    const slicer = new Slicer(GROUPS_PER_SLICE);
+    for (const [groupId, activity] of batch) {
+      await slicer.next();
+      if (this.closed) return;
+      // A look since (the periodic one) took the requests seen since this batch began with it.
+      const later = this.dirty.get(groupId);
+      if (later) {
+        this.dirty.delete(groupId);
+        mergeActivity(activity, later);
+      }
+      if (this.look(groupId, activity, pass)) pass.changed.push(groupId);
+    }
+    this.notify(pass);
   }
 
   /**
@@ -232,21 +318,13 @@ export class GroupWatch {
   }
 
   private async lookInSlices(): Promise<void> {
-    const pass = new LookPass();
+    const pass = new LookPass(this.options.broker);
     await eachGroupInSlices(this.options.broker, (summary) => {
       if (!this.closed) this.lookAtListed(pass, summary.groupId);
     });
     if (this.closed) return;
     this.lookAtUnlisted(pass);
-    this.notify(pass.changed, {});
-  }
-
-  private lookAtAll(extra: Partial<Pick<ChangeNotice, 'faults' | 'clock'>> = {}): void {
-    if (this.closed) return;
-    const pass = new LookPass();
-    for (const summary of listGroups(this.options.broker)) this.lookAtListed(pass, summary.groupId);
-    this.lookAtUnlisted(pass);
-    this.notify(pass.changed, extra);
+    this.notify(pass);
   }
 
   /** Looks at a group the broker lists, with the requests seen for it since the last look. */
@@ -254,46 +332,46 @@ export class GroupWatch {
     pass.seen.add(groupId);
     const activity = this.dirty.get(groupId) ?? null;
     this.dirty.delete(groupId);
-    if (this.look(groupId, activity)) pass.changed.push(groupId);
+    if (this.look(groupId, activity, pass)) pass.changed.push(groupId);
   }
 
   /** Looks at the followed groups the broker no longer lists (deleted, expired). */
   private lookAtUnlisted(pass: LookPass): void {
-    for (const groupId of this.tracks.keys()) if (!pass.seen.has(groupId) && this.look(groupId, null)) pass.changed.push(groupId);
+    for (const groupId of this.tracks.keys()) if (!pass.seen.has(groupId) && this.look(groupId, null, pass)) pass.changed.push(groupId);
   }
 
-  private notify(groups: string[], extra: Partial<Pick<ChangeNotice, 'faults' | 'clock'>>): void {
-    const overviewSig = this.overviewSignature();
+  private notify(pass: LookPass): void {
+    const overviewSig = this.overviewSignature(pass.moves);
+    const groups = pass.changed;
     const overview = overviewSig !== this.overviewSig || groups.length > 0;
     this.overviewSig = overviewSig;
-    const faults = this.faultsChanged || extra.faults === true;
-    this.faultsChanged = false;
-    const clock = extra.clock === true;
+    const faults = this.faultsChanged || this.touches.faults;
+    const clock = this.touches.clock;
+    this.faultsChanged = this.touches.faults = this.touches.clock = false;
     if (!overview && !faults && !clock) return;
     const notice: ChangeNotice = { groups, overview, faults, clock };
     for (const listener of this.listeners) listener(notice);
   }
 
-  /** Topics, their end offsets and the brokers' states: what the overview shows besides groups. */
-  private overviewSignature(): string {
+  /** Topics, their start and end offsets and the brokers' states: what the overview shows besides groups. */
+  private overviewSignature(moves: TopicMoves): string {
     const { broker } = this.options;
     let sig = broker.cluster.brokers().map((b) => (b.up ? '1' : '0')).join('');
     for (const topic of broker.topics.list()) {
       if (topic.internal) continue;
-      sig += `|${topic.name}:${topic.partitionCount}`;
-      for (const p of topic.partitions) sig += `,${p.logStartOffset}-${p.logEndOffset}`;
+      sig += `|${topic.name}:${topic.id}:${topic.partitionCount}:${moves.of(topic.name)}`;
     }
     return sig;
   }
 
   /** Compares the group with what was seen last; records what changed. Returns whether anything did. */
-  private look(groupId: string, activity: Activity | null): boolean {
+  private look(groupId: string, activity: Activity | null, pass: LookPass): boolean {
     const now = new Date(this.options.clock.now()).toISOString();
     const track = this.tracks.get(groupId);
     // Full: groups beyond the first MAX_TRACKED_GROUPS are not followed (evicting one for another
     // would make every look at all groups start them all over), nor described.
     if (!track && this.tracks.size >= MAX_TRACKED_GROUPS) return false;
-    const view = describeGroup(this.options.broker, groupId);
+    const view = describeGroupHeader(this.options.broker, groupId);
     if (!view) {
       if (!track) return false;
       this.tracks.delete(groupId);
@@ -312,11 +390,14 @@ export class GroupWatch {
         pending: { joined: 0, left: 0, timedOut: 0, subscription: 0, coordinator: 0 },
         events: [{ at: now, kind: 'seen', state: view.state, generation, members: members.size, clientIds: boundedList([...members.values()].map((m) => m.clientId).sort()) }],
         commitEvents: [],
+        offsetsVersion: Number.NaN,
         commits: new Map(),
         lastCommitBy: new Map(),
         lagKeys: [],
-        lagKeySet: new Set(),
+        lagIndex: new Map(),
         lagSamples: [],
+        lagTopics: [],
+        lagEnds: [],
       };
       this.tracks.set(groupId, created);
       // A group created since start is first looked at after its first joins (looks are batched):
@@ -326,8 +407,9 @@ export class GroupWatch {
         const key = `${view.type}\u0000join`;
         this.rebalances.set(key, (this.rebalances.get(key) ?? 0) + generation);
       }
-      this.trackCommits(created, view, activity, now);
-      this.sampleLag(created, view);
+      const offsets = this.readOffsets(created, groupId);
+      this.trackCommits(created, view, offsets, activity, now);
+      this.sampleLag(created, groupId, offsets, pass.moves);
       return true;
     }
     let changed = false;
@@ -372,8 +454,9 @@ export class GroupWatch {
     }
     track.generation = generation;
     track.type = view.type;
-    if (this.trackCommits(track, view, activity, now)) changed = true;
-    if (this.sampleLag(track, view)) changed = true;
+    const offsets = this.readOffsets(track, groupId);
+    if (this.trackCommits(track, view, offsets, activity, now)) changed = true;
+    if (this.sampleLag(track, groupId, offsets, pass.moves)) changed = true;
     // Most recently changed last, so that the least recently changed are dropped first when there are too many.
     if (changed) {
       this.tracks.delete(groupId);
@@ -392,21 +475,38 @@ export class GroupWatch {
     return this.options.faults.requests({ group: groupId }).some((e) => e.outcome === 'pending' && e.memberId === memberId && LEAVING_APIS.has(e.api));
   }
 
+  /** The group's committed offsets when they changed since the track last read them, else null. */
+  private readOffsets(track: Track, groupId: string): CommittedEntry[] | null {
+    const version = this.options.broker.offsets.versionOf(groupId);
+    if (version === track.offsetsVersion) return null;
+    track.offsetsVersion = version;
+    return this.options.broker.offsets.offsetsOf(groupId);
+  }
+
   /**
    * Partitions whose commit changed get their committer: the member whose commit requests were
    * seen since the last look when there was one, else the partition's owner now. One timeline
-   * entry per look with commits.
+   * entry per look with commits. `offsets` null: unchanged since the last look.
    */
-  private trackCommits(track: Track, view: GroupDescription, activity: Activity | null, now: string): boolean {
+  private trackCommits(track: Track, view: GroupHeader, offsets: CommittedEntry[] | null, activity: Activity | null, now: string): boolean {
     const moved: string[] = [];
     const sole = activity?.committers.size === 1 ? [...activity.committers][0]! : undefined;
-    for (const o of view.offsets) {
-      const key = `${o.topic}-${o.partition}`;
-      const before = track.commits.get(key);
-      if (before && before.offset === o.committedOffset && before.at === o.commitTimestamp) continue;
-      track.commits.set(key, { offset: o.committedOffset, at: o.commitTimestamp });
-      track.lastCommitBy.set(key, sole === undefined ? o.memberId : sole === '' ? null : sole);
-      moved.push(`${key}@${o.committedOffset}`);
+    let ownerOf: ((topic: string, partition: number) => string | null) | null = null;
+    let topic = '';
+    let seen: Array<{ offset: bigint; at: bigint } | undefined> = [];
+    for (const { topic: name, partition, offset } of offsets ?? []) {
+      if (name !== topic) {
+        topic = name;
+        seen = track.commits.get(name) ?? [];
+        if (!track.commits.has(name)) track.commits.set(name, seen);
+      }
+      const before = seen[partition];
+      if (before && before.offset === offset.committedOffset && before.at === offset.commitTimestamp) continue;
+      seen[partition] = { offset: offset.committedOffset, at: offset.commitTimestamp };
+      const key = `${name}-${partition}`;
+      ownerOf ??= partitionOwners(view.members);
+      track.lastCommitBy.set(key, sole === undefined ? ownerOf(name, partition) : sole === '' ? null : sole);
+      moved.push(`${key}@${offset.committedOffset}`);
     }
     if (!activity || activity.commits === 0) return moved.length > 0;
     const memberId = activity.lastCommitMemberId;
@@ -416,23 +516,72 @@ export class GroupWatch {
     return true;
   }
 
-  private sampleLag(track: Track, view: GroupDescription): boolean {
-    const byKey = new Map(view.offsets.map((o) => [`${o.topic}-${o.partition}`, o.lag]));
-    for (const key of byKey.keys()) {
-      if (track.lagKeySet.has(key)) continue;
-      track.lagKeySet.add(key);
-      track.lagKeys.push(key);
-    }
-    if (track.lagKeys.length === 0) return false;
-    const lag = track.lagKeys.map((k) => byKey.get(k) ?? null);
+  /**
+   * A lag sample when a lag changed, or LAG_KEEPALIVE_MS after the last. Lags are computed again
+   * only when the offsets changed (`offsets` not null) or a partition of their topics moved
+   * (`TopicMoves`), so an idle group of 36,000 partitions costs a sum per topic per look.
+   */
+  private sampleLag(track: Track, groupId: string, offsets: CommittedEntry[] | null, moves: TopicMoves): boolean {
     const last = track.lagSamples[track.lagSamples.length - 1];
     const t = Date.now();
+    if (offsets === null && track.lagTopics.every((topic, i) => moves.of(topic) === track.lagEnds[i])) {
+      if (last === undefined || t - last.t < LAG_KEEPALIVE_MS) return false;
+      track.lagSamples.push({ t, lag: last.lag });
+      if (track.lagSamples.length > MAX_LAG_SAMPLES) track.lagSamples.shift();
+      return false;
+    }
+    const entries = offsets ?? this.options.broker.offsets.offsetsOf(groupId);
+    const lag: Array<number | null> = new Array<number | null>(track.lagKeys.length).fill(null);
+    const logEnds = new LogEndOffsets(this.options.broker);
+    const topics = new Set<string>();
+    let current = '';
+    let index: number[] = [];
+    for (const { topic, partition, offset } of entries) {
+      if (topic !== current) {
+        current = topic;
+        topics.add(topic);
+        index = track.lagIndex.get(topic) ?? [];
+        if (!track.lagIndex.has(topic)) track.lagIndex.set(topic, index);
+      }
+      let i = index[partition];
+      if (i === undefined) {
+        index[partition] = i = this.lagSeries(track, `${topic}-${partition}`);
+        while (lag.length < track.lagKeys.length) lag.push(null);
+      }
+      const logEnd = logEnds.of(topic, partition);
+      if (logEnd === null) continue;
+      const value = Math.max(0, logEnd - Number(offset.committedOffset));
+      lag[i] = (lag[i] ?? 0) + value;
+    }
+    track.lagTopics = [...topics];
+    track.lagEnds = track.lagTopics.map((topic) => moves.of(topic));
+    if (track.lagKeys.length === 0) return false;
     const same = last !== undefined && last.lag.length === lag.length && last.lag.every((v, i) => v === lag[i]);
     if (same && t - last.t < LAG_KEEPALIVE_MS) return false;
     track.lagSamples.push({ t, lag });
     if (track.lagSamples.length > MAX_LAG_SAMPLES) track.lagSamples.shift();
     return !same;
   }
+
+  /** The series of a partition first seen: its own while there are fewer than MAX_LAG_SERIES, else the others' sum. */
+  private lagSeries(track: Track, key: string): number {
+    if (track.lagKeys.length < MAX_LAG_SERIES) return track.lagKeys.push(key) - 1;
+    if (track.lagKeys.length === MAX_LAG_SERIES) track.lagKeys.push(OTHER_PARTITIONS);
+    return MAX_LAG_SERIES;
+  }
+}
+
+type CommittedEntry = { topic: string; partition: number; offset: CommittedOffset };
+
+/** Adds the requests of `later` to `activity` (the same group's, seen after). */
+function mergeActivity(activity: Activity, later: Activity): void {
+  activity.commits += later.commits;
+  if (later.commits > 0) {
+    activity.lastCommitMemberId = later.lastCommitMemberId;
+    activity.lastCommitClientId = later.lastCommitClientId;
+  }
+  for (const id of later.committers) activity.committers.add(id);
+  for (const id of later.leaving) activity.leaving.add(id);
 }
 
 /** `text` within MAX_EVENT_TEXT characters: cut, ending in an ellipsis, when longer. */
@@ -446,7 +595,7 @@ function boundedList(items: string[]): string[] {
   return [...items.slice(0, MAX_EVENT_LIST).map(cut), `+${items.length - MAX_EVENT_LIST} more`];
 }
 
-function subscriptionOf(m: GroupDescription['members'][number]): string {
+function subscriptionOf(m: GroupMemberView): string {
   return `${(m.subscribedTopicNames ?? []).join(',')}|${m.subscribedTopicRegex ?? ''}`;
 }
 

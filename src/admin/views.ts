@@ -209,7 +209,11 @@ export interface GroupHistory {
   events: TimelineEvent[];
   /** `topic-partition` -> the member that made the partition's last commit seen (null: none known, e.g. a standalone commit). */
   lastCommitBy: Record<string, string | null>;
-  /** Lag samples, oldest first: `t` is wall-clock ms; `lag[i]` belongs to `partitions[i]` (null: no lag known then). */
+  /**
+   * Lag samples, oldest first: `t` is wall-clock ms; `lag[i]` belongs to `partitions[i]` (null: no
+   * lag known then). `partitions` are `topic-partition` for the first 100 partitions seen, then
+   * `other partitions`, the sum of the others' lags.
+   */
   lag: { partitions: string[]; samples: Array<{ t: number; lag: Array<number | null> }> };
 }
 

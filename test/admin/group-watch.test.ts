@@ -50,7 +50,7 @@ describe('GroupWatch', () => {
     const sync = (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
       c.send(14, 3, { ...defaultSyncGroupRequest(), groupId: GROUP, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
     await sync(a, joinedA.memberId, 'a', 1, 'watch-a');
-    watch.touched({});
+    await watch.touched({});
     // Created since the watch started: its first generation is a rebalance too.
     expect(kinds()).toEqual([
       { kind: 'seen', state: 'Stable', generation: 1, members: 1, clientIds: ['watch-a'] },
@@ -64,7 +64,7 @@ describe('GroupWatch', () => {
     const joinedB = await joiningB;
     expect([rejoinedA.generationId, joinedB.generationId]).toEqual([2, 2]);
     await Promise.all([sync(a, joinedA.memberId, 'a', 2, 'watch-a'), sync(b, joinedB.memberId, 'b', 2, 'watch-b')]);
-    watch.touched({});
+    await watch.touched({});
     expect(kinds().slice(2)).toEqual([
       { kind: 'member-joined', memberId: joinedB.memberId, clientId: 'watch-b' },
       { kind: 'rebalance', generation: 2, cause: 'join', members: 2, detail: '1 joined' },
@@ -76,7 +76,7 @@ describe('GroupWatch', () => {
     const third = await a.send(11, 5, { ...join('a'), memberId: joinedA.memberId }, 'watch-a');
     expect(third.generationId).toBe(3);
     await sync(a, joinedA.memberId, 'a', 3, 'watch-a');
-    watch.touched({});
+    await watch.touched({});
     expect(kinds().slice(4)).toEqual([
       { kind: 'member-left', memberId: joinedB.memberId, clientId: 'watch-b', cause: 'leave' },
       { kind: 'rebalance', generation: 3, cause: 'leave', members: 1, detail: '1 left' },
@@ -85,7 +85,7 @@ describe('GroupWatch', () => {
     // a stops heartbeating: its session runs out on the manual clock; the group is left empty.
     server.clock.advance(SESSION_MS + 1);
     await new Promise((resolve) => setImmediate(resolve));
-    watch.touched({ clock: true });
+    await watch.touched({ clock: true });
     expect(kinds().slice(6)).toEqual([
       { kind: 'member-left', memberId: joinedA.memberId, clientId: 'watch-a', cause: 'session timeout' },
       { kind: 'rebalance', generation: 4, cause: 'session timeout', members: 0, detail: '1 timed out' },
@@ -105,7 +105,7 @@ describe('GroupWatch', () => {
     const a = await RawClient.connect(server.port);
     const joinedA = await a.send(11, 5, { ...join('a'), groupId: group }, 'slow-a');
     await a.send(14, 3, { ...defaultSyncGroupRequest(), groupId: group, generationId: 1, memberId: joinedA.memberId, groupInstanceId: 'a', assignments: [] }, 'slow-a');
-    watch.touched({});
+    await watch.touched({});
 
     // The last member leaves: the group's (empty) metadata record is written before the answer.
     // That write is held, as a slow disk would: the member is gone, its answer not yet sent.
@@ -122,7 +122,7 @@ describe('GroupWatch', () => {
       const leaving = a.send(13, 3, { groupId: group, memberId: '', members: [{ memberId: joinedA.memberId, groupInstanceId: 'a', reason: null }] }, 'slow-a');
       for (let i = 0; i < 10_000 && !writing; i++) await new Promise((resolve) => setImmediate(resolve));
       expect(writing).toBe(true);
-      watch.touched({});
+      await watch.touched({});
       expect(watch.history(group)!.events.filter((e) => e.kind === 'member-left' || e.kind === 'rebalance').map(({ at: _at, ...e }) => e)).toEqual([
         { kind: 'rebalance', generation: 1, cause: 'join', members: 1, detail: '1 joined' },
         { kind: 'member-left', memberId: joinedA.memberId, clientId: 'slow-a', cause: 'leave' },
@@ -143,13 +143,13 @@ describe('GroupWatch', () => {
     const clientId = 'c'.repeat(1000);
     const a = await RawClient.connect(server.port);
     try {
-      watch.touched({});
+      await watch.touched({});
       const joined = await a.send(11, 5, { ...join('long'), groupId: group }, clientId);
-      watch.touched({});
+      await watch.touched({});
       const [seen] = watch.history(group)!.events;
       expect(seen).toMatchObject({ kind: 'seen', clientIds: [`${'c'.repeat(255)}…`] });
       await a.send(13, 3, { groupId: group, memberId: '', members: [{ memberId: joined.memberId, groupInstanceId: 'long', reason: null }] }, clientId);
-      watch.touched({});
+      await watch.touched({});
       const left = watch.history(group)!.events.find((e) => e.kind === 'member-left');
       // A static member's id is made of its instance id: short, kept whole.
       expect(left).toMatchObject({ memberId: joined.memberId, clientId: `${'c'.repeat(255)}…`, cause: 'leave' });
@@ -165,22 +165,22 @@ describe('GroupWatch', () => {
     try {
       const group = 'watch-share';
       shareServer.broker.topics.create('watch-share-topic', 1);
-      shareWatch.touched({});
+      await shareWatch.touched({});
       const member = 'share-member-1';
       const joined = await c.send(76, 1, { groupId: group, memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: ['watch-share-topic'] }, 'share-a');
       expect(joined.errorCode).toBe(ErrorCode.NONE);
-      shareWatch.touched({});
+      await shareWatch.touched({});
       // The join started the share partition's initialization; once done, the group epoch moves on.
       await shareServer.broker.share.initializationsSettled();
       await shareServer.broker.runtime.flush();
       const assigned = await c.send(76, 1, { groupId: group, memberId: member, memberEpoch: joined.memberEpoch, rackId: null, subscribedTopicNames: null }, 'share-a');
       expect(assigned.memberEpoch).toBeGreaterThan(joined.memberEpoch);
-      shareWatch.touched({});
+      await shareWatch.touched({});
       // Failed before: Kafka's share consumer closes with a heartbeat of epoch -1, which was not
       // counted as leaving, so its member-left and rebalance read "session timeout".
       const left = await c.send(76, 1, { groupId: group, memberId: member, memberEpoch: -1, rackId: null, subscribedTopicNames: null }, 'share-a');
       expect(left.errorCode).toBe(ErrorCode.NONE);
-      shareWatch.touched({});
+      await shareWatch.touched({});
       const events = shareWatch.history(group)!.events;
       expect(events.filter((e) => e.kind === 'rebalance').map((e) => (e.kind === 'rebalance' ? e.cause : null))).toEqual(['join', 'metadata change', 'leave']);
       expect(events.filter((e) => e.kind === 'member-left')).toMatchObject([{ memberId: member, clientId: 'share-a', cause: 'leave' }]);

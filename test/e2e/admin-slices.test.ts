@@ -10,7 +10,7 @@ import { RawClient } from '../support/raw-client.js';
 import { createTopics, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ServerHandle } from '../../src/index.js';
-import { GroupWatch } from '../../src/admin/group-watch.js';
+import { GroupWatch, type ChangeNotice } from '../../src/admin/group-watch.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -85,7 +85,8 @@ describe('admin API answers about every group, in slices', () => {
 
   it("the console's first and periodic looks at every group (3,000 groups): a Kafka request sent meanwhile is answered first", async () => {
     const { server, other } = await serverWithManyGroups();
-    const reads = watchCall(server.broker.offsets, 'offsetsOf');
+    // Every look at a group asks whether its offsets changed.
+    const reads = watchCall(server.broker.offsets, 'versionOf');
     // The first look starts with the watch (as the admin API starts); sample() joins it.
     const watch = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0 });
     cleanups.push(() => watch.close());
@@ -106,6 +107,17 @@ describe('admin API answers about every group, in slices', () => {
     order.push('ApiVersions');
     await again;
     expect(order).toEqual(['ApiVersions', 'sample', 'ApiVersions', 'sample']);
+    // So does the look a change made through the admin API asks for (a fault rule added), whose notice says so.
+    const notices: ChangeNotice[] = [];
+    watch.subscribe((notice) => notices.push(notice));
+    const touched = watch.touched({ faults: true }).then(() => order.push('touched'));
+    const looked = reads.calls;
+    while (reads.calls === looked && order.length === 4) await new Promise((resolve) => setImmediate(resolve));
+    expect((await other.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
+    order.push('ApiVersions');
+    await touched;
+    expect(order.slice(4)).toEqual(['ApiVersions', 'touched']);
+    expect(notices).toEqual([{ groups: [], overview: false, faults: true, clock: false }]);
   });
 
   it('GET /metrics with a topic of 9,000 partitions writes its per-partition series in slices: a Kafka request sent meanwhile is answered mid-series', async () => {

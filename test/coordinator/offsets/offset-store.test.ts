@@ -91,4 +91,44 @@ describe('OffsetStore: committed and pending views', () => {
     expect(store.hasOffsets('g')).toBe(false);
     expect([...store.groupIds()]).toEqual([]);
   });
+
+  it('versionOf changes with each change of the committed offsets: durable commits, COMMIT markers, deletions; not writes in flight, failed writes or aborts', async () => {
+    const { log, store, at } = setup();
+    const value = (offset: bigint) => ({ offset, leaderEpoch: -1, metadata: '', commitTimestamp: 1_000n, expireTimestamp: -1n, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    const record = (groupId: string, partition: number, offset: bigint) => ({ kind: 'offset-commit' as const, groupId, topic: 't', partition, value: value(offset) });
+    expect(store.versionOf('g')).toBe(-1);
+    store.load(record('loaded', 0, 4n));
+    expect(store.versionOf('loaded')).toBe(0);
+
+    const first = store.commit('g', [at(1n)]);
+    expect(store.versionOf('g')).toBe(-1);
+    log.held[0]!.write.resolve();
+    await first;
+    const v1 = store.versionOf('g');
+    expect(v1).toBeGreaterThan(0);
+
+    const lost = store.commit('g', [at(2n)]);
+    log.held[1]!.write.reject(new Error('EIO'));
+    expect(await settled(lost)).toBe('EIO');
+    expect(store.versionOf('g')).toBe(v1);
+
+    store.replayTransactional(record('g', 1, 9n), 7n);
+    expect(store.versionOf('g')).toBe(v1);
+    store.replayEndTransaction(7n, true, () => true);
+    const v2 = store.versionOf('g');
+    expect(v2).toBeGreaterThan(v1);
+    store.replayTransactional(record('g', 2, 9n), 8n);
+    store.replayEndTransaction(8n, false, () => true);
+    expect(store.versionOf('g')).toBe(v2);
+    expect(store.versionOf('loaded')).toBe(0);
+
+    const deleted = store.deleteOffsets('g', [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }]);
+    log.held[2]!.write.resolve();
+    await deleted;
+    expect(store.versionOf('g')).toBe(-1);
+    const again = store.commit('g', [at(3n)]);
+    log.held[3]!.write.resolve();
+    await again;
+    expect(store.versionOf('g')).toBeGreaterThan(v2);
+  });
 });
