@@ -1,6 +1,6 @@
 import { javaStringHashCode, kafkaAbs } from '../util/java-hash.js';
 import { GROUP_METADATA_TOPIC_NAME } from '../topics/topic-name.js';
-import { MAX_TIMER_MS } from '../util/time.js';
+import { MAX_TIMER_MS, wallNow } from '../util/time.js';
 
 /** Where clients reach one broker (what Metadata and FindCoordinator answer). */
 export interface BrokerEndpoint {
@@ -223,8 +223,12 @@ export class ClusterState {
   }
 
   /** Whether the group's coordinator is loading now. */
-  isLoading(groupId: string, now = Date.now()): boolean {
+  isLoading(groupId: string, now?: number): boolean {
+    // Every request to a group asks: no clock read while nothing loads (the usual case).
+    if (this.allLoadingUntil === 0 && this.loadingUntil.size === 0) return false;
+    now ??= wallNow();
     if (this.allLoadingUntil > now) return true;
+    this.allLoadingUntil = 0;
     const until = this.loadingUntil.get(groupId);
     if (until === undefined) return false;
     if (until > now) return true;

@@ -10,6 +10,7 @@ import { targetsAnyPartition } from './error-response.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
 import { RequestOutcome } from './request-outcome.js';
+import { wallNow } from '../util/time.js';
 
 /** The principal of a request without authentication, as Kafka's `KafkaPrincipal.ANONYMOUS` prints. */
 const ANONYMOUS = 'User:ANONYMOUS';
@@ -295,7 +296,7 @@ export class FaultRegistry {
    */
   dispatch(api: ApiDefinition, body: unknown, ctx: RequestContext, io: ConnectionIO, whenDone?: RequestDone): Promise<void> | null | typeof CALLS_BACK {
     const names = requestNames(api, ctx.apiVersion, body);
-    const started = Date.now();
+    const started = wallNow();
     const entry = this.requestLog.add(started);
     entry.api = api.name;
     entry.apiKey = api.apiKey;

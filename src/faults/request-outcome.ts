@@ -1,6 +1,7 @@
 import { NO_RESPONSE, type RequestDone } from '../apis/types.js';
 import type { ConnectionIO } from './actions/index.js';
 import type { LoggedRequest, RequestLogEntry } from './request-log.js';
+import { wallNow } from '../util/time.js';
 
 /**
  * How one request of the fault layer ends: its request-log entry's outcome, duration and errors
@@ -11,7 +12,7 @@ export class RequestOutcome {
   constructor(
     private readonly entry: LoggedRequest,
     private readonly io: ConnectionIO,
-    /** Wall-clock ms the request arrived (`Date.now()`). */
+    /** Wall-clock ms the request arrived (`wallNow()`). */
     private readonly started: number,
     private readonly doneListeners: ReadonlySet<(entry: Readonly<RequestLogEntry>) => void>,
     /** The API's reader of its responses' error codes (`ApiDefinition.errorCodes`), if it has one. */
@@ -30,7 +31,7 @@ export class RequestOutcome {
     // request would be that request's: left out.
     if (entry.seq !== this.seq) return;
     entry.outcome = outcome;
-    entry.durationMs = Date.now() - this.started;
+    entry.durationMs = wallNow() - this.started;
     if (walk && response !== undefined && response !== NO_RESPONSE) entry.setResponse(response);
     if (this.doneListeners.size !== 0) for (const listener of this.doneListeners) listener(entry);
   }
