@@ -53,7 +53,7 @@ describe.skipIf(BINARY === null)(`franz-go ${FRANZ_GO_VERSION} (kgo) against the
     recorded.push(['classic', recorder]);
   }, 300_000);
 
-  it('KIP-848 consumer group (opt_in_kafka_next_gen_balancer_beta): same scenario over ConsumerGroupHeartbeat', async () => {
+  it('KIP-848 consumer group (kgo.ServerSideBalancer): same scenario over ConsumerGroupHeartbeat', async () => {
     const { recorder } = await runGroupResumeScenario(driver, 'consumer', { topic: 'franz-848', group: 'franz-848-group' });
     recorded.push(['consumer', recorder]);
   }, 300_000);

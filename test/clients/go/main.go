@@ -108,14 +108,7 @@ func main() {
 		fail(res, fmt.Errorf("-protocol must be classic or consumer, got %q", *protocol))
 	}
 
-	// franz-go's KIP-848 consumer was a hidden opt-in: the client context must carry this key
-	// (pkg/kgo/consumer_group_848.go, should848). Newer releases also have ServerSideBalancer();
-	// the context key is what every release that has the 848 consumer honours.
-	ctx := context.Background()
-	if *protocol == "consumer" {
-		ctx = context.WithValue(ctx, "opt_in_kafka_next_gen_balancer_beta", true) //nolint:staticcheck // the key is a plain string by design
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 
 	logLevel := kgo.LogLevelWarn
@@ -128,6 +121,11 @@ func main() {
 		kgo.WithContext(ctx),
 		kgo.WithLogger(kgo.BasicLogger(os.Stderr, logLevel, func() string { return time.Now().Format("15:04:05.000 ") })),
 		kgo.RetryTimeout(10 * time.Second),
+	}
+	// KIP-848: franz-go's ServerSideBalancer (1.22.3; its earlier opt-in, a context key, is honoured
+	// for one release more: pkg/kgo/consumer_group_848.go).
+	if *protocol == "consumer" {
+		opts = append(opts, kgo.ServerSideBalancer())
 	}
 
 	switch *mode {
