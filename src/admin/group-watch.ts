@@ -164,8 +164,9 @@ export class GroupWatch {
   private resampling: Promise<void> | null = null;
   /** What `touched` was told since the last notice. */
   private readonly touches: Pick<ChangeNotice, 'faults' | 'clock'> = { faults: false, clock: false };
-  /** The looks at the groups requests named (`flush`), running, if they are. */
+  /** The look at the groups requests named (`flush`) running, if one is, and whether another was asked for meanwhile. */
   private flushing: Promise<void> | null = null;
+  private flushAgain = false;
   /** Set after the first look: a group first seen later was created since, its generations all rebalances seen here. */
   private started = false;
 
@@ -272,15 +273,19 @@ export class GroupWatch {
     this.flushTimer.unref();
   }
 
-  /** Looks at the groups requests named since the last flush, in slices; one flush at a time (a later one waits its turn). */
+  /** Looks at the groups requests named since the last flush, in slices; one at a time (one asked for meanwhile runs after it). */
   private flush(): void {
-    const run = (): Promise<void> => this.flushInSlices();
-    const done = this.flushing ? this.flushing.then(run, run) : run();
-    this.flushing = done;
-    done
+    if (this.flushing) {
+      this.flushAgain = true;
+      return;
+    }
+    this.flushing = this.flushInSlices()
       .catch((err: unknown) => this.options.broker.log.error({ err }, 'group watch: a look at the groups requests named failed'))
       .finally(() => {
-        if (this.flushing === done) this.flushing = null;
+        this.flushing = null;
+        if (!this.flushAgain || this.closed) return;
+        this.flushAgain = false;
+        this.flush();
       });
   }
 
