@@ -2,7 +2,7 @@
 import { api, ApiError } from './api.js';
 import { fill, h, partitions, table, time } from './dom.js';
 import { LagChart } from './lag-chart.js';
-import type { Assignment, Group, GroupHistory, TimelineEvent } from './types.js';
+import type { Assignment, Group, GroupHistory, GroupOffsetView, TimelineEvent } from './types.js';
 import type { Page } from './page.js';
 
 /** Partitions in `a` that are not in `b` (a member's partitions still to revoke: owned, not in its target). */
@@ -88,8 +88,12 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
           : table(
               'partitions',
               ['topic', 'partition', 'committed offset', 'log-end offset', 'lag', 'last commit', 'committing member'],
-              group.offsets.map((o) => [o.topic, o.partition, o.committedOffset, o.logEndOffset ?? '-', o.lag ?? '-', time(o.commitTimestamp), committer(`${o.topic}-${o.partition}`, o.memberId)]),
-              'no committed offsets',
+              partitionRows(group).map((o) =>
+                'committedOffset' in o
+                  ? [o.topic, o.partition, o.committedOffset, o.logEndOffset ?? '-', o.lag ?? '-', time(o.commitTimestamp), committer(`${o.topic}-${o.partition}`, o.memberId)]
+                  : [o.topic, o.partition, '-', '-', '-', '-', committer(`${o.topic}-${o.partition}`, o.memberId)],
+              ),
+              'no committed offsets or assigned partitions',
             ),
         // Offsets sent inside open transactions (TxnOffsetCommit): committed only by their COMMIT marker.
         group.pendingTransactionalOffsets.length > 0 && h('h2', {}, 'Pending transactional offsets'),
@@ -118,6 +122,18 @@ function shareMembersTable(group: Group): HTMLElement {
     group.members.map((m) => [m.memberId, m.clientId, m.clientHost, m.memberEpoch ?? '-', (m.subscribedTopicNames ?? []).join(', ') || '-', partitions(m.assignment)]),
     'no members',
   );
+}
+
+/**
+ * The committed offsets, and the partitions members own without one (as `kafka-consumer-groups
+ * --describe` lists them, with `-`), by topic and partition.
+ */
+function partitionRows(group: Group): Array<GroupOffsetView | { topic: string; partition: number; memberId: string }> {
+  const committed = new Set(group.offsets.map((o) => `${o.topic}\u0000${o.partition}`));
+  const owned = group.members.flatMap((m) =>
+    (m.assignment ?? []).flatMap((a) => a.partitions.filter((p) => !committed.has(`${a.topic}\u0000${p}`)).map((partition) => ({ topic: a.topic, partition, memberId: m.memberId }))),
+  );
+  return [...group.offsets, ...owned].sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
 }
 
 /** A share group's share partitions: start and end offsets, lag and in-flight records by state. */

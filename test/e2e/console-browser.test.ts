@@ -203,6 +203,20 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect([history.groupId, history.events[0]!.kind]).toEqual(['..', 'seen']);
     expect(await (await fetch(`${server.admin!.url}/group/offsets?groupId=..`)).json()).toMatchObject({ groupId: '..', offsets: [{ topic: TOPIC, partition: 0, committedOffset: 3 }] });
     expect((await fetch(`${server.admin!.url}/group/history`)).status).toBe(400);
+    // Partitions a member owns without a commit yet are listed too, with '-' (as kafka-consumer-groups
+    // --describe lists them): a consumer reading from the end commits nothing until a message comes.
+    const idle = kafkaClient(server.bootstrap, 'console-idle').consumer({ groupId: 'console-idle-group', sessionTimeout: 10_000, heartbeatInterval: 300, rebalanceTimeout: 10_000, maxWaitTimeInMs: 200 });
+    consumers.push(idle);
+    await idle.connect();
+    await idle.subscribe({ topic: TOPIC, fromBeginning: false });
+    await idle.run({ eachMessage: async () => {} });
+    const idleGroup = () => server.broker.classic.allGroups().find((g) => g.groupId === 'console-idle-group');
+    await waitFor(() => idleGroup()?.state === 'Stable', UI_TIMEOUT, 'the idle group stable');
+    await page.evaluate(() => (location.hash = '#/groups/console-idle-group'));
+    await page.locator('#partitions tbody tr').nth(1).waitFor({ timeout: UI_TIMEOUT });
+    const idleMember = idleGroup()!.allMembers()[0]!.memberId;
+    expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => [TOPIC, String(p), '-', '-', '-', '-', `console-idle ${idleMember}`]));
+    expect(server.broker.offsets.offsetsOf('console-idle-group')).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
   });
