@@ -8,7 +8,7 @@
  * wait for them.
  */
 import { lookup } from 'node:dns/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ADMIN_MAX_HEADER_SIZE, isLoopbackHost } from './guard.js';
@@ -34,11 +34,9 @@ export async function startAdminServer(options: AdminServerOptions & { host: str
   const server = httpServer();
   let handle: Handler | null = null;
   let app: ReturnType<typeof loadApp> | null = null;
-  /** Set by a request Node cannot parse: its socket may close within a turn, before fastify could answer it. */
-  let loadAtOnce = false;
   async function loadApp() {
     // A package a turn: loading fastify and prom-client in one go held the Kafka port ~100 ms.
-    await preloadPackages(ADMIN_PACKAGES, () => loadAtOnce);
+    await preloadPackages(ADMIN_PACKAGES);
     const { buildAdminApp } = await import('./server.js');
     let fastifyHandler: Handler | null = null;
     const instance = buildAdminApp(
@@ -50,16 +48,17 @@ export async function startAdminServer(options: AdminServerOptions & { host: str
     server.off('clientError', beforeApp);
     return instance;
   }
-  // A request Node cannot parse that comes before the app: answered by fastify's own clientError
-  // listener (added when the app is built) once it is, as later ones are, not by Node's bare reply.
-  function beforeApp(err: Error, socket: Duplex): void {
-    loadAtOnce = true;
-    (app ??= loadApp()).then(
-      () => {
-        for (const listener of server.listeners('clientError')) if (listener !== beforeApp) (listener as typeof beforeApp).call(server, err, socket);
-      },
-      () => socket.destroy(),
-    );
+  // A request Node cannot parse that comes before the app (a port scanner, a browser speaking TLS
+  // or HTTP/2): answered here as fastify's default client-error handler answers it once the app
+  // is loaded, without loading the app for it, which held the Kafka port 120-420 ms
+  // (adversarial trial, session 21).
+  function beforeApp(err: NodeJS.ErrnoException, socket: Duplex): void {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, message] =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Client Timeout'] : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Exceeded maximum allowed HTTP header size'] : [400, 'Client Error'];
+    const body = JSON.stringify({ error: STATUS_CODES[status], message, statusCode: status });
+    if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n\r\n${body}`);
+    socket.destroy(err);
   }
   server.on('clientError', beforeApp);
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {

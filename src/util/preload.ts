@@ -15,16 +15,15 @@ import { nextTurn } from './slices.js';
  * them) and everything they depend on, dependencies before their dependents, each package in a
  * turn of its own. A package that cannot be required alone (a missing optional dependency, a
  * package without a main) is skipped: its dependent's own `require` meets it as it would have.
- * Once `atOnce()` says so, the rest load without yielding.
  */
-export async function preloadPackages(packages: readonly string[], atOnce: () => boolean = () => false): Promise<void> {
+export async function preloadPackages(packages: readonly string[]): Promise<void> {
   for (const { name, from } of dependencyOrder(packages)) {
     try {
       createRequire(from)(name);
     } catch {
       // Left for the dependent's own require.
     }
-    if (!atOnce()) await nextTurn();
+    await nextTurn();
   }
 }
 
