@@ -26,6 +26,7 @@ function describeEvent(e: TimelineEvent): string {
     case 'coordinator':
       return `coordinator moved from broker ${e.from} to broker ${e.to}`;
     case 'commit':
+      if (e.requests === 0) return `committed by a transaction's COMMIT marker: ${e.partitions.join(', ')}`;
       return `${e.requests} commit request(s), last by ${e.clientId}${e.error ? ` (${e.error})` : ''}${e.partitions.length ? `: ${e.partitions.join(', ')}` : ''}`;
     case 'deleted':
       return 'group deleted';

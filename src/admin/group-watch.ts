@@ -45,6 +45,19 @@ const OTHER_PARTITIONS = 'other partitions';
 const GROUPS_PER_SLICE = 500;
 /** A lag sample is kept when a lag changed, or at least this often while none does. */
 const LAG_KEEPALIVE_MS = 10_000;
+/**
+ * A lag sample is kept at most this often: a change sooner replaces the last sample's lags (a
+ * look at every group follows each admin change: a test adding and removing fault rules in a loop
+ * filled 300 samples in 10 s; adversarial trial, session 21).
+ */
+const LAG_MIN_INTERVAL_MS = 1000;
+/**
+ * Lags kept for all groups together at most: each group keeps as many samples as its share of
+ * this allows (MIN_LAG_SAMPLES to MAX_LAG_SAMPLES), so 2,000 groups of 100 partitions keep ~16 MB
+ * of lags, not the 1.2 GB they reached.
+ */
+const LAG_NUMBERS_BUDGET = 2_000_000;
+const MIN_LAG_SAMPLES = 10;
 /** Groups with a timeline kept at once; the least recently changed ones are dropped beyond. */
 const MAX_TRACKED_GROUPS = 2000;
 /**
@@ -55,6 +68,7 @@ const MAX_TRACKED_GROUPS = 2000;
  */
 const MAX_EVENT_TEXT = 256;
 const MAX_EVENT_LIST = 50;
+/** What `kmc_offset_commits_total` counts: requests of these answered without an error. */
 const COMMIT_APIS = new Set(['OffsetCommit', 'TxnOffsetCommit']);
 const LEAVING_APIS = new Set(['LeaveGroup', 'ConsumerGroupHeartbeat', 'ShareGroupHeartbeat']);
 
@@ -90,7 +104,14 @@ interface Track {
 
 /** Requests seen for one group since its last look. */
 interface Activity {
+  /**
+   * OffsetCommit requests answered, with an error or not (one answered with an error may have
+   * committed some partitions). TxnOffsetCommit ones are not: their offsets are committed by the
+   * transaction's COMMIT marker, if ever; the look that finds them names no request.
+   */
   commits: number;
+  /** The first error of the last of those, if it had one. */
+  lastCommitError: string | null;
   /** The member and client id of the last commit (the log's entry is reused, so not kept). */
   lastCommitMemberId: string | null;
   lastCommitClientId: string;
@@ -110,6 +131,8 @@ export interface GroupWatchOptions {
   settleMs?: number;
   /** Real-time period of the look at every group (ms); default 1000; 0: never. */
   sampleIntervalMs?: number;
+  /** The wall clock of lag samples (ms); default `Date.now`. */
+  wallClock?: () => number;
 }
 
 /**
@@ -148,6 +171,8 @@ class LookPass {
 
 export class GroupWatch {
   private readonly tracks = new Map<string, Track>();
+  /** The lag series of every track together (their `lagKeys`): the share of LAG_NUMBERS_BUDGET each gets. */
+  private lagSeriesTotal = 0;
   private readonly dirty = new Map<string, Activity>();
   private readonly listeners = new Set<(notice: ChangeNotice) => void>();
   private readonly rebalances = new Map<string, number>();
@@ -226,12 +251,17 @@ export class GroupWatch {
 
   /** OffsetCommit and TxnOffsetCommit requests answered without an error since start, by group. */
   commitCountsByGroup(): ReadonlyMap<string, number> {
-    // Groups gone (deleted, expired) lose their series, so group ids cannot pile up labels.
-    const { broker } = this.options;
-    for (const groupId of this.commitCounts.keys()) {
-      if (broker.groups.typeOf(groupId) === null && !broker.offsets.hasOffsets(groupId)) this.commitCounts.delete(groupId);
-    }
+    this.pruneCommitCounts();
     return this.commitCounts;
+  }
+
+  /** Groups gone (deleted, expired) lose their counts, so group ids cannot pile up labels or memory. */
+  private pruneCommitCounts(): void {
+    for (const groupId of this.commitCounts.keys()) if (this.isGone(groupId)) this.commitCounts.delete(groupId);
+  }
+
+  private isGone(groupId: string): boolean {
+    return this.options.broker.groups.typeOf(groupId) === null && !this.options.broker.offsets.hasOffsets(groupId);
   }
 
   close(): void {
@@ -251,14 +281,15 @@ export class GroupWatch {
     }
     for (const groupId of entry.groups) {
       let activity = this.dirty.get(groupId);
-      if (!activity) this.dirty.set(groupId, (activity = { commits: 0, lastCommitMemberId: null, lastCommitClientId: '', committers: new Set(), leaving: new Set() }));
-      if (COMMIT_APIS.has(entry.api) && entry.error === null && entry.outcome === 'response') {
+      if (!activity) this.dirty.set(groupId, (activity = { commits: 0, lastCommitError: null, lastCommitMemberId: null, lastCommitClientId: '', committers: new Set(), leaving: new Set() }));
+      if (entry.outcome === 'response' && entry.api === 'OffsetCommit') {
         activity.commits++;
+        activity.lastCommitError = entry.error;
         activity.lastCommitMemberId = entry.memberId;
         activity.lastCommitClientId = entry.clientId;
         activity.committers.add(entry.memberId ?? '');
-        this.commitCounts.set(groupId, (this.commitCounts.get(groupId) ?? 0) + 1);
       }
+      if (entry.outcome === 'response' && entry.error === null && COMMIT_APIS.has(entry.api)) this.commitCounts.set(groupId, (this.commitCounts.get(groupId) ?? 0) + 1);
       if (entry.memberId !== null && LEAVING_APIS.has(entry.api)) activity.leaving.add(entry.memberId);
     }
     this.scheduleFlush();
@@ -329,6 +360,14 @@ export class GroupWatch {
     });
     if (this.closed) return;
     this.lookAtUnlisted(pass);
+    // Groups gone (deleted, expired) lose their commit counts here too, not only when /metrics is
+    // scraped: 100,000 groups committed to and deleted kept theirs (adversarial trial, session 21).
+    const slicer = new Slicer(GROUPS_PER_SLICE);
+    for (const groupId of [...this.commitCounts.keys()]) {
+      await slicer.next();
+      if (this.isGone(groupId)) this.commitCounts.delete(groupId);
+    }
+    if (this.closed) return;
     this.notify(pass);
   }
 
@@ -380,6 +419,7 @@ export class GroupWatch {
     if (!view) {
       if (!track) return false;
       this.tracks.delete(groupId);
+      this.lagSeriesTotal -= track.lagKeys.length;
       return true;
     }
     const generation = view.groupEpoch ?? view.generationId;
@@ -513,10 +553,13 @@ export class GroupWatch {
       track.lastCommitBy.set(key, sole === undefined ? ownerOf(name, partition) : sole === '' ? null : sole);
       moved.push(`${key}@${offset.committedOffset}`);
     }
-    if (!activity || activity.commits === 0) return moved.length > 0;
-    const memberId = activity.lastCommitMemberId;
-    // Only commits answered without an error are counted (onRequest).
-    track.commitEvents.push({ at: now, kind: 'commit', requests: activity.commits, memberId: memberId === null ? null : cut(memberId), clientId: cut(activity.lastCommitClientId), partitions: boundedList(moved), error: null });
+    if ((!activity || activity.commits === 0) && moved.length === 0) return false;
+    // Offsets that moved with no OffsetCommit seen: a transaction's COMMIT marker made them committed.
+    const memberId = activity && activity.commits > 0 ? activity.lastCommitMemberId : null;
+    const event: TimelineEvent = activity && activity.commits > 0
+      ? { at: now, kind: 'commit', requests: activity.commits, memberId: memberId === null ? null : cut(memberId), clientId: cut(activity.lastCommitClientId), partitions: boundedList(moved), error: activity.lastCommitError }
+      : { at: now, kind: 'commit', requests: 0, memberId: null, clientId: '', partitions: boundedList(moved), error: null };
+    track.commitEvents.push(event);
     if (track.commitEvents.length > MAX_COMMIT_EVENTS) track.commitEvents.shift();
     return true;
   }
@@ -528,11 +571,10 @@ export class GroupWatch {
    */
   private sampleLag(track: Track, groupId: string, offsets: CommittedEntry[] | null, moves: TopicMoves): boolean {
     const last = track.lagSamples[track.lagSamples.length - 1];
-    const t = Date.now();
+    const t = (this.options.wallClock ?? Date.now)();
     if (offsets === null && track.lagTopics.every((topic, i) => moves.of(topic) === track.lagEnds[i])) {
       if (last === undefined || t - last.t < LAG_KEEPALIVE_MS) return false;
-      track.lagSamples.push({ t, lag: last.lag });
-      if (track.lagSamples.length > MAX_LAG_SAMPLES) track.lagSamples.shift();
+      this.keepSample(track, { t, lag: last.lag });
       return false;
     }
     const entries = offsets ?? this.options.broker.offsets.offsetsOf(groupId);
@@ -563,15 +605,31 @@ export class GroupWatch {
     if (track.lagKeys.length === 0) return false;
     const same = last !== undefined && last.lag.length === lag.length && last.lag.every((v, i) => v === lag[i]);
     if (same && t - last.t < LAG_KEEPALIVE_MS) return false;
-    track.lagSamples.push({ t, lag });
-    if (track.lagSamples.length > MAX_LAG_SAMPLES) track.lagSamples.shift();
+    if (!same && last !== undefined && t - last.t < LAG_MIN_INTERVAL_MS) {
+      last.lag = lag;
+      return true;
+    }
+    this.keepSample(track, { t, lag });
     return !same;
+  }
+
+  /** Adds a lag sample, dropping the oldest beyond the group's share of LAG_NUMBERS_BUDGET. */
+  private keepSample(track: Track, sample: Track['lagSamples'][number]): void {
+    track.lagSamples.push(sample);
+    const kept = Math.max(MIN_LAG_SAMPLES, Math.min(MAX_LAG_SAMPLES, Math.floor(LAG_NUMBERS_BUDGET / Math.max(1, this.lagSeriesTotal))));
+    if (track.lagSamples.length > kept) track.lagSamples.splice(0, track.lagSamples.length - kept);
   }
 
   /** The series of a partition first seen: its own while there are fewer than MAX_LAG_SERIES, else the others' sum. */
   private lagSeries(track: Track, key: string): number {
-    if (track.lagKeys.length < MAX_LAG_SERIES) return track.lagKeys.push(key) - 1;
-    if (track.lagKeys.length === MAX_LAG_SERIES) track.lagKeys.push(OTHER_PARTITIONS);
+    if (track.lagKeys.length < MAX_LAG_SERIES) {
+      this.lagSeriesTotal++;
+      return track.lagKeys.push(key) - 1;
+    }
+    if (track.lagKeys.length === MAX_LAG_SERIES) {
+      this.lagSeriesTotal++;
+      track.lagKeys.push(OTHER_PARTITIONS);
+    }
     return MAX_LAG_SERIES;
   }
 }
@@ -582,6 +640,7 @@ type CommittedEntry = { topic: string; partition: number; offset: CommittedOffse
 function mergeActivity(activity: Activity, later: Activity): void {
   activity.commits += later.commits;
   if (later.commits > 0) {
+    activity.lastCommitError = later.lastCommitError;
     activity.lastCommitMemberId = later.lastCommitMemberId;
     activity.lastCommitClientId = later.lastCommitClientId;
   }

@@ -199,6 +199,12 @@ export type TimelineEvent =
   | { at: string; kind: 'member-left'; memberId: string; clientId: string; cause: 'leave' | 'session timeout' }
   | { at: string; kind: 'state'; from: string; to: string }
   | { at: string; kind: 'coordinator'; from: number; to: number }
+  /**
+   * Offsets committed since the last look: `requests` OffsetCommit requests answered (`error`: the
+   * first error of the last one, which may have committed other partitions), the last one's member
+   * and client; `partitions` the `topic-partition@offset` that moved. `requests` 0: offsets moved
+   * with no OffsetCommit, by a transaction's COMMIT marker (TxnOffsetCommit's offsets count only then).
+   */
   | { at: string; kind: 'commit'; requests: number; memberId: string | null; clientId: string; partitions: string[]; error: string | null }
   | { at: string; kind: 'deleted' };
 
