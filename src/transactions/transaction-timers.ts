@@ -37,7 +37,7 @@ export class TransactionTimers {
   private scheduleAbort(): void {
     if (this.stopped) return;
     this.abortTimer = this.o.time.schedule(this.o.abortIntervalMs, () => {
-      this.o.coordinator.abortTimedOutTransactions();
+      void this.o.coordinator.abortTimedOutTransactions().catch((err: unknown) => this.o.log.error({ err }, 'aborting timed-out transactions failed'));
       this.scheduleAbort();
       // A periodic check: a manual clock jumping far ahead runs it once per stretch (issue #16).
     }, { coalesce: true });

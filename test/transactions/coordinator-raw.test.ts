@@ -418,4 +418,32 @@ describe('transaction coordinator (raw protocol)', () => {
     const idem = await init(c, null);
     expect(idem.producerId).toBeGreaterThan(open.producerId);
   });
+
+  it('transactions timing out together are aborted in slices: a Kafka request sent once the pass began is answered before it ends', async () => {
+    const { server } = await startClosableServer(cleanups, { clock: 'manual' });
+    const c = await client(server);
+    await createTopic(c, 'tx-many', 1);
+    const OPEN = 600;
+    for (let i = 0; i < OPEN; i++) {
+      const p = await init(c, `txn-many-${i}`, 15_000);
+      expect(partitionCodes(await addPartitions(c, 3, `txn-many-${i}`, p.producerId, p.producerEpoch, [{ name: 'tx-many', partitions: [0] }]))).toEqual([['tx-many', 0, 0]]);
+    }
+    const other = await client(server);
+    // The abort pass runs every 10 s: at 20 s every transaction is older than its 15 s.
+    server.clock.advance(10_000);
+    await server.broker.transactions.flush();
+    server.clock.advance(10_000);
+    const order: string[] = [];
+    // The pass the timer began (a call while one runs gets that one).
+    const pass = server.broker.transactions.abortTimedOutTransactions().then((ids) => {
+      order.push('pass');
+      return ids;
+    });
+    expect((await other.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
+    order.push('ApiVersions');
+    expect((await pass).length).toBe(OPEN);
+    expect(order).toEqual(['ApiVersions', 'pass']);
+    await server.broker.transactions.flush();
+    expect((await describeTxn(c, `txn-many-${OPEN - 1}`)).transactionState).toBe('CompleteAbort');
+  }, 60_000);
 });
