@@ -2,6 +2,7 @@ import type { Broker } from '../broker.js';
 import { decodeAssignment } from '../coordinator/classic/consumer-protocol.js';
 import type { ClassicGroup } from '../coordinator/classic/classic-group.js';
 import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
+import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
 import type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
@@ -204,31 +205,79 @@ export function partitionOwners(members: readonly GroupMemberView[]): (topic: st
 export function describeGroup(broker: Broker, groupId: string): GroupDescription | null {
   const header = describeGroupHeader(broker, groupId);
   if (!header || 'offsets' in header) return header;
-  const ownerOf = partitionOwners(header.members);
+  const views = new OffsetViews(broker, header.members);
+  return views.description(broker, header, broker.offsets.offsetsOf(groupId).map((o) => views.of(o)));
+}
+
+/** The group's total lag (`describeGroup`'s `totalLag`) without formatting its offsets. */
+export function totalLagOf(broker: Broker, groupId: string): number {
   const logEnds = new LogEndOffsets(broker);
-  const isoOf = new IsoTimes();
-  let totalLag = 0;
-  const offsets: GroupOffsetView[] = broker.offsets
-    .offsetsOf(groupId)
-    .map(({ topic, partition, offset }) => {
-      const logEndOffset = logEnds.of(topic, partition);
-      const lag = logEndOffset === null ? null : Math.max(0, logEndOffset - Number(offset.committedOffset));
-      if (lag !== null) totalLag += lag;
-      return {
-        topic,
-        partition,
-        committedOffset: Number(offset.committedOffset),
-        logEndOffset,
-        lag,
-        leaderEpoch: offset.leaderEpoch,
-        metadata: offset.metadata,
-        commitTimestamp: isoOf.of(offset.commitTimestamp),
-        memberId: ownerOf(topic, partition),
-      };
-    })
-    .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
-  const { offsetsTopicPartition, coordinatorId, sharePartitions, ...rest } = header;
-  return { ...rest, offsets, pendingTransactionalOffsets: pendingOffsetsOfGroup(broker, groupId), totalLag, sharePartitions, offsetsTopicPartition, coordinatorId };
+  let total = 0;
+  for (const { topic, partition, offset } of broker.offsets.offsetsOf(groupId)) {
+    const logEnd = logEnds.of(topic, partition);
+    if (logEnd !== null) total += Math.max(0, logEnd - Number(offset.committedOffset));
+  }
+  return total;
+}
+
+/** Offsets formatted per turn of the event loop at most (plus `SLICE_BUDGET_MS`) by `describeGroupInSlices`. */
+const OFFSETS_PER_SLICE = 2000;
+
+/**
+ * `describeGroup` for the admin API's answers: the offsets (read when it begins) formatted in
+ * slices, with the log-end offsets as each slice finds them. A group of 36,000 offsets held the
+ * Kafka port 60-110 ms per `GET /groups/{id}`, and the console asks again after each change
+ * (adversarial trial, session 21).
+ */
+export async function describeGroupInSlices(broker: Broker, groupId: string): Promise<GroupDescription | null> {
+  const header = describeGroupHeader(broker, groupId);
+  if (!header || 'offsets' in header) return header;
+  const committed = broker.offsets.offsetsOf(groupId);
+  const views = new OffsetViews(broker, header.members);
+  const offsets: GroupOffsetView[] = new Array<GroupOffsetView>(committed.length);
+  const slicer = new Slicer(OFFSETS_PER_SLICE);
+  for (let i = 0; i < committed.length; i++) {
+    await slicer.next();
+    offsets[i] = views.of(committed[i]!);
+  }
+  return views.description(broker, header, offsets);
+}
+
+/** Formats a group's committed offsets: log-end offset, lag, commit time, owner; the total lag. */
+class OffsetViews {
+  private readonly ownerOf: (topic: string, partition: number) => string | null;
+  private readonly logEnds: LogEndOffsets;
+  private readonly isoOf = new IsoTimes();
+  private totalLag = 0;
+
+  constructor(broker: Broker, members: readonly GroupMemberView[]) {
+    this.ownerOf = partitionOwners(members);
+    this.logEnds = new LogEndOffsets(broker);
+  }
+
+  of({ topic, partition, offset }: { topic: string; partition: number; offset: CommittedOffset }): GroupOffsetView {
+    const logEndOffset = this.logEnds.of(topic, partition);
+    const lag = logEndOffset === null ? null : Math.max(0, logEndOffset - Number(offset.committedOffset));
+    if (lag !== null) this.totalLag += lag;
+    return {
+      topic,
+      partition,
+      committedOffset: Number(offset.committedOffset),
+      logEndOffset,
+      lag,
+      leaderEpoch: offset.leaderEpoch,
+      metadata: offset.metadata,
+      commitTimestamp: this.isoOf.of(offset.commitTimestamp),
+      memberId: this.ownerOf(topic, partition),
+    };
+  }
+
+  /** The description: `header`, the offsets sorted by topic and partition, the pending transactional offsets. */
+  description(broker: Broker, header: GroupHeader, offsets: GroupOffsetView[]): GroupDescription {
+    offsets.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+    const { offsetsTopicPartition, coordinatorId, sharePartitions, ...rest } = header;
+    return { ...rest, offsets, pendingTransactionalOffsets: pendingOffsetsOfGroup(broker, header.groupId), totalLag: this.totalLag, sharePartitions, offsetsTopicPartition, coordinatorId };
+  }
 }
 
 /** Log-end offsets of partitions (null: topic or partition gone), the topic looked up once per run of offsets of one topic. */

@@ -7,7 +7,7 @@ import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from
 import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, MAX_MANUAL_TIME_MS, type ServerClock } from '../util/manual-time.js';
-import { describeGroup, listGroupsInSlices } from './groups.js';
+import { describeGroupInSlices, listGroupsInSlices } from './groups.js';
 import { describeTransaction, listTransactions } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { ADMIN_MAX_BODY_SIZE, ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
@@ -197,9 +197,9 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
   });
 
   app.get('/groups', async () => ({ groups: await listGroupsInSlices(broker) }));
-  groupRoute(app, '', (groupId, reply) => describeGroup(broker, groupId) ?? sendError(reply, 404, `unknown group "${groupId}"`));
-  groupRoute(app, '/offsets', (groupId, reply) => {
-    const group = describeGroup(broker, groupId);
+  groupRoute(app, '', async (groupId, reply) => (await describeGroupInSlices(broker, groupId)) ?? sendError(reply, 404, `unknown group "${groupId}"`));
+  groupRoute(app, '/offsets', async (groupId, reply) => {
+    const group = await describeGroupInSlices(broker, groupId);
     return group ? { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag } : sendError(reply, 404, `unknown group "${groupId}"`);
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/admin/metrics.js';
 import { startLiveState, type AdminLiveState } from '../../src/admin/live-state.js';
 import { startTestServer } from '../support/server.js';
+import { countTurns } from '../support/turns.js';
 
 describe('/metrics scrapes at once', () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -23,23 +24,17 @@ describe('/metrics scrapes at once', () => {
 
   it('300 scrapes take turns of the event loop between their parts, each scrape whole', async () => {
     const metrics = createMetrics({ broker: server.broker, faults: server.faults, requests: live.requestStats, watch: live.watch });
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countTurns();
     const texts = await Promise.all(Array.from({ length: 300 }, async () => {
       let text = '';
       for await (const chunk of metrics.render()) text += chunk;
       return text;
     }));
-    counting = false;
+    loop.stop();
     expect(new Set(texts.map((t) => t.split('\n').filter((l) => l.startsWith('# HELP ')).length)).size).toBe(1);
     expect(texts[299]).toContain('# HELP kmc_requests_total ');
     expect(texts[299]!.endsWith('\n')).toBe(true);
     // Each scrape is ~0.5-2 ms of work: 300 of them are several 10 ms budgets.
-    expect(turns).toBeGreaterThanOrEqual(3);
+    expect(loop.turns).toBeGreaterThanOrEqual(3);
   });
 });

@@ -7,7 +7,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
-import { createTopics, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { commitWholeGroup, createTopics, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { until } from '../support/until.js';
+import { countTurns } from '../support/turns.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ServerHandle } from '../../src/index.js';
 import { GroupWatch, type ChangeNotice } from '../../src/admin/group-watch.js';
@@ -188,4 +190,34 @@ describe('admin API answers about every group, in slices', () => {
     expect(text.indexOf('# HELP kafka_consumergroup_members')).toBeLessThan(text.indexOf('# HELP kmc_requests_total'));
     expect(text.endsWith('\n') && !text.endsWith('\n\n')).toBe(true);
   });
+
+  it('GET /groups/{id} of a group of 10,000 offsets formats them in slices: a Kafka request sent once it began is answered first', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
+    const client = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => client.close(), () => other.close());
+    const offsets = server.broker.offsets;
+    const offsetsOf = offsets.offsetsOf.bind(offsets);
+    const pendingOffsetsOf = offsets.pendingOffsetsOf.bind(offsets);
+    // The console's watch reads the group's offsets once after the commits, not again while they stay as they are.
+    let watchRead = false;
+    offsets.offsetsOf = (groupId) => ((watchRead = true), offsetsOf(groupId));
+    expect(await commitWholeGroup(client, 'g-wide', ['wide-a', 'wide-b'], 5000)).toEqual([ErrorCode.NONE]);
+    await until(() => watchRead, 'the watch reading the group');
+    // Turns of the event loop from the read of the offsets to the read that ends the description.
+    const loop = countTurns();
+    const at: Record<string, number> = {};
+    offsets.offsetsOf = (groupId) => ((at['read'] ??= loop.turns), offsetsOf(groupId));
+    offsets.pendingOffsetsOf = (groupId) => ((at['done'] ??= loop.turns), pendingOffsetsOf(groupId));
+    const { order, body } = await orderOfAnswers(server, server.admin!.url, other, '/groups/g-wide');
+    loop.stop();
+    expect(order).toEqual(['ApiVersions', '/groups/g-wide']);
+    // 10,000 offsets in slices of at most 2,000: four turns between at least.
+    expect(at['done']! - at['read']!).toBeGreaterThanOrEqual(4);
+    const group = JSON.parse(body) as { offsets: Array<{ topic: string; partition: number; committedOffset: number; logEndOffset: number; lag: number }>; totalLag: number };
+    expect(group.offsets).toHaveLength(10_000);
+    expect(group.offsets[0]).toMatchObject({ topic: 'wide-a', partition: 0, committedOffset: 0, logEndOffset: 0, lag: 0 });
+    expect(group.offsets[9_999]).toMatchObject({ topic: 'wide-b', partition: 4_999, committedOffset: 4_999, logEndOffset: 0, lag: 0 });
+    expect(group.totalLag).toBe(0);
+  }, 120_000);
 });
