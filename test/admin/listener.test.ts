@@ -34,6 +34,22 @@ describe('admin listener', () => {
     }
   });
 
+  it('a first request whose client half-closes its socket right after sending it is answered, then the socket is closed', async () => {
+    const server = await startTestServer({ adminPort: 0 });
+    try {
+      const socket = connect({ port: server.admin!.port, host: '127.0.0.1' });
+      await once(socket, 'connect');
+      socket.end('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      let reply = '';
+      socket.on('data', (d: Buffer) => (reply += d.toString('latin1')));
+      await once(socket, 'close');
+      expect(reply).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 'ok', bootstrap: server.bootstrap });
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("a request Node cannot parse, before the app is loaded, gets fastify's answer", async () => {
     const server = await startTestServer({ adminPort: 0 });
     try {
