@@ -23,8 +23,8 @@ import type { FaultRegistry } from '../faults/registry.js';
 import type { RequestLogEntry } from '../faults/request-log.js';
 import type { ServerClock } from '../util/manual-time.js';
 import { Slicer } from '../util/slices.js';
-import { LogEndOffsets, describeGroupHeader, eachGroupInSlices, partitionOwners } from './groups.js';
-import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
+import { describeGroupHeader, eachGroupInSlices, partitionOwners } from './groups.js';
+import { GroupLag, LagBudget, TopicMoves, type CommittedEntry } from './group-lag.js';
 import type { GroupHeader } from './groups.js';
 import type { GroupMemberView } from './views.js';
 
@@ -34,30 +34,8 @@ export type { ChangeNotice, GroupHistory, RebalanceCause, TimelineEvent } from '
 
 const MAX_EVENTS = 200;
 const MAX_COMMIT_EVENTS = 100;
-const MAX_LAG_SAMPLES = 300;
-/**
- * Lag series per group: one per partition for the first ones seen, then one more for the sum of
- * all others (a group of 36,000 partitions would otherwise keep 36,000 numbers per sample).
- */
-const MAX_LAG_SERIES = 100;
-const OTHER_PARTITIONS = 'other partitions';
 /** Groups looked at per turn of the event loop at most (plus `SLICE_BUDGET_MS`) after requests named them. */
 const GROUPS_PER_SLICE = 500;
-/** A lag sample is kept when a lag changed, or at least this often while none does. */
-const LAG_KEEPALIVE_MS = 10_000;
-/**
- * A lag sample is kept at most this often: a change sooner replaces the last sample's lags (a
- * look at every group follows each admin change: a test adding and removing fault rules in a loop
- * filled 300 samples in 10 s; adversarial trial, session 21).
- */
-const LAG_MIN_INTERVAL_MS = 1000;
-/**
- * Lags kept for all groups together at most: each group keeps as many samples as its share of
- * this allows (MIN_LAG_SAMPLES to MAX_LAG_SAMPLES), so 2,000 groups of 100 partitions keep ~16 MB
- * of lags, not the 1.2 GB they reached.
- */
-const LAG_NUMBERS_BUDGET = 2_000_000;
-const MIN_LAG_SAMPLES = 10;
 /** Groups with a timeline kept at once; the least recently changed ones are dropped beyond. */
 const MAX_TRACKED_GROUPS = 2000;
 /**
@@ -92,14 +70,7 @@ interface Track {
   /** Per topic, by partition: the committed offset and commit time last seen. */
   commits: Map<string, Array<{ offset: bigint; at: bigint } | undefined>>;
   lastCommitBy: Map<string, string | null>;
-  /** The lag series' labels: `topic-partition`, then `OTHER_PARTITIONS` once there are more than MAX_LAG_SERIES. */
-  lagKeys: string[];
-  /** Per topic, by partition: the partition's series in `lagKeys`. */
-  lagIndex: Map<string, number[]>;
-  lagSamples: Array<{ t: number; lag: Array<number | null> }>;
-  /** The topics of the group's offsets and their `TopicMoves` when the lag was last computed. */
-  lagTopics: string[];
-  lagEnds: number[];
+  lag: GroupLag;
 }
 
 /** Requests seen for one group since its last look. */
@@ -135,29 +106,6 @@ export interface GroupWatchOptions {
   wallClock?: () => number;
 }
 
-/**
- * Per topic, the sum of its partitions' `offsetMoves` (how often a log start or end offset moved),
- * each topic summed once per look: the counts only grow, so a changed sum is a partition whose
- * offsets moved (the overview's and a group's lag's cue to look closer), and an unchanged one
- * saves reading thousands of partitions' offsets. -1: no such topic.
- */
-class TopicMoves {
-  private readonly sums = new Map<string, number>();
-
-  constructor(private readonly broker: Broker) {}
-
-  of(topic: string): number {
-    let sum = this.sums.get(topic);
-    if (sum === undefined) {
-      const partitions = this.broker.topics.get(topic)?.partitions;
-      sum = partitions ? 0 : -1;
-      for (const p of partitions ?? []) sum += p.log.offsetMoves;
-      this.sums.set(topic, sum);
-    }
-    return sum;
-  }
-}
-
 /** One look at groups: those listed, those whose look found a change, and the topics' offset moves it counted. */
 class LookPass {
   readonly seen = new Set<string>();
@@ -171,8 +119,7 @@ class LookPass {
 
 export class GroupWatch {
   private readonly tracks = new Map<string, Track>();
-  /** The lag series of every track together (their `lagKeys`): the share of LAG_NUMBERS_BUDGET each gets. */
-  private lagSeriesTotal = 0;
+  private readonly lagBudget = new LagBudget();
   private readonly dirty = new Map<string, Activity>();
   private readonly listeners = new Set<(notice: ChangeNotice) => void>();
   private readonly rebalances = new Map<string, number>();
@@ -237,7 +184,7 @@ export class GroupWatch {
       groupId,
       events,
       lastCommitBy: Object.fromEntries(track.lastCommitBy),
-      lag: { partitions: [...track.lagKeys], samples: track.lagSamples.map((s) => ({ t: s.t, lag: [...s.lag] })) },
+      lag: { partitions: [...track.lag.keys], samples: track.lag.samples.map((s) => ({ t: s.t, lag: [...s.lag] })) },
     };
   }
 
@@ -419,7 +366,7 @@ export class GroupWatch {
     if (!view) {
       if (!track) return false;
       this.tracks.delete(groupId);
-      this.lagSeriesTotal -= track.lagKeys.length;
+      track.lag.release();
       return true;
     }
     const generation = view.groupEpoch ?? view.generationId;
@@ -438,11 +385,7 @@ export class GroupWatch {
         offsetsVersion: Number.NaN,
         commits: new Map(),
         lastCommitBy: new Map(),
-        lagKeys: [],
-        lagIndex: new Map(),
-        lagSamples: [],
-        lagTopics: [],
-        lagEnds: [],
+        lag: new GroupLag(this.lagBudget),
       };
       this.tracks.set(groupId, created);
       // A group created since start is first looked at after its first joins (looks are batched):
@@ -564,77 +507,12 @@ export class GroupWatch {
     return true;
   }
 
-  /**
-   * A lag sample when a lag changed, or LAG_KEEPALIVE_MS after the last. Lags are computed again
-   * only when the offsets changed (`offsets` not null) or a partition of their topics moved
-   * (`TopicMoves`), so an idle group of 36,000 partitions costs a sum per topic per look.
-   */
+  /** The group's lag sample (`GroupLag.sample`); whether its lags changed. */
   private sampleLag(track: Track, groupId: string, offsets: CommittedEntry[] | null, moves: TopicMoves): boolean {
-    const last = track.lagSamples[track.lagSamples.length - 1];
-    const t = (this.options.wallClock ?? Date.now)();
-    if (offsets === null && track.lagTopics.every((topic, i) => moves.of(topic) === track.lagEnds[i])) {
-      if (last === undefined || t - last.t < LAG_KEEPALIVE_MS) return false;
-      this.keepSample(track, { t, lag: last.lag });
-      return false;
-    }
-    const entries = offsets ?? this.options.broker.offsets.offsetsOf(groupId);
-    const lag: Array<number | null> = new Array<number | null>(track.lagKeys.length).fill(null);
-    const logEnds = new LogEndOffsets(this.options.broker);
-    const topics = new Set<string>();
-    let current = '';
-    let index: number[] = [];
-    for (const { topic, partition, offset } of entries) {
-      if (topic !== current) {
-        current = topic;
-        topics.add(topic);
-        index = track.lagIndex.get(topic) ?? [];
-        if (!track.lagIndex.has(topic)) track.lagIndex.set(topic, index);
-      }
-      let i = index[partition];
-      if (i === undefined) {
-        index[partition] = i = this.lagSeries(track, `${topic}-${partition}`);
-        while (lag.length < track.lagKeys.length) lag.push(null);
-      }
-      const logEnd = logEnds.of(topic, partition);
-      if (logEnd === null) continue;
-      const value = Math.max(0, logEnd - Number(offset.committedOffset));
-      lag[i] = (lag[i] ?? 0) + value;
-    }
-    track.lagTopics = [...topics];
-    track.lagEnds = track.lagTopics.map((topic) => moves.of(topic));
-    if (track.lagKeys.length === 0) return false;
-    const same = last !== undefined && last.lag.length === lag.length && last.lag.every((v, i) => v === lag[i]);
-    if (same && t - last.t < LAG_KEEPALIVE_MS) return false;
-    if (!same && last !== undefined && t - last.t < LAG_MIN_INTERVAL_MS) {
-      last.lag = lag;
-      return true;
-    }
-    this.keepSample(track, { t, lag });
-    return !same;
-  }
-
-  /** Adds a lag sample, dropping the oldest beyond the group's share of LAG_NUMBERS_BUDGET. */
-  private keepSample(track: Track, sample: Track['lagSamples'][number]): void {
-    track.lagSamples.push(sample);
-    const kept = Math.max(MIN_LAG_SAMPLES, Math.min(MAX_LAG_SAMPLES, Math.floor(LAG_NUMBERS_BUDGET / Math.max(1, this.lagSeriesTotal))));
-    if (track.lagSamples.length > kept) track.lagSamples.splice(0, track.lagSamples.length - kept);
-  }
-
-  /** The series of a partition first seen: its own while there are fewer than MAX_LAG_SERIES, else the others' sum. */
-  private lagSeries(track: Track, key: string): number {
-    if (track.lagKeys.length < MAX_LAG_SERIES) {
-      this.lagSeriesTotal++;
-      return track.lagKeys.push(key) - 1;
-    }
-    if (track.lagKeys.length === MAX_LAG_SERIES) {
-      this.lagSeriesTotal++;
-      track.lagKeys.push(OTHER_PARTITIONS);
-    }
-    return MAX_LAG_SERIES;
+    const { broker } = this.options;
+    return track.lag.sample(broker, (this.options.wallClock ?? Date.now)(), offsets, () => broker.offsets.offsetsOf(groupId), moves);
   }
 }
-
-type CommittedEntry = { topic: string; partition: number; offset: CommittedOffset };
 
 /** Adds the requests of `later` to `activity` (the same group's, seen after). */
 function mergeActivity(activity: Activity, later: Activity): void {
