@@ -13,7 +13,7 @@ import { SaslGate, type GateIO } from './sasl-gate.js';
 import type { TLSSocket } from 'node:tls';
 import { peerPrincipal } from '../security/tls.js';
 import type { KafkaPrincipal } from '../security/principal.js';
-import type { IdleClosable, IdleConnections } from './idle-connections.js';
+import type { IdleClosable, IdleConnections, IdleNode } from './idle-connections.js';
 import type { RequestMemoryPool } from './request-memory.js';
 import { atBurstEnd, inBurst } from '../util/burst.js';
 import { noteAnswered, noteClosed, noteHeard, setServingClient } from '../util/returning-clients.js';
@@ -57,6 +57,8 @@ export class Connection implements IdleClosable, RequestDone {
   private readonly reads: SocketReads;
   private readonly log: Logger;
   private readonly clientHost: string;
+  /** Its place in `connections.max.idle.ms`' order of activity (IdleConnections). */
+  idleNode: IdleNode | null = null;
   private busy = false;
   /** Waiting for the socket's 'drain': the client has not read what was written (Kafka: not yet sent). */
   private draining = false;
@@ -153,7 +155,7 @@ export class Connection implements IdleClosable, RequestDone {
     // Debug, as Kafka's SocketServer logs accepted and closed connections: a burst of a thousand
     // clients is otherwise two thousand lines for whoever reads stdout.
     this.log.debug('connection opened');
-    this.idle?.touch(this);
+    this.idle?.add(this);
   }
 
   /** `connections.max.idle.ms` passed without a request or a response (Kafka's Selector closes it so). */

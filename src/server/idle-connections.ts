@@ -2,20 +2,37 @@
  * `connections.max.idle.ms` (default 600000, 10 minutes): a connection with no request arriving
  * and no response leaving for that long is closed, as Kafka's `Selector` closes channels its
  * `IdleExpiryManager` finds idle. Kept as Kafka keeps it: the connections in least recently active
- * order (a Map re-inserted on activity) and one timer, due when the least recently active one would
- * expire, so activity costs a clock read and a Map update, never a timer. On real time, or on the
- * manual clock (`--clock manual`), whose advances then close idle connections (issue #16). -1
- * disables it (as in Kafka).
+ * order (Kafka's LinkedHashMap in access order; here a list linked through one node per
+ * connection, so that activity, twice per request, costs a clock read and a few pointer writes,
+ * no hashing) and one timer, due when the least recently active one would expire. On real time, or
+ * on the manual clock (`--clock manual`), whose advances then close idle connections (issue #16).
+ * -1 disables it (as in Kafka).
  */
 import { MAX_TIMER_MS, type Time, type Timer } from '../util/time.js';
 
+/** A connection's place in the order of activity. */
+export interface IdleNode {
+  /** When a request last arrived or a response last left (ms, the server's clock). */
+  at: number;
+  /** Less recently active, or null for the least. */
+  prev: IdleNode | null;
+  /** More recently active, or null for the most. */
+  next: IdleNode | null;
+  readonly connection: IdleClosable;
+}
+
 export interface IdleClosable {
+  /** Set by `IdleConnections.add`, cleared by `remove`. */
+  idleNode: IdleNode | null;
   /** Closes the connection for being idle (one info line). */
   closeIdle(idleMs: number): void;
 }
 
 export class IdleConnections {
-  private readonly lastActive = new Map<IdleClosable, number>();
+  /** The least recently active connection's node. */
+  private head: IdleNode | null = null;
+  /** The most recently active connection's node. */
+  private tail: IdleNode | null = null;
   private timer: Timer | null = null;
   private timerDue = Infinity;
 
@@ -29,33 +46,60 @@ export class IdleConnections {
     return this.maxIdleMs > 0;
   }
 
-  /** A request arrived on, or a response left, `c` (also when it opens). */
-  touch(c: IdleClosable): void {
-    if (!this.enabled) return;
-    const now = this.time.now();
-    // Touched already at this millisecond: its place (after those last active earlier) is right as it is.
-    if (this.lastActive.get(c) === now) return;
-    this.lastActive.delete(c);
-    this.lastActive.set(c, now);
+  /** `c` opened: the most recently active. */
+  add(c: IdleClosable): void {
+    if (!this.enabled || c.idleNode !== null) return;
+    const node: IdleNode = { at: this.time.now(), prev: null, next: null, connection: c };
+    c.idleNode = node;
+    this.append(node);
     if (this.timer === null) this.arm();
   }
 
+  /** A request arrived on, or a response left, `c`: it is the most recently active. */
+  touch(c: IdleClosable): void {
+    const node = c.idleNode;
+    if (node === null) return;
+    node.at = this.time.now();
+    if (node === this.tail) return;
+    this.unlink(node);
+    this.append(node);
+  }
+
   remove(c: IdleClosable): void {
-    this.lastActive.delete(c);
+    const node = c.idleNode;
+    if (node === null) return;
+    this.unlink(node);
+    c.idleNode = null;
   }
 
   /** Stops the timer (server shutdown). */
   close(): void {
     this.timer?.cancel();
     this.timer = null;
-    this.lastActive.clear();
+    for (let node = this.head; node !== null; node = node.next) node.connection.idleNode = null;
+    this.head = this.tail = null;
+  }
+
+  private append(node: IdleNode): void {
+    node.prev = this.tail;
+    node.next = null;
+    if (this.tail === null) this.head = node;
+    else this.tail.next = node;
+    this.tail = node;
+  }
+
+  private unlink(node: IdleNode): void {
+    if (node.prev === null) this.head = node.next;
+    else node.prev.next = node.next;
+    if (node.next === null) this.tail = node.prev;
+    else node.next.prev = node.prev;
+    node.prev = node.next = null;
   }
 
   /** Schedules the check for when the least recently active connection would expire. */
   private arm(): void {
-    const oldest = this.lastActive.values().next();
-    if (oldest.done) return;
-    const due = oldest.value + this.maxIdleMs;
+    if (this.head === null) return;
+    const due = this.head.at + this.maxIdleMs;
     if (this.timer !== null && due >= this.timerDue) return;
     this.timer?.cancel();
     this.timerDue = due;
@@ -69,10 +113,10 @@ export class IdleConnections {
 
   private expire(): void {
     const now = this.time.now();
-    for (const [c, at] of this.lastActive) {
-      if (at + this.maxIdleMs > now) break;
-      this.lastActive.delete(c);
-      c.closeIdle(now - at);
+    for (let node = this.head; node !== null && node.at + this.maxIdleMs <= now; node = this.head) {
+      const c = node.connection;
+      this.remove(c);
+      c.closeIdle(now - node.at);
     }
     this.arm();
   }

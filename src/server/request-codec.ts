@@ -19,9 +19,26 @@ export type DecodedRequest =
   | { kind: 'api-versions-too-new'; header: RequestHeader }
   | { kind: 'refused'; header: RequestHeader | null; reason: string };
 
+/**
+ * Each API's codecs and its request's first flexible version (-1: none), by API key, filled in at
+ * the key's first request (the codec modules load on first use, test/layout/lazy-loading.test.ts):
+ * looked up twice per request, where `API_CODECS`' keyed lookup and each codec's own shape made
+ * polymorphic loads.
+ */
+const CODECS: Array<(typeof API_CODECS)[ApiKeyWithCodec] | undefined> = [];
+/** -2: not looked up yet. */
+const FIRST_FLEXIBLE = new Int16Array(128).fill(-2);
+
 function firstFlexible(apiKey: number): number {
-  const codec = API_CODECS[apiKey as ApiKeyWithCodec];
-  return codec ? codec.request.FIRST_FLEXIBLE_VERSION : -1;
+  if (apiKey < 0 || apiKey >= FIRST_FLEXIBLE.length) return -1;
+  const first = FIRST_FLEXIBLE[apiKey]!;
+  if (first !== -2) return first;
+  const codec = API_CODECS[apiKey as ApiKeyWithCodec] as (typeof API_CODECS)[ApiKeyWithCodec] | undefined;
+  return (FIRST_FLEXIBLE[apiKey] = codec ? codec.request.FIRST_FLEXIBLE_VERSION : -1);
+}
+
+function codecOf(apiKey: number): (typeof API_CODECS)[ApiKeyWithCodec] {
+  return CODECS[apiKey] ?? (CODECS[apiKey] = API_CODECS[apiKey as ApiKeyWithCodec]);
 }
 
 function isFlexible(apiKey: number, version: number): boolean {
@@ -71,7 +88,7 @@ function decodeHeader(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition
 export function decodeRequest(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): DecodedRequest {
   const h = decodeHeader(frame, handlers);
   if (h.kind !== 'body') return h;
-  const codec = API_CODECS[h.header.apiKey as ApiKeyWithCodec];
+  const codec = codecOf(h.header.apiKey);
   const body = codec.request.decode(h.reader, h.header.apiVersion);
   return { kind: 'request', header: h.header, body, api: h.api, flexible: h.flexible };
 }
@@ -84,7 +101,7 @@ export function decodeRequest(frame: Buffer, handlers: ReadonlyMap<number, ApiDe
 export function* decodeRequestInSlices(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): Generator<void, DecodedRequest> {
   const h = decodeHeader(frame, handlers);
   if (h.kind !== 'body') return h;
-  const codec = API_CODECS[h.header.apiKey as ApiKeyWithCodec];
+  const codec = codecOf(h.header.apiKey);
   const body: unknown = yield* (codec.request.decodeInSlices as (r: Reader, v: number) => Generator<void, unknown>)(h.reader, h.header.apiVersion);
   return { kind: 'request', header: h.header, body, api: h.api, flexible: h.flexible };
 }
@@ -124,7 +141,7 @@ function encodeWithScratch(header: RequestHeader, body: unknown, references: Arr
   w.references = references;
   try {
     startResponse(w, header);
-    const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
+    const codec = codecOf(header.apiKey);
     (codec.response.encode as (w: Writer, v: number, b: unknown) => void)(w, header.apiVersion, body);
   } finally {
     w.references = null;
@@ -166,7 +183,7 @@ function encodeWithScratch(header: RequestHeader, body: unknown, references: Arr
 /** As `encodeResponse`, a slice at a time (the response's generated `encodeInSlices`): the answer to a request decoded in slices. */
 export function* encodeResponseInSlices(header: RequestHeader, body: unknown): Generator<void, Buffer> {
   const w = responseWriter(header);
-  const codec = API_CODECS[header.apiKey as ApiKeyWithCodec];
+  const codec = codecOf(header.apiKey);
   yield* (codec.response.encodeInSlices as (w: Writer, v: number, b: unknown) => Generator<void, void>)(w, header.apiVersion, body);
   return finishResponse(w);
 }
