@@ -473,8 +473,8 @@ export class Connection implements IdleClosable, RequestDone {
     this.idle?.touch(this);
   }
 
-  /** Writes a response encoded in slices, unless the connection closed meanwhile. */
-  private readonly sendEncoded = (bytes: Buffer): void => {
+  /** Writes a response encoded in slices (its parts), unless the connection closed meanwhile. */
+  private readonly sendEncoded = (bytes: Buffer[]): void => {
     if (this.closed) return;
     this.write(bytes);
     this.idle?.touch(this);

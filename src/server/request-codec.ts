@@ -180,12 +180,32 @@ function encodeWithScratch(header: RequestHeader, body: unknown, references: Arr
   return parts;
 }
 
-/** As `encodeResponse`, a slice at a time (the response's generated `encodeInSlices`): the answer to a request decoded in slices. */
-export function* encodeResponseInSlices(header: RequestHeader, body: unknown): Generator<void, Buffer> {
+/** A response encoded in slices is handed on in parts of about this many bytes (`Writer.detachWritten`). */
+const SLICED_PART_BYTES = 1024 * 1024;
+
+/**
+ * As `encodeResponse`, a slice at a time (the response's generated `encodeInSlices`): the answer
+ * to a request decoded in slices, as the frame's parts in order, a new part begun between two
+ * slices once one holds `SLICED_PART_BYTES` (no whole-frame copy as the writer grows).
+ */
+export function* encodeResponseInSlices(header: RequestHeader, body: unknown): Generator<void, Buffer[]> {
   const w = responseWriter(header);
   const codec = codecOf(header.apiKey);
-  yield* (codec.response.encodeInSlices as (w: Writer, v: number, b: unknown) => Generator<void, void>)(w, header.apiVersion, body);
-  return finishResponse(w);
+  const parts: Buffer[] = [];
+  const encoding = (codec.response.encodeInSlices as (w: Writer, v: number, b: unknown) => Generator<void, void>)(w, header.apiVersion, body);
+  while (!encoding.next().done) {
+    if (w.offset >= SLICED_PART_BYTES) {
+      const part = w.detachWritten();
+      if (part !== null) parts.push(part);
+    }
+    yield;
+  }
+  parts.push(w.finish());
+  let size = 0;
+  for (const part of parts) size += part.length;
+  // The first part holds the header, written before the first slice.
+  parts[0]!.writeInt32BE(size - 4, 0);
+  return parts;
 }
 
 function responseWriter(header: RequestHeader): Writer {
@@ -199,12 +219,6 @@ function startResponse(w: Writer, header: RequestHeader): void {
   w.int32(0);
   w.int32(header.correlationId);
   if (header.apiKey !== API_VERSIONS_KEY && isFlexible(header.apiKey, header.apiVersion)) w.uvarint(0);
-}
-
-function finishResponse(w: Writer): Buffer {
-  const out = w.finish();
-  out.writeInt32BE(out.length - 4, 0);
-  return out;
 }
 
 /** The v0 ApiVersions body Kafka sends to a too-new ApiVersions request: UNSUPPORTED_VERSION plus our range for key 18. */

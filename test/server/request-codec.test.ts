@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeResponse, encodeResponseInSlices, encodeResponseParts, type RequestHeader } from '../../src/server/request-codec.js';
 import type { FetchResponse } from '../../src/protocol/messages/FetchResponse.js';
 import { defaultPartitionData } from '../../src/protocol/messages/FetchResponse.js';
-import { BY_REFERENCE_MIN_BYTES } from '../../src/protocol/primitives.js';
+import { BYTES_PER_SLICE, BY_REFERENCE_MIN_BYTES } from '../../src/protocol/primitives.js';
 import { joinBuffers } from '../../src/util/join-buffers.js';
 import { runNow } from '../../src/util/slices.js';
 import type { OffsetCommitResponse } from '../../src/protocol/messages/OffsetCommitResponse.js';
@@ -31,12 +31,29 @@ describe('encodeResponse', () => {
     ];
     const encoded = cases.map(([h, body]) => encodeResponse(h, body));
     cases.forEach(([h, body], i) => {
-      const expected = runNow(encodeResponseInSlices(h, body));
+      const expected = joinBuffers(runNow(encodeResponseInSlices(h, body)));
       expect(encoded[i]!.equals(expected)).toBe(true);
       expect(encoded[i]!.readInt32BE(0)).toBe(encoded[i]!.length - 4);
       expect(encoded[i]!.readInt32BE(4)).toBe(h.correlationId);
     });
     expect(encoded[2]!.length).toBeGreaterThan(16 * 1024 * 4);
+  });
+});
+
+describe('encodeResponseInSlices', () => {
+  it('hands a large response on in parts of about a megabyte, begun between slices, that join to the bytes encodeResponse gives', () => {
+    const h = header(9, 8);
+    const body = commitResponse(400_000, 0);
+    const parts = runNow(encodeResponseInSlices(h, body));
+    const joined = Buffer.concat(parts);
+    expect(joined.equals(encodeResponse(h, body))).toBe(true);
+    expect(joined.readInt32BE(0)).toBe(joined.length - 4);
+    expect(joined.length).toBeGreaterThan(2_400_000);
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    // Each part: the megabyte it reached plus at most the rest of one slice (never the whole frame).
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(1024 * 1024 + BYTES_PER_SLICE + 64);
+    // A small one is one part.
+    expect(runNow(encodeResponseInSlices(h, commitResponse(3, 0))).length).toBe(1);
   });
 });
 
