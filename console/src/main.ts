@@ -41,25 +41,46 @@ tokenForm.addEventListener('submit', (event) => {
 });
 
 /**
- * A page refreshed again for changes that came while it refreshed waits this long (ms) from the
- * start of the previous refresh: under a stream of changes a group of 36,000 partitions was asked
- * for ~4 times a second, each answer ~35 ms of the server's event loop (adversarial trial, session 21).
+ * Refreshes for live changes start at least this long (ms) apart, whether the change came during a
+ * refresh or after it: under a stream of changes a group of 36,000 partitions was asked for ~4
+ * times a second, each answer ~35 ms of the server's event loop (adversarial trial, session 21).
+ * Opening a page, or a token given, refreshes at once.
  */
 const LIVE_REFRESH_MIN_MS = 1000;
 
-/** Refreshes the current page; a change arriving meanwhile refreshes it once more afterwards, not sooner than LIVE_REFRESH_MIN_MS after. */
-async function refresh(): Promise<void> {
+/** When the last refresh started (`Date.now()`). */
+let lastRefreshAt = -Infinity;
+/** Ends the wait of a live refresh early (a page opened meanwhile). */
+let wakeRefresh: (() => void) | null = null;
+/** A refresh without waiting was asked for while one ran (a page opened). */
+let againNow = false;
+
+/**
+ * Refreshes the current page: at once, or with `live` (a change notice) no sooner than
+ * LIVE_REFRESH_MIN_MS after the last refresh began; a call meanwhile refreshes once more after it.
+ */
+async function refresh(live = false): Promise<void> {
   if (refreshing) {
     again = true;
+    if (!live) {
+      againNow = true;
+      wakeRefresh?.();
+    }
     return;
   }
   refreshing = true;
   try {
+    let wait = live;
     do {
-      again = false;
-      const started = Date.now();
+      if (wait && !againNow) {
+        const ms = lastRefreshAt + LIVE_REFRESH_MIN_MS - Date.now();
+        if (ms > 0) await new Promise<void>((resolve) => setTimeout((wakeRefresh = resolve), ms));
+        wakeRefresh = null;
+      }
+      again = againNow = false;
+      wait = true;
+      lastRefreshAt = Date.now();
       await page?.refresh();
-      if (again) await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + LIVE_REFRESH_MIN_MS - Date.now())));
     } while (again);
     tokenOnTrial = false;
     main.hidden = false;
@@ -97,7 +118,7 @@ function route(): void {
 }
 
 function onChange(notice: ChangeNotice): void {
-  if (page?.wants(notice)) void refresh();
+  if (page?.wants(notice)) void refresh(true);
 }
 
 function setLive(on: boolean): void {

@@ -18,12 +18,21 @@ import { kafkaClient, waitFor } from '../support/kafkajs.js';
 import { startTestServer } from '../support/server.js';
 import { parsePrometheus } from '../support/prometheus.js';
 import { RawClient } from '../support/raw-client.js';
+import { createTopic } from '../support/raw-transactions.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { shareGroupHolding, SHARE_TEST_CONFIG } from '../support/share-group.js';
 
 const chromiumBin = clients().chromium;
 const SHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
 const TOPIC = 'console-topic';
 const GROUP = 'console-group';
+/**
+ * The least time between two of a page's refreshes for live changes (console/src/main.ts
+ * LIVE_REFRESH_MIN_MS, 1000), as seen in the browser's resource timing: each refresh's requests
+ * start within microseconds of its own start time, hence the small allowance.
+ */
+const LIVE_REFRESH_MIN_MS_SEEN = 990;
 /** Hangs the test only as a backstop: every wait below ends on an event (text appearing). */
 const UI_TIMEOUT = 60_000;
 
@@ -240,6 +249,48 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     } finally {
       raw.socket.destroy();
       await shared.stop();
+    }
+  });
+
+  it('under a stream of commits, refreshes a group page at most once a second, and keeps following them', async () => {
+    const watched = await startTestServer({ adminPort: 0 });
+    const raw = await RawClient.connect(watched.port);
+    await createTopic(raw, 'streamed-topic');
+    let committing = true;
+    let offset = 0n;
+    const commits = (async () => {
+      // A commit every few ms: the group watch tells the page of a change after each look (every ~100 ms).
+      while (committing) {
+        offset++;
+        const res = await raw.send(8, 8, { groupId: 'streamed', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'streamed-topic', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }] } as never);
+        expect(res.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${watched.admin!.url}/#/groups/streamed`);
+      await page.locator('#group-meta').getByText('state Empty').waitFor({ timeout: UI_TIMEOUT });
+      // The page's own requests for the group, by the browser's clock: four refreshes after the first.
+      const starts = async (): Promise<number[]> =>
+        page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/group?groupId=streamed')).map((e) => e.startTime));
+      await vi.waitFor(async () => expect((await starts()).length).toBeGreaterThanOrEqual(5), { timeout: UI_TIMEOUT, interval: 200 });
+      committing = false;
+      await commits;
+      const times = await starts();
+      const gaps = times.slice(1).map((t, i) => t - times[i]!);
+      // Without the spacing, a refresh followed each look that saw the commits (~10 a second).
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(LIVE_REFRESH_MIN_MS_SEEN);
+      // And it still follows: the committed offset shown is one the stream made.
+      const shown = Number((await rows(page, 'partitions'))[0]![2]);
+      expect(shown).toBeGreaterThan(0);
+      expect(shown).toBeLessThanOrEqual(Number(offset));
+      await page.close();
+    } finally {
+      committing = false;
+      await commits.catch(() => {});
+      raw.socket.destroy();
+      await watched.stop();
     }
   });
 
