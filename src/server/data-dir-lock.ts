@@ -160,7 +160,7 @@ function removeOrphanedStagedFiles(dir: string): void {
 export function lockDataDirectory(dir: string): () => void {
   const real = realpathSync(dir);
   const file = join(dir, LOCK_FILE);
-  const inUse = (by: string) => new DataDirectoryInUseError(`the data directory ${dir} is in use by ${by} (${file}); one server per data directory, as Kafka's log directory lock`);
+  const inUse = (by: string) => new DataDirectoryInUseError(`the data directory ${dir} is in use by ${by} (${file}); one server per data directory, as Kafka's log directory lock: give this one another (--data-dir, dataDir) or none (--in-memory, inMemory)`);
   if (lockedHere.has(real)) throw inUse('another server of this process');
   const startTime = procStat(process.pid)?.startTime;
   const staged = join(dir, `${LOCK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);

@@ -18,7 +18,7 @@ describe('one server per data directory (.lock)', () => {
       const lock = join(data.dir, '.lock');
       expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^pid=${process.pid}\\n`));
       await expect(startServer({ port: 0, dataDir: data.dir, logLevel: TEST_LOG_LEVEL })).rejects.toThrow(
-        new DataDirectoryInUseError(`the data directory ${data.dir} is in use by another server of this process (${lock}); one server per data directory, as Kafka's log directory lock`),
+        new DataDirectoryInUseError(`the data directory ${data.dir} is in use by another server of this process (${lock}); one server per data directory, as Kafka's log directory lock: give this one another (--data-dir, dataDir) or none (--in-memory, inMemory)`),
       );
       await first.close();
       expect(existsSync(lock)).toBe(false);
@@ -37,7 +37,7 @@ describe('one server per data directory (.lock)', () => {
       const second = spawnSync(process.execPath, [CLI, '--no-admin', '--port', '0', '--data-dir', data.dir], { encoding: 'utf8', timeout: 60_000 });
       expect({ status: second.status, stderr: second.stderr }).toEqual({
         status: 2,
-        stderr: `kafka-mock-coordinator: the data directory ${data.dir} is in use by process ${first.process.pid} (${lock}); one server per data directory, as Kafka's log directory lock\n`,
+        stderr: `kafka-mock-coordinator: the data directory ${data.dir} is in use by process ${first.process.pid} (${lock}); one server per data directory, as Kafka's log directory lock: give this one another (--data-dir, dataDir) or none (--in-memory, inMemory)\n`,
       });
       // kill -9 leaves the file; its holder is gone, so the next server takes the lock.
       await kill(first, 'SIGKILL');

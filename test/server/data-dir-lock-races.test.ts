@@ -50,7 +50,7 @@ describe('data directory lock races', () => {
           const holders = results.filter((r) => r.locked);
           expect(holders.length, JSON.stringify(results)).toBe(1);
           for (const r of results.filter((x) => !x.locked)) {
-            expect(r.message).toBe(`the data directory ${data.dir} is in use by process ${holders[0]!.pid} (${join(data.dir, '.lock')}); one server per data directory, as Kafka's log directory lock`);
+            expect(r.message).toBe(`the data directory ${data.dir} is in use by process ${holders[0]!.pid} (${join(data.dir, '.lock')}); one server per data directory, as Kafka's log directory lock: give this one another (--data-dir, dataDir) or none (--in-memory, inMemory)`);
           }
           // The winner exited without releasing (as kill -9): its lock is left, naming it; nothing else is.
           expect(readFileSync(join(data.dir, '.lock'), 'utf8')).toMatch(new RegExp(`^pid=${holders[0]!.pid}\\n`));
