@@ -7,7 +7,7 @@ import type { ListenerContext } from './listener-context.js';
 import { IdleConnections } from './idle-connections.js';
 import { RequestMemoryPool } from './request-memory.js';
 import { ManualTime } from '../util/manual-time.js';
-import { systemTime } from '../util/time.js';
+import { monotonicTime } from '../util/time.js';
 import type { ConnectionQuotas } from './connection-quotas.js';
 import { nodeTls } from '../security/tls.js';
 import { noteAccepted, runBehindWaiting } from './turn-budget.js';
@@ -73,9 +73,10 @@ export class KafkaListener {
     /** `max.connections`, `max.connections.per.ip` of this listener's broker (absent: no limits). */
     private readonly quotas?: ConnectionQuotas,
   ) {
-    // Real time, as Kafka's Selector, except on the manual clock (`--clock manual`), whose advances
-    // then close idle connections; a `time` injected in-process drives the coordinators only.
-    const idleTime = broker.time instanceof ManualTime ? broker.time : systemTime;
+    // Real time on a monotonic clock, as Kafka's Selector (`System.nanoTime`), except on the manual
+    // clock (`--clock manual`), whose advances then close idle connections; a `time` injected
+    // in-process drives the coordinators only.
+    const idleTime = broker.time instanceof ManualTime ? broker.time : monotonicTime;
     this.idle = new IdleConnections(idleTime, Number(broker.config.long('connections.max.idle.ms')));
     const queuedMaxBytes = Number(broker.config.long('queued.max.request.bytes'));
     let waiting = 0;
