@@ -62,8 +62,19 @@ export class ManualTime implements Time {
   advance(ms: number): AdvanceResult {
     this.checkAdvance(ms);
     const { now, firedTimers } = this.runUntil(this.nowMs + ms, Infinity);
+    // An advance in slices under way still moves the clock by all of its own `ms` after this one.
+    if (this.slicing) this.movedDuringSlices += ms;
     return { now, firedTimers };
   }
+
+  /** The end of the last `advanceInSlices` asked for: the next one starts after it. */
+  private lastSlicedAdvance: Promise<unknown> = Promise.resolve();
+  /** `advanceInSlices` calls not yet done (the first starts at once, the others after it). */
+  private slicedQueued = 0;
+  /** Whether an `advanceInSlices` is moving the clock. */
+  private slicing = false;
+  /** ms moved by `advance` calls made while an `advanceInSlices` ran (its target moves on by as much). */
+  private movedDuringSlices = 0;
 
   /**
    * As `advance`, in slices: at most `ADVANCE_SLICE_TIMERS` timers (and about `ADVANCE_SLICE_MS` of
@@ -72,17 +83,35 @@ export class ManualTime implements Time {
    * requests see that time. Resolves with the clock and the number of timers fired, as `advance`.
    * Used by the control surfaces (HTTP, command line).
    */
-  async advanceInSlices(ms: number): Promise<AdvanceResult> {
+  advanceInSlices(ms: number): Promise<AdvanceResult> {
+    // One after another, each by its whole `ms`: two at once both ran to the target the first
+    // computed, moving the clock by one of them (adversarial trial, session 22).
+    const run = this.slicedQueued === 0 ? this.advanceInSlicesNow(ms) : this.lastSlicedAdvance.then(() => this.advanceInSlicesNow(ms));
+    this.slicedQueued++;
+    const settled = (): void => {
+      this.slicedQueued--;
+    };
+    this.lastSlicedAdvance = run.then(settled, settled);
+    return run;
+  }
+
+  private async advanceInSlicesNow(ms: number): Promise<AdvanceResult> {
     this.checkAdvance(ms);
     const target = this.nowMs + ms;
+    const movedBefore = this.movedDuringSlices;
+    this.slicing = true;
     let fired = 0;
-    for (;;) {
-      const slice = this.runUntil(target, ADVANCE_SLICE_TIMERS, performance.now() + ADVANCE_SLICE_MS);
-      fired += slice.firedTimers;
-      // Done when nothing is due by the target any more: the clock may reach it before the last
-      // due timers fired (a coalescing timer fires at the target when no ordinary one comes first).
-      if (!slice.cutShort) return { now: slice.now, firedTimers: fired };
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      for (;;) {
+        const slice = this.runUntil(target + this.movedDuringSlices - movedBefore, ADVANCE_SLICE_TIMERS, performance.now() + ADVANCE_SLICE_MS);
+        fired += slice.firedTimers;
+        // Done when nothing is due by the target any more: the clock may reach it before the last
+        // due timers fired (a coalescing timer fires at the target when no ordinary one comes first).
+        if (!slice.cutShort) return { now: slice.now, firedTimers: fired };
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.slicing = false;
     }
   }
 

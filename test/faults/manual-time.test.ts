@@ -89,6 +89,22 @@ describe('ManualTime', () => {
     expect(sliced.pendingTimers()).toBe(0);
   });
 
+  it('advances asked for while one runs in slices move the clock by all of theirs: in slices one after another, at once on top', async () => {
+    const clock = new ManualTime(0);
+    const fired: number[] = [];
+    for (let i = 0; i < ADVANCE_SLICE_TIMERS * 3; i++) clock.schedule(i, () => fired.push(i));
+    const first = clock.advanceInSlices(3_600_000);
+    const second = clock.advanceInSlices(3_600_000);
+    // Still inside the first one's slices: an advance at once goes on top of both.
+    expect(clock.now()).toBeLessThan(3_600_000);
+    clock.advance(1000);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.now).toBe(3_601_000);
+    expect(b).toEqual({ now: 7_201_000, firedTimers: 0 });
+    expect(clock.now()).toBe(7_201_000);
+    expect(fired).toEqual(Array.from({ length: ADVANCE_SLICE_TIMERS * 3 }, (_, i) => i));
+  });
+
   it('advanceInSlices fires every maintenance timer due by the target even when a slice ends with the clock already there', async () => {
     // Coalescing timers due during the advance fire at its end: the first slice moves the clock to
     // the target and stops at its timer limit, with more of them still due.
