@@ -226,6 +226,28 @@ describe('big requests', () => {
     expect([...new Set(res.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))]).toEqual([ErrorCode.INVALID_PRODUCER_ID_MAPPING]);
   });
 
+  it("a transaction's markers over thousands of partitions are appended in slices: another connection is answered before the last is written", async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => other.close());
+    const partitions = 3000;
+    expect((await other.send(19, 7, createTopics([topic('marked', partitions)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const order: string[] = [];
+    const refs = Array.from({ length: partitions }, (_, partition) => ({ topic: 'marked', partition }));
+    const marker = { producerId: 77n, producerEpoch: 0, coordinatorEpoch: 0, commit: false, transactionVersion: 0 };
+    const written = server.broker.txnMarkers.write(marker, refs).then((results) => {
+      order.push('markers');
+      return results;
+    });
+    expect((await other.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
+    order.push('ApiVersions');
+    const results = await written;
+    expect(order).toEqual(['ApiVersions', 'markers']);
+    // Every partition got its marker, in the order asked.
+    expect(results.map((r) => [r.partition, r.errorCode])).toEqual(refs.map((r) => [r.partition, ErrorCode.NONE]));
+    expect(server.broker.topics.get('marked')!.partition(partitions - 1)!.logEndOffset).toBe(1n);
+  });
+
   it('a DescribeTransactions of 200,000 ids is answered in slices: another connection is answered meanwhile', async () => {
     const { server } = await startClosableServer(cleanups, { inMemory: true });
     const big = await RawClient.connect(server.port);
