@@ -84,6 +84,7 @@ export const CONFIG_SPECS = {
   'max.connections': { kind: 'int', default: '2147483647', min: 0 },
   'max.connections.per.ip': { kind: 'int', default: '2147483647', min: 0 },
   'max.connections.per.ip.overrides': { kind: 'string', default: '' },
+  'socket.listen.backlog.size': { kind: 'int', default: '50', min: 1 },
   'message.max.bytes': { kind: 'int', default: '1048588', min: 0 },
   'auto.create.topics.enable': { kind: 'bool', default: 'true' },
   'num.partitions': { kind: 'int', default: '1', min: 1 },

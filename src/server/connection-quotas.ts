@@ -3,7 +3,10 @@
  * Kafka's `ConnectionQuotas` applies them to one broker's listeners:
  * - over `max.connections` a new connection waits, unread, until another one closes (Kafka's
  *   acceptor blocks in `waitForConnectionSlot`, leaving it in the listen backlog); a client sees a
- *   connection that does not answer yet;
+ *   connection that does not answer yet. At most `socket.listen.backlog.size` (50) wait, as in
+ *   Kafka's backlog, whose overflow the kernel drops: more are closed at once (each waiting one
+ *   holds a file descriptor here, and 3,000 of them left none for the log's files: EMFILE,
+ *   adversarial trial, session 22);
  * - then, if its address already has its maximum (an override for that address, else
  *   `max.connections.per.ip`), it is closed at once (Kafka's TooManyConnectionsException: "Rejected
  *   connection from ..., address already has the configured maximum of N connections.").
@@ -29,6 +32,8 @@ export interface ConnectionLimits {
   maxConnectionsPerIp: number;
   /** `max.connections.per.ip.overrides`: "host:count,..." */
   overrides: string;
+  /** `socket.listen.backlog.size`: how many may wait for a slot under `max.connections`. */
+  listenBacklog: number;
 }
 
 /** The address Kafka counts a connection under (an IPv4 peer of a dual-stack listener as plain IPv4). */
@@ -69,7 +74,13 @@ export class ConnectionQuotas {
    * close must be reported with `closed(socket)`.
    */
   accept(socket: Socket, admit: () => void): void {
-    if (this.total >= this.limits().maxConnections) {
+    const limits = this.limits();
+    if (this.total >= limits.maxConnections) {
+      if (this.waiting.length >= limits.listenBacklog) {
+        this.log.info({ remote: peerAddress(socket), waiting: this.waiting.length }, `Closed connection from /${peerAddress(socket)}: max.connections (${limits.maxConnections}) reached and socket.listen.backlog.size (${limits.listenBacklog}) connections already waiting`);
+        socket.destroy();
+        return;
+      }
       socket.pause();
       const entry = { socket, admit };
       this.waiting.push(entry);

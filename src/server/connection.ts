@@ -369,7 +369,7 @@ export class Connection implements IdleClosable, RequestDone {
     try {
       decoded = decodeRequest(frame, this.handlers);
     } catch (err) {
-      this.refuse(null, `malformed request: ${(err as Error).message}`);
+      this.refuse(null, undecodable(err));
       return null;
     }
     return this.serve(decoded, undefined, callsBack);
@@ -382,7 +382,7 @@ export class Connection implements IdleClosable, RequestDone {
       try {
         decoded = await runInSlices(decodeRequestInSlices(frame, this.handlers));
       } catch (err) {
-        this.refuse(null, `malformed request: ${(err as Error).message}`);
+        this.refuse(null, undecodable(err));
         return;
       }
       if (this.closed) return;
@@ -522,6 +522,16 @@ export class Connection implements IdleClosable, RequestDone {
     this.closed = true;
     this.closeSocket();
   }
+}
+
+/**
+ * Why a frame could not be decoded: malformed, or (an error of the system, as EMFILE loading the
+ * API's codec when the process is out of file descriptors) not the frame's fault at all, which the
+ * log must not call malformed (adversarial trial, session 22).
+ */
+function undecodable(err: unknown): string {
+  const message = (err as Error).message;
+  return typeof (err as { syscall?: unknown }).syscall === 'string' ? `could not decode the request: ${message}` : `malformed request: ${message}`;
 }
 
 /**

@@ -83,7 +83,7 @@ export class BrokerListeners {
       let limits: ConnectionLimits | undefined;
       this.unsubscribe.push(this.broker.configs.store.onBrokerConfigsChanged(() => (limits = undefined)));
       quotas = new ConnectionQuotas(
-        () => (limits ??= { maxConnections: Number(value('max.connections')), maxConnectionsPerIp: Number(value('max.connections.per.ip')), overrides: value('max.connections.per.ip.overrides') }),
+        () => (limits ??= { maxConnections: Number(value('max.connections')), maxConnectionsPerIp: Number(value('max.connections.per.ip')), overrides: value('max.connections.per.ip.overrides'), listenBacklog: this.broker.config.int('socket.listen.backlog.size') }),
         this.broker.log,
         (delta) => (this.stats.waitingForSlot = (this.stats.waitingForSlot ?? 0) + delta),
       );

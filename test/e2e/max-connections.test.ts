@@ -114,6 +114,23 @@ describe('max.connections', () => {
     expect(server.connections.open).toBe(2);
   });
 
+  it("at most socket.listen.backlog.size connections wait for a slot, as in Kafka's backlog: one more is closed at once", async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections': 1, 'socket.listen.backlog.size': 2 } });
+    const a = await open(server.port);
+    expect((await a.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    const waiting = [await open(server.port), await open(server.port)];
+    while (server.connections.waitingForSlot !== 2) await new Promise((resolve) => setImmediate(resolve));
+    const extra = await open(server.port);
+    await closedByServer(extra);
+    expect(extra.closed).toBe(true);
+    expect(server.connections.waitingForSlot).toBe(2);
+    expect(waiting.map((c) => c.closed)).toEqual([false, false]);
+    // The waiting ones are still served in turn.
+    a.close();
+    expect((await waiting[0]!.send(18, 3, API_VERSIONS)).errorCode).toBe(ErrorCode.NONE);
+    expect(server.connections.waitingForSlot).toBe(1);
+  });
+
   it('raised dynamically (IncrementalAlterConfigs): a connection waiting for a slot is served at once, none closing', async () => {
     // Kafka's ConnectionQuotas.updateBrokerMaxConnections wakes the acceptor waiting for a slot.
     const { server } = await startClosableServer(cleanups, { inMemory: true, config: { 'max.connections': 2 } });
