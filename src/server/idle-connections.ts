@@ -24,6 +24,11 @@ export interface IdleNode {
 export interface IdleClosable {
   /** Set by `IdleConnections.add`, cleared by `remove`. */
   idleNode: IdleNode | null;
+  /**
+   * Whether an answer is being written and its bytes have moved since this was last asked: a
+   * client reading a large answer slowly is active, as Kafka's Selector counts each write it makes.
+   */
+  answerMoving?(): boolean;
   /** Closes the connection for being idle (one info line). */
   closeIdle(idleMs: number): void;
 }
@@ -115,6 +120,10 @@ export class IdleConnections {
     const now = this.time.now();
     for (let node = this.head; node !== null && node.at + this.maxIdleMs <= now; node = this.head) {
       const c = node.connection;
+      if (c.answerMoving?.() === true) {
+        this.touch(c);
+        continue;
+      }
       this.remove(c);
       c.closeIdle(now - node.at);
     }

@@ -32,6 +32,10 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { CREATE_SLICE_PARTITIONS, DELETE_SLICE_PARTITIONS } from '../../src/topics/topic-store.js';
 import { DECODE_IN_SLICES_BYTES } from '../../src/server/request-codec.js';
 import { createTopics, metadata, offsetCommit, topic, watchCall } from '../support/big-requests.js';
+import { produce } from '../support/raw-transactions.js';
+import { rawBatch, record, recordBody } from '../support/raw-records.js';
+import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/messages/FetchRequest.js';
+import { ZERO_UUID } from '../../src/protocol/primitives.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -468,6 +472,41 @@ describe('big requests', () => {
     server.clock.advance(60_000);
     await busyClosed;
     expect(busy.closed).toBe(true);
+  });
+
+  it('connections.max.idle.ms: a connection whose answer is still being taken by its client is not idle; one whose answer stopped moving is', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, clock: 'manual', config: { 'connections.max.idle.ms': 60_000 } });
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    // 32 partitions of a ~1 MB batch each: a 32 MB Fetch answer, more than loopback's socket buffers hold.
+    const partitions = 32;
+    expect((await raw.send(19, 7, createTopics([topic('slow-read', partitions)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const value = Buffer.alloc(1_000_000, 1);
+    for (let p = 0; p < partitions; p++) expect((await produce(raw, 'slow-read', null, rawBatch(record(recordBody({ value })), 1), p)).errorCode).toBe(ErrorCode.NONE);
+    const fetch = defaultFetchRequest();
+    fetch.maxWaitMs = 0;
+    fetch.maxBytes = 64 << 20;
+    fetch.topics = [{ topic: 'slow-read', topicId: ZERO_UUID, partitions: Array.from({ length: partitions }, (_, partition) => ({ ...defaultFetchPartition(), partition, partitionMaxBytes: 2 << 20 })) }];
+    // The client stops reading as soon as the answer starts to arrive.
+    raw.socket.once('data', () => raw.socket.pause());
+    void raw.send(1, 11, fetch).catch(() => {});
+    while (!server.faults.requests({ api: 'Fetch' }).some((e) => e.outcome === 'response')) await new Promise((resolve) => setImmediate(resolve));
+    expect(server.connections.open).toBe(1);
+    // The first look finds the answer on its way (bytes left since the write began): not idle.
+    server.clock.advance(60_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(server.connections.open).toBe(1);
+    // Once the kernel's buffers are full a look finds it where the last one did: the client stopped
+    // taking it, the connection is idle (a look or two more while those buffers still fill). The
+    // paused client does not see the close: the server's count does.
+    let looks = 1;
+    while (server.connections.open === 1 && looks < 10) {
+      server.clock.advance(60_000);
+      looks++;
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(server.connections.open).toBe(0);
+    expect(looks).toBeLessThan(10);
   });
 
   it('queued.max.request.bytes: a request holding the whole pool stops the reading of other connections until it is answered', async () => {
