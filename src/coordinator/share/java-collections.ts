@@ -22,6 +22,13 @@ export class JavaHashMap<K, V> {
   private readonly slots = new Map<string | number, Slot<K, V>>();
   private capacity: number;
   private seq = 0;
+  /**
+   * The iteration order as last computed, null once a key was added since (an added key may land
+   * anywhere, and may grow the table). Removals keep it: iteration skips removed slots. Iterating
+   * an unchanged map again (the assignor restarts its round over the unfilled members once per
+   * partition handed out) reuses it instead of sorting every slot again.
+   */
+  private order: Array<{ k: string | number; s: Slot<K, V> }> | null = null;
 
   /** `new HashMap<>(initialCapacity)` (16 when omitted, as `new HashMap<>()`). */
   constructor(
@@ -61,6 +68,7 @@ export class JavaHashMap<K, V> {
   }
 
   private insert(key: K, value: V, pos: number): void {
+    this.order = null;
     this.slots.set(this.id(key), { key, value, pos });
     while (this.slots.size > this.capacity * 0.75) this.capacity *= 2;
   }
@@ -74,6 +82,13 @@ export class JavaHashMap<K, V> {
    * (Java's iterator, with `remove()` being `delete` of the entry just returned).
    */
   *entries(): IterableIterator<[K, V]> {
+    for (const { k, s } of this.iterationOrder()) {
+      if (this.slots.get(k) === s) yield [s.key, s.value];
+    }
+  }
+
+  private iterationOrder(): ReadonlyArray<{ k: string | number; s: Slot<K, V> }> {
+    if (this.order !== null) return this.order;
     const mask = this.capacity - 1;
     const bucket = (key: K): number => {
       const h = this.hash(key);
@@ -81,9 +96,7 @@ export class JavaHashMap<K, V> {
     };
     const order = [...this.slots.entries()].map(([k, s]) => ({ k, s, b: bucket(s.key) }));
     order.sort((x, y) => x.b - y.b || x.s.pos - y.s.pos);
-    for (const { k, s } of order) {
-      if (this.slots.get(k) === s) yield [s.key, s.value];
-    }
+    return (this.order = order);
   }
 
   *keys(): IterableIterator<K> {

@@ -49,8 +49,24 @@ interface TopicIdPartition {
   topicId: string;
   partition: number;
 }
-const tpHash = (tp: TopicIdPartition): number => (Math.imul(31, javaUuidHash(tp.topicId)) + tp.partition) | 0;
-const tpId = (tp: TopicIdPartition): string => `${tp.topicId}:${tp.partition}`;
+
+/**
+ * A run's `TopicIdPartition` hash and identity. The topic id's `Uuid.hashCode` (a base64 parse) is
+ * computed once per topic, and the identity is a number (topic's index × 2^31 + partition), not a
+ * string per lookup: with thousands of partitions these ran for each map operation.
+ */
+function topicPartitionKeys(): { hash: (tp: TopicIdPartition) => number; id: (tp: TopicIdPartition) => number } {
+  const topics = new Map<string, { hash: number; index: number }>();
+  const topic = (topicId: string): { hash: number; index: number } => {
+    let t = topics.get(topicId);
+    if (!t) topics.set(topicId, (t = { hash: javaUuidHash(topicId), index: topics.size }));
+    return t;
+  };
+  return {
+    hash: (tp) => (Math.imul(31, topic(tp.topicId).hash) + tp.partition) | 0,
+    id: (tp) => topic(tp.topicId).index * 2 ** 31 + tp.partition,
+  };
+}
 
 /** `new HashSet<>(partitions)`. */
 function copyPartitions(parts: Iterable<number>): PartitionSet {
@@ -145,11 +161,12 @@ function homogeneous(input: ShareAssignorInput): Map<string, Map<string, Set<num
   if (topicIds.length === 0) return new Map();
   const sharing = targets.length === 0 ? 0 : Math.trunc((n + targets.length - 1) / targets.length);
   const desired = desiredCounts(sharing, targets.length, n);
-  const byPartition = new JavaHashMap<TopicIdPartition, JavaHashSet<number>>(tpHash, tpId, helperCapacity(targets.length));
+  const tpKeys = topicPartitionKeys();
+  const byPartition = new JavaHashMap<TopicIdPartition, JavaHashSet<number>>(tpKeys.hash, tpKeys.id, helperCapacity(targets.length));
   const byMember = new JavaHashMap<number, JavaHashSet<TopicIdPartition>>((v) => v, (v) => v, helperCapacity(n));
   const unfilled = intSet(helperCapacity(n));
   const overfilled = intSet(helperCapacity(n));
-  const tpSet = (): JavaHashSet<TopicIdPartition> => new JavaHashSet<TopicIdPartition>(tpHash, tpId);
+  const tpSet = (): JavaHashSet<TopicIdPartition> => new JavaHashSet<TopicIdPartition>(tpKeys.hash, tpKeys.id);
 
   // revokeUnassignablePartitions
   for (const [index, oldAssignment] of members.old.entries()) {
