@@ -5,9 +5,9 @@ import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
-import type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
+import type { GroupDescription, GroupHeader, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 import { pendingOffsetsOfGroup } from './transactions.js';
-import { describeShareGroup, shareGroupSummaries } from './share-groups.js';
+import { describeShareGroup, shareGroupHeader, shareGroupSummaries } from './share-groups.js';
 import { Slicer } from '../util/slices.js';
 
 export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
@@ -135,17 +135,16 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
   };
 }
 
-/** What `describeGroup` says of a group besides its offsets. */
-export type GroupHeader = Omit<GroupDescription, 'offsets' | 'pendingTransactionalOffsets' | 'totalLag'>;
+export type { GroupHeader } from './views.js';
 
 /**
  * A group's type, state, generation or epochs and members, as `describeGroup` has them, without
  * reading its committed offsets (the console's group watch looks at every group each second; a
- * group's offsets can be tens of thousands); null when `describeGroup` would be. A share group's
- * is its whole description.
+ * group's offsets can be tens of thousands) nor a share group's share partitions; null when
+ * `describeGroup` would be.
  */
-export function describeGroupHeader(broker: Broker, groupId: string): GroupHeader | GroupDescription | null {
-  const shareGroup = describeShareGroup(broker, groupId);
+export function describeGroupHeader(broker: Broker, groupId: string): GroupHeader | null {
+  const shareGroup = shareGroupHeader(broker, groupId);
   if (shareGroup) return shareGroup;
   const cg = broker.consumer.committedGroup(groupId);
   const g = cg ? undefined : broker.classic.existingGroup(groupId);
@@ -204,13 +203,16 @@ export function partitionOwners(members: readonly GroupMemberView[]): (topic: st
 /** A group with members, assignments, committed offsets, log-end offsets and lag; null when unknown. */
 export function describeGroup(broker: Broker, groupId: string): GroupDescription | null {
   const header = describeGroupHeader(broker, groupId);
-  if (!header || 'offsets' in header) return header;
+  if (!header) return null;
+  if (header.type === 'share') return describeShareGroup(broker, groupId);
   const views = new OffsetViews(broker, header.members);
   return views.description(broker, header, broker.offsets.offsetsOf(groupId).map((o) => views.of(o)));
 }
 
 /** The group's total lag (`describeGroup`'s `totalLag`) without formatting its offsets. */
 export function totalLagOf(broker: Broker, groupId: string): number {
+  const shareGroup = describeShareGroup(broker, groupId);
+  if (shareGroup) return shareGroup.totalLag;
   const logEnds = new LogEndOffsets(broker);
   let total = 0;
   for (const { topic, partition, offset } of broker.offsets.offsetsOf(groupId)) {
@@ -231,7 +233,8 @@ const OFFSETS_PER_SLICE = 2000;
  */
 export async function describeGroupInSlices(broker: Broker, groupId: string): Promise<GroupDescription | null> {
   const header = describeGroupHeader(broker, groupId);
-  if (!header || 'offsets' in header) return header;
+  if (!header) return null;
+  if (header.type === 'share') return describeShareGroup(broker, groupId);
   const committed = broker.offsets.offsetsOf(groupId);
   const views = new OffsetViews(broker, header.members);
   const offsets: GroupOffsetView[] = new Array<GroupOffsetView>(committed.length);

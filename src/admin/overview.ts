@@ -29,7 +29,7 @@ export async function overview(broker: Broker, bootstrap: string, clock: { mode:
       state: g.state,
       protocolOrAssignor: d?.assignor ?? d?.protocol ?? null,
       members: g.members,
-      totalLag: d === null ? 0 : 'totalLag' in d ? d.totalLag : totalLagOf(broker, g.groupId),
+      totalLag: d === null ? 0 : totalLagOf(broker, g.groupId),
     });
   });
   return {

@@ -117,6 +117,9 @@ export interface GroupDescription {
   coordinatorId: number;
 }
 
+/** What `describeGroup` says of a group besides its offsets (and a share group's share partitions: `sharePartitions` null). */
+export type GroupHeader = Omit<GroupDescription, 'offsets' | 'pendingTransactionalOffsets' | 'totalLag'>;
+
 /** One share partition of a share group: where its records stand. */
 export interface SharePartitionView {
   topic: string;
