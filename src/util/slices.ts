@@ -88,15 +88,27 @@ export function sliceBudgetSpent(): boolean {
  * Counts a loop's items: `next()` before each item but the first yields a turn of the event loop
  * once `maxItems` items have gone by since the last yield, or this turn's sliced work (of all
  * loops, `sliceBudgetSpent`) has had `SLICE_BUDGET_MS`. Each loop does at least one item per turn.
+ * `budgetEvery` > 1 looks at the budget only every that many items: a loop on the request path
+ * (Produce, Fetch) whose usual request has a few partitions then reads no clock and schedules
+ * nothing for it.
  */
 export class Slicer {
   private items = 0;
 
-  constructor(private readonly maxItems: number) {}
+  constructor(
+    private readonly maxItems: number,
+    private readonly budgetEvery = 1,
+  ) {}
+
+  /** `next()` without the promise: whether the loop yields a turn before its next item (`await nextTurn()` or a generator's `yield`). */
+  due(): boolean {
+    const items = ++this.items;
+    if (items < this.maxItems && (items % this.budgetEvery !== 0 || !sliceBudgetSpent())) return false;
+    this.items = 0;
+    return true;
+  }
 
   async next(): Promise<void> {
-    if (++this.items < this.maxItems && !sliceBudgetSpent()) return;
-    await nextTurn();
-    this.items = 0;
+    if (this.due()) await nextTurn();
   }
 }

@@ -24,6 +24,9 @@ import { MAINTENANCE_SLICE_PARTITIONS } from '../../src/topics/log-maintenance.j
 import { commitWholeGroup, createTopics, fetchWholeGroup, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
 import { PRODUCE_SLICE_PARTITIONS } from '../../src/apis/00-produce.js';
+import { FETCH_SLICE_PARTITIONS } from '../../src/apis/01-fetch.js';
+import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/messages/FetchRequest.js';
+import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
 import { api as describeLogDirs } from '../../src/apis/35-describe-log-dirs.js';
@@ -227,6 +230,46 @@ describe('big requests and passes, more', () => {
     const offsets = res.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.errorCode, p.offset]));
     // Every partition empty (latest offset 0) but the last, looked up after the record was appended.
     expect(offsets.filter(([, , errorCode, offset]) => errorCode !== ErrorCode.NONE || offset !== 0n)).toEqual([['listed-b', perTopic - 1, ErrorCode.NONE, 1n]]);
+  });
+
+  it('a Fetch of 8 x FETCH_SLICE_PARTITIONS partitions reads them in slices: a record produced meanwhile to its last partition shows; a topic deleted meanwhile is unknown for the partitions read after', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    const third = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close(), () => third.close());
+    const perTopic = FETCH_SLICE_PARTITIONS * 4;
+    for (const name of ['fetched-a', 'fetched-b', 'fetched-gone']) expect((await other.send(19, 7, createTopics([topic(name, name === 'fetched-gone' ? 2 : perTopic)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const lookups = watchCall(server.broker.topics.get('fetched-a')!, 'partition');
+    const fetched = (name: string, count: number) => ({ topic: name, topicId: ZERO_UUID, partitions: Array.from({ length: count }, (_, partition) => ({ ...defaultFetchPartition(), partition, fetchOffset: 0n, partitionMaxBytes: 1 << 20 })) });
+    const order: string[] = [];
+    const request = { ...defaultFetchRequest(), replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 50 << 20, sessionEpoch: -1, topics: [fetched('fetched-a', perTopic), fetched('fetched-b', perTopic), fetched('fetched-gone', 2)] };
+    const answer = big.send(1, 12, request).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The handler has read its first partitions. Checked once per turn.
+    while (lookups.calls === 0 && order.length === 0) await nextTurn();
+    expect(lookups.calls).toBeGreaterThan(0);
+    const batch = encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from('late') }] });
+    const [produced, deleted] = await Promise.all([
+      other.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: 'fetched-b', topicId: ZERO_UUID, partitionData: [{ index: perTopic - 1, records: batch }] }] }),
+      third.send(20, 6, { topicNames: [], topics: [{ name: 'fetched-gone', topicId: ZERO_UUID }], timeoutMs: 30000 }),
+    ]);
+    order.push('small');
+    expect(produced.responses[0]!.partitionResponses.map((p) => [p.errorCode, p.baseOffset])).toEqual([[ErrorCode.NONE, 0n]]);
+    expect(deleted.responses.map((r) => r.errorCode)).toEqual([ErrorCode.NONE]);
+    const res = await answer;
+    expect(order).toEqual(['small', 'big']);
+    expect(res.responses.map((t) => [t.topic, t.partitions.length])).toEqual([['fetched-a', perTopic], ['fetched-b', perTopic], ['fetched-gone', 2]]);
+    // Every partition empty but the last of fetched-b, read after the record was appended; the
+    // deleted topic's partitions are unknown.
+    const notEmpty = res.responses.flatMap((t) => t.partitions.filter((p) => p.errorCode !== ErrorCode.NONE || p.highWatermark !== 0n).map((p) => [t.topic, p.partitionIndex, p.errorCode, p.highWatermark, (p.records?.length ?? 0) > 0]));
+    expect(notEmpty).toEqual([
+      ['fetched-b', perTopic - 1, ErrorCode.NONE, 1n, true],
+      ['fetched-gone', 0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n, false],
+      ['fetched-gone', 1, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n, false],
+    ]);
   });
 
   it('a DescribeLogDirs of every partition (8 x ELEMENTS_PER_SLICE) is encoded in slices: another connection is answered after its handler returned and before its answer', async () => {

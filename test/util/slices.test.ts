@@ -53,4 +53,26 @@ describe('Slicer', () => {
       expect(turns.at(-1)! - turns[0]! + 1).toBe(turns.length);
     }
   });
+
+  it('with budgetEvery, looks at the budget only every that many items: no clock read for fewer, a yield at the first look past it', async () => {
+    let clock = 9_000;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    await nextTurn();
+    const slicer = new Slicer(1_000_000, 32);
+    // 31 items of a whole budget each: no look, no yield.
+    const due: boolean[] = [];
+    for (let i = 1; i < 32; i++) {
+      clock += SLICE_BUDGET_MS;
+      due.push(slicer.due());
+    }
+    expect([due.includes(true), now.mock.calls.length]).toEqual([false, 0]);
+    // The 32nd looks (the budget starts now: not spent), the 64th finds it spent.
+    expect([slicer.due(), now.mock.calls.length]).toEqual([false, 1]);
+    clock += SLICE_BUDGET_MS;
+    for (let i = 33; i < 64; i++) expect(slicer.due()).toBe(false);
+    expect([slicer.due(), now.mock.calls.length]).toEqual([true, 2]);
+    // Counting starts again after a yield; `maxItems` yields whatever the clock.
+    const counted = new Slicer(3, 32);
+    expect([counted.due(), counted.due(), counted.due(), counted.due()]).toEqual([false, false, true, false]);
+  });
 });
