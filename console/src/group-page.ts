@@ -2,7 +2,7 @@
 import { api, ApiError } from './api.js';
 import { fill, h, partitions, table, time } from './dom.js';
 import { LagChart } from './lag-chart.js';
-import type { Assignment, Group, GroupHistory, GroupOffsetView, TimelineEvent } from './types.js';
+import type { Assignment, Group, GroupHistory, GroupMember, GroupOffsetView, TimelineEvent } from './types.js';
 import type { Page } from './page.js';
 
 /** Partitions in `a` that are not in `b` (a member's partitions still to revoke: owned, not in its target). */
@@ -39,7 +39,26 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
   const body = h('div');
   const chartBox = h('div', { id: 'lag-chart', class: 'chart' });
   const timeline = h('div');
-  fill(root, h('h1', {}, 'Group ', h('span', { id: 'group-id' }, groupId)), body, h('h2', {}, 'Lag over time'), chartBox, h('h2', {}, 'Timeline'), timeline);
+  // Under a stream of commits their events would push the rebalances off the list: they can be hidden.
+  let lastHistory: GroupHistory | null = null;
+  const showCommits = h('input', { type: 'checkbox', id: 'timeline-commits', checked: true, onchange: () => {
+      if (lastHistory) drawTimeline(lastHistory);
+    },
+  });
+  const drawTimeline = (history: GroupHistory): void => {
+    const events = history.events.filter((e) => showCommits.checked || e.kind !== 'commit').reverse();
+    fill(timeline, h('ol', { id: 'timeline', class: 'timeline' }, events.map((e) => h('li', { class: e.kind }, h('time', {}, time(e.at)), ' ', describeEvent(e)))));
+  };
+  fill(
+    root,
+    h('h1', {}, 'Group ', h('span', { id: 'group-id' }, groupId)),
+    body,
+    h('h2', {}, 'Lag over time'),
+    chartBox,
+    h('h2', {}, 'Timeline'),
+    h('p', { class: 'filters' }, h('label', {}, showCommits, ' commits')),
+    timeline,
+  );
   const chart = new LagChart(chartBox);
   return {
     wants: (notice) => notice.groups.includes(groupId),
@@ -74,11 +93,11 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
           : table(
               'members',
               consumer
-                ? ['member id', 'instance id', 'client id', 'host', 'epoch', 'assigned', 'pending revocation', 'target']
+                ? ['member id', 'instance id', 'client id', 'host', 'protocol', 'epoch', 'assigned', 'pending revocation', 'target']
                 : ['member id', 'instance id', 'client id', 'host', 'generation', 'assigned'],
               group.members.map((m) =>
                 consumer
-                  ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, m.memberEpoch ?? '-', partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
+                  ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, protocolOf(m), m.memberEpoch ?? '-', partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
                   : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, partitions(m.assignment)],
               ),
               'no members',
@@ -107,12 +126,21 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
       );
       if (history) {
         chart.update(history.lag);
-        const events = [...history.events].reverse();
-        fill(timeline, h('ol', { id: 'timeline', class: 'timeline' }, events.map((e) => h('li', { class: e.kind }, h('time', {}, time(e.at)), ' ', describeEvent(e)))));
+        lastHistory = history;
+        drawTimeline(history);
       }
     },
     dispose: () => chart.dispose(),
   };
+}
+
+/**
+ * A consumer group member's protocol: `consumer` (KIP-848 heartbeats) or `classic` (a member still
+ * joining with JoinGroup/SyncGroup inside the group, KIP-848's upgrade path; Kafka's
+ * `MemberDescription.upgraded()` false, the CLI's UPGRADED column).
+ */
+function protocolOf(m: GroupMember): string {
+  return m.upgraded === false ? 'classic' : 'consumer';
 }
 
 /** A share group's members: subscriptions and the partitions they share. */

@@ -20,8 +20,10 @@ import { parsePrometheus } from '../support/prometheus.js';
 import { RawClient } from '../support/raw-client.js';
 import { createTopic } from '../support/raw-transactions.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { ZERO_UUID } from '../../src/protocol/primitives.js';
+import { Writer, ZERO_UUID } from '../../src/protocol/primitives.js';
 import { shareGroupHolding, SHARE_TEST_CONFIG } from '../support/share-group.js';
+import { KIP848_CONFIG, hb } from '../support/kip848-group.js';
+import * as Sub from '../../src/records/schemas/ConsumerProtocolSubscription.js';
 
 const chromiumBin = clients().chromium;
 const SHOTS = join(REPO_ROOT, '.tmp', 'screenshots');
@@ -134,6 +136,13 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect(timeline).toContain('console-member-a');
     expect(timeline).toContain('console-member-b');
     expect(timeline).toMatch(/commit request\(s\), last by console-member-[ab]/);
+    // Commits can be hidden from the timeline (under a stream of them they push the rebalances off
+    // the list), and shown again.
+    await page.locator('#timeline-commits').uncheck();
+    const withoutCommits = await page.locator('#timeline').innerText();
+    expect([withoutCommits.includes('commit request(s)'), withoutCommits.includes('console-member-a'), withoutCommits.includes('console-member-b')]).toEqual([false, true, true]);
+    await page.locator('#timeline-commits').check();
+    expect(await page.locator('#timeline').innerText()).toMatch(/commit request\(s\), last by console-member-[ab]/);
     await page.locator('#lag-chart canvas').waitFor({ timeout: UI_TIMEOUT });
     await page.screenshot({ path: join(SHOTS, 'group.png'), fullPage: true });
 
@@ -245,6 +254,36 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     } finally {
       raw.socket.destroy();
       await shared.stop();
+    }
+  });
+
+  it('shows which members of a consumer group are classic (JoinGroup inside a KIP-848 group) and which heartbeat', async () => {
+    const mixed = await startTestServer({ adminPort: 0, config: KIP848_CONFIG });
+    const raw = await RawClient.connect(mixed.port);
+    try {
+      await createTopic(raw, 'mixed-topic', 2);
+      const G = 'console-mixed';
+      expect((await raw.send(68, 1, hb(G, 'console-consumer-member', 0, { rebalanceTimeoutMs: 30000, subscribedTopicNames: ['mixed-topic'], topicPartitions: [] }))).errorCode).toBe(ErrorCode.NONE);
+      const meta = new Writer();
+      meta.int16(1);
+      Sub.encode(meta, 1, { topics: ['mixed-topic'], userData: null, ownedPartitions: [], generationId: -1, rackId: null });
+      const join = await raw.send(11, 5, {
+        groupId: G, sessionTimeoutMs: 30000, rebalanceTimeoutMs: 30000, memberId: '', groupInstanceId: 'console-classic', protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: meta.finish() }], reason: null,
+      });
+      expect(join.errorCode).toBe(ErrorCode.NONE);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${mixed.admin!.url}/#/groups/${G}`);
+      await page.locator('#members tbody tr').nth(1).waitFor({ timeout: UI_TIMEOUT });
+      const members = await rows(page, 'members');
+      expect(members.map((r) => [r[0], r[1], r[4]]).sort()).toEqual([
+        ['console-consumer-member', '-', 'consumer'],
+        [join.memberId, 'console-classic', 'classic'],
+      ].sort());
+      await page.close();
+    } finally {
+      raw.socket.destroy();
+      await mixed.stop();
     }
   });
 
