@@ -34,10 +34,12 @@
  *   still ACQUIRED below it stay with their member until released or timed out, then are ARCHIVED.
  *   The new SPSO is written with the next change, not at once (as Kafka).
  *
- * Kafka keeps in-flight state per fetched batch and splits it per offset when needed; here the
- * state is per offset and `AcquiredRecords` are the runs of consecutive offsets with one delivery
- * count, so a batch acquired whole is one range as on Kafka. Acquisitions are not written: after a
- * restart, records that were acquired are AVAILABLE again with their last written delivery count.
+ * The state is kept as Kafka keeps it, per run of offsets in one state (in-flight-runs.ts; Kafka's
+ * in-flight batches, split per offset where a change needs it), so the work of a request follows
+ * the runs it touches, never the offsets; `AcquiredRecords` are the runs acquired, adjacent ones
+ * with one delivery count joined, so a batch acquired whole is one range as on Kafka. Acquisitions
+ * are not written: after a restart, records that were acquired are AVAILABLE again with their last
+ * written delivery count.
  */
 import type { Partition } from '../topics/partition.js';
 import type { Time, Timer } from '../util/time.js';
@@ -47,6 +49,7 @@ import { BASE_OFFSET_OFFSET, decodeRecordsIfReadable, LAST_OFFSET_DELTA_OFFSET, 
 import { ControlRecordType, controlRecordType, isControlBatch, isTransactionalBatch } from '../records/control-batch.js';
 import type { PersisterReadResult, PersisterWriteEntry } from './state/share-coordinator.js';
 import type { PersisterPartitionResult } from './persister.js';
+import { InFlightRuns, runLength, stateOf, type LockTask, type Run, type RunState } from './in-flight-runs.js';
 
 /** ShareAcquireMode (KIP-1206). */
 export const ShareAcquireMode = { BATCH_OPTIMIZED: 0, RECORD_LIMIT: 1 } as const;
@@ -84,22 +87,6 @@ export interface AbortedTransaction {
 export interface ShareStateAccess {
   readState(groupId: string, p: { topicId: string; partition: number; leaderEpoch: number }): Promise<PersisterReadResult>;
   writeState(groupId: string, p: PersisterWriteEntry): Promise<PersisterPartitionResult>;
-}
-
-interface OffsetState {
-  state: number;
-  deliveryCount: number;
-  /** The member holding the record while ACQUIRED. */
-  memberId: string | null;
-  lock: LockTask | null;
-}
-
-/** One acquisition lock: the offsets it covers that still point at it are released when it fires. */
-interface LockTask {
-  readonly memberId: string;
-  timer: Timer | null;
-  /** Offsets still under this lock: the timer is cancelled when none is left. */
-  held: number;
 }
 
 /** One `AcquiredRecords` entry. */
@@ -170,11 +157,11 @@ export class SharePartition {
   private startOffset = 0n;
   /** The first offset never acquired (SPEO + 1). */
   private nextNew = 0n;
-  private readonly inFlight = new Map<bigint, OffsetState>();
-  /** Offsets below the SPSO still ACQUIRED when the log start offset passed them (`updateCacheAndOffsets`). */
-  private readonly held = new Set<bigint>();
-  /** Offsets whose change a write still in flight carries, with how many such writes (see the file's comment). */
-  private readonly inTransition = new Map<bigint, number>();
+  /**
+   * The records from the SPSO up to the SPEO, every offset in one run; below the SPSO, runs still
+   * ACQUIRED (or in transition) when the log start offset passed them (`updateCacheAndOffsets`).
+   */
+  private readonly runs = new InFlightRuns();
   private stateEpoch = 0;
   private deliveryCompleteCount = 0;
   /** Told when records become available again (a waiting ShareFetch may acquire them). */
@@ -203,11 +190,12 @@ export class SharePartition {
   /** In-flight record counts by state, for views. */
   counts(): { acquired: number; available: number; acknowledged: number; archived: number } {
     const c = { acquired: 0, available: 0, acknowledged: 0, archived: 0 };
-    for (const s of this.inFlight.values()) {
-      if (s.state === RecordState.ACQUIRED) c.acquired++;
-      else if (s.state === RecordState.AVAILABLE) c.available++;
-      else if (s.state === RecordState.ACKNOWLEDGED) c.acknowledged++;
-      else c.archived++;
+    for (const run of this.runs.all()) {
+      const n = runLength(run);
+      if (run.state === RecordState.ACQUIRED) c.acquired += n;
+      else if (run.state === RecordState.AVAILABLE) c.available += n;
+      else if (run.state === RecordState.ACKNOWLEDGED) c.acknowledged += n;
+      else c.archived += n;
     }
     return c;
   }
@@ -247,11 +235,10 @@ export class SharePartition {
   }
 
   /**
-   * Takes the state read from the share coordinator. The state is expanded per offset here (Kafka
-   * keeps one in-flight batch per state batch), so only offsets that can hold a record are taken:
-   * from the log start offset (Kafka moves the SPSO there at the next fetch) up to the log end
-   * offset (an offset not yet appended holds nothing to deliver). WriteShareGroupState accepts
-   * any range from any client, and a range past the log would otherwise be walked offset by offset.
+   * Takes the state read from the share coordinator: a run per state batch (Kafka's in-flight batch
+   * per state batch), from the log start offset (Kafka moves the SPSO there at the next fetch) up
+   * to the log end offset (an offset not yet appended holds nothing to deliver; WriteShareGroupState
+   * accepts any range from any client).
    */
   private load(read: PersisterReadResult): void {
     this.stateEpoch = read.stateEpoch;
@@ -259,20 +246,19 @@ export class SharePartition {
     if (this.startOffset < this.partition.logStartOffset) this.startOffset = this.partition.logStartOffset;
     this.nextNew = this.startOffset;
     const logEnd = this.partition.logEndOffset;
-    for (const b of read.stateBatches) {
-      const first = b.firstOffset < this.startOffset ? this.startOffset : b.firstOffset;
+    const batches = [...read.stateBatches].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+    for (const b of batches) {
+      const first = b.firstOffset < this.nextNew ? this.nextNew : b.firstOffset;
       const last = b.lastOffset < logEnd ? b.lastOffset : logEnd - 1n;
       if (first > last) continue;
-      for (let o = first; o <= last; o++) {
-        this.inFlight.set(o, { state: b.deliveryState, deliveryCount: b.deliveryCount, memberId: null, lock: null });
-        if (TERMINAL.has(b.deliveryState)) this.deliveryCompleteCount++;
-      }
-      if (last + 1n > this.nextNew) this.nextNew = last + 1n;
+      // Offsets between the batches were never written: they are delivered as new records would be.
+      if (first > this.nextNew) this.runs.append(newRun(this.nextNew, first - 1n, RecordState.AVAILABLE, 0));
+      const run = newRun(first, last, b.deliveryState, b.deliveryCount);
+      this.runs.append(run);
+      if (TERMINAL.has(run.state)) this.deliveryCompleteCount += runLength(run);
+      this.nextNew = last + 1n;
     }
-    // Offsets between the batches were never written: they are delivered as new records would be.
-    for (let o = this.startOffset; o < this.nextNew; o++) {
-      if (!this.inFlight.has(o)) this.inFlight.set(o, { state: RecordState.AVAILABLE, deliveryCount: 0, memberId: null, lock: null });
-    }
+    this.runs.compact();
     this.advanceStartOffset();
   }
 
@@ -296,29 +282,24 @@ export class SharePartition {
 
   /** The first offset a fetch reads from (`nextFetchOffset`). */
   nextFetchOffset(): bigint {
-    for (let o = this.startOffset; o < this.nextNew; o++) {
-      if (this.isAcquirable(o, this.inFlight.get(o))) return o;
-    }
-    return this.nextNew;
+    return this.firstAcquirable()?.first ?? this.nextNew;
   }
 
-  /** AVAILABLE, and no write in flight carries its change (`hasOngoingStateTransition`). */
-  private isAcquirable(offset: bigint, s: OffsetState | undefined): boolean {
-    return s !== undefined && s.state === RecordState.AVAILABLE && !this.inTransition.has(offset);
+  /** The first run at or after the SPSO whose records may be acquired. */
+  private firstAcquirable(): Run | null {
+    for (let run = this.runs.firstFrom(this.startOffset); run !== null; run = this.runs.firstFrom(run.last + 1n)) {
+      if (isAcquirable(run)) return run;
+    }
+    return null;
   }
 
   /** Whether another record may be put in flight (`canAcquireRecords`). */
   canAcquireRecords(): boolean {
-    return this.inFlight.size === 0 || this.inFlightCount() < this.config.maxInFlightRecords() || this.hasAvailable();
+    return this.runs.isEmpty || this.inFlightCount() < this.config.maxInFlightRecords() || this.firstAcquirable() !== null;
   }
 
   private inFlightCount(): number {
     return Number(this.nextNew - this.startOffset);
-  }
-
-  private hasAvailable(): boolean {
-    for (const [o, s] of this.inFlight) if (this.isAcquirable(o, s)) return true;
-    return false;
   }
 
   /**
@@ -334,64 +315,81 @@ export class SharePartition {
   ): { ranges: AcquiredRange[]; records: Buffer[] } {
     const committed = this.readCommitted;
     const spans = batchSpans(batches, committed ? abortedTransactions ?? [] : null);
-    const acquired: bigint[] = [];
-    const counts: number[] = [];
+    const ranges: AcquiredRange[] = [];
     const recordsOut: Buffer[] = [];
     const maxInFlight = this.config.maxInFlightRecords();
     const strict = mode === ShareAcquireMode.RECORD_LIMIT;
-    const lockMs = this.config.recordLockDurationMs();
     const task: LockTask = { memberId, timer: null, held: 0 };
     const end = committed ? this.partition.lastStableOffset : this.partition.highWatermark;
     // Records acquired, and records of aborted transactions archived: Kafka acquires both, then
     // archives the aborted ones, so both count towards MaxRecords.
     let taken = 0;
+    /** Takes a run's records: the delivery count up by one, ACQUIRED under `task`, or ARCHIVED for an aborted transaction's. */
+    const take = (run: Run, aborted: boolean): void => {
+      const n = runLength(run);
+      taken += n;
+      run.deliveryCount++;
+      if (aborted) {
+        run.state = RecordState.ARCHIVED;
+        this.deliveryCompleteCount += n;
+        return;
+      }
+      run.state = RecordState.ACQUIRED;
+      run.memberId = memberId;
+      run.lock = task;
+      task.held += n;
+      const last = ranges[ranges.length - 1];
+      if (last && last.lastOffset + 1n === run.first && last.deliveryCount === run.deliveryCount) last.lastOffset = run.last;
+      else ranges.push({ firstOffset: run.first, lastOffset: run.last, deliveryCount: run.deliveryCount });
+    };
     for (const span of spans) {
-      let took = false;
+      const heldBefore = task.held;
       // A limit reached inside a span still sends the span: its records acquired so far travel in it.
       let full = false;
-      for (let o = span.baseOffset; o <= span.lastOffset; o++) {
-        if (o < this.startOffset || o >= end) continue;
+      const from = span.baseOffset < this.startOffset ? this.startOffset : span.baseOffset;
+      const to = span.lastOffset < end ? span.lastOffset : end - 1n;
+      // Records in flight already: those AVAILABLE (and not in transition) are acquired.
+      const inFlightTo = to < this.nextNew ? to : this.nextNew - 1n;
+      for (const run of this.runs.slice(from, inFlightTo)) {
         if (strict && taken >= maxRecords) {
           full = true;
           break;
         }
-        let s = this.inFlight.get(o);
-        if (s === undefined) {
-          if (o < this.nextNew) continue;
-          if (this.inFlightCount() >= maxInFlight) {
-            full = true;
-            break;
-          }
-          // Offsets skipped inside the log (compaction, control records) are archived as Kafka archives gaps.
-          for (let gap = this.nextNew; gap < o; gap++) {
-            this.inFlight.set(gap, { state: RecordState.ARCHIVED, deliveryCount: 0, memberId: null, lock: null });
-            this.deliveryCompleteCount++;
-          }
-          s = { state: RecordState.AVAILABLE, deliveryCount: 0, memberId: null, lock: null };
-          this.inFlight.set(o, s);
-          this.nextNew = o + 1n;
-        }
-        if (!this.isAcquirable(o, s)) continue;
-        s.deliveryCount++;
-        taken++;
-        if (span.aborted) {
-          s.state = RecordState.ARCHIVED;
-          this.deliveryCompleteCount++;
-          continue;
-        }
-        s.state = RecordState.ACQUIRED;
-        s.memberId = memberId;
-        s.lock = task;
-        task.held++;
-        acquired.push(o);
-        counts.push(s.deliveryCount);
-        took = true;
+        if (!isAcquirable(run)) continue;
+        if (strict && runLength(run) > maxRecords - taken) this.runs.splitAt(run.first + BigInt(maxRecords - taken));
+        take(run, span.aborted);
       }
-      if (took) recordsOut.push(span.bytes);
+      // Records never in flight: the offsets the log skipped before them (compaction, control
+      // records) are archived as Kafka archives gaps; as many as the in-flight limit allows.
+      const newFrom = from > this.nextNew ? from : this.nextNew;
+      if (!full && newFrom <= to) {
+        if (strict && taken >= maxRecords) full = true;
+        else if (this.inFlightCount() >= maxInFlight) full = true;
+        else {
+          if (newFrom > this.nextNew) {
+            const gap = newRun(this.nextNew, newFrom - 1n, RecordState.ARCHIVED, 0);
+            this.runs.append(gap);
+            this.deliveryCompleteCount += runLength(gap);
+            this.nextNew = newFrom;
+          }
+          // The first new record is taken whatever the gap before it; then up to the limits.
+          let count = Math.max(1, maxInFlight - this.inFlightCount());
+          if (strict) count = Math.min(count, maxRecords - taken);
+          const wanted = to - newFrom + 1n;
+          const last = wanted > BigInt(count) ? newFrom + BigInt(count) - 1n : to;
+          if (last < to) full = true;
+          const run = newRun(newFrom, last, RecordState.AVAILABLE, 0);
+          this.runs.append(run);
+          this.nextNew = last + 1n;
+          take(run, span.aborted);
+        }
+      }
+      if (task.held > heldBefore) recordsOut.push(span.bytes);
       if (full || (!strict && taken >= maxRecords)) break;
     }
-    if (acquired.length > 0) task.timer = this.time.schedule(lockMs, () => this.onLockTimeout(task));
-    return { ranges: toRanges(acquired, counts), records: recordsOut };
+    this.runs.compact();
+    if (task.held > 0) task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+    return { ranges, records: recordsOut };
   }
 
   // ---- acknowledgement --------------------------------------------------------------------------
@@ -401,30 +399,28 @@ export class SharePartition {
    * them and moves the SPSO. Rejects with SharePartitionError; nothing changes then.
    */
   async acknowledge(memberId: string, batches: readonly AcknowledgementBatch[]): Promise<void> {
-    const changes: Array<[bigint, OffsetState]> = [];
+    const changes: Change[] = [];
     const written: StateBatch[] = [];
-    const renewed: Array<[bigint, OffsetState]> = [];
+    const renewed: Array<[bigint, bigint]> = [];
     try {
       for (const batch of batches) {
         if (batch.lastOffset < this.startOffset) continue;
         this.checkInFlight(batch);
-        const perOffset = batch.acknowledgeTypes.length > 1;
-        for (let o = batch.firstOffset; o <= batch.lastOffset; o++) {
-          if (o < this.startOffset) continue;
-          const s = this.inFlight.get(o);
-          if (s === undefined || s.state !== RecordState.ACQUIRED) {
-            throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'The offset cannot be acknowledged. The offset is not acquired.');
-          }
-          if (s.memberId !== memberId) throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Member is not the owner of offset');
-          const type = perOffset ? batch.acknowledgeTypes[Number(o - batch.firstOffset)]! : batch.acknowledgeTypes[0]!;
+        const first = batch.firstOffset < this.startOffset ? this.startOffset : batch.firstOffset;
+        // Every offset must be ACQUIRED by the member (the first one that is not answers).
+        for (const run of this.runs.slice(first, batch.lastOffset)) {
+          if (run.state !== RecordState.ACQUIRED) throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'The offset cannot be acknowledged. The offset is not acquired.');
+          if (run.memberId !== memberId) throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Member is not the owner of offset');
+        }
+        // One type for the batch, or one per offset: applied to each stretch of one type.
+        for (const [from, to, type] of typeStretches(batch, first)) {
           if (type === AcknowledgeType.RENEW) {
             if (!this.config.renewAcknowledgeEnabled()) throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Renewing acquisition locks is not enabled for the group.');
-            renewed.push([o, s]);
+            renewed.push([from, to]);
             continue;
           }
-          changes.push([o, { ...s }]);
-          this.settle(o, s, type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED : type === AcknowledgeType.RELEASE ? RecordState.AVAILABLE : RecordState.ARCHIVED);
-          written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
+          const target = type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED : type === AcknowledgeType.RELEASE ? RecordState.AVAILABLE : RecordState.ARCHIVED;
+          for (const run of this.runs.slice(from, to)) this.change(run, target, changes, written);
         }
       }
     } catch (err) {
@@ -432,90 +428,101 @@ export class SharePartition {
       throw err;
     }
     if (renewed.length > 0) this.renew(memberId, renewed);
+    this.runs.compact();
     await this.persist(written, changes);
   }
 
   /** Releases every record `memberId` holds (its share session ended: `releaseAcquiredRecords`). */
   async releaseAcquiredRecords(memberId: string): Promise<void> {
-    const changes: Array<[bigint, OffsetState]> = [];
+    const changes: Change[] = [];
     const written: StateBatch[] = [];
-    for (const [o, s] of this.inFlight) {
-      if (s.state !== RecordState.ACQUIRED || s.memberId !== memberId) continue;
-      changes.push([o, { ...s }]);
-      this.settle(o, s, RecordState.AVAILABLE);
-      written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
+    for (const run of this.runs.all()) {
+      if (run.state === RecordState.ACQUIRED && run.memberId === memberId) this.change(run, RecordState.AVAILABLE, changes, written);
     }
+    this.runs.compact();
     await this.persist(written, changes);
   }
 
   /** Stops every lock timer (the share partition is dropped or the broker stops). */
   close(): void {
     this.status = 'fenced';
-    for (const s of this.inFlight.values()) s.lock?.timer?.cancel();
+    for (const run of this.runs.all()) run.lock?.timer?.cancel();
   }
 
   /** Releases (or archives at the delivery count limit) the offsets still held under `task`. */
   private onLockTimeout(task: LockTask): void {
     task.timer = null;
     if (this.status !== 'active') return;
-    const changes: Array<[bigint, OffsetState]> = [];
+    const changes: Change[] = [];
     const written: StateBatch[] = [];
-    for (const [o, s] of this.inFlight) {
-      if (s.lock !== task || s.state !== RecordState.ACQUIRED) continue;
-      changes.push([o, { ...s }]);
-      this.settle(o, s, RecordState.AVAILABLE);
-      written.push({ firstOffset: o, lastOffset: o, deliveryState: s.state, deliveryCount: s.deliveryCount });
+    for (const run of this.runs.all()) {
+      if (run.lock === task && run.state === RecordState.ACQUIRED) this.change(run, RecordState.AVAILABLE, changes, written);
     }
+    this.runs.compact();
     void this.persist(written, changes).catch(() => undefined);
   }
 
-  private renew(memberId: string, offsets: Array<[bigint, OffsetState]>): void {
+  /** Moves `run` to `target` (`settle`), noting what it was (`changes`) and what to write (`written`). */
+  private change(run: Run, target: number, changes: Change[], written: StateBatch[]): void {
+    changes.push({ first: run.first, last: run.last, before: stateOf(run) });
+    this.settle(run, target);
+    written.push({ firstOffset: run.first, lastOffset: run.last, deliveryState: run.state, deliveryCount: run.deliveryCount });
+  }
+
+  private renew(memberId: string, ranges: ReadonlyArray<[bigint, bigint]>): void {
     const task: LockTask = { memberId, timer: null, held: 0 };
-    for (const [, s] of offsets) {
-      release(s.lock);
-      s.lock = task;
-      task.held++;
+    for (const [from, to] of ranges) {
+      for (const run of this.runs.slice(from, to)) {
+        const n = runLength(run);
+        release(run.lock, n);
+        run.lock = task;
+        task.held += n;
+      }
     }
     task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
   }
 
   /**
-   * Moves the ACQUIRED record at `offset` to `target`; a release at the delivery count limit, or of
-   * a record the log start offset has passed (`releaseAcquiredRecordsForPerOffsetBatch`:
-   * `offset < startOffset ? ARCHIVED`), archives it. Only records at or after the SPSO count as
+   * Moves the ACQUIRED records of `run` to `target`; a release at the delivery count limit, or of
+   * records the log start offset has passed (`releaseAcquiredRecordsForPerOffsetBatch`:
+   * `offset < startOffset ? ARCHIVED`), archives them. Only records at or after the SPSO count as
    * delivered (`deliveryCompleteCount`).
    */
-  private settle(offset: bigint, s: OffsetState, target: number): void {
-    release(s.lock);
-    s.lock = null;
-    s.memberId = null;
-    const archive = target === RecordState.AVAILABLE && (offset < this.startOffset || s.deliveryCount >= this.config.deliveryCountLimit());
-    s.state = archive ? RecordState.ARCHIVED : target;
-    if (TERMINAL.has(s.state) && offset >= this.startOffset) this.deliveryCompleteCount++;
+  private settle(run: Run, target: number): void {
+    const n = runLength(run);
+    release(run.lock, n);
+    run.lock = null;
+    run.memberId = null;
+    const archive = target === RecordState.AVAILABLE && (run.first < this.startOffset || run.deliveryCount >= this.config.deliveryCountLimit());
+    run.state = archive ? RecordState.ARCHIVED : target;
+    if (TERMINAL.has(run.state) && run.first >= this.startOffset) this.deliveryCompleteCount += n;
   }
 
-  private restore(changes: ReadonlyArray<[bigint, OffsetState]>): void {
+  /** Puts `changes` back, latest first, on the offsets still in flight. */
+  private restore(changes: readonly Change[]): void {
     for (let i = changes.length - 1; i >= 0; i--) {
-      const [o, before] = changes[i]!;
-      const now = this.inFlight.get(o);
-      if (now === undefined) continue;
-      if (TERMINAL.has(now.state) && !TERMINAL.has(before.state) && o >= this.startOffset) this.deliveryCompleteCount--;
-      Object.assign(now, before);
-      if (now.lock && now.state === RecordState.ACQUIRED) {
-        const task = now.lock;
-        task.held++;
-        if (task.timer === null) task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+      const { first, last, before } = changes[i]!;
+      for (const run of this.runs.slice(first, last)) {
+        const n = runLength(run);
+        if (TERMINAL.has(run.state) && !TERMINAL.has(before.state) && run.first >= this.startOffset) this.deliveryCompleteCount -= n;
+        Object.assign(run, before);
+        if (run.lock && run.state === RecordState.ACQUIRED) {
+          const task = run.lock;
+          task.held += n;
+          if (task.timer === null) task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+        }
       }
     }
+    this.runs.compact();
   }
 
   /**
    * WriteShareGroupState with `written`, `changes`' offsets in transition meanwhile; then the SPSO
    * moves, and records made AVAILABLE may be acquired (`onAvailable`). On failure `changes` are undone.
    */
-  private async persist(written: StateBatch[], changes: ReadonlyArray<[bigint, OffsetState]>): Promise<void> {
+  private async persist(written: StateBatch[], changes: readonly Change[]): Promise<void> {
     if (written.length === 0) return;
-    for (const [o] of changes) this.inTransition.set(o, (this.inTransition.get(o) ?? 0) + 1);
+    this.transition(changes, 1);
     let result: PersisterPartitionResult;
     try {
       result = await this.state.writeState(this.groupId, {
@@ -528,11 +535,11 @@ export class SharePartition {
         stateBatches: coalesce(written),
       });
     } catch (err) {
-      this.endTransition(changes);
+      this.transition(changes, -1);
       this.restore(changes);
       throw err;
     }
-    this.endTransition(changes);
+    this.transition(changes, -1);
     if (result.errorCode !== ErrorCode.NONE) {
       this.restore(changes);
       throw new SharePartitionError(persisterError(result.errorCode), result.errorMessage ?? '');
@@ -541,13 +548,10 @@ export class SharePartition {
     if (written.some((b) => b.deliveryState === RecordState.AVAILABLE)) this.onAvailable();
   }
 
-  /** `changes`' write has ended: one write fewer carries each of their offsets. */
-  private endTransition(changes: ReadonlyArray<[bigint, OffsetState]>): void {
-    for (const [o] of changes) {
-      const writes = this.inTransition.get(o)! - 1;
-      if (writes === 0) this.inTransition.delete(o);
-      else this.inTransition.set(o, writes);
-    }
+  /** One write more (+1) or fewer (-1) carries the offsets of `changes`. */
+  private transition(changes: readonly Change[], by: 1 | -1): void {
+    for (const { first, last } of changes) for (const run of this.runs.slice(first, last)) run.writes += by;
+    this.runs.compact();
   }
 
   /**
@@ -555,23 +559,15 @@ export class SharePartition {
    * settled records the log start offset left behind are forgotten.
    */
   private advanceStartOffset(): void {
-    if (this.held.size > 0) {
-      for (const o of this.held) {
-        const s = this.inFlight.get(o);
-        // Below the SPSO a record is done once no longer ACQUIRED (settle archives a release there),
-        // unless a write in flight may still put it back.
-        if (s === undefined || (s.state !== RecordState.ACQUIRED && !this.inTransition.has(o))) {
-          this.inFlight.delete(o);
-          this.held.delete(o);
-        }
-      }
-    }
-    while (this.startOffset < this.nextNew) {
-      const s = this.inFlight.get(this.startOffset);
-      if (s === undefined || !TERMINAL.has(s.state) || this.inTransition.has(this.startOffset)) break;
-      this.inFlight.delete(this.startOffset);
-      this.deliveryCompleteCount--;
-      this.startOffset++;
+    // Below the SPSO a record is done once no longer ACQUIRED (settle archives a release there),
+    // unless a write in flight may still put it back.
+    this.runs.removeWhere((run) => run.last < this.startOffset && run.state !== RecordState.ACQUIRED && run.writes === 0);
+    for (;;) {
+      const run = this.runs.firstFrom(this.startOffset);
+      if (run === null || run.first !== this.startOffset || !TERMINAL.has(run.state) || run.writes > 0) break;
+      this.runs.remove(run);
+      this.deliveryCompleteCount -= runLength(run);
+      this.startOffset = run.last + 1n;
     }
   }
 
@@ -586,18 +582,16 @@ export class SharePartition {
    */
   updateCacheAndOffsets(logStartOffset: bigint): void {
     if (logStartOffset <= this.startOffset) return;
-    for (let o = this.startOffset; o < logStartOffset && o < this.nextNew; o++) {
-      const s = this.inFlight.get(o);
-      if (s === undefined) continue;
-      if (TERMINAL.has(s.state)) this.deliveryCompleteCount--;
-      // Kept while ACQUIRED, or while a write in flight may put it back to ACQUIRED.
-      if (s.state === RecordState.ACQUIRED || this.inTransition.has(o)) {
-        this.held.add(o);
-        continue;
-      }
-      // AVAILABLE records are archived (`archiveAvailableRecordsOnLsoMovement`); below the SPSO an archived record is done.
-      this.inFlight.delete(o);
+    const passed = this.runs.slice(this.startOffset, (logStartOffset < this.nextNew ? logStartOffset : this.nextNew) - 1n);
+    const forgotten = new Set<Run>();
+    for (const run of passed) {
+      if (TERMINAL.has(run.state)) this.deliveryCompleteCount -= runLength(run);
+      // Kept while ACQUIRED, or while a write in flight may put it back to ACQUIRED. AVAILABLE
+      // records are archived (`archiveAvailableRecordsOnLsoMovement`); below the SPSO an archived
+      // record is done.
+      if (run.state !== RecordState.ACQUIRED && run.writes === 0) forgotten.add(run);
     }
+    this.runs.removeWhere((run) => forgotten.has(run));
     this.startOffset = logStartOffset;
     if (this.nextNew < logStartOffset) this.nextNew = logStartOffset;
   }
@@ -605,18 +599,46 @@ export class SharePartition {
   /** `fetchSubMapForAcknowledgementBatch`: the batch must lie within the records in flight. */
   private checkInFlight(batch: AcknowledgementBatch): void {
     const first = batch.firstOffset < this.startOffset ? this.startOffset : batch.firstOffset;
-    if (this.inFlight.size === 0 || !this.inFlight.has(first) && first < this.startOffset) {
-      throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Batch record not found. The request batch offsets are not found in the cache.');
-    }
+    if (this.runs.isEmpty) throw new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Batch record not found. The request batch offsets are not found in the cache.');
     if (first >= this.nextNew) throw new SharePartitionError(ErrorCode.INVALID_REQUEST, 'Batch record not found. The first offset in request is past acquired records.');
     if (batch.lastOffset >= this.nextNew) throw new SharePartitionError(ErrorCode.INVALID_REQUEST, 'Batch record not found. The last offset in request is past acquired records.');
   }
 }
 
-/** One offset leaves `task`: its timer stops once no offset is held under it. */
-function release(task: LockTask | null): void {
+/** What a change of a run's offsets was before (a failed write puts it back). */
+interface Change {
+  first: bigint;
+  last: bigint;
+  before: RunState;
+}
+
+function newRun(first: bigint, last: bigint, state: number, deliveryCount: number): Run {
+  return { first, last, state, deliveryCount, memberId: null, lock: null, writes: 0 };
+}
+
+/** AVAILABLE, and no write in flight carries its change (`hasOngoingStateTransition`). */
+function isAcquirable(run: Run): boolean {
+  return run.state === RecordState.AVAILABLE && run.writes === 0;
+}
+
+/** An acknowledgement batch from `first` as stretches of one type: `[from, to, type]`. */
+function typeStretches(batch: AcknowledgementBatch, first: bigint): Array<[bigint, bigint, number]> {
+  const types = batch.acknowledgeTypes;
+  if (types.length === 1) return [[first, batch.lastOffset, types[0]!]];
+  const out: Array<[bigint, bigint, number]> = [];
+  for (let o = first; o <= batch.lastOffset; o++) {
+    const type = types[Number(o - batch.firstOffset)]!;
+    const last = out[out.length - 1];
+    if (last && last[2] === type) last[1] = o;
+    else out.push([o, o, type]);
+  }
+  return out;
+}
+
+/** `n` offsets leave `task`: its timer stops once no offset is held under it. */
+function release(task: LockTask | null, n: number): void {
   if (task === null) return;
-  task.held--;
+  task.held -= n;
   if (task.held <= 0 && task.timer) {
     task.timer.cancel();
     task.timer = null;
@@ -639,17 +661,6 @@ function persisterError(code: number): number {
     default:
       return ErrorCode.UNKNOWN_SERVER_ERROR;
   }
-}
-
-/** Consecutive offsets with one delivery count as `AcquiredRecords` ranges. */
-function toRanges(offsets: readonly bigint[], counts: readonly number[]): AcquiredRange[] {
-  const ranges: AcquiredRange[] = [];
-  for (let i = 0; i < offsets.length; i++) {
-    const last = ranges[ranges.length - 1];
-    if (last && last.lastOffset + 1n === offsets[i] && last.deliveryCount === counts[i]) last.lastOffset = offsets[i]!;
-    else ranges.push({ firstOffset: offsets[i]!, lastOffset: offsets[i]!, deliveryCount: counts[i]! });
-  }
-  return ranges;
 }
 
 /** Joins consecutive single-offset batches with one state and count (what the write carries). */
