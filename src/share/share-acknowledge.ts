@@ -10,7 +10,8 @@ import { defaultPartitionData, defaultShareAcknowledgeResponse, type PartitionDa
 import type { TopicStore } from '../topics/topic-store.js';
 import { SharePartitionError } from './share-partition.js';
 import type { SharePartitionManager } from './share-partition-manager.js';
-import { ackRequestError, isValidMemberId } from './share-request-checks.js';
+import { ackRequestError, isValidMemberId, SHARE_BUDGET_EVERY, SHARE_SLICE_PARTITIONS } from './share-request-checks.js';
+import { nextTurn, Slicer } from '../util/slices.js';
 
 /** `ShareAcknowledgeRequest.getErrorResponse`: the top-level error only. */
 function topLevel(errorCode: number): ShareAcknowledgeResponse {
@@ -35,21 +36,28 @@ export async function shareAcknowledge(req: ShareAcknowledgeRequest, version: nu
   }
   const renewAck = version >= 2 && req.isRenewAck;
   const responses = [];
+  // The partitions' acknowledgements are applied in slices and written together (Kafka's
+  // `SharePartitionManager.acknowledge` combines one future per partition): 9,000 partitions one
+  // after the other held the broker 160-430 ms (adversarial trial, session 23).
+  const slicer = new Slicer(SHARE_SLICE_PARTITIONS, SHARE_BUDGET_EVERY);
+  const writes: Array<Promise<void>> = [];
   for (const t of req.topics) {
     const partitions: PartitionData[] = [];
     for (const p of t.partitions) {
+      if (slicer.due()) await nextTurn();
       const data: PartitionData = { ...defaultPartitionData(), partitionIndex: p.partitionIndex };
+      partitions.push(data);
       const topic = topics.getById(t.topicId);
       const invalid = !topic
         ? { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: null }
         : (ackRequestError(p.acknowledgementBatches, version >= 2, renewAck) ?? (readable(topic.name) ? null : { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }));
-      const outcome = invalid ?? (await manager.acknowledge(groupId, memberId, t.topicId, p.partitionIndex, p.acknowledgementBatches));
-      data.errorCode = outcome.errorCode;
-      data.errorMessage = outcome.errorMessage;
-      partitions.push(data);
+      const outcome = invalid ?? manager.acknowledge(groupId, memberId, t.topicId, p.partitionIndex, p.acknowledgementBatches);
+      if (outcome instanceof Promise) writes.push(outcome.then((o) => void Object.assign(data, o)));
+      else Object.assign(data, outcome);
     }
     responses.push({ topicId: t.topicId, partitions });
   }
+  await Promise.all(writes);
   if (req.shareSessionEpoch === -1) void manager.releaseSession(groupId, memberId).catch(() => undefined);
   return { ...defaultShareAcknowledgeResponse(), acquisitionLockTimeoutMs: manager.recordLockDurationMs(groupId), responses };
 }

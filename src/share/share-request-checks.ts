@@ -37,3 +37,8 @@ export function ackRequestError(batches: readonly AckBatch[], supportsRenew: boo
   }
   return null;
 }
+
+/** Partitions a ShareFetch or ShareAcknowledge works on per turn of the event loop at most (issue #16 item 5). */
+export const SHARE_SLICE_PARTITIONS = 1024;
+/** Partitions between two looks at the turn's SLICE_BUDGET_MS (a consumer's usual request names fewer). */
+export const SHARE_BUDGET_EVERY = 32;

@@ -4,14 +4,19 @@
  * slices and batches (issue #16 item 5): one operation per `__share_group_state` partition that
  * decides DECIDE_PER_SLICE share partitions per turn of the event loop and appends up to
  * RECORDS_PER_APPEND records per batch, as Kafka's coordinator runtime gathers a partition's
- * records into a batch. Shown by order of events and by the batches in the log, never by time.
+ * records into a batch; ShareFetch and ShareAcknowledge work on SHARE_SLICE_PARTITIONS partitions
+ * per turn. Shown by order of events and by the batches in the log, never by time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startClosableServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
-import { createTopics, topic } from '../support/big-requests.js';
+import { createTopics, nextTurn, topic, watchCall } from '../support/big-requests.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { DECIDE_PER_SLICE, RECORDS_PER_APPEND } from '../../src/share/state/share-coordinator.js';
+import { SHARE_SLICE_PARTITIONS } from '../../src/share/share-request-checks.js';
+import { SHARE_TEST_CONFIG } from '../support/share-group.js';
+import { encodeRecordBatch } from '../../src/records/record-batch.js';
+import { randomUUID } from 'node:crypto';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -81,5 +86,51 @@ describe('share state in slices', () => {
     const deleted = await coordinator.deleteState('g-twice', [{ topicId, partition: 1 }, { topicId, partition: 0 }, { topicId, partition: 1 }]);
     expect(deleted.map((r) => [r.partition, r.errorCode])).toEqual([[1, 0], [0, 0], [1, 0]]);
     expect([coordinator.stateOf('g-twice', topicId, 0), coordinator.stateOf('g-twice', topicId, 1)]).toEqual([undefined, undefined]);
+  });
+
+  it(`a ShareFetch and a ShareAcknowledge of 3 x SHARE_SLICE_PARTITIONS partitions work in slices: another connection is answered before the last partition is reached`, async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: SHARE_TEST_CONFIG });
+    const c = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => c.close(), () => other.close());
+    const count = 3 * SHARE_SLICE_PARTITIONS;
+    const t = server.broker.topics.create('sliced-share', count);
+    for (const p of t.partitions) {
+      const appended = p.appendProduced(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('v') }] }));
+      if (!('durable' in appended)) throw new Error(appended.errorMessage);
+    }
+    await server.broker.configs.store.setGroupConfigs('g-sliced', { 'share.auto.offset.reset': 'earliest' });
+    const member = randomUUID();
+    const joined = await c.send(76, 1, { groupId: 'g-sliced', memberId: member, memberEpoch: 0, rackId: null, subscribedTopicNames: ['sliced-share'] });
+    await server.broker.share.initializationsSettled();
+    await server.broker.runtime.flush();
+    expect((await c.send(76, 1, { groupId: 'g-sliced', memberId: member, memberEpoch: joined.memberEpoch, rackId: null, subscribedTopicNames: null })).assignment!.topicPartitions[0]!.partitions.length).toBe(count);
+    const all = Array.from({ length: count }, (_, partitionIndex) => partitionIndex);
+    const pinged = () => other.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+
+    // The fetch: another connection answered while share partitions were still to be loaded.
+    const loads = watchCall(server.broker.shares, 'forFetch');
+    const fetched = c.send(78, 2, {
+      groupId: 'g-sliced', memberId: member, shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 1, maxBytes: 64 << 20, maxRecords: count, batchSize: count, shareAcquireMode: 0, isRenewAck: false,
+      topics: [{ topicId: t.id, partitions: all.map((partitionIndex) => ({ partitionIndex, partitionMaxBytes: 0, acknowledgementBatches: [] })) }],
+      forgottenTopicsData: [],
+    });
+    while (loads.calls === 0) await nextTurn();
+    expect((await pinged()).errorCode).toBe(ErrorCode.NONE);
+    expect(loads.calls).toBeLessThan(count);
+    const acquired = (await fetched).responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode, p.acquiredRecords.map((r) => [r.firstOffset, r.lastOffset, r.deliveryCount])]);
+    expect(acquired.sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual(all.map((p) => [p, ErrorCode.NONE, [[0n, 0n, 1]]]));
+
+    // The acknowledgement: answered for every partition, after another connection was answered mid-way.
+    const acks = watchCall(server.broker.shares, 'acknowledge');
+    const acknowledged = c.send(79, 2, {
+      groupId: 'g-sliced', memberId: member, shareSessionEpoch: 1, isRenewAck: false,
+      topics: [{ topicId: t.id, partitions: all.map((partitionIndex) => ({ partitionIndex, acknowledgementBatches: [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [1] }] })) }],
+    });
+    while (acks.calls === 0) await nextTurn();
+    expect((await pinged()).errorCode).toBe(ErrorCode.NONE);
+    expect(acks.calls).toBeLessThan(count);
+    expect((await acknowledged).responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual(all.map((p) => [p, ErrorCode.NONE]));
+    expect(server.broker.shares.get('g-sliced', t.id, count - 1)!.spso).toBe(1n);
   });
 });
