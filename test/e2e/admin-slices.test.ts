@@ -150,6 +150,23 @@ describe('admin API answers about every group, in slices', () => {
     expect(lines).toContain('kafka_topic_partition_under_replicated_partition{topic="wide",partition="8999"} 0');
   });
 
+  it('GET /overview with a topic of 9,000 partitions describes them in slices: a Kafka request sent meanwhile is answered mid-topic', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
+    const client = await RawClient.connect(server.port);
+    cleanups.push(() => client.close());
+    const PARTITIONS = 9000;
+    expect((await client.send(19, 7, createTopics([topic('wide', PARTITIONS)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    // The overview asks the cluster for each partition's leader as it describes it.
+    const leaders = watchCall(server.broker.cluster, 'leaderOf');
+    const described = fetch(`${server.admin!.url}/overview`).then(async (res) => (await res.json()) as { topics: Array<{ name: string; partitions: Array<{ partition: number; leader: number }> }> });
+    while (leaders.calls === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect((await client.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
+    const leadersWhenAnswered = leaders.calls;
+    const overview = await described;
+    expect(leadersWhenAnswered).toBeLessThan(PARTITIONS);
+    expect(overview.topics.map((t) => [t.name, t.partitions.length, t.partitions.at(-1)])).toEqual([['wide', PARTITIONS, expect.objectContaining({ partition: PARTITIONS - 1, leader: 1 })]]);
+  });
+
   it('writes the per-group series as prom-client did: escaped labels, -1 for no commit, the sums, commits by group', async () => {
     const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
     const client = await RawClient.connect(server.port);
