@@ -25,6 +25,8 @@ function describeEvent(e: TimelineEvent): string {
       return `state ${e.from} -> ${e.to}`;
     case 'coordinator':
       return `coordinator moved from broker ${e.from} to broker ${e.to}`;
+    case 'type':
+      return `converted from a ${e.from} group to a ${e.to} group`;
     case 'commit':
       if (e.requests === 0) return `committed by a transaction's COMMIT marker: ${e.partitions.join(', ')}`;
       return `${e.requests} commit request(s), last by ${e.clientId}${e.error ? ` (${e.error})` : ''}${e.partitions.length ? `: ${e.partitions.join(', ')}` : ''}`;

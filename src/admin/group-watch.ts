@@ -406,6 +406,10 @@ export class GroupWatch {
       if (track.events.length > MAX_EVENTS) track.events.shift();
       changed = true;
     };
+    if (view.type !== track.type) {
+      push({ at: now, kind: 'type', from: track.type, to: view.type });
+      track.type = view.type;
+    }
     if (coordinator !== track.coordinator) {
       push({ at: now, kind: 'coordinator', from: track.coordinator, to: coordinator });
       track.pending.coordinator++;
@@ -441,7 +445,6 @@ export class GroupWatch {
       track.pending = { joined: 0, left: 0, timedOut: 0, subscription: 0, coordinator: 0 };
     }
     track.generation = generation;
-    track.type = view.type;
     const offsets = this.readOffsets(track, groupId);
     if (this.trackCommits(track, view, offsets, activity, now)) changed = true;
     if (this.sampleLag(track, groupId, offsets, pass.moves)) changed = true;

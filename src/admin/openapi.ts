@@ -83,7 +83,7 @@ const groupHistoryOperation = {
   responses: {
     '200': json({ type: 'object', required: ['groupId', 'events', 'lastCommitBy', 'lag'], properties: {
       groupId: { type: 'string' },
-      events: { type: 'array', items: { type: 'object', required: ['at', 'kind'], properties: { at: { type: 'string', format: 'date-time', description: 'Server clock' }, kind: { type: 'string', enum: ['seen', 'rebalance', 'member-joined', 'member-left', 'state', 'coordinator', 'commit', 'deleted'] } }, additionalProperties: true } },
+      events: { type: 'array', items: { type: 'object', required: ['at', 'kind'], properties: { at: { type: 'string', format: 'date-time', description: 'Server clock' }, kind: { type: 'string', enum: ['seen', 'rebalance', 'member-joined', 'member-left', 'state', 'coordinator', 'type', 'commit', 'deleted'] } }, additionalProperties: true } },
       lastCommitBy: { type: 'object', additionalProperties: nullable({ type: 'string' }), description: '"topic-partition" -> member id that owned the partition at its last commit seen' },
       lag: { type: 'object', required: ['partitions', 'samples'], properties: { partitions: { type: 'array', items: { type: 'string' }, description: 'The series: topic-partition for the first 100 partitions seen, then "other partitions" (the sum of the others\' lags)' }, samples: { type: 'array', items: { type: 'object', required: ['t', 'lag'], properties: { t: { type: 'integer', description: 'Wall clock, ms since the epoch' }, lag: { type: 'array', items: nullable({ type: 'integer' }) } } } } } },
     } }, 'History since the admin API started'),

@@ -202,6 +202,8 @@ export type TimelineEvent =
   | { at: string; kind: 'member-left'; memberId: string; clientId: string; cause: 'leave' | 'session timeout' }
   | { at: string; kind: 'state'; from: string; to: string }
   | { at: string; kind: 'coordinator'; from: number; to: number }
+  /** The group changed type: a classic group upgraded to a consumer group by a KIP-848 member's join, or back when the last one left (KIP-848's online migration). */
+  | { at: string; kind: 'type'; from: string; to: string }
   /**
    * Offsets committed since the last look: `requests` OffsetCommit requests answered (`error`: the
    * first error of the last one, which may have committed other partitions), the last one's member

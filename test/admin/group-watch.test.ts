@@ -13,6 +13,7 @@ import { GroupWatch, type ChangeNotice, type TimelineEvent } from '../../src/adm
 import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
 import { SHARE_TEST_CONFIG } from '../support/share-group.js';
+import { hb } from '../support/kip848-group.js';
 
 const GROUP = 'watch-group';
 const SESSION_MS = 10_000;
@@ -135,6 +136,33 @@ describe('GroupWatch', () => {
       groupLog.append = append;
       release();
       a.close();
+    }
+  });
+
+  it("names a group's conversion: classic to consumer when a KIP-848 member joins, back to classic when it leaves", async () => {
+    const group = 'watch-converted';
+    const a = await RawClient.connect(server.port);
+    const b = await RawClient.connect(server.port);
+    try {
+      const joined = await a.send(11, 5, { ...join('conv'), groupId: group }, 'watch-classic');
+      expect(joined.errorCode).toBe(ErrorCode.NONE);
+      await a.send(14, 3, { ...defaultSyncGroupRequest(), groupId: group, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: 'conv', assignments: [] }, 'watch-classic');
+      await watch.touched({});
+      const upgraded = await b.send(68, 1, hb(group, 'watch-kip848-member-aaaa', 0, { rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['watch-none'], topicPartitions: [] }), 'watch-kip848');
+      expect(upgraded.errorCode).toBe(ErrorCode.NONE);
+      await watch.touched({});
+      expect((await b.send(68, 1, hb(group, 'watch-kip848-member-aaaa', -1), 'watch-kip848')).errorCode).toBe(ErrorCode.NONE);
+      await watch.touched({});
+      const events = watch.history(group)!.events.filter((e) => e.kind === 'type' || e.kind === 'member-joined' || e.kind === 'member-left').map(({ at: _at, ...rest }) => rest);
+      expect(events).toEqual([
+        { kind: 'type', from: 'classic', to: 'consumer' },
+        { kind: 'member-joined', memberId: 'watch-kip848-member-aaaa', clientId: 'watch-kip848' },
+        { kind: 'type', from: 'consumer', to: 'classic' },
+        { kind: 'member-left', memberId: 'watch-kip848-member-aaaa', clientId: 'watch-kip848', cause: 'leave' },
+      ]);
+    } finally {
+      a.close();
+      b.close();
     }
   });
 
