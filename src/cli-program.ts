@@ -44,6 +44,7 @@ interface ServeOptions {
   kafkaVersion?: string;
   apiVersions?: string;
   addScram: string[];
+  stopWhenStdinCloses?: boolean;
   /** Whether --admin-port (or KMC_ADMIN_PORT) was given: then a busy port is an error, not a warning. */
   adminPortExplicit?: boolean;
   /** Where the admin port came from, named when it is in use: `--admin-port` or `KMC_ADMIN_PORT`. */
@@ -160,6 +161,14 @@ async function serve(opts: ServeOptions): Promise<void> {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    // A harness that started us with a pipe on stdin: its end (the harness exited, however it
+    // exited: killed, crashed, `exit()` without cleanup) stops us as SIGTERM does, so no broker
+    // outlives the tests that started it (new-user trial, session 23: re-parented to PID 1, serving on).
+    if (opts.stopWhenStdinCloses) {
+      process.stdin.on('end', () => stop('stdin closed'));
+      process.stdin.on('error', () => stop('stdin closed'));
+      process.stdin.resume();
+    }
     // Printed only once the signal handlers are in place: a supervisor that stops us as soon as it
     // sees this line must reach them, not the default action. It is the one start-up line (and the
     // last), so it names the admin API too: whoever waits for it has everything to connect with.
@@ -286,6 +295,7 @@ function commandLine(): Command {
     .addOption(new Option('--kafka-version <version>', `advertise the API versions of this Kafka release (${KAFKA_RELEASES.join(', ')})`).env('KMC_KAFKA_VERSION'))
     .addOption(new Option('--api-versions <ranges>', 'per-API version ranges, e.g. OffsetCommit=2-8,Fetch=4-12').env('KMC_API_VERSIONS'))
     .option('--add-scram <credential>', "a SCRAM credential to create, as kafka-storage format --add-scram: 'SCRAM-SHA-256=[name=alice,password=alice-secret]' (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--stop-when-stdin-closes', 'stop (as on SIGTERM) when standard input ends: a test harness that starts the server with a pipe on stdin stops it by exiting, however it exits')
     .action(async (opts: ServeOptions) => {
       if (typeof opts.admin === 'string') {
         fail(`--admin <url> names a running server's admin API, for a command: kafka-mock-coordinator --admin ${opts.admin} faults list; the server's own admin API takes --admin-port and --admin-host`);

@@ -81,6 +81,28 @@ describe('command line', () => {
     }
   });
 
+  it('--stop-when-stdin-closes: stops as on SIGTERM once its stdin ends (the harness that started it exited), not before', async () => {
+    const data = tempDataDir('kmc-cli-stdin-');
+    const server = await startCli(['--data-dir', data.dir, '--port', '0', '--stop-when-stdin-closes'], {}, 'pipe');
+    const messages = (): string[] => server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    try {
+      // Input on stdin is read and ignored; the broker keeps serving until the end of it.
+      server.process.stdin!.write('anything\n');
+      const c = await RawClient.connect(server.port);
+      const created = await c.send(19, 4, { ...defaultCreateTopicsRequest(), timeoutMs: 5000, topics: [{ ...defaultCreatableTopic(), name: 'stdin-kept', numPartitions: 1, replicationFactor: 1 }] });
+      expect(created.topics[0]!.errorCode).toBe(0);
+      c.close();
+      const exited = once(server.process, 'exit');
+      server.process.stdin!.end();
+      expect((await exited)[0]).toBe(0);
+      expect(messages().slice(-2)).toEqual(['shutting down', 'stopped']);
+      expect(JSON.parse(server.lines.at(-2)!)).toMatchObject({ signal: 'stdin closed' });
+    } finally {
+      await kill(server, 'SIGKILL');
+      data.remove();
+    }
+  });
+
   it("warns at start that mock.flush.policy=interval without log.flush.interval.ms syncs as 'always' does; not once it is set", async () => {
     const warned = await startCli(['--in-memory', '--port', '0', '--config', 'mock.flush.policy=interval']);
     const set = await startCli(['--in-memory', '--port', '0', '--config', 'mock.flush.policy=interval', '--config', 'log.flush.interval.ms=1000']);

@@ -14,12 +14,12 @@ export interface CliServer {
 }
 
 /** Starts the built command line (`dist/cli.cjs`, the bin) and resolves at its ready line. */
-export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliServer> {
+export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, stdin: 'ignore' | 'pipe' = 'ignore'): Promise<CliServer> {
   // Test servers run in parallel: none may take the default admin port 9644 (the one that lost the
   // race would log a warning that tests counting warnings would see). Tests that want the admin
   // API pass --admin-port 0.
   if (!args.some((a) => a === '--admin-port' || a === '--no-admin')) args = [...args, '--no-admin'];
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: [stdin, 'pipe', 'pipe'] });
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
