@@ -29,6 +29,8 @@ export class JavaHashMap<K, V> {
    * partition handed out) reuses it instead of sorting every slot again.
    */
   private order: Array<{ k: string | number; s: Slot<K, V> }> | null = null;
+  /** `order`'s keys (`keysInOrder`), null until asked for or once `order` is. */
+  private orderKeys: K[] | null = null;
 
   /** `new HashMap<>(initialCapacity)` (16 when omitted, as `new HashMap<>()`). */
   constructor(
@@ -69,6 +71,7 @@ export class JavaHashMap<K, V> {
 
   private insert(key: K, value: V, pos: number): void {
     this.order = null;
+    this.orderKeys = null;
     this.slots.set(this.id(key), { key, value, pos });
     while (this.slots.size > this.capacity * 0.75) this.capacity *= 2;
   }
@@ -102,6 +105,16 @@ export class JavaHashMap<K, V> {
   *keys(): IterableIterator<K> {
     for (const [k] of this.entries()) yield k;
   }
+
+  /**
+   * The keys in Java's iteration order as they were when last computed, removed ones included (a
+   * caller walking it skips those `has` no longer finds, as `entries()` does); the same array until
+   * a key is added. For a loop that restarts its walk many times without adding keys.
+   */
+  keysInOrder(): readonly K[] {
+    if (this.orderKeys === null || this.order === null) this.orderKeys = this.iterationOrder().map(({ s }) => s.key);
+    return this.orderKeys;
+  }
 }
 
 /** A `HashSet<K>` (a `HashMap<K, Boolean>` underneath, as Java's). */
@@ -131,6 +144,11 @@ export class JavaHashSet<K> {
 
   values(): IterableIterator<K> {
     return this.map.keys();
+  }
+
+  /** `JavaHashMap.keysInOrder`: removed keys included, skipped by checking `has`. */
+  keysInOrder(): readonly K[] {
+    return this.map.keysInOrder();
   }
 
   [Symbol.iterator](): IterableIterator<K> {

@@ -244,21 +244,28 @@ function handOutRemaining<P>(
   give: (member: number, partition: P) => boolean,
 ): void {
   if (unfilled.size === 0) return;
-  let round = unfilled.values();
+  // Java's iterator over `unfilled`, restarted when it runs out: a walk over its keys in iteration
+  // order skipping those removed (`memberIterator.remove()`), nothing being added meanwhile.
+  let round = unfilled.keysInOrder();
+  let at = 0;
+  const next = (): number | undefined => {
+    while (at < round.length && !unfilled.has(round[at]!)) at++;
+    return at < round.length ? round[at++] : undefined;
+  };
   let gaveThisRound = false;
   for (const [partition, holders] of partitions) {
     if (holders.size < sharing) {
       let toMake = sharing - holders.size;
       while (toMake > 0) {
-        let next = round.next();
-        if (next.done) {
+        let index = next();
+        if (index === undefined) {
           if (!gaveThisRound) break;
-          round = unfilled.values();
+          round = unfilled.keysInOrder();
+          at = 0;
           gaveThisRound = false;
-          next = round.next();
-          if (next.done) break;
+          index = next();
+          if (index === undefined) break;
         }
-        const index = next.value;
         if (holders.has(index)) continue;
         toMake--;
         gaveThisRound = true;
