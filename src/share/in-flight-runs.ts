@@ -13,6 +13,8 @@
 export interface LockTask {
   readonly memberId: string;
   timer: { cancel(): void } | null;
+  /** When the lock runs out (ms, the share partition's clock): a timer started again for it (a failed change put its records back) keeps this deadline. */
+  expiresAt: number;
   /** Offsets still under this lock: the timer is cancelled when none is left. */
   held: number;
 }

@@ -319,7 +319,7 @@ export class SharePartition {
     const recordsOut: Buffer[] = [];
     const maxInFlight = this.config.maxInFlightRecords();
     const strict = mode === ShareAcquireMode.RECORD_LIMIT;
-    const task: LockTask = { memberId, timer: null, held: 0 };
+    const task = this.newLock(memberId);
     const end = committed ? this.partition.lastStableOffset : this.partition.highWatermark;
     // Records acquired, and records of aborted transactions archived: Kafka acquires both, then
     // archives the aborted ones, so both count towards MaxRecords.
@@ -388,7 +388,7 @@ export class SharePartition {
       if (full || (!strict && taken >= maxRecords)) break;
     }
     this.runs.compact();
-    if (task.held > 0) task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+    if (task.held > 0) this.startLock(task);
     return { ranges, records: recordsOut };
   }
 
@@ -449,7 +449,12 @@ export class SharePartition {
     for (const run of this.runs.all()) run.lock?.timer?.cancel();
   }
 
-  /** Releases (or archives at the delivery count limit) the offsets still held under `task`. */
+  /**
+   * Releases (or archives at the delivery count limit) the offsets still held under `task`, as
+   * Kafka's `releaseAcquisitionLockOnTimeout`: at once and for good, whatever becomes of the state
+   * write (the records may be acquired before it ends, and a failed write does not give them back
+   * to the member whose lock ran out).
+   */
   private onLockTimeout(task: LockTask): void {
     task.timer = null;
     if (this.status !== 'active') return;
@@ -459,7 +464,10 @@ export class SharePartition {
       if (run.lock === task && run.state === RecordState.ACQUIRED) this.change(run, RecordState.AVAILABLE, changes, written);
     }
     this.runs.compact();
-    void this.persist(written, changes).catch(() => undefined);
+    if (written.length === 0) return;
+    this.advanceStartOffset();
+    if (written.some((b) => b.deliveryState === RecordState.AVAILABLE)) this.onAvailable();
+    void this.persist(written, changes, false).catch(() => undefined);
   }
 
   /** Moves `run` to `target` (`settle`), noting what it was (`changes`) and what to write (`written`). */
@@ -470,7 +478,7 @@ export class SharePartition {
   }
 
   private renew(memberId: string, ranges: ReadonlyArray<[bigint, bigint]>): void {
-    const task: LockTask = { memberId, timer: null, held: 0 };
+    const task = this.newLock(memberId);
     for (const [from, to] of ranges) {
       for (const run of this.runs.slice(from, to)) {
         const n = runLength(run);
@@ -479,7 +487,21 @@ export class SharePartition {
         task.held += n;
       }
     }
-    task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+    this.startLock(task);
+  }
+
+  /** A lock of `share.record.lock.duration.ms` from now, not yet started. */
+  private newLock(memberId: string): LockTask {
+    return { memberId, timer: null, expiresAt: this.time.now() + this.config.recordLockDurationMs(), held: 0 };
+  }
+
+  /**
+   * Starts (or starts again) `task`'s timer for its deadline: a change that failed puts its records
+   * back under their lock as it was (Kafka's `completeStateTransition(false)` keeps the timer task),
+   * ending at once when it has run out meanwhile.
+   */
+  private startLock(task: LockTask): void {
+    task.timer = this.time.schedule(Math.max(0, task.expiresAt - this.time.now()), () => this.onLockTimeout(task));
   }
 
   /**
@@ -509,7 +531,7 @@ export class SharePartition {
         if (run.lock && run.state === RecordState.ACQUIRED) {
           const task = run.lock;
           task.held += n;
-          if (task.timer === null) task.timer = this.time.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(task));
+          if (task.timer === null) this.startLock(task);
         }
       }
     }
@@ -517,12 +539,13 @@ export class SharePartition {
   }
 
   /**
-   * WriteShareGroupState with `written`, `changes`' offsets in transition meanwhile; then the SPSO
-   * moves, and records made AVAILABLE may be acquired (`onAvailable`). On failure `changes` are undone.
+   * WriteShareGroupState with `written`; then the SPSO moves. `undoable`: `changes`' offsets are in
+   * transition meanwhile, undone when the write fails, and records it made AVAILABLE may be acquired
+   * once it succeeded (`onAvailable`); else (a lock timeout's) the change stands whatever the write.
    */
-  private async persist(written: StateBatch[], changes: readonly Change[]): Promise<void> {
+  private async persist(written: StateBatch[], changes: readonly Change[], undoable = true): Promise<void> {
     if (written.length === 0) return;
-    this.transition(changes, 1);
+    if (undoable) this.transition(changes, 1);
     let result: PersisterPartitionResult;
     try {
       result = await this.state.writeState(this.groupId, {
@@ -535,17 +558,19 @@ export class SharePartition {
         stateBatches: coalesce(written),
       });
     } catch (err) {
-      this.transition(changes, -1);
-      this.restore(changes);
+      if (undoable) {
+        this.transition(changes, -1);
+        this.restore(changes);
+      }
       throw err;
     }
-    this.transition(changes, -1);
+    if (undoable) this.transition(changes, -1);
     if (result.errorCode !== ErrorCode.NONE) {
-      this.restore(changes);
+      if (undoable) this.restore(changes);
       throw new SharePartitionError(persisterError(result.errorCode), result.errorMessage ?? '');
     }
     this.advanceStartOffset();
-    if (written.some((b) => b.deliveryState === RecordState.AVAILABLE)) this.onAvailable();
+    if (undoable && written.some((b) => b.deliveryState === RecordState.AVAILABLE)) this.onAvailable();
   }
 
   /** One write more (+1) or fewer (-1) carries the offsets of `changes`. */

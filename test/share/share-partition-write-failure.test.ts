@@ -14,6 +14,7 @@ import { createTopic, produce } from '../support/raw-transactions.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { systemTime } from '../../src/util/time.js';
+import { ManualTime } from '../../src/util/manual-time.js';
 import { AcknowledgeType, SharePartition, ShareAcquireMode, type ShareStateAccess } from '../../src/share/share-partition.js';
 import type { PersisterWriteEntry } from '../../src/share/state/share-coordinator.js';
 
@@ -84,5 +85,56 @@ describe('a share partition whose state write fails', () => {
     await released;
     expect(sp.nextFetchOffset()).toBe(10n);
     expect(acquire('m3')).toEqual([{ firstOffset: 10n, lastOffset: 19n, deliveryCount: 2 }]);
+  });
+
+  it('keeps the lock deadline of records a failed acknowledgement puts back; a lock timeout releases at once and for good, whatever its write', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    await createTopic(raw, TOPIC);
+    const records = Array.from({ length: 10 }, (_, i) => ({ key: null, value: Buffer.from(`r${i}`) }));
+    expect((await produce(raw, TOPIC, null, encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records }))).errorCode).toBe(ErrorCode.NONE);
+    const topic = server.broker.topics.get(TOPIC)!;
+    const partition = topic.partition(0)!;
+    const { writes, state } = heldWrites();
+    const time = new ManualTime(1_000_000);
+    const sp = new SharePartition('g', topic.topicId, 0, partition, time, state, {
+      recordLockDurationMs: () => 30_000,
+      deliveryCountLimit: () => 5,
+      maxInFlightRecords: () => 2000,
+      renewAcknowledgeEnabled: () => false,
+      autoOffsetReset: () => 'earliest',
+      isolationLevel: () => 'read_uncommitted',
+    });
+    cleanups.push(() => sp.close());
+    await sp.maybeInitialize();
+    const batches = [...partition.log.batches()];
+    const acquire = (memberId: string) => sp.acquire(memberId, batches, 10, ShareAcquireMode.RECORD_LIMIT).ranges;
+    expect(acquire('m1')).toEqual([{ firstOffset: 0n, lastOffset: 9n, deliveryCount: 1 }]);
+
+    // 29 s in, m1's ACCEPT fails: its records are m1's again, under the lock taken at 0 s.
+    time.advance(29_000);
+    const accepted = sp.acknowledge('m1', [{ firstOffset: 0n, lastOffset: 9n, acknowledgeTypes: [AcknowledgeType.ACCEPT] }]);
+    writes[0]!.settle(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    await expect(accepted).rejects.toMatchObject({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE });
+    // ... and an acknowledgement refused before any write (its second batch is past the records) too.
+    await expect(sp.acknowledge('m1', [
+      { firstOffset: 0n, lastOffset: 9n, acknowledgeTypes: [AcknowledgeType.ACCEPT] },
+      { firstOffset: 50n, lastOffset: 50n, acknowledgeTypes: [AcknowledgeType.ACCEPT] },
+    ])).rejects.toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+    expect([writes.length, sp.counts()]).toEqual([1, { acquired: 10, available: 0, acknowledged: 0, archived: 0 }]);
+
+    // At 30 s the lock runs out: released at once, before (and whatever) its write.
+    time.advance(1_000);
+    expect([writes.length, sp.counts()]).toEqual([2, { acquired: 0, available: 10, acknowledged: 0, archived: 0 }]);
+    expect(acquire('m2')).toEqual([{ firstOffset: 0n, lastOffset: 9n, deliveryCount: 2 }]);
+    writes[1]!.settle(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The failed write gave nothing back to m1: the records are m2's.
+    expect(sp.counts()).toEqual({ acquired: 10, available: 0, acknowledged: 0, archived: 0 });
+    const byM2 = sp.acknowledge('m2', [{ firstOffset: 0n, lastOffset: 9n, acknowledgeTypes: [AcknowledgeType.ACCEPT] }]);
+    writes[2]!.settle(ErrorCode.NONE);
+    await byM2;
+    expect(sp.spso).toBe(10n);
   });
 });
