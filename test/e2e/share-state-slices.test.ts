@@ -13,7 +13,7 @@ import { RawClient } from '../support/raw-client.js';
 import { createTopics, nextTurn, topic, watchCall } from '../support/big-requests.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { DECIDE_PER_SLICE, RECORDS_PER_APPEND } from '../../src/share/state/share-coordinator.js';
-import { SHARE_SLICE_PARTITIONS } from '../../src/share/share-request-checks.js';
+import { SHARE_BUDGET_EVERY, SHARE_SLICE_PARTITIONS } from '../../src/share/share-request-checks.js';
 import { SHARE_TEST_CONFIG } from '../support/share-group.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { randomUUID } from 'node:crypto';
@@ -89,7 +89,8 @@ describe('share state in slices', () => {
   });
 
   it(`a ShareFetch and a ShareAcknowledge of 3 x SHARE_SLICE_PARTITIONS partitions work in slices: another connection is answered before the last partition is reached`, async () => {
-    const { server } = await startClosableServer(cleanups, { inMemory: true, config: SHARE_TEST_CONFIG });
+    // One `__share_group_state` partition: every share partition's state goes to the same one.
+    const { server } = await startClosableServer(cleanups, { inMemory: true, config: { ...SHARE_TEST_CONFIG, 'share.coordinator.state.topic.num.partitions': '1' } });
     const c = await RawClient.connect(server.port);
     const other = await RawClient.connect(server.port);
     cleanups.push(() => c.close(), () => other.close());
@@ -132,5 +133,13 @@ describe('share state in slices', () => {
     expect(acks.calls).toBeLessThan(count);
     expect((await acknowledged).responses[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual(all.map((p) => [p, ErrorCode.NONE]));
     expect(server.broker.shares.get('g-sliced', t.id, count - 1)!.spso).toBe(1n);
+    // The acknowledgements' state writes went together, not one batch each: those queued while the
+    // one before was written in one batch (up to RECORDS_PER_APPEND), so at most one per slice of
+    // the request (at least SHARE_BUDGET_EVERY partitions each).
+    const stateLog = server.broker.topics.get('__share_group_state')!.partition(0)!.log;
+    const sizes = batchesOf(stateLog.read(stateLog.logEndOffset - BigInt(count), 64 << 20)).map(([, n]) => n);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(count);
+    expect(sizes.length).toBeLessThanOrEqual(count / SHARE_BUDGET_EVERY);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(RECORDS_PER_APPEND);
   });
 });

@@ -89,6 +89,16 @@ const NEGATIVE_PARTITION = 'The partition id cannot be a negative number.';
 
 type Failure = { errorCode: number; errorMessage: string };
 type OperationResult = Failure | { errorCode: 0; errorMessage: null };
+
+/** An operation waiting for its `__share_group_state` partition's next drain. */
+interface QueuedOperation {
+  groupId: string;
+  /** Its share partition's coordinator key. */
+  key: string;
+  decide: () => Failure | ShareStateRecord | null;
+  resolve: (result: OperationResult) => void;
+  reject: (err: unknown) => void;
+}
 const NONE = { errorCode: 0, errorMessage: null } as const;
 
 /** Share partitions `operateAll` decides per turn of the event loop at most (or SLICE_BUDGET_MS). */
@@ -103,10 +113,17 @@ export class ShareCoordinator implements SharePersister {
   private readonly updateCounts = new Map<string, number>();
   /** The tail of each `__share_group_state` partition's operation chain. */
   private readonly chains = new Map<number, Promise<unknown>>();
+  /** Operations waiting for their partition's next drain (`operate`). */
+  private readonly queued = new Map<number, QueuedOperation[]>();
   /** Told when a share partition's state is deleted (the share partitions drop their cache). */
   private readonly deleteListeners: Array<(groupId: string, topicId: string, partition: number) => void> = [];
 
   constructor(private readonly options: ShareCoordinatorOptions) {}
+
+  /** Resolves once no operation is queued or running (every write asked for so far has ended). */
+  async settled(): Promise<void> {
+    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  }
 
   /** Waits for the writes in flight and closes `__share_group_state`. */
   async close(): Promise<void> {
@@ -331,59 +348,11 @@ export class ShareCoordinator implements SharePersister {
 
   /**
    * `decide` for many share partitions of one group (the persister's Initialize, Delete and
-   * ReadSummary calls name thousands): one operation per `__share_group_state` partition, after
-   * the operations before it there, deciding its entries a slice per turn of the event loop and
-   * appending their records up to RECORDS_PER_APPEND per batch, as Kafka's `CoordinatorRuntime`
-   * gathers the records of the write operations queued on a partition into one batch. One
-   * operation per share partition cost a promise chain and a batch each, and ran in one go:
-   * initializing a 9,000-partition topic held the event loop ~180 ms (adversarial trial, session
-   * 22). A batch whose append fails answers its entries with the runtime's mapped error and
-   * changes no state. Answers in the entries' order.
+   * ReadSummary calls name thousands), each an operation (`operate`): those of one
+   * `__share_group_state` partition are decided and written together. Answers in the entries' order.
    */
   private operateAll<E extends SharePartitionRef>(groupId: string, entries: readonly E[], decide: (entry: E, index: number) => Failure | ShareStateRecord | null): Promise<OperationResult[]> {
-    if (entries.length === 0) return Promise.resolve([]);
-    this.options.onUse?.();
-    const layout = this.options.log.layout;
-    const byPartition = new Map<number, number[]>();
-    entries.forEach((p, i) => {
-      const partition = layout.partitionOf({ kind: 'share-update', groupId, topicId: p.topicId, partition: p.partition, value: null });
-      let list = byPartition.get(partition);
-      if (!list) byPartition.set(partition, (list = []));
-      list.push(i);
-    });
-    const results: OperationResult[] = new Array(entries.length);
-    const runs = [...byPartition].map(([partition, indexes]) =>
-      this.chain(partition, async () => {
-        const slicer = new Slicer(DECIDE_PER_SLICE);
-        let records: ShareStateRecord[] = [];
-        let owners: number[] = [];
-        let keys = new Set<string>();
-        const write = async (): Promise<void> => {
-          const [batch, of] = [records, owners];
-          [records, owners, keys] = [[], [], new Set()];
-          const failure = await this.appendOrFailure(groupId, batch);
-          for (const i of of) results[i] = failure ?? NONE;
-          if (failure === null) for (const record of batch) this.replay(record);
-        };
-        for (const [n, i] of indexes.entries()) {
-          if (n > 0) await slicer.next();
-          const p = entries[i]!;
-          // A share partition named twice decides again once its first record is replayed.
-          const key = shareCoordinatorKey(groupId, p.topicId, p.partition);
-          if (keys.has(key) || records.length >= RECORDS_PER_APPEND) await write();
-          const decided = decide(p, i);
-          if (decided === null) results[i] = NONE;
-          else if ('errorCode' in decided) results[i] = decided;
-          else {
-            records.push(decided);
-            owners.push(i);
-            keys.add(key);
-          }
-        }
-        if (records.length > 0) await write();
-      }),
-    );
-    return Promise.all(runs).then(() => results);
+    return Promise.all(entries.map((p, i) => this.operate(groupId, p, () => decide(p, i))));
   }
 
   /** Appends `records` (one batch); null once durable, else the runtime's mapped error. */
@@ -414,19 +383,65 @@ export class ShareCoordinator implements SharePersister {
    * Runs `decide` after the operations before it on the same `__share_group_state` partition: it
    * returns a failure (answered as is), null (nothing to write) or a record, which is appended;
    * once durable the state replays it and the operation answers NONE.
+   *
+   * The operations queued on a partition while the one before runs are decided together,
+   * DECIDE_PER_SLICE per turn of the event loop, and their records appended RECORDS_PER_APPEND per
+   * batch, as Kafka's `CoordinatorRuntime` gathers the records of the write operations queued on a
+   * partition into one batch: one operation and one batch per share partition made a
+   * ShareAcknowledge, or a closed session's release, over 9,000 partitions one long run of
+   * microtasks (0.05-1 s; initializing a 9,000-partition topic ~180 ms; adversarial trials, session
+   * 22-23). A batch whose append fails answers its operations with the runtime's mapped error and
+   * changes no state; a share partition decided twice in one batch is decided again once its first
+   * record is replayed.
    */
   private operate(groupId: string, p: SharePartitionRef, decide: () => Failure | ShareStateRecord | null): Promise<OperationResult> {
     this.options.onUse?.();
     const partition = this.options.log.layout.partitionOf({ kind: 'share-update', groupId, topicId: p.topicId, partition: p.partition, value: null });
-    return this.chain(partition, async (): Promise<OperationResult> => {
-      const decided = decide();
-      if (decided !== null && 'errorCode' in decided) return decided;
-      if (decided !== null) {
-        const failure = await this.appendOrFailure(groupId, [decided]);
-        if (failure !== null) return failure;
-        this.replay(decided);
+    return new Promise<OperationResult>((resolve, reject) => {
+      let queue = this.queued.get(partition);
+      if (queue === undefined) {
+        this.queued.set(partition, (queue = []));
+        void this.chain(partition, () => this.drain(partition)).catch(() => undefined);
       }
-      return NONE;
+      queue.push({ groupId, key: shareCoordinatorKey(groupId, p.topicId, p.partition), decide, resolve, reject });
     });
   }
+
+  /** Decides and writes the operations queued on `partition` (see `operate`). */
+  private async drain(partition: number): Promise<void> {
+    const ops = this.queued.get(partition) ?? [];
+    // Operations queued from now on wait for the next drain, after this one.
+    this.queued.delete(partition);
+    const slicer = new Slicer(DECIDE_PER_SLICE);
+    let records: ShareStateRecord[] = [];
+    let owners: QueuedOperation[] = [];
+    let keys = new Set<string>();
+    const write = async (): Promise<void> => {
+      const [batch, of] = [records, owners];
+      [records, owners, keys] = [[], [], new Set()];
+      const failure = await this.appendOrFailure(of[0]!.groupId, batch);
+      if (failure === null) for (const record of batch) this.replay(record);
+      for (const op of of) op.resolve(failure ?? NONE);
+    };
+    for (const [n, op] of ops.entries()) {
+      if (n > 0) await slicer.next();
+      if (keys.has(op.key) || records.length >= RECORDS_PER_APPEND) await write();
+      let decided: Failure | ShareStateRecord | null;
+      try {
+        decided = op.decide();
+      } catch (err) {
+        op.reject(err);
+        continue;
+      }
+      if (decided === null) op.resolve(NONE);
+      else if ('errorCode' in decided) op.resolve(decided);
+      else {
+        records.push(decided);
+        owners.push(op);
+        keys.add(op.key);
+      }
+    }
+    if (records.length > 0) await write();
+  }
+
 }
