@@ -432,6 +432,19 @@ export class SharePartition {
     await this.persist(written, changes);
   }
 
+  /** Releases the records `memberId` holds in `ranges` (what a fetch acquired for a share session that ended before it did). */
+  async releaseRanges(memberId: string, ranges: readonly AcquiredRange[]): Promise<void> {
+    const changes: Change[] = [];
+    const written: StateBatch[] = [];
+    for (const r of ranges) {
+      for (const run of this.runs.slice(r.firstOffset, r.lastOffset)) {
+        if (run.state === RecordState.ACQUIRED && run.memberId === memberId) this.change(run, RecordState.AVAILABLE, changes, written);
+      }
+    }
+    this.runs.compact();
+    await this.persist(written, changes);
+  }
+
   /** Releases every record `memberId` holds (its share session ended: `releaseAcquiredRecords`). */
   async releaseAcquiredRecords(memberId: string): Promise<void> {
     const changes: Change[] = [];
