@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PartitionLog } from '../../src/storage/partition-log.js';
-import { InlineSyncGate, MEAN_WEIGHT, RETRY_INLINE_MS } from '../../src/storage/inline-sync-gate.js';
+import { INLINE_MS_PER_TURN, InlineSyncGate, MEAN_WEIGHT, RETRY_INLINE_MS } from '../../src/storage/inline-sync-gate.js';
 import { ManualTime, batchOf, captureLog, removeTempDirs, tempDir } from './helpers.js';
 import { nextTurn } from '../support/thread-pool.js';
 import { noteAnswered, noteHeard, setServingClient, whileClientsReturn } from '../../src/util/returning-clients.js';
@@ -64,8 +64,9 @@ function openLog(dir: string, inlineSyncMaxMs: number, log = captureLog().log, s
   return partitionLog;
 }
 
-/** Appends one record and waits until it is durable; returns where its sync ran. */
+/** Appends one record in a turn of the event loop of its own (as a request's) and waits until it is durable; returns where its sync ran. */
 async function appendDurably(log: PartitionLog): Promise<'inline' | 'pool'> {
+  await new Promise((resolve) => setImmediate(resolve));
   const before = { inline: io.inline, pool: io.pool };
   await log.append([batchOf(1)]).durable;
   if (io.inline === before.inline + 1 && io.pool === before.pool) return 'inline';
@@ -140,6 +141,19 @@ describe("PartitionLog 'always': inline fdatasync", () => {
     expect([await appendDurably(b), await appendDurably(a)]).toEqual(['pool', 'pool']);
     io.now += RETRY_INLINE_MS;
     expect([await appendDurably(b), await appendDurably(a)]).toEqual(['inline', 'inline']);
+  });
+
+  it(`inline syncs take at most ${INLINE_MS_PER_TURN} ms of one turn of the event loop in all: the turn's later syncs go to the pool, the next turn's are inline again`, async () => {
+    const gate = new InlineSyncGate(2, () => io.now);
+    const logs = Array.from({ length: 4 }, () => openLog(tempDir(), 2, captureLog().log, 1 << 20, gate));
+    for (const log of logs) expect(await appendDurably(log)).toBe('inline');
+    // Four appends in one turn (a Produce to four partitions), syncs of 2 ms each: 2, 4, 6 ms, then the pool.
+    io.inlineTakesMs = 2;
+    const before = { inline: io.inline, pool: io.pool };
+    await Promise.all(logs.map((log) => log.append([batchOf(1)]).durable));
+    expect([io.inline - before.inline, io.pool - before.pool]).toEqual([3, 1]);
+    io.inlineTakesMs = 0;
+    expect(await appendDurably(logs[3]!)).toBe('inline');
   });
 
   it('mock.flush.inline.sync.max.ms 0: every sync on the pool', async () => {
