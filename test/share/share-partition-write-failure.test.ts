@@ -13,7 +13,7 @@ import { RawClient } from '../support/raw-client.js';
 import { createTopic, produce } from '../support/raw-transactions.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
-import { systemTime } from '../../src/util/time.js';
+import { systemTime, type Time } from '../../src/util/time.js';
 import { ManualTime } from '../../src/util/manual-time.js';
 import { AcknowledgeType, SharePartition, ShareAcquireMode, type ShareStateAccess } from '../../src/share/share-partition.js';
 import type { PersisterWriteEntry } from '../../src/share/state/share-coordinator.js';
@@ -38,29 +38,38 @@ function heldWrites() {
   return { writes, state };
 }
 
+/**
+ * A share partition (group `g`, `earliest`, 5 deliveries, 2,000 in flight) over `count` records
+ * produced to TOPIC on an in-memory server, its writes held by the test; `acquire` takes 10 records.
+ */
+async function sharePartitionOver(count: number, time: Time, lockMs: number) {
+  const { server } = await startClosableServer(cleanups, { inMemory: true });
+  const raw = await RawClient.connect(server.port);
+  cleanups.push(() => raw.close());
+  await createTopic(raw, TOPIC);
+  const records = Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.from(`r${i}`) }));
+  expect((await produce(raw, TOPIC, null, encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records }))).errorCode).toBe(ErrorCode.NONE);
+  const topic = server.broker.topics.get(TOPIC)!;
+  const partition = topic.partition(0)!;
+  const { writes, state } = heldWrites();
+  const sp = new SharePartition('g', topic.topicId, 0, partition, time, state, {
+    recordLockDurationMs: () => lockMs,
+    deliveryCountLimit: () => 5,
+    maxInFlightRecords: () => 2000,
+    renewAcknowledgeEnabled: () => false,
+    autoOffsetReset: () => 'earliest',
+    isolationLevel: () => 'read_uncommitted',
+  });
+  cleanups.push(() => sp.close());
+  await sp.maybeInitialize();
+  const batches = [...partition.log.batches()];
+  const acquire = (memberId: string) => sp.acquire(memberId, batches, 10, ShareAcquireMode.RECORD_LIMIT).ranges;
+  return { sp, writes, acquire };
+}
+
 describe('a share partition whose state write fails', () => {
   it("puts its records back even when another member's write succeeded meanwhile; they are acquired again only once released", async () => {
-    const { server } = await startClosableServer(cleanups, { inMemory: true });
-    const raw = await RawClient.connect(server.port);
-    cleanups.push(() => raw.close());
-    await createTopic(raw, TOPIC);
-    const records = Array.from({ length: 20 }, (_, i) => ({ key: null, value: Buffer.from(`r${i}`) }));
-    expect((await produce(raw, TOPIC, null, encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records }))).errorCode).toBe(ErrorCode.NONE);
-    const topic = server.broker.topics.get(TOPIC)!;
-    const partition = topic.partition(0)!;
-    const { writes, state } = heldWrites();
-    const sp = new SharePartition('g', topic.topicId, 0, partition, systemTime, state, {
-      recordLockDurationMs: () => 60_000,
-      deliveryCountLimit: () => 5,
-      maxInFlightRecords: () => 2000,
-      renewAcknowledgeEnabled: () => false,
-      autoOffsetReset: () => 'earliest',
-      isolationLevel: () => 'read_uncommitted',
-    });
-    cleanups.push(() => sp.close());
-    await sp.maybeInitialize();
-    const batches = [...partition.log.batches()];
-    const acquire = (memberId: string) => sp.acquire(memberId, batches, 10, ShareAcquireMode.RECORD_LIMIT).ranges;
+    const { sp, writes, acquire } = await sharePartitionOver(20, systemTime, 60_000);
     expect(acquire('m1')).toEqual([{ firstOffset: 0n, lastOffset: 9n, deliveryCount: 1 }]);
     expect(acquire('m2')).toEqual([{ firstOffset: 10n, lastOffset: 19n, deliveryCount: 1 }]);
 
@@ -88,28 +97,8 @@ describe('a share partition whose state write fails', () => {
   });
 
   it('keeps the lock deadline of records a failed acknowledgement puts back; a lock timeout releases at once and for good, whatever its write', async () => {
-    const { server } = await startClosableServer(cleanups, { inMemory: true });
-    const raw = await RawClient.connect(server.port);
-    cleanups.push(() => raw.close());
-    await createTopic(raw, TOPIC);
-    const records = Array.from({ length: 10 }, (_, i) => ({ key: null, value: Buffer.from(`r${i}`) }));
-    expect((await produce(raw, TOPIC, null, encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records }))).errorCode).toBe(ErrorCode.NONE);
-    const topic = server.broker.topics.get(TOPIC)!;
-    const partition = topic.partition(0)!;
-    const { writes, state } = heldWrites();
     const time = new ManualTime(1_000_000);
-    const sp = new SharePartition('g', topic.topicId, 0, partition, time, state, {
-      recordLockDurationMs: () => 30_000,
-      deliveryCountLimit: () => 5,
-      maxInFlightRecords: () => 2000,
-      renewAcknowledgeEnabled: () => false,
-      autoOffsetReset: () => 'earliest',
-      isolationLevel: () => 'read_uncommitted',
-    });
-    cleanups.push(() => sp.close());
-    await sp.maybeInitialize();
-    const batches = [...partition.log.batches()];
-    const acquire = (memberId: string) => sp.acquire(memberId, batches, 10, ShareAcquireMode.RECORD_LIMIT).ranges;
+    const { sp, writes, acquire } = await sharePartitionOver(10, time, 30_000);
     expect(acquire('m1')).toEqual([{ firstOffset: 0n, lastOffset: 9n, deliveryCount: 1 }]);
 
     // 29 s in, m1's ACCEPT fails: its records are m1's again, under the lock taken at 0 s.
