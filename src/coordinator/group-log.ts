@@ -16,6 +16,7 @@ import { decodeRecord, encodeKey, encodeValue, type CoordinatorRecord } from './
 import { OffsetCommitSpanDecoder } from './offsets/offset-commit-span.js';
 import { logFlushOptions } from '../storage/log-flush-options.js';
 import { KeyValueBatchBuilder } from '../records/key-value-batch.js';
+import { deferred, type Deferred } from '../storage/deferred.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -30,7 +31,7 @@ export interface CoordinatorLogLayout<R> {
   segmentBytes: number;
   partitionOf(record: R): number;
   encodeKey(record: R): Buffer;
-  /** The value's bytes (null: a tombstone); may be a view of shared memory, copied into the batch at once. */
+  /** The value's bytes (null: a tombstone); may be a view of shared memory that stays unchanged: the batch copies it at the turn's end. */
   encodeValue(record: R): Buffer | null;
   /** The record, or null for a record type replay skips. */
   decode(key: Buffer, value: Buffer | null): R | null;
@@ -93,8 +94,13 @@ export interface CompactionSummary {
  * The `__consumer_offsets` topic: `offsets.topic.num.partitions` partition logs under
  * `<data-dir>/__consumer_offsets-<p>/`, a group's records going to
  * `Utils.abs(groupId.hashCode()) % partitions` (Kafka's `GroupCoordinatorService.partitionFor`).
- * Each `append` call becomes one RecordBatch per partition touched, as Kafka's coordinator
- * runtime writes one batch per write operation.
+ * On disk, the records a turn of the event loop appends to a partition share one RecordBatch (a
+ * new one once `message.max.bytes` or a clock tick would be passed), written at the turn's end:
+ * Kafka's `CoordinatorRuntime` accumulates the writes of the operations it runs back to back in
+ * its current batch with `group.coordinator.append.linger.ms` -1 (the default, "adaptive": flushed
+ * once no more operations wait). Transactional writes are not accumulated (nor are they in Kafka):
+ * a TxnOffsetCommit's records are a batch of their own, as is a marker. In memory (no data
+ * directory) each append is a batch.
  */
 export class GroupLog<R = CoordinatorRecord> {
   readonly partitionCount: number;
@@ -111,8 +117,10 @@ export class GroupLog<R = CoordinatorRecord> {
   /** `message.max.bytes`: the largest batch one write may make (Kafka's runtime `maxBatchSize`). */
   private readonly maxBatchBytes: number;
   private cleanerTimer: Timer | null = null;
-  /** Builds every batch this log writes (one at a time, within `encodeBatch`). */
+  /** Builds the batches written at once (transactional ones, in memory, multi-partition writes). */
   private readonly builder = new KeyValueBatchBuilder();
+  /** Each partition's batch being filled by this turn's writes (`appendLingering`); null slots: none yet. */
+  private readonly open: Array<OpenBatch | null> = [];
   /**
    * The leader epoch of each partition, stamped on every batch appended (the broker binds it to the
    * internal topic's partitions, whose epochs the cluster simulation bumps); 0 until bound, as a
@@ -164,6 +172,7 @@ export class GroupLog<R = CoordinatorRecord> {
       );
     }
     this.partitions = partitions;
+    partitions.forEach((partition, p) => partition.setLingering(() => this.closeOpenBatch(p)));
     this.opened = true;
     return partitions;
   }
@@ -253,8 +262,10 @@ export class GroupLog<R = CoordinatorRecord> {
     this.ensureOpen();
     const timestamp = BigInt(this.time.now());
     const first = this.layout.partitionOf(records[0]!);
-    // The usual write: one group's (one key's) records, one batch.
+    // The usual write: one group's (one key's) records, one partition.
     if (records.length === 1 || records.every((r) => this.layout.partitionOf(r) === first)) {
+      if (txn === undefined && this.partitions[first]!.lingerUntilWrite()) return this.appendLingering(first, records, timestamp);
+      this.closeOpenBatch(first); // what lingers goes first: the log keeps the order of the writes
       return this.partitions[first]!.append([this.encodeBatch(first, records, timestamp, txn)]).durable;
     }
     const byPartition = new Map<number, R[]>();
@@ -266,7 +277,71 @@ export class GroupLog<R = CoordinatorRecord> {
     }
     // Every batch is encoded (and may be refused) before any is appended.
     const batches = [...byPartition].map(([p, list]) => [p, this.encodeBatch(p, list, timestamp, txn)] as const);
-    return Promise.all(batches.map(([p, batch]) => this.partitions[p]!.append([batch]).durable)).then(() => undefined);
+    return Promise.all(
+      batches.map(([p, batch]) => {
+        this.closeOpenBatch(p);
+        return this.partitions[p]!.append([batch]).durable;
+      }),
+    ).then(() => undefined);
+  }
+
+  /**
+   * Adds one partition's records to its open batch (a new one when they would make it larger than
+   * `message.max.bytes` or its timestamp is not theirs); resolves once that batch is durable.
+   * Throws, adding nothing, when a record cannot be encoded or the records alone are too large.
+   */
+  private appendLingering(p: number, records: readonly R[], timestamp: bigint): Promise<void> {
+    let open = this.open[p] ?? (this.open[p] = { builder: new KeyValueBatchBuilder(), timestamp, done: null });
+    if (open.done !== null && open.timestamp !== timestamp) this.closeOpenBatch(p);
+    const { builder } = open;
+    const before = builder.records;
+    this.addRecords(builder, p, records, before);
+    if (builder.size > this.maxBatchBytes) {
+      // Too large together with the records before them: those go in a batch of their own.
+      builder.truncate(before);
+      this.closeOpenBatch(p);
+      this.addRecords(builder, p, records, 0);
+    }
+    open.timestamp = timestamp;
+    return (open.done ??= deferred()).promise;
+  }
+
+  /** Adds `records` to `builder`; on a failure drops them again (keeping the first `before`) and throws. */
+  private addRecords(builder: KeyValueBatchBuilder, p: number, records: readonly R[], before: number): void {
+    const { layout } = this;
+    try {
+      for (const r of records) builder.add(layout.encodeKey(r), layout.encodeValue(r));
+    } catch (err) {
+      builder.truncate(before);
+      throw err;
+    }
+    if (before === 0 && builder.size > this.maxBatchBytes) {
+      const size = builder.size;
+      builder.reset();
+      throw batchTooLarge(size, layout.topic, p, this.maxBatchBytes);
+    }
+  }
+
+  /**
+   * Appends partition `p`'s open batch, if any, to its log (at the start of its write step, or
+   * before a write that must follow it); its writes settle with the batch's durability.
+   */
+  private closeOpenBatch(p: number): void {
+    const open = this.open[p];
+    if (open === undefined || open === null || open.done === null) return;
+    const { done } = open;
+    open.done = null;
+    let durable: Promise<void>;
+    try {
+      const batch = open.builder.finish(open.timestamp);
+      setPartitionLeaderEpoch(batch, this.leaderEpochOf(p));
+      durable = this.partitions[p]!.append([batch]).durable;
+    } catch (err) {
+      open.builder.reset();
+      done.reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    durable.then(done.resolve, done.reject);
   }
 
   /** One partition's records as a batch; throws when larger than `message.max.bytes`. */
@@ -281,10 +356,7 @@ export class GroupLog<R = CoordinatorRecord> {
     const size = builder.size;
     if (size > this.maxBatchBytes) {
       builder.reset();
-      throw Object.assign(
-        new Error(`Message batch size is ${size} bytes in append to partition ${layout.topic}-${p} which exceeds the maximum configured size of ${this.maxBatchBytes}.`),
-        { errorCode: ErrorCode.MESSAGE_TOO_LARGE },
-      );
+      throw batchTooLarge(size, layout.topic, p, this.maxBatchBytes);
     }
     // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
     const batch = builder.finish(timestamp, txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : undefined);
@@ -296,6 +368,7 @@ export class GroupLog<R = CoordinatorRecord> {
   /** Appends a transaction's COMMIT or ABORT marker (a control batch of its producer) to `partition`; resolves once durable. */
   appendMarker(partition: number, txn: TransactionalWriter, commit: boolean, coordinatorEpoch: number): Promise<void> {
     this.ensureOpen();
+    this.closeOpenBatch(partition);
     const batch = encodeEndTxnMarkerBatch({
       producerId: txn.producerId,
       producerEpoch: txn.producerEpoch,
@@ -364,4 +437,20 @@ export class GroupLog<R = CoordinatorRecord> {
     await this.cleanerPass;
     await Promise.all(this.partitions.map((p) => p.close()));
   }
+}
+
+/** A partition's batch being filled by the writes of a turn (Kafka's runtime `currentBatch`). */
+interface OpenBatch {
+  readonly builder: KeyValueBatchBuilder;
+  /** The clock reading (ms) every record of the batch is stamped with. */
+  timestamp: bigint;
+  /** Settled with the batch's durability once appended; null while the batch holds nothing. */
+  done: Deferred | null;
+}
+
+/** Kafka's runtime refuses a write larger than a batch with RecordTooLargeException (MESSAGE_TOO_LARGE). */
+function batchTooLarge(size: number, topic: string, p: number, maxBatchBytes: number): Error {
+  return Object.assign(new Error(`Message batch size is ${size} bytes in append to partition ${topic}-${p} which exceeds the maximum configured size of ${maxBatchBytes}.`), {
+    errorCode: ErrorCode.MESSAGE_TOO_LARGE,
+  });
 }

@@ -78,7 +78,8 @@ const VALUE_ROOM_BYTES = 4 * 1024;
 /**
  * Values are encoded one after another into one buffer, a new one once it is nearly full (as
  * Node's buffer pool does), never rewound: each value a view of it, not a writer, a pool slice and
- * a view per record (issue #16: on the path of every commit, whose batch copies the value at once).
+ * a view per record (issue #16: on the path of every commit). Never rewound, so a value stays as
+ * written until its batch copies it at the end of the turn (group-log.ts).
  */
 const valueArena = new Writer(VALUE_ARENA_BYTES);
 

@@ -73,8 +73,8 @@ function bodySize(offsetDelta: number, key: Buffer, value: Buffer | null): numbe
 }
 
 /**
- * Builds one batch at a time: `add` each record, then `finish`. One builder serves a whole log (a
- * batch is built within one synchronous call); it holds the records only until `finish`.
+ * Builds one batch at a time: `add` each record, then `finish`. It holds the records (not copies)
+ * until `finish`: their bytes must stay unchanged until then.
  */
 export class KeyValueBatchBuilder {
   private readonly keys: Buffer[] = [];
@@ -103,15 +103,26 @@ export class KeyValueBatchBuilder {
     return RECORD_BATCH_OVERHEAD + this.recordBytes;
   }
 
+  /** Records added since the last `finish` or `reset`. */
+  get records(): number {
+    return this.count;
+  }
+
   /** Drops the records added (after a refusal), keeping nothing of them. */
   reset(): void {
+    this.truncate(0);
+  }
+
+  /** Drops the records added after the first `count` (a refused write's, added after others'). */
+  truncate(count: number): void {
     // The slots stay (no regrowth per batch); the records they held are let go.
-    for (let i = 0; i < this.count; i++) {
+    for (let i = count; i < this.count; i++) {
+      const body = bodySize(i, this.keys[i]!, this.values[i]!);
+      this.recordBytes -= varintSize(body) + body;
       this.keys[i] = EMPTY;
       this.values[i] = null;
     }
-    this.count = 0;
-    this.recordBytes = 0;
+    this.count = Math.min(this.count, count);
   }
 
   /**

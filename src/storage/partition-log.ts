@@ -186,6 +186,13 @@ export class PartitionLog {
   private syncedEnd: bigint;
   /** Counters for tests and metrics: positional writes and fdatasync calls made. */
   readonly stats = { writes: 0, syncs: 0 };
+  /**
+   * The owner's appends let linger until the next write step (`setLingering`): called before every
+   * step takes the queued appends; null when nothing lingers.
+   */
+  private lingering: (() => void) | null = null;
+  /** Set while `lingering` runs: its appends join the step starting, which is arranged already. */
+  private takingLingered = false;
 
   private constructor(private readonly options: PartitionLogOptions, segments: LogSegment[]) {
     this.options = { ...options };
@@ -730,18 +737,7 @@ export class PartitionLog {
   /** The promise an append made now gets, arranging the write (and sync) it waits for. */
   private durability(): Promise<void> {
     if (this.options.dir === null) return Promise.resolve();
-    if (this.waitsForClients) {
-      const client = servingClient();
-      if (client !== null) (this.turnClients ??= new Set()).add(client);
-      else this.turnHasUnserved = true;
-    }
-    if (!this.turnScheduled) {
-      this.turnScheduled = true;
-      // Appends made while the answers of a turn's write go out (muted connections taking their next
-      // request) are written in the burst's next round, not a turn later (util/burst.ts).
-      if (burstOpen()) nextRound(this.flushTurnNow);
-      else setImmediate(this.flushTurnNow);
-    }
+    if (!this.takingLingered) this.arrangeTurn();
     // Every policy acknowledges only once the bytes are written to the file (so a process crash
     // loses nothing acknowledged); 'always' also waits for their fdatasync.
     if (this.policy === 'interval') {
@@ -758,6 +754,57 @@ export class PartitionLog {
     return this.turnWaiter.promise;
   }
 
+  /** Arranges the write step an append made now joins, noting the connection it serves. */
+  private arrangeTurn(): void {
+    this.appendsArranged++;
+    if (this.waitsForClients) {
+      const client = servingClient();
+      if (client !== null) (this.turnClients ??= new Set()).add(client);
+      else this.turnHasUnserved = true;
+    }
+    if (!this.turnScheduled) {
+      this.turnScheduled = true;
+      // Appends made while the answers of a turn's write go out (muted connections taking their next
+      // request) are written in the burst's next round, not a turn later (util/burst.ts).
+      if (burstOpen()) nextRound(this.flushTurnNow);
+      else setImmediate(this.flushTurnNow);
+    }
+  }
+
+  /**
+   * Lets an owner hold records back from `append` until the next write step starts: `lingering` is
+   * called then (before the step takes the queued appends) and appends what the owner holds, once
+   * `lingerUntilWrite` arranged that step. What Kafka's coordinator runtime does with
+   * `group.coordinator.append.linger.ms` -1 (coordinator/group-log.ts): the writes of one turn
+   * share a batch.
+   */
+  setLingering(lingering: (() => void) | null): void {
+    this.lingering = lingering;
+  }
+
+  /**
+   * Arranges the write step that takes what the owner lets linger (as `append` would arrange it for
+   * an append made now, noting the connection served); false in memory, where there is no step:
+   * the owner appends at once.
+   */
+  lingerUntilWrite(): boolean {
+    if (this.options.dir === null) return false;
+    this.arrangeTurn();
+    return true;
+  }
+
+  /** Has the owner append what it let linger, into the step starting. */
+  private takeLingered(): void {
+    const lingering = this.lingering;
+    if (lingering === null) return;
+    this.takingLingered = true;
+    try {
+      lingering();
+    } finally {
+      this.takingLingered = false;
+    }
+  }
+
   private readonly flushTurnNow = (): void => this.flushTurn();
 
   /**
@@ -768,6 +815,7 @@ export class PartitionLog {
    * connections committing one at a time got one fdatasync per commit).
    */
   private flushTurn(): void {
+    this.takeLingered();
     this.turnScheduled = false;
     if (this.turnQueued) return;
     if (this.turnWaiter === null && !this.segments.some((s) => s.hasPending)) return;
@@ -821,6 +869,7 @@ export class PartitionLog {
   /** The queued turn step, now at the head of the chain: takes every append queued so far and writes (and syncs) them. */
   private runTurn(): Promise<void> {
     if (this.policy === 'always') return this.runSyncedTurn();
+    this.takeLingered();
     this.turnQueued = false;
     const writes = this.segments.map((s) => s.takePending()).filter((w): w is PendingWrite => w !== null);
     const waiter = this.turnWaiter;
@@ -841,8 +890,12 @@ export class PartitionLog {
     return done;
   }
 
-  /** What `SyncPipeline.gathered` watches: the log end offset moves with every append. */
-  private readonly appendedUpTo = (): bigint => this.nextOffset;
+  /**
+   * What `SyncPipeline.gathered` watches: appends made or arranged (`arrangeTurn`), the lingering
+   * ones included, which reach the log only when the next step starts.
+   */
+  private appendsArranged = 0;
+  private readonly appendsSeen = (): number => this.appendsArranged;
 
   /**
    * The turn step under 'always', pipelined: waits until fewer than MAX_SYNCS_IN_FLIGHT syncs run
@@ -856,7 +909,7 @@ export class PartitionLog {
    */
   private async runSyncedTurn(): Promise<void> {
     await this.pipeline.whenSlotFree();
-    await this.pipeline.gathered(this.appendedUpTo);
+    await this.pipeline.gathered(this.appendsSeen);
     // An inline sync holds the loop: first let the clients the last one answered send their next
     // appends, so that this sync carries them too (util/returning-clients.ts).
     // Not for a step with an append made outside a request: the clients may be waiting for it.
@@ -864,6 +917,7 @@ export class PartitionLog {
       await whileClientsReturn(this.answeredClients, this.syncGate.returnWaitMs, this.answeredSince);
     }
     this.answeredClients = null;
+    this.takeLingered();
     const clients = this.turnClients;
     this.turnClients = null;
     this.turnHasUnserved = false;

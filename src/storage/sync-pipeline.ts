@@ -78,14 +78,14 @@ export class SyncPipeline<Point> {
 
   /**
    * Resolves once a step about to start its sync has gathered what keeps arriving: at once when no
-   * sync runs; else after the first event-loop turn in which `appendedUpTo()` did not move (the
+   * sync runs; else after the first event-loop turn in which `appendsSeen()` did not move (the
    * loop read no new append), or once no sync runs, or after MAX_GATHER_TURNS turns.
    */
-  async gathered(appendedUpTo: () => bigint): Promise<void> {
+  async gathered(appendsSeen: () => number): Promise<void> {
     for (let turns = 0; turns < MAX_GATHER_TURNS && this.running > 0; turns++) {
-      const before = appendedUpTo();
+      const before = appendsSeen();
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (appendedUpTo() === before) return;
+      if (appendsSeen() === before) return;
     }
   }
 

@@ -51,7 +51,7 @@ describe('GroupLog.compact: 10,000 commits over 100 keys', () => {
     await commitMany(groupLog, 0, 10_000, 100);
     const log = groupLog.partitionLogs()[groupLog.partitionFor('g')]!;
     const closedBefore = log.closedSegments().length;
-    expect(closedBefore).toBeGreaterThan(10); // ~1.2 MB in 64 KiB segments
+    expect(closedBefore).toBeGreaterThan(5); // ~0.6 MB in 64 KiB segments (a turn's 500 commits share a batch)
     const activeBase = log.activeSegmentBaseOffset;
     const activeBefore = activeBatches(log).map((b) => Buffer.from(b));
     const stateBefore = sorted(replayState(groupLog));
