@@ -136,6 +136,8 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
    */
   private readonly versions = new Map<string, number>();
   private changes = 0;
+  /** Counts the changes of the latest view (records replayed live or reverted): `latestChangeCount`. */
+  private latestChanges = 0;
 
   constructor(options: OffsetStoreOptions) {
     this.runtime = options.runtime;
@@ -151,6 +153,7 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
 
   /** Live replay: the record counts in the latest view until it is durable or reverted. */
   replay(record: OffsetCommitRecord): void {
+    this.latestChanges++;
     const list = this.inFlight.get(record.groupId);
     if (list) list.push(record);
     else this.inFlight.set(record.groupId, [record]);
@@ -166,6 +169,7 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
   }
 
   revert(failed: readonly OffsetCommitRecord[]): void {
+    this.latestChanges++;
     this.forget(failed);
   }
 
@@ -377,6 +381,15 @@ export class OffsetStore implements CoordinatorShard<'offset-commit'>, Transacti
    */
   latestOffsetsOf(groupId: string): Array<{ topic: string; partition: number; offset: CommittedOffset }> {
     return entriesOf(this.latestOf(groupId));
+  }
+
+  /**
+   * A number that moves whenever any group's latest view (`latestOffsetsOf`) may have changed: a
+   * reader working over several turns (the retention sweep of a large group) knows whether what it
+   * read is still the latest.
+   */
+  get latestChangeCount(): number {
+    return this.latestChanges;
   }
 
   /** Group ids with offsets, counting writes in flight. */

@@ -8,7 +8,7 @@ import * as Subscription from '../../../src/records/schemas/ConsumerProtocolSubs
 import { ClassicGroupCoordinator } from '../../../src/coordinator/classic/classic-coordinator.js';
 import { ClassicGroupState } from '../../../src/coordinator/classic/group-state.js';
 import { OffsetStore } from '../../../src/coordinator/offsets/offset-store.js';
-import { OffsetRetention, SWEEP_GROUPS_PER_SLICE, classicRetentionSource } from '../../../src/coordinator/offsets/retention.js';
+import { OffsetRetention, SWEEP_GROUPS_PER_SLICE, SWEEP_OFFSETS_PER_SLICE, classicRetentionSource } from '../../../src/coordinator/offsets/retention.js';
 import {
   COMMIT_TIMESTAMP_EXPIRATION,
   expirationFrom,
@@ -170,6 +170,30 @@ describe('offsets retention sweep', () => {
     expect(gone()).toBeLessThanOrEqual(2 * SWEEP_GROUPS_PER_SLICE);
     expect(await sweeping).toEqual({ expiredOffsets: groups.length, deletedGroups: groups });
     expect(gone()).toBe(groups.length);
+  });
+
+  it('expires a group of more offsets than SWEEP_OFFSETS_PER_SLICE over several slices, deciding each on its own turn: a commit made in between is kept', async () => {
+    const h = setup();
+    const count = 3 * SWEEP_OFFSETS_PER_SLICE + 5;
+    await h.offsets.commit(
+      'wide',
+      Array.from({ length: count }, (_, p) => ({ topic: 'w', partition: p, offset: 1n, leaderEpoch: -1, metadata: '', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', expireTimestamp: -1n })),
+    );
+    h.time.advance(RETENTION_MS);
+    const left = () => h.offsets.latestOffsetsOf('wide').length;
+    const sweeping = h.retention.sweep();
+    // Failed before: every offset was tombstoned before sweep() returned.
+    expect(left()).toBe(count - SWEEP_OFFSETS_PER_SLICE);
+    // Between two slices the last partition is committed again: fresh, it must stay.
+    const fresh = commit(h, 'wide', 'w', count - 1, 99n);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(left()).toBe(count - 2 * SWEEP_OFFSETS_PER_SLICE);
+    expect(await sweeping).toEqual({ expiredOffsets: count - 1, deletedGroups: [] });
+    await fresh;
+    expect(h.offsets.latestOffsetsOf('wide').map((o) => [o.partition, o.offset.committedOffset])).toEqual([[count - 1, 99n]]);
+    // The next sweep, once that one has expired too, deletes the group.
+    h.time.advance(RETENTION_MS);
+    expect(await h.retention.sweep()).toEqual({ expiredOffsets: 1, deletedGroups: ['wide'] });
   });
 
   it('decides on the latest offsets: a commit still being written when the sweep runs is not expired, nor its group', async () => {
