@@ -1,7 +1,8 @@
 /**
  * ShareAcknowledge (key 79) as Kafka 4.3.1's `KafkaApis.handleShareAcknowledgeRequest`: request
  * checks, the share session's epoch (`acknowledgeSessionUpdate`: 0 is INVALID_SHARE_SESSION_EPOCH,
- * no session SHARE_SESSION_NOT_FOUND), each partition's batches checked and applied; with epoch -1
+ * no session SHARE_SESSION_NOT_FOUND), each partition's batches checked and applied (a partition
+ * named twice: once, with its last entry's batches, `supersededEntries`); with epoch -1
  * the session then ends and the member's remaining records are released.
  */
 import { ErrorCode } from '../protocol/errors.js';
@@ -10,7 +11,7 @@ import { defaultPartitionData, defaultShareAcknowledgeResponse, type PartitionDa
 import type { TopicStore } from '../topics/topic-store.js';
 import { SharePartitionError } from './share-partition.js';
 import type { SharePartitionManager } from './share-partition-manager.js';
-import { ackRequestError, isValidMemberId, SHARE_BUDGET_EVERY, SHARE_SLICE_PARTITIONS } from './share-request-checks.js';
+import { ackRequestError, isValidMemberId, SHARE_BUDGET_EVERY, SHARE_SLICE_PARTITIONS, supersededEntries } from './share-request-checks.js';
 import { nextTurn, Slicer } from '../util/slices.js';
 
 /** `ShareAcknowledgeRequest.getErrorResponse`: the top-level error only. */
@@ -41,9 +42,11 @@ export async function shareAcknowledge(req: ShareAcknowledgeRequest, version: nu
   // after the other held the broker 160-430 ms (adversarial trial, session 23).
   const slicer = new Slicer(SHARE_SLICE_PARTITIONS, SHARE_BUDGET_EVERY);
   const writes: Array<Promise<void>> = [];
+  const superseded = supersededEntries(req.topics);
   for (const t of req.topics) {
     const partitions: PartitionData[] = [];
     for (const p of t.partitions) {
+      if (superseded?.has(p)) continue;
       if (slicer.due()) await nextTurn();
       const data: PartitionData = { ...defaultPartitionData(), partitionIndex: p.partitionIndex };
       partitions.push(data);

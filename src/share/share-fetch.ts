@@ -20,7 +20,7 @@ import type { Partition } from '../topics/partition.js';
 import type { Time } from '../util/time.js';
 import { SharePartitionError, type AcquiredRange, type SharePartition } from './share-partition.js';
 import type { SharePartitionManager, PartitionOutcome } from './share-partition-manager.js';
-import { ackRequestError, isValidMemberId, SHARE_BUDGET_EVERY, SHARE_SLICE_PARTITIONS } from './share-request-checks.js';
+import { ackRequestError, isValidMemberId, SHARE_BUDGET_EVERY, SHARE_SLICE_PARTITIONS, supersededEntries } from './share-request-checks.js';
 import { nextTurn, Slicer } from '../util/slices.js';
 import type { SessionPartition, ShareSession } from './share-sessions.js';
 
@@ -45,6 +45,22 @@ function topLevel(errorCode: number, _logged?: string): ShareFetchResponse {
 
 const keyOf = (p: SessionPartition): string => `${p.topicId}:${p.partition}`;
 
+/** The partitions a request names, each once, in the order first named. */
+function distinctPartitions(topics: ShareFetchRequest['topics']): SessionPartition[] {
+  const seen = new Set<string>();
+  const out: SessionPartition[] = [];
+  for (const t of topics) {
+    for (const p of t.partitions) {
+      const partition = { topicId: t.topicId, partition: p.partitionIndex };
+      const key = keyOf(partition);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(partition);
+    }
+  }
+  return out;
+}
+
 export async function shareFetch(req: ShareFetchRequest, version: number, ctx: ShareFetchContext): Promise<ShareFetchResponse> {
   const { manager } = ctx;
   if (req.groupId === null) return topLevel(ErrorCode.INVALID_REQUEST, 'Invalid group id in the request.');
@@ -60,7 +76,10 @@ export async function shareFetch(req: ShareFetchRequest, version: number, ctx: S
     if (req.maxWaitMs !== 0) msg += 'maxWaitMs must be set to 0, ';
     if (msg !== '') return topLevel(ErrorCode.INVALID_REQUEST, `${msg}if isRenewAck is true.`);
   }
-  const requested: SessionPartition[] = req.topics.flatMap((t) => t.partitions.map((p) => ({ topicId: t.topicId, partition: p.partitionIndex })));
+  // A partition named twice is fetched and answered once, acknowledged with the batches of its
+  // last entry that has some (Kafka's handler keeps them in a map).
+  const requested = distinctPartitions(req.topics);
+  const superseded = supersededEntries(req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.filter((p) => p.acknowledgementBatches.length > 0) })));
   const forgotten: SessionPartition[] = req.forgottenTopicsData.flatMap((t) => t.partitions.map((partition) => ({ topicId: t.topicId, partition })));
   const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
   if (req.shareSessionEpoch === 0 && hasAcks) return topLevel(ErrorCode.INVALID_REQUEST);
@@ -81,7 +100,7 @@ export async function shareFetch(req: ShareFetchRequest, version: number, ctx: S
   const writes: Array<Promise<void>> = [];
   for (const t of req.topics) {
     for (const p of t.partitions) {
-      if (p.acknowledgementBatches.length === 0) continue;
+      if (p.acknowledgementBatches.length === 0 || superseded?.has(p)) continue;
       if (slicer.due()) await nextTurn();
       const key = keyOf({ topicId: t.topicId, partition: p.partitionIndex });
       const invalid = ackRequestError(p.acknowledgementBatches, version >= 2, renewOnly);

@@ -42,3 +42,24 @@ export function ackRequestError(batches: readonly AckBatch[], supportsRenew: boo
 export const SHARE_SLICE_PARTITIONS = 1024;
 /** Partitions between two looks at the turn's SLICE_BUDGET_MS (a consumer's usual request names fewer). */
 export const SHARE_BUDGET_EVERY = 32;
+
+/**
+ * The partition entries of a request that a later entry of the same topic id and partition
+ * replaces, or null when none is named twice. Kafka's handlers collect a request's partitions in a
+ * map (`getAcknowledgeBatchesFromShareAcknowledgeRequest`, `...FromShareFetchRequest`): a partition
+ * named twice is acknowledged once, with the batches it was named with last, and answered once.
+ */
+export function supersededEntries<P extends { partitionIndex: number }>(topics: ReadonlyArray<{ topicId: string; partitions: readonly P[] }>): Set<P> | null {
+  const last = new Map<string, P>();
+  let named = 0;
+  for (const t of topics) {
+    for (const p of t.partitions) {
+      last.set(`${t.topicId}:${p.partitionIndex}`, p);
+      named++;
+    }
+  }
+  if (last.size === named) return null;
+  const superseded = new Set<P>();
+  for (const t of topics) for (const p of t.partitions) if (last.get(`${t.topicId}:${p.partitionIndex}`) !== p) superseded.add(p);
+  return superseded;
+}

@@ -216,6 +216,43 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
     expect(renew.errorCode).toBe(ErrorCode.INVALID_REQUEST);
   });
 
+  it('a partition named twice is fetched, acknowledged and answered once, with the batches of its last entry (Kafka keeps them in a map)', async () => {
+    const { server, topicId } = await setup({ sizes: [4] });
+    const c = await client(server);
+    const m = uuid();
+    const twice = (acks: [Ack[], Ack[]]) => [{ topicId, partitions: acks.map((a) => ({ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: a })) }];
+    // A new session naming the partition twice: acquired once, one answer.
+    let res = await c.send(78, 2, fetchReq('g', m, 0, topicId, { topics: twice([[], []]) }));
+    expect(res.responses).toHaveLength(1);
+    expect(res.responses[0]!.partitions).toHaveLength(1);
+    expect(partitionOf(res)?.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 3n, deliveryCount: 1 }]);
+    const sp = server.broker.shares.get('g', topicId, 0)!;
+    // ShareAcknowledge: REJECT 0 then ACCEPT 0-1: only the last entry applies (before: 0 rejected,
+    // then INVALID_RECORD_STATE for it, two answers).
+    const ack = await c.send(79, 2, {
+      groupId: 'g', memberId: m, shareSessionEpoch: 1, isRenewAck: false,
+      topics: [{ topicId, partitions: [
+        { partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [REJECT] }] },
+        { partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [ACCEPT] }] },
+      ] }],
+    });
+    expect(ack.responses).toHaveLength(1);
+    expect(ack.responses[0]!.partitions).toHaveLength(1);
+    expect(ack.responses[0]!.partitions[0]).toMatchObject({ partitionIndex: 0, errorCode: 0, errorMessage: null });
+    expect(sp.counts()).toEqual({ acquired: 2, available: 0, acknowledged: 0, archived: 0 });
+    expect(sp.spso).toBe(2n);
+    // ShareFetch: RELEASE 2 in the first entry, ACCEPT 2-3 in the second, a third with no batches:
+    // the second's apply, one answer.
+    res = await c.send(78, 2, fetchReq('g', m, 2, topicId, { topics: [{ topicId, partitions: [
+      { partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: [{ firstOffset: 2n, lastOffset: 2n, acknowledgeTypes: [RELEASE] }] },
+      { partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: [{ firstOffset: 2n, lastOffset: 3n, acknowledgeTypes: [ACCEPT] }] },
+      { partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: [] },
+    ] }] }));
+    expect(res.responses[0]!.partitions).toHaveLength(1);
+    expect(partitionOf(res)).toMatchObject({ acknowledgeErrorCode: 0, acquiredRecords: [] });
+    expect(sp.spso).toBe(4n);
+  });
+
   it('a closed connection ends its share session and releases what its member held', async () => {
     const { server, topicId } = await setup({ sizes: [3] });
     const a = await client(server);
