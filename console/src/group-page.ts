@@ -127,7 +127,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
           ),
       );
       if (history) {
-        chart.update(history.lag);
+        chart.update(history.lag, share ? 'A share group commits no offsets: its lag is per share partition, above.' : 'No lag sample yet: the chart starts at the group\'s first committed offset.');
         lastHistory = history;
         drawTimeline(history);
       }

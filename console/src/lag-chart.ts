@@ -11,7 +11,19 @@ export class LagChart {
 
   constructor(private readonly root: HTMLElement) {}
 
-  update(lag: GroupHistory['lag']): void {
+  /**
+   * Draws `lag`; with no sample (no committed offset yet, or a share group, which commits none: its
+   * lag is in the share partitions table) says `emptyText` instead of an empty chart whose time
+   * axis would start at 1970.
+   */
+  update(lag: GroupHistory['lag'], emptyText: string): void {
+    if (lag.samples.length === 0) {
+      this.dispose();
+      this.keys = '';
+      this.root.replaceChildren(Object.assign(document.createElement('p'), { className: 'empty', textContent: emptyText }));
+      return;
+    }
+    if (this.plot === null) this.root.replaceChildren();
     // Samples are kept when a lag changes; the last one still holds now, so the steps run up to now.
     const last = lag.samples[lag.samples.length - 1];
     const samples = last && last.t < Date.now() ? [...lag.samples, { t: Date.now(), lag: last.lag }] : lag.samples;

@@ -249,6 +249,9 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       expect(await page.locator('#group-meta').textContent()).toMatch(/ · records in __consumer_offsets-49$/);
       expect((await rows(page, 'members')).map((r) => [r[0], r[3], r[4], r[5]])).toEqual([[member, '3', 'console-share-topic', expect.stringContaining('console-share-topic')]]);
       expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => ['console-share-topic', String(p), '0', '4', '5', '5', '5', '0', '0', '0']));
+      // No lag samples (a share group commits no offsets): a sentence, not an empty chart from 1970.
+      expect(await page.locator('#lag-chart').innerText()).toBe('A share group commits no offsets: its lag is per share partition, above.');
+      expect(await page.locator('#lag-chart canvas').count()).toBe(0);
       await page.screenshot({ path: join(SHOTS, 'share-group.png'), fullPage: true });
       await page.close();
     } finally {
