@@ -131,6 +131,11 @@ export function normalizeRule(input: unknown, limits?: FaultRuleLimits): Normali
   for (const key of ['group', 'topic', 'clientId', 'memberId', 'transactionalId'] as const) {
     if (matchIn[key] !== undefined) match[key] = str(matchIn[key], `match.${key}`);
   }
+  // A request's empty group, member or transactional id names nothing (request-info.ts): a rule
+  // for "" would be accepted and never fire (new-user trial 24).
+  for (const key of ['group', 'memberId', 'transactionalId'] as const) {
+    if (match[key] === '') throw new FaultRuleError(`match.${key} must not be empty: an empty id names nothing, so the rule would never fire (leave match.${key} out to match any request)`);
+  }
   if (matchIn['partitions'] !== undefined || matchIn['partition'] !== undefined) {
     const raw = matchIn['partitions'] ?? [matchIn['partition']];
     if (!Array.isArray(raw) || raw.length === 0) throw new FaultRuleError('match.partitions must be a non-empty array of partition numbers');

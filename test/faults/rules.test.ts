@@ -58,6 +58,12 @@ describe('fault rules', () => {
     expect(() => normalizeRule({ match: { api: 999 }, action: { type: 'delay', ms: 1 } })).toThrow('unknown api key 999: no Kafka API has it, so a rule on it would never fire');
     expect(normalizeRule({ match: { api: 8 }, action: { type: 'delay', ms: 1 } }).match).toMatchObject({ apiKey: 8, api: 'OffsetCommit' });
     expect(() => normalizeRule({ match: { grp: 'x' }, action: { type: 'delay', ms: 1 } })).toThrow(/unknown field "grp"/);
+    // An empty id names nothing in any request: refused, not accepted to never fire.
+    expect(() => normalizeRule({ match: { group: '' }, action: { type: 'delay', ms: 1 } })).toThrow(
+      'match.group must not be empty: an empty id names nothing, so the rule would never fire (leave match.group out to match any request)',
+    );
+    expect(() => normalizeRule({ match: { transactionalId: '' }, action: { type: 'delay', ms: 1 } })).toThrow(/match.transactionalId must not be empty/);
+    expect(normalizeRule({ match: { clientId: '' }, action: { type: 'delay', ms: 1 } }).match.clientId).toBe(''); // a client may send an empty client id
     expect(() => normalizeRule({ action: { type: 'close', when: 'later' } })).toThrow(/before/);
     // `partition` is part of the typed spec too (nu18: the type had only `partitions`).
     const spec: FaultRuleSpec = { match: { api: 'offsetcommit', partition: 1 }, action: { type: 'errors', errors: ['REBALANCE_IN_PROGRESS', 25] } };
