@@ -121,6 +121,8 @@ export class GroupLog<R = CoordinatorRecord> {
   private readonly builder = new KeyValueBatchBuilder();
   /** Each partition's batch being filled by this turn's writes (`appendLingering`); null slots: none yet. */
   private readonly open: Array<OpenBatch | null> = [];
+  /** Each partition's latest write handed out, while unsettled (`inOrder`). */
+  private readonly lastWrite: Array<Promise<void> | null> = [];
   /**
    * The leader epoch of each partition, stamped on every batch appended (the broker binds it to the
    * internal topic's partitions, whose epochs the cluster simulation bumps); 0 until bound, as a
@@ -265,8 +267,9 @@ export class GroupLog<R = CoordinatorRecord> {
     // The usual write: one group's (one key's) records, one partition.
     if (records.length === 1 || records.every((r) => this.layout.partitionOf(r) === first)) {
       if (txn === undefined && this.partitions[first]!.lingerUntilWrite()) return this.appendLingering(first, records, timestamp);
+      const batch = this.encodeBatch(first, records, timestamp, txn);
       this.closeOpenBatch(first); // what lingers goes first: the log keeps the order of the writes
-      return this.partitions[first]!.append([this.encodeBatch(first, records, timestamp, txn)]).durable;
+      return this.inOrder(first, this.partitions[first]!.append([batch]).durable);
     }
     const byPartition = new Map<number, R[]>();
     for (const record of records) {
@@ -280,9 +283,32 @@ export class GroupLog<R = CoordinatorRecord> {
     return Promise.all(
       batches.map(([p, batch]) => {
         this.closeOpenBatch(p);
-        return this.partitions[p]!.append([batch]).durable;
+        return this.inOrder(p, this.partitions[p]!.append([batch]).durable);
       }),
     ).then(() => undefined);
+  }
+
+  /**
+   * `durable` of a write to partition `p` made now, settling only once the writes to `p` handed out
+   * before it have settled (whatever their outcome). Writes of one step settle together, and the
+   * coordinator applies each as it settles: a transactional write settling before the lingering
+   * commits written ahead of it would be applied before them, unlike a replay of the log.
+   */
+  private inOrder(p: number, durable: Promise<void>): Promise<void> {
+    const before = this.lastWrite[p] ?? null;
+    const settled = (): Promise<void> => durable;
+    const result = before === null ? durable : before.then(settled, settled);
+    this.trackWrite(p, result);
+    return result;
+  }
+
+  /** Notes `write` as partition `p`'s latest write until it settles. */
+  private trackWrite(p: number, write: Promise<void>): void {
+    this.lastWrite[p] = write;
+    const clear = (): void => {
+      if (this.lastWrite[p] === write) this.lastWrite[p] = null;
+    };
+    write.then(clear, clear);
   }
 
   /**
@@ -291,7 +317,7 @@ export class GroupLog<R = CoordinatorRecord> {
    * Throws, adding nothing, when a record cannot be encoded or the records alone are too large.
    */
   private appendLingering(p: number, records: readonly R[], timestamp: bigint): Promise<void> {
-    let open = this.open[p] ?? (this.open[p] = { builder: new KeyValueBatchBuilder(), timestamp, done: null });
+    const open = this.open[p] ?? (this.open[p] = { builder: new KeyValueBatchBuilder(), timestamp, done: null, after: null });
     if (open.done !== null && open.timestamp !== timestamp) this.closeOpenBatch(p);
     const { builder } = open;
     const before = builder.records;
@@ -303,7 +329,12 @@ export class GroupLog<R = CoordinatorRecord> {
       this.addRecords(builder, p, records, 0);
     }
     open.timestamp = timestamp;
-    return (open.done ??= deferred()).promise;
+    if (open.done === null) {
+      open.done = deferred();
+      open.after = this.lastWrite[p] ?? null;
+      this.trackWrite(p, open.done.promise);
+    }
+    return open.done.promise;
   }
 
   /** Adds `records` to `builder`; on a failure drops them again (keeping the first `before`) and throws. */
@@ -324,13 +355,15 @@ export class GroupLog<R = CoordinatorRecord> {
 
   /**
    * Appends partition `p`'s open batch, if any, to its log (at the start of its write step, or
-   * before a write that must follow it); its writes settle with the batch's durability.
+   * before a write that must follow it); its writes settle with the batch's durability, after the
+   * writes handed out before the batch opened (`inOrder`).
    */
   private closeOpenBatch(p: number): void {
     const open = this.open[p];
     if (open === undefined || open === null || open.done === null) return;
-    const { done } = open;
+    const { done, after } = open;
     open.done = null;
+    open.after = null;
     let durable: Promise<void>;
     try {
       const batch = open.builder.finish(open.timestamp);
@@ -340,6 +373,11 @@ export class GroupLog<R = CoordinatorRecord> {
       open.builder.reset();
       done.reject(err instanceof Error ? err : new Error(String(err)));
       return;
+    }
+    if (after !== null) {
+      const written = durable;
+      const settled = (): Promise<void> => written;
+      durable = after.then(settled, settled);
     }
     durable.then(done.resolve, done.reject);
   }
@@ -376,7 +414,7 @@ export class GroupLog<R = CoordinatorRecord> {
       timestamp: BigInt(this.time.now()),
       partitionLeaderEpoch: this.leaderEpochOf(partition),
     });
-    return this.partitions[partition]!.append([batch]).durable;
+    return this.inOrder(partition, this.partitions[partition]!.append([batch]).durable);
   }
 
   /**
@@ -446,6 +484,8 @@ interface OpenBatch {
   timestamp: bigint;
   /** Settled with the batch's durability once appended; null while the batch holds nothing. */
   done: Deferred | null;
+  /** The partition's write handed out before the batch opened, if unsettled then: the batch settles after it. */
+  after: Promise<void> | null;
 }
 
 /** Kafka's runtime refuses a write larger than a batch with RecordTooLargeException (MESSAGE_TOO_LARGE). */

@@ -57,6 +57,22 @@ describe("GroupLog: a turn's writes to a partition share a batch (Kafka's append
     ]);
   });
 
+  it('writes settle in log order: a transactional write or a marker after lingering records settles after them', async () => {
+    const groupLog = open(tempDir('kmc-linger-'));
+    const txn = { producerId: 7n, producerEpoch: 0 };
+    const settled: string[] = [];
+    const note = (name: string, p: Promise<void>) => p.then(() => void settled.push(name));
+    const writes = [
+      note('commit', groupLog.append([commit('g', 0, 10n)])),
+      note('txn offset', groupLog.append([commit('g', 1, 11n)], txn)),
+      note('commit 2', groupLog.append([commit('g', 2, 12n)])),
+      note('marker', groupLog.appendMarker(groupLog.partitionFor('g'), txn, true, 0)),
+    ];
+    await Promise.all(writes);
+    // The coordinator applies writes as they settle: a later one first would take an earlier offset for the newer.
+    expect(settled).toEqual(['commit', 'txn offset', 'commit 2', 'marker']);
+  });
+
   it('records that would make the batch larger than message.max.bytes start a new one; records too large alone are refused and change nothing', async () => {
     // A batch as large as one commit's: it holds one record, not two.
     const one = new KeyValueBatchBuilder();
