@@ -42,6 +42,21 @@ async function call(adminUrl: string, method: string, path: string, body?: unkno
   return parsed;
 }
 
+/**
+ * Says on stderr which server a change went to (its Kafka bootstrap, from GET /health): an admin
+ * port left to another server (a server of one's own that failed to start because the port was
+ * taken) would otherwise take the change silently (new-user trial 24). Best effort: nothing when
+ * the health check fails.
+ */
+async function noteServer(adminUrl: string, what: string): Promise<void> {
+  try {
+    const health = (await call(adminUrl, 'GET', 'health')) as { bootstrap?: string } | null;
+    if (health?.bootstrap) process.stderr.write(`kafka-mock-coordinator: ${what} on the server at ${health.bootstrap} (admin API ${adminUrl})\n`);
+  } catch {
+    // the change itself was made and printed
+  }
+}
+
 function print(value: unknown): void {
   if (value !== null && value !== undefined) process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
@@ -252,7 +267,13 @@ export function registerControlCommands(program: Command): void {
   add
     .option('--times <n|unlimited>', 'lifetime: firings (default 1; --errors: list length)')
     .option('--duration <ms>', 'lifetime: stop firing after ms')
-    .action((o: AddOptions) => run(async () => print(await call(o.admin, 'POST', 'faults', ruleFromFlags(o)))));
+    .action((o: AddOptions) =>
+      run(async () => {
+        const rule = (await call(o.admin, 'POST', 'faults', ruleFromFlags(o))) as { id?: string };
+        print(rule);
+        await noteServer(o.admin, `fault rule ${rule.id ?? '?'} added`);
+      }),
+    );
 
   faults
     .command('list')

@@ -103,8 +103,10 @@ describe('control surfaces', () => {
       code: 1,
       stderr: "error: unknown option '--admin' (it names the admin API for faults, cluster, transactions, clock, requests)\n",
     });
-    const rule = await cli('faults', 'add', '--api', 'OffsetCommit', '--group', 'gc', '--topic', 'parts', '--partition', '1', '--error', 'OFFSET_METADATA_TOO_LARGE');
-    expect(rule).toMatchObject({ id: 'f1', match: { partitions: [1], topic: 'parts' }, action: { type: 'error', errorCode: 12 } });
+    const added = await run(process.execPath, [CLI, 'faults', 'add', '--api', 'OffsetCommit', '--group', 'gc', '--topic', 'parts', '--partition', '1', '--error', 'OFFSET_METADATA_TOO_LARGE', '--admin', admin]);
+    expect(JSON.parse(added.stdout)).toMatchObject({ id: 'f1', match: { partitions: [1], topic: 'parts' }, action: { type: 'error', errorCode: 12 } });
+    // Which server took it, on stderr (stdout stays the rule's JSON).
+    expect(added.stderr).toBe(`kafka-mock-coordinator: fault rule f1 added on the server at localhost:${server.port} (admin API ${admin})\n`);
 
     const client = await RawClient.connect(server.port);
     cleanups.push(() => client.close());
