@@ -71,8 +71,8 @@ function* listOffsets(req: ListOffsetsRequest, ctx: RequestContext): Generator<v
       res.partitionIndex = p.partitionIndex;
       const partition = topic?.partition(p.partitionIndex);
       if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-      else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) !== ErrorCode.NONE) {
-        res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch);
+      else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch, true) !== ErrorCode.NONE) {
+        res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch, true);
       } else Object.assign(res, lookup(partition, p.timestamp, req.isolationLevel === READ_COMMITTED));
       partitions.push(res);
       if (++looked % ELEMENTS_PER_SLICE === 0) yield;

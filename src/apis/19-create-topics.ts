@@ -190,16 +190,21 @@ function partitionCount(broker: Broker, t: CreatableTopic): number {
     throw new TopicError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
   }
   if (t.replicationFactor !== -1) {
-    throw new TopicError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replicationFactor was not set to -1.');
+    throw new TopicError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replication factor was not set to -1.');
   }
-  const indexes = t.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
-  indexes.forEach((index, i) => {
-    if (index !== i) throw new TopicError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Partitions should be a consecutive 0-based integer sequence, but were ${indexes.join(', ')}.`);
-  });
-  // Kafka's checks and messages (ReplicationControlManager.createTopic): the first partition's list
-  // sets the replication factor the others must have.
+  // Kafka's checks, order and messages (ReplicationControlManager.createTopic): each assignment in
+  // turn (a partition named twice; the first partition's list sets the replication factor the
+  // others must have), then the partitions 0 to n-1.
   const first = t.assignments[0]!;
-  for (const a of t.assignments) checkManualAssignment(a.brokerIds, a.partitionIndex, first.brokerIds.length, broker.cluster);
+  const seen = new Set<number>();
+  for (const a of t.assignments) {
+    if (seen.has(a.partitionIndex)) throw new TopicError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partitionIndex}`);
+    seen.add(a.partitionIndex);
+    checkManualAssignment(a.brokerIds, a.partitionIndex, first.brokerIds.length, broker.cluster);
+  }
+  for (let i = 0; i < seen.size; i++) {
+    if (!seen.has(i)) throw new TopicError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
+  }
   // Ours: a topic created with assignments has one replica, on the answering broker.
   for (const a of t.assignments) {
     if (a.brokerIds.length !== 1 || a.brokerIds[0] !== broker.nodeId) {
@@ -220,6 +225,6 @@ function checkReplicationFactor(replicationFactor: number, brokers: number): voi
   }
   throw new TopicError(
     ErrorCode.INVALID_REPLICATION_FACTOR,
-    `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only ${brokers} broker(s) are registered.`,
+    `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only ${brokers} broker(s) are registered or some brokers have all their log directories cordoned.`,
   );
 }

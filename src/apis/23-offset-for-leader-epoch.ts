@@ -45,7 +45,7 @@ export const api: ApiDefinition<OffsetForLeaderEpochRequest, OffsetForLeaderEpoc
             const fail = (errorCode: number): EpochEndOffset => ({ errorCode, partition: p.partition, leaderEpoch: -1, endOffset: -1n });
             const partition = topic?.partition(p.partition);
             if (!partition) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-            const epochError = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch);
+            const epochError = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch, true);
             if (epochError !== ErrorCode.NONE) return fail(epochError);
             const found = partition.epochs.endOffsetFor(p.leaderEpoch, partition.logEndOffset);
             return { errorCode: ErrorCode.NONE, partition: p.partition, leaderEpoch: found.epoch, endOffset: found.endOffset };

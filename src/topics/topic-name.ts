@@ -16,22 +16,25 @@ export const SHARE_GROUP_STATE_TOPIC_NAME = '__share_group_state';
 
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 
-/** Throws TopicError(INVALID_TOPIC_EXCEPTION) unless `name` is a legal topic name. */
+/**
+ * Throws TopicError(INVALID_TOPIC_EXCEPTION) unless `name` is a legal topic name, with Kafka 4.3's
+ * message (the controller's `ReplicationControlManager.validateNewTopicNames` calls `Topic.validate`:
+ * `topicValidateProblem`).
+ */
 export function validateTopicName(name: string): void {
-  const invalid = (why: string): TopicError => new TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, why);
-  if (name.length === 0) throw invalid('Topic name is illegal, it can\'t be empty');
-  if (name === '.' || name === '..') throw invalid('Topic name cannot be "." or ".."');
-  if (name.length > MAX_TOPIC_NAME_LENGTH) {
-    throw invalid(`Topic name is illegal, it can't be longer than ${MAX_TOPIC_NAME_LENGTH} characters, topic name: ${name}`);
-  }
-  if (!LEGAL.test(name)) {
-    throw invalid(`Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`);
-  }
+  const problem = topicValidateProblem(name);
+  if (problem !== null) throw new TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
 }
 
 /**
- * What Kafka 4.3's `Topic.validate(String)` says of an illegal name (the broker-side check of
- * DescribeProducers and others; CreateTopics words it as `validateTopicName`), null when legal.
+ * The metadata log's topic (KRaft): no CreateTopics may make it (`ReplicationControlManager`:
+ * "Creation of internal topic __cluster_metadata is prohibited.").
+ */
+export const CLUSTER_METADATA_TOPIC_NAME = '__cluster_metadata';
+
+/**
+ * What Kafka 4.3's `Topic.validate(String)` says of an illegal name (CreateTopics, DescribeProducers
+ * and others), null when legal.
  */
 export function topicValidateProblem(name: string): string | null {
   const invalid = (why: string): string => `Topic name is invalid: ${why}`;

@@ -28,7 +28,7 @@ import { Slicer } from '../util/slices.js';
 import { commitCreation, commitCreationDurably, markCreation, markCreationDurably, recoverPendingCreations, undoCreation, type PendingCreation } from './pending-creations.js';
 import { loadOrCreateTopicId, newTopicId, readPartitionMetadata, writePartitionMetadata } from './topic-id.js';
 import { LeaderEpochCache, type EpochEntry } from './leader-epochs.js';
-import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
+import { CLUSTER_METADATA_TOPIC_NAME, GROUP_METADATA_TOPIC_NAME, isInternalTopic, isValidTopicName, topicNamesCollide, validateTopicName } from './topic-name.js';
 import { logFlushOptions } from '../storage/log-flush-options.js';
 
 export interface TopicStoreOptions {
@@ -133,10 +133,11 @@ export class TopicStore {
   /**
    * Throws the TopicError a CreateTopics of `name` with `partitions` partitions would get:
    * INVALID_TOPIC_EXCEPTION (bad name, or colliding with an existing name once '.' = '_'),
-   * TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS (< 1).
+   * INVALID_REQUEST (`__cluster_metadata`), TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS (< 1).
    */
   checkCreate(name: string, partitions: number): void {
     validateTopicName(name);
+    if (name === CLUSTER_METADATA_TOPIC_NAME) throw new TopicError(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${name} is prohibited.`);
     // A topic still being created (createInSlices) exists already for a second CreateTopics.
     if (this.byName.has(name) || this.creating.has(name) || name === GROUP_METADATA_TOPIC_NAME) {
       throw new TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);

@@ -16,6 +16,7 @@ import { api as metadata } from '../../src/apis/03-metadata.js';
 import { api as createTopics } from '../../src/apis/19-create-topics.js';
 import { api as deleteTopics } from '../../src/apis/20-delete-topics.js';
 import { api as initProducerId } from '../../src/apis/22-init-producer-id.js';
+import { api as offsetForLeaderEpoch } from '../../src/apis/23-offset-for-leader-epoch.js';
 import { defaultFetchRequest, defaultFetchPartition } from '../../src/protocol/messages/FetchRequest.js';
 import { ManualTime, captureLog } from '../storage/helpers.js';
 
@@ -159,6 +160,26 @@ describe('ListOffsets', () => {
     expect(await ask(-3n)).toMatchObject({ offset: 1n, timestamp: 300n });
     expect(await ask(150n)).toMatchObject({ offset: 1n, timestamp: 300n });
     expect(await ask(301n)).toMatchObject({ errorCode: 0, offset: -1n, timestamp: -1n, leaderEpoch: -1 });
+  });
+
+  it('takes only -1 as no current leader epoch (ListOffsets, OffsetForLeaderEpoch; Fetch any negative), as a 4.3.1 broker', async () => {
+    const broker = newBroker();
+    broker.topics.create('le', 1);
+    await produceTo(broker, 'le', 0, encodeRecordBatch({ baseOffset: 0n, timestamp: 1n, records: [{ key: null, value: null }] }));
+    const list = async (currentLeaderEpoch: number) =>
+      ((await call(listOffsets, broker, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 0, topics: [{ name: 'le', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp: -1n }] }] })) as any).topics[0].partitions[0];
+    expect(await list(-1)).toMatchObject({ errorCode: 0, offset: 1n });
+    expect(await list(-5)).toMatchObject({ errorCode: ErrorCode.FENCED_LEADER_EPOCH });
+    const epochs = async (currentLeaderEpoch: number) =>
+      ((await call(offsetForLeaderEpoch, broker, 4, { replicaId: -2, topics: [{ topic: 'le', partitions: [{ partition: 0, currentLeaderEpoch, leaderEpoch: 0 }] }] })) as any).topics[0].partitions[0];
+    expect(await epochs(-1)).toMatchObject({ errorCode: 0, endOffset: 1n });
+    expect(await epochs(-2)).toMatchObject({ errorCode: ErrorCode.FENCED_LEADER_EPOCH });
+    const fetched = (await call(fetchApi, broker, 12, {
+      ...defaultFetchRequest(),
+      maxWaitMs: 0,
+      topics: [{ topic: 'le', topicId: ZERO_UUID, partitions: [{ ...defaultFetchPartition(), partition: 0, currentLeaderEpoch: -5, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+    })) as any;
+    expect(fetched.responses[0].partitions[0].errorCode).toBe(0);
   });
 });
 
