@@ -13,7 +13,8 @@
  *   broker id, expected N, but received M"); configs Kafka cannot change dynamically are refused as a
  *   set (INVALID_REQUEST "Cannot update these configs dynamically: [a, b]", in Java HashSet order), then the SSL configs Kafka changes only per listener ("These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.password]"),
  *   then values by type and Kafka's validator (INVALID_REQUEST "Invalid value -5 for configuration
- *   message.max.bytes: Value must be at least 0"), then per-broker ones at the default level.
+ *   message.max.bytes: Value must be at least 0"), then per-broker ones at the default level; the
+ *   cluster-level `min.insync.replicas` cannot be removed (INVALID_CONFIG, KIP-966's ELR).
  *   Names Kafka does not know are kept, as Kafka keeps them.
  * - GROUP: unknown names (INVALID_CONFIG "Unknown group config name: x"), values by type and
  *   validator, then the bounds the broker's group configs set ("consumer.session.timeout.ms must be
@@ -73,6 +74,7 @@ export type PlannedChange =
   | { kind: 'group'; groupId: string; configs: Record<string, string> };
 
 const invalidRequest = (message: string) => new AlterConfigsError(ErrorCode.INVALID_REQUEST, message);
+const MIN_INSYNC_REPLICAS = 'min.insync.replicas';
 const invalidConfig = (message: string) => new AlterConfigsError(ErrorCode.INVALID_CONFIG, message);
 
 /**
@@ -111,6 +113,12 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
       const current = incremental ? ctx.configs.store.brokerConfigs(scope) : {};
       const next = applyChanges(current, changes, (name) => KAFKA_BROKER_CONFIGS[name]?.[0] ?? ConfigType.STRING, (name) => KAFKA_BROKER_CONFIGS[name]?.[1] ?? null);
       validateBrokerConfigs(changes.filter((c) => c.op !== AlterOp.DELETE).map((c) => c.name), next, scope === CLUSTER_DEFAULT);
+      // KIP-966: with eligible leader replicas (on in a new 4.3 cluster) the cluster-level
+      // min.insync.replicas stays (ConfigurationControlManager): a DELETE, or an AlterConfigs
+      // that leaves it out, is refused.
+      if (scope === CLUSTER_DEFAULT && next[MIN_INSYNC_REPLICAS] === undefined && ctx.configs.store.brokerConfigs(CLUSTER_DEFAULT)[MIN_INSYNC_REPLICAS] !== undefined) {
+        throw new AlterConfigsError(ErrorCode.INVALID_CONFIG, 'Cluster-level min.insync.replicas cannot be removed while ELR is enabled.');
+      }
       authorize();
       return { kind: 'broker', scope, configs: next };
     }

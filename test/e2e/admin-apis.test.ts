@@ -174,6 +174,16 @@ describe('DescribeConfigs v1-4', () => {
     ]);
   });
 
+  it('refuses to remove the cluster-level min.insync.replicas (KIP-966 ELR, as a 4.3.1 broker), by DELETE or by an AlterConfigs without it, and keeps it', async () => {
+    const message = 'Cluster-level min.insync.replicas cannot be removed while ELR is enabled.';
+    const deleted = await client.send(44, 1, { resources: [{ resourceType: 4, resourceName: '', configs: [{ name: 'min.insync.replicas', configOperation: 1, value: null }] }], validateOnly: false });
+    expect(deleted.responses.map((r: any) => [r.errorCode, r.errorMessage])).toEqual([[ErrorCode.INVALID_CONFIG, message]]);
+    const replaced = await client.send(33, 2, { resources: [{ resourceType: 4, resourceName: '', configs: [{ name: 'log.retention.ms', value: '1000' }] }], validateOnly: false });
+    expect(replaced.responses.map((r: any) => [r.errorCode, r.errorMessage])).toEqual([[ErrorCode.INVALID_CONFIG, message]]);
+    const r = await client.send(32, 4, { resources: [res(4, '')], includeSynonyms: false, includeDocumentation: false });
+    expect(r.results[0]!.configs.map((c: any) => [c.name, c.value])).toEqual([['min.insync.replicas', '1']]);
+  });
+
   it('describes topics: user topics from the broker defaults, __consumer_offsets compacted', async () => {
     const r = await client.send(32, 4, { resources: [res(2, 'od-a'), res(2, '__consumer_offsets', ['cleanup.policy', 'segment.bytes', 'retention.ms'])], includeSynonyms: true, includeDocumentation: false });
     const [user, offsets] = r.results;
