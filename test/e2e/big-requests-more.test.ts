@@ -12,6 +12,7 @@
  * - DeleteRecords checks, then answers, `ELEMENTS_PER_SLICE` partitions per turn.
  * - OffsetDelete checks its topics `ELEMENTS_PER_SLICE` partitions per turn, then deletes in one
  *   step; tombstones that cannot fit one batch answer UNKNOWN_SERVER_ERROR, as Kafka 4.3.1.
+ * - DescribeConfigs describes `DESCRIBE_CONFIGS_RESOURCES_PER_SLICE` resources per turn.
  * - A small request with a huge answer (`largeAnswers` APIs) has its answer encoded
  *   `ELEMENTS_PER_SLICE` elements per turn; Metadata of every topic describes that many
  *   partitions per turn.
@@ -30,6 +31,7 @@ import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
 import { api as describeLogDirs } from '../../src/apis/35-describe-log-dirs.js';
+import { DESCRIBE_CONFIGS_RESOURCES_PER_SLICE } from '../../src/apis/32-describe-configs.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -299,6 +301,34 @@ describe('big requests and passes, more', () => {
     const listed = res.results[0]!.topics.filter((t) => names.includes(t.name));
     expect(listed.map((t) => [t.name, t.partitions.length])).toEqual(names.map((n) => [n, perTopic]));
     expect(listed.every((t) => t.partitions.every((p, i) => p.partitionIndex === i && p.partitionSize === 0n))).toBe(true);
+  });
+
+  it('a DescribeConfigs of 3 x DESCRIBE_CONFIGS_RESOURCES_PER_SLICE topics describes them in slices: a config another connection sets meanwhile on its last topic is answered first, and shows', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    const names = Array.from({ length: 3 * DESCRIBE_CONFIGS_RESOURCES_PER_SLICE }, (_, i) => `dc-${i}`);
+    expect((await other.send(19, 7, createTopics(names.map((n) => topic(n, 1))))).topics.every((t) => t.errorCode === ErrorCode.NONE)).toBe(true);
+    const looking = watchCall(server.broker.topics, 'get');
+    const order: string[] = [];
+    const described = big
+      .send(32, 4, { resources: names.map((resourceName) => ({ resourceType: 2, resourceName, configurationKeys: ['retention.ms'] })), includeSynonyms: true, includeDocumentation: true })
+      .then((r) => {
+        order.push('big');
+        return r;
+      });
+    // The handler has looked up its first topic. Checked once per turn.
+    while (!looking.called && order.length === 0) await nextTurn();
+    expect([looking.called, order]).toEqual([true, []]);
+    const last = names[names.length - 1]!;
+    const set = await other.send(44, 1, { resources: [{ resourceType: 2, resourceName: last, configs: [{ name: 'retention.ms', configOperation: 0, value: '1234' }] }], validateOnly: false });
+    order.push('small');
+    expect(set.responses[0]!.errorCode).toBe(ErrorCode.NONE);
+    const res = await described;
+    // Failed before: the whole request was described in one piece, before the other was read.
+    expect(order).toEqual(['small', 'big']);
+    expect(res.results.map((r) => r.configs[0]!.value)).toEqual(names.map((n) => (n === last ? '1234' : '604800000')));
   });
 
   it('a Metadata of every topic (3 x ELEMENTS_PER_SLICE partitions) is answered in slices: another connection creates a topic meanwhile, answered first and not in it', async () => {
