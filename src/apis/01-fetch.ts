@@ -60,7 +60,8 @@ const TOPICS = partitionedTopics<FetchRequest, FetchResponse>({
  * UNKNOWN_LEADER_EPOCH; an errored partition has watermarks -1.
  * Long poll: with fewer than `min_bytes` and no error, the response waits up to
  * `max_wait_ms` for an append to any fetched partition. Fetch sessions (KIP-227) are not
- * kept: session id 0 is answered; an incremental request gets FETCH_SESSION_ID_NOT_FOUND.
+ * kept: session id 0 is answered; an incremental request gets FETCH_SESSION_ID_NOT_FOUND. A
+ * partition named twice is answered once (`distinct`).
  */
 export const api: ApiDefinition<FetchRequest, FetchResponse> = {
   apiKey: 1,
@@ -71,8 +72,10 @@ export const api: ApiDefinition<FetchRequest, FetchResponse> = {
   names: (req, version) => ({ topics: TOPICS.named(req, version) }),
   partitions: TOPICS,
   routing: byPartitionLeaders(TOPICS),
-  async handle(req, ctx) {
+  async handle(request, ctx) {
     const { broker } = ctx;
+    // A partition named twice is fetched once, with its last entry's offsets (Kafka's `fetchData` map).
+    const req = TOPICS.distinct(request, ctx.apiVersion);
     if (ctx.apiVersion >= 7 && req.sessionEpoch !== INITIAL_EPOCH && req.sessionEpoch !== FINAL_EPOCH) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [], nodeEndpoints: [] };
     }

@@ -39,7 +39,8 @@ export const EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6n;
  * holding the largest timestamp; -5/-6 (tiered) -> offset -1; any other T -> the first
  * offset whose record timestamp >= T, with that timestamp. Not found: offset -1,
  * timestamp -1, no error. Special timestamps answer timestamp -1. Unknown topic or
- * partition -> UNKNOWN_TOPIC_OR_PARTITION; a current leader epoch (v4+) below the
+ * partition -> UNKNOWN_TOPIC_OR_PARTITION; a partition named twice -> one INVALID_REQUEST entry
+ * (`duplicatePartitions`); a current leader epoch (v4+) below the
  * partition's -> FENCED_LEADER_EPOCH, above it -> UNKNOWN_LEADER_EPOCH. The leader epoch answered is
  * the one of the offset found (the current one for latest).
  */
@@ -58,8 +59,11 @@ export const api: ApiDefinition<ListOffsetsRequest, ListOffsetsResponse> = {
 };
 
 /** The answer, a generator that yields every `ELEMENTS_PER_SLICE` partitions looked up. */
-function* listOffsets(req: ListOffsetsRequest, ctx: RequestContext): Generator<void, ListOffsetsResponse> {
+function* listOffsets(request: ListOffsetsRequest, ctx: RequestContext): Generator<void, ListOffsetsResponse> {
   const { broker } = ctx;
+  // Kafka refuses a partition named twice (`ListOffsetsRequest.duplicatePartitions`): one entry, INVALID_REQUEST.
+  const req = TOPICS.distinct(request, ctx.apiVersion);
+  const duplicated = req === request ? null : duplicatePartitions(request);
   let looked = 0;
   const topics: ListOffsetsResponse['topics'] = [];
   for (const t of req.topics) {
@@ -70,7 +74,8 @@ function* listOffsets(req: ListOffsetsRequest, ctx: RequestContext): Generator<v
       const res = defaultListOffsetsPartitionResponse();
       res.partitionIndex = p.partitionIndex;
       const partition = topic?.partition(p.partitionIndex);
-      if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      if (duplicated?.has(`${t.name}\u0000${p.partitionIndex}`)) res.errorCode = ErrorCode.INVALID_REQUEST;
+      else if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch, true) !== ErrorCode.NONE) {
         res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch, true);
       } else Object.assign(res, lookup(partition, p.timestamp, req.isolationLevel === READ_COMMITTED));
@@ -79,6 +84,20 @@ function* listOffsets(req: ListOffsetsRequest, ctx: RequestContext): Generator<v
     }
   }
   return { throttleTimeMs: 0, topics };
+}
+
+/** The partitions `req` names more than once, as `${topic}\0${partition}`. */
+function duplicatePartitions(req: ListOffsetsRequest): Set<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const t of req.topics) {
+    for (const p of t.partitions) {
+      const key = `${t.name}\u0000${p.partitionIndex}`;
+      if (seen.has(key)) twice.add(key);
+      seen.add(key);
+    }
+  }
+  return twice;
 }
 
 /**

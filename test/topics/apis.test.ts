@@ -65,6 +65,35 @@ describe('Produce and Fetch', () => {
     expect(decodeRecords(p.records).map((r) => r.value!.toString())).toEqual(['a', 'b']);
   });
 
+  it('a partition named twice: Produce appends its last batch once and Fetch reads its last offset once, a topic named twice is one topic; ListOffsets refuses it (as a 4.3.1 broker, adversarial trial 24)', async () => {
+    const broker = newBroker();
+    broker.topics.create('dup', 2);
+    const produced = (await call(produce, broker, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 1000,
+      topicData: [
+        { name: 'dup', topicId: ZERO_UUID, partitionData: [{ index: 0, records: records('a') }, { index: 0, records: records('b', 'c') }] },
+        { name: 'dup', topicId: ZERO_UUID, partitionData: [{ index: 1, records: records('d') }] },
+      ],
+    })) as any;
+    expect(produced.responses.map((t: any) => [t.name, t.partitionResponses.map((p: any) => [p.index, p.errorCode, p.baseOffset])])).toEqual([['dup', [[0, 0, 0n], [1, 0, 0n]]]]);
+    expect(broker.topics.get('dup')!.partition(0)!.logEndOffset).toBe(2n);
+    const req = defaultFetchRequest();
+    req.maxWaitMs = 0;
+    req.topics = [{ topic: 'dup', topicId: ZERO_UUID, partitions: [0n, 1n].map((fetchOffset) => ({ ...defaultFetchPartition(), partition: 0, fetchOffset, partitionMaxBytes: 1 << 20 })) }];
+    const fetched = (await call(fetchApi, broker, 12, req)) as any;
+    expect(fetched.responses[0].partitions).toHaveLength(1);
+    expect(decodeRecords(fetched.responses[0].partitions[0].records).map((r) => r.value!.toString())).toEqual(['b', 'c']);
+    const listed = (await call(listOffsets, broker, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      timeoutMs: 0,
+      topics: [{ name: 'dup', partitions: [0, 1, 0].map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) }],
+    })) as any;
+    expect(listed.topics[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.offset])).toEqual([[0, ErrorCode.INVALID_REQUEST, -1n], [1, 0, 1n]]);
+  });
+
   it('answers acks=0 with no response and refuses bad records and unknown topics', async () => {
     const broker = newBroker();
     broker.topics.create('t', 2);

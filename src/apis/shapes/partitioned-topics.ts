@@ -35,6 +35,13 @@ export interface TopicsSpec<Res> {
 export interface PartitionedTopics<Req, Res> extends PartitionLayout<Req, Res> {
   /** Whether `version` addresses topics by id (the one place this API's rule is written). */
   byId(version: number): boolean;
+  /**
+   * `req` with each topic once and each partition once, where Kafka collects a request's partitions
+   * in a map (Produce's `authorizedRequestInfo`, Fetch's `fetchData`): a topic named twice is one
+   * topic, where it was first named; a partition named twice is one entry, where it was first
+   * named, with its last entry's fields (the map's last put). `req` itself when nothing repeats.
+   */
+  distinct(req: Req, version: number): Req;
   /** Kafka's `getErrorResponse` for a per-partition request: every partition named answers `errorCode` (the top-level error too, where the response has one). */
   failAll(req: Req, version: number, errorCode: number): Res;
   /** `req` without the targeted partitions (null when none is left), and whether any was targeted. */
@@ -115,11 +122,38 @@ export function partitionedTopics<Req, Res>(spec: TopicsSpec<Res>): PartitionedT
     });
   };
 
+  const distinct = (b: Obj, version: number): Obj => {
+    const topics: Obj[] | null = b[rq.topics];
+    if (topics === null || topics === undefined) return b;
+    const ids = byId(version);
+    const keyOf = (t: Obj): string => (ids ? `id:${t['topicId']}` : `name:${t[rq.name]}`);
+    // The usual request names each topic and partition once: checked without copying anything.
+    const topicKeys = new Set<string>();
+    let repeats = false;
+    for (const t of topics) {
+      const key = keyOf(t);
+      const parts: unknown[] = t[rq.partitions];
+      if (topicKeys.has(key) || (parts.length > 1 && new Set(parts.map(partIndex)).size !== parts.length)) repeats = true;
+      topicKeys.add(key);
+      if (repeats) break;
+    }
+    if (!repeats) return b;
+    const byKey = new Map<string, { topic: Obj; partitions: Map<number, unknown> }>();
+    for (const t of topics) {
+      const key = keyOf(t);
+      let entry = byKey.get(key);
+      if (!entry) byKey.set(key, (entry = { topic: t, partitions: new Map() }));
+      for (const p of t[rq.partitions] as unknown[]) entry.partitions.set(partIndex(p), p);
+    }
+    return { ...b, [rq.topics]: [...byKey.values()].map(({ topic, partitions }) => ({ ...topic, [rq.partitions]: [...partitions.values()] })) };
+  };
+
   return {
     spec,
     byId,
     split,
     merge,
+    distinct: (req, version) => distinct(req as Obj, version) as Req,
     // On every request (the request log): plain objects of one shape, no spreads.
     named: (req, version) => {
       const ids = byId(version);
