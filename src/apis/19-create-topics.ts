@@ -8,6 +8,7 @@ import {
 import { ErrorCode } from '../protocol/errors.js';
 import type { Broker } from '../broker.js';
 import { TopicError } from '../topics/topic-error.js';
+import { newTopicId } from '../topics/topic-id.js';
 import { AlterConfigsError, validateTopicConfigs } from '../configs/alter-configs.js';
 import { checkManualAssignment } from '../topics/create-partitions.js';
 import { TOPIC_CONFIGS } from '../configs/kafka-config-data.js';
@@ -156,7 +157,9 @@ async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolea
       });
     }
     // Opened in slices: thousands of partitions do not hold up other connections (issue #16).
-    if (!validateOnly) res.topicId = (await broker.topics.createInSlices(t.name, partitions, configs, slices)).id;
+    // validateOnly answers the id the topic would have had, as Kafka's controller draws it before
+    // it checks (`ReplicationControlManager.createTopic`): random, never used.
+    res.topicId = validateOnly ? newTopicId() : (await broker.topics.createInSlices(t.name, partitions, configs, slices)).id;
     return res;
   } catch (err) {
     if (err instanceof TopicError) return result(t.name, err.errorCode, err.message);

@@ -261,6 +261,9 @@ describe('CreateTopics and DeleteTopics', () => {
     expect(again.topics[0].errorCode).toBe(ErrorCode.TOPIC_ALREADY_EXISTS);
     const dry = (await call(createTopics, broker, 7, { timeoutMs: 1000, validateOnly: true, topics: [creatable('dry', 3)] })) as any;
     expect(dry.topics[0]).toMatchObject({ errorCode: 0, numPartitions: 3 });
+    // The id the topic would have had, as a 4.3.1 controller draws it before it checks: random, not zero.
+    expect(dry.topics[0].topicId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(dry.topics[0].topicId).not.toBe(ZERO_UUID);
     expect(broker.topics.get('dry')).toBeUndefined();
   });
 
