@@ -90,8 +90,10 @@ describe('producer.id.expiration.ms', () => {
     server.clock.advance(CHECK_MS);
     expect(await described(raw)).toEqual([inTxn.producerId]);
 
-    // The cluster-wide default (broker resource ""), as `kafka-configs --entity-default --alter` sets it.
-    const altered = await raw.send(33, 2, { resources: [{ resourceType: 4, resourceName: '', configs: [{ name: 'producer.id.expiration.ms', value: '60000' }] }], validateOnly: false });
+    // The cluster-wide default (broker resource ""), as `kafka-configs --entity-default --alter` sets it
+    // (IncrementalAlterConfigs: a legacy AlterConfigs replaces every cluster-level config, and one
+    // without min.insync.replicas is refused, as by Kafka 4.3.1).
+    const altered = await raw.send(44, 1, { resources: [{ resourceType: 4, resourceName: '', configs: [{ name: 'producer.id.expiration.ms', configOperation: 0, value: '60000' }] }], validateOnly: false });
     expect(altered.responses[0]!.errorCode).toBe(ErrorCode.NONE);
     server.clock.advance(CHECK_MS);
     await waitFor(() => entryOf(inTxn) === undefined, 10_000, 'the producer to expire');
