@@ -113,13 +113,13 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
       const current = incremental ? ctx.configs.store.brokerConfigs(scope) : {};
       const next = applyChanges(current, changes, (name) => KAFKA_BROKER_CONFIGS[name]?.[0] ?? ConfigType.STRING, (name) => KAFKA_BROKER_CONFIGS[name]?.[1] ?? null);
       validateBrokerConfigs(changes.filter((c) => c.op !== AlterOp.DELETE).map((c) => c.name), next, scope === CLUSTER_DEFAULT);
+      authorize();
       // KIP-966: with eligible leader replicas (on in a new 4.3 cluster) the cluster-level
-      // min.insync.replicas stays (ConfigurationControlManager): a DELETE, or an AlterConfigs
-      // that leaves it out, is refused.
+      // min.insync.replicas stays: the controller's ConfigurationControlManager refuses a DELETE,
+      // or an AlterConfigs that leaves it out (after KafkaApis' authorization).
       if (scope === CLUSTER_DEFAULT && next[MIN_INSYNC_REPLICAS] === undefined && ctx.configs.store.brokerConfigs(CLUSTER_DEFAULT)[MIN_INSYNC_REPLICAS] !== undefined) {
         throw new AlterConfigsError(ErrorCode.INVALID_CONFIG, 'Cluster-level min.insync.replicas cannot be removed while ELR is enabled.');
       }
-      authorize();
       return { kind: 'broker', scope, configs: next };
     }
     case ResourceType.GROUP: {
