@@ -1,3 +1,4 @@
+import { servedFeatures } from './protocol/features.js';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from './config.js';
 import type { Time } from './util/time.js';
@@ -281,6 +282,8 @@ export class Broker {
       maxTimeoutMs: options.config.int('transaction.max.timeout.ms'),
       idExpirationMs: options.config.int('transactional.id.expiration.ms'),
       retryTime: this.pollTime,
+      // 2 while the advertised APIs serve it (EndTxn v5, Produce v12), as the ApiVersions features say.
+      transactionVersionLevel: () => (this.advertisedApiKeys.length === 0 || servedFeatures(this.advertisedApiKeys).some((f) => f.name === 'transaction.version') ? 2 : 0),
     });
     // `__consumer_offsets` markers complete the group coordinator's pending transactional offsets;
     // the Produce path verifies transactional batches with the coordinator (KIP-890).

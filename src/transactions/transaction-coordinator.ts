@@ -59,6 +59,12 @@ export interface TransactionCoordinatorOptions {
    * clock, as Kafka's marker sender runs on its own network thread); default `time`.
    */
   retryTime?: Time;
+  /**
+   * The cluster's finalized `transaction.version` (`TransactionStateManager.transactionVersionLevel`):
+   * what the coordinator's own aborts follow (a timed-out transaction, InitProducerId fencing an
+   * open one), whatever version the client began the transaction with. Default 2, as a 4.3 cluster.
+   */
+  transactionVersionLevel?: () => TransactionVersion;
 }
 
 /** InitProducerId's answer. */
@@ -161,7 +167,7 @@ export class TransactionCoordinator implements TransactionVerifier {
       case TxnState.ONGOING: {
         // Abort the open transaction with a fenced epoch, then let the client retry.
         const fence = txn.prepareFenceProducerEpoch(now);
-        const result = await this.endTransaction(txn, fence.producerId, fence.producerEpoch, false, false, f.clientTransactionVersion);
+        const result = await this.endTransaction(txn, fence.producerId, fence.producerEpoch, false, false, this.transactionVersionLevel());
         return fail(result.errorCode === ErrorCode.NONE ? ErrorCode.CONCURRENT_TRANSACTIONS : result.errorCode);
       }
       case TxnState.EMPTY:
@@ -384,6 +390,11 @@ export class TransactionCoordinator implements TransactionVerifier {
     return pass;
   }
 
+  /** The cluster's finalized `transaction.version` (see `TransactionCoordinatorOptions`). */
+  private transactionVersionLevel(): TransactionVersion {
+    return this.o.transactionVersionLevel?.() ?? 2;
+  }
+
   private async abortTimedOutInSlices(): Promise<string[]> {
     const aborted: string[] = [];
     const slicer = new Slicer(TXNS_PER_SLICE);
@@ -398,7 +409,10 @@ export class TransactionCoordinator implements TransactionVerifier {
       const fence = txn.prepareFenceProducerEpoch(now);
       aborted.push(txn.transactionalId);
       this.o.logger.info({ transactionalId: txn.transactionalId, producerId: fence.producerId }, 'aborting a timed-out transaction');
-      this.track(this.endTransaction(txn, fence.producerId, fence.producerEpoch, false, false, f.clientTransactionVersion).then(() => undefined));
+      // Kafka 4.3 aborts with the cluster's transaction version, not the client's: under version 2
+      // the abort bumps the epoch and keeps the old one as the last, so the producer's InitProducerId
+      // with its old epoch (KIP-588) is answered the new epoch instead of PRODUCER_FENCED.
+      this.track(this.endTransaction(txn, fence.producerId, fence.producerEpoch, false, false, this.transactionVersionLevel()).then(() => undefined));
     }
     return aborted;
   }

@@ -292,6 +292,13 @@ describe('transaction coordinator (raw protocol)', () => {
     expect((await describeTxn(c, 'txn-t')).transactionState).toBe('CompleteAbort');
     expect((await describeTxn(c, 'txn-t')).producerEpoch).toBe(p.producerEpoch + 1);
     expect((await endTxn(c, 3, 'txn-t', p.producerId, p.producerEpoch, true)).errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+    // KIP-588: the producer recovers with InitProducerId(its id, its old epoch): the epoch the abort
+    // gave, no further bump. Kafka 4.3.1 aborts with the cluster's transaction version (2), which
+    // keeps the old epoch as the last one, whatever version the client began with (it answered
+    // PRODUCER_FENCED here before; the same requests to a real broker: adversarial trial 24).
+    const recovered = await init(c, 'txn-t', 15_000, 4, p.producerId, p.producerEpoch);
+    expect([recovered.errorCode, recovered.producerId, recovered.producerEpoch]).toEqual([ErrorCode.NONE, p.producerId, p.producerEpoch + 1]);
+    expect((await describeTxn(c, 'txn-t')).transactionState).toBe('Empty');
   });
 
   it('transaction version 2: a timed-out transaction is aborted with one epoch bump; the producer\'s abort is its retry (NONE), its commit INVALID_TXN_STATE', async () => {
