@@ -120,8 +120,10 @@ function lookup(partition: Partition, timestamp: bigint, readCommitted: boolean)
     case EARLIEST_PENDING_UPLOAD_TIMESTAMP:
       return none;
     case MAX_TIMESTAMP: {
+      // The epoch is the batch's (UnifiedLog.fetchOffsetByTimestamp), also below a log start
+      // DeleteRecords moved past it, where the leader epoch cache knows none.
       const max = partition.log.maxTimestamp();
-      return max ? found(max.offset, max.timestamp) : none;
+      return max && max.offset < lastFetchable ? max : none;
     }
     default: {
       const hit = partition.log.offsetForTimestamp(timestamp);

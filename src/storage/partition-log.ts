@@ -42,6 +42,7 @@ import {
   restampBaseOffset,
   LAST_OFFSET_DELTA_OFFSET,
   MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
   RECORD_BATCH_OVERHEAD,
   recordOffsetsAndTimestamps,
 } from '../records/record-batch.js';
@@ -571,9 +572,11 @@ export class PartitionLog {
 
   /**
    * ListOffsets MAX_TIMESTAMP (-3): the first record carrying the largest timestamp in the
-   * log, with that timestamp; null for an empty log.
+   * log, with that timestamp and its batch's partition leader epoch (-1 when the batch has none),
+   * as Kafka 4.3's `UnifiedLog.fetchOffsetByTimestamp` answers it from the batch, not from the
+   * leader epoch cache (which DeleteRecords truncates); null for an empty log.
    */
-  maxTimestamp(): { offset: bigint; timestamp: bigint } | null {
+  maxTimestamp(): { offset: bigint; timestamp: bigint; leaderEpoch: number } | null {
     let bestSegment: LogSegment | null = null;
     let bestIndex = -1;
     let bestTimestamp = 0n;
@@ -590,8 +593,11 @@ export class PartitionLog {
       }
     }
     if (bestSegment === null) return null;
-    const found = this.findInBatch(bestSegment, bestIndex, (t) => t === bestTimestamp);
-    return found ?? { offset: bestSegment.batches.baseOffsetAt(bestIndex), timestamp: bestTimestamp };
+    const [batch] = bestSegment.read(bestIndex, bestIndex + 1);
+    const epoch = batch!.readInt32BE(PARTITION_LEADER_EPOCH_OFFSET);
+    const leaderEpoch = epoch >= 0 ? epoch : -1;
+    const found = this.findInBatch(bestSegment, bestIndex, (t) => t === bestTimestamp, batch);
+    return { ...(found ?? { offset: bestSegment.batches.baseOffsetAt(bestIndex), timestamp: bestTimestamp }), leaderEpoch };
   }
 
   /** Writes and syncs everything queued, then closes the segment files. Idempotent. */
@@ -721,8 +727,12 @@ export class PartitionLog {
     return lo;
   }
 
-  private findInBatch(segment: LogSegment, index: number, match: (timestamp: bigint, offset: bigint) => boolean): { offset: bigint; timestamp: bigint } | null {
-    const [batch] = segment.read(index, index + 1);
+  private findInBatch(
+    segment: LogSegment,
+    index: number,
+    match: (timestamp: bigint, offset: bigint) => boolean,
+    batch = segment.read(index, index + 1)[0],
+  ): { offset: bigint; timestamp: bigint } | null {
     let records: Array<{ offset: bigint; timestamp: bigint }> | null;
     try {
       records = recordOffsetsAndTimestamps(batch!);

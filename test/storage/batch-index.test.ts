@@ -144,7 +144,7 @@ describe('segment memory: 20 bytes a batch, no batch bytes once written', () => 
       const tail = log.read(11_998n, 1 << 20);
       expect(tail.map((b) => readBatchHeader(b).baseOffset)).toEqual([11_998n, 11_999n, 12_000n]);
       expect(log.offsetForTimestamp(9_000n)).toEqual({ offset: 4000n, timestamp: 9000n });
-      expect(log.maxTimestamp()).toEqual({ offset: 12_000n, timestamp: 99_999n });
+      expect(log.maxTimestamp()).toEqual({ offset: 12_000n, timestamp: 99_999n, leaderEpoch: -1 });
       await queued.durable;
     } finally {
       await log.close();

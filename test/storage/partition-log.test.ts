@@ -380,14 +380,14 @@ describe('PartitionLog timestamps', () => {
     expect(log.offsetForTimestamp(320n)).toEqual({ offset: 3n, timestamp: 400n });
     expect(log.offsetForTimestamp(450n)).toEqual({ offset: 5n, timestamp: 500n });
     expect(log.offsetForTimestamp(501n)).toBeNull();
-    expect(log.maxTimestamp()).toEqual({ offset: 5n, timestamp: 500n });
+    expect(log.maxTimestamp()).toEqual({ offset: 5n, timestamp: 500n, leaderEpoch: -1 });
   });
 
   it('answers the first record holding the max timestamp', () => {
     const log = openLog({ dir: null });
     log.append([batchAt([10n, 90n, 90n])]);
     log.append([batchAt([90n])]);
-    expect(log.maxTimestamp()).toEqual({ offset: 1n, timestamp: 90n });
+    expect(log.maxTimestamp()).toEqual({ offset: 1n, timestamp: 90n, leaderEpoch: -1 });
     expect(openLog({ dir: null }).maxTimestamp()).toBeNull();
   });
 });
