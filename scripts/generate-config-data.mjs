@@ -85,6 +85,8 @@ export interface GroupConfigMeta {
   /** The broker config whose value is the group's default (\`GroupConfig.brokerSynonym\`). */
   readonly brokerSynonym: string | null;
   readonly validator: ConfigValidator;
+  /** \`GroupConfig.CONFIG_DEF\`'s documentation (DescribeConfigs v3+ answers it when asked). */
+  readonly documentation: string | null;
 }
 
 /** The broker configs this server reports, as Kafka 4.3.1 defines them. */
@@ -104,7 +106,7 @@ export const BROKER_CONFIGS: Readonly<Record<string, BrokerConfigMeta>> = {`);
   lines.push('/** Every group config (`GroupConfig.CONFIG_DEF`), by name. */');
   lines.push('export const GROUP_CONFIGS: Readonly<Record<string, GroupConfigMeta>> = {');
   for (const [name, g] of Object.entries(rules.groupConfigs)) {
-    lines.push(`  ${q(name)}: { type: ${type(g.type)}, kafkaDefault: ${q(g.default)}, brokerSynonym: ${q(g.brokerSynonym)}, validator: ${JSON.stringify(g.validator)} },`);
+    lines.push(`  ${q(name)}: { type: ${type(g.type)}, kafkaDefault: ${q(g.default)}, brokerSynonym: ${q(g.brokerSynonym)}, validator: ${JSON.stringify(g.validator)}, documentation: ${q(g.documentation)} },`);
   }
   lines.push('};', '');
   lines.push('/** Every Kafka broker config (`KafkaConfig.configKeys`): [ConfigType id, default as rendered or null]. */');

@@ -238,8 +238,7 @@ function topicEntries(broker: Broker, topicName: string, topicId: string, opts: 
 /** GROUP: every group config, the group's own (GROUP_CONFIG) or its broker synonym's (`ConfigHelper.createGroupConfigEntry`). */
 function groupEntries(broker: Broker, groupId: string, opts: EntryOptions): DescribeConfigsResourceResult[] {
   return Object.entries(GROUP_CONFIGS).map(([name, meta]) =>
-    // Group config documentation is not carried here.
-    entry(name, broker.configs.groupConfig(groupId, name, opts.brokerId), { type: meta.type, readOnly: false, documentation: '' }, opts),
+    entry(name, broker.configs.groupConfig(groupId, name, opts.brokerId), { type: meta.type, readOnly: false, documentation: meta.documentation }, opts),
   );
 }
 

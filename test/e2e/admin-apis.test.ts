@@ -148,6 +148,14 @@ describe('DescribeConfigs v1-4', () => {
     expect(byName['group.consumer.assignors']).toMatchObject({ value: 'uniform,range', configSource: 5, configType: 7 });
   });
 
+  it("documents a group's configs with GroupConfig's text, as a 4.3.1 broker (adversarial trial 24)", async () => {
+    const r = await client.send(32, 4, { resources: [res(32, 'doc-group', ['consumer.session.timeout.ms', 'share.auto.offset.reset'])], includeSynonyms: false, includeDocumentation: true });
+    expect(r.results[0]!.configs.map((c: any) => [c.name, c.value, c.configSource, c.documentation])).toEqual([
+      ['consumer.session.timeout.ms', '45000', 5, 'The timeout to detect client failures when using the consumer group protocol.'],
+      ['share.auto.offset.reset', 'latest', 5, expect.stringContaining('The strategy to initialize the share-partition start offset.')],
+    ]);
+  });
+
   it('leaves synonyms and documentation out unless asked, and filters by key', async () => {
     const r = await client.send(32, 1, { resources: [res(4, '1', ['message.max.bytes', 'nope'])], includeSynonyms: false, includeDocumentation: false });
     expect(r.results).toEqual([

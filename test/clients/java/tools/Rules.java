@@ -79,7 +79,8 @@ public class Rules {
       out.append(first ? "" : ",\n").append(q(k.name)).append(": {\"type\": ").append(q(k.type))
          .append(", \"default\": ").append(q(ConfigDef.convertToString(k.defaultValue, k.type)))
          .append(", \"brokerSynonym\": ").append(q(GroupConfig.brokerSynonym(k.name).orElse(null)))
-         .append(", \"validator\": ").append(validator(k.validator)).append("}");
+         .append(", \"validator\": ").append(validator(k.validator))
+         .append(", \"documentation\": ").append(q(k.documentation)).append("}");
       first = false;
     }
     out.append("}}\n");
