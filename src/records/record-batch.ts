@@ -14,6 +14,7 @@
 import { crc32c } from './crc32c.js';
 import { RecordHeadStream } from './record-head-stream.js';
 import { checkGzipRecords, nodeZlib } from './gzip-records.js';
+import { DecompressedTooLarge, decompress, decompresses } from './decompress.js';
 import { readInt64BE, writeInt64BE } from '../protocol/primitives.js';
 import {
   readRecords,
@@ -287,13 +288,15 @@ export function forEachRecordSpanOfBatch(
 export const READ_INFLATE_LIMIT = 64 * 1024 * 1024;
 
 /**
- * The record bytes of an uncompressed batch (a range of `batch`) or a gzip one (decompressed with
- * node:zlib, at most READ_INFLATE_LIMIT bytes: more throws CorruptRecordError); null for snappy,
- * lz4 and zstd batches, whose records this server does not decompress.
+ * The record bytes of an uncompressed batch (a range of `batch`), a gzip one (decompressed with
+ * node:zlib, at most READ_INFLATE_LIMIT bytes: more throws CorruptRecordError) or a snappy, lz4 or
+ * zstd one (decompress.ts, at most its DECOMPRESS_LIMIT; bytes that do not decompress throw
+ * CorruptRecordError); null for a snappy, lz4 or zstd batch decompressing to more, or an unknown codec.
  */
 function readableRecordBytes(batch: Buffer, header: RecordBatchHeader): { body: Buffer; start: number; end: number } | null {
   const end = header.batchLength + LOG_OVERHEAD;
-  switch (compressionCodec(header.attributes)) {
+  const codec = compressionCodec(header.attributes);
+  switch (codec) {
     case CompressionCodec.NONE:
       // A batch cut short is read as far as it goes.
       return { body: batch, start: RECORD_BATCH_OVERHEAD, end: Math.min(end, batch.length) };
@@ -306,15 +309,36 @@ function readableRecordBytes(batch: Buffer, header: RecordBatchHeader): { body: 
       }
       return { body, start: 0, end: body.length };
     }
-    default:
-      return null;
+    default: {
+      let body: Buffer | null;
+      try {
+        body = decompressedRecords(batch, codec, end);
+      } catch (err) {
+        throw new CorruptRecordError(`records of batch at offset ${header.baseOffset}: ${(err as Error).message}`);
+      }
+      return body === null ? null : { body, start: 0, end: body.length };
+    }
   }
 }
 
 /**
- * The records of an uncompressed or gzip batch (decompressed with node:zlib), as `decodeRecords`
- * gives them; null for snappy, lz4 and zstd batches, whose records this server does not decompress.
- * Throws CorruptRecordError for records that do not parse.
+ * The decompressed records of a snappy, lz4 or zstd batch (decompress.ts); null for one
+ * decompressing to more than DECOMPRESS_LIMIT and for codecs not read. Throws DecompressionError.
+ */
+function decompressedRecords(batch: Buffer, codec: number, end: number): Buffer | null {
+  if (!decompresses(codec)) return null;
+  try {
+    return decompress(codec, batch.subarray(RECORD_BATCH_OVERHEAD, end));
+  } catch (err) {
+    if (err instanceof DecompressedTooLarge) return null;
+    throw err;
+  }
+}
+
+/**
+ * The records of a batch (decompressed as `readableRecordBytes` reads it), as `decodeRecords`
+ * gives them; null for one it does not read (a snappy, lz4 or zstd batch decompressing to more
+ * than DECOMPRESS_LIMIT). Throws CorruptRecordError for records that do not parse.
  */
 export function decodeRecordsIfReadable(batch: Buffer): DecodedRecord[] | null {
   const header = readBatchHeader(batch);
@@ -326,7 +350,7 @@ export function decodeRecordsIfReadable(batch: Buffer): DecodedRecord[] | null {
 }
 
 /**
- * Visits every record of a produced uncompressed or gzip batch (validated by `validateBatch`) with its
+ * Visits every record of a produced batch (validated by `validateBatch`) with its
  * index, offset, timestamp (ms; a LogAppendTime batch's maxTimestamp for each; the create time only
  * when `withTimestamps`, else the base timestamp) and whether its key is null, making no record
  * objects or views, and checks the records' structure as Kafka 4.3's `LogValidator` reads them:
@@ -335,10 +359,13 @@ export function decodeRecordsIfReadable(batch: Buffer): DecodedRecord[] | null {
  *     5 bytes IllegalRecordLengthError (UNKNOWN_SERVER_ERROR);
  *   gzip: `DefaultRecord.readPartiallyFrom` over the inflating stream (RecordHeadStream,
  *     checkGzipRecords: record lengths are not checked against the fields), CorruptRecordError as
- *     above, DecompressionError (UNKNOWN_SERVER_ERROR) when the bytes do not inflate.
- * Records before a malformed one are visited. Returns false, visiting nothing, for snappy, lz4 and
- * zstd batches (not decompressed here); true when done synchronously; a promise of true when a big
- * gzip batch streams (see gzip-records.ts), rejecting as above.
+ *     above, DecompressionError (UNKNOWN_SERVER_ERROR) when the bytes do not inflate;
+ *   snappy, lz4, zstd: the same over the bytes decompress.ts gives (DecompressionError for bytes
+ *     that do not decompress).
+ * Records before a malformed one are visited. Returns false, visiting nothing, for a snappy, lz4 or
+ * zstd batch decompressing to more than DECOMPRESS_LIMIT (stored unchecked) and unknown codecs;
+ * true when done synchronously; a promise of true when a big gzip batch streams (see
+ * gzip-records.ts), rejecting as above.
  */
 export function forEachProducedRecordHead(
   batch: Buffer,
@@ -360,15 +387,21 @@ export function forEachProducedRecordHead(
       const done = checkGzipRecords(batch.subarray(RECORD_BATCH_OVERHEAD, end), records);
       return done === undefined ? true : done.then(() => true);
     }
-    default:
-      return false;
+    default: {
+      const body = decompressedRecords(batch, compressionCodec(header.attributes), end);
+      if (body === null) return false;
+      // As Kafka reads a compressed batch (`readPartiallyFrom`, like gzip's): record heads only.
+      const records = new RecordHeadStream(header.recordCount, withTimestamps && logAppendTime === null, head);
+      records.push(body);
+      records.finish();
+      return true;
+    }
   }
 }
 
 /**
  * Offset and timestamp (ms) of every record of the batch, in order, without decoding keys
- * and values. Handles uncompressed and gzip batches (node:zlib); returns null for snappy,
- * lz4 and zstd batches, whose records this server does not decompress.
+ * and values; null for a batch `readableRecordBytes` does not read.
  */
 export function recordOffsetsAndTimestamps(batch: Buffer): Array<{ offset: bigint; timestamp: bigint }> | null {
   const header = readBatchHeader(batch);

@@ -41,12 +41,14 @@
  *     producer expires here (`producer.id.expiration.ms` is not applied), so a producer's last
  *     batch stays until the producer writes again.
  *
- *   - gzip batches are read inflated (node:zlib, as the produce checks read them); one that loses
- *     records is rewritten uncompressed (Kafka's `filterTo` rebuilds it with its own codec).
+ *   - compressed batches are read decompressed (gzip with node:zlib, snappy, lz4 and zstd by
+ *     records/decompress.ts, as the produce checks read them); one that loses records is rewritten
+ *     uncompressed (Kafka's `filterTo` rebuilds it with its own codec).
  *
- * Not done: a snappy, lz4 or zstd batch whose records must be read (a data batch in the cleaned
- * range, not of an aborted transaction) makes a partition uncleanable (a warning naming the codec,
- * `CompressedBatchError`; at each start, when the partition is looked at again), as Kafka marks a
+ * Not done: a snappy, lz4 or zstd batch decompressing to more than DECOMPRESS_LIMIT whose records
+ * must be read (a data batch in the cleaned range, not of an aborted transaction) makes a partition
+ * uncleanable (a warning naming the codec, `CompressedBatchError`; at each start, when the
+ * partition is looked at again), as Kafka marks a
  * partition uncleanable when cleaning it fails; aborted ones go whole and those at or above the
  * first uncleanable offset stay whole, unread. The firstDirtyOffset is kept in memory only
  * (Kafka's `cleaner-offset-checkpoint`): after a restart the whole log counts as dirty once.
@@ -68,6 +70,7 @@ import {
   RECORD_COUNT_OFFSET,
   type DecodedRecord,
 } from '../records/record-batch.js';
+import { DECOMPRESS_LIMIT } from '../records/decompress.js';
 import { readInt64BE } from '../protocol/primitives.js';
 import { decodeEndTxnMarker } from '../records/control-batch.js';
 import { LogSegment, segmentFileName } from './segment.js';
@@ -133,13 +136,14 @@ export class CleanerAbortedError extends Error {}
 const CODEC_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 
 /**
- * A batch whose records the clean must read is compressed with snappy, lz4 or zstd, which this
- * server does not decompress (DIFFERENCES.md), so the partition is not compacted. Not a
- * corruption: logged once per partition as a warning naming the codec, without a stack.
+ * A batch whose records the clean must read is compressed with snappy, lz4 or zstd and
+ * decompresses to more than this server reads (DECOMPRESS_LIMIT, DIFFERENCES.md), so the partition
+ * is not compacted. Not a corruption: logged once per partition as a warning naming the codec,
+ * without a stack.
  */
 export class CompressedBatchError extends Error {
   constructor(readonly codec: string, readonly baseOffset: bigint) {
-    super(`${codec === 'lz4' ? 'an' : 'a'} ${codec}-compressed batch at offset ${baseOffset}: this server compacts only uncompressed and gzip batches (produce to compacted topics with compression.type none or gzip; DIFFERENCES.md)`);
+    super(`${codec === 'lz4' ? 'an' : 'a'} ${codec}-compressed batch at offset ${baseOffset} decompresses to more than ${DECOMPRESS_LIMIT} bytes, more than this server reads (DIFFERENCES.md)`);
   }
 }
 
@@ -149,8 +153,8 @@ function compressed(batch: Buffer): boolean {
 }
 
 /**
- * The records of a compressed batch the clean must read: gzip inflates with node:zlib (as
- * ListOffsets and the produce checks read it); snappy, lz4 and zstd throw CompressedBatchError.
+ * The records of a compressed batch the clean must read, decompressed as ListOffsets and the
+ * produce checks read it; one too large to decompress throws CompressedBatchError.
  */
 function inflatedRecords(batch: Buffer): DecodedRecord[] {
   const records = decodeRecordsIfReadable(batch);

@@ -552,8 +552,8 @@ export class PartitionLog {
   /**
    * ListOffsets by timestamp (Kafka's `fetchOffsetByTimestamp`): the first offset in log
    * order whose record timestamp >= ts (ms), with that timestamp; null if there is none.
-   * For snappy/lz4/zstd batches (not decompressed here) the batch's base offset and max
-   * timestamp are answered.
+   * For a batch whose records are not read (a snappy, lz4 or zstd batch decompressing to more
+   * than DECOMPRESS_LIMIT) the batch's base offset and max timestamp are answered.
    */
   offsetForTimestamp(ts: bigint): { offset: bigint; timestamp: bigint } | null {
     const start = this.logStartOffset;
@@ -737,7 +737,7 @@ export class PartitionLog {
     try {
       records = recordOffsetsAndTimestamps(batch!);
     } catch {
-      records = null; // records we cannot read: answer at batch level, as for snappy/lz4/zstd
+      records = null; // records we cannot read: answer at batch level, as for a batch too large to decompress
     }
     if (records === null) return { offset: segment.batches.baseOffsetAt(index), timestamp: segment.batches.maxTimestampAt(index) };
     for (const r of records) if (match(r.timestamp, r.offset)) return r;

@@ -35,6 +35,7 @@ import {
   type RecordBatchHeader,
 } from '../records/record-batch.js';
 import { CorruptRecordError, forEachRecord, type DecodedRecord } from '../records/record-codec.js';
+import { DecompressedTooLarge, decompress, decompresses } from '../records/decompress.js';
 import { formatCoordinatorRecord } from './coordinator-json.js';
 import { CONTROL_TYPE_NAMES, controlRecordType, decodeEndTxnMarker } from '../records/control-batch.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
@@ -118,8 +119,9 @@ function asKafkaException(err: unknown): Error {
 /**
  * Calls `onRecord` per record of the batch as it is read, as Kafka's tool iterates a batch; throws
  * (with the exception Kafka's tool stops with) at the first record that cannot be read, after the
- * ones before it, or for a gzip body that does not inflate. A codec this tool does not decode
- * (snappy, lz4, zstd) is a note on `err`, and the batch's records are left unprinted.
+ * ones before it, or for a compressed body that does not decompress. A codec this tool does not
+ * decode, or a snappy, lz4 or zstd body decompressing to more than DECOMPRESS_LIMIT, is a note on
+ * `err`, and the batch's records are left unprinted.
  */
 function eachBatchRecord(batch: Buffer, h: RecordBatchHeader, onRecord: (r: DecodedRecord) => void, err: (line: string) => void, position: number): void {
   const end = h.batchLength + LOG_OVERHEAD;
@@ -140,8 +142,21 @@ function eachBatchRecord(batch: Buffer, h: RecordBatchHeader, onRecord: (r: Deco
     start = 0;
     bodyEnd = body.length;
   } else if (codec !== CompressionCodec.NONE) {
-    err(`Could not read the records of the batch at position ${position}: records compressed with ${CODEC_NAMES[codec] ?? codec} are not decoded by this tool`);
-    return;
+    if (!decompresses(codec)) {
+      err(`Could not read the records of the batch at position ${position}: records compressed with ${CODEC_NAMES[codec] ?? codec} are not decoded by this tool`);
+      return;
+    }
+    try {
+      body = decompress(codec, batch.subarray(RECORD_BATCH_OVERHEAD, end));
+    } catch (e) {
+      if (e instanceof DecompressedTooLarge) {
+        err(`Could not read the records of the batch at position ${position}: ${(e as Error).message}`);
+        return;
+      }
+      throw new Error(`KafkaException: ${(e as Error).message}`);
+    }
+    start = 0;
+    bodyEnd = body.length;
   }
   try {
     forEachRecord({ buf: body, start, end: bodyEnd, count: h.recordCount, baseOffset: h.baseOffset, baseTimestamp: h.baseTimestamp, logAppendTime }, onRecord);

@@ -3,7 +3,7 @@
  * its records (`forEachProducedRecordHead`, no record objects):
  *   - the records' structure (`DefaultRecord.readFrom` / `readPartiallyFrom`): a malformed record,
  *     a count that disagrees with the records, bytes after the last one -> INVALID_RECORD (87); a
- *     record length varint past 5 bytes (uncompressed) or gzip bytes that do not inflate ->
+ *     record length varint past 5 bytes (uncompressed) or compressed bytes that do not decompress ->
  *     UNKNOWN_SERVER_ERROR (-1); both without a message or record errors, whatever the records
  *     before broke (Kafka's exception ends the walk before `processRecordErrors`);
  *   - the topic's configs (`validateRecord`): a compacted topic (`cleanup.policy` with `compact`)
@@ -12,7 +12,8 @@
  *     after it. Every failing record is listed (`recordErrors`, its index in the batch and Kafka's
  *     message); the batch fails as a whole with INVALID_TIMESTAMP when any timestamp failed, else
  *     INVALID_RECORD (`LogValidator.processRecordErrors`).
- * Records of snappy, lz4 and zstd batches are not read here, so those batches pass unchecked.
+ * A snappy, lz4 or zstd batch decompressing to more than DECOMPRESS_LIMIT (records/decompress.ts)
+ * is not read here, so it passes unchecked.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { CorruptRecordError, DecompressionError, IllegalRecordLengthError, forEachProducedRecordHead } from '../records/record-batch.js';

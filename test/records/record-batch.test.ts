@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JS_MAX_BYTES, crc32c, crc32cInJs } from '../../src/records/crc32c.js';
 import {
   CorruptRecordError,
+  DecompressionError,
   READ_INFLATE_LIMIT,
   RECORD_BATCH_OVERHEAD,
   batchLastOffset,
@@ -21,6 +22,8 @@ import { gzipBombRecords } from '../support/gzip-bomb.js';
 import { rawBatch } from '../support/raw-records.js';
 
 const require = createRequire(import.meta.url);
+const snappy = require('snappy') as typeof import('snappy');
+const lz4 = require('lz4-napi') as typeof import('lz4-napi');
 
 describe('crc32c', () => {
   it('matches the CRC-32C check value of "123456789"', () => {
@@ -212,7 +215,7 @@ describe('validateBatch and restamping', () => {
 });
 
 describe('recordOffsetsAndTimestamps', () => {
-  it('lists record offsets and timestamps of plain and gzip batches', () => {
+  it('lists record offsets and timestamps of plain, gzip and lz4 batches; a body that does not decompress throws', () => {
     const plain = encodeRecordBatch({ baseOffset: 3n, timestamp: 100n, records: [{ key: null, value: null }, { key: null, value: null, timestamp: 150n }] });
     expect(recordOffsetsAndTimestamps(plain)).toEqual([
       { offset: 3n, timestamp: 100n },
@@ -226,7 +229,17 @@ describe('recordOffsetsAndTimestamps', () => {
       { offset: 3n, timestamp: 100n },
       { offset: 4n, timestamp: 150n },
     ]);
+    const lz = Buffer.concat([plain.subarray(0, RECORD_BATCH_OVERHEAD), lz4.compressFrameSync(plain.subarray(RECORD_BATCH_OVERHEAD))]);
+    lz.writeInt32BE(lz.length - 12, 8);
+    lz.writeInt16BE(3, 21);
+    expect(recordOffsetsAndTimestamps(lz)).toEqual([
+      { offset: 3n, timestamp: 100n },
+      { offset: 4n, timestamp: 150n },
+    ]);
+    // gzip bytes called zstd: the readers' CorruptRecordError (ListOffsets then answers at batch level).
     gz.writeInt16BE(4, 21);
+    expect(() => recordOffsetsAndTimestamps(gz)).toThrow(CorruptRecordError);
+    gz.writeInt16BE(6, 21);
     expect(recordOffsetsAndTimestamps(gz)).toBeNull();
   });
 
@@ -260,12 +273,22 @@ describe('forEachProducedRecordHead (Produce checks, no record objects)', () => 
     ],
   });
 
-  it('gives what decodeRecords gives: index, offset, timestamp, null key; gzip decompressed; null for codecs not read', () => {
+  it('gives what decodeRecords gives: index, offset, timestamp, null key; gzip, snappy and lz4 decompressed; null for codecs not read', () => {
     const expected: Array<[number, bigint, bigint, boolean]> = [[0, 7n, 5000n, false], [1, 8n, 4000n, true], [2, 9n, 123456789012n, false]];
     expect(heads(plain)).toEqual(expected);
     expect(decodeRecords(plain).map((r, i) => [i, r.offset, r.timestamp, r.key === null])).toEqual(expected);
     expect(heads(gzipped(plain))).toEqual(expected);
-    expect(heads(gzipped(plain, 3))).toBeNull();
+    const compressedWith = (codec: number, compress: (b: Buffer) => Buffer) => {
+      const out = Buffer.concat([plain.subarray(0, RECORD_BATCH_OVERHEAD), compress(plain.subarray(RECORD_BATCH_OVERHEAD))]);
+      out.writeInt32BE(out.length - 12, 8);
+      out.writeInt16BE(codec, 21);
+      return out;
+    };
+    expect(heads(compressedWith(2, (b) => snappy.compressSync(b)))).toEqual(expected);
+    expect(heads(compressedWith(3, (b) => lz4.compressFrameSync(b)))).toEqual(expected);
+    // gzip bytes called lz4: not an LZ4 frame (Kafka: KafkaException, UNKNOWN_SERVER_ERROR).
+    expect(() => heads(gzipped(plain, 3))).toThrow(DecompressionError);
+    expect(heads(gzipped(plain, 6))).toBeNull();
   });
 
   it('gives a LogAppendTime batch max timestamp to every record', () => {
