@@ -70,6 +70,8 @@ function joined(parts: Buffer[], total: number): Buffer {
 
 const SNAPPY_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
 const SNAPPY_HEADER_BYTES = 16;
+/** The most a snappy block's bytes expand by (a 3-byte copy element of 64 bytes, rounded up). */
+const SNAPPY_MAX_RATIO = 22;
 
 function snappyStream(compressed: Buffer, limit: number): Buffer {
   if (compressed.length < SNAPPY_HEADER_BYTES || !compressed.subarray(0, SNAPPY_MAGIC.length).equals(SNAPPY_MAGIC)) {
@@ -99,6 +101,8 @@ function snappyBlock(block: Buffer, limit: number): Buffer {
     length += (block[i]! & 0x7f) * 2 ** shift;
     if ((block[i]! & 0x80) === 0) break;
   }
+  // A copy element of 3 bytes yields at most 64: a length past that ratio is a corrupt block, not a big one.
+  if (length > block.length * SNAPPY_MAX_RATIO) throw new DecompressionError(`snappy block of ${block.length} bytes claims ${length}`);
   if (length > limit) throw new DecompressedTooLarge(`snappy records decompress to more than ${limit} bytes`);
   return snappy().uncompressSync(block, { asBuffer: true }) as Buffer;
 }

@@ -5,10 +5,15 @@
  * test/e2e/malformed-records.test.ts and test/conformance/topics.conformance.test.ts send them.
  */
 import { gzipSync } from 'node:zlib';
+import { createRequire } from 'node:module';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { rawBatch, record, recordBody, varint } from './raw-records.js';
 
 const GZIP = 1;
+const [SNAPPY, LZ4, ZSTD] = [2, 3, 4];
+const require = createRequire(import.meta.url);
+const snappy = require('snappy') as typeof import('snappy');
+const lz4 = require('lz4-napi') as typeof import('lz4-napi');
 const one = record(recordBody({ key: Buffer.from('k') }));
 const second = record(recordBody({ offsetDelta: 1 }));
 /** A record body with a key length of 100 and one key byte. */
@@ -19,6 +24,13 @@ const longLength = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 
 const longTimestamp = Buffer.concat([Buffer.from([0]), Buffer.alloc(10, 0xff), Buffer.from([0x01]), varint(0), varint(-1), varint(-1), varint(0)]);
 const negativeHeaderKey = recordBody({ headerCount: 1, headerBytes: Buffer.concat([varint(-1), varint(1), Buffer.from('v')]) });
 const gzipped = gzipSync(one);
+
+/** A zstd frame of one raw block holding `bytes` (at most 255): single segment, a 1-byte content size. */
+function zstdRaw(bytes: Buffer): Buffer {
+  const blockHeader = Buffer.alloc(3);
+  blockHeader.writeUIntLE((bytes.length << 3) | 1, 0, 3); // last block, type Raw
+  return Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x20, bytes.length]), blockHeader, bytes]);
+}
 const { INVALID_RECORD, UNKNOWN_SERVER_ERROR, CORRUPT_MESSAGE, NONE } = ErrorCode;
 
 /**
@@ -66,4 +78,11 @@ export const MALFORMED_BATCHES: Record<string, { batch: Buffer; kafka: number; r
   'control batch from a client': { batch: rawBatch(one, 1, { flags: 0x20 }), kafka: INVALID_RECORD },
   'CRC-32C mismatch': { batch: rawBatch(one, 1, { badCrc: true }), kafka: CORRUPT_MESSAGE, refusedBeforeLog: true },
   'gzip cut short': { batch: rawBatch(Buffer.alloc(0), 1, { codec: GZIP, payload: gzipped.subarray(0, gzipped.length - 6) }), kafka: UNKNOWN_SERVER_ERROR },
+  // snappy, lz4 and zstd records are read as gzip's (records/decompress.ts).
+  'snappy: count above the records': { batch: rawBatch(Buffer.alloc(0), 2, { codec: SNAPPY, payload: snappy.compressSync(one) }), kafka: INVALID_RECORD },
+  'snappy attribute, bytes not snappy': { batch: rawBatch(Buffer.alloc(0), 1, { codec: SNAPPY, payload: Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2]) }), kafka: UNKNOWN_SERVER_ERROR },
+  'lz4: count above the records': { batch: rawBatch(Buffer.alloc(0), 2, { codec: LZ4, payload: lz4.compressFrameSync(one) }), kafka: INVALID_RECORD },
+  'lz4 attribute, bytes not lz4': { batch: rawBatch(Buffer.alloc(0), 1, { codec: LZ4, payload: Buffer.from('garbage!') }), kafka: UNKNOWN_SERVER_ERROR },
+  'zstd: count above the records': { batch: rawBatch(Buffer.alloc(0), 2, { codec: ZSTD, payload: zstdRaw(one) }), kafka: INVALID_RECORD },
+  'zstd attribute, bytes not zstd': { batch: rawBatch(Buffer.alloc(0), 1, { codec: ZSTD, payload: Buffer.from('garbage!') }), kafka: UNKNOWN_SERVER_ERROR },
 };
