@@ -323,6 +323,16 @@ export class Broker {
       nodeId: this.nodeId,
       maxSessions: 2000,
     });
+    // Kafka's coordinators write batches of at most their topic's `max.message.bytes`, which follows
+    // a dynamic `message.max.bytes` (CoordinatorRuntime reads the partition's LogConfig per write).
+    const applyMaxBatchBytes = (): void => {
+      const bytes = Number(this.configs.topicValue(GROUP_METADATA_TOPIC_NAME, '', 'max.message.bytes', this.nodeId));
+      this.groupLog.setMaxBatchBytes(bytes);
+      this.shareStateLog.setMaxBatchBytes(bytes);
+      this.groups.setMaxBatchBytes(bytes);
+    };
+    applyMaxBatchBytes();
+    this.configs.store.onBrokerConfigsChanged(applyMaxBatchBytes);
   }
 
   /** A client connection closed: the share session it opened ends (its member's records are released). */

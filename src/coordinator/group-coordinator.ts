@@ -87,7 +87,7 @@ export class GroupCoordinator {
   private readonly maxMetadataSize: number;
   private readonly log: Logger;
   /** What OffsetCommit needs, built once (the commit path allocates nothing for it per request). */
-  private readonly commitContext: OffsetCommitContext;
+  private commitContext: OffsetCommitContext;
 
   constructor(options: GroupCoordinatorOptions) {
     this.classic = options.classic;
@@ -100,6 +100,11 @@ export class GroupCoordinator {
     this.log = options.log;
     const time = options.time;
     this.commitContext = { groups: this, topics: this.topics, offsets: this.offsets, maxMetadataSize: this.maxMetadataSize, maxBatchBytes: options.maxBatchBytes ?? Infinity, now: () => time.now(), log: this.log };
+  }
+
+  /** A new `message.max.bytes` (a dynamic change) for the OffsetCommits and OffsetDeletes from now on. */
+  setMaxBatchBytes(bytes: number): void {
+    this.commitContext = { ...this.commitContext, maxBatchBytes: bytes };
   }
 
   /** The type of the group holding `groupId` now (the latest state), or null when none does. */

@@ -114,8 +114,12 @@ export class GroupLog<R = CoordinatorRecord> {
   readonly cleaner: LogCleaner;
   private readonly cleanerEnabled: boolean;
   private readonly cleanerBackoffMs: number;
-  /** `message.max.bytes`: the largest batch one write may make (Kafka's runtime `maxBatchSize`). */
-  private readonly maxBatchBytes: number;
+  /**
+   * The largest batch one write may make (Kafka's runtime `maxBatchSize`: the topic's
+   * `max.message.bytes`, the broker's `message.max.bytes`, which the broker keeps current here
+   * when it changes dynamically, `setMaxBatchBytes`).
+   */
+  private maxBatchBytes: number;
   private cleanerTimer: Timer | null = null;
   /** Builds the batches written at once (transactional ones, in memory, multi-partition writes). */
   private readonly builder = new KeyValueBatchBuilder();
@@ -153,6 +157,11 @@ export class GroupLog<R = CoordinatorRecord> {
     this.options = options;
     const found = dataDir !== null && existsSync(join(dataDir, `${this.layout.topic}-0`));
     if (!options.createOnFirstUse || found) this.ensureOpen();
+  }
+
+  /** A new largest batch (bytes) for the writes from now on (a dynamic `message.max.bytes`). */
+  setMaxBatchBytes(bytes: number): void {
+    this.maxBatchBytes = bytes;
   }
 
   /** Opens (creating when missing) every partition; a no-op once open. Returns the partition logs. */
@@ -396,7 +405,7 @@ export class GroupLog<R = CoordinatorRecord> {
       builder.reset();
       throw batchTooLarge(size, layout.topic, p, this.maxBatchBytes);
     }
-    // A TxnOffsetCommit's records: a transactional batch of its producer (no sequence, as Kafka's runtime).
+    // A TxnOffsetCommit's records: a transactional batch of its producer (base sequence 0, as every batch of Kafka's runtime).
     const batch = builder.finish(timestamp, txn ? { producerId: txn.producerId, producerEpoch: txn.producerEpoch, attributes: TRANSACTIONAL_FLAG_MASK } : undefined);
     // Outside the CRC: stamped as the leader's log does on append (Kafka 4.3 writes 0 on one broker, not -1).
     setPartitionLeaderEpoch(batch, this.leaderEpochOf(p));

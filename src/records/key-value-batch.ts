@@ -3,7 +3,8 @@
  * (what a coordinator writes: `__consumer_offsets`, `__share_group_state`), built in one pass:
  * sizes summed as the records are added, one buffer of the batch's size, the header copied from a
  * template and patched, the records copied in, one CRC-32C over it. The bytes are those of
- * `encodeRecordBatch` for the same records (test/records/key-value-batch.test.ts compares them);
+ * `encodeRecordBatch` for the same records and base sequence 0 (test/records/key-value-batch.test.ts
+ * compares them);
  * this skips its per-record input objects, its second size pass and most of its int64 writes
  * (issue #16: the batch build was the largest part of a commit's own work).
  */
@@ -46,14 +47,19 @@ export interface BatchProducer {
   attributes: number;
 }
 
-/** A batch header with no producer (-1s), leader epoch -1, magic 2: copied, then its per-batch fields patched. */
+/**
+ * A batch header with no producer (-1s), base sequence 0, leader epoch -1, magic 2: copied, then
+ * its per-batch fields patched. Base sequence 0, not -1: Kafka 4.3's `CoordinatorRuntime` builds
+ * its batches with `MemoryRecords.builder(..., baseSequence 0, ...)`, transactional or not (its
+ * DumpLogSegments prints `baseSequence: 0 lastSequence: <count - 1>`; adversarial trial 25).
+ */
 const HEADER_TEMPLATE = (() => {
   const b = Buffer.alloc(RECORD_BATCH_OVERHEAD);
   b.writeInt32BE(-1, PARTITION_LEADER_EPOCH_OFFSET);
   b.writeInt8(MAGIC_V2, MAGIC_OFFSET);
   writeInt64BE(b, -1n, PRODUCER_ID_OFFSET);
   b.writeInt16BE(-1, PRODUCER_EPOCH_OFFSET);
-  b.writeInt32BE(-1, BASE_SEQUENCE_OFFSET);
+  b.writeInt32BE(0, BASE_SEQUENCE_OFFSET);
   return b;
 })();
 

@@ -237,11 +237,20 @@ describe('broker configs', () => {
     expect(await produce()).toBe(ErrorCode.MESSAGE_TOO_LARGE);
     expect((await alter(2, 'live-cfg', 'max.message.bytes', 1, null)).responses[0]!.errorCode).toBe(0);
     expect(await produce()).toBe(ErrorCode.NONE);
-    // message.max.bytes is max.message.bytes' broker synonym, dynamic at the cluster default.
+    // message.max.bytes is max.message.bytes' broker synonym, dynamic at the cluster default; the
+    // group coordinator's batches follow it too (an OffsetCommit larger than one batch: -1, as a
+    // 4.3.1 broker answers; adversarial trial 25).
+    const commit = async () => {
+      const r = await raw.send(8, 8, { groupId: 'live-cfg-g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'live-cfg', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: 'm'.repeat(300) }] }] });
+      return r.topics[0]!.partitions[0]!.errorCode;
+    };
+    expect(await commit()).toBe(ErrorCode.NONE);
     expect((await alter(4, '', 'message.max.bytes', 0, '200')).responses[0]!.errorCode).toBe(0);
     expect(await produce()).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(await commit()).toBe(ErrorCode.UNKNOWN_SERVER_ERROR);
     expect((await alter(4, '', 'message.max.bytes', 1, null)).responses[0]!.errorCode).toBe(0);
     expect(await produce()).toBe(ErrorCode.NONE);
+    expect(await commit()).toBe(ErrorCode.NONE);
     // CreateTime 1 ms is far before the window once message.timestamp.before.max.ms is an hour.
     expect((await alter(2, 'live-cfg', 'message.timestamp.before.max.ms', 0, '3600000')).responses[0]!.errorCode).toBe(0);
     expect(await produce()).toBe(ErrorCode.INVALID_TIMESTAMP);

@@ -11,6 +11,7 @@ function built(builder: KeyValueBatchBuilder, records: Rec[], timestamp: bigint,
 
 const bytes = (n: number, fill: number): Buffer => Buffer.alloc(n, fill);
 
+// Base sequence 0, as every batch of Kafka 4.3's CoordinatorRuntime (src/records/key-value-batch.ts).
 describe('KeyValueBatchBuilder', () => {
   const cases: Array<[string, Rec[]]> = [
     ['one record', [{ key: Buffer.from('key-1'), value: Buffer.from('value-1') }]],
@@ -25,7 +26,7 @@ describe('KeyValueBatchBuilder', () => {
     const builder = new KeyValueBatchBuilder();
     for (const timestamp of [1_764_000_000_123n, 1_764_000_000_123n, 5n]) {
       const ours = built(builder, records, timestamp);
-      expect(ours.equals(encodeRecordBatch({ baseOffset: 0n, timestamp, records }))).toBe(true);
+      expect(ours.equals(encodeRecordBatch({ baseOffset: 0n, timestamp, records, baseSequence: 0 }))).toBe(true);
       expect(validateBatch(ours)).toEqual({ ok: true, size: ours.length });
       expect(decodeRecords(ours).map((r) => [r.key, r.value])).toEqual(records.map((r) => [r.key, r.value]));
     }
@@ -35,8 +36,8 @@ describe('KeyValueBatchBuilder', () => {
     const builder = new KeyValueBatchBuilder();
     const records = [{ key: Buffer.from('a'), value: Buffer.from('b') }];
     const txn = built(builder, records, 99n, { producerId: 4_000_000_000n, producerEpoch: 7, attributes: TRANSACTIONAL_FLAG_MASK });
-    expect(txn.equals(encodeRecordBatch({ baseOffset: 0n, timestamp: 99n, records, producerId: 4_000_000_000n, producerEpoch: 7, attributes: TRANSACTIONAL_FLAG_MASK }))).toBe(true);
-    expect(built(builder, records, 99n).equals(encodeRecordBatch({ baseOffset: 0n, timestamp: 99n, records }))).toBe(true);
+    expect(txn.equals(encodeRecordBatch({ baseOffset: 0n, timestamp: 99n, records, producerId: 4_000_000_000n, producerEpoch: 7, attributes: TRANSACTIONAL_FLAG_MASK, baseSequence: 0 }))).toBe(true);
+    expect(built(builder, records, 99n).equals(encodeRecordBatch({ baseOffset: 0n, timestamp: 99n, records, baseSequence: 0 }))).toBe(true);
   });
 
   it('says the size before building, and forgets the records on reset', () => {
