@@ -116,6 +116,10 @@ export const CONFIG_SPECS = {
   'transaction.state.log.num.partitions': { kind: 'int', default: '50', min: 1 },
   'transaction.state.log.segment.bytes': { kind: 'int', default: '104857600', min: 1 },
   'transaction.max.timeout.ms': { kind: 'int', default: '900000', min: 1 },
+  // A transactional Produce v12+ (transactions v2) asks the coordinator again after this while it answers CONCURRENT_TRANSACTIONS, for at most the max (and request.timeout.ms).
+  'add.partitions.to.txn.retry.backoff.ms': { kind: 'int', default: '20', min: 1 },
+  'add.partitions.to.txn.retry.backoff.max.ms': { kind: 'int', default: '100', min: 0 },
+  'request.timeout.ms': { kind: 'int', default: '30000', min: 0 },
   'transactional.id.expiration.ms': { kind: 'int', default: '604800000', min: 1 },
   'transaction.abort.timed.out.transaction.cleanup.interval.ms': { kind: 'int', default: '10000', min: 1 },
   'transaction.remove.expired.transaction.cleanup.interval.ms': { kind: 'int', default: '3600000', min: 1 },

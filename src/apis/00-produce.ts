@@ -11,7 +11,7 @@ import { validateProducedRecords } from '../topics/produce-validation.js';
 import { checkRecordRules, type RecordRulesFailure } from '../topics/record-rules.js';
 import type { LogConfig } from '../configs/log-config.js';
 import { stampLogAppendTime } from '../records/record-batch.js';
-import { produceTransactionOperation, transactionalProducer, verificationFailure } from '../topics/produce-transactions.js';
+import { produceTransactionOperation, transactionalProducer, verificationFailure, verifyRetryingConcurrentTransactions } from '../topics/produce-transactions.js';
 import type { Partition } from '../topics/partition.js';
 import type { VerificationGuard } from '../topics/producer-state.js';
 import type { Topic } from '../topics/topic.js';
@@ -232,7 +232,8 @@ function failPartition(res: PartitionProduceResponse, errorCode: number, message
  * Asks the transaction coordinator about the partitions whose transactional batch would open the
  * producer's transaction there (`Partition.maybeStartTransactionVerification`: none is asked about
  * a transaction already open at that epoch, and each asked about holds a verification guard from
- * before the question); under v12+ they join the transaction (KIP-890). Returns the refused
+ * before the question); under v12+ they join the transaction (KIP-890), and a CONCURRENT_TRANSACTIONS
+ * answer is asked again for a while (`verifyRetryingConcurrentTransactions`). Returns the refused
  * partitions with the error each answers and the guards their appends present, or null when none
  * was asked about.
  */
@@ -254,13 +255,23 @@ async function verifyTransaction(
     guards.set(partition, partition.producers.startVerification(p.producerId, p.producerEpoch, operation === 'add-partition'));
   }
   if (producer === null) return null;
-  const errors = await broker.txnMarkers.verifier.verify({
+  const request = {
     transactionalId,
     producerId: producer.producerId,
     producerEpoch: producer.producerEpoch,
     partitions: toVerify.map((p) => ({ topic: p.topicName, partition: p.index })),
     implicitAdd: operation === 'add-partition',
-  });
+  };
+  const verify = (): Promise<number[]> => broker.txnMarkers.verifier.verify(request);
+  const { config } = broker;
+  const errors =
+    operation === 'add-partition'
+      ? await verifyRetryingConcurrentTransactions(
+          verify,
+          config.int('add.partitions.to.txn.retry.backoff.ms'),
+          Math.min(config.int('add.partitions.to.txn.retry.backoff.max.ms'), config.int('request.timeout.ms')),
+        )
+      : await verify();
   const refused = new Map<Partition, { errorCode: number; message: string | null }>();
   toVerify.forEach((partition, i) => {
     const error = errors[i] ?? ErrorCode.NONE;
