@@ -359,8 +359,15 @@ export class Broker {
     if (topic) this.topics.refreshLogSettings(topic);
   }
 
+  /** True once `close` began. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+  private closed = false;
+
   /** Stops timers and waits until every appended record is durable. */
   async close(): Promise<void> {
+    this.closed = true;
     this.transactionTimers.stop();
     this.transactions.shutdown();
     await this.transactions.flush();

@@ -42,8 +42,10 @@ export interface ClusterControl {
   /**
    * The coordinator of `groupId` (every group when null) answers COORDINATOR_LOAD_IN_PROGRESS to
    * group requests for `durationMs` of real time, as a Kafka coordinator loading its
-   * `__consumer_offsets` partition; a classic Heartbeat is answered NONE meanwhile. 0 ends it.
-   * Returns when it ends (ms since the epoch, 0 when ended).
+   * `__consumer_offsets` partition; a classic Heartbeat is answered NONE meanwhile. No member's
+   * session runs out during it, and every member's session timer starts again when it ends, as
+   * after Kafka's load (`GroupMetadataManager.onLoaded`). 0 ends it. Returns when it ends (ms
+   * since the epoch, 0 when ended).
    */
   coordinatorLoadInProgress(groupId: string | null, durationMs: number): { until: number };
   /**
@@ -88,6 +90,12 @@ async function electing(broker: Broker, change: () => void | Promise<void>): Pro
 
 export function clusterControl(broker: Broker, listeners: BrokerListeners, log: Logger): ClusterControl {
   const { cluster } = broker;
+  /** The end of each simulated load (real time), by group id ('' for every group). */
+  const loadEnds = new Map<string, ReturnType<typeof setTimeout>>();
+  const endLoad = (key: string): void => {
+    clearTimeout(loadEnds.get(key));
+    loadEnds.delete(key);
+  };
   // Stops and starts run one at a time, so a stop racing a start cannot leave a listener behind.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -116,6 +124,21 @@ export function clusterControl(broker: Broker, listeners: BrokerListeners, log: 
     coordinatorLoadInProgress(groupId, durationMs) {
       if (groupId !== null && (typeof groupId !== 'string' || groupId === '')) throw new ClusterError('groupId must be a non-empty string, or null for every group');
       const result = cluster.setLoadInProgress(groupId, durationMs);
+      // The members' timers wait for the load, then start again (GroupCoordinator.loadStarted, loaded).
+      const key = groupId ?? '';
+      endLoad(key);
+      if (groupId === null && durationMs === 0) for (const k of [...loadEnds.keys()]) endLoad(k);
+      if (durationMs === 0) {
+        broker.groups.loaded(groupId);
+      } else {
+        broker.groups.loadStarted(groupId, durationMs);
+        const end = setTimeout(() => {
+          loadEnds.delete(key);
+          if (!broker.isClosed) broker.groups.loaded(groupId);
+        }, durationMs);
+        end.unref();
+        loadEnds.set(key, end);
+      }
       log.info({ groupId: groupId ?? '*', durationMs }, `cluster: coordinator load in progress for ${groupId === null ? 'every group' : `group ${groupId}`} (${durationMs} ms)`);
       return result;
     },

@@ -102,6 +102,32 @@ export class GroupCoordinator {
     this.commitContext = { groups: this, topics: this.topics, offsets: this.offsets, maxMetadataSize: this.maxMetadataSize, maxBatchBytes: options.maxBatchBytes ?? Infinity, now: () => time.now(), log: this.log };
   }
 
+  /**
+   * A simulated coordinator load of `groupId` (every group when null) began, for `durationMs`
+   * (`ClusterControl.coordinatorLoadInProgress`): a coordinator loading its partition has no timers,
+   * so no member's session (or KIP-848 rebalance) timer may run out meanwhile; each starts again,
+   * `durationMs` later.
+   */
+  loadStarted(groupId: string | null, durationMs: number): void {
+    this.restartTimers(groupId, durationMs);
+  }
+
+  /**
+   * The simulated load ended: every member's timers start now, as Kafka 4.3's
+   * `GroupMetadataManager.onLoaded` reschedules classic heartbeats, consumer group session and
+   * rebalance timeouts and share group sessions after loading (new-user trial 25: a Connect worker
+   * lost its membership to a session timeout during an 8 s load).
+   */
+  loaded(groupId: string | null): void {
+    this.restartTimers(groupId, 0);
+  }
+
+  private restartTimers(groupId: string | null, extraMs: number): void {
+    this.classic.restartTimers(groupId, extraMs);
+    this.consumer.restartTimers(groupId, extraMs);
+    this.share.restartTimers(groupId, extraMs);
+  }
+
   /** A new `message.max.bytes` (a dynamic change) for the OffsetCommits and OffsetDeletes from now on. */
   setMaxBatchBytes(bytes: number): void {
     this.commitContext = { ...this.commitContext, maxBatchBytes: bytes };

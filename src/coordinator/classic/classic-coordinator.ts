@@ -441,6 +441,12 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     }
   }
 
+  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMs` later (`GroupCoordinator.loadStarted`). */
+  restartTimers(groupId: string | null, extraMs: number): void {
+    const groups = groupId === null ? [...this.ctx.groups.values()] : [this.ctx.groups.get(groupId)].filter((g) => g !== undefined);
+    for (const group of groups) for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member, extraMs + member.sessionTimeoutMs);
+  }
+
   /**
    * Stops every timer and answers parked JoinGroup/SyncGroup requests with NOT_COORDINATOR, the
    * answer Kafka gives them when it unloads a coordinator partition (`GroupMetadataManager.onUnloaded`),

@@ -203,6 +203,12 @@ export class ConsumerGroupCoordinator {
     this.ctx.timers.onLoaded();
   }
 
+  /** Restarts the timers of `groupId`'s members (every group's when null), `extraMs` later (`GroupCoordinator.loadStarted`). */
+  restartTimers(groupId: string | null, extraMs: number): void {
+    const groups = groupId === null ? this.ctx.store.all() : [this.ctx.store.get(groupId)].filter((g) => g !== undefined);
+    for (const group of groups) this.ctx.timers.restartGroup(group, extraMs);
+  }
+
   shutdown(): void {
     this.ctx.timers.cancelAll();
     this.ctx.regexes.cancelAll();

@@ -90,7 +90,7 @@ export interface ConsumerTimers {
   cancelGroup(groupId: string): void;
   cancelAll(): void;
   onLoaded(): void;
-  restartGroup(group: ConsumerGroup): void;
+  restartGroup(group: ConsumerGroup, extraMs?: number): void;
 }
 
 /** Regex subscriptions (regex-refresh.ts), as the handlers use them. */

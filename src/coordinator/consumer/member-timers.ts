@@ -103,12 +103,13 @@ export class MemberTimers implements ConsumerTimers {
   /**
    * Every member's session timer starts now, and members still revoking get their rebalance
    * timer: after the log is loaded, and for a group a failed write put back (the operation may
-   * have cancelled timers of members it removed).
+   * have cancelled timers of members it removed); `extraMs` later (a simulated load, see
+   * `GroupCoordinator.loadStarted`).
    */
-  restartGroup(group: ConsumerGroup): void {
+  restartGroup(group: ConsumerGroup, extraMs = 0): void {
     for (const m of group.members.values()) {
-      this.scheduleSession(group.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs ?? this.ctx.groupSettings(group.groupId).sessionTimeoutMs);
-      if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalance(group.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
+      this.scheduleSession(group.groupId, m.memberId, extraMs + (m.classicMemberMetadata?.sessionTimeoutMs ?? this.ctx.groupSettings(group.groupId).sessionTimeoutMs));
+      if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalance(group.groupId, m.memberId, m.memberEpoch, extraMs + m.rebalanceTimeoutMs);
     }
   }
 

@@ -30,7 +30,8 @@ export interface ShareSettings {
 
 /** The session timers (share-timers.ts), as operations use them. */
 export interface ShareTimers {
-  scheduleSession(groupId: string, memberId: string): void;
+  /** Arms the member's session timer: the group's session timeout, plus `extraMs` (a simulated load). */
+  scheduleSession(groupId: string, memberId: string, extraMs?: number): void;
   cancelSession(groupId: string, memberId: string): void;
   cancelGroup(groupId: string): void;
 }

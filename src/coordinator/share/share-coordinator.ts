@@ -77,7 +77,8 @@ export class ShareGroupCoordinator {
     this.timers = new KeyedTimers(time, { behindReceivedRequests: true });
     this.groupTaken = options.groupTaken;
     const timers: ShareTimers = {
-      scheduleSession: (groupId, memberId) => this.timers.schedule(sessionKey(groupId, memberId), settings.sessionTimeoutMs(groupId), () => this.onSessionExpired(groupId, memberId)),
+      scheduleSession: (groupId, memberId, extraMs = 0) =>
+        this.timers.schedule(sessionKey(groupId, memberId), extraMs + settings.sessionTimeoutMs(groupId), () => this.onSessionExpired(groupId, memberId)),
       cancelSession: (groupId, memberId) => this.timers.cancel(sessionKey(groupId, memberId)),
       cancelGroup: (groupId) => this.timers.cancelPrefix(groupTimersPrefix(groupId)),
     };
@@ -121,8 +122,14 @@ export class ShareGroupCoordinator {
     this.timers.cancelAll();
   }
 
-  private restartGroup(group: ShareGroup): void {
-    for (const memberId of group.members.keys()) this.ctx.timers.scheduleSession(group.groupId, memberId);
+  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMs` later (`GroupCoordinator.loadStarted`). */
+  restartTimers(groupId: string | null, extraMs: number): void {
+    const groups = groupId === null ? this.ctx.store.all() : [this.ctx.store.get(groupId)].filter((g) => g !== undefined);
+    for (const group of groups) this.restartGroup(group, extraMs);
+  }
+
+  private restartGroup(group: ShareGroup, extraMs = 0): void {
+    for (const memberId of group.members.keys()) this.ctx.timers.scheduleSession(group.groupId, memberId, extraMs);
   }
 
   // ---- ShareGroupHeartbeat ----------------------------------------------------------------
