@@ -87,7 +87,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
         body,
         h('p', { class: 'meta', id: 'group-meta' },
           `${group.type} group · state ${group.state} · `,
-          consumer || share ? `group epoch ${group.groupEpoch} · assignment epoch ${group.assignmentEpoch} · assignor ${group.assignor ?? '-'}` : `generation ${group.generationId} · protocol ${group.protocol ?? '-'} · leader ${group.leaderId ?? '-'}`,
+          consumer || share ? `group epoch ${group.groupEpoch} · assignment epoch ${group.assignmentEpoch} · assignor ${group.assignor ?? '-'}` : `generation ${group.generationId} · protocol type ${group.protocolType || '-'} · protocol ${group.protocol ?? '-'} · leader ${group.leaderId ?? '-'}`,
           ` · total lag ${group.totalLag} · records in __consumer_offsets-${group.offsetsTopicPartition}`),
         h('h2', {}, `Members (${group.members.length})`),
         share

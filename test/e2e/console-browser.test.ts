@@ -230,6 +230,8 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     await page.locator('#partitions tbody tr').nth(1).waitFor({ timeout: UI_TIMEOUT });
     const idleMember = idleGroup()!.allMembers()[0]!.memberId;
     expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => [TOPIC, String(p), '-', '-', '-', '-', `console-idle ${idleMember}`]));
+    // A classic group's protocol type shows (Kafka Connect's groups say `connect`; new-user trial 25).
+    expect(await page.locator('#group-meta').textContent()).toMatch(/^classic group · state Stable · generation \d+ · protocol type consumer · protocol RoundRobinAssigner · leader /);
     expect(server.broker.offsets.offsetsOf('console-idle-group')).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
