@@ -14,7 +14,7 @@
 import { crc32c } from './crc32c.js';
 import { RecordHeadStream } from './record-head-stream.js';
 import { checkGzipRecords, nodeZlib } from './gzip-records.js';
-import { DecompressedTooLarge, decompress, decompresses } from './decompress.js';
+import { TooLargeToRead, decompress, decompresses } from './decompress.js';
 import { readInt64BE, writeInt64BE } from '../protocol/primitives.js';
 import {
   readRecords,
@@ -330,7 +330,7 @@ function decompressedRecords(batch: Buffer, codec: number, end: number): Buffer 
   try {
     return decompress(codec, batch.subarray(RECORD_BATCH_OVERHEAD, end));
   } catch (err) {
-    if (err instanceof DecompressedTooLarge) return null;
+    if (err instanceof TooLargeToRead) return null;
     throw err;
   }
 }

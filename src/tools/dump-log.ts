@@ -35,7 +35,7 @@ import {
   type RecordBatchHeader,
 } from '../records/record-batch.js';
 import { CorruptRecordError, forEachRecord, type DecodedRecord } from '../records/record-codec.js';
-import { DecompressedTooLarge, decompress, decompresses } from '../records/decompress.js';
+import { TooLargeToRead, decompress, decompresses } from '../records/decompress.js';
 import { formatCoordinatorRecord } from './coordinator-json.js';
 import { CONTROL_TYPE_NAMES, controlRecordType, decodeEndTxnMarker } from '../records/control-batch.js';
 import type { CoordinatorLog } from '../records/schemas/record-types.js';
@@ -149,7 +149,7 @@ function eachBatchRecord(batch: Buffer, h: RecordBatchHeader, onRecord: (r: Deco
     try {
       body = decompress(codec, batch.subarray(RECORD_BATCH_OVERHEAD, end));
     } catch (e) {
-      if (e instanceof DecompressedTooLarge) {
+      if (e instanceof TooLargeToRead) {
         err(`Could not read the records of the batch at position ${position}: ${(e as Error).message}`);
         return;
       }

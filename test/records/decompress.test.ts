@@ -6,12 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { DecompressedTooLarge, decompress } from '../../src/records/decompress.js';
+import { MAX_PIECES, TooLargeToRead, decompress } from '../../src/records/decompress.js';
 import { DecompressionError } from '../../src/records/gzip-records.js';
 
 const require = createRequire(import.meta.url);
 const snappy = require('snappy') as typeof import('snappy');
 const lz4 = require('lz4-napi') as typeof import('lz4-napi');
+const xxhash = require('@node-rs/xxhash') as typeof import('@node-rs/xxhash');
 
 const TEXT = Buffer.from('hello zstd '.repeat(100));
 /** `zstd -q` of TEXT (one frame with its content size and checksum). */
@@ -65,12 +66,60 @@ describe('decompress', () => {
     expect(() => decompress(4, Buffer.from('not zstd'))).toThrow(DecompressionError);
   });
 
-  it('stops at the limit: DecompressedTooLarge, for each codec', () => {
+  it('stops at the limit: TooLargeToRead, for each codec', () => {
     const limit = TEXT.length - 1;
-    expect(() => decompress(2, xerial(TEXT), limit)).toThrow(DecompressedTooLarge);
-    expect(() => decompress(2, snappy.compressSync(TEXT), limit)).toThrow(DecompressedTooLarge);
-    expect(() => decompress(3, lz4.compressFrameSync(TEXT), limit)).toThrow(DecompressedTooLarge);
-    expect(() => decompress(4, TEXT_ZSTD, limit)).toThrow(DecompressedTooLarge);
+    expect(() => decompress(2, xerial(TEXT), limit)).toThrow(TooLargeToRead);
+    expect(() => decompress(2, snappy.compressSync(TEXT), limit)).toThrow(TooLargeToRead);
+    expect(() => decompress(3, lz4.compressFrameSync(TEXT), limit)).toThrow(TooLargeToRead);
+    expect(() => decompress(4, TEXT_ZSTD, limit)).toThrow(TooLargeToRead);
     expect(decompress(3, lz4.compressFrameSync(TEXT), TEXT.length)).toEqual(TEXT);
+  });
+});
+
+/** A zstd frame without a content size: window descriptor `wd`, then `blocks` raw blocks of one byte. */
+function zstdRawBlocks(wd: number, blocks: number): Buffer {
+  const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, wd])];
+  for (let i = 0; i < blocks; i++) {
+    const header = Buffer.alloc(3);
+    header.writeUIntLE((1 << 3) | (i === blocks - 1 ? 1 : 0), 0, 3); // type Raw, one byte
+    parts.push(header, Buffer.from('x'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** An LZ4 frame (independent blocks, block size by `bd`) of the given compressed blocks, with a right header checksum. */
+function lz4FrameOf(bd: number, blocks: Buffer[]): Buffer {
+  const descriptor = Buffer.from([0x60, bd]);
+  const checksum = (xxhash.xxh32(descriptor, 0) >>> 8) & 0xff;
+  const sized = blocks.flatMap((b) => {
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(b.length);
+    return [size, b];
+  });
+  return Buffer.concat([Buffer.from([0x04, 0x22, 0x4d, 0x18]), descriptor, Buffer.from([checksum]), ...sized, Buffer.alloc(4)]);
+}
+
+describe('decompress: hostile batches cost little (adversarial trial 25b)', () => {
+  it('a zstd window above 128 MiB is refused, as Kafka (zstd-jni windowLogMax 27), before anything is allocated', () => {
+    expect(() => decompress(4, zstdRawBlocks(0xa7, 1))).toThrow('Frame requires too much memory for decoding');
+    expect(decompress(4, zstdRawBlocks(0x48, 3))).toEqual(Buffer.from('xxx'));
+  });
+
+  it('more than MAX_PIECES blocks, chunks or skippable frames, or a zstd decoding that would move too many bytes, is not read', () => {
+    expect(() => decompress(4, zstdRawBlocks(0x58, MAX_PIECES + 1))).toThrow(TooLargeToRead);
+    // 8 MiB window x 100 blocks: more copying than ZSTD_COPY_BUDGET.
+    expect(() => decompress(4, zstdRawBlocks(0x68, 100))).toThrow(/bytes of copying/);
+    const skippable = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]);
+    expect(() => decompress(4, Buffer.concat(Array(MAX_PIECES + 1).fill(skippable)))).toThrow(TooLargeToRead);
+    const emptyBlock = Buffer.from([0x00]); // a token of no literals and no match
+    expect(decompress(3, lz4FrameOf(0x70, Array(10).fill(emptyBlock)))).toEqual(Buffer.alloc(0));
+    expect(() => decompress(3, lz4FrameOf(0x70, Array(MAX_PIECES + 1).fill(emptyBlock)))).toThrow(TooLargeToRead);
+    expect(() => decompress(2, xerial(...Array(MAX_PIECES + 1).fill(Buffer.alloc(0))))).toThrow(TooLargeToRead);
+  });
+
+  it('an LZ4 block decoding past its frame block size is corrupt (Kafka: UNKNOWN_SERVER_ERROR), not too large to read', () => {
+    const big = lz4.compressSync(Buffer.alloc(1 << 20)).subarray(4); // a raw block of 1 MiB of zeros
+    expect(() => decompress(3, lz4FrameOf(0x40, [big]))).toThrow(DecompressionError);
+    expect(decompress(3, lz4FrameOf(0x60, [big])).equals(Buffer.alloc(1 << 20))).toBe(true);
   });
 });
