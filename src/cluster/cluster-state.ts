@@ -236,6 +236,11 @@ export class ClusterState {
     return false;
   }
 
+  /** How long (ms of real time) the group's coordinator is still loading, under every load window; 0 when loaded. */
+  loadRemainingMs(groupId: string, now = Date.now()): number {
+    return Math.max(0, this.allLoadingUntil - now, (this.loadingUntil.get(groupId) ?? 0) - now);
+  }
+
   /** Whether any group (or all) is loading: ListGroups answers COORDINATOR_LOAD_IN_PROGRESS then. */
   anyLoading(now = Date.now()): { all: boolean; groups: string[] } {
     const groups = [...this.loadingUntil.keys()].filter((g) => this.isLoading(g, now));

@@ -128,13 +128,13 @@ export function clusterControl(broker: Broker, listeners: BrokerListeners, log: 
       const key = groupId ?? '';
       endLoad(key);
       if (groupId === null && durationMs === 0) for (const k of [...loadEnds.keys()]) endLoad(k);
-      if (durationMs === 0) {
-        broker.groups.loaded(groupId);
-      } else {
-        broker.groups.loadStarted(groupId, durationMs);
+      // Each group covered waits for the last of the windows covering it (another may outlast this one).
+      const loadingMs = (g: string): number => cluster.loadRemainingMs(g);
+      broker.groups.loadChanged(groupId, loadingMs);
+      if (durationMs > 0) {
         const end = setTimeout(() => {
           loadEnds.delete(key);
-          if (!broker.isClosed) broker.groups.loaded(groupId);
+          if (!broker.isClosed) broker.groups.loadChanged(groupId, loadingMs);
         }, durationMs);
         end.unref();
         loadEnds.set(key, end);

@@ -103,29 +103,18 @@ export class GroupCoordinator {
   }
 
   /**
-   * A simulated coordinator load of `groupId` (every group when null) began, for `durationMs`
-   * (`ClusterControl.coordinatorLoadInProgress`): a coordinator loading its partition has no timers,
-   * so no member's session (or KIP-848 rebalance) timer may run out meanwhile; each starts again,
-   * `durationMs` later.
+   * A simulated coordinator load of `groupId` (every group when null) began, ended or changed
+   * (`ClusterControl.coordinatorLoadInProgress`); `loadingMs(group)` is how long each group is
+   * still loading under every load window (0: loaded). A coordinator loading its partition holds
+   * no timers, and once loaded Kafka 4.3's `GroupMetadataManager.onLoaded` starts every member's
+   * timers (classic heartbeats, consumer group session and rebalance timeouts, share sessions)
+   * again: so each member's timers start again whole once its group's load ends (new-user trial
+   * 25: a Connect worker lost its membership to a session timeout during an 8 s load).
    */
-  loadStarted(groupId: string | null, durationMs: number): void {
-    this.restartTimers(groupId, durationMs);
-  }
-
-  /**
-   * The simulated load ended: every member's timers start now, as Kafka 4.3's
-   * `GroupMetadataManager.onLoaded` reschedules classic heartbeats, consumer group session and
-   * rebalance timeouts and share group sessions after loading (new-user trial 25: a Connect worker
-   * lost its membership to a session timeout during an 8 s load).
-   */
-  loaded(groupId: string | null): void {
-    this.restartTimers(groupId, 0);
-  }
-
-  private restartTimers(groupId: string | null, extraMs: number): void {
-    this.classic.restartTimers(groupId, extraMs);
-    this.consumer.restartTimers(groupId, extraMs);
-    this.share.restartTimers(groupId, extraMs);
+  loadChanged(groupId: string | null, loadingMs: (groupId: string) => number): void {
+    this.classic.restartTimers(groupId, loadingMs);
+    this.consumer.restartTimers(groupId, loadingMs);
+    this.share.restartTimers(groupId, loadingMs);
   }
 
   /** A new `message.max.bytes` (a dynamic change) for the OffsetCommits and OffsetDeletes from now on. */

@@ -65,4 +65,33 @@ describe('coordinator load in progress and member sessions', () => {
     server.clock.advance(35_000);
     await until(async () => (await members()).consumer === 0);
   });
+
+  it("a load of every group does not cut short a group's own longer load (adversarial trial 25b)", async () => {
+    const server = await startTestServer({ clock: 'manual', config: { 'group.initial.rebalance.delay.ms': 0 } });
+    cleanups.push(() => server.stop());
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    const joinBody = { ...defaultJoinGroupRequest(), groupId: 'own-load', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] };
+    const required = await raw.send(11, 5, joinBody);
+    const joined = await raw.send(11, 5, { ...joinBody, memberId: required.memberId });
+    expect(joined.errorCode).toBe(ErrorCode.NONE);
+    const synced = await raw.send(14, 3, { groupId: 'own-load', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [{ memberId: joined.memberId, assignment: Buffer.alloc(0) }] });
+    expect(synced.errorCode).toBe(ErrorCode.NONE);
+    // Read in process: the group answers COORDINATOR_LOAD_IN_PROGRESS while it loads. A request
+    // first, so that a timer that came due has run (its work waits behind requests read before it).
+    const members = async (): Promise<number> => {
+      await raw.send(18, 3, { clientSoftwareName: 'kmc-test', clientSoftwareVersion: '1' });
+      return server.broker.classic.allGroups().find((g) => g.groupId === 'own-load')?.numMembers ?? 0;
+    };
+
+    // The group's own load outlasts a short load of every group started after it: the member's
+    // session waits for the longer one.
+    server.cluster.coordinatorLoadInProgress('own-load', 600_000);
+    server.cluster.coordinatorLoadInProgress(null, 1);
+    server.clock.advance(20_000);
+    expect(await members()).toBe(1);
+    server.cluster.coordinatorLoadInProgress(null, 0);
+    server.clock.advance(11_000);
+    await until(async () => (await members()) === 0);
+  });
 });

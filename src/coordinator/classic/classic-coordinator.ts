@@ -441,10 +441,13 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     }
   }
 
-  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMs` later (`GroupCoordinator.loadStarted`). */
-  restartTimers(groupId: string | null, extraMs: number): void {
+  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMsOf(group)` later (`GroupCoordinator.loadChanged`). */
+  restartTimers(groupId: string | null, extraMsOf: (groupId: string) => number): void {
     const groups = groupId === null ? [...this.ctx.groups.values()] : [this.ctx.groups.get(groupId)].filter((g) => g !== undefined);
-    for (const group of groups) for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member, extraMs + member.sessionTimeoutMs);
+    for (const group of groups) {
+      const extraMs = extraMsOf(group.groupId);
+      for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member, extraMs + member.sessionTimeoutMs);
+    }
   }
 
   /**

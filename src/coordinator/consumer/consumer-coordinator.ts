@@ -203,10 +203,10 @@ export class ConsumerGroupCoordinator {
     this.ctx.timers.onLoaded();
   }
 
-  /** Restarts the timers of `groupId`'s members (every group's when null), `extraMs` later (`GroupCoordinator.loadStarted`). */
-  restartTimers(groupId: string | null, extraMs: number): void {
+  /** Restarts the timers of `groupId`'s members (every group's when null), `extraMsOf(group)` later (`GroupCoordinator.loadChanged`). */
+  restartTimers(groupId: string | null, extraMsOf: (groupId: string) => number): void {
     const groups = groupId === null ? this.ctx.store.all() : [this.ctx.store.get(groupId)].filter((g) => g !== undefined);
-    for (const group of groups) this.ctx.timers.restartGroup(group, extraMs);
+    for (const group of groups) this.ctx.timers.restartGroup(group, extraMsOf(group.groupId));
   }
 
   shutdown(): void {

@@ -122,10 +122,10 @@ export class ShareGroupCoordinator {
     this.timers.cancelAll();
   }
 
-  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMs` later (`GroupCoordinator.loadStarted`). */
-  restartTimers(groupId: string | null, extraMs: number): void {
+  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMsOf(group)` later (`GroupCoordinator.loadChanged`). */
+  restartTimers(groupId: string | null, extraMsOf: (groupId: string) => number): void {
     const groups = groupId === null ? this.ctx.store.all() : [this.ctx.store.get(groupId)].filter((g) => g !== undefined);
-    for (const group of groups) this.restartGroup(group, extraMs);
+    for (const group of groups) this.restartGroup(group, extraMsOf(group.groupId));
   }
 
   private restartGroup(group: ShareGroup, extraMs = 0): void {
