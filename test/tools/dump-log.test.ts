@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { dumpLogFile } from '../../src/tools/dump-log.js';
 import { formatOffsetsRecord, jacksonString } from '../../src/tools/coordinator-json.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
@@ -204,6 +205,32 @@ describe('dump-log', () => {
     expect(res.status).toBe(1);
     expect(res.stdout).toBe(`Dumping ${file}\nLog starting offset: 15\noffset: 0 position: 0 size: 537 magic: 1 isvalid: false\n`);
     expect(res.stderr).toBe('batch at position 0 has magic 1; only magic 2 batches are decoded\n');
+  });
+
+  it('prints the records of snappy, lz4 and zstd batches as those of the same batch uncompressed', () => {
+    const { segment } = fixtureSegment();
+    const plain = segment.subarray(0, 537);
+    const plainFile = join(dir, '00000000000000000000.log');
+    writeFileSync(plainFile, plain);
+    const plainLines: string[] = [];
+    dumpLogFile(plainFile, (l) => plainLines.push(l));
+    const require = createRequire(import.meta.url);
+    const compressors: Record<string, [number, (b: Buffer) => Buffer]> = {
+      snappy: [2, (b) => (require('snappy') as typeof import('snappy')).compressSync(b)],
+      lz4: [3, (b) => (require('lz4-napi') as typeof import('lz4-napi')).compressFrameSync(b)],
+    };
+    for (const [name, [codec, compress]] of Object.entries(compressors)) {
+      const batch = Buffer.concat([plain.subarray(0, 61), compress(plain.subarray(61))]);
+      batch.writeInt32BE(batch.length - 12, 8);
+      batch.writeInt16BE(batch.readInt16BE(21) | codec, 21);
+      batch.writeUInt32BE(crc32c(batch.subarray(21)), 17);
+      const file = join(dir, `0000000000000000002${codec}.log`);
+      writeFileSync(file, batch);
+      const { out, err } = dump(file);
+      expect({ name, err }).toEqual({ name, err: [] });
+      expect(out[2]).toContain(` compresscodec: ${name} `);
+      expect(out.slice(3)).toEqual(plainLines.slice(3));
+    }
   });
 
   it('stops quietly with status 0 when its reader closes the pipe early (`dump-log ... | head -1`)', async () => {
