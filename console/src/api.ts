@@ -82,7 +82,7 @@ export async function followEvents(onChange: (notice: ChangeNotice) => void, onL
       if (!res.ok || !res.body) throw new Error(`GET /events: HTTP ${res.status}`);
       onLive(true);
       // Anything may have changed while disconnected.
-      onChange({ groups: [], overview: true, faults: true, clock: true });
+      onChange({ groups: [], overview: true, faults: true, clock: true, transactions: true });
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
       for (;;) {

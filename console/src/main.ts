@@ -1,6 +1,7 @@
 /**
- * The web console of kafka-mock-coordinator: hash routes (`#/`, `#/groups/<id>`, `#/faults`), each
- * page refetching what it shows when the server's event stream says it changed.
+ * The web console of kafka-mock-coordinator: hash routes (`#/`, `#/groups/<id>`, `#/transactions`,
+ * `#/transactions/<id>`, `#/faults`), each page refetching what it shows when the server's event
+ * stream says it changed.
  */
 import { followEvents, NeedsToken, setToken, type ChangeNotice } from './api.js';
 import { fill, h } from './dom.js';
@@ -8,6 +9,7 @@ import { faultsPage } from './faults-page.js';
 import { groupPage } from './group-page.js';
 import { overviewPage } from './overview-page.js';
 import type { Page } from './page.js';
+import { transactionPage, transactionsPage } from './transactions-page.js';
 import './style.css';
 
 const main = document.getElementById('main')!;
@@ -110,8 +112,12 @@ function decodedHash(): string {
 function route(): void {
   page?.dispose?.();
   const hash = decodedHash() || '/';
-  for (const a of document.querySelectorAll('nav a')) a.classList.toggle('current', a.getAttribute('href') === `#${hash === '/' ? '/' : hash}`);
+  // One transaction's page is under Transactions in the menu.
+  const section = hash.startsWith('/transactions/') ? '/transactions' : hash;
+  for (const a of document.querySelectorAll('nav a')) a.classList.toggle('current', a.getAttribute('href') === `#${section}`);
   if (hash.startsWith('/groups/')) page = groupPage(main, hash.slice('/groups/'.length));
+  else if (hash.startsWith('/transactions/')) page = transactionPage(main, hash.slice('/transactions/'.length));
+  else if (hash === '/transactions') page = transactionsPage(main);
   else if (hash === '/faults') page = faultsPage(main);
   else page = overviewPage(main);
   void refresh();

@@ -49,6 +49,13 @@ const MAX_EVENT_LIST = 50;
 /** What `kmc_offset_commits_total` counts: requests of these answered without an error. */
 const COMMIT_APIS = new Set(['OffsetCommit', 'TxnOffsetCommit']);
 const LEAVING_APIS = new Set(['LeaveGroup', 'ConsumerGroupHeartbeat', 'ShareGroupHeartbeat']);
+/**
+ * Requests after which the transaction coordinator is looked at soon (`transactions` in the
+ * notice), as after a request naming a group. What changes without one (markers written after
+ * EndTxn is answered, a timed-out transaction aborted, Produce v12's implicit adds) shows at the
+ * next periodic look.
+ */
+const TRANSACTION_APIS = new Set(['InitProducerId', 'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn']);
 
 interface MemberSig {
   clientId: string;
@@ -128,6 +135,8 @@ export class GroupWatch {
   private readonly sampleTimer: NodeJS.Timeout | null;
   private readonly stopListening: () => void;
   private overviewSig = '';
+  /** The transaction coordinator's `changeCount` at the last notice. */
+  private transactionsSeen: number;
   private faultsChanged = false;
   private closed = false;
   /** The periodic look (`sample`) running, if one is. */
@@ -143,6 +152,7 @@ export class GroupWatch {
   private started = false;
 
   constructor(private readonly options: GroupWatchOptions) {
+    this.transactionsSeen = options.broker.transactions.changeCount;
     this.stopListening = options.faults.onRequestDone((entry) => this.onRequest(entry));
     const every = options.sampleIntervalMs ?? 1000;
     this.sampleTimer = every > 0 ? setInterval(() => void this.sample(), every) : null;
@@ -223,7 +233,7 @@ export class GroupWatch {
   private onRequest(entry: Readonly<RequestLogEntry>): void {
     if (entry.faults.length > 0) this.faultsChanged = true;
     if (entry.groups.length === 0) {
-      if (entry.faults.length > 0) this.scheduleFlush();
+      if (entry.faults.length > 0 || TRANSACTION_APIS.has(entry.api)) this.scheduleFlush();
       return;
     }
     for (const groupId of entry.groups) {
@@ -339,8 +349,11 @@ export class GroupWatch {
     const faults = this.faultsChanged || this.touches.faults;
     const clock = this.touches.clock;
     this.faultsChanged = this.touches.faults = this.touches.clock = false;
-    if (!overview && !faults && !clock) return;
-    const notice: ChangeNotice = { groups, overview, faults, clock };
+    const transactionsNow = this.options.broker.transactions.changeCount;
+    const transactions = transactionsNow !== this.transactionsSeen;
+    this.transactionsSeen = transactionsNow;
+    if (!overview && !faults && !clock && !transactions) return;
+    const notice: ChangeNotice = { groups, overview, faults, clock, transactions };
     for (const listener of this.listeners) listener(notice);
   }
 

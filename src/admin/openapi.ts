@@ -185,7 +185,7 @@ export const OPENAPI_DOCUMENT = {
     '/events': {
       get: {
         operationId: 'events',
-        summary: 'Server-sent events: a `change` event (JSON {groups: [ids], overview, faults, clock}) after each change the server sees; the console refetches what it shows',
+        summary: 'Server-sent events: a `change` event (JSON {groups: [ids], overview, faults, clock, transactions}) after each change the server sees; the console refetches what it shows',
         responses: { '200': { description: 'An endless text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
       },
     },

@@ -234,4 +234,6 @@ export interface ChangeNotice {
   overview: boolean;
   faults: boolean;
   clock: boolean;
+  /** A transactional id's metadata changed (`GET /transactions`): begun, ended, fenced, expired. */
+  transactions: boolean;
 }

@@ -103,6 +103,8 @@ export class TransactionCoordinator implements TransactionVerifier {
   private stopping = false;
   /** Pending waits between marker rounds, ended early by `shutdown`. */
   private readonly retryWaits = new Set<{ timer: Timer; wake: () => void }>();
+  /** Moves whenever an id's metadata does (written, loaded, expired): what the admin API's watch compares. */
+  private changes = 0;
 
   constructor(private readonly o: TransactionCoordinatorOptions) {}
 
@@ -128,6 +130,7 @@ export class TransactionCoordinator implements TransactionVerifier {
       if (fields.nextProducerId >= 0n) this.o.producerIds.observe(fields.nextProducerId);
       this.txns.set(transactionalId, new TxnMetadata(transactionalId, fields));
     });
+    this.changes++;
     for (const txn of this.txns.values()) {
       if (txn.state === TxnState.PREPARE_COMMIT || txn.state === TxnState.PREPARE_ABORT) this.sendMarkers(txn);
     }
@@ -443,6 +446,7 @@ export class TransactionCoordinator implements TransactionVerifier {
         this.o.log.append(txn.transactionalId, null).then(
           () => {
             this.txns.delete(txn.transactionalId);
+            this.changes++;
             return txn.transactionalId;
           },
           (err: unknown) => {
@@ -462,6 +466,11 @@ export class TransactionCoordinator implements TransactionVerifier {
   get(transactionalId: string): TxnMetadata | undefined {
     const txn = this.txns.get(transactionalId);
     return txn && txn.state !== TxnState.DEAD ? txn : undefined;
+  }
+
+  /** A count that moves with every change of any id's metadata (not of its pending transition). */
+  get changeCount(): number {
+    return this.changes;
   }
 
   /** Every id's metadata (Dead ones excluded), in insertion order. */
@@ -487,6 +496,7 @@ export class TransactionCoordinator implements TransactionVerifier {
       return appendErrorCode(err);
     }
     txn.completeTransition(next);
+    this.changes++;
     return ErrorCode.NONE;
   }
 }

@@ -14,6 +14,7 @@ import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
 import { SHARE_TEST_CONFIG } from '../support/share-group.js';
 import { hb } from '../support/kip848-group.js';
+import { initProducer } from '../support/raw-transactions.js';
 
 const GROUP = 'watch-group';
 const SESSION_MS = 10_000;
@@ -57,7 +58,7 @@ describe('GroupWatch', () => {
       { kind: 'seen', state: 'Stable', generation: 1, members: 1, clientIds: ['watch-a'] },
       { kind: 'rebalance', generation: 1, cause: 'join', members: 1, detail: '1 joined' },
     ]);
-    expect(notices.at(-1)).toEqual({ groups: [GROUP], overview: true, faults: false, clock: false });
+    expect(notices.at(-1)).toEqual({ groups: [GROUP], overview: true, faults: false, clock: false, transactions: false });
 
     // b joins: a must rejoin, and generation 2 has both.
     const joiningB = b.send(11, 5, join('b'), 'watch-b');
@@ -99,6 +100,23 @@ describe('GroupWatch', () => {
     ]);
     a.close();
     b.close();
+  });
+
+  it("says when a transactional id changed (the console's Transactions page refreshes on it), and only then", async () => {
+    const raw = await RawClient.connect(server.port);
+    try {
+      await watch.touched({});
+      const before = notices.length;
+      const { producerId } = await initProducer(raw, 'watch-txn');
+      expect(producerId).toBeGreaterThanOrEqual(0n);
+      await watch.touched({});
+      expect(notices.slice(before)).toEqual([{ groups: [], overview: false, faults: false, clock: false, transactions: true }]);
+      // Nothing changed since: no notice at all.
+      await watch.touched({});
+      expect(notices.length).toBe(before + 1);
+    } finally {
+      raw.close();
+    }
   });
 
   it('names a leave whose records are still being written as a leave (the periodic look can fall between the two)', async () => {

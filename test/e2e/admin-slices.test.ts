@@ -119,7 +119,7 @@ describe('admin API answers about every group, in slices', () => {
     order.push('ApiVersions');
     await touched;
     expect(order.slice(4)).toEqual(['ApiVersions', 'touched']);
-    expect(notices).toEqual([{ groups: [], overview: false, faults: true, clock: false }]);
+    expect(notices).toEqual([{ groups: [], overview: false, faults: true, clock: false, transactions: false }]);
   });
 
   it('GET /metrics with a topic of 9,000 partitions writes its per-partition series in slices: a Kafka request sent meanwhile is answered mid-series', async () => {

@@ -262,6 +262,58 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     }
   });
 
+  it('lists a kafkajs transaction while it is open (its partitions, the offsets it sent) and follows its commit live', async () => {
+    const txServer = await startTestServer({ adminPort: 0 });
+    const kafka = kafkaClient(txServer.bootstrap, 'console-txn-producer');
+    const txProducer = kafka.producer({ transactionalId: 'console-txn', idempotent: true, maxInFlightRequests: 1, transactionTimeout: 45_000 });
+    try {
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({ topics: [{ topic: 'console-txn-topic', numPartitions: 2 }] });
+      await admin.disconnect();
+      await txProducer.connect();
+      const txn = await txProducer.transaction();
+      await txn.send({ topic: 'console-txn-topic', messages: [{ value: 'a', partition: 1 }, { value: 'b', partition: 1 }] });
+      await txn.sendOffsets({ consumerGroupId: 'console-txn-group', topics: [{ topic: 'console-txn-topic', partitions: [{ partition: 0, offset: '7' }] }] });
+      const { producerId, producerEpoch } = txServer.broker.transactions.get('console-txn')!;
+
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const pageErrors: string[] = [];
+      page.on('pageerror', (err) => pageErrors.push(err.message));
+      await page.goto(`${txServer.admin!.url}/#/transactions`);
+      await page.locator('#transactions').getByText('Ongoing').waitFor({ timeout: UI_TIMEOUT });
+      await page.locator('#live:not(.off)').waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.locator('nav a.current').innerText()).toBe('Transactions');
+      // "console-txn-group".hashCode() is 1508252774: 1508252774 % 50 (offsets.topic.num.partitions) = 24.
+      const [row] = await rows(page, 'transactions');
+      expect(row).toEqual([
+        'console-txn', 'Ongoing', String(producerId), String(producerEpoch), '45000', expect.stringMatching(/^\d{4}-\d\d-\d\d /), expect.stringMatching(/^\d{4}-\d\d-\d\d /), '1',
+        '__consumer_offsets [24]; console-txn-topic [1]',
+      ]);
+
+      await page.locator('#transactions').getByRole('link', { name: 'console-txn' }).click();
+      await page.locator('#transaction-offsets').waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.locator('#transaction-header').innerText()).toMatch(new RegExp(`^Ongoing · producer id ${producerId} · epoch ${producerEpoch} · timeout 45000 ms · `));
+      expect(await rows(page, 'transaction-partitions')).toEqual([['__consumer_offsets', '24'], ['console-txn-topic', '1']]);
+      expect(await rows(page, 'transaction-offsets')).toEqual([['console-txn-group', 'console-txn-topic', '0', '7', '-']]);
+      await page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });
+
+      // Committed: the page follows without a reload (the change notice), the offsets no longer pending.
+      await txn.commit();
+      await page.locator('#transaction-header').getByText(/^CompleteCommit · /).waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.locator('#transaction-partitions').innerText()).toBe('none');
+      expect(await page.locator('#transaction-offsets').innerText()).toBe('none');
+      await page.locator('nav').getByText('Transactions').click();
+      await page.locator('#transactions').getByText('CompleteCommit').waitFor({ timeout: UI_TIMEOUT });
+      expect((await rows(page, 'transactions')).map((r) => [r[0], r[1], r[8]])).toEqual([['console-txn', 'CompleteCommit', 'none']]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    } finally {
+      await txProducer.disconnect().catch(() => {});
+      await txServer.stop();
+    }
+  });
+
   it('shows which members of a consumer group are classic (JoinGroup inside a KIP-848 group) and which heartbeat', async () => {
     const mixed = await startTestServer({ adminPort: 0, config: KIP848_CONFIG });
     const raw = await RawClient.connect(mixed.port);
