@@ -204,7 +204,7 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
   });
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });
-  app.get('/transactions', async () => ({ transactions: listTransactions(broker) }));
+  app.get('/transactions', async () => ({ transactions: await listTransactions(broker) }));
   transactionRoute(app, '', (transactionalId, reply) => describeTransaction(broker, transactionalId) ?? sendError(reply, 404, `unknown transactional id "${transactionalId}"`));
   app.get('/clock', async () => clockView());
   app.post('/clock/advance', async (req, reply) => {

@@ -7,6 +7,7 @@
 import type { Broker } from '../broker.js';
 import type { TxnMetadata } from '../transactions/transaction-metadata.js';
 import { txnStateName } from '../transactions/transaction-state.js';
+import { nextTurn, sliceBudgetSpent, Slicer } from '../util/slices.js';
 import type { PendingOffsetView, TransactionDescription, TransactionSummary } from './views.js';
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -28,9 +29,23 @@ function summary(broker: Broker, txn: TxnMetadata): TransactionSummary {
   };
 }
 
-/** Every transactional id the coordinator knows, by id. */
-export function listTransactions(broker: Broker): TransactionSummary[] {
-  return broker.transactions.all().map((t) => summary(broker, t)).sort((a, b) => byName(a.transactionalId, b.transactionalId));
+/** Transactions summarized per turn of the event loop at most (or the turn's SLICE_BUDGET_MS). */
+const TRANSACTIONS_PER_SLICE = 500;
+
+/**
+ * Every transactional id the coordinator knows, by id: summarized in slices, other connections
+ * served in between (50,000 ids held the Kafka port ~180 ms in one turn, and the console's
+ * Transactions page asks again after each change); an id expired meanwhile is left out.
+ */
+export async function listTransactions(broker: Broker): Promise<TransactionSummary[]> {
+  const out: TransactionSummary[] = [];
+  const slicer = new Slicer(TRANSACTIONS_PER_SLICE);
+  for (const txn of broker.transactions.all()) {
+    await slicer.next();
+    if (broker.transactions.get(txn.transactionalId) === txn) out.push(summary(broker, txn));
+  }
+  while (sliceBudgetSpent()) await nextTurn();
+  return out.sort((a, b) => byName(a.transactionalId, b.transactionalId));
 }
 
 /** One transactional id with its pending offsets; null when unknown. */

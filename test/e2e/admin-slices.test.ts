@@ -1,6 +1,7 @@
 /**
  * The admin API's answers about every group do not stall the Kafka port (issue #16 item 5): with
- * thousands of groups, `GET /metrics`, `/groups` and `/overview` are built in slices, so a Kafka
+ * thousands of groups, `GET /metrics`, `/groups` and `/overview` are built in slices (and
+ * `/transactions` with thousands of transactional ids), so a Kafka
  * request sent once the building began is answered before the HTTP answer arrives (order of events,
  * never time). And the per-group series `/metrics` now writes itself keep prom-client's text exactly.
  */
@@ -11,6 +12,7 @@ import { commitWholeGroup, createTopics, offsetCommit, topic, watchCall } from '
 import { until } from '../support/until.js';
 import { countTurns } from '../support/turns.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { defaultInitProducerIdRequest } from '../../src/protocol/messages/InitProducerIdRequest.js';
 import type { ServerHandle } from '../../src/index.js';
 import { GroupWatch, type ChangeNotice } from '../../src/admin/group-watch.js';
 
@@ -120,6 +122,30 @@ describe('admin API answers about every group, in slices', () => {
     await touched;
     expect(order.slice(4)).toEqual(['ApiVersions', 'touched']);
     expect(notices).toEqual([{ groups: [], overview: false, faults: true, clock: false, transactions: false }]);
+  });
+
+  it('GET /transactions with 3,000 transactional ids summarizes them in slices: a Kafka request sent meanwhile is answered mid-list', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => RawClient.connect(server.port)));
+    cleanups.push(() => clients.forEach((c) => c.close()));
+    const IDS = 3000;
+    await Promise.all(clients.map(async (client, c) => {
+      for (let i = c; i < IDS; i += CLIENTS) {
+        const res = await client.send(22, 4, { ...defaultInitProducerIdRequest(), transactionalId: `txn-${i}`, transactionTimeoutMs: 60_000 });
+        expect(res.errorCode).toBe(ErrorCode.NONE);
+      }
+    }));
+    // Each id is looked up again as its slice comes (expired meanwhile: left out).
+    const lookups = watchCall(server.broker.transactions, 'get');
+    const listed = fetch(`${server.admin!.url}/transactions`).then(async (res) => (await res.json()) as { transactions: Array<{ transactionalId: string; state: string }> });
+    while (lookups.calls === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect((await clients[0]!.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
+    const lookupsWhenAnswered = lookups.calls;
+    const { transactions } = await listed;
+    expect(lookupsWhenAnswered).toBeLessThan(IDS);
+    expect(transactions).toHaveLength(IDS);
+    // By id, as strings sort.
+    expect(transactions.slice(0, 3).map((t) => [t.transactionalId, t.state])).toEqual([['txn-0', 'Empty'], ['txn-1', 'Empty'], ['txn-10', 'Empty']]);
   });
 
   it('GET /metrics with a topic of 9,000 partitions writes its per-partition series in slices: a Kafka request sent meanwhile is answered mid-series', async () => {
