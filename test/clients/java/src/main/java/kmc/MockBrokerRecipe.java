@@ -1,0 +1,58 @@
+package kmc;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The README's JVM recipe, run as a test would: {@link MockBroker} starts the server
+ * ({@code node <cli>}), the clients use its bootstrap address, a fault rule added through its admin
+ * API fails the first OffsetCommit (the consumer's commitSync retries it), and close stops it.
+ * Args: path to the server's cli.cjs.
+ */
+public final class MockBrokerRecipe {
+  public static void main(String[] args) throws Exception {
+    String cli = args[0], topic = "recipe-topic";
+    try (MockBroker broker = new MockBroker("node", cli)) {
+      Common.emit("started", Map.of("bootstrap", broker.bootstrap, "admin", broker.admin));
+      try (Admin admin = Common.admin(broker.bootstrap, "recipe-admin")) {
+        Common.createTopic(admin, topic, 1);
+      }
+      Common.produce(broker.bootstrap, "recipe-producer", topic, 1, 3);
+
+      HttpClient http = HttpClient.newHttpClient();
+      String rule = "{\"match\":{\"api\":\"OffsetCommit\",\"group\":\"recipe-group\"},\"action\":{\"type\":\"error\",\"error\":\"COORDINATOR_NOT_AVAILABLE\"}}";
+      HttpResponse<String> added = http.send(
+          HttpRequest.newBuilder(URI.create(broker.admin + "/faults")).header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(rule)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      Matcher id = Pattern.compile("\"id\":\"([^\"]+)\"").matcher(added.body());
+      if (added.statusCode() != 201 || !id.find()) throw new IllegalStateException("POST /faults: " + added.statusCode() + " " + added.body());
+
+      Map<String, Object> result = new LinkedHashMap<>();
+      try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Common.consumerProps(broker.bootstrap, "recipe-consumer", "recipe-group", "consumer"))) {
+        consumer.subscribe(List.of(topic));
+        List<ConsumerRecord<String, String>> records = Common.pollUntil(consumer, 3, 60_000);
+        consumer.commitSync();
+        result.put("consumed", records.size());
+        result.put("committed", Common.committed(consumer, Set.of(new TopicPartition(topic, 0))));
+      }
+      String fired = http.send(HttpRequest.newBuilder(URI.create(broker.admin + "/faults/" + id.group(1))).build(), HttpResponse.BodyHandlers.ofString()).body();
+      Matcher count = Pattern.compile("\"fired\":(\\d+)").matcher(fired);
+      result.put("ruleFired", count.find() ? Integer.parseInt(count.group(1)) : -1);
+      Common.emit("consumed", result);
+    }
+    // close() waited for the server: no child of this JVM is left.
+    Common.emit("closed", Map.of("childrenLeft", ProcessHandle.current().children().count()));
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * The README's recipe for a JVM test suite (test/clients/java/MockBroker.java): a Java program starts
+ * the built server itself as a child process (`node dist/cli.cjs --in-memory --port 0 --admin-port 0
+ * --stop-when-stdin-closes`), reads the ready line's bootstrap address and admin URL, consumes with
+ * kafka-clients 4.3.1 through a fault rule it added over the admin API, and stops the server on close.
+ * Skipped (test/support/provision.ts says why) without java and mvn.
+ */
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { expectOk, javaClasspath, runJava } from '../support/java.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
+
+it.skipIf(javaClasspath === null)('MockBroker starts the server for a JVM suite, which consumes through a fault rule; close stops it', async () => {
+  const run = expectOk(await runJava(javaClasspath!, 'MockBrokerRecipe', [CLI]));
+  const ev = Object.fromEntries(run.events.map((e) => [e['event'] as string, e]));
+  expect(ev['started']).toEqual({ event: 'started', bootstrap: expect.stringMatching(/^localhost:\d+$/), admin: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+  // The first OffsetCommit was answered COORDINATOR_NOT_AVAILABLE; commitSync found the coordinator again and committed.
+  expect(ev['consumed']).toEqual({ event: 'consumed', consumed: 3, committed: { '0': 3 }, ruleFired: 1 });
+  expect(ev['closed']).toEqual({ event: 'closed', childrenLeft: 0 });
+});
