@@ -6,6 +6,7 @@ import { ANY_BROKER, byTransactionCoordinator } from './shapes/routing.js';
 import { brokerIdOf } from './types.js';
 import { fencedForVersion } from './shapes/txn-errors.js';
 import type { TxnPartition } from '../transactions/transaction-metadata.js';
+import { isInternalTopic } from '../topics/topic-name.js';
 
 /** From v4 a request batches transactions (KIP-890: sent by brokers, with `verifyOnly`). */
 const BATCHED_VERSION = 4;
@@ -18,8 +19,10 @@ const PRODUCER_FENCED_VERSION = 2;
  * AddPartitionsToTxn (key 24, v0-5), as Kafka's `KafkaApis.handleAddPartitionsToTxnRequest` and
  * `TransactionCoordinator.handleAddPartitionsToTransaction`:
  * - v0-3 (transaction version 1 clients: kafkajs, librdkafka): one transaction; partitions of
- *   unknown topics (or beyond the partition count) answer UNKNOWN_TOPIC_OR_PARTITION and every other
- *   partition OPERATION_NOT_ATTEMPTED; otherwise the coordinator's error on every partition:
+ *   internal topics (`__consumer_offsets`, `__transaction_state`, `__share_group_state`: Kafka leaves
+ *   them out of the topics a client may write, whatever its ACLs) answer TOPIC_AUTHORIZATION_FAILED,
+ *   partitions of unknown topics (or beyond the partition count) UNKNOWN_TOPIC_OR_PARTITION, and
+ *   every other partition then OPERATION_NOT_ATTEMPTED; otherwise the coordinator's error on every partition:
  *   INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH below v2),
  *   CONCURRENT_TRANSACTIONS, INVALID_REQUEST for an empty id. Routed to the id's coordinator.
  * - v4-5 (sent by partition leaders): per transaction, the same answer for unknown partitions;
@@ -48,8 +51,8 @@ export const api: ApiDefinition<AddPartitionsToTxnRequest, AddPartitionsToTxnRes
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction, resultsByTopicV3AndBelow: [] };
     }
     const res = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: [] };
-    const unknown = unknownTopicResults(req.v3AndBelowTopics, ctx);
-    if (unknown) return { ...res, resultsByTopicV3AndBelow: unknown };
+    const refused = refusedPartitionResults(req.v3AndBelowTopics, ctx, true);
+    if (refused) return { ...res, resultsByTopicV3AndBelow: refused };
     const errorCode = await ctx.broker.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, partitionsOf(req.v3AndBelowTopics), 0);
     const answered = fencedForVersion(errorCode, ctx.apiVersion, PRODUCER_FENCED_VERSION);
     return { ...res, resultsByTopicV3AndBelow: topicResults(req.v3AndBelowTopics, () => answered) };
@@ -59,7 +62,7 @@ export const api: ApiDefinition<AddPartitionsToTxnRequest, AddPartitionsToTxnRes
 /** One transaction of a v4+ request: verified or added, or NOT_COORDINATOR when another broker coordinates it. */
 async function handleBatched(t: AddPartitionsToTxnTransaction, ctx: RequestContext): Promise<AddPartitionsToTxnTopicResult[]> {
   const { broker } = ctx;
-  const unknown = unknownTopicResults(t.topics, ctx);
+  const unknown = refusedPartitionResults(t.topics, ctx, false);
   if (unknown) return unknown;
   if (t.transactionalId !== '' && broker.cluster.transactionCoordinatorOf(t.transactionalId) !== brokerIdOf(ctx)) return topicResults(t.topics, () => ErrorCode.NOT_COORDINATOR);
   const partitions = partitionsOf(t.topics);
@@ -77,17 +80,23 @@ function partitionsOf(topics: readonly AddPartitionsToTxnTopic[]): TxnPartition[
 }
 
 /**
- * When some partitions do not exist (`KafkaApis`' per-transaction check, before the coordinator):
- * UNKNOWN_TOPIC_OR_PARTITION on them and OPERATION_NOT_ATTEMPTED on the others; else null.
+ * When some partitions cannot be added (`KafkaApis`' per-transaction check, before the coordinator):
+ * with `fromClient` (v0-3), TOPIC_AUTHORIZATION_FAILED on those of internal topics (Kafka filters
+ * them out before authorizing the rest); UNKNOWN_TOPIC_OR_PARTITION on those that do not exist;
+ * OPERATION_NOT_ATTEMPTED on the others. Null when every partition can be added.
  */
-function unknownTopicResults(topics: readonly AddPartitionsToTxnTopic[], ctx: RequestContext): AddPartitionsToTxnTopicResult[] | null {
-  const unknown = new Set<string>();
+function refusedPartitionResults(topics: readonly AddPartitionsToTxnTopic[], ctx: RequestContext, fromClient: boolean): AddPartitionsToTxnTopicResult[] | null {
+  const refused = new Map<string, number>();
   for (const t of topics) {
+    const internal = fromClient && isInternalTopic(t.name);
     const count = ctx.broker.topics.get(t.name)?.partitionCount ?? 0;
-    for (const p of t.partitions) if (p < 0 || p >= count) unknown.add(`${t.name}\u0000${p}`);
+    for (const p of t.partitions) {
+      if (internal) refused.set(`${t.name}\u0000${p}`, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      else if (p < 0 || p >= count) refused.set(`${t.name}\u0000${p}`, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    }
   }
-  if (unknown.size === 0) return null;
-  return topicResults(topics, (topic, p) => (unknown.has(`${topic}\u0000${p}`) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
+  if (refused.size === 0) return null;
+  return topicResults(topics, (topic, p) => refused.get(`${topic}\u0000${p}`) ?? ErrorCode.OPERATION_NOT_ATTEMPTED);
 }
 
 function topicResults(topics: readonly AddPartitionsToTxnTopic[], code: (topic: string, partition: number) => number): AddPartitionsToTxnTopicResult[] {

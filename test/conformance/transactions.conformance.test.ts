@@ -105,6 +105,10 @@ describe('AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn', () => {
     const add = async (label: string, version: number, producerId: bigint, producerEpoch: number, topics: Array<{ name: string; partitions: number[] }>) =>
       s.record(label, (await s.send(24, version, addV3(id, producerId, producerEpoch, topics))).resultsByTopicV3AndBelow);
     await add('unknown topic and partition', 3, pid, epoch, [{ name: topic, partitions: [0, 7] }, { name: s.name('tx-missing'), partitions: [0] }]);
+    await add('internal topics (refused whatever the ACLs), beside an unknown and a known partition', 3, pid, epoch, [
+      { name: '__transaction_state', partitions: [0] }, { name: '__consumer_offsets', partitions: [1] }, { name: topic, partitions: [0, 7] },
+    ]);
+    await add('internal topic (v1)', 1, pid, epoch, [{ name: '__consumer_offsets', partitions: [0] }]);
     await add('another producer id', 3, pid + 1000n, epoch, [{ name: topic, partitions: [0] }]);
     await add('an old epoch (v3)', 3, pid, epoch + 1, [{ name: topic, partitions: [0] }]);
     await add('an old epoch (v1)', 1, pid, epoch + 1, [{ name: topic, partitions: [0] }]);
