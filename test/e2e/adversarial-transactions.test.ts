@@ -3,10 +3,13 @@
  * then a ListTransactions v2 with a pattern: other connections are served while the ids are
  * matched (the matching yields between slices; it held the event loop for the whole list).
  * The server runs in this process, so the order of answers counts turns of the event loop, not time.
+ * And a COMMIT marker a client writes into `__transaction_state` itself: the next start loads past it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
 import { startClosableServer } from '../support/server.js';
+import { initProducer, markerError, writeMarker } from '../support/raw-transactions.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 
 describe('transactions from a hostile client', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -44,5 +47,24 @@ describe('transactions from a hostile client', () => {
     // The same pattern still matches whole ids.
     const some = await lister.send(66, 2, { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: 'long-1[0-9]-y+' });
     expect(some.transactionStates.map((t) => t.transactionalId.slice(0, 8)).sort()).toEqual(Array.from({ length: 10 }, (_, k) => `long-1${k}-`));
+  }, 60_000);
+
+  it('a WriteTxnMarkers naming __transaction_state partitions: accepted as Kafka 4.3.1 does, and the next start loads past the markers', async () => {
+    const first = await startClosableServer(cleanups, {}, 'kmc-adv-txn-');
+    const raw = await RawClient.connect(first.server.port);
+    cleanups.push(() => void raw.socket.destroy());
+    const before = await initProducer(raw, 'kept-id');
+    const answer = await writeMarker(raw, { producerId: 7n, producerEpoch: 0, commit: true }, [{ topic: '__transaction_state', partitions: [0, 1] }]);
+    expect(answer.markers[0]!.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.NONE, ErrorCode.NONE]);
+    expect(markerError(await writeMarker(raw, { producerId: 8n, producerEpoch: 0, commit: false }, [{ topic: '__transaction_state', partitions: [1] }]))).toBe(ErrorCode.NONE);
+    raw.socket.destroy();
+    await first.close();
+
+    const again = await startClosableServer(cleanups, { dataDir: first.dataDir });
+    const after = await RawClient.connect(again.server.port);
+    cleanups.push(() => void after.socket.destroy());
+    // The id written before the markers was loaded: its epoch is bumped, its producer id kept.
+    expect(await initProducer(after, 'kept-id')).toEqual({ producerId: before.producerId, producerEpoch: before.producerEpoch + 1 });
+    expect((await initProducer(after, 'new-id')).producerEpoch).toBe(0);
   }, 60_000);
 });
