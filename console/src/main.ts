@@ -83,6 +83,8 @@ async function refresh(live = false): Promise<void> {
       wait = true;
       lastRefreshAt = Date.now();
       await page?.refresh();
+      // A page that refills only part of itself would keep the last failure's message.
+      for (const stale of main.querySelectorAll(':scope > p.load-error')) stale.remove();
     } while (again);
     tokenOnTrial = false;
     main.hidden = false;
@@ -92,7 +94,8 @@ async function refresh(live = false): Promise<void> {
       tokenOnTrial = false;
       askForToken();
     } else {
-      main.prepend(h('p', { class: 'error' }, `Could not load: ${(err as Error).message}`));
+      for (const stale of main.querySelectorAll(':scope > p.load-error')) stale.remove();
+      main.prepend(h('p', { class: 'error load-error' }, `Could not load: ${(err as Error).message}`));
     }
   } finally {
     refreshing = false;

@@ -137,6 +137,8 @@ export class GroupWatch {
   private overviewSig = '';
   /** The transaction coordinator's `changeCount` at the last notice. */
   private transactionsSeen: number;
+  /** A TxnOffsetCommit was answered since the last notice: a transaction's pending offsets moved (not its metadata). */
+  private pendingOffsetsMoved = false;
   private faultsChanged = false;
   private closed = false;
   /** The periodic look (`sample`) running, if one is. */
@@ -236,6 +238,7 @@ export class GroupWatch {
       if (entry.faults.length > 0 || TRANSACTION_APIS.has(entry.api)) this.scheduleFlush();
       return;
     }
+    if (entry.api === 'TxnOffsetCommit' && entry.outcome === 'response') this.pendingOffsetsMoved = true;
     for (const groupId of entry.groups) {
       let activity = this.dirty.get(groupId);
       if (!activity) this.dirty.set(groupId, (activity = { commits: 0, lastCommitError: null, lastCommitMemberId: null, lastCommitClientId: '', committers: new Set(), leaving: new Set() }));
@@ -350,8 +353,9 @@ export class GroupWatch {
     const clock = this.touches.clock;
     this.faultsChanged = this.touches.faults = this.touches.clock = false;
     const transactionsNow = this.options.broker.transactions.changeCount;
-    const transactions = transactionsNow !== this.transactionsSeen;
+    const transactions = transactionsNow !== this.transactionsSeen || this.pendingOffsetsMoved;
     this.transactionsSeen = transactionsNow;
+    this.pendingOffsetsMoved = false;
     if (!overview && !faults && !clock && !transactions) return;
     const notice: ChangeNotice = { groups, overview, faults, clock, transactions };
     for (const listener of this.listeners) listener(notice);

@@ -234,6 +234,6 @@ export interface ChangeNotice {
   overview: boolean;
   faults: boolean;
   clock: boolean;
-  /** A transactional id's metadata changed (`GET /transactions`): begun, ended, fenced, expired. */
+  /** A transactional id's metadata changed (`GET /transactions`: begun, ended, fenced, expired), or the offsets a transaction sent (TxnOffsetCommit). */
   transactions: boolean;
 }

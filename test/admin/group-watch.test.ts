@@ -14,7 +14,7 @@ import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
 import { SHARE_TEST_CONFIG } from '../support/share-group.js';
 import { hb } from '../support/kip848-group.js';
-import { initProducer } from '../support/raw-transactions.js';
+import { createTopic, initProducer } from '../support/raw-transactions.js';
 
 const GROUP = 'watch-group';
 const SESSION_MS = 10_000;
@@ -114,6 +114,22 @@ describe('GroupWatch', () => {
       // Nothing changed since: no notice at all.
       await watch.touched({});
       expect(notices.length).toBe(before + 1);
+
+      // Offsets sent to a group in the transaction move what its page shows, not its metadata: each TxnOffsetCommit says so.
+      await createTopic(raw, 'watch-txn-topic');
+      const { producerId: pid, producerEpoch } = await initProducer(raw, 'watch-txn-offsets');
+      expect((await raw.send(25, 3, { transactionalId: 'watch-txn-offsets', producerId: pid, producerEpoch, groupId: 'watch-txn-group' })).errorCode).toBe(ErrorCode.NONE);
+      await watch.touched({});
+      const txnCommit = (offset: bigint) => raw.send(28, 3, {
+        transactionalId: 'watch-txn-offsets', groupId: 'watch-txn-group', producerId: pid, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+        topics: [{ name: 'watch-txn-topic', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      });
+      for (const offset of [5n, 9n]) {
+        const sent = notices.length;
+        expect((await txnCommit(offset)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+        await watch.touched({});
+        expect(notices.slice(sent).map((n) => n.transactions)).toEqual([true]);
+      }
     } finally {
       raw.close();
     }

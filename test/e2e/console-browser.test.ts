@@ -15,10 +15,10 @@ import { chromium as playwright, type Browser, type Page } from 'playwright-core
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { clients, REPO_ROOT } from '../support/clients.js';
 import { kafkaClient, waitFor } from '../support/kafkajs.js';
-import { startTestServer } from '../support/server.js';
+import { startTestServer, tempDataDir } from '../support/server.js';
 import { parsePrometheus } from '../support/prometheus.js';
 import { RawClient } from '../support/raw-client.js';
-import { createTopic } from '../support/raw-transactions.js';
+import { createTopic, initProducer } from '../support/raw-transactions.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { Writer, ZERO_UUID } from '../../src/protocol/primitives.js';
 import { shareGroupHolding, SHARE_TEST_CONFIG } from '../support/share-group.js';
@@ -311,6 +311,34 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     } finally {
       await txProducer.disconnect().catch(() => {});
       await txServer.stop();
+    }
+  });
+
+  it("drops a failed refresh's message once the server answers again (a page that refills only part of itself)", async () => {
+    const { dir, remove } = tempDataDir('kmc-console-restart-');
+    let up = await startTestServer({ adminPort: 0, dataDir: dir });
+    const adminPort = up.admin!.port;
+    try {
+      const raw = await RawClient.connect(up.port);
+      await initProducer(raw, 'console-restart-txn');
+      raw.socket.destroy();
+      const page = await browser.newPage();
+      await page.goto(`${up.admin!.url}/#/transactions/console-restart-txn`);
+      await page.locator('#transaction-header').getByText(/^Empty · /).waitFor({ timeout: UI_TIMEOUT });
+      await page.locator('#live:not(.off)').waitFor({ timeout: UI_TIMEOUT });
+      await up.stop();
+      // Opening another id's page while the server is down: its refresh fails.
+      await page.evaluate(() => (location.hash = '#/transactions/console-restart-other'));
+      await page.locator('main > p.error').getByText(/^Could not load: /).waitFor({ timeout: UI_TIMEOUT });
+      // The same admin port again, the same data: the event stream reconnects and the page refreshes.
+      up = await startTestServer({ adminPort, dataDir: dir });
+      await page.locator('#live:not(.off)').waitFor({ timeout: UI_TIMEOUT });
+      await page.getByText('No transactional id "console-restart-other" (yet, or expired).').waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.locator('main > p.error').count()).toBe(0);
+      await page.close();
+    } finally {
+      await up.stop().catch(() => {});
+      remove();
     }
   });
 
