@@ -152,8 +152,9 @@ export const OPENAPI_DOCUMENT = {
     '/transactions': {
       get: {
         operationId: 'listTransactions',
-        summary: 'Every transactional id the transaction coordinator knows: state, producer id and epoch, timeout, start, coordinator, partitions of the open transaction',
-        responses: { '200': json({ type: 'object', required: ['transactions'], properties: { transactions: { type: 'array', items: ref('Transaction') } } }, 'Transactions by id') },
+        summary: 'Every transactional id the transaction coordinator knows (the first `limit` by id when given): state, producer id and epoch, timeout, start, coordinator, partitions of the open transaction. Written a slice at a time as the client reads',
+        parameters: [{ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: 'At most this many ids, the first by id (the console asks for 1,000)' }],
+        responses: { '200': json({ type: 'object', required: ['transactions', 'total'], properties: { transactions: { type: 'array', items: ref('Transaction') }, total: { type: 'integer', description: 'Transactional ids known when the listing began (limit or not)' } } }, 'Transactions by id') },
       },
     },
     '/transactions/{transactionalId}': {

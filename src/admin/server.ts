@@ -8,7 +8,7 @@ import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, MAX_MANUAL_TIME_MS, type ServerClock } from '../util/manual-time.js';
 import { describeGroupInSlices, listGroupsInSlices } from './groups.js';
-import { describeTransaction, listTransactions } from './transactions.js';
+import { describeTransaction, listTransactionsJson } from './transactions.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { ADMIN_MAX_BODY_SIZE, ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
@@ -204,7 +204,10 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
   });
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });
-  app.get('/transactions', async () => ({ transactions: await listTransactions(broker) }));
+  app.get<{ Querystring: Record<string, string | string[] | undefined> }>('/transactions', async (req, reply) => {
+    const limit = queryInt(req.query['limit'], 'limit', 1, Number.MAX_SAFE_INTEGER);
+    return reply.type('application/json; charset=utf-8').send(listTransactionsJson(broker, limit));
+  });
   transactionRoute(app, '', (transactionalId, reply) => describeTransaction(broker, transactionalId) ?? sendError(reply, 404, `unknown transactional id "${transactionalId}"`));
   app.get('/clock', async () => clockView());
   app.post('/clock/advance', async (req, reply) => {

@@ -124,7 +124,7 @@ describe('admin API answers about every group, in slices', () => {
     expect(notices).toEqual([{ groups: [], overview: false, faults: true, clock: false, transactions: false }]);
   });
 
-  it('GET /transactions with 3,000 transactional ids summarizes them in slices: a Kafka request sent meanwhile is answered mid-list', async () => {
+  it('GET /transactions with 3,000 transactional ids summarizes and writes them in slices: a Kafka request sent meanwhile is answered mid-list', async () => {
     const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => RawClient.connect(server.port)));
     cleanups.push(() => clients.forEach((c) => c.close()));
@@ -137,13 +137,13 @@ describe('admin API answers about every group, in slices', () => {
     }));
     // Each id is looked up again as its slice comes (expired meanwhile: left out).
     const lookups = watchCall(server.broker.transactions, 'get');
-    const listed = fetch(`${server.admin!.url}/transactions`).then(async (res) => (await res.json()) as { transactions: Array<{ transactionalId: string; state: string }> });
+    const listed = fetch(`${server.admin!.url}/transactions`).then(async (res) => (await res.json()) as { transactions: Array<{ transactionalId: string; state: string }>; total: number });
     while (lookups.calls === 0) await new Promise((resolve) => setImmediate(resolve));
     expect((await clients[0]!.send(18, 3, { clientSoftwareName: 'admin-slices', clientSoftwareVersion: '1' })).errorCode).toBe(ErrorCode.NONE);
     const lookupsWhenAnswered = lookups.calls;
-    const { transactions } = await listed;
+    const { transactions, total } = await listed;
     expect(lookupsWhenAnswered).toBeLessThan(IDS);
-    expect(transactions).toHaveLength(IDS);
+    expect([transactions.length, total]).toEqual([IDS, IDS]);
     // By id, as strings sort.
     expect(transactions.slice(0, 3).map((t) => [t.transactionalId, t.state])).toEqual([['txn-0', 'Empty'], ['txn-1', 'Empty'], ['txn-10', 'Empty']]);
   });

@@ -56,8 +56,11 @@ describe('admin API: transactions', () => {
       partitions: [{ topic: '__consumer_offsets', partitions: [offsetsPartition] }, { topic: 'at-out', partitions: [0, 1] }],
     };
     const listed = await get(base, '/transactions');
-    expect(listed).toEqual({ status: 200, body: { transactions: [open] } });
+    expect(listed).toEqual({ status: 200, body: { transactions: [open], total: 1 } });
     expect(Object.keys(listed.body.transactions[0]).sort()).toEqual(documentedKeys('Transaction'));
+    // `limit`: the first ids by id, `total` still counting all.
+    expect(await get(base, '/transactions?limit=1')).toEqual(listed);
+    expect(await get(base, '/transactions?limit=0')).toEqual({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'limit (a query parameter) must be an integer from 1 to 9007199254740991 in digits, got "0"' } });
     const described = await get(base, '/transactions/at-tx');
     expect(described).toEqual({ status: 200, body: { ...open, pendingOffsets: [{ groupId: 'at-group', topic: 'at-in', partition: 0, offset: 5, metadata: '' }] } });
     expect(Object.keys(described.body).sort()).toEqual(documentedKeys('TransactionDescription'));

@@ -314,6 +314,26 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     }
   });
 
+  it('lists the first 1,000 transactional ids by id and says how many there are', async () => {
+    const many = await startTestServer({ adminPort: 0, inMemory: true });
+    const raws = await Promise.all(Array.from({ length: 5 }, () => RawClient.connect(many.port)));
+    try {
+      const IDS = 1005;
+      await Promise.all(raws.map(async (raw, c) => {
+        for (let i = c; i < IDS; i += raws.length) await initProducer(raw, `many-${String(i).padStart(4, '0')}`);
+      }));
+      const page = await browser.newPage();
+      await page.goto(`${many.admin!.url}/#/transactions`);
+      await page.locator('#transactions-meta').getByText(/The first 1000 of 1005 by id are listed/).waitFor({ timeout: UI_TIMEOUT });
+      const listed = await rows(page, 'transactions');
+      expect([listed.length, listed[0]![0], listed.at(-1)![0]]).toEqual([1000, 'many-0000', 'many-0999']);
+      await page.close();
+    } finally {
+      for (const raw of raws) raw.socket.destroy();
+      await many.stop();
+    }
+  });
+
   it("drops a failed refresh's message once the server answers again (a page that refills only part of itself)", async () => {
     const { dir, remove } = tempDataDir('kmc-console-restart-');
     let up = await startTestServer({ adminPort: 0, dataDir: dir });
