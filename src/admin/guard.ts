@@ -5,9 +5,11 @@
  * - `Authorization: Bearer <token>` on every route when a token is set (401 otherwise), except
  *   GET/HEAD of the web console's page and files (`/`, `/console/assets/*`): they hold no data,
  *   a browser cannot add the header to a navigation, and the page asks for the token itself;
- * - a state-changing request (any method but GET, HEAD, OPTIONS) whose `Origin` is not the admin
- *   server's own, or that a browser marks cross-site or same-site (`Sec-Fetch-Site`), is refused
- *   with 403: a page elsewhere cannot drive the API even where it can send the request;
+ * - a request whose `Origin` is not the admin server's own, or that a browser marks cross-site or
+ *   same-site (`Sec-Fetch-Site`), is refused with 403: a page elsewhere cannot drive the API even
+ *   where it can send the request, nor make it build answers it cannot read. Not refused: GET/HEAD
+ *   of the console's files, and a top-level navigation (`Sec-Fetch-Mode: navigate`: a link to
+ *   `/metrics` the user follows from another site);
  * - a state-changing request with a body must say `Content-Type: application/json` (415): the
  *   types a cross-site form or a no-cors fetch may send without a preflight (text/plain,
  *   form encodings) never reach a route;
@@ -85,6 +87,19 @@ function refuse(reply: FastifyReply, statusCode: number, error: string, message:
   return reply.code(statusCode).send({ statusCode, error, message });
 }
 
+/** 403 for a request a browser sent from another origin (`Origin`, or `Sec-Fetch-Site` cross-site or same-site); else undefined. */
+function crossSiteRefusal(req: FastifyRequest, reply: FastifyReply, host: string): FastifyReply | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}`) {
+    return refuse(reply, 403, 'Forbidden', `cross-site request refused: Origin ${origin} is not this admin API (http://${host})`);
+  }
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return refuse(reply, 403, 'Forbidden', `cross-site request refused (Sec-Fetch-Site: ${String(site)})`);
+  }
+  return undefined;
+}
+
 /** Installs the checks as the first hook of every request (before body parsing and routing). */
 export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptions): void {
   const expected = options.token === null ? null : createHash('sha256').update(options.token).digest();
@@ -115,15 +130,16 @@ export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptio
         return refuse(reply, 401, 'Unauthorized', 'this admin API needs "Authorization: Bearer <token>" (--admin-token, KMC_ADMIN_TOKEN)');
       }
     }
-    if (SAFE_METHODS.has(req.method)) return;
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${host}`) {
-      return refuse(reply, 403, 'Forbidden', `cross-site request refused: Origin ${origin} is not this admin API (http://${host})`);
+    if (SAFE_METHODS.has(req.method)) {
+      // A page elsewhere cannot read these answers (no CORS headers), but its scripts could still
+      // make the server build them (a listing of 100,000 transactional ids is 20 MB) or hold
+      // `/events` streams open (adversarial trial 26): refused, but for a link the user follows
+      // (a top-level navigation) and the console's own files.
+      if (isConsoleAssetPath(path) || req.headers['sec-fetch-mode'] === 'navigate') return;
+      return crossSiteRefusal(req, reply, host);
     }
-    const site = req.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-      return refuse(reply, 403, 'Forbidden', `cross-site request refused (Sec-Fetch-Site: ${String(site)})`);
-    }
+    const refused = crossSiteRefusal(req, reply, host);
+    if (refused !== undefined) return refused;
     const type = req.headers['content-type'];
     const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
     if ((type !== undefined || hasBody) && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {

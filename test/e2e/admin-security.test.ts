@@ -29,7 +29,9 @@ function call(url: string, method: string, path: string, headers: Record<string,
     const req = request(`${url}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? null : JSON.parse(text) }));
+      // JSON answers parsed; others (/metrics, the console's page) as text.
+      const json = String(res.headers['content-type'] ?? '').startsWith('application/json');
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? null : json ? JSON.parse(text) : text }));
     });
     req.on('error', reject);
     req.end(body);
@@ -99,8 +101,17 @@ describe('admin API: safe by default', () => {
     const absolute = await rawRequest(Number(port), `POST http://evil.example/faults HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${RULE.length}\r\nConnection: close\r\n\r\n${RULE}`);
     expect(absolute).toMatch(/^HTTP\/1\.1 400 /);
     expect(server.faults.list()).toEqual([]);
-    // Reads stay open to any client.
-    expect((await call(base, 'GET', '/faults', { origin: 'http://evil.example' })).status).toBe(200);
+    // Reads from another site's scripts are refused too (they could not read the answer, but the
+    // server would build it, or hold an /events stream); a link the user follows is not, nor a
+    // client that sends no Origin, nor the console's own requests.
+    const read = await call(base, 'GET', '/transactions', { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' });
+    expect([read.status, read.body.message]).toEqual([403, `cross-site request refused: Origin http://evil.example is not this admin API (http://${new URL(base).host})`]);
+    expect((await call(base, 'GET', '/events', { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' })).status).toBe(403);
+    expect((await call(base, 'GET', '/metrics', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status).toBe(403);
+    expect((await call(base, 'GET', '/metrics', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).status).toBe(200);
+    expect((await call(base, 'GET', '/', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status).toBe(200);
+    expect((await call(base, 'GET', '/faults', { origin: base, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' })).status).toBe(200);
+    expect((await call(base, 'GET', '/faults')).status).toBe(200);
   });
 
   it('answers only to loopback host names when bound to loopback (DNS rebinding)', async () => {
