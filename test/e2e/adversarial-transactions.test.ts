@@ -3,12 +3,15 @@
  * then a ListTransactions v2 with a pattern: other connections are served while the ids are
  * matched (the matching yields between slices; it held the event loop for the whole list).
  * The server runs in this process, so the order of answers counts turns of the event loop, not time.
- * And a COMMIT marker a client writes into `__transaction_state` itself: the next start loads past it.
+ * And a COMMIT marker a client writes into `__transaction_state` itself: the next start loads past it;
+ * and WriteTxnMarkers / AddPartitionsToTxn v4 naming thousands of producers or transactions begin
+ * them in slices, another connection answered meanwhile.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
 import { startClosableServer } from '../support/server.js';
-import { initProducer, markerError, writeMarker } from '../support/raw-transactions.js';
+import { createTopic, initProducer, markerError, writeMarker } from '../support/raw-transactions.js';
+import { watchCall } from '../support/big-requests.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 
 describe('transactions from a hostile client', () => {
@@ -47,6 +50,36 @@ describe('transactions from a hostile client', () => {
     // The same pattern still matches whole ids.
     const some = await lister.send(66, 2, { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: 'long-1[0-9]-y+' });
     expect(some.transactionStates.map((t) => t.transactionalId.slice(0, 8)).sort()).toEqual(Array.from({ length: 10 }, (_, k) => `long-1${k}-`));
+  }, 60_000);
+
+  it('WriteTxnMarkers with 3,000 markers of one producer and AddPartitionsToTxn v4 with 3,000 transactions: another connection is answered before all have begun', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const [sender, other] = await Promise.all([RawClient.connect(server.port), RawClient.connect(server.port)]);
+    cleanups.push(() => void sender.socket.destroy(), () => void other.socket.destroy());
+    await createTopic(sender, 'many-markers', 2);
+    const N = 3000;
+    const versions = async () => expect((await other.send(18, 3, { clientSoftwareName: 'adv', clientSoftwareVersion: '1' })).errorCode).toBe(0);
+
+    const writes = watchCall(server.broker.txnMarkers, 'write');
+    const markers = Array.from({ length: N }, (_, k) => ({
+      producerId: 7n, producerEpoch: 0, transactionResult: k % 2 === 0, coordinatorEpoch: 0, transactionVersion: 0,
+      topics: [{ name: 'many-markers', partitionIndexes: [k % 2] }],
+    }));
+    const written = sender.send(27, 1, { markers });
+    while (writes.calls === 0) await new Promise((resolve) => setImmediate(resolve));
+    await versions();
+    expect(writes.calls).toBeLessThan(N);
+    // One entry for the producer, its two partitions once each (the later marker's answer).
+    expect((await written).markers).toEqual([{ producerId: 7n, topics: [{ name: 'many-markers', partitions: [{ partitionIndex: 0, errorCode: 0 }, { partitionIndex: 1, errorCode: 0 }] }] }]);
+
+    const verifies = watchCall(server.broker.transactions, 'verifyPartitions');
+    const transactions = Array.from({ length: N }, (_, k) => ({ transactionalId: `v-${k}`, producerId: BigInt(k), producerEpoch: 0, verifyOnly: true, topics: [{ name: 'many-markers', partitions: [0] }] }));
+    const verified = sender.send(24, 4, { transactions, v3AndBelowTransactionalId: '', v3AndBelowProducerId: 0n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [] });
+    while (verifies.calls === 0) await new Promise((resolve) => setImmediate(resolve));
+    await versions();
+    expect(verifies.calls).toBeLessThan(N);
+    const answer = await verified;
+    expect(answer.resultsByTransaction.map((t) => t.transactionalId)).toEqual(transactions.map((t) => t.transactionalId));
   }, 60_000);
 
   it('a WriteTxnMarkers naming __transaction_state partitions: accepted as Kafka 4.3.1 does, and the next start loads past the markers', async () => {
