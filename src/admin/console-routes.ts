@@ -20,6 +20,7 @@ import type { Broker } from '../broker.js';
 import type { ServerClock } from '../util/manual-time.js';
 import type { GroupWatch } from './group-watch.js';
 import { overview } from './overview.js';
+import { sendJsonInSlices } from './json-in-slices.js';
 import { groupRoute } from './id-route.js';
 import { METRICS_CONTENT_TYPE } from './metrics.js';
 
@@ -102,7 +103,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleRout
   app.get('/', async (_req, reply) => serve('/', reply));
   app.get<{ Params: { file: string } }>('/console/assets/:file', async (req, reply) => serve(`/console/assets/${req.params.file}`, reply));
 
-  app.get('/overview', async () => overview(broker, options.bootstrap(), clock));
+  app.get('/overview', async (_req, reply) => sendJsonInSlices(reply, await overview(broker, options.bootstrap(), clock)));
   groupRoute(app, '/history', (groupId, reply) => watch.history(groupId) ?? reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `unknown group "${groupId}"` }));
   // Chunk by chunk, each generated when the socket wants more (a scrape can be gigabytes): bytes,
   // not objects, so the stream holds at most its highWaterMark plus one chunk; a client gone

@@ -111,7 +111,7 @@ const perTopic = (name: string, value: (hw: readonly number[], byPartition: Read
  * groups' commits (not their series, which a wide topic multiplies), and only for this scrape.
  */
 export async function* consumerGroupSeries(broker: Broker, highWatermarks: ReadonlyMap<string, readonly number[]>): AsyncGenerator<string> {
-  const groups = groupsKnownNow(broker);
+  const groups = await groupsKnownNow(broker);
   /** Each group as read by the first pass, until the last pass (members) has written it. */
   const read = new Map<string, GroupRead>();
   function* known(last = false): Generator<GroupRead> {

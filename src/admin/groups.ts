@@ -1,90 +1,84 @@
 import type { Broker } from '../broker.js';
 import { decodeAssignment } from '../coordinator/classic/consumer-protocol.js';
-import type { ClassicGroup } from '../coordinator/classic/classic-group.js';
 import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
 import type { GroupDescription, GroupHeader, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 import { pendingOffsetsOfGroup } from './transactions.js';
-import { describeShareGroup, shareGroupHeader, shareGroupSummaries } from './share-groups.js';
-import { Slicer } from '../util/slices.js';
+import { describeShareGroup, shareGroupHeader, shareGroupSummary } from './share-groups.js';
+import { nextTurn, Slicer } from '../util/slices.js';
 
 export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
 
-function classicGroups(broker: Broker): Map<string, ClassicGroup> {
-  return new Map(broker.classic.allGroups().map((g) => [g.groupId, g]));
+/** Group ids gathered or sorted per turn of the event loop at most (plus `SLICE_BUDGET_MS`), and the budget looked at every `IDS_PER_BUDGET_LOOK`. */
+const IDS_PER_SLICE = 1_000;
+const IDS_PER_BUDGET_LOOK = 256;
+
+/**
+ * The ids of every group `GET /groups` lists: consumer (KIP-848), classic and share (KIP-932)
+ * groups and groups known only by committed offsets, sorted, gathered in slices. Issue #16: with
+ * 100,000 groups, copying the coordinators' groups into maps to build this held the event loop
+ * 55-75 ms, once a second (the console's group watch) and per listing; now each group is looked up
+ * when it is summarized. A group created while it gathers may or may not be listed.
+ */
+async function groupIdsInSlices(broker: Broker): Promise<string[]> {
+  const ids = new Set<string>();
+  const slicer = new Slicer(IDS_PER_SLICE, IDS_PER_BUDGET_LOOK);
+  for (const source of [broker.consumer.groupIds(), broker.classic.groupIds(), broker.share.groupIds(), broker.offsets.groupIds()]) {
+    for (const groupId of source) {
+      if (slicer.due()) await nextTurn();
+      ids.add(groupId);
+    }
+  }
+  // Sorting 100,000 ids takes 4-14 ms: one turn.
+  if (slicer.due()) await nextTurn();
+  return [...ids].sort();
 }
 
-function consumerGroups(broker: Broker): Map<string, ConsumerGroup> {
-  return new Map(broker.consumer.allGroups().map((g) => [g.groupId, g]));
-}
-
-/** The groups `listGroups` covers, ids sorted, and what summarizing one of them needs. */
-interface GroupIndex {
-  ids: string[];
-  classic: Map<string, ClassicGroup>;
-  consumer: Map<string, ConsumerGroup>;
-  share: Map<string, GroupSummary>;
-}
-
-function groupIndex(broker: Broker): GroupIndex {
-  const classic = classicGroups(broker);
-  const consumer = consumerGroups(broker);
-  const share = new Map(shareGroupSummaries(broker).map((s) => [s.groupId, s]));
-  const ids = [...new Set<string>([...consumer.keys(), ...classic.keys(), ...share.keys(), ...broker.offsets.groupIds()])].sort();
-  return { ids, classic, consumer, share };
-}
-
-/** One group's summary; null for a classic group that is Dead. */
-function summarize(broker: Broker, index: GroupIndex, groupId: string): GroupSummary | null {
-  const sg = index.share.get(groupId);
-  if (sg) return sg;
+/** One group's summary; null for a group no longer known or a classic group that is Dead. */
+function summarize(broker: Broker, groupId: string): GroupSummary | null {
+  const sg = broker.share.committedGroup(groupId);
+  if (sg) return shareGroupSummary(sg);
   // A count, not a read of the offsets: GET /metrics summarizes every group and reads its offsets once, elsewhere.
   const committedPartitions = broker.offsets.committedCount(groupId);
-  const cg = index.consumer.get(groupId);
+  const cg = broker.consumer.committedGroup(groupId);
   if (cg) {
     return { groupId, type: 'consumer', state: cg.state, protocolType: 'consumer', members: cg.numMembers, committedPartitions, groupEpoch: cg.groupEpoch };
   }
-  const g = index.classic.get(groupId);
-  if (g?.state === 'Dead') return null;
+  const g = broker.classic.existingGroup(groupId);
+  if (g ? g.state === 'Dead' : committedPartitions === 0) return null;
   return { groupId, type: 'classic', state: g?.state ?? 'Empty', protocolType: g?.protocolType ?? '', members: g?.numMembers ?? 0, committedPartitions, groupEpoch: null };
 }
 
-/** Every group the broker knows: consumer (KIP-848), share (KIP-932) and classic groups, plus groups known only by their committed offsets. */
-export function listGroups(broker: Broker): GroupSummary[] {
-  const index = groupIndex(broker);
-  return index.ids.flatMap((groupId) => summarize(broker, index, groupId) ?? []);
-}
-
 /**
- * The groups known now, ids sorted as `listGroups` lists them, and each one's summary when asked
- * (null: a classic group Dead since): a view that several passes over the groups can share.
+ * The groups known now, ids sorted as `GET /groups` lists them (gathered in slices), and each
+ * one's summary when asked (null: a group gone since, or a classic group Dead since): a view that
+ * several passes over the groups can share.
  */
-export function groupsKnownNow(broker: Broker): { ids: readonly string[]; summary: (groupId: string) => GroupSummary | null } {
-  const index = groupIndex(broker);
-  return { ids: index.ids, summary: (groupId) => summarize(broker, index, groupId) };
+export async function groupsKnownNow(broker: Broker): Promise<{ ids: readonly string[]; summary: (groupId: string) => GroupSummary | null }> {
+  return { ids: await groupIdsInSlices(broker), summary: (groupId) => summarize(broker, groupId) };
 }
 
 /** Groups summarized per turn of the event loop at most (plus `SLICE_BUDGET_MS`) by `eachGroupInSlices`. */
 const GROUPS_PER_SLICE = 500;
 
 /**
- * Calls `fn` with each group's summary, as `listGroups` lists them, yielding a turn of the event
- * loop between slices (issue #16: ten thousand groups held the Kafka port 200 ms per listing).
- * The groups are those known when it begins, each summarized when its slice comes.
+ * Calls `fn` with each group's summary, in `GET /groups` order, yielding a turn of the event loop
+ * between slices (issue #16: ten thousand groups held the Kafka port 200 ms per listing). The
+ * groups are those known when it begins, each summarized when its slice comes.
  */
 export async function eachGroupInSlices(broker: Broker, fn: (group: GroupSummary) => void): Promise<void> {
-  const index = groupIndex(broker);
+  const ids = await groupIdsInSlices(broker);
   const slicer = new Slicer(GROUPS_PER_SLICE);
-  for (const groupId of index.ids) {
+  for (const groupId of ids) {
     await slicer.next();
-    const summary = summarize(broker, index, groupId);
+    const summary = summarize(broker, groupId);
     if (summary) fn(summary);
   }
 }
 
-/** `listGroups`, in slices (`eachGroupInSlices`). */
+/** Every group the broker knows (`eachGroupInSlices`): `GET /groups`. */
 export async function listGroupsInSlices(broker: Broker): Promise<GroupSummary[]> {
   const groups: GroupSummary[] = [];
   await eachGroupInSlices(broker, (g) => groups.push(g));

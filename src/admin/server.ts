@@ -9,6 +9,7 @@ import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, MAX_MANUAL_TIME_MS, type ServerClock } from '../util/manual-time.js';
 import { describeGroupInSlices, listGroupsInSlices } from './groups.js';
 import { describeTransaction, listTransactionsJson } from './transactions.js';
+import { sendJsonInSlices } from './json-in-slices.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { ADMIN_MAX_BODY_SIZE, ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
@@ -196,11 +197,14 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     return reply.code(204).send();
   });
 
-  app.get('/groups', async () => ({ groups: await listGroupsInSlices(broker) }));
-  groupRoute(app, '', async (groupId, reply) => (await describeGroupInSlices(broker, groupId)) ?? sendError(reply, 404, `unknown group "${groupId}"`));
+  app.get('/groups', async (_req, reply) => sendJsonInSlices(reply, { groups: await listGroupsInSlices(broker) }));
+  groupRoute(app, '', async (groupId, reply) => {
+    const group = await describeGroupInSlices(broker, groupId);
+    return group ? sendJsonInSlices(reply, group) : sendError(reply, 404, `unknown group "${groupId}"`);
+  });
   groupRoute(app, '/offsets', async (groupId, reply) => {
     const group = await describeGroupInSlices(broker, groupId);
-    return group ? { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag } : sendError(reply, 404, `unknown group "${groupId}"`);
+    return group ? sendJsonInSlices(reply, { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag }) : sendError(reply, 404, `unknown group "${groupId}"`);
   });
 
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });

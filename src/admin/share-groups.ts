@@ -7,20 +7,13 @@
  * start answers from its persisted state in `__share_group_state` (nothing acquired).
  */
 import type { Broker } from '../broker.js';
+import type { ShareGroup } from '../coordinator/share/share-group.js';
 import { RecordState } from '../share/state/state-batches.js';
 import type { GroupDescription, GroupHeader, GroupSummary, SharePartitionView } from './views.js';
 
-/** `GET /groups` entries of the share groups. */
-export function shareGroupSummaries(broker: Broker): GroupSummary[] {
-  return broker.share.allGroups().map((g) => ({
-    groupId: g.groupId,
-    type: 'share',
-    state: g.state,
-    protocolType: 'share',
-    members: g.members.size,
-    committedPartitions: 0,
-    groupEpoch: g.groupEpoch,
-  }));
+/** A share group's `GET /groups` entry. */
+export function shareGroupSummary(group: ShareGroup): GroupSummary {
+  return { groupId: group.groupId, type: 'share', state: group.state, protocolType: 'share', members: group.members.size, committedPartitions: 0, groupEpoch: group.groupEpoch };
 }
 
 /**

@@ -124,6 +124,24 @@ describe('admin API answers about every group, in slices', () => {
     expect(notices).toEqual([{ groups: [], overview: false, faults: true, clock: false, transactions: false }]);
   });
 
+  it('a look at every group gathers the 3,000 ids in slices, then summarizes them: no turn copies every group', async () => {
+    const { server } = await serverWithManyGroups();
+    const loop = countTurns();
+    const at: Record<string, number> = {};
+    const offsets = server.broker.offsets;
+    const groupIds = offsets.groupIds.bind(offsets);
+    const committedCount = offsets.committedCount.bind(offsets);
+    offsets.groupIds = () => ((at['gather'] ??= loop.turns), groupIds());
+    offsets.committedCount = (groupId) => ((at['summarize'] ??= loop.turns), committedCount(groupId));
+    const watch = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0 });
+    cleanups.push(() => watch.close());
+    await watch.sample();
+    loop.stop();
+    // 3,000 committed groups' ids, at most 1,000 a turn: two turns between at least.
+    expect(at['summarize']! - at['gather']!).toBeGreaterThanOrEqual(2);
+    expect(watch.history('group-0')!.events[0]).toMatchObject({ kind: 'seen', state: 'Empty', members: 0 });
+  });
+
   it('GET /transactions with 3,000 transactional ids summarizes and writes them in slices: a Kafka request sent meanwhile is answered mid-list', async () => {
     const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => RawClient.connect(server.port)));

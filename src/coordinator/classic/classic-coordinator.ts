@@ -416,6 +416,11 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     return [...this.ctx.groups.values()];
   }
 
+  /** The ids of `allGroups`, live (reads that go through them in slices: the admin API). */
+  groupIds(): IterableIterator<string> {
+    return this.ctx.groups.keys();
+  }
+
   // ---- lifecycle --------------------------------------------------------------------------
 
   /**

@@ -131,6 +131,11 @@ export class ConsumerGroupCoordinator {
     return this.ctx.store.allCommitted();
   }
 
+  /** The ids of `allGroups`, live (reads that go through them in slices: the admin API). */
+  groupIds(): IterableIterator<string> {
+    return this.ctx.store.committedIds();
+  }
+
   /** The shard the runtime replays consumer-group records into. */
   get shard(): ConsumerGroupStore {
     return this.ctx.store;

@@ -173,6 +173,11 @@ export class ConsumerGroupStore implements CoordinatorShard<ConsumerGroupRecord[
     return [...this.committedGroups.values()];
   }
 
+  /** The ids of `allCommitted`, live (a group created or deleted while iterating shows or goes). */
+  committedIds(): IterableIterator<string> {
+    return this.committedGroups.keys();
+  }
+
   // ---- the runtime shard ----------------------------------------------------------------------
 
   load(record: ConsumerGroupRecord): void {

@@ -113,6 +113,11 @@ export class ShareGroupCoordinator {
     return this.ctx.store.allCommitted();
   }
 
+  /** The ids of `allGroups`, live (reads that go through them in slices: the admin API). */
+  groupIds(): IterableIterator<string> {
+    return this.ctx.store.committedIds();
+  }
+
   /** After the log is replayed (`onLoaded`): every member's session timer starts now. */
   onLoaded(): void {
     for (const group of this.ctx.store.all()) this.restartGroup(group);

@@ -143,6 +143,11 @@ export class ShareGroupStore implements CoordinatorShard<ShareGroupRecord['kind'
     return [...this.committedGroups.values()];
   }
 
+  /** The ids of `allCommitted`, live (a group created or deleted while iterating shows or goes). */
+  committedIds(): IterableIterator<string> {
+    return this.committedGroups.keys();
+  }
+
   load(record: ShareGroupRecord): void {
     this.apply(record);
     applyRecord(this.committedGroups, record, this.now(), noop);
