@@ -5,7 +5,7 @@
 // `npm run bench` (its numbers are only meaningful beside each other, on one machine and load).
 //
 // Env: STALL_SCENARIOS (comma list of names below; default all), STALL_PARTITIONS (200000: the
-// partitions of the wide scenarios, in topics of 10,000), STALL_GROUPS (100000), STALL_CLI
+// partitions of the wide scenarios, in topics of 9,999), STALL_GROUPS (100000), STALL_CLI
 // (another build's dist/cli.js), STALL_DISK (1: a data directory; default in memory).
 import { Worker } from 'node:worker_threads';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +16,8 @@ import { encodeRecordBatch } from '../dist/records/record-batch.js';
 
 const PARTITIONS = envInt('STALL_PARTITIONS', 200_000);
 const GROUPS = envInt('STALL_GROUPS', 100_000);
-const PER_TOPIC = 10_000;
+// A topic and its partitions are at most 10,000 controller records (Kafka's MAX_RECORDS_PER_USER_OP).
+const PER_TOPIC = 9_999;
 const TOPICS = Math.ceil(PARTITIONS / PER_TOPIC);
 const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const topicName = (i) => `wide-${i}`;
@@ -45,13 +46,13 @@ const SCENARIOS = {
   'offset-fetch-all': (c) => c.send(9, 8, { groupId: '', topics: [], groups: [{ groupId: 'g-wide', memberId: null, memberEpoch: -1, topics: null }], requireStable: false }),
   'offset-fetch-named': (c) => c.send(9, 8, { groupId: '', topics: [], groups: [{ groupId: 'g-wide', memberId: null, memberEpoch: -1, topics: wide((p) => p).map((t) => ({ name: t.name, partitionIndexes: t.partitions })) }], requireStable: false }),
   'offset-commit': (c) => c.send(8, 8, { groupId: 'g-wide2', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: wide(commitPart).map((t) => ({ ...t, topicId: ZERO_ID })) }),
-  // One batch's worth (under message.max.bytes): 10,000 partitions, written.
+  // One batch's worth (under message.max.bytes): 9,999 partitions, written.
   'offset-commit-batch': (c) => c.send(8, 8, { groupId: 'g-batch', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: wide(commitPart).slice(0, 1).map((t) => ({ ...t, topicId: ZERO_ID })) }),
   'txn-offset-commit': async (c) => {
     const init = await c.send(22, 4, { transactionalId: 'stall-txn', transactionTimeoutMs: 600000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
     const ids = { transactionalId: 'stall-txn', producerId: init.producerId, producerEpoch: init.producerEpoch };
     await c.send(25, 3, { ...ids, groupId: 'g-txn' });
-    // One batch's worth (message.max.bytes): 10,000 partitions.
+    // One batch's worth (message.max.bytes): 9,999 partitions.
     const r = await c.send(28, 3, { ...ids, groupId: 'g-txn', generationId: -1, memberId: '', groupInstanceId: null, topics: wide(commitPart).slice(0, 1) });
     await c.send(26, 3, { ...ids, committed: true });
     return r;
