@@ -188,9 +188,9 @@ export class GroupCoordinator {
     });
   }
 
-  /** ListGroups: every group of every type passing the state and type filters. */
-  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
-    return [...this.classic.listGroups(statesFilter, typesFilter), ...this.consumer.listGroups(statesFilter, typesFilter), ...this.share.listGroups(statesFilter, typesFilter)];
+  /** ListGroups: every group of every type passing the state and type filters, in slices. */
+  async listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): Promise<ListedGroup[]> {
+    return [...(await this.classic.listGroups(statesFilter, typesFilter)), ...(await this.consumer.listGroups(statesFilter, typesFilter)), ...(await this.share.listGroups(statesFilter, typesFilter))];
   }
 
   /**

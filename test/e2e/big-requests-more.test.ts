@@ -6,6 +6,7 @@
  * - The request log gathers the error codes of a huge response a slice per turn before it is sent
  *   (`LoggedRequest.setResponseInSlices`), here of a topic named twice with 100,000 partitions each.
  * - DeleteGroups works on `DELETE_GROUPS_PER_SLICE` ids per turn and logs one line per request.
+ * - ListGroups materialises offsets-only groups, then lists the groups, `LIST_GROUPS_PER_SLICE` per turn.
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
  * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
  *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
@@ -32,6 +33,7 @@ import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { DELETE_GROUPS_PER_SLICE } from '../../src/coordinator/classic/classic-coordinator.js';
 import { api as describeLogDirs } from '../../src/apis/35-describe-log-dirs.js';
 import { DESCRIBE_CONFIGS_RESOURCES_PER_SLICE } from '../../src/apis/32-describe-configs.js';
+import { LIST_GROUPS_PER_SLICE } from '../../src/coordinator/group-views.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -119,6 +121,40 @@ describe('big requests and passes, more', () => {
       ['g-1', 0],
       ['g-150000', 0],
     ]);
+  });
+
+  it('a ListGroups of 3 x LIST_GROUPS_PER_SLICE groups known only by their offsets works in slices: another connection commits meanwhile and is answered first', async () => {
+    const { server } = await startClosableServer(cleanups, { inMemory: true });
+    const big = await RawClient.connect(server.port);
+    const other = await RawClient.connect(server.port);
+    cleanups.push(() => big.close(), () => other.close());
+    expect((await other.send(19, 7, createTopics([topic('listed', 1)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const commit = (groupId: string) => offsetCommit(groupId, [{ name: 'listed', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }] }]);
+    const ids = Array.from({ length: 3 * LIST_GROUPS_PER_SLICE }, (_, i) => `lg-${i}`);
+    const committers = await Promise.all(Array.from({ length: 6 }, () => RawClient.connect(server.port)));
+    cleanups.push(() => committers.forEach((c) => c.close()));
+    await Promise.all(committers.map(async (c, k) => {
+      for (let i = k; i < ids.length; i += committers.length) expect((await c.send(8, 8, commit(ids[i]!))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    }));
+    const listing = watchCall(server.broker.offsets, 'groupIds');
+    const order: string[] = [];
+    const listed = big.send(16, 5, { statesFilter: [], typesFilter: [] }).then((r) => {
+      order.push('big');
+      return r;
+    });
+    // The handler has begun with the groups' ids. Checked once per turn.
+    while (!listing.called && order.length === 0) await nextTurn();
+    expect([listing.called, order]).toEqual([true, []]);
+    expect((await other.send(8, 8, commit('lg-late'))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    order.push('small');
+    const res = await listed;
+    // Failed before: every group was materialised and listed in one piece, before the commit was read.
+    expect(order).toEqual(['small', 'big']);
+    expect(res.errorCode).toBe(ErrorCode.NONE);
+    const byId = new Map(res.groups.map((g) => [g.groupId, g]));
+    expect(ids.every((id) => byId.get(id)?.groupState === 'Empty' && byId.get(id)?.protocolType === '' && byId.get(id)?.groupType === 'classic')).toBe(true);
+    // A later listing has the late group too.
+    expect((await big.send(16, 5, { statesFilter: ['Empty'], typesFilter: ['classic'] })).groups).toHaveLength(ids.length + 1);
   });
 
   it('an OffsetFetch of all the offsets (topics null) of a group of 3 x ELEMENTS_PER_SLICE partitions is answered in slices: another connection is answered meanwhile', async () => {

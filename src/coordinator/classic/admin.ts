@@ -52,19 +52,7 @@ export function describeGroup(groupId: string, group: ClassicGroup | undefined, 
   };
 }
 
-/**
- * Whether a group passes ListGroups filters (`GroupMetadataManager.listGroups`): states compared
- * case-insensitively (v4+), types by name (v5+); an empty filter passes everything and an unknown
- * name matches nothing.
- */
-export function matchesListFilters(group: ClassicGroup, statesFilter: readonly string[], typesFilter: readonly string[]): boolean {
-  const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()));
-  const types = new Set(typesFilter.map((t) => t.trim().toLowerCase()));
-  const stateOk = states.size === 0 || states.has(group.state.toLowerCase());
-  const typeOk = types.size === 0 || types.has(CLASSIC_GROUP_TYPE);
-  return stateOk && typeOk;
-}
-
+/** A classic group's ListGroups entry: its own protocol type (none for a simple group). */
 export function listedGroup(group: ClassicGroup): ListedGroup {
   return { groupId: group.groupId, protocolType: group.protocolType ?? '', groupState: group.state, groupType: CLASSIC_GROUP_TYPE };
 }

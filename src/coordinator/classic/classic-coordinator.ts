@@ -28,8 +28,9 @@ import { joinClassicGroup } from './join-group.js';
 import { syncClassicGroup } from './sync-group.js';
 import { heartbeatClassicGroup } from './heartbeat.js';
 import { leaveClassicGroup, type LeaveGroupResult } from './leave-group.js';
-import { deleteGroupError, describeGroup, listedGroup, matchesListFilters } from './admin.js';
-import { runInSlices, runNow } from '../../util/slices.js';
+import { CLASSIC_GROUP_TYPE, deleteGroupError, describeGroup, listedGroup } from './admin.js';
+import { nextTurn, runInSlices, runNow, Slicer } from '../../util/slices.js';
+import { LIST_GROUPS_PER_SLICE, listedGroupsInSlices } from '../group-views.js';
 
 /**
  * Groups a DeleteGroups deletes per turn of the event loop (each one's tombstones built and
@@ -215,10 +216,18 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     return describeGroup(groupId, this.group(groupId), version);
   }
 
-  /** ListGroups (v0-5): every group (offsets-only groups included) passing the state and type filters. */
-  listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): ListedGroup[] {
-    for (const id of this.offsets.groupIds?.() ?? []) this.group(id);
-    return [...this.ctx.groups.values()].filter((g) => matchesListFilters(g, statesFilter, typesFilter)).map(listedGroup);
+  /**
+   * ListGroups (v0-5): every group (offsets-only groups included, materialised as simple groups
+   * first, as Kafka's replay of their offsets creates them) passing the state and type filters,
+   * in slices (`listedGroupsInSlices`).
+   */
+  async listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): Promise<ListedGroup[]> {
+    const slicer = new Slicer(LIST_GROUPS_PER_SLICE);
+    for (const id of this.offsets.groupIds?.() ?? []) {
+      if (slicer.due()) await nextTurn();
+      this.group(id);
+    }
+    return listedGroupsInSlices(this.ctx.groups.values(), statesFilter, typesFilter, CLASSIC_GROUP_TYPE, listedGroup, slicer);
   }
 
   /**

@@ -251,8 +251,8 @@ export class ConsumerGroupCoordinator {
     return describeConsumerGroup(this.ctx, groupId, includeAuthorizedOperations, authorizedOperations);
   }
 
-  /** ListGroups entries for consumer groups passing the state (case-insensitive) and type filters. */
-  listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): ListedGroup[] {
+  /** ListGroups entries for consumer groups passing the state (case-insensitive) and type filters, in slices. */
+  listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): Promise<ListedGroup[]> {
     return listConsumerGroups(this.ctx, statesFilter, typesFilter);
   }
 

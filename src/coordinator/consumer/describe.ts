@@ -11,7 +11,7 @@ import { assignmentToResponse, partitionsOf, type Assignment } from './assignmen
 import { CONSUMER_GROUP_TYPE, CONSUMER_PROTOCOL_TYPE } from './consumer-group.js';
 import type { ConsumerContext } from './context.js';
 import { useClassicProtocol } from './member.js';
-import { listedGroups } from '../group-views.js';
+import { listedGroupsInSlices, modernListedGroup } from '../group-views.js';
 
 /** Kafka's `ConsumerGroupDescribeResponseData` member types (v1). */
 const MEMBER_TYPE_CLASSIC = 0;
@@ -74,9 +74,9 @@ export function describeConsumerGroup(ctx: ConsumerContext, groupId: string, inc
   };
 }
 
-/** ListGroups entries for consumer groups passing the state (case-insensitive) and type filters. */
-export function listConsumerGroups(ctx: ConsumerContext, statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
-  return listedGroups(ctx.store.allCommitted(), statesFilter, typesFilter, { groupType: CONSUMER_GROUP_TYPE, protocolType: CONSUMER_PROTOCOL_TYPE });
+/** ListGroups entries for consumer groups passing the state (case-insensitive) and type filters, in slices. */
+export function listConsumerGroups(ctx: ConsumerContext, statesFilter: readonly string[], typesFilter: readonly string[]): Promise<ListedGroup[]> {
+  return listedGroupsInSlices(ctx.store.allCommitted(), statesFilter, typesFilter, CONSUMER_GROUP_TYPE, modernListedGroup(CONSUMER_GROUP_TYPE, CONSUMER_PROTOCOL_TYPE));
 }
 
 function mergeAssignments(a: Assignment, b: Assignment): Assignment {

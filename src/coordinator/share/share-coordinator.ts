@@ -25,7 +25,7 @@ import type { GroupView } from '../group-map.js';
 import type { CoordinatorRecord } from '../records.js';
 import { operationErrorMessage, writeErrorCode, type CoordinatorWriter } from '../runtime.js';
 import { SIMPLE_ASSIGNOR_NAME } from './simple-assignor.js';
-import { listedGroups } from '../group-views.js';
+import { listedGroupsInSlices, modernListedGroup } from '../group-views.js';
 import { ShareGroupStore } from './share-group-store.js';
 import { combineInitMaps, partitionsToRecord, SHARE_GROUP_TYPE, SHARE_PROTOCOL_TYPE, stateMetadataValue, type ShareGroup } from './share-group.js';
 import { ShareGroupError, type ShareContext, type ShareSettings, type ShareTimers, type ShareTopicSource } from './share-context.js';
@@ -287,9 +287,9 @@ export class ShareGroupCoordinator {
     return deleteShareGroupOffsets(this.ctx, groupId, topicNames, !this.ctx.store.has(groupId) && this.groupTaken(groupId));
   }
 
-  /** ListGroups entries for share groups passing the state (case-insensitive) and type filters. */
-  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
-    return listedGroups(this.ctx.store.allCommitted(), statesFilter, typesFilter, { groupType: SHARE_GROUP_TYPE, protocolType: SHARE_PROTOCOL_TYPE });
+  /** ListGroups entries for share groups passing the state (case-insensitive) and type filters, in slices. */
+  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): Promise<ListedGroup[]> {
+    return listedGroupsInSlices(this.ctx.store.allCommitted(), statesFilter, typesFilter, SHARE_GROUP_TYPE, modernListedGroup(SHARE_GROUP_TYPE, SHARE_PROTOCOL_TYPE));
   }
 
   /**

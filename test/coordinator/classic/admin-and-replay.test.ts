@@ -61,15 +61,15 @@ describe('ListGroups', () => {
     await stableSingleMember(h);
     h.coordinator.getOrCreateSimpleGroup('simple');
     h.offsets.groups.add('offsets-only');
-    expect(h.coordinator.listGroups()).toEqual([
+    expect(await h.coordinator.listGroups()).toEqual([
       { groupId: 'g', protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' },
       { groupId: 'simple', protocolType: '', groupState: 'Empty', groupType: 'classic' },
       { groupId: 'offsets-only', protocolType: '', groupState: 'Empty', groupType: 'classic' },
     ]);
-    expect(h.coordinator.listGroups(['STABLE']).map((g) => g.groupId)).toEqual(['g']);
-    expect(h.coordinator.listGroups(['empty', 'dead']).map((g) => g.groupId)).toEqual(['simple', 'offsets-only']);
-    expect(h.coordinator.listGroups([], ['Classic']).map((g) => g.groupId)).toEqual(['g', 'simple', 'offsets-only']);
-    expect(h.coordinator.listGroups([], ['consumer'])).toEqual([]);
+    expect((await h.coordinator.listGroups(['STABLE'])).map((g) => g.groupId)).toEqual(['g']);
+    expect((await h.coordinator.listGroups(['empty', 'dead'])).map((g) => g.groupId)).toEqual(['simple', 'offsets-only']);
+    expect((await h.coordinator.listGroups([], ['Classic'])).map((g) => g.groupId)).toEqual(['g', 'simple', 'offsets-only']);
+    expect(await h.coordinator.listGroups([], ['consumer'])).toEqual([]);
   });
 });
 

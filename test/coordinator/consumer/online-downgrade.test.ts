@@ -173,7 +173,7 @@ describe('online downgrade of a consumer group', () => {
     expect(g.protocolName).toBe('range');
     expect(g.leaderId).toBe(k.memberId);
     expect(g.allMembers().map((m) => m.memberId)).toEqual([k.memberId]);
-    expect(restarted.classic.listGroups().find((l) => l.groupId === 'g')?.groupType).toBe('classic');
+    expect((await restarted.classic.listGroups()).find((l) => l.groupId === 'g')?.groupType).toBe('classic');
     restarted.shutdown();
   });
 

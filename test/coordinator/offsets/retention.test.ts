@@ -231,7 +231,7 @@ describe('offsets retention sweep', () => {
     expect(committed(h, 'g', 'orders', 1)).toBeUndefined();
     expect(h.coordinator.group('g')).toBeUndefined();
     expect(h.coordinator.describeGroups(['g'], 5)[0]!.groupState).toBe('Dead');
-    expect(h.coordinator.listGroups().map((x) => x.groupId)).not.toContain('g');
+    expect((await h.coordinator.listGroups()).map((x) => x.groupId)).not.toContain('g');
     // tombstones: both offsets, then the group
     expect(tombstones(h)).toEqual(['g/orders-0', 'g/orders-1', 'group-metadata:g']);
     // one info line for the sweep, naming the group and its count
@@ -341,7 +341,7 @@ describe('offsets retention sweep', () => {
     await commit(h, 'offsets-only', 't', 0, 5n);
     h.time.advance(RETENTION_MS);
     expect(await h.retention.sweep()).toEqual({ expiredOffsets: 1, deletedGroups: ['offsets-only'] });
-    expect(h.coordinator.listGroups()).toEqual([]);
+    expect(await h.coordinator.listGroups()).toEqual([]);
   });
 
   it('deletes an Empty group that never committed, but not one with members', async () => {
@@ -351,7 +351,7 @@ describe('offsets retention sweep', () => {
     expect(await h.retention.sweep()).toEqual({ expiredOffsets: 0, deletedGroups: [] });
     await leave(h, 'no-offsets', memberId);
     expect(await h.retention.sweep()).toEqual({ expiredOffsets: 0, deletedGroups: ['no-offsets'] });
-    expect(h.coordinator.listGroups().map((g) => g.groupId)).toEqual(['busy']);
+    expect((await h.coordinator.listGroups()).map((g) => g.groupId)).toEqual(['busy']);
   });
 
   it('runs every offsets.retention.check.interval.ms once started, and not after stop', async () => {
