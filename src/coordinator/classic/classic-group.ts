@@ -11,6 +11,36 @@ import { COMMIT_TIMESTAMP_EXPIRATION, expirationFrom, type OffsetExpirationCondi
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
+/**
+ * The empty collections every group starts with, shared until the group first writes to one
+ * (`owned`): a group known only by its offsets never has a member, and 100,000 such groups held
+ * ~85 MiB of empty Maps and Sets (issue #16, bounded memory). Writing to one throws, so a write
+ * that skipped `owned` cannot reach every group.
+ */
+class SharedEmptyMap<K, V> extends Map<K, V> {
+  override set(): this {
+    throw new Error('a shared empty Map is never written');
+  }
+}
+class SharedEmptySet<T> extends Set<T> {
+  override add(): this {
+    throw new Error('a shared empty Set is never written');
+  }
+}
+const NO_MEMBERS = new SharedEmptyMap<string, ClassicGroupMember>();
+const NO_STATIC_MEMBERS = new SharedEmptyMap<string, string>();
+const NO_MEMBER_IDS = new SharedEmptySet<string>();
+const NO_PROTOCOL_SUPPORT = new SharedEmptyMap<string, number>();
+
+/** `collection`, or a new one of its own in place of a shared empty one. */
+function owned<K, V>(collection: Map<K, V>): Map<K, V>;
+function owned<T>(collection: Set<T>): Set<T>;
+function owned<K, V>(collection: Map<K, V> | Set<K>): Map<K, V> | Set<K> {
+  if (collection instanceof SharedEmptyMap) return new Map<K, V>();
+  if (collection instanceof SharedEmptySet) return new Set<K>();
+  return collection;
+}
+
 /** What a group needs from its coordinator. */
 export interface ClassicGroupEnv {
   readonly time: Time;
@@ -54,14 +84,14 @@ export class ClassicGroup {
   generationId: number;
   leaderId: string | null;
   /** Insertion-ordered, so the "first member" used for leader fallback is deterministic here. */
-  private readonly members = new Map<string, ClassicGroupMember>();
+  private members: Map<string, ClassicGroupMember> = NO_MEMBERS;
   /** group instance id -> member id. */
-  private readonly staticMembers = new Map<string, string>();
+  private staticMembers: Map<string, string> = NO_STATIC_MEMBERS;
   /** Member ids handed out with MEMBER_ID_REQUIRED that have not joined yet. */
-  private readonly pendingJoinMembers = new Set<string>();
-  private readonly pendingSyncMembers = new Set<string>();
+  private pendingJoinMembers: Set<string> = NO_MEMBER_IDS;
+  private pendingSyncMembers: Set<string> = NO_MEMBER_IDS;
   /** protocol name -> number of members supporting it. */
-  private readonly protocolSupport = new Map<string, number>();
+  private protocolSupport: Map<string, number> = NO_PROTOCOL_SUPPORT;
   private awaitingJoinCount = 0;
   /** Topics the members subscribe to (protocol type "consumer" only); null when unknown. */
   subscribedTopics: Set<string> | null = null;
@@ -149,11 +179,11 @@ export class ClassicGroup {
       if (this.staticMembers.has(member.groupInstanceId)) {
         throw new Error(`static member ${member.groupInstanceId} is already in group ${this.groupId}`);
       }
-      this.staticMembers.set(member.groupInstanceId, member.memberId);
+      (this.staticMembers = owned(this.staticMembers)).set(member.groupInstanceId, member.memberId);
     }
     if (this.members.size === 0) this.protocolType = member.protocolType;
     if (this.leaderId === null) this.leaderId = member.memberId;
-    this.members.set(member.memberId, member);
+    (this.members = owned(this.members)).set(member.memberId, member);
     this.countProtocols(member, +1);
     member.awaitingJoin = awaitingJoin;
     if (member.isAwaitingJoin) this.awaitingJoinCount++;
@@ -216,9 +246,9 @@ export class ClassicGroup {
       supportedProtocols: old.supportedProtocols,
       assignment: old.assignment,
     });
-    this.members.set(newMemberId, replacement);
+    (this.members = owned(this.members)).set(newMemberId, replacement);
     if (this.isLeader(oldMemberId)) this.leaderId = newMemberId;
-    this.staticMembers.set(groupInstanceId, newMemberId);
+    (this.staticMembers = owned(this.staticMembers)).set(groupInstanceId, newMemberId);
     return replacement;
   }
 
@@ -245,7 +275,7 @@ export class ClassicGroup {
 
   addPendingMember(memberId: string): void {
     if (this.members.has(memberId)) throw new Error(`member ${memberId} is already in group ${this.groupId}`);
-    this.pendingJoinMembers.add(memberId);
+    (this.pendingJoinMembers = owned(this.pendingJoinMembers)).add(memberId);
   }
 
   get numPendingJoinMembers(): number {
@@ -281,7 +311,7 @@ export class ClassicGroup {
   }
 
   addPendingSyncMember(memberId: string): void {
-    this.pendingSyncMembers.add(memberId);
+    (this.pendingSyncMembers = owned(this.pendingSyncMembers)).add(memberId);
   }
 
   removePendingSyncMember(memberId: string): void {
@@ -538,7 +568,7 @@ export class ClassicGroup {
   private countProtocols(member: ClassicGroupMember, delta: 1 | -1): void {
     // A name listed twice by one member still counts as one member supporting it.
     for (const name of new Set(member.supportedProtocols.map((p) => p.name))) {
-      this.protocolSupport.set(name, (this.protocolSupport.get(name) ?? 0) + delta);
+      (this.protocolSupport = owned(this.protocolSupport)).set(name, (this.protocolSupport.get(name) ?? 0) + delta);
     }
   }
 }

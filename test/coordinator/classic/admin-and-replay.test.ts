@@ -73,6 +73,21 @@ describe('ListGroups', () => {
   });
 });
 
+describe('groups known only by their offsets', () => {
+  it('share their empty member collections until they write: a member joining one group is in that group only', async () => {
+    const h = setup();
+    const simple = h.coordinator.getOrCreateSimpleGroup('simple');
+    const other = h.coordinator.getOrCreateSimpleGroup('other');
+    const a = await stableSingleMember(h, 'client-a', Buffer.from('assigned'));
+    await startDynamicJoin(h, 'client-b');
+    expect(h.coordinator.existingGroup('g')!.numMembers).toBe(2);
+    for (const group of [simple, other]) {
+      expect([group.numMembers, group.numPendingJoinMembers, group.allMembers(), group.allPendingSyncMembers(), group.hasMember(a)]).toEqual([0, 0, [], [], false]);
+    }
+    expect(h.coordinator.describeGroups(['simple'], 5)[0]!.members).toEqual([]);
+  });
+});
+
 describe('DeleteGroups', () => {
   it('deletes Empty groups (offsets and GroupMetadata tombstoned) and refuses others', async () => {
     const h = setup();
