@@ -8,7 +8,7 @@
  * - a request whose `Origin` is not the admin server's own, or that a browser marks cross-site or
  *   same-site (`Sec-Fetch-Site`), is refused with 403: a page elsewhere cannot drive the API even
  *   where it can send the request, nor make it build answers it cannot read. Not refused: GET/HEAD
- *   of the console's files, and a top-level navigation (`Sec-Fetch-Mode: navigate`: a link to
+ *   of the console's files, and a top-level navigation (`Sec-Fetch-Mode: navigate`, `Sec-Fetch-Dest: document`: a link to
  *   `/metrics` the user follows from another site);
  * - a state-changing request with a body must say `Content-Type: application/json` (415): the
  *   types a cross-site form or a no-cors fetch may send without a preflight (text/plain,
@@ -134,8 +134,10 @@ export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptio
       // A page elsewhere cannot read these answers (no CORS headers), but its scripts could still
       // make the server build them (a listing of 100,000 transactional ids is 20 MB) or hold
       // `/events` streams open (adversarial trial 26): refused, but for a link the user follows
-      // (a top-level navigation) and the console's own files.
-      if (isConsoleAssetPath(path) || req.headers['sec-fetch-mode'] === 'navigate') return;
+      // (a top-level navigation) and the console's own files. A frame's navigation is a page's
+      // doing, not the user's: a hundred iframes of /groups held the Kafka port ~1 s (trial 27).
+      const topLevelNavigation = req.headers['sec-fetch-mode'] === 'navigate' && req.headers['sec-fetch-dest'] === 'document';
+      if (isConsoleAssetPath(path) || topLevelNavigation) return;
       return crossSiteRefusal(req, reply, host);
     }
     const refused = crossSiteRefusal(req, reply, host);

@@ -108,7 +108,12 @@ describe('admin API: safe by default', () => {
     expect([read.status, read.body.message]).toEqual([403, `cross-site request refused: Origin http://evil.example is not this admin API (http://${new URL(base).host})`]);
     expect((await call(base, 'GET', '/events', { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' })).status).toBe(403);
     expect((await call(base, 'GET', '/metrics', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status).toBe(403);
-    expect((await call(base, 'GET', '/metrics', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).status).toBe(200);
+    expect((await call(base, 'GET', '/metrics', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' })).status).toBe(200);
+    // A page's frames navigate too, but they are the page's doing (a hundred iframes of /groups).
+    for (const dest of ['iframe', 'frame', 'embed', 'object']) {
+      expect((await call(base, 'GET', '/groups', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest })).status).toBe(403);
+    }
+    expect((await call(base, 'GET', '/groups', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).status).toBe(403);
     expect((await call(base, 'GET', '/', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status).toBe(200);
     expect((await call(base, 'GET', '/faults', { origin: base, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' })).status).toBe(200);
     expect((await call(base, 'GET', '/faults')).status).toBe(200);
