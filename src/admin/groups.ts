@@ -78,13 +78,6 @@ export async function eachGroupInSlices(broker: Broker, fn: (group: GroupSummary
   }
 }
 
-/** Every group the broker knows (`eachGroupInSlices`): `GET /groups`. */
-export async function listGroupsInSlices(broker: Broker): Promise<GroupSummary[]> {
-  const groups: GroupSummary[] = [];
-  await eachGroupInSlices(broker, (g) => groups.push(g));
-  return groups;
-}
-
 function assignmentOf(buffer: Buffer, protocolType: string | null): GroupMemberView['assignment'] {
   if (protocolType !== 'consumer') return null;
   const decoded = decodeAssignment(buffer);

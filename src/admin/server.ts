@@ -7,9 +7,9 @@ import { FaultRuleError, FaultWaitTimeout, resolveApi, type FaultRegistry } from
 import { MAX_FAULT_HOLD_MS, MAX_TIMER_MS } from '../faults/types.js';
 import type { RequestLogFilter } from '../faults/request-log.js';
 import { ClockNotManualError, MAX_MANUAL_TIME_MS, type ServerClock } from '../util/manual-time.js';
-import { describeGroupInSlices, listGroupsInSlices } from './groups.js';
+import { describeGroupInSlices, groupsKnownNow } from './groups.js';
 import { describeTransaction, listTransactionsJson } from './transactions.js';
-import { sendJsonInSlices } from './json-in-slices.js';
+import { LazyArray, sendJsonInSlices } from './json-in-slices.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { ADMIN_MAX_BODY_SIZE, ADMIN_MAX_HEADER_SIZE, installAdminGuard, type AdminGuardOptions } from './guard.js';
 import { ClusterError } from '../cluster/cluster-state.js';
@@ -197,7 +197,11 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     return reply.code(204).send();
   });
 
-  app.get('/groups', async (_req, reply) => sendJsonInSlices(reply, { groups: await listGroupsInSlices(broker) }));
+  app.get('/groups', async (_req, reply) => {
+    // Each group summarized as its piece of the answer is written.
+    const known = await groupsKnownNow(broker);
+    return sendJsonInSlices(reply, { groups: new LazyArray(known.ids, (groupId) => known.summary(groupId) ?? undefined) });
+  });
   groupRoute(app, '', async (groupId, reply) => {
     const group = await describeGroupInSlices(broker, groupId);
     return group ? sendJsonInSlices(reply, group) : sendError(reply, 404, `unknown group "${groupId}"`);

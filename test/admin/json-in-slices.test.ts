@@ -7,7 +7,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { sendJsonInSlices } from '../../src/admin/json-in-slices.js';
+import { LazyArray, sendJsonInSlices } from '../../src/admin/json-in-slices.js';
+import { nextTurn } from '../../src/util/slices.js';
 
 let app: FastifyInstance | null = null;
 afterEach(async () => {
@@ -92,6 +93,49 @@ describe('sendJsonInSlices', () => {
     expect(transferEncoding).toBe('chunked');
     expect(order).toEqual(['ping {"pong":true}', 'value']);
     expect(Buffer.concat(chunks).toString()).toBe(JSON.stringify(value));
+  });
+
+  it("makes a LazyArray's elements as they are written, leaving out the undefined ones", async () => {
+    const made: number[] = [];
+    const url = await serve({ before: 1, items: new LazyArray([0, 1, 2, 3, 4], (i) => (made.push(i), i % 2 === 0 ? { i } : undefined)), after: [] });
+    expect(made).toEqual([]);
+    expect((await get(`${url}/value`)).body).toBe('{"before":1,"items":[{"i":0},{"i":2},{"i":4}],"after":[]}');
+    expect(made).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('stops making a LazyArray while its client does not read, and for good once the client goes', async () => {
+    const ITEMS = 100_000;
+    const padding = 'x'.repeat(500);
+    let made = 0;
+    const url = new URL(await serve({ items: new LazyArray(Array.from({ length: ITEMS }, (_, i) => i), (i) => ((made += 1), { i, padding })) }));
+    /** Turns of the event loop until `made` has not moved for 20 of them. */
+    const settled = async (): Promise<number> => {
+      for (let still = 0, last = -1; still < 20; still = made === last ? still + 1 : 0) {
+        last = made;
+        await nextTurn();
+      }
+      return made;
+    };
+    const client = await new Promise<{ res: import('node:http').IncomingMessage; destroy(): void }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: '/value' }, (res) => {
+        res.once('data', () => {
+          res.pause();
+          resolve({ res, destroy: () => req.destroy() });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    // 50 MB of answer: the sockets' buffers hold a few MB, then the making waits for the reader.
+    const paused = await settled();
+    expect(paused).toBeLessThan(ITEMS / 2);
+    client.destroy();
+    const gone = await settled();
+    expect(gone).toBeLessThan(ITEMS / 2);
+    // The server answers the next request whole.
+    made = 0;
+    expect(JSON.parse((await get(`${url.origin}/value`)).body).items).toHaveLength(ITEMS);
+    expect(made).toBe(ITEMS);
   });
 
   it('a value JSON cannot write, met past the first slice, ends the answer short instead of throwing out of a turn', async () => {
