@@ -103,7 +103,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleRout
   app.get('/', async (_req, reply) => serve('/', reply));
   app.get<{ Params: { file: string } }>('/console/assets/:file', async (req, reply) => serve(`/console/assets/${req.params.file}`, reply));
 
-  app.get('/overview', async (_req, reply) => sendJsonInSlices(reply, await overview(broker, options.bootstrap(), clock)));
+  app.get('/overview', async (req, reply) => sendJsonInSlices(reply, await overview(broker, options.bootstrap(), clock, () => req.raw.socket.destroyed)));
   groupRoute(app, '/history', (groupId, reply) => watch.history(groupId) ?? reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `unknown group "${groupId}"` }));
   // Chunk by chunk, each generated when the socket wants more (a scrape can be gigabytes): bytes,
   // not objects, so the stream holds at most its highWaterMark plus one chunk; a client gone

@@ -21,7 +21,7 @@ export const OVERVIEW_PARTITIONS_PER_SLICE = 1024;
  * handed on in a turn with budget left: fifty overviews of a 9,000-partition topic asked at once,
  * built and serialized back to back, held the Kafka port 190-330 ms (adversarial trial, session 23).
  */
-export async function overview(broker: Broker, bootstrap: string, clock: { mode: string; now: () => number }): Promise<OverviewAnswer> {
+export async function overview(broker: Broker, bootstrap: string, clock: { mode: string; now: () => number }, gone: () => boolean = () => false): Promise<OverviewAnswer> {
   while (sliceBudgetSpent()) await nextTurn();
   // The console lists the user's topics; `__consumer_offsets` is the group coordinator's log.
   const topics: OverviewTopic[] = [];
@@ -46,7 +46,7 @@ export async function overview(broker: Broker, bootstrap: string, clock: { mode:
     }
     if (!gone) topics.push({ name: t.name, topicId: t.topicId, partitions, sizeBytes: partitions.reduce((n, p) => n + p.sizeBytes, 0) });
   }
-  const known = await groupsKnownNow(broker);
+  const known = await groupsKnownNow(broker, gone);
   // Each group described as its piece of the answer is written (`LazyArray`).
   const groups = new LazyArray(known.ids, (groupId): OverviewGroup | undefined => {
     const g = known.summary(groupId);

@@ -197,9 +197,9 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     return reply.code(204).send();
   });
 
-  app.get('/groups', async (_req, reply) => {
+  app.get('/groups', async (req, reply) => {
     // Each group summarized as its piece of the answer is written.
-    const known = await groupsKnownNow(broker);
+    const known = await groupsKnownNow(broker, () => req.raw.socket.destroyed);
     return sendJsonInSlices(reply, { groups: new LazyArray(known.ids, (groupId) => known.summary(groupId) ?? undefined) });
   });
   groupRoute(app, '', async (groupId, reply) => {

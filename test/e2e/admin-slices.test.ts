@@ -142,6 +142,28 @@ describe('admin API answers about every group, in slices', () => {
     expect(watch.history('group-0')!.events[0]).toMatchObject({ kind: 'seen', state: 'Empty', members: 0 });
   });
 
+  it('gathers the group ids of at most two listings at once: four GET /groups asked together are answered whole, in turn', async () => {
+    const { server, admin } = await serverWithManyGroups();
+    const offsets = server.broker.offsets;
+    const groupIds = offsets.groupIds.bind(offsets);
+    let active = 0;
+    let most = 0;
+    // A gathering goes through the offsets' ids from its first id to its last.
+    offsets.groupIds = function* () {
+      active++;
+      most = Math.max(most, active);
+      try {
+        yield* groupIds();
+      } finally {
+        active--;
+      }
+    };
+    const answers = await Promise.all(Array.from({ length: 4 }, async () => (await (await fetch(`${admin}/groups`)).json()) as { groups: Array<{ groupId: string }> }));
+    expect(answers.map((a) => a.groups.length)).toEqual([GROUPS, GROUPS, GROUPS, GROUPS]);
+    // Failed before: the four (and the console watch's look) each held their ids at the same time.
+    expect(most).toBeLessThanOrEqual(2);
+  });
+
   it('GET /transactions with 3,000 transactional ids summarizes and writes them in slices: a Kafka request sent meanwhile is answered mid-list', async () => {
     const { server } = await startClosableServer(cleanups, { inMemory: true, adminPort: 0 });
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => RawClient.connect(server.port)));
