@@ -1,0 +1,34 @@
+"""kafka-mock-coordinator for a Python test suite (the README's recipe; no dependency but the
+standard library): starts the server as a child process, in memory on free ports, reads its ready
+line and keeps reading its output (a pipe nobody reads would fill and hold the server up), and
+stops it on close(). It also stops when this process dies, however (--stop-when-stdin-closes)."""
+import json
+import subprocess
+import threading
+import urllib.request
+
+
+class MockBroker:
+    def __init__(self, command=("npx", "kafka-mock-coordinator"), *args):
+        self.process = subprocess.Popen(
+            [*command, "--in-memory", "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes", *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for line in self.process.stdout:
+            ready = json.loads(line) if line.startswith("{") else {}
+            if str(ready.get("msg", "")).startswith("kafka-mock-coordinator ready"):
+                self.bootstrap, self.admin = ready["bootstrap"], ready["admin"]
+                break
+        else:
+            raise RuntimeError(f"the server exited before it was ready (status {self.process.wait()})")
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+
+    def call(self, method, path, body=None):
+        """The admin API (fault rules, the manual clock): its JSON answer."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.admin + path, data=data, method=method, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as answer:
+            return json.loads(answer.read() or "null")
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait()

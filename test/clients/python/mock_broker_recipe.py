@@ -1,0 +1,37 @@
+"""Runs the README's Python recipe (mock_broker.py) as a suite would: the server it starts, a
+fault rule failing the first OffsetCommit, a confluent-kafka producer and consumer, then close().
+Prints one JSON line per step. argv: the server's command line (e.g. node dist/cli.cjs)."""
+import json
+import sys
+
+from confluent_kafka import Consumer, Producer
+
+from mock_broker import MockBroker
+
+kafka = MockBroker(sys.argv[1:])
+print(json.dumps({"event": "started", "bootstrap": kafka.bootstrap, "admin": kafka.admin}), flush=True)
+rule = kafka.call("POST", "/faults", {"match": {"api": "OffsetCommit", "group": "billing"}, "action": {"type": "error", "error": "COORDINATOR_NOT_AVAILABLE"}})
+producer = Producer({"bootstrap.servers": kafka.bootstrap})
+for i in range(3):
+    producer.produce("orders", key=f"k{i}", value=f"v{i}")
+producer.flush(30)
+del producer
+consumer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": "billing", "auto.offset.reset": "earliest", "enable.auto.commit": False})
+consumer.subscribe(["orders"])
+values = []
+while len(values) < 3:
+    message = consumer.poll(30)
+    if message is not None and message.error() is None:
+        values.append(message.value().decode())
+committed = None
+for attempt in range(5):
+    try:
+        committed = [(p.partition, p.offset) for p in consumer.commit(asynchronous=False)]
+        break
+    except Exception as error:  # the rule's COORDINATOR_NOT_AVAILABLE, once
+        print(json.dumps({"event": "commit-failed", "error": str(error)}), flush=True)
+consumer.close()
+fired = kafka.call("GET", f"/faults/{rule['id']}")["fired"]
+print(json.dumps({"event": "consumed", "values": values, "committed": committed, "ruleFired": fired}), flush=True)
+kafka.close()
+print(json.dumps({"event": "closed", "exitCode": kafka.process.returncode}), flush=True)
