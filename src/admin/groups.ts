@@ -192,7 +192,8 @@ export function describeGroupHeader(broker: Broker, groupId: string): GroupHeade
     state: g?.state ?? 'Empty',
     protocolType: g?.protocolType ?? '',
     protocol: g?.protocolName ?? null,
-    generationId: g?.generationId ?? -1,
+    // A group known only by its offsets is, to Kafka, the simple group of generation 0 its replay creates.
+    generationId: g?.generationId ?? 0,
     leaderId: g?.leaderId ?? null,
     groupEpoch: null,
     assignmentEpoch: null,

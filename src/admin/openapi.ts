@@ -436,7 +436,7 @@ export const OPENAPI_DOCUMENT = {
           state: { type: 'string' },
           protocolType: { type: 'string' },
           protocol: nullable({ type: 'string', description: 'Classic groups: the selected protocol' }),
-          generationId: { type: 'integer', description: 'Classic groups: the generation; -1 for consumer groups' },
+          generationId: { type: 'integer', description: 'Classic groups: the generation (0 for a group known only by its offsets); -1 for consumer groups' },
           leaderId: nullable({ type: 'string' }),
           groupEpoch: nullable({ type: 'integer', description: 'Consumer groups: the group epoch' }),
           assignmentEpoch: nullable({ type: 'integer', description: 'Consumer groups: the target assignment epoch' }),
