@@ -2,7 +2,7 @@
 import { api, ApiError } from './api.js';
 import { fill, h, partitions, table, time } from './dom.js';
 import { LagChart } from './lag-chart.js';
-import type { Assignment, Group, GroupHistory, GroupMember, GroupOffsetView, TimelineEvent } from './types.js';
+import type { Assignment, Group, GroupHistory, GroupMember, GroupOffsetView, TimelineEvent, UncommittedPartitionView } from './types.js';
 import type { Page } from './page.js';
 
 /** Partitions in `a` that are not in `b` (a member's partitions still to revoke: owned, not in its target). */
@@ -113,7 +113,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
               partitionRows(group).map((o) =>
                 'committedOffset' in o
                   ? [o.topic, o.partition, o.committedOffset, o.logEndOffset ?? '-', o.lag ?? '-', time(o.commitTimestamp), committer(`${o.topic}-${o.partition}`, o.memberId)]
-                  : [o.topic, o.partition, '-', '-', '-', '-', committer(`${o.topic}-${o.partition}`, o.memberId)],
+                  : [o.topic, o.partition, '-', o.logEndOffset ?? '-', '-', '-', committer(`${o.topic}-${o.partition}`, o.memberId)],
               ),
               'no committed offsets or assigned partitions',
             ),
@@ -157,14 +157,10 @@ function shareMembersTable(group: Group): HTMLElement {
 
 /**
  * The committed offsets, and the partitions members own without one (as `kafka-consumer-groups
- * --describe` lists them, with `-`), by topic and partition.
+ * --describe` lists them: committed offset and lag `-`), by topic and partition.
  */
-function partitionRows(group: Group): Array<GroupOffsetView | { topic: string; partition: number; memberId: string }> {
-  const committed = new Set(group.offsets.map((o) => `${o.topic}\u0000${o.partition}`));
-  const owned = group.members.flatMap((m) =>
-    (m.assignment ?? []).flatMap((a) => a.partitions.filter((p) => !committed.has(`${a.topic}\u0000${p}`)).map((partition) => ({ topic: a.topic, partition, memberId: m.memberId }))),
-  );
-  return [...group.offsets, ...owned].sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+function partitionRows(group: Group): Array<GroupOffsetView | UncommittedPartitionView> {
+  return [...group.offsets, ...group.uncommittedPartitions].sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
 }
 
 /** A share group's share partitions: start and end offsets, lag and in-flight records by state. */

@@ -4,7 +4,7 @@ import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
-import type { GroupDescription, GroupHeader, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
+import type { GroupDescription, GroupHeader, GroupMemberView, GroupOffsetView, GroupSummary, UncommittedPartitionView } from './views.js';
 import { pendingOffsetsOfGroup } from './transactions.js';
 import { describeShareGroup, shareGroupHeader, shareGroupSummary } from './share-groups.js';
 import { nextTurn, Slicer } from '../util/slices.js';
@@ -263,6 +263,10 @@ export async function describeGroupInSlices(broker: Broker, groupId: string): Pr
   return views.description(broker, header, offsets);
 }
 
+function byTopicPartition(a: { topic: string; partition: number }, b: { topic: string; partition: number }): number {
+  return a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1;
+}
+
 /** Formats a group's committed offsets: log-end offset, lag, commit time, owner; the total lag. */
 class OffsetViews {
   private readonly ownerOf: (topic: string, partition: number) => string | null;
@@ -292,11 +296,20 @@ class OffsetViews {
     };
   }
 
-  /** The description: `header`, the offsets sorted by topic and partition, the pending transactional offsets. */
+  /**
+   * The description: `header`, the offsets and the partitions members own without one sorted by
+   * topic and partition, the pending transactional offsets.
+   */
   description(broker: Broker, header: GroupHeader, offsets: GroupOffsetView[]): GroupDescription {
-    offsets.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+    offsets.sort(byTopicPartition);
+    const committed = new Set(offsets.map((o) => `${o.topic}\u0000${o.partition}`));
+    const uncommittedPartitions: UncommittedPartitionView[] = header.members
+      .flatMap((m) => (m.assignment ?? []).flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition, memberId: m.memberId }))))
+      .filter((p) => !committed.has(`${p.topic}\u0000${p.partition}`))
+      .map((p) => ({ topic: p.topic, partition: p.partition, logEndOffset: this.logEnds.of(p.topic, p.partition), memberId: p.memberId }))
+      .sort(byTopicPartition);
     const { offsetsTopicPartition, coordinatorId, sharePartitions, ...rest } = header;
-    return { ...rest, offsets, pendingTransactionalOffsets: pendingOffsetsOfGroup(broker, header.groupId), totalLag: this.totalLag, sharePartitions, offsetsTopicPartition, coordinatorId };
+    return { ...rest, offsets, uncommittedPartitions, pendingTransactionalOffsets: pendingOffsetsOfGroup(broker, header.groupId), totalLag: this.totalLag, sharePartitions, offsetsTopicPartition, coordinatorId };
   }
 }
 

@@ -429,7 +429,7 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupDescription: {
         type: 'object',
-        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions', 'offsetsTopicPartition', 'coordinatorId'],
+        required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'uncommittedPartitions', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions', 'offsetsTopicPartition', 'coordinatorId'],
         properties: {
           groupId: { type: 'string' },
           type: { type: 'string', enum: ['classic', 'consumer', 'share'] },
@@ -443,6 +443,15 @@ export const OPENAPI_DOCUMENT = {
           assignor: nullable({ type: 'string', description: 'Consumer groups: the server-side assignor' }),
           members: { type: 'array', items: ref('GroupMember') },
           offsets: { type: 'array', items: ref('GroupOffset') },
+          uncommittedPartitions: {
+            type: 'array',
+            description: 'The partitions members own without a committed offset, with their log-end offsets (kafka-consumer-groups --describe lists them with CURRENT-OFFSET and LAG "-"); empty for share groups',
+            items: {
+              type: 'object',
+              required: ['topic', 'partition', 'logEndOffset', 'memberId'],
+              properties: { topic: { type: 'string' }, partition: { type: 'integer' }, logEndOffset: nullable({ type: 'integer' }), memberId: { type: 'string' } },
+            },
+          },
           pendingTransactionalOffsets: { type: 'array', items: ref('PendingOffset'), description: 'Offsets of open transactions, pending until their COMMIT marker' },
           totalLag: { type: 'integer' },
           sharePartitions: nullable({ type: 'array', items: ref('SharePartition'), description: 'Share groups (null for the others): the share partitions the group has initialized' }),

@@ -70,6 +70,7 @@ export function describeShareGroup(broker: Broker, groupId: string): GroupDescri
     ...header,
     // Share groups take no offset commits, transactional or not.
     offsets: [],
+    uncommittedPartitions: [],
     pendingTransactionalOffsets: [],
     totalLag: sharePartitions.reduce((sum, p) => sum + (p.lag ?? 0), 0),
     sharePartitions,

@@ -101,6 +101,12 @@ export interface GroupDescription {
   assignor: string | null;
   members: GroupMemberView[];
   offsets: GroupOffsetView[];
+  /**
+   * The partitions members own without a committed offset, by topic and partition, with their
+   * log-end offsets (null: the topic is gone): the rows `kafka-consumer-groups --describe` lists
+   * with CURRENT-OFFSET and LAG `-`. Empty for share groups.
+   */
+  uncommittedPartitions: UncommittedPartitionView[];
   /** Offsets of open transactions (TxnOffsetCommit), pending until their COMMIT marker. */
   pendingTransactionalOffsets: PendingOffsetView[];
   /** Sum of known lags. */
@@ -117,8 +123,16 @@ export interface GroupDescription {
   coordinatorId: number;
 }
 
+/** A partition a member owns without a committed offset (`GroupDescription.uncommittedPartitions`). */
+export interface UncommittedPartitionView {
+  topic: string;
+  partition: number;
+  logEndOffset: number | null;
+  memberId: string;
+}
+
 /** What `describeGroup` says of a group besides its offsets (and a share group's share partitions: `sharePartitions` null). */
-export type GroupHeader = Omit<GroupDescription, 'offsets' | 'pendingTransactionalOffsets' | 'totalLag'>;
+export type GroupHeader = Omit<GroupDescription, 'offsets' | 'uncommittedPartitions' | 'pendingTransactionalOffsets' | 'totalLag'>;
 
 /** One share partition of a share group: where its records stand. */
 export interface SharePartitionView {

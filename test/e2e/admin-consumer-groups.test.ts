@@ -93,6 +93,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       assignor: 'uniform',
       members: [member(a, 'client-a', [0, 1]), member(b, 'client-b', [2])],
       offsets: [offset(0, 1, a), offset(1, 3, a), offset(2, 2, b)],
+      uncommittedPartitions: [],
       pendingTransactionalOffsets: [],
       totalLag: 3,
       sharePartitions: null,

@@ -217,8 +217,9 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect([history.groupId, history.events[0]!.kind]).toEqual(['..', 'seen']);
     expect(await (await fetch(`${server.admin!.url}/group/offsets?groupId=..`)).json()).toMatchObject({ groupId: '..', offsets: [{ topic: TOPIC, partition: 0, committedOffset: 3 }] });
     expect((await fetch(`${server.admin!.url}/group/history`)).status).toBe(400);
-    // Partitions a member owns without a commit yet are listed too, with '-' (as kafka-consumer-groups
-    // --describe lists them): a consumer reading from the end commits nothing until a message comes.
+    // Partitions a member owns without a commit yet are listed too, with their log-end offsets and
+    // '-' for the committed offset and lag (as kafka-consumer-groups --describe lists them; new-user
+    // trial 27): a consumer reading from the end commits nothing until a message comes.
     const idle = kafkaClient(server.bootstrap, 'console-idle').consumer({ groupId: 'console-idle-group', sessionTimeout: 10_000, heartbeatInterval: 300, rebalanceTimeout: 10_000, maxWaitTimeInMs: 200 });
     consumers.push(idle);
     await idle.connect();
@@ -229,7 +230,10 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     await page.evaluate(() => (location.hash = '#/groups/console-idle-group'));
     await page.locator('#partitions tbody tr').nth(1).waitFor({ timeout: UI_TIMEOUT });
     const idleMember = idleGroup()!.allMembers()[0]!.memberId;
-    expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => [TOPIC, String(p), '-', '-', '-', '-', `console-idle ${idleMember}`]));
+    const logEnd = (p: number) => server.broker.topics.get(TOPIC)!.partitions[p]!.logEndOffset;
+    expect([0, 1].map(logEnd)).toEqual([7n, 5n]);
+    expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => [TOPIC, String(p), '-', String(logEnd(p)), '-', '-', `console-idle ${idleMember}`]));
+    expect(((await (await fetch(`${server.admin!.url}/groups/console-idle-group`)).json()) as { uncommittedPartitions: unknown }).uncommittedPartitions).toEqual([0, 1].map((p) => ({ topic: TOPIC, partition: p, logEndOffset: Number(logEnd(p)), memberId: idleMember })));
     // A classic group's protocol type shows (Kafka Connect's groups say `connect`; new-user trial 25).
     expect(await page.locator('#group-meta').textContent()).toMatch(/^classic group · state Stable · generation \d+ · protocol type consumer · protocol RoundRobinAssigner · leader /);
     expect(server.broker.offsets.offsetsOf('console-idle-group')).toEqual([]);

@@ -116,7 +116,7 @@ describe('share groups in the views', () => {
     // which leaves the share partitions out (a look each second at every group).
     const overview = (await (await fetch(`${base}/overview`)).json()) as { groups: Array<Record<string, unknown>> };
     expect(overview.groups).toEqual([expect.objectContaining({ groupId: 'vg', type: 'share', totalLag: 7 })]);
-    const { offsets, pendingTransactionalOffsets, totalLag, sharePartitions, ...header } = d;
+    const { offsets, uncommittedPartitions, pendingTransactionalOffsets, totalLag, sharePartitions, ...header } = d;
     expect(describeGroupHeader(server.broker, 'vg')).toEqual({ ...header, sharePartitions: null });
   });
 
