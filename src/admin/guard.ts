@@ -8,8 +8,8 @@
  * - a request whose `Origin` is not the admin server's own, or that a browser marks cross-site or
  *   same-site (`Sec-Fetch-Site`), is refused with 403: a page elsewhere cannot drive the API even
  *   where it can send the request, nor make it build answers it cannot read. Not refused: GET/HEAD
- *   of the console's files, and a top-level navigation (`Sec-Fetch-Mode: navigate`, `Sec-Fetch-Dest: document`: a link to
- *   `/metrics` the user follows from another site);
+ *   of the console's files, and a top-level navigation (`Sec-Fetch-Mode: navigate` and
+ *   `Sec-Fetch-Dest: document`: a link to `/metrics` the user follows from another site);
  * - a state-changing request with a body must say `Content-Type: application/json` (415): the
  *   types a cross-site form or a no-cors fetch may send without a preflight (text/plain,
  *   form encodings) never reach a route;
