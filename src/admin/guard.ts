@@ -8,8 +8,9 @@
  * - a request whose `Origin` is not the admin server's own, or that a browser marks cross-site or
  *   same-site (`Sec-Fetch-Site`), is refused with 403: a page elsewhere cannot drive the API even
  *   where it can send the request, nor make it build answers it cannot read. Not refused: GET/HEAD
- *   of the console's files, and a top-level navigation (`Sec-Fetch-Mode: navigate` and
- *   `Sec-Fetch-Dest: document`: a link to `/metrics` the user follows from another site);
+ *   of the console's files, and a top-level navigation the user made (`Sec-Fetch-Mode: navigate`,
+ *   `Sec-Fetch-Dest: document`, `Sec-Fetch-User: ?1`: a link to `/metrics` the user follows from
+ *   another site); a prefetch or prerender (`Sec-Purpose`) is refused wherever it comes from;
  * - a state-changing request with a body must say `Content-Type: application/json` (415): the
  *   types a cross-site form or a no-cors fetch may send without a preflight (text/plain,
  *   form encodings) never reach a route;
@@ -100,6 +101,12 @@ function crossSiteRefusal(req: FastifyRequest, reply: FastifyReply, host: string
   return undefined;
 }
 
+/** Whether a browser asks ahead of the user (`Sec-Purpose: prefetch` or `prefetch;prerender`; Chromium's older `Purpose: prefetch`). */
+function isPrefetch(req: FastifyRequest): boolean {
+  const purpose = `${String(req.headers['sec-purpose'] ?? '')} ${String(req.headers['purpose'] ?? '')}`.toLowerCase();
+  return purpose.includes('prefetch') || purpose.includes('prerender');
+}
+
 /** Installs the checks as the first hook of every request (before body parsing and routing). */
 export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptions): void {
   const expected = options.token === null ? null : createHash('sha256').update(options.token).digest();
@@ -134,10 +141,14 @@ export function installAdminGuard(app: FastifyInstance, options: AdminGuardOptio
       // A page elsewhere cannot read these answers (no CORS headers), but its scripts could still
       // make the server build them (a listing of 100,000 transactional ids is 20 MB) or hold
       // `/events` streams open (adversarial trial 26): refused, but for a link the user follows
-      // (a top-level navigation) and the console's own files. A frame's navigation is a page's
-      // doing, not the user's: a hundred iframes of /groups held the Kafka port ~1 s (trial 27).
-      const topLevelNavigation = req.headers['sec-fetch-mode'] === 'navigate' && req.headers['sec-fetch-dest'] === 'document';
-      if (isConsoleAssetPath(path) || topLevelNavigation) return;
+      // (a top-level navigation the user made) and the console's own files. A frame's navigation,
+      // a script's (`window.open`, `location`) and a browser's prefetch or prerender of another
+      // page's speculation rules are the page's doing: a hundred iframes of /groups held the
+      // Kafka port ~1 s (adversarial trial 27).
+      if (isConsoleAssetPath(path)) return;
+      if (isPrefetch(req)) return refuse(reply, 403, 'Forbidden', 'prefetch and prerender refused: the admin API builds an answer for a request the user makes');
+      const userNavigation = req.headers['sec-fetch-mode'] === 'navigate' && req.headers['sec-fetch-dest'] === 'document' && req.headers['sec-fetch-user'] === '?1';
+      if (userNavigation) return;
       return crossSiteRefusal(req, reply, host);
     }
     const refused = crossSiteRefusal(req, reply, host);

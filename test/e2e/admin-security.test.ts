@@ -108,10 +108,22 @@ describe('admin API: safe by default', () => {
     expect([read.status, read.body.message]).toEqual([403, `cross-site request refused: Origin http://evil.example is not this admin API (http://${new URL(base).host})`]);
     expect((await call(base, 'GET', '/events', { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' })).status).toBe(403);
     expect((await call(base, 'GET', '/metrics', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status).toBe(403);
-    expect((await call(base, 'GET', '/metrics', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' })).status).toBe(200);
+    const scriptNavigation = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+    const userLink = { ...scriptNavigation, 'sec-fetch-user': '?1' };
+    expect((await call(base, 'GET', '/metrics', userLink)).status).toBe(200);
+    // A script's navigation (window.open, location) carries no Sec-Fetch-User; a speculation
+    // rule's prefetch or prerender says Sec-Purpose, with Sec-Fetch-Site none (adversarial trial 27).
+    expect((await call(base, 'GET', '/groups', scriptNavigation)).status).toBe(403);
+    expect((await call(base, 'GET', '/groups', { ...scriptNavigation, 'sec-fetch-site': 'same-site' })).status).toBe(403);
+    for (const purpose of ['prefetch', 'prefetch;prerender', 'prefetch;anonymous-client-ip']) {
+      expect((await call(base, 'GET', '/groups', { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-purpose': purpose })).status).toBe(403);
+    }
+    expect((await call(base, 'GET', '/groups', { purpose: 'prefetch' })).status).toBe(403);
+    // A URL the user types (Sec-Fetch-Site none) is answered.
+    expect((await call(base, 'GET', '/groups', { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-user': '?1' })).status).toBe(200);
     // A page's frames navigate too, but they are the page's doing (a hundred iframes of /groups).
     for (const dest of ['iframe', 'frame', 'embed', 'object']) {
-      expect((await call(base, 'GET', '/groups', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest })).status).toBe(403);
+      expect((await call(base, 'GET', '/groups', { ...userLink, 'sec-fetch-dest': dest })).status).toBe(403);
     }
     expect((await call(base, 'GET', '/groups', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).status).toBe(403);
     expect((await call(base, 'GET', '/', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' })).status).toBe(200);
