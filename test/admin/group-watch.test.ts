@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultJoinGroupRequest, type JoinGroupRequest } from '../../src/protocol/messages/JoinGroupRequest.js';
 import { defaultSyncGroupRequest } from '../../src/protocol/messages/SyncGroupRequest.js';
-import { GroupWatch, type ChangeNotice, type TimelineEvent } from '../../src/admin/group-watch.js';
+import { GroupWatch, nextLookDelayMs, type ChangeNotice, type TimelineEvent } from '../../src/admin/group-watch.js';
 import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
 import { SHARE_TEST_CONFIG } from '../support/share-group.js';
@@ -252,5 +252,11 @@ describe('GroupWatch', () => {
       shareWatch.close();
       await shareServer.stop();
     }
+  });
+});
+
+describe('nextLookDelayMs', () => {
+  it('spaces periodic looks by the interval, or by ten times a long look from its start', () => {
+    expect([nextLookDelayMs(1000, 0), nextLookDelayMs(1000, 100), nextLookDelayMs(1000, 300), nextLookDelayMs(1000, 2000)]).toEqual([1000, 1000, 2700, 18000]);
   });
 });
