@@ -260,3 +260,53 @@ describe('nextLookDelayMs', () => {
     expect([nextLookDelayMs(1000, 0), nextLookDelayMs(1000, 100), nextLookDelayMs(1000, 300), nextLookDelayMs(1000, 2000)]).toEqual([1000, 1000, 2700, 18000]);
   });
 });
+
+describe('GroupWatch with as many groups as it follows', () => {
+  it('looks at the groups it follows only, and follows another once one of them is gone', async () => {
+    const server = await startTestServer({ clock: 'manual' });
+    const watch = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0, settleMs: 3_600_000 });
+    try {
+      const c = await RawClient.connect(server.port);
+      await createTopic(c, 'watched', 1);
+      // 2,001 groups known by an offset each: the watch follows 2,000 of them, in id order.
+      const ids = Array.from({ length: 2001 }, (_, i) => `g-${String(i).padStart(4, '0')}`);
+      for (const groupId of ids) {
+        const res = await c.send(8, 8, { groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'watched', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+        expect(res.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+      }
+      await watch.sample();
+      expect([watch.history('g-0000') !== null, watch.history('g-1999') !== null, watch.history('g-2000')]).toEqual([true, true, null]);
+
+      // Every group looked at goes through the share coordinator's lookup first (summary or description).
+      const share = server.broker.share;
+      const lookup = share.committedGroup;
+      const looked: string[] = [];
+      share.committedGroup = function (this: typeof share, groupId: string) {
+        looked.push(groupId);
+        return lookup.call(this, groupId);
+      };
+      const notices: ChangeNotice[] = [];
+      watch.subscribe((n) => notices.push(n));
+      try {
+        await watch.sample();
+        expect([looked.length, looked.includes('g-2000')]).toEqual([2000, false]);
+
+        expect((await c.send(42, 2, { groupsNames: ['g-0000'] })).results[0]!.errorCode).toBe(ErrorCode.NONE);
+        await watch.sample();
+        expect(notices.at(-1)!.groups).toEqual(['g-0000']);
+        expect(watch.history('g-0000')).toBeNull();
+        // A place is free: the next look lists every group, and follows the one left out.
+        looked.length = 0;
+        await watch.sample();
+        expect(looked.length).toBeGreaterThan(2000);
+        expect(watch.history('g-2000')).not.toBeNull();
+      } finally {
+        share.committedGroup = lookup;
+      }
+      c.close();
+    } finally {
+      watch.close();
+      await server.stop();
+    }
+  }, 60_000);
+});
