@@ -73,6 +73,11 @@ const SCENARIOS = {
   'delete-groups': (c) => c.send(42, 2, { groupsNames: Array.from({ length: GROUPS }, (_, i) => `g-many-${i}`) }),
   'describe-transactions': (c) => c.send(65, 0, { transactionalIds: Array.from({ length: 400 }, (_, i) => `${'t'.repeat(32000)}-${i}`) }),
   'list-transactions': (c) => c.send(66, 1, { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null }),
+  // As a broker sends it (v4+): 50,000 transactions of one partition each, ids unknown here.
+  'add-partitions-to-txn': (c) => c.send(24, 5, {
+    transactions: Array.from({ length: 50_000 }, (_, i) => ({ transactionalId: `stall-${i}`, producerId: BigInt(i), producerEpoch: 0, verifyOnly: true, topics: [{ name: topicName(0), partitions: [i % PER_TOPIC] }] })),
+    v3AndBelowTransactionalId: '', v3AndBelowProducerId: 0n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [],
+  }),
 };
 
 async function setup(c, names) {
