@@ -125,6 +125,8 @@ const SYNC_WRITE_MAX_BYTES = 1024 * 1024;
 
 /** Largest offset distance inside one segment (Kafka keeps relative offsets in an int32). */
 const MAX_RELATIVE_OFFSET = 2147483647n;
+/** The I/O chain of a log that has done none: one settled promise for every log (most partitions never write). */
+const RESOLVED: Promise<void> = Promise.resolve();
 
 export class PartitionLog {
   private readonly segments: LogSegment[];
@@ -152,7 +154,7 @@ export class PartitionLog {
   /** Messages appended since the last 'interval' sync was scheduled to run. */
   private unflushedMessages = 0n;
   /** All file I/O runs in this chain, one step after another. */
-  private ioChain: Promise<void> = Promise.resolve();
+  private ioChain: Promise<void> = RESOLVED;
   /** A step of `ioChain` is queued or running (see `setChain`); a turn's write may run at once only when none is. */
   private chainBusy = false;
   private directoryDirty = false;
@@ -178,7 +180,7 @@ export class PartitionLog {
   private closing: Promise<void> | null = null;
   private readonly policy: FlushPolicy;
   /** Kafka's offset index of each segment a read_committed fetch read (see offset-index.ts). */
-  private readonly offsetIndexes = new WeakMap<LogSegment, OffsetIndexBuilder>();
+  private offsetIndexes: WeakMap<LogSegment, OffsetIndexBuilder> | null = null;
   /** Offset after the last batch written to its file (what an fdatasync started now covers). */
   private writtenEnd: bigint;
   /** Told when the high watermark moves up (`onHighWatermark`). */
@@ -517,8 +519,9 @@ export class PartitionLog {
       const sliceBytes = Math.min(maxPosition - firstPosition, minOneBatch ? Math.max(maxBytes, table.size(from)) : maxBytes);
       let to = from;
       while (to < table.count && table.position(to) + table.size(to) <= firstPosition + sliceBytes) to++;
-      let index = this.offsetIndexes.get(segment);
-      if (index === undefined || index.indexIntervalBytes !== indexIntervalBytes) this.offsetIndexes.set(segment, (index = new OffsetIndexBuilder(indexIntervalBytes)));
+      const indexes = (this.offsetIndexes ??= new WeakMap());
+      let index = indexes.get(segment);
+      if (index === undefined || index.indexIntervalBytes !== indexIntervalBytes) indexes.set(segment, (index = new OffsetIndexBuilder(indexIntervalBytes)));
       let upperBoundOffset = fetchUpperBoundOffset(index.extend(table), firstPosition, sliceBytes);
       upperBoundOffset ??= this.segments[s + 1]?.baseOffset ?? this.nextOffset;
       return { batches: to > from ? segment.read(from, to) : [], segmentBaseOffset: segment.baseOffset, upperBoundOffset };

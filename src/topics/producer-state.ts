@@ -8,6 +8,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { ActiveProducers, ProducerLastRecord } from '../storage/cleaner-producers.js';
+import { owned, SharedEmptyMap } from '../util/shared-empty.js';
 
 /** Kafka keeps this many batches per producer (`ProducerStateEntry.NUM_BATCHES_TO_RETAIN`). */
 export const NUM_BATCHES_TO_RETAIN = 5;
@@ -116,12 +117,17 @@ export interface VerificationGuard {
   readonly supportsEpochBump: boolean;
 }
 
+/** What a table holds until a producer id writes to its partition (most partitions: none ever does). */
+const NO_PRODUCERS = new SharedEmptyMap<bigint, ProducerEntry>();
+const NO_VERIFICATIONS = new SharedEmptyMap<bigint, VerificationGuard>();
+const NO_ONGOING = new SharedEmptyMap<bigint, bigint>();
+
 export class ProducerStateTable {
-  private readonly producers = new Map<bigint, ProducerEntry>();
+  private producers: Map<bigint, ProducerEntry> = NO_PRODUCERS;
   /** Verifications in flight or done, by producer id (Kafka's `ProducerStateManager.verificationStates`). */
-  private readonly verifications = new Map<bigint, VerificationGuard>();
+  private verifications: Map<bigint, VerificationGuard> = NO_VERIFICATIONS;
   /** Ongoing transactions: producer id -> first offset, in first-offset order (appends come in offset order). */
-  private readonly ongoing = new Map<bigint, bigint>();
+  private ongoing: Map<bigint, bigint> = NO_ONGOING;
   /**
    * Transactions whose marker is appended but not yet below the high watermark (Kafka's
    * `unreplicatedTxns`; here: not yet written to the log file): still unstable, so the last stable
@@ -192,7 +198,7 @@ export class ProducerStateTable {
     let entry = this.producers.get(info.producerId);
     if (entry === undefined) {
       entry = { epoch: info.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n, lastDataOffset: -1n };
-      this.producers.set(info.producerId, entry);
+      (this.producers = owned(this.producers)).set(info.producerId, entry);
     } else if (info.producerEpoch !== entry.epoch) {
       entry.epoch = info.producerEpoch;
       entry.batches = [];
@@ -211,7 +217,7 @@ export class ProducerStateTable {
     if (info.maxTimestamp !== undefined) entry.lastTimestamp = info.maxTimestamp;
     if (entry.currentTxnFirstOffset === null && isTransactional(info)) {
       entry.currentTxnFirstOffset = baseOffset;
-      this.ongoing.set(info.producerId, baseOffset);
+      (this.ongoing = owned(this.ongoing)).set(info.producerId, baseOffset);
     }
     // The transaction has its first offset here now: the verification has done its job.
     if (isTransactional(info)) this.verifications.delete(info.producerId);
@@ -226,7 +232,7 @@ export class ProducerStateTable {
     const held = this.verifications.get(producerId);
     if (held === undefined) {
       const guard: VerificationGuard = { epoch: producerEpoch, supportsEpochBump };
-      this.verifications.set(producerId, guard);
+      (this.verifications = owned(this.verifications)).set(producerId, guard);
       return guard;
     }
     if (producerEpoch > held.epoch) held.epoch = producerEpoch;
@@ -284,7 +290,7 @@ export class ProducerStateTable {
     let entry = this.producers.get(marker.producerId);
     if (entry === undefined) {
       entry = { epoch: marker.producerEpoch, batches: [], coordinatorEpoch: -1, currentTxnFirstOffset: null, lastTimestamp: -1n, lastDataOffset: -1n };
-      this.producers.set(marker.producerId, entry);
+      (this.producers = owned(this.producers)).set(marker.producerId, entry);
     }
     const completed: CompletedTxn | null =
       entry.currentTxnFirstOffset === null

@@ -37,6 +37,21 @@ describe('ProducerStateTable', () => {
     expect([t.firstUnstableOffset(33n), t.firstUnstableOffset(34n)]).toEqual([31n, null]);
   });
 
+  it("keeps each table's producers, transactions and verifications its own (tables share empty maps until written)", () => {
+    const [written, untouched] = [new ProducerStateTable(), new ProducerStateTable()];
+    written.update({ ...batch(0, 0, 3), attributes: 0x10 }, 5n);
+    written.startVerification(8n, 2, true);
+    written.completeTxn({ producerId: 9n, producerEpoch: 1, commit: true, coordinatorEpoch: 0, transactionVersion: 2 }, 8n, 0n);
+    expect([...written.entries()].map(([id]) => id)).toEqual([7n, 9n]);
+    expect([written.ongoingTransactions(), written.firstUnstableOffset(9n)]).toEqual([[{ producerId: 7n, firstOffset: 5n }], 5n]);
+    expect(written.mayAppendTransactional(8n, 2, written.startVerification(8n, 2, true))).toBe(true);
+    expect([[...untouched.entries()], untouched.ongoingTransactions(), untouched.firstUnstableOffset(9n), untouched.epochOf(7n)]).toEqual([[], [], null, undefined]);
+    expect(untouched.check(batch(0, 4), 'p')).toEqual({ kind: 'append' });
+    untouched.clear();
+    expect(untouched.removeExpiredProducers(1_000n, 1n)).toBe(0);
+    expect([...written.entries()].length).toBe(2);
+  });
+
   it('refuses a gap with OUT_OF_ORDER_SEQUENCE_NUMBER and an old epoch with INVALID_PRODUCER_EPOCH', () => {
     const t = new ProducerStateTable();
     t.update(batch(1, 0, 3), 0n);

@@ -8,38 +8,15 @@ import { ClassicGroupMember, type MemberProtocol } from './classic-member.js';
 import { ClassicGroupState, VALID_PREVIOUS_STATES } from './group-state.js';
 import { subscribedTopicsOf } from './consumer-protocol.js';
 import { COMMIT_TIMESTAMP_EXPIRATION, expirationFrom, type OffsetExpirationCondition } from '../offsets/expiration-condition.js';
+import { owned, SharedEmptyMap, SharedEmptySet } from '../../util/shared-empty.js';
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
-/**
- * The empty collections every group starts with, shared until the group first writes to one
- * (`owned`): a group known only by its offsets never has a member, and 100,000 such groups held
- * ~85 MiB of empty Maps and Sets (issue #16, bounded memory). Writing to one throws, so a write
- * that skipped `owned` cannot reach every group.
- */
-class SharedEmptyMap<K, V> extends Map<K, V> {
-  override set(): this {
-    throw new Error('a shared empty Map is never written');
-  }
-}
-class SharedEmptySet<T> extends Set<T> {
-  override add(): this {
-    throw new Error('a shared empty Set is never written');
-  }
-}
+/** The empty collections every group starts with, shared until it first writes to one (`owned`). */
 const NO_MEMBERS = new SharedEmptyMap<string, ClassicGroupMember>();
 const NO_STATIC_MEMBERS = new SharedEmptyMap<string, string>();
 const NO_MEMBER_IDS = new SharedEmptySet<string>();
 const NO_PROTOCOL_SUPPORT = new SharedEmptyMap<string, number>();
-
-/** `collection`, or a new one of its own in place of a shared empty one. */
-function owned<K, V>(collection: Map<K, V>): Map<K, V>;
-function owned<T>(collection: Set<T>): Set<T>;
-function owned<K, V>(collection: Map<K, V> | Set<K>): Map<K, V> | Set<K> {
-  if (collection instanceof SharedEmptyMap) return new Map<K, V>();
-  if (collection instanceof SharedEmptySet) return new Set<K>();
-  return collection;
-}
 
 /** What a group needs from its coordinator. */
 export interface ClassicGroupEnv {
