@@ -16,6 +16,7 @@ import type { Partition } from '../topics/partition.js';
 import type { VerificationGuard } from '../topics/producer-state.js';
 import type { Topic } from '../topics/topic.js';
 import { nextTurn, Slicer } from '../util/slices.js';
+import { AppendWindow, APPENDS_IN_FLIGHT } from '../topics/append-window.js';
 import type { Broker } from '../broker.js';
 import { NO_RESPONSE, type ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
@@ -56,7 +57,8 @@ const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
  * stored as sent, with base offset and leader epoch restamped, and with LogAppendTime when the
  * topic's `message.timestamp.type` says so (answered in `logAppendTimeMs`).
  * acks=0 answers nothing; acks=1/-1 answer once the appends are durable per
- * `mock.flush.policy`; a failed write answers KAFKA_STORAGE_ERROR.
+ * `mock.flush.policy`; a failed write answers KAFKA_STORAGE_ERROR. At most APPENDS_IN_FLIGHT of the
+ * request's appends wait for their write at once (append-window.ts).
  */
 export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
   apiKey: 0,
@@ -169,6 +171,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
     }
 
     const verification = req.transactionalId === null ? null : await verifyTransaction(broker, req.transactionalId, ready, version);
+    const window = new AppendWindow(APPENDS_IN_FLIGHT);
     for (const [i, { res, partition, batch }] of ready.entries()) {
       if (i > 0 && slicer.due()) await nextTurn();
       // A topic deleted (or deleted and created again) since this partition's check, between slices:
@@ -202,7 +205,11 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       }
       res.baseOffset = outcome.baseOffset;
       res.logStartOffset = partition.logStartOffset;
-      pending.push(outcome.durable.catch((err: Error) => void failPartition(res, ErrorCode.KAFKA_STORAGE_ERROR, err.message)));
+      const durable = outcome.durable.catch((err: Error) => void failPartition(res, ErrorCode.KAFKA_STORAGE_ERROR, err.message));
+      pending.push(durable);
+      window.track(durable);
+      const room = window.room();
+      if (room !== null) await room;
     }
 
     if (req.acks === 0) return NO_RESPONSE;

@@ -20,6 +20,7 @@ import { GROUP_METADATA_TOPIC_NAME } from './topic-name.js';
 import type { TopicStore } from './topic-store.js';
 import type { Time } from '../util/time.js';
 import { Slicer } from '../util/slices.js';
+import { AppendWindow, APPENDS_IN_FLIGHT } from './append-window.js';
 
 /** Markers one turn of the event loop appends at most (fewer once the turn's slice budget is spent). */
 const MARKERS_PER_SLICE = 1000;
@@ -134,12 +135,17 @@ export class TransactionMarkers {
   async write(marker: TxnMarkerSpec, partitions: readonly TopicPartitionRef[]): Promise<MarkerPartitionResult[]> {
     // Appended a slice at a time (issue #16: the markers of a transaction over 9,000 partitions
     // held every other connection ~100 ms), the partitions' writes settling together after.
+    // At most APPENDS_IN_FLIGHT of them wait for their write at once (append-window.ts).
     const slicer = new Slicer(MARKERS_PER_SLICE);
+    const window = new AppendWindow(APPENDS_IN_FLIGHT);
     const results: Array<Promise<MarkerPartitionResult>> = new Array(partitions.length);
     for (let i = 0; i < partitions.length; i++) {
       if (i > 0) await slicer.next();
       const tp = partitions[i]!;
       results[i] = this.writeOne(marker, tp).then((errorCode) => ({ ...tp, errorCode }));
+      window.track(results[i]!);
+      const room = window.room();
+      if (room !== null) await room;
     }
     return Promise.all(results);
   }

@@ -8,7 +8,8 @@
  * - DeleteGroups works on `DELETE_GROUPS_PER_SLICE` ids per turn and logs one line per request.
  * - ListGroups materialises offsets-only groups, then lists the groups, `LIST_GROUPS_PER_SLICE` per turn.
  * - An OffsetFetch of every offset of a group (topics null) answers `ELEMENTS_PER_SLICE` per turn.
- * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn; ListOffsets
+ * - A Produce checks, then appends, `PRODUCE_SLICE_PARTITIONS` partitions per turn, at most
+ *   `APPENDS_IN_FLIGHT` of them waiting for their write and sync at once; ListOffsets
  *   looks up `ELEMENTS_PER_SLICE` partitions per turn.
  * - DeleteRecords checks, then answers, `ELEMENTS_PER_SLICE` partitions per turn.
  * - OffsetDelete checks its topics `ELEMENTS_PER_SLICE` partitions per turn, then deletes in one
@@ -26,6 +27,7 @@ import { MAINTENANCE_SLICE_PARTITIONS } from '../../src/topics/log-maintenance.j
 import { commitWholeGroup, createTopics, fetchWholeGroup, nextTurn, offsetCommit, topic, watchCall } from '../support/big-requests.js';
 import { ELEMENTS_PER_SLICE } from '../../src/protocol/primitives.js';
 import { PRODUCE_SLICE_PARTITIONS } from '../../src/apis/00-produce.js';
+import { APPENDS_IN_FLIGHT } from '../../src/topics/append-window.js';
 import { FETCH_SLICE_PARTITIONS } from '../../src/apis/01-fetch.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/messages/FetchRequest.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
@@ -239,6 +241,30 @@ describe('big requests and passes, more', () => {
     const answers = res.responses[0]!.partitionResponses;
     expect(answers.length).toBe(count);
     expect(answers.every((p, i) => p.index === i && p.errorCode === ErrorCode.NONE && p.baseOffset === (i === count - 1 ? 1n : 0n))).toBe(true);
+  });
+
+  it('a Produce to 2 x PRODUCE_SLICE_PARTITIONS partitions of a data directory (flush always) has at most APPENDS_IN_FLIGHT of them waiting for their write and sync at once', async () => {
+    const { server } = await startClosableServer(cleanups);
+    const c = await RawClient.connect(server.port);
+    cleanups.push(() => c.close());
+    const count = PRODUCE_SLICE_PARTITIONS * 2;
+    expect((await c.send(19, 7, createTopics([topic('durable', count)]))).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    const partitions = Array.from({ length: count }, (_, i) => server.broker.topics.get('durable')!.partition(i)!);
+    const records = encodeRecordBatch({ baseOffset: 0n, timestamp: BigInt(Date.now()), records: [{ key: null, value: Buffer.from('v') }] });
+    const produced = c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: 'durable', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: partitions.map((p) => ({ index: p.index, records })) }] });
+    let done = false;
+    void produced.then(() => (done = true));
+    // Appended and not yet durable (the high watermark moves once the record is written and synced), looked at every turn.
+    let most = 0;
+    while (!done) {
+      await nextTurn();
+      most = Math.max(most, partitions.filter((p) => p.logEndOffset > p.highWatermark).length);
+    }
+    const answers = (await produced).responses[0]!.partitionResponses;
+    expect(answers.every((p, i) => p.index === i && p.errorCode === ErrorCode.NONE && p.baseOffset === 0n)).toBe(true);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(APPENDS_IN_FLIGHT);
+    expect(partitions.every((p) => p.highWatermark === 1n)).toBe(true);
   });
 
   it('a ListOffsets of 3 x ELEMENTS_PER_SLICE partitions is answered in slices: a record produced meanwhile to its last partition shows', async () => {
