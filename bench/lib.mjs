@@ -54,6 +54,9 @@ export function envList(name, fallback) {
  */
 export class BenchClient {
   #buffered = Buffer.alloc(0);
+  /** Chunks read after `#buffered`, not yet joined to it, and their bytes. */
+  #chunks = [];
+  #chunkBytes = 0;
   /** Requests sent and not yet answered, oldest first. */
   #waiting = [];
   #correlationId = 0;
@@ -64,7 +67,10 @@ export class BenchClient {
     this.socket = socket;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
-      this.#buffered = this.#buffered.length === 0 ? chunk : Buffer.concat([this.#buffered, chunk]);
+      // Chunks are joined once a frame is whole: joining at each one copied a 100 MB answer
+      // ~1,600 times (the client, not the server, then took most of a big request's time).
+      this.#chunks.push(chunk);
+      this.#chunkBytes += chunk.length;
       this.#drain();
     });
     socket.on('error', () => {});
@@ -75,6 +81,13 @@ export class BenchClient {
     });
   }
 
+  /** The size of the next frame (0 while its size is not in yet: join what there is). */
+  #wanted() {
+    if (this.#buffered.length >= 4) return this.#buffered.readInt32BE(0);
+    const head = Buffer.concat([this.#buffered, ...this.#chunks.slice(0, 4)]);
+    return head.length >= 4 ? head.readInt32BE(0) : 0;
+  }
+
   static async connect(port, host = '127.0.0.1') {
     const socket = connect({ port, host });
     await once(socket, 'connect');
@@ -82,6 +95,11 @@ export class BenchClient {
   }
 
   #drain() {
+    if (this.#chunks.length > 0 && this.#buffered.length + this.#chunkBytes >= 4 + this.#wanted()) {
+      this.#buffered = Buffer.concat([this.#buffered, ...this.#chunks]);
+      this.#chunks = [];
+      this.#chunkBytes = 0;
+    }
     while (this.#waiting.length > 0 && this.#buffered.length >= 4) {
       const size = this.#buffered.readInt32BE(0);
       if (this.#buffered.length < 4 + size) return;
