@@ -58,7 +58,7 @@ const SCENARIOS = {
     await c.send(26, 3, { ...ids, committed: true });
     return r;
   },
-  'list-offsets': (c) => c.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 30000, topics: wide((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1n })) }),
+  'list-offsets': (c) => c.send(2, 9, { replicaId: -1, isolationLevel: 1, timeoutMs: 30000, topics: wide((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: BigInt(process.env.STALL_TIMESTAMP ?? -1) })) }),
   'fetch': (c) => c.send(1, 12, { clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes: 52428800, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [], topics: wide((p) => ({ partition: p, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1048576, replicaDirectoryId: ZERO_ID, highWatermark: -1n })).map((t) => ({ topic: t.name, topicId: ZERO_ID, partitions: t.partitions })) }),
   'produce': (c) => {
     const records = Buffer.from(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('v'), headers: [] }] }));
