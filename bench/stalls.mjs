@@ -64,6 +64,12 @@ const SCENARIOS = {
     const records = Buffer.from(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('v'), headers: [] }] }));
     return c.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: wide((p) => ({ index: p, records })).map((t) => ({ name: t.name, topicId: ZERO_ID, partitionData: t.partitions })) });
   },
+  // Partitions of a topic that does not exist: every one answered with an error.
+  'produce-unknown': (c) => {
+    const records = Buffer.from(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('v') }] }));
+    return c.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: wide((p) => ({ index: p, records })).map((t) => ({ name: `no-such-${t.name}`, topicId: ZERO_ID, partitionData: t.partitions })) });
+  },
+  'fetch-unknown': (c) => c.send(1, 13, { clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes: 52428800, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [], topics: wide((p) => ({ partition: p, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1048576, replicaDirectoryId: ZERO_ID, highWatermark: -1n })).map((t) => ({ topic: t.name, topicId: 'AQEBAQEBAQEBAQEBAQEBAQ', partitions: t.partitions })) }),
   'delete-records': (c) => c.send(21, 2, { timeoutMs: 30000, topics: wide((p) => ({ partitionIndex: p, offset: 0n })) }),
   'offset-delete': (c) => c.send(47, 0, { groupId: 'g-wide', topics: wide((p) => ({ partitionIndex: p })) }),
   'metadata-all': (c) => c.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
