@@ -79,8 +79,22 @@ export function nonNull<T>(value: T | null, field: string): T {
   return value;
 }
 
+/**
+ * The longest string Kafka's generated message readers take, compact or not (`length > 0x7fff`:
+ * "string field ... had invalid length"): a request holding a longer one fails to parse, and Kafka
+ * closes the connection. Kafka 4.3.1 did so for a ConsumerGroupHeartbeat with a 50,002-byte
+ * regular expression, which we took, wrote the member of, and then could never expire (its regex's
+ * tombstone key, an int16-length string, could not be written; adversarial trial 28).
+ */
+export const MAX_REQUEST_STRING_BYTES = 0x7fff;
+
 export class Reader {
   offset: number;
+  /**
+   * Longest string this reader takes (bytes): MAX_REQUEST_STRING_BYTES for requests, as Kafka's
+   * readers; unbounded for records, so that a log an earlier build wrote still replays.
+   */
+  maxStringBytes = Number.POSITIVE_INFINITY;
   constructor(readonly buf: Buffer, offset = 0, readonly end = buf.length) {
     this.offset = offset;
   }
@@ -155,6 +169,7 @@ export class Reader {
     const n = compact ? this.length(true) : this.int16();
     if (n < 0) return null;
     if (n === 0) return '';
+    if (n > this.maxStringBytes) throw new MalformedFrameError(`string of ${n} bytes is longer than the ${this.maxStringBytes} a request may hold`);
     const at = this.take(n);
     // Ids and names repeat request after request: decoded once (short-strings.ts).
     return n <= SHORT_STRING_MAX_BYTES ? shortString(this.buf, at, n) : this.buf.toString('utf8', at, at + n);

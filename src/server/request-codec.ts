@@ -1,4 +1,4 @@
-import { Reader, Writer } from '../protocol/primitives.js';
+import { MAX_REQUEST_STRING_BYTES, Reader, Writer } from '../protocol/primitives.js';
 import { API_CODECS, type ApiKeyWithCodec } from '../protocol/messages/index.js';
 import * as ApiVersionsResponse from '../protocol/messages/ApiVersionsResponse.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -68,6 +68,7 @@ const skipTag = (): boolean => false;
  */
 function decodeHeader(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition>): Header {
   const r = new Reader(frame);
+  r.maxStringBytes = MAX_REQUEST_STRING_BYTES;
   const apiKey = r.int16();
   const apiVersion = r.int16();
   const correlationId = r.int32();

@@ -545,14 +545,19 @@ describe('big requests', () => {
   });
 });
 
-/** An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), its client software name padding it. */
+/**
+ * An ApiVersions v3 request frame of exactly `frameBytes` bytes (size prefix included), padded by
+ * an unknown tagged field of its body (skipped, as Kafka skips one): a client software name that
+ * long would be malformed (a request string holds at most 32,767 bytes).
+ */
 function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {
   const clientId = Buffer.from('big');
   const headerBytes = 2 + 2 + 4 + 2 + clientId.length + 1;
-  const nameLength = (n: number) => 4 + headerBytes + uvarintBytes(n + 1) + n + 3;
-  let n = frameBytes - 4 - headerBytes - 6;
-  while (nameLength(n) > frameBytes) n--;
-  const out = Buffer.alloc(nameLength(n));
+  // Name "kmc" and version "1" (compact), one tagged field: tag 0, its size, its bytes.
+  const frameLength = (n: number) => 4 + headerBytes + 4 + 2 + 1 + 1 + uvarintBytes(n) + n;
+  let n = frameBytes - 4 - headerBytes - 9;
+  while (frameLength(n) > frameBytes) n--;
+  const out = Buffer.alloc(frameLength(n));
   let o = 0;
   o = out.writeInt32BE(out.length - 4, o);
   o = out.writeInt16BE(18, o);
@@ -561,12 +566,15 @@ function apiVersionsV3(correlationId: number, frameBytes: number): Buffer {
   o = out.writeInt16BE(clientId.length, o);
   o += clientId.copy(out, o);
   out[o++] = 0; // header tagged fields
-  o = writeUvarint(out, o, n + 1);
-  out.fill('a', o, o + n);
-  o += n;
+  out[o++] = 4; // client software name "kmc"
+  o += out.write('kmc', o);
   out[o++] = 2; // client software version "1"
   out[o++] = 0x31;
-  out[o++] = 0; // body tagged fields
+  out[o++] = 1; // body tagged fields: one
+  out[o++] = 0; // its tag
+  o = writeUvarint(out, o, n);
+  out.fill('a', o, o + n);
+  o += n;
   expect(o).toBe(out.length);
   return out;
 }
