@@ -1,0 +1,85 @@
+// The README's Go recipe run as a suite runs it: TestMain starts the server with mockbroker.Start
+// (the command from KMC_SERVER, e.g. "node dist/cli.cjs"; the package's default otherwise), a
+// test adds a fault rule failing the group's first OffsetCommit, produces and consumes with
+// franz-go, and commits through it; TestMain stops the server. test/e2e/go-recipe.test.ts runs it.
+package mockbroker_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kmc/franzgoclient/mockbroker"
+)
+
+var kafka *mockbroker.Broker
+
+func TestMain(m *testing.M) {
+	command := []string{"npx", "kafka-mock-coordinator"}
+	if server := os.Getenv("KMC_SERVER"); server != "" {
+		command = strings.Fields(server)
+	}
+	var err error
+	if kafka, err = mockbroker.Start(command); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("started %s %s\n", kafka.Bootstrap, kafka.Admin)
+	code := m.Run()
+	fmt.Printf("closed %v\n", kafka.Close())
+	os.Exit(code)
+}
+
+func TestConsumesThroughAFaultRule(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var rule struct{ ID string }
+	fault := map[string]any{"match": map[string]any{"api": "OffsetCommit", "group": "billing"}, "action": map[string]any{"type": "error", "error": "COORDINATOR_NOT_AVAILABLE"}}
+	if err := kafka.Call("POST", "/faults", fault, &rule); err != nil {
+		t.Fatal(err)
+	}
+
+	producer, err := kgo.NewClient(kgo.SeedBrokers(kafka.Bootstrap), kgo.DefaultProduceTopic("orders"), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer producer.Close()
+	for i := 0; i < 3; i++ {
+		if err := producer.ProduceSync(ctx, &kgo.Record{Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(fmt.Sprintf("v%d", i))}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	consumer, err := kgo.NewClient(kgo.SeedBrokers(kafka.Bootstrap), kgo.ConsumeTopics("orders"), kgo.ConsumerGroup("billing"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close()
+	var values []string
+	for len(values) < 3 {
+		fetches := consumer.PollFetches(ctx)
+		if err := fetches.Err(); err != nil {
+			t.Fatal(err)
+		}
+		fetches.EachRecord(func(r *kgo.Record) { values = append(values, string(r.Value)) })
+	}
+	// franz-go retries the commit that the rule answered COORDINATOR_NOT_AVAILABLE.
+	if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var fired struct{ Fired int }
+	if err := kafka.Call("GET", "/faults/"+rule.ID, nil, &fired); err != nil {
+		t.Fatal(err)
+	}
+	committed := consumer.CommittedOffsets()["orders"][0].Offset
+	fmt.Printf("consumed %s committed %d fired %d\n", strings.Join(values, ","), committed, fired.Fired)
+	if strings.Join(values, ",") != "v0,v1,v2" || committed != 3 || fired.Fired != 1 {
+		t.Fatalf("values %v, committed %d, rule fired %d times", values, committed, fired.Fired)
+	}
+}
