@@ -64,6 +64,14 @@ const SCENARIOS = {
     const records = Buffer.from(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('v'), headers: [] }] }));
     return c.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: wide((p) => ({ index: p, records })).map((t) => ({ name: t.name, topicId: ZERO_ID, partitionData: t.partitions })) });
   },
+  // A transaction's first batch to every partition (Produce v12: each partition is added to the transaction as it is verified).
+  'produce-txn': async (c) => {
+    const init = await c.send(22, 4, { transactionalId: 'stall-produce-txn', transactionTimeoutMs: 600000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
+    const records = Buffer.from(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, attributes: 0x10, producerId: init.producerId, producerEpoch: init.producerEpoch, baseSequence: 0, records: [{ key: null, value: Buffer.from('v') }] }));
+    const r = await c.send(0, 12, { transactionalId: 'stall-produce-txn', acks: -1, timeoutMs: 30000, topicData: wide((p) => ({ index: p, records })).map((t) => ({ name: t.name, topicId: ZERO_ID, partitionData: t.partitions })) });
+    await c.send(26, 5, { transactionalId: 'stall-produce-txn', producerId: init.producerId, producerEpoch: init.producerEpoch, committed: false });
+    return r;
+  },
   // Partitions of a topic that does not exist: every one answered with an error.
   'produce-unknown': (c) => {
     const records = Buffer.from(encodeRecordBatch({ baseOffset: 0n, timestamp: 1_700_000_000_000n, records: [{ key: null, value: Buffer.from('v') }] }));

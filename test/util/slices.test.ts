@@ -5,7 +5,7 @@
  * does at least one item per turn. performance.now() is stubbed: each item takes 1 ms of it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SLICE_BUDGET_MS, Slicer, nextTurn } from '../../src/util/slices.js';
+import { SLICE_BUDGET_MS, Slicer, mapInSlices, nextTurn } from '../../src/util/slices.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -74,5 +74,32 @@ describe('Slicer', () => {
     // Counting starts again after a yield; `maxItems` yields whatever the clock.
     const counted = new Slicer(3, 32);
     expect([counted.due(), counted.due(), counted.due(), counted.due()]).toEqual([false, false, true, false]);
+  });
+});
+
+describe('mapInSlices', () => {
+  it('maps a short list of cheap items at once, and yields costly ones once the turn has had its budget', async () => {
+    let clock = 9_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    // A turn with no sliced work in it first: the budget starts with the mapping.
+    await nextTurn();
+    await nextTurn();
+    let calls = 0;
+    const cheap = mapInSlices([1, 2, 3], 4096, (x) => (calls++, x * 2));
+    expect(calls).toBe(3);
+    expect(await cheap).toEqual([2, 4, 6]);
+
+    calls = 0;
+    // Items of 2 ms each (a 32,000-character id hashed and compared costs about that): the first
+    // look at the budget, after 16 items, starts it (the turn had no sliced work before), the
+    // second, 16 items (32 ms) later, finds it spent, and the rest wait for later turns.
+    const costly = mapInSlices(Array.from({ length: 40 }, (_, i) => i), 4096, (x) => {
+      clock += 2;
+      calls++;
+      return x;
+    });
+    expect(calls).toBe(32);
+    expect(await costly).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(calls).toBe(40);
   });
 });
