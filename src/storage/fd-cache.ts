@@ -15,6 +15,12 @@ import { IoSlots } from './io-slots.js';
 /** Asynchronous operations on a cache's descriptors running at once: what can be pinned beyond the cap. */
 const BUSY_LIMIT = 16;
 
+/**
+ * Least recently used files looked at for a clean one to close before a dirty one is synced and
+ * closed (a bound, so that a cache full of dirty files costs each open no more than this).
+ */
+const CLEAN_FIRST_SCAN = 64;
+
 export class FileHandleCache {
   /** Open files, least recently used first (a Map keeps insertion order; a use re-inserts). */
   private readonly open = new Map<CachedFile, number>();
@@ -53,22 +59,47 @@ export class FileHandleCache {
     fs.closeSync(fd);
   }
 
-  /** Closes least recently used unpinned files until at most `keep` are open (or only pinned ones, or ones whose `beforeClose` failed, remain). */
+  /**
+   * Closes least recently used unpinned files until at most `keep` are open (or only pinned ones, or
+   * ones whose `beforeClose` failed, remain): clean ones first among the CLEAN_FIRST_SCAN least
+   * recently used, as a dirty one's `beforeClose` (a segment's fdatasync) runs on the event loop.
+   */
   private evict(keep: number): void {
     if (this.open.size <= keep) return;
+    let scanned = 0;
+    for (const [file, fd] of this.open) {
+      if (this.open.size <= keep || scanned++ >= CLEAN_FIRST_SCAN) break;
+      if (file.pins === 0 && !file.isDirty()) this.close(file, fd);
+    }
     for (const [file, fd] of this.open) {
       if (this.open.size <= keep) return;
-      if (file.pins > 0) continue;
-      try {
-        file.beforeClose(fd);
-      } catch {
-        continue; // kept open: the owner's next sync on this descriptor reports the error
-      }
-      this.open.delete(file);
-      fs.closeSync(fd);
+      if (file.pins === 0) this.close(file, fd);
     }
   }
+
+  /** Closes `file` after its `beforeClose`, unless that throws (kept open: the owner's next sync on this descriptor reports the error). */
+  private close(file: CachedFile, fd: number): void {
+    try {
+      file.beforeClose(fd);
+    } catch {
+      return;
+    }
+    this.open.delete(file);
+    fs.closeSync(fd);
+  }
 }
+
+/**
+ * What a cached file's owner does before the cache closes its descriptor to make room (a segment:
+ * fdatasync the bytes written since its last sync). Methods, not closures: a partition's segment
+ * is one of hundreds of thousands.
+ */
+export interface FileOwner {
+  beforeClose(fd: number): void;
+  hasWorkBeforeClose(): boolean;
+}
+
+const NO_OWNER: FileOwner = { beforeClose: () => {}, hasWorkBeforeClose: () => false };
 
 /** One file opened through a FileHandleCache. */
 export class CachedFile {
@@ -78,14 +109,24 @@ export class CachedFile {
 
   /**
    * `flags`: those of the first open (`w+` creates or truncates); later opens use `r+`.
-   * `beforeClose`: runs before the cache closes the descriptor to make room; throwing keeps it open.
+   * `owner`: told before the cache closes the descriptor to make room (see `FileOwner`).
    */
   constructor(
     readonly cache: FileHandleCache,
     readonly path: string,
     public flags: string,
-    readonly beforeClose: (fd: number) => void = () => {},
+    private readonly owner: FileOwner = NO_OWNER,
   ) {}
+
+  /** Runs before the cache closes the descriptor to make room; throwing keeps it open. */
+  beforeClose(fd: number): void {
+    this.owner.beforeClose(fd);
+  }
+
+  /** Whether `beforeClose` has work to do now (the cache closes clean files first). */
+  isDirty(): boolean {
+    return this.owner.hasWorkBeforeClose();
+  }
 
   /** The descriptor, for synchronous use only (the cache may close it once the caller yields). */
   fd(): number {

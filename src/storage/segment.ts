@@ -15,7 +15,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readExactlySync } from './file-io.js';
-import { CachedFile, type FileHandleCache } from './fd-cache.js';
+import { CachedFile, type FileHandleCache, type FileOwner } from './fd-cache.js';
 import { BatchIndex } from './batch-index.js';
 import { PackedBytes } from './packed-bytes.js';
 
@@ -46,7 +46,7 @@ export interface PendingWrite {
   endOffset: bigint;
 }
 
-export class LogSegment {
+export class LogSegment implements FileOwner {
   /** The segment's batches (offsets, positions, timestamps), 20 bytes each (batch-index.ts). */
   readonly batches: BatchIndex;
   /** Largest batch maxTimestamp in the segment (ms), -1 when empty. */
@@ -88,7 +88,7 @@ export class LogSegment {
     /** When the segment was created or recovered (ms, from the injected clock); drives log.roll.ms. */
     readonly createdMs: number,
   ) {
-    this.handle = file !== null && files !== null ? new CachedFile(files, file, flags, this.syncBeforeClose) : null;
+    this.handle = file !== null && files !== null ? new CachedFile(files, file, flags, this) : null;
     this.batches = new BatchIndex(baseOffset);
     this.packed = this.handle === null ? new PackedBytes() : null;
   }
@@ -132,11 +132,16 @@ export class LogSegment {
   }
 
   /** Before the cache closes the descriptor: bytes written since the last sync reach the disk on it when `syncOnEviction` (a failure keeps it open). */
-  private readonly syncBeforeClose = (fd: number): void => {
-    if (!this.dirty || !this.syncOnEviction) return;
+  beforeClose(fd: number): void {
+    if (!this.hasWorkBeforeClose()) return;
     fs.fdatasyncSync(fd);
     this.dirty = false;
-  };
+  }
+
+  /** Whether `beforeClose` would sync (the cache closes clean files first). */
+  hasWorkBeforeClose(): boolean {
+    return this.dirty && this.syncOnEviction;
+  }
 
   get isEmpty(): boolean {
     return this.batches.count === 0;

@@ -12,10 +12,10 @@ afterEach(() => {
   removeTempDirs();
 });
 
-function files(n: number, cache: FileHandleCache, beforeClose?: (name: string) => void): CachedFile[] {
+function files(n: number, cache: FileHandleCache, beforeClose?: (name: string) => void, dirty: (name: string) => boolean = () => false): CachedFile[] {
   const dir = mkdtempSync(join(tmpdir(), 'kmc-fd-'));
   dirs.push(dir);
-  return Array.from({ length: n }, (_, i) => new CachedFile(cache, join(dir, `f${i}`), 'w+', () => beforeClose?.(`f${i}`)));
+  return Array.from({ length: n }, (_, i) => new CachedFile(cache, join(dir, `f${i}`), 'w+', { beforeClose: () => beforeClose?.(`f${i}`), hasWorkBeforeClose: () => dirty(`f${i}`) }));
 }
 
 const isOpen = (fd: number, path: string): boolean => {
@@ -44,6 +44,26 @@ describe('FileHandleCache', () => {
     c!.close();
     expect(cache.openCount).toBe(1);
     expect(() => c!.fd()).toThrow(/is closed/);
+  });
+
+  it('closes a clean file before a less recently used dirty one (whose beforeClose would fdatasync on the event loop), and a dirty one when no clean one is left', () => {
+    const closed: string[] = [];
+    const dirty = new Set(['f0', 'f1']);
+    const cache = new FileHandleCache(3);
+    const [a, b, c, d, e] = files(5, cache, (name) => closed.push(name), (name) => dirty.has(name));
+    for (const f of [a, b, c]) f!.fd();
+    d!.fd(); // f0 and f1 are older, but dirty: f2 goes
+    expect(closed).toEqual(['f2']);
+    dirty.delete('f1');
+    e!.fd(); // f1 is clean now: it goes before the older f0
+    expect(closed).toEqual(['f2', 'f1']);
+    c!.fd(); // f0 is dirty: the least recently used clean one, f3, goes
+    expect(closed).toEqual(['f2', 'f1', 'f3']);
+    dirty.add('f4');
+    dirty.add('f2');
+    b!.fd(); // f0, f4 and f2 all dirty: the least recently used goes, after its beforeClose
+    expect(closed).toEqual(['f2', 'f1', 'f3', 'f0']);
+    expect(cache.openCount).toBe(3);
   });
 
   it('never closes a file pinned by a running operation, nor one whose beforeClose throws', async () => {
