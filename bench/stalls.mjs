@@ -7,7 +7,7 @@
 // Env: STALL_SCENARIOS (comma list of names below; default all), STALL_PARTITIONS (200000: the
 // partitions of the wide scenarios, in topics of 9,999), STALL_GROUPS (100000), STALL_CLI
 // (another build's dist/cli.js), STALL_DISK (1: a data directory; default in memory), STALL_FLUSH
-// (`mock.flush.policy`; default never).
+// (`mock.flush.policy`; default never), STALL_CONFIG (comma list of more `key=value` configs).
 import { Worker } from 'node:worker_threads';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -144,7 +144,7 @@ async function main() {
   const names = envList('STALL_SCENARIOS', Object.keys(SCENARIOS));
   for (const n of names) if (!SCENARIOS[n]) throw new Error(`unknown scenario ${n}`);
   const dir = mkdtempSync(join(tmpdir(), 'kmc-stalls-'));
-  const { child, port } = await startCliServer(['--port', '0', '--no-admin', ...(process.env.STALL_DISK ? ['--data-dir', dir] : ['--in-memory']), '--config', `mock.flush.policy=${process.env.STALL_FLUSH || 'never'}`], { cli: process.env.STALL_CLI || CLI });
+  const { child, port } = await startCliServer(['--port', '0', '--no-admin', ...(process.env.STALL_DISK ? ['--data-dir', dir] : ['--in-memory']), '--config', `mock.flush.policy=${process.env.STALL_FLUSH || 'never'}`, ...envList('STALL_CONFIG', []).flatMap((c) => ['--config', c])], { cli: process.env.STALL_CLI || CLI });
   try {
     const c = await BenchClient.connect(port);
     console.log(`setup: ${await setup(c, names)} ms (${PARTITIONS} partitions in ${TOPICS} topics, ${GROUPS} groups)`);
