@@ -6,7 +6,7 @@ import {
   type ProduceResponse,
   type TopicProduceResponse,
 } from '../protocol/messages/ProduceResponse.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode, errorName } from '../protocol/errors.js';
 import { validateProducedRecords } from '../topics/produce-validation.js';
 import { checkRecordRules, type RecordRulesFailure } from '../topics/record-rules.js';
 import type { LogConfig } from '../configs/log-config.js';
@@ -18,7 +18,7 @@ import type { Topic } from '../topics/topic.js';
 import { nextTurn, Slicer } from '../util/slices.js';
 import { AppendWindow, APPENDS_IN_FLIGHT } from '../topics/append-window.js';
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, type ApiDefinition } from './types.js';
+import { CloseConnection, NO_RESPONSE, type ApiDefinition } from './types.js';
 import { partitionedTopics } from './shapes/partitioned-topics.js';
 import { byPartitionLeaders } from './shapes/routing.js';
 
@@ -56,7 +56,8 @@ const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
  * idempotence checks (duplicate -> NONE with the original base offset; 45, 47). Accepted batches are
  * stored as sent, with base offset and leader epoch restamped, and with LogAppendTime when the
  * topic's `message.timestamp.type` says so (answered in `logAppendTimeMs`).
- * acks=0 answers nothing; acks=1/-1 answer once the appends are durable per
+ * acks=0 answers nothing when every partition succeeded and closes the connection when one failed
+ * (Kafka's way of telling such a client); acks=1/-1 answer once the appends are durable per
  * `mock.flush.policy`; a failed write answers KAFKA_STORAGE_ERROR. At most APPENDS_IN_FLIGHT of the
  * request's appends wait for their write at once (append-window.ts).
  */
@@ -70,8 +71,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
   names: (req, version) => ({ topics: TOPICS.named(req, version), transactionalIds: [req.transactionalId] }),
   partitions: TOPICS,
   routing: byPartitionLeaders(TOPICS),
-  // ProduceRequest with acks=0: Kafka sends no response, whatever the outcome.
-  unanswered: (req) => req.acks === 0,
+  unanswered: answerOrClose,
   async handle(request, ctx) {
     const { broker } = ctx;
     const version = ctx.apiVersion;
@@ -90,8 +90,8 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         if (producer) producers.add(`${producer.producerId}:${producer.producerEpoch}`);
       }
     }
-    if (producers.size > 0 && req.transactionalId === null) return TOPICS.failAll(req, version, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-    if (producers.size > 1) return TOPICS.failAll(req, version, ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (producers.size > 0 && req.transactionalId === null) return answerOrClose(req, TOPICS.failAll(req, version, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+    if (producers.size > 1) return answerOrClose(req, TOPICS.failAll(req, version, ErrorCode.INVALID_PRODUCER_ID_MAPPING));
 
     /** A partition that passed every check before the append. */
     interface Ready {
@@ -212,11 +212,26 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       if (room !== null) await room;
     }
 
-    if (req.acks === 0) return NO_RESPONSE;
+    if (req.acks === 0) return answerOrClose(req, { responses, throttleTimeMs: 0, nodeEndpoints: [] });
     if (pending.length > 0) await Promise.all(pending);
     return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
   },
 };
+
+/**
+ * A Produce with acks=0 gets no answer when every partition succeeded; one failed partition closes
+ * the connection instead, so the client learns of it and refreshes its metadata
+ * (`KafkaApis.handleProduceRequest`: "Closing connection due to error during produce request ...
+ * with ack=0", then each partition and its error). Other acks: `res` as is.
+ */
+function answerOrClose(req: ProduceRequest, res: ProduceResponse): ProduceResponse | typeof NO_RESPONSE {
+  if (req.acks !== 0) return res;
+  const failed = res.responses.flatMap((t) =>
+    t.partitionResponses.filter((p) => p.errorCode !== ErrorCode.NONE).map((p) => `${t.name || t.topicId}-${p.index} -> ${errorName(p.errorCode)}`),
+  );
+  if (failed.length > 0) throw new CloseConnection(`error during a Produce with acks=0: ${failed.join(', ')}`);
+  return NO_RESPONSE;
+}
 
 /** Marks a partition's answer failed by its records' checks (record-rules.ts), with the log start offset as Kafka's `unknownLogAppendInfoWithLogStartOffset`. */
 function refuseRecords(res: PartitionProduceResponse, partition: Partition, failure: RecordRulesFailure): PartitionProduceResponse {

@@ -186,8 +186,14 @@ export interface ApiDefinition<Req = any, Res = any> {
    * (OffsetCommit, Heartbeat, Produce), whose answers are as small as their requests.
    */
   readonly largeAnswers?: boolean;
-  /** True for a request that is never answered, errors included (Produce with acks=0). */
-  unanswered?(req: Req): boolean;
+  /**
+   * For a request whose client expects no answer (Produce with acks=0): what its answer `res`
+   * becomes. NO_RESPONSE when `res` holds no error; else it throws a CloseConnection, as Kafka
+   * closes the connection so that the client learns something failed and refreshes its metadata
+   * (`KafkaApis.handleProduceRequest`). A request its client waits for gets `res` back. Every path
+   * that answers for the handler (faults, routing, authorization) goes through it.
+   */
+  unanswered?(req: Req, res: Res): Res | typeof NO_RESPONSE;
   /**
    * The distinct non-zero error codes of a response in the order the request log's walk of any
    * response finds them (faults/request-log.ts `responseErrors`), read straight from its known

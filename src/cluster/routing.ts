@@ -1,5 +1,5 @@
 import { ErrorCode } from '../protocol/errors.js';
-import { NO_RESPONSE, brokerIdOf, routingOf, topicLookup, type ApiDefinition, type GroupList, type PartitionTarget, type RequestContext } from '../apis/types.js';
+import { brokerIdOf, routingOf, topicLookup, type ApiDefinition, type GroupList, type PartitionTarget, type RequestContext } from '../apis/types.js';
 import type { Broker } from '../broker.js';
 import { addLeaderHints } from './leader-hints.js';
 
@@ -55,7 +55,7 @@ export function routeRequest(api: ApiDefinition, body: unknown, ctx: RequestCont
       }
       return routing.partitions
         .answer(body, version, lookup, ErrorCode.NOT_LEADER_OR_FOLLOWER, notLeader, async (rest) => api.handle(rest, ctx))
-        .then((res) => (api.unanswered?.(body) ? NO_RESPONSE : hinted(res)));
+        .then((res) => (api.unanswered ? api.unanswered(body, hinted(res)) : hinted(res)));
     }
     case 'coordinated-groups':
       return listGroups(api, body, ctx, self);

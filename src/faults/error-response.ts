@@ -1,12 +1,12 @@
 import type { Broker } from '../broker.js';
-import { NO_RESPONSE, topicLookup, type ApiDefinition, type PartitionTarget } from '../apis/types.js';
+import { topicLookup, type ApiDefinition, type PartitionTarget } from '../apis/types.js';
 
 /**
  * The answer of a fault's error: with a partition `target` (a per-partition API and a rule
  * matching `topic`/`partitions`), only those partitions answer `errorCode` and the rest of the
  * request goes to `handle` (so the failed partitions change no state); otherwise the API's
  * declared `errorResponse` (Kafka's `getErrorResponse`) and the handler does not run. A request
- * the API never answers (Produce acks=0) gets NO_RESPONSE.
+ * whose client expects no answer (Produce acks=0) closes its connection (`ApiDefinition.unanswered`).
  */
 export async function faultErrorResponse(
   api: ApiDefinition,
@@ -20,7 +20,7 @@ export async function faultErrorResponse(
   const res = target && api.partitions
     ? await api.partitions.answer(body, version, topicLookup(broker), errorCode, target, handle)
     : api.errorResponse(body, version, errorCode);
-  return api.unanswered?.(body) ? NO_RESPONSE : res;
+  return api.unanswered ? api.unanswered(body, res) : res;
 }
 
 /** Whether `target` selects at least one partition the request names (false for APIs without per-partition errors). */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { API_HANDLERS } from '../../src/apis/registry.js';
-import { routingOf, type ApiDefinition } from '../../src/apis/types.js';
+import { NO_RESPONSE, routingOf, type ApiDefinition } from '../../src/apis/types.js';
 import { protocolNameAt } from '../../src/apis/11-join-group.js';
 import { leaveGroupResponseAt, leavingMembers } from '../../src/apis/13-leave-group.js';
 import { API_CODECS, type ApiKeyWithCodec } from '../../src/protocol/messages/index.js';
@@ -58,8 +58,10 @@ describe('API definitions', () => {
     expect(res.responses).toHaveLength(1);
     expect(res.responses[0]).toMatchObject({ name: '', topicId: TOPIC_ID });
     expect(res.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode, p.baseOffset])).toEqual([[0, 6, -1n], [2, 6, -1n]]);
-    expect(api(0).unanswered!({ ...produce, acks: 0 })).toBe(true);
-    expect(api(0).unanswered!(produce)).toBe(false);
+    // acks=0: an answer holding an error closes the connection (KafkaApis.handleProduceRequest); one without is not sent.
+    expect(() => api(0).unanswered!({ ...produce, acks: 0 }, res)).toThrow(`error during a Produce with acks=0: ${TOPIC_ID}-0 -> NOT_LEADER_OR_FOLLOWER, ${TOPIC_ID}-2 -> NOT_LEADER_OR_FOLLOWER`);
+    expect(api(0).unanswered!({ ...produce, acks: 0 }, errorResponse(0, 13, produce, ErrorCode.NONE))).toBe(NO_RESPONSE);
+    expect(api(0).unanswered!(produce, res)).toBe(res);
 
     const commit = { ...defaultRequest(8), groupId: 'g', topics: [{ name: 't', topicId: ZERO_UUID, partitions: [{ partitionIndex: 1, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }] };
     expect(errorResponse(8, 9, commit, ErrorCode.REBALANCE_IN_PROGRESS).topics).toEqual([{ name: 't', topicId: ZERO_UUID, partitions: [{ partitionIndex: 1, errorCode: 27 }] }]);

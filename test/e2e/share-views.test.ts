@@ -26,11 +26,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function client(server: ServerHandle): Promise<RawClient> {
-  const c = await RawClient.connect(server.port);
-  cleanups.push(() => void c.socket.destroy());
-  return c;
-}
+const client = (server: ServerHandle): Promise<RawClient> => RawClient.connectCleaned(server.port, cleanups);
 
 /** The topics Metadata v12 lists when asked for all: name, internal flag and partition count. */
 async function allTopics(c: RawClient): Promise<Array<[string, boolean, number]>> {

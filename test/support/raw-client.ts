@@ -32,6 +32,13 @@ export class RawClient {
     return new RawClient(socket);
   }
 
+  /** Connects to `port`; the socket is destroyed by `cleanups` (a test's list, run at its end). */
+  static async connectCleaned(port: number, cleanups: Array<() => Promise<void> | void>): Promise<RawClient> {
+    const c = await RawClient.connect(port);
+    cleanups.push(() => void c.socket.destroy());
+    return c;
+  }
+
   /** Connects over TLS (`options`: ca, key, cert, servername...); resolves once the handshake completed on our side. */
   static async connectTls(port: number, options: ConnectionOptions, host = '127.0.0.1'): Promise<RawClient> {
     const socket = tlsConnect({ port, host, ...options });
@@ -107,6 +114,24 @@ export class RawClient {
   ): Promise<ReturnType<(typeof API_CODECS)[K]['response']['decode']>> {
     const codec = API_CODECS[apiKey];
     const flexible = codec.request.FIRST_FLEXIBLE_VERSION >= 0 && version >= codec.request.FIRST_FLEXIBLE_VERSION;
+    const correlationId = this.write(apiKey, version, body, clientId);
+    const frame = await this.nextFrame();
+    const r = new Reader(frame);
+    const got = r.int32();
+    if (got !== correlationId) throw new Error(`correlation id ${got}, expected ${correlationId}`);
+    if (flexible && apiKey !== 18) r.taggedFields(() => false);
+    return (codec.response.decode as (r: Reader, v: number) => any)(r, version);
+  }
+
+  /** Sends a request whose client expects no answer (a Produce with acks=0); nothing is read. */
+  sendUnanswered<K extends ApiKeyWithCodec>(apiKey: K, version: number, body: Parameters<(typeof API_CODECS)[K]['request']['encode']>[2], clientId = 'raw-test'): void {
+    this.write(apiKey, version, body, clientId);
+  }
+
+  /** Writes a request at `version`; returns its correlation id. */
+  private write(apiKey: ApiKeyWithCodec, version: number, body: unknown, clientId: string): number {
+    const codec = API_CODECS[apiKey];
+    const flexible = codec.request.FIRST_FLEXIBLE_VERSION >= 0 && version >= codec.request.FIRST_FLEXIBLE_VERSION;
     const w = new Writer();
     w.int32(0);
     w.int16(apiKey);
@@ -119,12 +144,7 @@ export class RawClient {
     const out = w.finish();
     out.writeInt32BE(out.length - 4, 0);
     this.socket.write(Buffer.from(out));
-    const frame = await this.nextFrame();
-    const r = new Reader(frame);
-    const got = r.int32();
-    if (got !== correlationId) throw new Error(`correlation id ${got}, expected ${correlationId}`);
-    if (flexible && apiKey !== 18) r.taggedFields(() => false);
-    return (codec.response.decode as (r: Reader, v: number) => any)(r, version);
+    return correlationId;
   }
 
   /** Sends a request frame and returns the raw response body bytes after the correlation id. */

@@ -94,11 +94,13 @@ describe('Produce and Fetch', () => {
     expect(listed.topics[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.offset])).toEqual([[0, ErrorCode.INVALID_REQUEST, -1n], [1, 0, 1n]]);
   });
 
-  it('answers acks=0 with no response and refuses bad records and unknown topics', async () => {
+  it('answers acks=0 with no response (closes the connection when a partition failed) and refuses bad records and unknown topics', async () => {
     const broker = newBroker();
     broker.topics.create('t', 2);
     expect(await produceTo(broker, 't', 0, records('x'), 9, 0)).toBe(NO_RESPONSE);
     expect(broker.topics.get('t')!.partitions[0]!.logEndOffset).toBe(1n);
+    // A failed partition: the connection is closed instead (KafkaApis.handleProduceRequest).
+    await expect(produceTo(broker, 'nope', 0, records('x'), 9, 0)).rejects.toThrow('error during a Produce with acks=0: nope-0 -> UNKNOWN_TOPIC_OR_PARTITION');
     const bad = records('y');
     bad[bad.length - 1] = bad[bad.length - 1]! ^ 1;
     const codes = async (topic: string, partition: number, batch: Buffer, acks = -1) =>

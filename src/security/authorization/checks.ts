@@ -1,4 +1,4 @@
-import { CloseConnection, topicLookup, type ApiDefinition, type PartitionTarget, type RequestContext, type TopicLookup } from '../../apis/types.js';
+import { topicLookup, type ApiDefinition, type PartitionTarget, type RequestContext, type TopicLookup } from '../../apis/types.js';
 import { unknownTopicIdName } from '../../apis/shapes/partitioned-topics.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ResourceType } from '../acl/acl-types.js';
@@ -71,8 +71,7 @@ export function topicPartitions(operation: number, denyAll = false, own?: ApiDef
     const target: PartitionTarget = (topic) => denyAll || (!unknownIds.has(topic) && !auth.allowed(operation, ResourceType.TOPIC, topic));
     if (!layout.targets(body, version, lookup, target)) return next(body);
     const res = await layout.answer(body, version, lookup, ErrorCode.TOPIC_AUTHORIZATION_FAILED, target, async (rest) => next(rest));
-    if (api.unanswered?.(body)) throw new CloseConnection('TOPIC_AUTHORIZATION_FAILED on a Produce with acks=0');
-    return res;
+    return api.unanswered ? api.unanswered(body, res) : res;
   };
 }
 
