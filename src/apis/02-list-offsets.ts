@@ -32,12 +32,32 @@ export const LATEST_TIERED_TIMESTAMP = -5n;
 export const EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6n;
 
 /**
+ * The first version that may ask for each special timestamp (Kafka's
+ * `ReplicaManager.timestampMinSupportedVersion`); any other negative timestamp is asked at none.
+ */
+const SPECIAL_TIMESTAMP_MIN_VERSION = new Map<bigint, number>([
+  [EARLIEST_TIMESTAMP, 1],
+  [LATEST_TIMESTAMP, 1],
+  [MAX_TIMESTAMP, 7],
+  [EARLIEST_LOCAL_TIMESTAMP, 8],
+  [LATEST_TIERED_TIMESTAMP, 9],
+  [EARLIEST_PENDING_UPLOAD_TIMESTAMP, 11],
+]);
+
+/** A negative timestamp this version may not ask for (`ReplicaManager.isListOffsetsTimestampUnsupported`). */
+function unsupportedTimestamp(timestamp: bigint, version: number): boolean {
+  return timestamp < 0n && !(version >= (SPECIAL_TIMESTAMP_MIN_VERSION.get(timestamp) ?? Infinity));
+}
+
+/**
  * ListOffsets (key 2, v1-11), as Kafka's `UnifiedLog.fetchOffsetByTimestamp` on a log
  * without tiered storage: -2 earliest / -4 earliest local -> log start offset; -1 latest ->
  * the high watermark (= log-end offset here), under read_committed (v2+ isolation level 1) the last
  * stable offset; a lookup finding an offset at or past that answers -1; -3 -> the first record
  * holding the largest timestamp; -5/-6 (tiered) -> offset -1; any other T -> the first
- * offset whose record timestamp >= T, with that timestamp. Not found: offset -1,
+ * offset whose record timestamp >= T, with that timestamp. A special timestamp below the version
+ * that introduced it (-3 v7, -4 v8, -5 v9, -6 v11) or any other negative one -> UNSUPPORTED_VERSION
+ * for that partition, before the topic is looked up. Not found: offset -1,
  * timestamp -1, no error. Special timestamps answer timestamp -1. Unknown topic or
  * partition -> UNKNOWN_TOPIC_OR_PARTITION; a partition named twice -> one INVALID_REQUEST entry
  * (`duplicatePartitions`); a current leader epoch (v4+) below the
@@ -83,6 +103,7 @@ function* listOffsets(request: ListOffsetsRequest, ctx: RequestContext): Generat
       res.partitionIndex = p.partitionIndex;
       const partition = topic?.partition(p.partitionIndex);
       if (duplicated?.has(`${t.name}\u0000${p.partitionIndex}`)) res.errorCode = ErrorCode.INVALID_REQUEST;
+      else if (unsupportedTimestamp(p.timestamp, ctx.apiVersion)) res.errorCode = ErrorCode.UNSUPPORTED_VERSION;
       else if (!partition) res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       else if (ctx.apiVersion >= 4 && leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch, true) !== ErrorCode.NONE) {
         res.errorCode = leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch, true);

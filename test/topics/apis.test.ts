@@ -199,6 +199,27 @@ describe('ListOffsets', () => {
     expect(await ask(-2n)).toMatchObject({ offset: 3n, leaderEpoch: 0 });
   });
 
+  it('answers UNSUPPORTED_VERSION for a special timestamp below the version that introduced it and for any other negative one, before looking up the topic (ReplicaManager.isListOffsetsTimestampUnsupported; differential trial against 4.3.1)', async () => {
+    const broker = newBroker();
+    broker.topics.create('lo', 9);
+    // Partition i is asked for the i-th timestamp.
+    const codes = async (version: number, name = 'lo') => {
+      const partitions = [-1n, -2n, -3n, -4n, -5n, -6n, -7n, -8n, -100n].map((timestamp, partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp }));
+      const res = (await call(listOffsets, broker, version, { replicaId: -1, isolationLevel: 0, timeoutMs: 0, topics: [{ name, partitions }] })) as any;
+      return res.topics[0].partitions.map((p: any) => p.errorCode);
+    };
+    const U = ErrorCode.UNSUPPORTED_VERSION;
+    expect(await codes(1)).toEqual([0, 0, U, U, U, U, U, U, U]);
+    expect(await codes(6)).toEqual([0, 0, U, U, U, U, U, U, U]);
+    expect(await codes(7)).toEqual([0, 0, 0, U, U, U, U, U, U]);
+    expect(await codes(8)).toEqual([0, 0, 0, 0, U, U, U, U, U]);
+    expect(await codes(9)).toEqual([0, 0, 0, 0, 0, U, U, U, U]);
+    expect(await codes(10)).toEqual([0, 0, 0, 0, 0, U, U, U, U]);
+    expect(await codes(11)).toEqual([0, 0, 0, 0, 0, 0, U, U, U]);
+    const T = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    expect(await codes(11, 'nope')).toEqual([T, T, T, T, T, T, U, U, U]);
+  });
+
   it('takes only -1 as no current leader epoch (ListOffsets, OffsetForLeaderEpoch; Fetch any negative), as a 4.3.1 broker', async () => {
     const broker = newBroker();
     broker.topics.create('le', 1);
