@@ -96,7 +96,7 @@ export const MAX_PARTITIONS_PER_REQUEST = 10_000;
 function failAll(req: CreateTopicsRequest, message: string): CreateTopicsResponse {
   return {
     throttleTimeMs: 0,
-    topics: req.topics.map((t) => ({ ...result(t.name, ErrorCode.POLICY_VIOLATION, message), numPartitions: -1, replicationFactor: -1, configs: null })),
+    topics: req.topics.map((t) => ({ ...result(t.name, ErrorCode.POLICY_VIOLATION, message), numPartitions: -1, replicationFactor: -1, configs: [] })),
   };
 }
 
