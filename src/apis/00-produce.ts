@@ -7,10 +7,10 @@ import {
   type TopicProduceResponse,
 } from '../protocol/messages/ProduceResponse.js';
 import { ErrorCode, errorName } from '../protocol/errors.js';
-import { validateProducedRecords } from '../topics/produce-validation.js';
-import { checkRecordRules, type RecordRulesFailure } from '../topics/record-rules.js';
+import { firstBatchesCorruption, validateProducedRecords } from '../topics/produce-validation.js';
+import { checkRecordRules, type RecordRulesFailure, type RecordRulesResult } from '../topics/record-rules.js';
 import type { LogConfig } from '../configs/log-config.js';
-import { stampLogAppendTime } from '../records/record-batch.js';
+import { stampCreateTime, stampLogAppendTime } from '../records/record-batch.js';
 import { produceTransactionOperation, transactionalProducer, verificationFailure, verifyRetryingConcurrentTransactions } from '../topics/produce-transactions.js';
 import type { Partition } from '../topics/partition.js';
 import type { VerificationGuard } from '../topics/producer-state.js';
@@ -54,8 +54,9 @@ const TOPICS = partitionedTopics<ProduceRequest, ProduceResponse>({
  * CreateTime window -> INVALID_RECORD / INVALID_TIMESTAMP with `recordErrors`; a big gzip batch is
  * read as it inflates, off the event loop, before the appends);
  * idempotence checks (duplicate -> NONE with the original base offset; 45, 47). Accepted batches are
- * stored as sent, with base offset and leader epoch restamped, and with LogAppendTime when the
- * topic's `message.timestamp.type` says so (answered in `logAppendTimeMs`).
+ * stored as sent but restamped as Kafka's `LogValidator` does: base offset and leader epoch; for a
+ * LogAppendTime topic (`message.timestamp.type`) LogAppendTime and the broker's time (answered in
+ * `logAppendTimeMs`), else CreateTime and the records' largest timestamp as the max timestamp.
  * acks=0 answers nothing when every partition succeeded and closes the connection when one failed
  * (Kafka's way of telling such a client); acks=1/-1 answer once the appends are durable per
  * `mock.flush.policy`; a failed write answers KAFKA_STORAGE_ERROR. At most APPENDS_IN_FLIGHT of the
@@ -82,6 +83,11 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
     const now = BigInt(broker.time.now());
     const pending: Promise<void>[] = [];
 
+    // KafkaApis' first look at the batches (RequestUtils.hasTransactionalRecords): a first batch its
+    // reader refuses fails the whole request, with the reader's message.
+    const corrupt = firstBatchesCorruption(request.topicData.flatMap((t) => t.partitionData.map((p) => p.records)));
+    if (corrupt !== null) return answerOrClose(req, withMessage(TOPICS.failAll(req, version, ErrorCode.CORRUPT_MESSAGE), corrupt));
+
     // KafkaApis: transactional batches need a transactional id; ReplicaManager: one producer at most.
     const producers = new Set<string>();
     for (const t of req.topicData) {
@@ -100,7 +106,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
       batch: Buffer;
       lc: LogConfig;
       /** The record checks still running (a streamed gzip batch), else null. */
-      rules: Promise<RecordRulesFailure | null> | null;
+      rules: Promise<RecordRulesResult> | null;
     }
     let ready: Ready[] = [];
     const logConfig = broker.topics.logConfigs();
@@ -133,14 +139,18 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         streamed++;
         return res;
       }
-      if (rules) return refuseRecords(res, partition, rules);
-      ready.push(accept({ res, partition, batch: check.batch, lc, rules: null }));
+      if (rules.failure) return refuseRecords(res, partition, rules.failure);
+      ready.push(accept({ res, partition, batch: check.batch, lc, rules: null }, rules.maxTimestamp));
       return res;
     };
-    const accept = (r: Ready): Ready => {
+    // LogValidator restamps what it accepts: LogAppendTime with the broker's time, else CreateTime
+    // with the records' largest timestamp (a batch stored as sent when its records were not read).
+    const accept = (r: Ready, maxTimestamp: bigint | null): Ready => {
       if (r.lc.logAppendTime) {
         stampLogAppendTime(r.batch, now);
         r.res.logAppendTimeMs = now;
+      } else if (maxTimestamp !== null) {
+        stampCreateTime(r.batch, maxTimestamp);
       }
       return r;
     };
@@ -163,9 +173,13 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
     if (streamed > 0) {
       const settled: Ready[] = [];
       for (const r of ready) {
-        const failure = r.rules === null ? null : await r.rules;
-        if (failure) refuseRecords(r.res, r.partition, failure);
-        else settled.push(r.rules === null ? r : accept(r));
+        if (r.rules === null) {
+          settled.push(r);
+          continue;
+        }
+        const rules = await r.rules;
+        if (rules.failure) refuseRecords(r.res, r.partition, rules.failure);
+        else settled.push(accept(r, rules.maxTimestamp));
       }
       ready = settled;
     }
@@ -204,6 +218,7 @@ export const api: ApiDefinition<ProduceRequest, ProduceResponse> = {
         continue;
       }
       res.baseOffset = outcome.baseOffset;
+      if (outcome.duplicateTimestamp !== null) res.logAppendTimeMs = outcome.duplicateTimestamp;
       res.logStartOffset = partition.logStartOffset;
       const durable = outcome.durable.catch((err: Error) => void failPartition(res, ErrorCode.KAFKA_STORAGE_ERROR, err.message));
       pending.push(durable);
@@ -231,6 +246,12 @@ function answerOrClose(req: ProduceRequest, res: ProduceResponse): ProduceRespon
   );
   if (failed.length > 0) throw new CloseConnection(`error during a Produce with acks=0: ${failed.join(', ')}`);
   return NO_RESPONSE;
+}
+
+/** `res` with `message` on every partition (a whole-request error's, `ProduceRequest.getErrorResponse`). */
+function withMessage(res: ProduceResponse, message: string): ProduceResponse {
+  for (const t of res.responses) for (const p of t.partitionResponses) p.errorMessage = message;
+  return res;
 }
 
 /** Marks a partition's answer failed by its records' checks (record-rules.ts), with the log start offset as Kafka's `unknownLogAppendInfoWithLogStartOffset`. */

@@ -184,6 +184,21 @@ export function stampLogAppendTime(buf: Buffer, now: bigint, offset = 0): void {
   buf.writeUInt32BE(crc32c(buf.subarray(offset + ATTRIBUTES_OFFSET, offset + size)), offset + CRC_OFFSET);
 }
 
+/**
+ * A CreateTime topic's restamp of a client's batch (Kafka's `DefaultRecordBatch.setMaxTimestamp`
+ * with CREATE_TIME, from `LogValidator`): the timestamp type cleared and the max timestamp set to
+ * `maxTimestamp` (its records' largest, -1 when none has one); the CRC recomputed only when either
+ * changed, as Kafka's.
+ */
+export function stampCreateTime(buf: Buffer, maxTimestamp: bigint, offset = 0): void {
+  const attributes = buf.readInt16BE(offset + ATTRIBUTES_OFFSET);
+  if ((attributes & TIMESTAMP_TYPE_MASK) === 0 && readInt64BE(buf, offset + MAX_TIMESTAMP_OFFSET) === maxTimestamp) return;
+  buf.writeInt16BE(attributes & ~TIMESTAMP_TYPE_MASK, offset + ATTRIBUTES_OFFSET);
+  writeInt64BE(buf, maxTimestamp, offset + MAX_TIMESTAMP_OFFSET);
+  const size = batchSize(buf, offset);
+  buf.writeUInt32BE(crc32c(buf.subarray(offset + ATTRIBUTES_OFFSET, offset + size)), offset + CRC_OFFSET);
+}
+
 /** The compression codec id of an attributes value (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd). */
 export function compressionCodec(attributes: number): number {
   return attributes & COMPRESSION_CODEC_MASK;

@@ -20,7 +20,13 @@ export type MarkerAppendResult =
 
 /** Outcome of a produce to one partition. */
 export type PartitionAppendResult =
-  | { errorCode: typeof ErrorCode.NONE; baseOffset: bigint; durable: Promise<void>; duplicate: boolean }
+  | {
+      errorCode: typeof ErrorCode.NONE;
+      baseOffset: bigint;
+      durable: Promise<void>;
+      /** A duplicate's: its original batch's max timestamp, answered as the log append time (Kafka's `UnifiedLog.append` sets it so, whatever the topic's timestamp type); null for a batch appended now. */
+      duplicateTimestamp: bigint | null;
+    }
   | { errorCode: number; errorMessage: string };
 
 export class Partition {
@@ -137,7 +143,7 @@ export class Partition {
     const header = readBatchHeader(batch);
     const check = this.producers.check(header, this.name, this.log.logEndOffset);
     if (check.kind === 'duplicate') {
-      return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: check.batch.durable ?? Promise.resolve(), duplicate: true };
+      return { errorCode: ErrorCode.NONE, baseOffset: check.batch.baseOffset, durable: check.batch.durable ?? Promise.resolve(), duplicateTimestamp: check.batch.timestamp };
     }
     if (verification !== undefined && (header.attributes & TRANSACTIONAL_FLAG_MASK) !== 0 && !this.producers.mayAppendTransactional(header.producerId, header.producerEpoch, verification)) {
       return { errorCode: ErrorCode.INVALID_TXN_STATE, errorMessage: 'Record was not part of an ongoing transaction' };
@@ -155,7 +161,7 @@ export class Partition {
       throw err;
     });
     this.producers.update(header, baseOffset, written);
-    return { errorCode: ErrorCode.NONE, baseOffset, durable: written, duplicate: false };
+    return { errorCode: ErrorCode.NONE, baseOffset, durable: written, duplicateTimestamp: null };
   }
 
   /**

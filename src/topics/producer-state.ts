@@ -22,6 +22,8 @@ export interface ProducerBatch {
   lastSeq: number;
   baseOffset: bigint;
   lastOffset: bigint;
+  /** The batch's max timestamp as stored (ms; Kafka's `BatchMetadata.timestamp`): what a duplicate of it answers as its log append time. */
+  timestamp: bigint;
   /**
    * Resolves once the batch is durable (rejects if its write failed); absent for batches replayed
    * from the log. A retry answered as a duplicate waits for it, as Kafka's answer to a duplicate
@@ -210,6 +212,7 @@ export class ProducerStateTable {
         lastSeq: incrementSequence(info.baseSequence, info.lastOffsetDelta),
         baseOffset,
         lastOffset: baseOffset + BigInt(info.lastOffsetDelta),
+        timestamp: info.maxTimestamp ?? -1n,
         ...(durable !== undefined ? { durable } : {}),
       });
       if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();

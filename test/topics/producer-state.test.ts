@@ -18,7 +18,7 @@ describe('ProducerStateTable', () => {
       offset += 2n;
     }
     // batches kept: seq 2-3 .. 10-11 (the last 5)
-    expect(t.check(batch(0, 10, 2), 'p')).toEqual({ kind: 'duplicate', batch: { firstSeq: 10, lastSeq: 11, baseOffset: 10n, lastOffset: 11n } });
+    expect(t.check(batch(0, 10, 2), 'p')).toEqual({ kind: 'duplicate', batch: { firstSeq: 10, lastSeq: 11, baseOffset: 10n, lastOffset: 11n, timestamp: -1n } });
     expect(t.check(batch(0, 2, 2), 'p')).toMatchObject({ kind: 'duplicate', batch: { baseOffset: 2n } });
     expect(t.check(batch(0, 0, 2), 'p')).toMatchObject({ kind: 'error', errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER });
   });

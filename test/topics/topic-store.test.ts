@@ -187,7 +187,7 @@ describe('TopicStore', () => {
     const original = p0.appendProduced(batch());
     const retry = p0.appendProduced(batch());
     if (!('durable' in original) || !('durable' in retry)) throw new Error('both appends should be accepted');
-    expect([original.duplicate, retry.duplicate, retry.baseOffset]).toEqual([false, true, 0n]);
+    expect([original.duplicateTimestamp, retry.duplicateTimestamp, retry.baseOffset]).toEqual([null, 1n, 0n]);
     const order: string[] = [];
     await Promise.all([original.durable.then(() => order.push('original')), retry.durable.then(() => order.push('retry'))]);
     expect(order).toEqual(['original', 'retry']);
@@ -232,7 +232,7 @@ describe('TopicStore', () => {
     // the recovered sequence state still recognises a retry of the stored batch
     const retry = encodeRecordBatch({ baseOffset: 0n, timestamp: 1n, producerId: 41n, producerEpoch: 0, baseSequence: 0, records: [{ key: null, value: null }] });
     const result = second.get('idem')!.partitions[0]!.appendProduced(retry);
-    expect(result).toMatchObject({ errorCode: 0, baseOffset: 0n, duplicate: true });
+    expect(result).toMatchObject({ errorCode: 0, baseOffset: 0n, duplicateTimestamp: 1n });
     expect(readBatchHeader(retry).baseOffset).toBe(0n);
   });
 });
