@@ -21,7 +21,9 @@
  *   greater than or equal to group.consumer.min.session.timeout.ms", ...).
  * Every resource: a SET without a value (INVALID_REQUEST "Null value not supported for : x"), a name
  * twice (INVALID_REQUEST "Error due to duplicate config keys"), APPEND/SUBTRACT on a non-list
- * (INVALID_CONFIG "Can't APPEND to key x because its type is not LIST.").
+ * (INVALID_CONFIG "Can't APPEND to key x because its type is not LIST."; a broker's: "Config value
+ * append is not allowed for config key: x"), an operation id Kafka does not know (UNKNOWN_SERVER_ERROR,
+ * no message).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { connectionOverridesProblem } from '../config.js';
@@ -111,7 +113,14 @@ export function planAlterConfigs(ctx: AlterContext, resourceType: number, resour
     case ResourceType.BROKER: {
       const scope = brokerScope(resourceName, ctx.brokerId);
       const current = incremental ? ctx.configs.store.brokerConfigs(scope) : {};
-      const next = applyChanges(current, changes, (name) => KAFKA_BROKER_CONFIGS[name]?.[0] ?? ConfigType.STRING, (name) => KAFKA_BROKER_CONFIGS[name]?.[1] ?? null);
+      // The broker's own preprocessing (ConfigAdminManager.prepareIncrementalConfigs) words a non-list APPEND/SUBTRACT its way.
+      const next = applyChanges(
+        current,
+        changes,
+        (name) => KAFKA_BROKER_CONFIGS[name]?.[0] ?? ConfigType.STRING,
+        (name) => KAFKA_BROKER_CONFIGS[name]?.[1] ?? null,
+        (op, name) => `Config value ${op.toLowerCase()} is not allowed for config key: ${name}`,
+      );
       validateBrokerConfigs(changes.filter((c) => c.op !== AlterOp.DELETE).map((c) => c.name), next, scope === CLUSTER_DEFAULT);
       authorize();
       // KIP-966: with eligible leader replicas (on in a new 4.3 cluster) the cluster-level
@@ -159,6 +168,7 @@ function applyChanges(
   changes: readonly ConfigChange[],
   typeOf: (name: string) => number | undefined,
   defaultOf: (name: string) => string | null,
+  notList: (op: string, name: string) => string = (op, name) => `Can't ${op} to key ${name} because its type is not LIST.`,
 ): Record<string, string> {
   const next: Record<string, string> = { ...current };
   for (const c of changes) {
@@ -171,7 +181,7 @@ function applyChanges(
         break;
       case AlterOp.APPEND:
       case AlterOp.SUBTRACT: {
-        if (typeOf(c.name) !== ConfigType.LIST) throw invalidConfig(`Can't ${OP_NAMES[c.op]} to key ${c.name} because its type is not LIST.`);
+        if (typeOf(c.name) !== ConfigType.LIST) throw invalidConfig(notList(OP_NAMES[c.op]!, c.name));
         const have = (next[c.name] ?? defaultOf(c.name) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
         const items = c.value!.split(',').map((s) => s.trim()).filter((s) => s !== '');
         const result = c.op === AlterOp.APPEND ? [...have, ...items.filter((i) => !have.includes(i))] : have.filter((h) => !items.includes(h));
@@ -179,7 +189,8 @@ function applyChanges(
         break;
       }
       default:
-        throw invalidRequest(`Unknown operation type ${c.op}`);
+        // AlterConfigOp.OpType.forId knows no such id: Kafka fails the resource with UNKNOWN_SERVER_ERROR and no message.
+        throw new AlterConfigsError(ErrorCode.UNKNOWN_SERVER_ERROR, `Unknown operation type ${c.op}`, null);
     }
   }
   return next;

@@ -103,6 +103,7 @@ describe('IncrementalAlterConfigs on topics', () => {
       for (const [label, ops] of fails) await s.call(label, 44, version, incremental([[TOPIC, topic, ops]]));
       await s.call('unknown topic, a resource twice', 44, version, incremental([[TOPIC, s.name('iac-missing'), [['retention.ms', SET, '5']]], [TOPIC, topic, [['retention.ms', SET, '5']]], [TOPIC, topic, [['retention.ms', SET, '6']]]]));
       await s.call('unknown resource type', 44, version, incremental([[99, 'x', [['a', SET, '1']]]]));
+      await s.call('an operation id Kafka does not know', 44, version, incremental([[TOPIC, topic, [['retention.ms', 9, '1']]]]));
     }, { exactMessages: true });
   }
 });
@@ -138,6 +139,8 @@ describe('Broker configs', () => {
       ['another broker', '7', [['log.retention.ms', SET, '5000']]],
       ['not an integer', 'abc', [['log.retention.ms', SET, '5000']]],
       ['a dynamic one, validate only', '1', [['log.retention.ms', SET, '5000'], ['message.max.bytes', SET, '2000000']]],
+      ['APPEND to a non-list on the broker', '1', [['log.retention.ms', APPEND, '5']]],
+      ['SUBTRACT from a non-list at the default level', '', [['message.max.bytes', SUBTRACT, '5']]],
     ];
     for (const [label, name, ops] of fails) await s.call(label, 44, 1, incremental([[BROKER, name, ops]], true));
     await s.call('DescribeConfigs broker', 32, 4, describeBody(BROKER, '1', ['log.retention.ms', 'log.retention.hours', 'message.max.bytes', 'min.insync.replicas', 'offsets.retention.minutes', 'broker.id', 'node.id', 'num.partitions']));
