@@ -160,7 +160,8 @@ export function validateConfigValue(name: string, value: string, parsed: string 
     case 'ThrottledReplicaListValidator': {
       const items = parsed as string[];
       const ok = (items.length === 1 && items[0] === '*') || items.every((i) => /^\d+:\d+$/.test(i));
-      if (!ok) throw invalid(name, value, 'must be the literal \'*\' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...');
+      // ThrottledReplicaListValidator's ConfigException names the parsed list (Java's List.toString) and the key again.
+      if (!ok) throw invalid(name, `[${items.join(', ')}]`, `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`);
       return;
     }
     default:

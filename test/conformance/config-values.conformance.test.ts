@@ -129,3 +129,15 @@ describe('Group config checks', () => {
     }
   }, { exactMessages: true });
 });
+
+describe('Throttled replica lists', () => {
+  scenario('leader/follower.replication.throttled.replicas: the message names the parsed list and the key (validate-only)', async (s) => {
+    const topic = s.name('thr');
+    await s.createTopic(topic, 1);
+    for (const value of ['*', '0:1,1:1', '1', '1 ', 'a, b', '1e3', '0:1,x']) {
+      for (const key of ['leader.replication.throttled.replicas', 'follower.replication.throttled.replicas']) {
+        await s.call(`${key}=${JSON.stringify(value)}`, 44, 1, incremental(TOPIC, topic, [[key, value]], true));
+      }
+    }
+  }, { exactMessages: true });
+});
