@@ -67,6 +67,8 @@ export class Connection implements IdleClosable, RequestDone {
   /** A pump is queued for the next turn, after ANSWERED_IN_A_ROW answers. */
   private pumpQueued = false;
   private closed = false;
+  /** Dropped by its listener shutting down (`destroy`), not closed by the client or a fault. */
+  private shuttingDown = false;
   /** Bytes of the next request granted by `memory` (its prefix read, its body maybe not yet). */
   private granted = 0;
   /** Waiting, unread, for `memory` to grant the next request's bytes. */
@@ -151,7 +153,7 @@ export class Connection implements IdleClosable, RequestDone {
       }
       noteReleased(CLOSED_CONNECTION_BYTES + this.frames.heldBytes);
       this.log.debug('connection closed');
-      this.broker.connectionClosed(this.id);
+      if (!this.shuttingDown) this.broker.connectionClosed(this.id);
       this.onClose(this);
     });
     // Debug, as Kafka's SocketServer logs accepted and closed connections: a burst of a thousand
@@ -184,7 +186,14 @@ export class Connection implements IdleClosable, RequestDone {
   }
 
   /** Closes the connection (server shutdown). */
+  /**
+   * Drops the connection as its listener shuts down: Kafka's SocketServer closes its channels at
+   * shutdown (`Processor.closeAll`) without telling its disconnect listeners, so a share session's
+   * acquired records are not released (nor written): a restart finds them as the share-group state
+   * last wrote them.
+   */
   destroy(): void {
+    this.shuttingDown = true;
     this.closeSocket();
   }
 

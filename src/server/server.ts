@@ -50,7 +50,7 @@ export interface ConnectionStats {
 /**
  * The Kafka listener: accepts connections (over TLS on SSL and SASL_SSL listeners, once the
  * handshake completed) and hands each to a Connection. `close()` stops accepting, drops open
- * connections and handshakes in progress, and resolves once the listener is closed.
+ * connections and handshakes in progress, and resolves once the listener and every socket are closed.
  */
 export class KafkaListener {
   private readonly server: Server;
@@ -136,10 +136,13 @@ export class KafkaListener {
 
   close(): Promise<void> {
     this.idle.close();
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      for (const c of this.connections) c.destroy();
-      for (const s of this.sockets) s.destroy();
-    });
+    // Resolved once every socket has closed too (its connection counted out of `connections.open`
+    // first), not only the listening one: a test asserting no open connections after close sees none
+    // (new-user trial 29).
+    const socketsClosed = [...this.sockets].map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())));
+    const listenerClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const c of this.connections) c.destroy();
+    for (const s of this.sockets) s.destroy();
+    return Promise.all([listenerClosed, ...socketsClosed]).then(() => undefined);
   }
 }
