@@ -10,7 +10,7 @@ import { ErrorCode, errorName } from '../protocol/errors.js';
 import { firstBatchesCorruption, validateProducedRecords } from '../topics/produce-validation.js';
 import { checkRecordRules, type RecordRulesFailure, type RecordRulesResult } from '../topics/record-rules.js';
 import type { LogConfig } from '../configs/log-config.js';
-import { stampCreateTime, stampLogAppendTime } from '../records/record-batch.js';
+import { BASE_SEQUENCE_OFFSET, stampCreateTime, stampLogAppendTime } from '../records/record-batch.js';
 import { produceTransactionOperation, transactionalProducer, verificationFailure, verifyRetryingConcurrentTransactions } from '../topics/produce-transactions.js';
 import type { Partition } from '../topics/partition.js';
 import type { VerificationGuard } from '../topics/producer-state.js';
@@ -295,7 +295,7 @@ async function verifyTransaction(
     if (p === null || partition.producers.hasOngoingTransaction(p.producerId, p.producerEpoch)) continue;
     producer = p;
     toVerify.push(partition);
-    guards.set(partition, partition.producers.startVerification(p.producerId, p.producerEpoch, operation === 'add-partition'));
+    guards.set(partition, partition.producers.startVerification(p.producerId, p.producerEpoch, operation === 'add-partition', batch.readInt32BE(BASE_SEQUENCE_OFFSET)));
   }
   if (producer === null) return null;
   const request = {

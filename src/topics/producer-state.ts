@@ -115,6 +115,8 @@ function isTransactional(info: ProducerBatchInfo): boolean {
 export interface VerificationGuard {
   /** The highest producer epoch verified with this guard. */
   epoch: number;
+  /** The lowest first sequence of a batch verified at that epoch: a later batch may not start above it (`checkSequence`). */
+  lowestSequence: number;
   /** The producer runs transaction version 2 (Produce v12+: the epoch is bumped at each transaction end). */
   readonly supportsEpochBump: boolean;
 }
@@ -142,14 +144,19 @@ export class ProducerStateTable {
    * batches of the same epoch; an epoch older than the last seen (INVALID_PRODUCER_EPOCH); a new
    * epoch not starting at sequence 0 or a gap in sequences (OUT_OF_ORDER_SEQUENCE_NUMBER); a
    * non-transactional batch while the producer's transaction is open (INVALID_TXN_STATE).
-   * A producer with no state here is accepted at any sequence, as Kafka does since KIP-360.
+   * While a transaction's verification is held here (KIP-890, `ProducerAppendInfo.checkSequence`):
+   * a transaction version 2 producer with no batches here must start at sequence 0, and no batch
+   * may start above the lowest sequence verified (OUT_OF_ORDER_SEQUENCE_NUMBER). Otherwise a
+   * producer with no state here is accepted at any sequence, as Kafka does since KIP-360.
    * `firstOffset` is where the batch would land (for the messages).
    */
   check(info: ProducerBatchInfo, where: string, firstOffset = -1n): SequenceCheck {
     if (!isIdempotent(info)) return { kind: 'append' };
     const entry = this.producers.get(info.producerId);
-    if (entry === undefined) return { kind: 'append' };
+    const verification = this.verifications.get(info.producerId);
+    if (entry === undefined && verification === undefined) return { kind: 'append' };
     const firstSeq = info.baseSequence;
+    if (entry === undefined) return this.checkVerifiedSequence(info, verification!, true, where, firstOffset) ?? { kind: 'append' };
     const lastSeq = incrementSequence(firstSeq, info.lastOffsetDelta);
     if (info.producerEpoch === entry.epoch) {
       const dup = entry.batches.find((b) => b.firstSeq === firstSeq && b.lastSeq === lastSeq);
@@ -162,6 +169,8 @@ export class ProducerStateTable {
         message: `Epoch of producer ${info.producerId} at offset ${firstOffset} in ${where} is ${info.producerEpoch}, which is smaller than the last seen epoch ${entry.epoch}`,
       };
     }
+    const verified = verification === undefined ? null : this.checkVerifiedSequence(info, verification, entry.batches.length === 0, where, firstOffset);
+    if (verified !== null) return verified;
     if (info.producerEpoch > entry.epoch) {
       if (firstSeq !== 0) {
         return {
@@ -226,19 +235,45 @@ export class ProducerStateTable {
     if (isTransactional(info)) this.verifications.delete(info.producerId);
   }
 
+  /** The KIP-890 part of `checkSequence` (see `check`): an error, or null when `info` passes it. */
+  private checkVerifiedSequence(info: ProducerBatchInfo, verification: VerificationGuard, noBatches: boolean, where: string, firstOffset: bigint): SequenceCheck | null {
+    const firstSeq = info.baseSequence;
+    if (verification.supportsEpochBump && firstSeq !== 0 && noBatches) {
+      return {
+        kind: 'error',
+        errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+        message: `Invalid sequence number for producer ${info.producerId} at offset ${firstOffset} in partition ${where}: ${firstSeq} (incoming seq. number). Expected sequence 0 for transactions v2 idempotent producer with no existing state.`,
+      };
+    }
+    if (firstSeq > verification.lowestSequence) {
+      return {
+        kind: 'error',
+        errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+        message: `Out of order sequence number for producer ${info.producerId} at offset ${firstOffset} in partition ${where}: ${firstSeq} (incoming seq. number), ${verification.lowestSequence} (earliest seen sequence)`,
+      };
+    }
+    return null;
+  }
+
   /**
    * Kafka's `maybeCreateVerificationStateEntry`: the guard a Produce verifying `producerId`'s first
    * transactional batch here holds while it asks the coordinator (the one already held, if any,
    * raised to `producerEpoch`).
    */
-  startVerification(producerId: bigint, producerEpoch: number, supportsEpochBump: boolean): VerificationGuard {
+  startVerification(producerId: bigint, producerEpoch: number, supportsEpochBump: boolean, baseSequence: number): VerificationGuard {
     const held = this.verifications.get(producerId);
     if (held === undefined) {
-      const guard: VerificationGuard = { epoch: producerEpoch, supportsEpochBump };
+      const guard: VerificationGuard = { epoch: producerEpoch, lowestSequence: baseSequence, supportsEpochBump };
       (this.verifications = owned(this.verifications)).set(producerId, guard);
       return guard;
     }
-    if (producerEpoch > held.epoch) held.epoch = producerEpoch;
+    // VerificationStateEntry.maybeUpdateLowestSequenceAndEpoch.
+    if (producerEpoch > held.epoch) {
+      held.epoch = producerEpoch;
+      held.lowestSequence = baseSequence;
+    } else if (producerEpoch === held.epoch) {
+      held.lowestSequence = Math.min(held.lowestSequence, baseSequence);
+    }
     return held;
   }
 

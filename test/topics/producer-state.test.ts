@@ -40,16 +40,41 @@ describe('ProducerStateTable', () => {
   it("keeps each table's producers, transactions and verifications its own (tables share empty maps until written)", () => {
     const [written, untouched] = [new ProducerStateTable(), new ProducerStateTable()];
     written.update({ ...batch(0, 0, 3), attributes: 0x10 }, 5n);
-    written.startVerification(8n, 2, true);
+    written.startVerification(8n, 2, true, 0);
     written.completeTxn({ producerId: 9n, producerEpoch: 1, commit: true, coordinatorEpoch: 0, transactionVersion: 2 }, 8n, 0n);
     expect([...written.entries()].map(([id]) => id)).toEqual([7n, 9n]);
     expect([written.ongoingTransactions(), written.firstUnstableOffset(9n)]).toEqual([[{ producerId: 7n, firstOffset: 5n }], 5n]);
-    expect(written.mayAppendTransactional(8n, 2, written.startVerification(8n, 2, true))).toBe(true);
+    expect(written.mayAppendTransactional(8n, 2, written.startVerification(8n, 2, true, 0))).toBe(true);
     expect([[...untouched.entries()], untouched.ongoingTransactions(), untouched.firstUnstableOffset(9n), untouched.epochOf(7n)]).toEqual([[], [], null, undefined]);
     expect(untouched.check(batch(0, 4), 'p')).toEqual({ kind: 'append' });
     untouched.clear();
     expect(untouched.removeExpiredProducers(1_000n, 1n)).toBe(0);
     expect([...written.entries()].length).toBe(2);
+  });
+
+  it('while a transaction is verified (KIP-890): a TV2 producer with no batches starts at 0, no batch starts above the lowest sequence verified (ProducerAppendInfo.checkSequence)', () => {
+    const t = new ProducerStateTable();
+    const txn = (epoch: number, seq: number) => ({ ...batch(epoch, seq), attributes: 0x10 });
+    t.startVerification(7n, 0, true, 5);
+    expect(t.check(txn(0, 5), 'p', 0n)).toEqual({
+      kind: 'error',
+      errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+      message: 'Invalid sequence number for producer 7 at offset 0 in partition p: 5 (incoming seq. number). Expected sequence 0 for transactions v2 idempotent producer with no existing state.',
+    });
+    // Transaction version 1: no state, any sequence, but not above the lowest verified (0 after a batch at 0).
+    const v1 = new ProducerStateTable();
+    v1.startVerification(8n, 0, false, 3);
+    expect(v1.check({ ...txn(0, 3), producerId: 8n }, 'p')).toEqual({ kind: 'append' });
+    v1.startVerification(8n, 0, false, 0);
+    expect(v1.check({ ...txn(0, 1), producerId: 8n }, 'p', 4n)).toMatchObject({
+      kind: 'error',
+      errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+      message: 'Out of order sequence number for producer 8 at offset 4 in partition p: 1 (incoming seq. number), 0 (earliest seen sequence)',
+    });
+    expect(v1.check({ ...txn(0, 0), producerId: 8n }, 'p')).toEqual({ kind: 'append' });
+    // A newer epoch starts the lowest sequence again.
+    v1.startVerification(8n, 1, false, 2);
+    expect(v1.check({ ...txn(1, 2), producerId: 8n }, 'p')).toEqual({ kind: 'append' });
   });
 
   it('refuses a gap with OUT_OF_ORDER_SEQUENCE_NUMBER and an old epoch with INVALID_PRODUCER_EPOCH', () => {

@@ -202,20 +202,20 @@ describe('TopicStore', () => {
     const code = (r: ReturnType<typeof p0.appendProduced>) => r.errorCode;
 
     // Verified (no transaction open yet): the guard lets the first batch open the transaction, and is spent.
-    const guard = p0.producers.startVerification(9n, 0, false);
+    const guard = p0.producers.startVerification(9n, 0, false, 0);
     expect(code(p0.appendProduced(txnBatch(0), guard))).toBe(ErrorCode.NONE);
     // The transaction is open when the next Produce is checked (no verification), then aborted before its append.
     expect(p0.producers.hasOngoingTransaction(9n, 0)).toBe(true);
     expect(p0.appendEndTxnMarker(abort, 2n).errorCode).toBe(ErrorCode.NONE);
     expect(code(p0.appendProduced(txnBatch(1), null))).toBe(ErrorCode.INVALID_TXN_STATE);
     // A verification made before the abort is void after it, too; a spent guard does not come back.
-    const early = p0.producers.startVerification(9n, 0, false);
+    const early = p0.producers.startVerification(9n, 0, false, 1);
     expect(p0.appendEndTxnMarker(abort, 3n).errorCode).toBe(ErrorCode.NONE);
     expect(code(p0.appendProduced(txnBatch(1), early))).toBe(ErrorCode.INVALID_TXN_STATE);
     expect(code(p0.appendProduced(txnBatch(1), guard))).toBe(ErrorCode.INVALID_TXN_STATE);
     expect(p0.logEndOffset).toBe(3n);
     // A fresh verification after the abort opens the next transaction.
-    expect(code(p0.appendProduced(txnBatch(1), p0.producers.startVerification(9n, 0, false)))).toBe(ErrorCode.NONE);
+    expect(code(p0.appendProduced(txnBatch(1), p0.producers.startVerification(9n, 0, false, 1)))).toBe(ErrorCode.NONE);
     expect(p0.producers.hasOngoingTransaction(9n, 0)).toBe(true);
   });
 
