@@ -211,7 +211,9 @@ export class Broker {
         deleteState: (groupId, partitions) => this.sharePersister.deleteState(groupId, partitions),
       },
       groups: shareGroupsOf(groupMap),
-      groupTaken: (groupId) => groupMap.get(groupId) !== undefined,
+      // A group known only by its committed offsets is a classic group to Kafka (an OffsetCommit of
+      // generation -1 creates an Empty one in its group map): not a share group's to take.
+      groupTaken: (groupId) => groupMap.get(groupId) !== undefined || this.offsets.hasOffsets(groupId),
     });
     // Kafka 4.x deletes the committed offsets of a deleted topic (GroupCoordinator.onPartitionsDeleted).
     this.topics.onTopicDeleted((topic) => {

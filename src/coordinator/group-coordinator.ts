@@ -301,8 +301,10 @@ export class GroupCoordinator {
     // `Group.validateOffsetFetch` of whichever group holds the id (an unknown group passes).
     const validateMember = (groupId: string, memberId: string | null, memberEpoch: number): number | null => {
       if (this.consumer.hasGroup(groupId)) return this.consumer.validateOffsetFetch(groupId, memberId, memberEpoch);
-      // `ShareGroup.validateOffsetFetch`: a share group has no committed offsets.
-      if (this.share.hasGroup(groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
+      // `ShareGroup.validateOffsetFetch` throws GroupIdNotFoundException, which
+      // `OffsetMetadataManager.fetchOffsets` answers as a group without offsets (error 0; named
+      // partitions -1, none listed for all): a share group commits none, so its (empty) offsets do.
+      if (this.share.hasGroup(groupId)) return null;
       return this.classic.existingGroup(groupId)?.validateOffsetFetch(memberId, memberEpoch) ?? null;
     };
     return fetchOffsets({ topics: this.topics, offsets: this.offsets, validateMember }, req, apiVersion);

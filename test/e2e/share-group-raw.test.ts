@@ -13,6 +13,7 @@ import { RawClient } from '../support/raw-client.js';
 import { startClosableServer, tempDataDir } from '../support/server.js';
 import { FakeTime } from '../support/fake-time.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import type { ShareGroupHeartbeatRequest } from '../../src/protocol/messages/ShareGroupHeartbeatRequest.js';
 import { hb as consumerHb } from '../support/kip848-group.js';
 import { setReceivedRequestsQueue } from '../../src/util/received-requests.js';
@@ -197,6 +198,19 @@ describe('share groups (raw protocol)', () => {
     expect(wrong).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group cg is not a share group.' });
     const sgd = (await c.send(77, 1, { groupIds: ['cg'], includeAuthorizedOperations: false })).groups[0];
     expect(sgd).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group cg is not a share group.' });
+
+    // A group known only by the offsets an OffsetCommit of generation -1 committed (assign() and
+    // commitSync(), kafka-consumer-groups --reset-offsets) is a classic group: no share group takes
+    // its id, and its offsets stay (differential trial 29: Kafka 4.3.1 refuses, we took it over).
+    const simple = await c.send(8, 9, { groupId: 'simple', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'ot', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+    expect(simple.topics[0]!.partitions[0]!.errorCode).toBe(0);
+    expect(await c.send(76, 1, hb('simple', memberId(), 0, ['ot']))).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group simple is not a share group.' });
+    const kept = await c.send(9, 9, { groupId: '', topics: [], groups: [{ groupId: 'simple', memberId: null, memberEpoch: -1, topics: null }], requireStable: false });
+    expect(kept.groups[0]).toMatchObject({ errorCode: 0, topics: [{ name: 'ot', partitions: [{ partitionIndex: 0, committedOffset: 42n, errorCode: 0 }] }] });
+    // OffsetFetch of a share group: no error, no offsets (Kafka's fetchOffsets takes the share group's
+    // GroupIdNotFoundException as a group without offsets).
+    const ofShare = await c.send(9, 9, { groupId: '', topics: [], groups: [{ groupId: 'sg', memberId: null, memberEpoch: -1, topics: null }, { groupId: 'sg', memberId: null, memberEpoch: -1, topics: [{ name: 'ot', topicId: ZERO_UUID, partitionIndexes: [0] }] }], requireStable: false });
+    expect(ofShare.groups.map((g) => [g.errorCode, g.topics.map((t) => t.partitions.map((p) => [p.committedOffset, p.errorCode]))])).toEqual([[0, []], [0, [[[-1n, 0]]]]]);
 
     // DeleteGroups: NON_EMPTY_GROUP while a member is in; then the group is gone.
     expect((await c.send(42, 2, { groupsNames: ['sg'] })).results).toEqual([{ groupId: 'sg', errorCode: ErrorCode.NON_EMPTY_GROUP }]);
