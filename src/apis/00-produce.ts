@@ -262,11 +262,12 @@ function refuseRecords(res: PartitionProduceResponse, partition: Partition, fail
   return res;
 }
 
-/** Marks a partition's answer failed (no offsets). */
+/** Marks a partition's answer failed (no offsets, no log append time: a LogAppendTime topic's stamp is dropped, as Kafka answers -1). */
 function failPartition(res: PartitionProduceResponse, errorCode: number, message: string | null = null): PartitionProduceResponse {
   res.errorCode = errorCode;
   res.errorMessage = message;
   res.baseOffset = -1n;
+  res.logAppendTimeMs = -1n;
   res.logStartOffset = -1n;
   return res;
 }

@@ -22,10 +22,12 @@
 import { ErrorCode } from '../protocol/errors.js';
 import {
   ATTRIBUTES_OFFSET,
+  CompressionCodec,
   CorruptRecordError,
   DecompressionError,
   IllegalRecordLengthError,
   TIMESTAMP_TYPE_MASK,
+  compressionCodec,
   decodeRecordsIfReadable,
   forEachProducedRecordHead,
 } from '../records/record-batch.js';
@@ -112,7 +114,9 @@ function rulesFailure(batch: Buffer, errors: readonly RuleError[]): RecordRulesF
   const recordErrors = errors.map(({ batchIndex, batchIndexErrorMessage, logAppendTimeFlag }) => {
     if (!logAppendTimeFlag) return { batchIndex, batchIndexErrorMessage };
     const record = records?.[batchIndex];
-    const described = `DefaultRecord(offset=${logAppendTimeFlag.offset}, timestamp=${logAppendTimeFlag.timestamp}, key=${record?.key?.length ?? 0} bytes, value=${record?.value?.length ?? 0} bytes)`;
+    // A compressed batch's records are read partially (PartialDefaultRecord), an uncompressed one's whole.
+    const kind = compressionCodec(batch.readInt16BE(ATTRIBUTES_OFFSET)) === CompressionCodec.NONE ? 'DefaultRecord' : 'PartialDefaultRecord';
+    const described = `${kind}(offset=${logAppendTimeFlag.offset}, timestamp=${logAppendTimeFlag.timestamp}, key=${record?.key?.length ?? 0} bytes, value=${record?.value?.length ?? 0} bytes)`;
     return { batchIndex, batchIndexErrorMessage: `Invalid timestamp type in message ${described}. Producer should not set timestamp type to LogAppendTime.` };
   });
   if (errors.some((e) => e.timestamp)) {

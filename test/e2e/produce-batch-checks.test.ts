@@ -12,6 +12,7 @@ import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { encodeRecordBatch, readBatchHeader, TIMESTAMP_TYPE_MASK, validateBatch } from '../../src/records/record-batch.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/messages/FetchRequest.js';
 import { crc32c } from '../../src/records/crc32c.js';
+import { rawBatch, record, recordBody } from '../support/raw-records.js';
 import type { ServerHandle } from '../../src/index.js';
 
 const batch = (options: { baseOffset?: bigint; timestamp?: bigint; attributes?: number; records?: Array<{ key?: string; value?: string; timestamp?: bigint }>; maxTimestamp?: bigint; producerId?: bigint; baseSequence?: number }) => {
@@ -116,6 +117,13 @@ describe('a produced batch, checked and restamped as Kafka 4.3.1 does', () => {
         { batchIndex: 1, batchIndexErrorMessage: 'Invalid timestamp type in message DefaultRecord(offset=1, timestamp=1000, key=0 bytes, value=1 bytes). Producer should not set timestamp type to LogAppendTime.' },
       ],
     });
+    // A compressed batch's records are read partially: Kafka names them PartialDefaultRecord.
+    const gzipped = rawBatch(Buffer.concat([record(recordBody({ key: Buffer.from('k'), value: Buffer.from('vv') }))]), 1, { codec: 1, flags: TIMESTAMP_TYPE_MASK, timestamp: 1_000n });
+    const [compressed] = await produce(c, 'lat', [gzipped]);
+    expect(compressed!.recordErrors).toEqual([
+      { batchIndex: 0, batchIndexErrorMessage: 'Invalid timestamp type in message PartialDefaultRecord(offset=0, timestamp=1000, key=1 bytes, value=2 bytes). Producer should not set timestamp type to LogAppendTime.' },
+    ]);
+    expect([compressed!.errorCode, compressed!.logAppendTimeMs]).toEqual([ErrorCode.INVALID_TIMESTAMP, -1n]);
     expect(await stored(c, 'lat')).toEqual([]);
     // On a CreateTime topic its records' timestamps are the header's max timestamp, within the
     // (default, unbounded) window: accepted, and stored as CreateTime.
