@@ -10,8 +10,8 @@ import { ManualTime } from '../util/manual-time.js';
 import { monotonicTime } from '../util/time.js';
 import type { ConnectionQuotas } from './connection-quotas.js';
 import { nodeTls } from '../security/tls.js';
-import { noteAccepted, runBehindWaiting } from './turn-budget.js';
-import { setReceivedRequestsQueue } from '../util/received-requests.js';
+import { acceptedWithin, noteAccepted, runBehindWaiting } from './turn-budget.js';
+import { setConnectionsArriving, setReceivedRequestsQueue } from '../util/received-requests.js';
 
 /**
  * The listen backlog, in place of Kafka's `socket.listen.backlog.size` (50): Kafka accepts on a
@@ -125,6 +125,7 @@ export class KafkaListener {
   listen(host: string, port: number): Promise<AddressInfo> {
     // Coordinator timers' operations wait behind the requests read and not yet handled (util/received-requests.ts).
     setReceivedRequestsQueue(runBehindWaiting);
+    setConnectionsArriving(acceptedWithin);
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen({ host: host === '' ? undefined : host, port, backlog: LISTEN_BACKLOG }, () => {

@@ -40,6 +40,11 @@ export function noteAccepted(): void {
   accepting = true;
 }
 
+/** Whether a connection was accepted within the last `quietMs` (real time). */
+export function acceptedWithin(quietMs: number): boolean {
+  return performance.now() - acceptedAt <= quietMs;
+}
+
 /** Runs `fn` now, or after the next poll when this turn's budget is spent while accepting (or others wait already). */
 export function runInTurn(fn: () => void): void {
   if (waitingHead === waiting.length) {

@@ -25,3 +25,22 @@ export function afterReceivedRequests(fn: () => void): void {
 export function setReceivedRequestsQueue(next: Queue): void {
   queue = next;
 }
+
+/**
+ * Whether a listener accepted a connection within the last `quietMs` (real time): clients may be
+ * arriving whose first requests are not read yet. Kafka's acceptor thread takes a burst of
+ * connections at once and its network threads read them in parallel, so their JoinGroups are queued
+ * before a group's 0 ms initial-rebalance timer fires; Node accepts one connection per event-loop
+ * turn (server/turn-budget.ts), and the classic rebalancer waits for such a burst to settle
+ * (`ARRIVALS_WAIT_MS` at most) before it ends a first generation. False without a server.
+ */
+export function connectionsArriving(quietMs: number): boolean {
+  return arriving(quietMs);
+}
+
+let arriving: (quietMs: number) => boolean = () => false;
+
+/** Installs the server's view of arriving connections (server/turn-budget.ts `acceptedWithin`). */
+export function setConnectionsArriving(next: (quietMs: number) => boolean): void {
+  arriving = next;
+}

@@ -7,6 +7,13 @@ import type { ClassicState } from './state.js';
 import { ClassicGroupState } from './group-state.js';
 import { groupMetadataRecord } from './group-metadata.js';
 import { heartbeatKey, joinKey, syncKey } from './keyed-timers.js';
+import { connectionsArriving } from '../../util/received-requests.js';
+import { systemTime } from '../../util/time.js';
+
+/** A connection accepted this recently (ms, real time) may be a member whose JoinGroup is not read yet. */
+const ARRIVALS_QUIET_MS = 20;
+/** How long (ms, real time) a first generation waits for arriving connections at most. */
+const ARRIVALS_WAIT_MS = 1000;
 
 const { EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD } = ClassicGroupState;
 
@@ -102,7 +109,8 @@ export class Rebalancer {
       const delayMs = this.ctx.settings.initialRebalanceDelayMs;
       const remainingMs = Math.max(group.rebalanceTimeoutMs() - delayMs, 0);
       const { groupId } = group;
-      this.ctx.timers.schedule(joinKey(groupId), delayMs, () => this.tryCompleteInitialRebalanceElseSchedule(groupId, delayMs, remainingMs));
+      const arrivalsUntil = performance.now() + ARRIVALS_WAIT_MS;
+      this.ctx.timers.schedule(joinKey(groupId), delayMs, () => this.tryCompleteInitialRebalanceElseSchedule(groupId, delayMs, remainingMs, arrivalsUntil));
     }
     group.transitionTo(PREPARING_REBALANCE);
     this.ctx.log.info({ groupId: group.groupId, generationId: group.generationId, reason }, 'preparing to rebalance classic group');
@@ -120,17 +128,23 @@ export class Rebalancer {
 
   /**
    * End of an initial-delay period (`tryCompleteInitialRebalanceElseSchedule`): if members joined
-   * meanwhile and rebalance time is left, wait another delay (capped by what is left).
+   * meanwhile and rebalance time is left, wait another delay (capped by what is left). On the system
+   * clock, connections still arriving (one accepted within ARRIVALS_QUIET_MS, until `arrivalsUntil`,
+   * real time) count as members joining: Kafka's acceptor and network threads would have read their
+   * JoinGroups before its timer's event ran (util/received-requests.ts `connectionsArriving`).
    */
-  private tryCompleteInitialRebalanceElseSchedule(groupId: string, delayMs: number, remainingMs: number): void {
+  private tryCompleteInitialRebalanceElseSchedule(groupId: string, delayMs: number, remainingMs: number, arrivalsUntil: number): void {
     const group = this.ctx.groups.get(groupId);
     if (!group) return;
-    if (group.newMemberAdded && remainingMs !== 0) {
+    // On the system clock only: a manual clock's advance would run the re-armed 0 ms timer again
+    // and again within one call until arrivalsUntil, and a test advancing it drives joins itself.
+    const arriving = this.ctx.time === systemTime && connectionsArriving(ARRIVALS_QUIET_MS) && performance.now() < arrivalsUntil;
+    if ((group.newMemberAdded || arriving) && remainingMs !== 0) {
       group.newMemberAdded = false;
       const newDelayMs = Math.min(this.ctx.settings.initialRebalanceDelayMs, remainingMs);
       const newRemainingMs = Math.max(remainingMs - delayMs, 0);
       this.ctx.timers.schedule(joinKey(groupId), newDelayMs, () =>
-        this.tryCompleteInitialRebalanceElseSchedule(groupId, newDelayMs, newRemainingMs),
+        this.tryCompleteInitialRebalanceElseSchedule(groupId, newDelayMs, newRemainingMs, arrivalsUntil),
       );
     } else {
       this.completeJoin(group);

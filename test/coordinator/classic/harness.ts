@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import type { Time } from '../../../src/util/time.js';
 import { Writable } from 'node:stream';
 import { BrokerConfig } from '../../../src/config.js';
 import { ClassicGroupCoordinator, classicGroupsOf } from '../../../src/coordinator/classic/classic-coordinator.js';
@@ -36,8 +37,7 @@ export class FakeOffsets {
 export const SESSION_MS = 10_000;
 export const REBALANCE_MS = 30_000;
 
-export function setup(config: Record<string, string | number> = {}) {
-  const time = new FakeTime();
+export function setup<T extends Time = FakeTime>(config: Record<string, string | number> = {}, time: T = new FakeTime() as unknown as T) {
   const groupLog = new MemoryGroupLog();
   const offsets = new FakeOffsets();
   const logLines: Array<Record<string, unknown>> = [];
@@ -55,7 +55,7 @@ export function setup(config: Record<string, string | number> = {}) {
   return { time, groupLog, runtime, groupMap, offsets, coordinator, logLines };
 }
 
-export type Harness = ReturnType<typeof setup>;
+export type Harness = ReturnType<typeof setup<FakeTime>>;
 
 /** A topic source over fixed topics ({ name, topicId, partitionCount }). */
 export function fixedTopics(...list: Array<{ name: string; topicId: string; partitionCount: number }>): ConsumerTopicSource {

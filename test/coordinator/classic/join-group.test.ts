@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { setReceivedRequestsQueue } from '../../../src/util/received-requests.js';
+import { setConnectionsArriving, setReceivedRequestsQueue } from '../../../src/util/received-requests.js';
+import { systemTime } from '../../../src/util/time.js';
 import { client, heartbeatRequest, joinRequest, settle, setup, startDynamicJoin, track, SESSION_MS } from './harness.js';
 
 describe('ClassicGroupCoordinator.joinGroup', () => {
@@ -69,6 +70,37 @@ describe('ClassicGroupCoordinator.joinGroup', () => {
       expect(read).toHaveLength(0);
     } finally {
       setReceivedRequestsQueue((fn) => fn());
+    }
+  });
+
+  it('on the system clock, keeps a first generation open while connections are still being accepted, whose JoinGroups Kafka would have read by then', async () => {
+    const h = setup({}, systemTime);
+    let arriving = true;
+    let asked = 0;
+    let askedAgain: () => void = () => {};
+    setConnectionsArriving((quietMs) => {
+      expect(quietMs).toBe(20);
+      asked++;
+      askedAgain();
+      return arriving;
+    });
+    const asks = (n: number) => new Promise<void>((resolve) => (askedAgain = () => asked >= n && resolve()));
+    try {
+      const first = (await h.coordinator.joinGroup(joinRequest(), client(5, 'client-1'))).memberId;
+      const onePromise = h.coordinator.joinGroup(joinRequest({ memberId: first }), client(5, 'client-1'));
+      const one = track(onePromise);
+      // The 0 ms timer keeps finding connections arriving: the generation stays open.
+      await asks(3);
+      expect(one.done).toBe(false);
+      // The connection accepted meanwhile joins; then no more arrive, and both are in generation 1.
+      const second = (await h.coordinator.joinGroup(joinRequest(), client(5, 'client-2'))).memberId;
+      const two = h.coordinator.joinGroup(joinRequest({ memberId: second }), client(5, 'client-2'));
+      arriving = false;
+      const [a, b] = await Promise.all([onePromise, two]);
+      expect([a.errorCode, a.generationId, b.errorCode, b.generationId]).toEqual([ErrorCode.NONE, 1, ErrorCode.NONE, 1]);
+      expect(a.members.map((m) => m.memberId)).toEqual([first, second]);
+    } finally {
+      setConnectionsArriving(() => false);
     }
   });
 
