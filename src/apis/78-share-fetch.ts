@@ -38,10 +38,6 @@ export const api: ApiDefinition<ShareFetchRequest, ShareFetchResponse> = {
       connectionId: ctx.connectionId,
       maxBytes: FETCH_MAX_BYTES,
       readable: (topic) => ctx.authorizeTopic?.(AclOperation.READ, topic) ?? true,
-      leaderOf: (topic, partition) => {
-        const leader = broker.cluster.leaderOf(topic, partition);
-        return leader >= 0 ? leader : broker.nodeId;
-      },
     });
   },
 };

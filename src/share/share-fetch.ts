@@ -32,8 +32,6 @@ export interface ShareFetchContext {
   connectionId: string;
   /** `fetch.max.bytes`-like cap of the broker (Kafka takes min(request, `fetch.max.bytes`)). */
   maxBytes: number;
-  /** The leader of a partition (what `CurrentLeader` carries for a partition served). */
-  leaderOf(topic: string, partition: number): number;
   /** Whether the principal may READ the topic (always, without an authorizer). */
   readable(topic: string): boolean;
 }
@@ -219,7 +217,8 @@ async function fetchPartitions(req: ShareFetchRequest, groupId: string, memberId
       }
       if (ended()) return releaseTaken();
       waitOn.push(partition);
-      data.currentLeader = { leaderId: ctx.leaderOf(topic.name, p.partition), leaderEpoch: partition.leaderEpoch };
+      // currentLeader stays 0/0 here: Kafka 4.3.1's ShareFetchUtils.processFetchResponse never sets it
+      // on a partition served (clients read it only with NOT_LEADER_OR_FOLLOWER; cluster/leader-hints.ts).
       const remaining = req.maxRecords - acquired;
       if (remaining <= 0 || maxBytes - bytes <= 0 || !sp.canAcquireRecords()) continue;
       const from = sp.nextFetchOffset();

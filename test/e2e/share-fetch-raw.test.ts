@@ -106,6 +106,8 @@ describe('ShareFetch / ShareAcknowledge (raw protocol)', () => {
     let res = await c.send(78, 2, fetchReq('g', member, 0, topicId, { maxRecords: 4 }));
     expect(res.acquisitionLockTimeoutMs).toBe(30000);
     expect(partitionOf(res)?.acquiredRecords).toEqual([{ firstOffset: 0n, lastOffset: 4n, deliveryCount: 1 }]);
+    // A partition served names no leader, as Kafka 4.3.1's ShareFetchUtils leaves it.
+    expect(partitionOf(res)?.currentLeader).toEqual({ leaderId: 0, leaderEpoch: 0 });
     expect(valuesOf(res)).toEqual(['0=v0', '1=v1', '2=v2', '3=v3', '4=v4']);
     // Piggy-backed: accept 0-1, release 2, reject 3, accept 4; the same fetch acquires 2 again and 5-8.
     res = await c.send(78, 2, fetchReq('g', member, 1, topicId, {}, [
