@@ -304,7 +304,8 @@ export class SharePartition {
 
   /**
    * Acquires records for `memberId` from `batches` (read from the log at `nextFetchOffset()`).
-   * Returns the acquired ranges and the batches holding them (what the response carries).
+   * Returns the acquired ranges and the batches from the first holding one to the last (what the
+   * response carries).
    */
   acquire(
     memberId: string,
@@ -316,7 +317,11 @@ export class SharePartition {
     const committed = this.readCommitted;
     const spans = batchSpans(batches, committed ? abortedTransactions ?? [] : null);
     const ranges: AcquiredRange[] = [];
-    const recordsOut: Buffer[] = [];
+    // The spans holding the first and the last record acquired: the response carries every batch
+    // from one to the other, as Kafka slices the log it read (ShareFetchUtils.maybeSliceFetchRecords),
+    // batches in between that gave nothing (acknowledged, acquired elsewhere, aborted) included.
+    let firstSent = -1;
+    let lastSent = -1;
     const maxInFlight = this.config.maxInFlightRecords();
     const strict = mode === ShareAcquireMode.RECORD_LIMIT;
     const task = this.newLock(memberId);
@@ -342,7 +347,8 @@ export class SharePartition {
       if (last && last.lastOffset + 1n === run.first && last.deliveryCount === run.deliveryCount) last.lastOffset = run.last;
       else ranges.push({ firstOffset: run.first, lastOffset: run.last, deliveryCount: run.deliveryCount });
     };
-    for (const span of spans) {
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
       const heldBefore = task.held;
       // A limit reached inside a span still sends the span: its records acquired so far travel in it.
       let full = false;
@@ -384,12 +390,15 @@ export class SharePartition {
           take(run, span.aborted);
         }
       }
-      if (task.held > heldBefore) recordsOut.push(span.bytes);
+      if (task.held > heldBefore) {
+        if (firstSent < 0) firstSent = i;
+        lastSent = i;
+      }
       if (full || (!strict && taken >= maxRecords)) break;
     }
     this.runs.compact();
     if (task.held > 0) this.startLock(task);
-    return { ranges, records: recordsOut };
+    return { ranges, records: firstSent < 0 ? [] : spans.slice(firstSent, lastSent + 1).map((span) => span.bytes) };
   }
 
   // ---- acknowledgement --------------------------------------------------------------------------

@@ -82,6 +82,17 @@ describe.skipIf(!API_HANDLERS.has(76))('ShareFetch / ShareAcknowledge', () => {
     await s.call('after the final fetch, the session is gone', 78, 2, fetch(g, a, 5, topicId, [], { maxWaitMs: 0 }));
   });
 
+  scenario('a fetch carries every batch from the first acquired record to the last, one held by another member between them included', async (s) => {
+    const { topicId, g, a } = await setup(s, 'sfs', [2, 2, 2]);
+    const b = s.name('mb');
+    s.alias(b, 'B');
+    await joinAndWait(s, g, b, s.name('sfs-t'));
+    await s.call('A takes the first batch', 78, 2, fetch(g, a, 0, topicId, [], { maxRecords: 2 }));
+    await s.call('B takes the second', 78, 2, fetch(g, b, 0, topicId, [], { maxRecords: 2 }), 'b');
+    await s.call('A releases its batch', 79, 2, acknowledge(g, a, 1, topicId, [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [RELEASE] }]));
+    await s.call('A takes 0-1 again and 4-5: all three batches sent', 78, 2, fetch(g, a, 2, topicId));
+  });
+
   scenario('session errors and malformed acknowledgements', async (s) => {
     const { topicId, g, a } = await setup(s, 'se', [3]);
     await s.call('incremental fetch without a session', 78, 2, fetch(g, a, 1, topicId, [], { maxWaitMs: 0 }));

@@ -101,7 +101,9 @@ describe('share groups with share.isolation.level=read_committed', () => {
       { firstOffset: 0n, lastOffset: 2n, deliveryCount: 1 },
       { firstOffset: 5n, lastOffset: 12n, deliveryCount: 1 },
     ]);
-    expect(valuesOf(first)).toEqual(['0=a-0', '1=a-1', '2=a-2', '6=a-3', '7=a-4', '8=a-5', '11=plain-0', '12=plain-1']);
+    // The aborted batch travels between acquired ones, as Kafka sends the log from the first record
+    // acquired to the last (ShareFetchUtils.maybeSliceFetchRecords); not acquired, clients skip it.
+    expect(valuesOf(first)).toEqual(['0=a-0', '1=a-1', '2=a-2', '3=b-0', '4=b-1', '6=a-3', '7=a-4', '8=a-5', '11=plain-0', '12=plain-1']);
     const sp = server.broker.shares.get('rc', topicId, 0)!;
     expect(sp.counts()).toEqual({ acquired: 11, available: 0, acknowledged: 0, archived: 2 });
 
