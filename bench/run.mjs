@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, fmt, machineDescription } from './lib.mjs';
+import { ROOT, envInt, fmt, machineDescription } from './lib.mjs';
 import { KAFKA_VERSION, PEERS } from './peers.mjs';
 import { commitBenchOptions, runCommitBench } from './commit-throughput.mjs';
 import { replayBenchOptions, runReplayBench } from './replay.mjs';
@@ -43,6 +43,17 @@ const startOptions = startBenchOptions();
 const kip848Options = kip848BenchOptions();
 const produceOptions = produceBenchOptions();
 const classicOptions = classicBenchOptions();
+// The same classic groups once the JITs are warm: a fresh server, then this many unmeasured groups of
+// as many members as measured (one group of 100 leaves V8's and the JVM's compilers far from done
+// with the join path at 1,000 members); the echo floor and librdkafka's mock (which forms no
+// classic group) sit it out. 0: no such table.
+const classicWarmGroups = envInt('BENCH_CLASSIC_WARM_GROUPS', 3);
+const classicWarmOptions = {
+  ...classicOptions,
+  warmups: classicWarmGroups,
+  warmupMembers: 0,
+  servers: classicOptions.servers.filter((s) => s !== 'echo' && s !== 'librdkafka-mock'),
+};
 const machine = machineDescription(process.env.BENCH_DATA_DIR || tmpdir());
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
@@ -56,6 +67,7 @@ const replayRows = await runReplayBench(replayOptions);
 const startRows = await runStartBench(startOptions);
 const kip848Rows = await runKip848Bench(kip848Options);
 const classicRows = await runClassicBench(classicOptions);
+const classicWarmRows = classicWarmGroups > 0 && classicWarmOptions.servers.length > 0 ? await runClassicBench(classicWarmOptions) : [];
 const totalSeconds = (Date.now() - t0) / 1000;
 const loadAfter = load();
 
@@ -75,7 +87,7 @@ lines.push(
 );
 lines.push('');
 const peerVersions = { ...commit.versions, ...produce.versions };
-for (const r of [...startRows, ...kip848Rows, ...classicRows]) if (r.version && r.server) peerVersions[r.server] ??= r.version;
+for (const r of [...startRows, ...kip848Rows, ...classicRows, ...classicWarmRows]) if (r.version && r.server) peerVersions[r.server] ??= r.version;
 const peersRun = commitOptions.servers.filter((s) => PEERS.includes(s));
 if (peersRun.length > 0) {
   const text = (s) => {
@@ -305,11 +317,20 @@ lines.push(
     '**echo (floor)** is what a bare Node.js server needs for the fewest requests any server got by with (kfake\'s: MEMBER_ID_REQUIRED, join, sync): ' +
     'as many connections opened at once from the same client process, each sending three requests in turn, answered with a canned frame (`bench/formation.mjs` `echoFloor`):',
 );
-formationTable(classicRows, [
+const classicCounts = [
   ['requests per member', (r) => fmt(r.requestsPerMember, 1)],
   ['most by one member', (r) => r.maxRequests],
   ['generation', (r) => r.generation],
-]);
+];
+formationTable(classicRows, classicCounts);
+if (classicWarmRows.length > 0) {
+  lines.push('');
+  lines.push(
+    `The same, warm: a fresh server per group after ${classicWarmGroups} unmeasured groups of as many members as measured, so that the ` +
+      'JIT compilers (V8\'s for ours, the JVM\'s for Kafka) have compiled the join path as a long-running broker has; kfake, compiled ahead of time, has nothing to warm:',
+  );
+  formationTable(classicWarmRows, classicCounts);
+}
 lines.push('');
 lines.push(END);
 const block = lines.join('\n');
