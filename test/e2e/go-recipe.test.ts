@@ -2,7 +2,8 @@
  * The README's recipe for a Go test suite (test/clients/go/mockbroker): `go test` on its package,
  * whose TestMain starts the built server with mockbroker.Start (`node dist/cli.cjs --in-memory
  * --port 0 --admin-port 0 --stop-when-stdin-closes`), and whose test produces and consumes with
- * franz-go through a fault rule it added over the admin API, then stops the server. The first run
+ * franz-go through a fault rule it added over the admin API, then stops the server, and whose other
+ * test restarts a server of its own on a data directory under a live producer. The first run
  * compiles the test binary; later runs take Go's build cache. Skipped without Go.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -36,5 +37,8 @@ it.skipIf(!hasGo)('mockbroker.Start starts the server for a Go suite, which cons
   // The group's first OffsetCommit was answered COORDINATOR_NOT_AVAILABLE; franz-go committed again.
   expect(run.output).toMatch(/^consumed v0,v1,v2 committed 3 fired 1$/m);
   expect(run.output).toMatch(/^--- PASS: TestConsumesThroughAFaultRule/m);
+  // Restart on a data directory: the same address, the records kept, the producer carrying on.
+  expect(run.output).toMatch(/^restarted same=true before0,before1,before2,after0,after1,after2$/m);
+  expect(run.output).toMatch(/^--- PASS: TestRestartOnDataDir/m);
   expect(run.output).toMatch(/^closed <nil>$/m);
 }, 600_000);

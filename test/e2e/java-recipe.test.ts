@@ -2,7 +2,9 @@
  * The README's recipe for a JVM test suite (test/clients/java/MockBroker.java): a Java program starts
  * the built server itself as a child process (`node dist/cli.cjs --in-memory --port 0 --admin-port 0
  * --stop-when-stdin-closes`), reads the ready line's bootstrap address and admin URL, consumes with
- * kafka-clients 4.3.1 through a fault rule it added over the admin API, and stops the server on close.
+ * kafka-clients 4.3.1 through a fault rule it added over the admin API, and stops the server on close;
+ * then a server on a data directory (`--data-dir` instead of `--in-memory`) restarted on the same
+ * ports under a live producer.
  * Skipped (test/support/provision.ts says why) without java and mvn.
  */
 import { fileURLToPath } from 'node:url';
@@ -18,4 +20,12 @@ it.skipIf(javaClasspath === null)('MockBroker starts the server for a JVM suite,
   // The first OffsetCommit was answered COORDINATOR_NOT_AVAILABLE; commitSync found the coordinator again and committed.
   expect(ev['consumed']).toEqual({ event: 'consumed', consumed: 3, committed: { '0': 3 }, ruleFired: 1 });
   expect(ev['closed']).toEqual({ event: 'closed', childrenLeft: 0 });
+  // On a data directory, restart() brings the server back on the same address with its records and
+  // offsets, and the producer created before it carries on.
+  expect(ev['restarted']).toEqual({
+    event: 'restarted',
+    sameBootstrap: true,
+    values: ['before0', 'before1', 'before2', 'after0', 'after1', 'after2'],
+    committed: { '0': 3 },
+  });
 });

@@ -20,4 +20,6 @@ it.skipIf(python === null)('MockBroker starts the server for a Python suite, whi
   // The first OffsetCommit was answered COORDINATOR_NOT_AVAILABLE; librdkafka found the coordinator again and committed.
   expect(ev['consumed']).toEqual({ event: 'consumed', values: ['v0', 'v1', 'v2'], committed: [[0, 3]], ruleFired: 1 });
   expect(ev['closed']).toEqual({ event: 'closed', exitCode: 0 });
+  // restart() on a data directory: the same address, the records kept, the producer carrying on.
+  expect(ev['restarted']).toEqual({ event: 'restarted', sameBootstrap: true, unsent: 0, values: ['before0', 'before1', 'before2', 'after0', 'after1', 'after2'] });
 });

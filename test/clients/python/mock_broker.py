@@ -9,10 +9,16 @@ import urllib.request
 
 
 class MockBroker:
+    """args go to the server (e.g. "--clock", "manual"); with "--data-dir", dir it keeps its data
+    there instead of in memory, so restart() finds it again."""
+
     def __init__(self, command=("npx", "kafka-mock-coordinator"), *args):
-        self.process = subprocess.Popen(
-            [*command, "--in-memory", "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes", *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        memory = () if "--data-dir" in args else ("--in-memory",)
+        self.argv = [*command, *memory, "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes", *args]
+        self._start(self.argv)
+
+    def _start(self, argv):
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         for line in self.process.stdout:
             ready = json.loads(line) if line.startswith("{") else {}
             if str(ready.get("msg", "")).startswith("kafka-mock-coordinator ready"):
@@ -28,6 +34,15 @@ class MockBroker:
         request = urllib.request.Request(self.admin + path, data=data, method=method, headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request) as answer:
             return json.loads(answer.read() or "null")
+
+    def restart(self):
+        """Stops the server (every acknowledged write kept) and starts it again on the same ports, so
+        running clients reconnect; on a data directory with its data, in memory empty."""
+        self.close()
+        ports = ["--port", self.bootstrap.rsplit(":", 1)[1]]
+        if self.admin:
+            ports += ["--admin-port", self.admin.rsplit(":", 1)[1]]
+        self._start([*self.argv, *ports])
 
     def close(self):
         self.process.terminate()

@@ -1,8 +1,11 @@
 """Runs the README's Python recipe (mock_broker.py) as a suite would: the server it starts, a
-fault rule failing the first OffsetCommit, a confluent-kafka producer and consumer, then close().
+fault rule failing the first OffsetCommit, a confluent-kafka producer and consumer, then close();
+then a server on a data directory restarted under a live producer.
 Prints one JSON line per step. argv: the server's command line (e.g. node dist/cli.cjs)."""
 import json
 import sys
+import tempfile
+import time
 
 from confluent_kafka import Consumer, Producer
 
@@ -35,3 +38,27 @@ fired = kafka.call("GET", f"/faults/{rule['id']}")["fired"]
 print(json.dumps({"event": "consumed", "values": values, "committed": committed, "ruleFired": fired}), flush=True)
 kafka.close()
 print(json.dumps({"event": "closed", "exitCode": kafka.process.returncode}), flush=True)
+
+# A server on a data directory restarted under a live producer: same address, records kept.
+with tempfile.TemporaryDirectory(prefix="kmc-recipe-") as data:
+    kafka = MockBroker(sys.argv[1:], "--data-dir", data)
+    before = kafka.bootstrap
+    producer = Producer({"bootstrap.servers": kafka.bootstrap})
+    for i in range(3):
+        producer.produce("kept", value=f"before{i}")
+    producer.flush(30)
+    kafka.restart()
+    for i in range(3):
+        producer.produce("kept", value=f"after{i}")
+    left = producer.flush(60)
+    reader = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": "kept-reader", "auto.offset.reset": "earliest"})
+    reader.subscribe(["kept"])
+    kept = []
+    deadline = time.monotonic() + 60
+    while len(kept) < 6 and time.monotonic() < deadline:
+        message = reader.poll(1)
+        if message is not None and message.error() is None:
+            kept.append(message.value().decode())
+    reader.close()
+    kafka.close()
+    print(json.dumps({"event": "restarted", "sameBootstrap": kafka.bootstrap == before, "unsent": left, "values": kept}), flush=True)

@@ -21,31 +21,59 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
 // Broker is a running server: Bootstrap is host:port for bootstrap.servers, Admin the admin API's URL.
 type Broker struct {
 	Bootstrap, Admin string
+	argv             []string
 	cmd              *exec.Cmd
 	stdin            io.Closer
 }
 
 // Start runs command (e.g. {"npx", "kafka-mock-coordinator"}, or {"node", "dist/cli.cjs"} in a
-// clone) with the recipe's flags, then args (e.g. "--clock", "manual"), and waits for its ready line.
+// clone) with the recipe's flags, then args (e.g. "--clock", "manual"; with "--data-dir", dir the
+// server keeps its data there instead of in memory, for Restart), and waits for its ready line.
 func Start(command []string, args ...string) (*Broker, error) {
-	argv := append(append(command[1:len(command):len(command)], "--in-memory", "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes"), args...)
-	cmd := exec.Command(command[0], argv...)
+	argv := append([]string{}, command...)
+	if !slices.Contains(args, "--data-dir") {
+		argv = append(argv, "--in-memory")
+	}
+	argv = append(append(argv, "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes"), args...)
+	b := &Broker{argv: argv}
+	if err := b.start(argv); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Restart stops the server (every acknowledged write kept) and starts it again on the same ports,
+// so running clients reconnect; on a data directory with its data, in memory empty.
+func (b *Broker) Restart() error {
+	if err := b.Close(); err != nil {
+		return err
+	}
+	ports := []string{"--port", b.Bootstrap[strings.LastIndex(b.Bootstrap, ":")+1:]}
+	if b.Admin != "" {
+		ports = append(ports, "--admin-port", b.Admin[strings.LastIndex(b.Admin, ":")+1:])
+	}
+	return b.start(append(slices.Clip(b.argv), ports...))
+}
+
+func (b *Broker) start(argv []string) error {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -53,11 +81,12 @@ func Start(command []string, args ...string) (*Broker, error) {
 		var ready struct{ Msg, Bootstrap, Admin string }
 		if json.Unmarshal(lines.Bytes(), &ready) == nil && strings.HasPrefix(ready.Msg, "kafka-mock-coordinator ready") {
 			go io.Copy(io.Discard, stdout)
-			return &Broker{Bootstrap: ready.Bootstrap, Admin: ready.Admin, cmd: cmd, stdin: stdin}, nil
+			b.Bootstrap, b.Admin, b.cmd, b.stdin = ready.Bootstrap, ready.Admin, cmd, stdin
+			return nil
 		}
 	}
 	stdin.Close()
-	return nil, fmt.Errorf("the server exited before it was ready: %v", cmd.Wait())
+	return fmt.Errorf("the server exited before it was ready: %v", cmd.Wait())
 }
 
 // Call sends body (nil: none) as JSON to the admin API (fault rules, the manual clock) and decodes its JSON answer into out (nil: dropped).

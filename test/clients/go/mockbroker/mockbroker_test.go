@@ -61,14 +61,7 @@ func TestConsumesThroughAFaultRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer consumer.Close()
-	var values []string
-	for len(values) < 3 {
-		fetches := consumer.PollFetches(ctx)
-		if err := fetches.Err(); err != nil {
-			t.Fatal(err)
-		}
-		fetches.EachRecord(func(r *kgo.Record) { values = append(values, string(r.Value)) })
-	}
+	values := pollValues(ctx, t, consumer, 3)
 	// franz-go retries the commit that the rule answered COORDINATOR_NOT_AVAILABLE.
 	if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
 		t.Fatal(err)
@@ -82,4 +75,61 @@ func TestConsumesThroughAFaultRule(t *testing.T) {
 	if strings.Join(values, ",") != "v0,v1,v2" || committed != 3 || fired.Fired != 1 {
 		t.Fatalf("values %v, committed %d, rule fired %d times", values, committed, fired.Fired)
 	}
+}
+
+// A server on a data directory restarted under a live producer: same address, records kept, the
+// producer carrying on.
+func TestRestartOnDataDir(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	command := []string{"npx", "kafka-mock-coordinator"}
+	if server := os.Getenv("KMC_SERVER"); server != "" {
+		command = strings.Fields(server)
+	}
+	kept, err := mockbroker.Start(command, "--data-dir", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close()
+	before := kept.Bootstrap
+	producer, err := kgo.NewClient(kgo.SeedBrokers(kept.Bootstrap), kgo.DefaultProduceTopic("kept"), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer producer.Close()
+	produce := func(prefix string) {
+		for i := 0; i < 3; i++ {
+			if err := producer.ProduceSync(ctx, &kgo.Record{Value: []byte(fmt.Sprintf("%s%d", prefix, i))}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	produce("before")
+	if err := kept.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	produce("after")
+	reader, err := kgo.NewClient(kgo.SeedBrokers(kept.Bootstrap), kgo.ConsumeTopics("kept"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	values := pollValues(ctx, t, reader, 6)
+	fmt.Printf("restarted same=%v %s\n", kept.Bootstrap == before, strings.Join(values, ","))
+	if kept.Bootstrap != before || strings.Join(values, ",") != "before0,before1,before2,after0,after1,after2" {
+		t.Fatalf("bootstrap %s then %s, values %v", before, kept.Bootstrap, values)
+	}
+}
+
+// pollValues polls until n records' values have come (the test fails on a fetch error or at ctx's end).
+func pollValues(ctx context.Context, t *testing.T, c *kgo.Client, n int) []string {
+	var values []string
+	for len(values) < n {
+		fetches := c.PollFetches(ctx)
+		if err := fetches.Err(); err != nil {
+			t.Fatal(err)
+		}
+		fetches.EachRecord(func(r *kgo.Record) { values = append(values, string(r.Value)) })
+	}
+	return values
 }

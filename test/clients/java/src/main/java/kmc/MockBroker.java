@@ -4,6 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -16,18 +18,34 @@ import java.util.regex.Pattern;
  */
 public final class MockBroker implements AutoCloseable {
   private static final Pattern FIELD = Pattern.compile("\"(bootstrap|admin)\":\"([^\"]*)\"");
+  private static final Pattern PORT = Pattern.compile(":(\\d+)$");
 
-  private final Process process;
-  public final String bootstrap;
-  public final String admin;
+  private final List<String> command;
+  private Process process;
+  public volatile String bootstrap;
+  public volatile String admin;
 
   /** {@code command}: how to run the server, e.g. {@code node node_modules/.bin/kafka-mock-coordinator}. */
   public MockBroker(String... command) throws IOException {
-    String[] args = {"--in-memory", "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes"};
-    String[] all = new String[command.length + args.length];
-    System.arraycopy(command, 0, all, 0, command.length);
-    System.arraycopy(args, 0, all, command.length, args.length);
-    process = new ProcessBuilder(all).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    this(List.of(command));
+  }
+
+  /**
+   * {@code args} go to the server after the recipe's own (e.g. {@code --clock manual},
+   * {@code --brokers 3}); with {@code --data-dir} the server keeps its data there instead of in
+   * memory, so {@link #restart} finds it again.
+   */
+  public MockBroker(List<String> command, String... args) throws IOException {
+    List<String> all = new ArrayList<>(command);
+    if (!List.of(args).contains("--data-dir")) all.add("--in-memory");
+    all.addAll(List.of("--port", "0", "--admin-port", "0", "--stop-when-stdin-closes"));
+    all.addAll(List.of(args));
+    this.command = all;
+    start(all);
+  }
+
+  private void start(List<String> argv) throws IOException {
+    process = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     String bootstrap = null, admin = null;
     for (String line; (line = out.readLine()) != null; ) {
@@ -48,6 +66,25 @@ public final class MockBroker implements AutoCloseable {
     Thread drain = new Thread(() -> out.lines().forEach(line -> {}));
     drain.setDaemon(true);
     drain.start();
+  }
+
+  /**
+   * Stops the server (as SIGTERM: every acknowledged write kept) and starts it again on the same
+   * ports, so running clients reconnect to the same addresses; on a {@code --data-dir} it comes
+   * back with its topics, records, groups and offsets, in memory empty.
+   */
+  public void restart() throws IOException, InterruptedException {
+    close();
+    List<String> argv = new ArrayList<>(command);
+    argv.addAll(List.of("--port", port(bootstrap)));
+    if (admin != null) argv.addAll(List.of("--admin-port", port(admin)));
+    start(argv);
+  }
+
+  private static String port(String address) {
+    Matcher m = PORT.matcher(address);
+    if (!m.find()) throw new IllegalStateException("no port in " + address);
+    return m.group(1);
   }
 
   /** Stops the server (as SIGTERM: every acknowledged write kept) and waits for it to exit. */

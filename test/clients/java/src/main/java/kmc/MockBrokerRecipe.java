@@ -4,21 +4,30 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The README's JVM recipe, run as a test would: {@link MockBroker} starts the server
  * ({@code node <cli>}), the clients use its bootstrap address, a fault rule added through its admin
- * API fails the first OffsetCommit (the consumer's commitSync retries it), and close stops it.
+ * API fails the first OffsetCommit (the consumer's commitSync retries it), and close stops it; then
+ * a server on a data directory restarted ({@link MockBroker#restart}) under a live producer.
  * Args: path to the server's cli.cjs.
  */
 public final class MockBrokerRecipe {
@@ -54,5 +63,47 @@ public final class MockBrokerRecipe {
     }
     // close() waited for the server: no child of this JVM is left.
     Common.emit("closed", Map.of("childrenLeft", ProcessHandle.current().children().count()));
+    restartOnDataDir(cli);
+  }
+
+  /**
+   * A server on a data directory restarted under a live producer and a committed group: it comes
+   * back on the same bootstrap address with its records and offsets, and the producer carries on.
+   */
+  private static void restartOnDataDir(String cli) throws Exception {
+    Path dir = Files.createTempDirectory("kmc-recipe-");
+    String topic = "kept";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (MockBroker broker = new MockBroker(List.of("node", cli), "--data-dir", dir.toString())) {
+      String before = broker.bootstrap;
+      try (Admin admin = Common.admin(broker.bootstrap, "recipe-admin")) {
+        Common.createTopic(admin, topic, 1);
+      }
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
+      p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+        for (int i = 0; i < 3; i++) producer.send(new ProducerRecord<>(topic, 0, null, "before" + i)).get();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Common.consumerProps(broker.bootstrap, "recipe-consumer", "kept-group", "consumer"))) {
+          consumer.subscribe(List.of(topic));
+          Common.pollUntil(consumer, 3, 60_000);
+          consumer.commitSync();
+        }
+        broker.restart();
+        for (int i = 0; i < 3; i++) producer.send(new ProducerRecord<>(topic, 0, null, "after" + i)).get();
+      }
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("sameBootstrap", before.equals(broker.bootstrap));
+      result.put("values", Common.readToEnd(broker.bootstrap, topic, 1, "read_uncommitted"));
+      try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Common.consumerProps(broker.bootstrap, "recipe-consumer", "kept-group", "consumer"))) {
+        result.put("committed", Common.committed(consumer, Set.of(tp)));
+      }
+      Common.emit("restarted", result);
+    } finally {
+      try (var files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
   }
 }
