@@ -17,7 +17,14 @@ const ACTIONS: Array<[string, string]> = [
 /** `key=value` pairs, leaving out what the rule's own words already say (codes of named APIs and errors, nth=1). */
 function summary(obj: Record<string, unknown>, empty: string): string {
   const shown = Object.entries(obj).filter(([k, v]) => v !== undefined && k !== 'apiKey' && k !== 'errorCode' && k !== 'errorCodes' && !(k === 'nth' && v === 1));
-  return shown.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ') || empty;
+  return shown.map(([k, v]) => `${k}=${valueText(v)}`).join(' ') || empty;
+}
+
+/** A match or action value as text: a list comma-separated, a prefix match (`{ prefix }`) as `prefix*`. */
+function valueText(v: unknown): string {
+  if (Array.isArray(v)) return v.join(',');
+  if (v !== null && typeof v === 'object' && typeof (v as { prefix?: unknown }).prefix === 'string') return `${(v as { prefix: string }).prefix}*`;
+  return String(v);
 }
 
 /** A labelled input named `name`, with the id `<form>-<name>` (ids are unique across the page's forms). */

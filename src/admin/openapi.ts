@@ -20,6 +20,12 @@ const brokerParam = { name: 'brokerId', in: 'path', required: true, schema: { ty
 const topicPartitions = { type: 'array', items: { type: 'object', required: ['topic', 'partitions'], properties: { topic: { type: 'string' }, partitions: { type: 'array', items: { type: 'integer' } } } } };
 const clusterBody = (required: string[], properties: object) => ({ required: true, content: { 'application/json': { schema: { type: 'object', required, additionalProperties: false, properties } } } });
 
+/** A match on an id: the id, or `{ "prefix": ... }` for every id starting with it (faults/name-match.ts). */
+const nameMatch = (description: string) => ({
+  oneOf: [{ type: 'string' }, { type: 'object', required: ['prefix'], additionalProperties: false, properties: { prefix: { type: 'string', minLength: 1 } } }],
+  description: `${description}; or {"prefix": "..."}: every id starting with it`,
+});
+
 const faultMatch = {
   type: 'object',
   additionalProperties: false,
@@ -28,13 +34,13 @@ const faultMatch = {
     api: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'API name (OffsetCommit) or key (8)' },
     minVersion: int('Lowest request version matched', 0),
     maxVersion: int('Highest request version matched', 0),
-    group: str('Group id named by the request'),
-    transactionalId: str('Transactional id named by the request (InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, FindCoordinator key type 1, DescribeTransactions, a transactional Produce)'),
-    topic: str('Topic named by the request; per-partition APIs fail only its partitions'),
+    group: nameMatch('Group id named by the request'),
+    transactionalId: nameMatch('Transactional id named by the request (InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, FindCoordinator key type 1, DescribeTransactions, a transactional Produce)'),
+    topic: nameMatch('Topic named by the request; per-partition APIs fail only its partitions'),
     partitions: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 1, description: 'Partitions named by the request; per-partition APIs fail only these' },
     partition: int('Shorthand for partitions: [n]', 0),
-    clientId: str('Client id from the request header'),
-    memberId: str('Member id named by the request'),
+    clientId: nameMatch('Client id from the request header'),
+    memberId: nameMatch('Member id named by the request'),
     brokerId: int('Broker (node.id) receiving the request', 0),
     nth: int('Fire from the Nth matching request on (1-based)', 1),
   },

@@ -7,6 +7,7 @@ import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type Faul
 import { principalString } from '../security/principal.js';
 import { fillLoggedGroups, fillLoggedTopics, firstNamed, requestInfo, requestNames, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
+import { anyNameMatches, nameMatches } from './name-match.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
 import { RequestOutcome } from './request-outcome.js';
@@ -156,7 +157,7 @@ class Rule {
   partitionTarget(api: ApiDefinition): PartitionTarget | null {
     const { topic, partitions } = this.spec.match;
     if (api.partitions === undefined || (topic === undefined && partitions === undefined) || this.definition.errorCode === undefined) return null;
-    return (t, p) => (topic === undefined || t === topic) && (partitions === undefined || partitions.includes(p));
+    return (t, p) => (topic === undefined || nameMatches(topic, t)) && (partitions === undefined || partitions.includes(p));
   }
 
   matches(apiKey: number, ctx: RequestContext, info: RequestInfo): boolean {
@@ -164,17 +165,19 @@ class Rule {
     if (m.apiKey !== undefined && m.apiKey !== apiKey) return false;
     if (m.minVersion !== undefined && ctx.apiVersion < m.minVersion) return false;
     if (m.maxVersion !== undefined && ctx.apiVersion > m.maxVersion) return false;
-    if (m.clientId !== undefined && ctx.clientId !== m.clientId) return false;
+    if (m.clientId !== undefined && !nameMatches(m.clientId, ctx.clientId)) return false;
     if (m.brokerId !== undefined && brokerIdOf(ctx) !== m.brokerId) return false;
-    if (m.group !== undefined && !info.groups.includes(m.group)) return false;
-    if (m.memberId !== undefined && !info.memberIds.includes(m.memberId)) return false;
-    if (m.transactionalId !== undefined && !info.transactionalIds.includes(m.transactionalId)) return false;
-    if (m.topic !== undefined && !info.topics.has(m.topic)) return false;
-    if (m.partitions !== undefined) {
-      const named = m.topic !== undefined ? [info.topics.get(m.topic)] : [...info.topics.values()];
-      if (!named.some((ps) => ps?.some((p) => m.partitions!.includes(p)))) return false;
+    if (m.group !== undefined && !anyNameMatches(m.group, info.groups)) return false;
+    if (m.memberId !== undefined && !anyNameMatches(m.memberId, info.memberIds)) return false;
+    if (m.transactionalId !== undefined && !anyNameMatches(m.transactionalId, info.transactionalIds)) return false;
+    if (m.topic === undefined && m.partitions === undefined) return true;
+    // The partitions of the topics the rule names (of every topic named, without a topic).
+    const { topic, partitions } = m;
+    for (const [name, named] of info.topics) {
+      if (topic !== undefined && !nameMatches(topic, name)) continue;
+      if (partitions === undefined || named?.some((p) => partitions.includes(p))) return true;
     }
-    return true;
+    return false;
   }
 }
 

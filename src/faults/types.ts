@@ -3,13 +3,17 @@ import { FaultRuleError, checkKeys, given, int, isObject, str } from './validate
 import { firstOutOfRangeNumber, outOfRangeMessage } from '../util/json-numbers.js';
 import { FAULT_ACTIONS, faultActionDefinition, type FaultAction, type NormalizedAction } from './actions/index.js';
 import { checkReachable, type FaultRuleLimits } from './reachable.js';
+import { parseNameMatch, type NameMatch } from './name-match.js';
 
 export { FaultRuleError, MAX_FAULT_HOLD_MS, MAX_TIMER_MS, resolveError, type ErrorRef } from './validate.js';
 export type { FaultAction, FaultActionType, NormalizedAction } from './actions/index.js';
+export type { NameMatch } from './name-match.js';
 
 /**
  * Which requests a rule applies to. Every field given must match; an empty match matches every
- * request. Group, topic, partition and member filters only match requests that name them.
+ * request. Group, topic, partition and member filters only match requests that name them. A
+ * group, topic, client, member or transactional id is the id itself or `{ prefix: 'shop-' }`,
+ * every id starting with it (ids a client makes up at run time, as Kafka Streams').
  */
 export interface FaultMatch {
   /** API by name (`OffsetCommit`, case-insensitive) or key (`8`). */
@@ -19,9 +23,9 @@ export interface FaultMatch {
   /** Highest request version matched (inclusive). */
   maxVersion?: number;
   /** Group id named by the request (OffsetCommit, JoinGroup, FindCoordinator key, ...). */
-  group?: string;
-  /** Topic named by the request. For per-partition APIs an error targets only this topic's partitions. */
-  topic?: string;
+  group?: NameMatch;
+  /** Topic named by the request. For per-partition APIs an error targets only this topic's (these topics') partitions. */
+  topic?: NameMatch;
   /**
    * Partitions named by the request. For per-partition APIs (Produce, Fetch, ListOffsets,
    * OffsetCommit, OffsetFetch) an error goes only to these partitions and the rest of the request
@@ -31,15 +35,15 @@ export interface FaultMatch {
   /** One partition: shorthand for `partitions: [partition]` (ignored when `partitions` is given). */
   partition?: number;
   /** Client id from the request header. */
-  clientId?: string;
+  clientId?: NameMatch;
   /** Member id named by the request (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, ...). */
-  memberId?: string;
+  memberId?: NameMatch;
   /**
    * Transactional id named by the request: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
    * EndTxn, TxnOffsetCommit, FindCoordinator with key type 1 (TRANSACTION), DescribeTransactions,
    * and Produce with a transactional id.
    */
-  transactionalId?: string;
+  transactionalId?: NameMatch;
   /** Broker id that receives the request (this server's `node.id`). */
   brokerId?: number;
   /** Fire from the Nth matching request on (1-based; default 1): `nth: 2, times: 1` fails only the 2nd. */
@@ -65,12 +69,12 @@ export interface NormalizedMatch {
   api?: string;
   minVersion?: number;
   maxVersion?: number;
-  group?: string;
-  topic?: string;
+  group?: NameMatch;
+  topic?: NameMatch;
   partitions?: number[];
-  clientId?: string;
-  memberId?: string;
-  transactionalId?: string;
+  clientId?: NameMatch;
+  memberId?: NameMatch;
+  transactionalId?: NameMatch;
   brokerId?: number;
   nth: number;
 }
@@ -129,7 +133,7 @@ export function normalizeRule(input: unknown, limits?: FaultRuleLimits): Normali
     throw new FaultRuleError('match.minVersion is above match.maxVersion');
   }
   for (const key of ['group', 'topic', 'clientId', 'memberId', 'transactionalId'] as const) {
-    if (matchIn[key] !== undefined) match[key] = str(matchIn[key], `match.${key}`);
+    if (matchIn[key] !== undefined) match[key] = parseNameMatch(matchIn[key], `match.${key}`);
   }
   // A request's empty group, member or transactional id names nothing (request-info.ts): a rule
   // for "" would be accepted and never fire (new-user trial 24).

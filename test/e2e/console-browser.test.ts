@@ -188,6 +188,11 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect((await rows(page, 'rules'))[0]!.slice(0, 6)).toEqual([rule!.id, `api=OffsetCommit group=${GROUP} topic=${TOPIC}`, 'error error=COORDINATOR_LOAD_IN_PROGRESS', '1', '1', 'exhausted']);
     await page.locator('#requests').getByText('COORDINATOR_LOAD_IN_PROGRESS').first().waitFor({ timeout: UI_TIMEOUT });
     await page.screenshot({ path: join(SHOTS, 'faults.png'), fullPage: true });
+    // A rule naming ids by prefix shows the prefix with a star.
+    const byPrefix = server.faults.add({ match: { api: 'EndTxn', transactionalId: { prefix: 'shop-' } }, action: { type: 'delay', ms: 1 } });
+    await page.reload();
+    await page.locator('#rules tbody tr').filter({ hasText: byPrefix.id }).getByText('api=EndTxn transactionalId=shop-*').waitFor({ timeout: UI_TIMEOUT });
+    server.faults.remove(byPrefix.id);
     // A group whose offsets wait in an open transaction: the group page lists them with their transactional id.
     const txProducer = kafkaClient(server.bootstrap, 'console-txn').producer({ transactionalId: 'console-tx', idempotent: true, maxInFlightRequests: 1 });
     await txProducer.connect();
