@@ -69,6 +69,8 @@ export class Connection implements IdleClosable, RequestDone {
   private closed = false;
   /** Dropped by its listener shutting down (`destroy`), not closed by the client or a fault. */
   private shuttingDown = false;
+  /** Waits of `closedWithin` under way, told when the socket closes. */
+  private readonly closeWaiters = new Set<() => void>();
   /** Bytes of the next request granted by `memory` (its prefix read, its body maybe not yet). */
   private granted = 0;
   /** Waiting, unread, for `memory` to grant the next request's bytes. */
@@ -152,6 +154,7 @@ export class Connection implements IdleClosable, RequestDone {
         this.granted = 0;
       }
       noteReleased(CLOSED_CONNECTION_BYTES + this.frames.heldBytes);
+      for (const closed of [...this.closeWaiters]) closed();
       this.log.debug('connection closed');
       if (!this.shuttingDown) this.broker.connectionClosed(this.id);
       this.onClose(this);
@@ -517,8 +520,28 @@ export class Connection implements IdleClosable, RequestDone {
     return this.closed;
   }
 
+  /** Dropped by its listener shutting down (`destroy`): a stopped broker, the server closing. */
+  get droppedByShutdown(): boolean {
+    return this.shuttingDown;
+  }
+
   whenClosed(): Promise<void> {
     return this.socket.destroyed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()));
+  }
+
+  /** ConnectionIO.closedWithin: a timer and an entry in `closeWaiters`, both gone once it resolves. */
+  closedWithin(ms: number): Promise<boolean> {
+    if (this.socket.destroyed) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (closed: boolean): void => {
+        clearTimeout(timer);
+        this.closeWaiters.delete(onClose);
+        resolve(closed);
+      };
+      const onClose = (): void => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      this.closeWaiters.add(onClose);
+    });
   }
 
   private gateIO(): GateIO {
@@ -587,6 +610,14 @@ class RequestIO implements ConnectionIO {
 
   whenClosed(): Promise<void> {
     return this.connection.whenClosed();
+  }
+
+  droppedByShutdown(): boolean {
+    return this.connection.droppedByShutdown;
+  }
+
+  closedWithin(ms: number): Promise<boolean> {
+    return this.connection.closedWithin(ms);
   }
 }
 

@@ -62,7 +62,7 @@ describe('RequestLog', () => {
     const log = new RequestLog(1);
     const seen: string[] = [];
     const listeners = new Set([(e: { seq: number; outcome: string }) => seen.push(`${e.seq}:${e.outcome}`)]);
-    const io = { send: () => {}, close: () => {}, isClosed: () => false, whenClosed: () => Promise.resolve() };
+    const io = { send: () => {}, close: () => {}, isClosed: () => false, whenClosed: () => Promise.resolve(), closedWithin: () => Promise.resolve(true), droppedByShutdown: () => false };
     const hung = new RequestOutcome(log.record(request(0)), io, T0, listeners);
     hung.finish('no-response');
     const next = log.record(request(1));

@@ -16,6 +16,17 @@ export interface ConnectionIO {
   isClosed(): boolean;
   /** Resolves when the connection has closed. */
   whenClosed(): Promise<void>;
+  /**
+   * Resolves true once the connection closes within `ms` (real time), else false after `ms`;
+   * leaves nothing waiting on the socket either way (a wait per request on a long-lived
+   * connection would otherwise add a listener each time).
+   */
+  closedWithin(ms: number): Promise<boolean>;
+  /**
+   * Whether the connection was dropped by its listener shutting down (its broker stopped, the
+   * server closing), not closed by its client: what it held dies with it.
+   */
+  droppedByShutdown(): boolean;
 }
 
 /** One firing of a rule on one request: what an action's effect works with. */
@@ -82,6 +93,19 @@ export interface FaultActionDefinition<Spec extends { type: string } = { type: s
 
 /** Waits `ms` of real time (fault delays model the network, not the server clock). */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits `ms` of real time unless the connection's listener drops it first (`droppedByShutdown`:
+ * its broker stopped); resolves whether it was dropped. A client's own close does not end it.
+ */
+export async function sleepUnlessDropped(ms: number, io: ConnectionIO): Promise<boolean> {
+  const until = Date.now() + ms;
+  if (!(await io.closedWithin(ms))) return false;
+  if (io.droppedByShutdown()) return true;
+  // Closed by its client: the rest of the delay, then the request is handled as before.
+  await sleep(Math.max(0, until - Date.now()));
+  return false;
+}
 
 /** OpenAPI schema of an integer field. */
 export function integer(description: string, minimum?: number, maximum?: number): Schema {

@@ -1,5 +1,5 @@
 import { MAX_FAULT_HOLD_MS, int } from '../validate.js';
-import { integer, sleep, type FaultActionDefinition } from './action.js';
+import { integer, sleepUnlessDropped, type FaultActionDefinition } from './action.js';
 
 /** Wait `ms` (real time), then handle the request and respond normally. */
 export interface DelayActionSpec {
@@ -21,7 +21,14 @@ export const delayAction: FaultActionDefinition<DelayActionSpec, DelayAction> = 
     alsoDelayMs: true,
   },
   async fire(action, f) {
-    await sleep(action.ms);
+    // A stopped broker's queued requests die with it: one its listener drops meanwhile is never
+    // handled (a client's retry on the new leader was applied, then the held request too, twice;
+    // adversarial trial, session 30). One whose client hung up is, at the end of the delay, as
+    // Kafka handles a request it read before the client went away.
+    if (await sleepUnlessDropped(action.ms, f.io)) {
+      f.finish('closed');
+      return;
+    }
     f.respond(await f.handle(f.body));
   },
 };

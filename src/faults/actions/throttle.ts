@@ -1,5 +1,5 @@
 import { MAX_FAULT_HOLD_MS, int } from '../validate.js';
-import { integer, sleep, type FaultActionDefinition } from './action.js';
+import { integer, type FaultActionDefinition } from './action.js';
 
 /** Handle normally, answer with `throttle_time_ms = ms`, and read nothing more from the connection for `ms` (KIP-219). */
 export interface ThrottleActionSpec {
@@ -24,6 +24,6 @@ export const throttleAction: FaultActionDefinition<ThrottleActionSpec, ThrottleA
     const res = await f.handle(f.body);
     if (res !== null && typeof res === 'object' && 'throttleTimeMs' in res) (res as { throttleTimeMs: number }).throttleTimeMs = action.ms;
     f.respond(res);
-    await Promise.race([sleep(action.ms), f.io.whenClosed()]);
+    await f.io.closedWithin(action.ms);
   },
 };
