@@ -258,7 +258,8 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
     return cluster;
   };
   const brokerParam = (raw: string): number => {
-    if (!/^\d+$/.test(raw)) throw new ClusterError(`broker id must be an integer, got "${raw}"`);
+    // Digits as written: "01" is not a broker id (nor "-1", "1.0").
+    if (!/^(0|[1-9]\d*)$/.test(raw)) throw new ClusterError(`broker id must be a non-negative integer written without leading zeros, got "${raw}"`);
     return Number(raw);
   };
   const bodyOf = (req: { body?: unknown }): Record<string, unknown> => {

@@ -117,10 +117,21 @@ export class BrokerListeners {
     await Promise.all(list.map((l) => l.close()));
   }
 
-  /** Opens a stopped broker's listeners again on their ports (`startBroker`). */
+  /**
+   * Opens a stopped broker's listeners again on their ports (`startBroker`). One that cannot
+   * listen (another process took its port meanwhile: EADDRINUSE) closes those it opened and throws
+   * the error with the port in `port`: the broker stays stopped.
+   */
   async start(id: number): Promise<void> {
     const ports = this.bound.get(id)!;
-    for (const [i, ctx] of this.contexts.entries()) await this.listen(id, ctx, ports[i]!);
+    for (const [i, ctx] of this.contexts.entries()) {
+      try {
+        await this.listen(id, ctx, ports[i]!);
+      } catch (err) {
+        await this.stop(id);
+        throw Object.assign(err as Error, { port: ports[i]! });
+      }
+    }
   }
 
   async closeAll(): Promise<void> {

@@ -1,6 +1,7 @@
 /** The HTTP admin API and the CLI drive the same cluster actions as `server.cluster`. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startTestServer } from '../support/server.js';
@@ -84,6 +85,27 @@ describe('cluster control surfaces', () => {
     const target = leader === 3 ? 1 : leader + 1;
     expect(await http(base, 'POST', '/cluster/move-leader', { topic: 'ht', partition: 1, brokerId: target })).toEqual({ status: 200, body: { topic: 'ht', partition: 1, previous: leader, leader: target } });
     expect((await http(base, 'GET', '/cluster')).body.leaderOverrides).toEqual([{ topic: 'ht', partition: 1, brokerId: target }]);
+
+    // To a stopped broker: it leads once it starts again; until then the leader and its epoch stay.
+    const partition0 = server.broker.topics.get('ht')!.partition(0)!;
+    const leader0 = server.cluster.leaderOf('ht', 0);
+    const later = leader0 === 3 ? 1 : leader0 + 1;
+    await server.cluster.stopBroker(later);
+    const epoch0 = partition0.leaderEpoch;
+    expect(await http(base, 'POST', '/cluster/move-leader', { topic: 'ht', partition: 0, brokerId: later })).toEqual({ status: 200, body: { topic: 'ht', partition: 0, previous: leader0, leader: leader0 } });
+    expect(partition0.leaderEpoch).toBe(epoch0);
+    // Its port taken while it was stopped: 409, and it stays stopped until the port is free.
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(server.ports.get(later)!, resolve));
+    const refused = await http(base, 'POST', `/cluster/brokers/${later}/start`);
+    expect(refused).toMatchObject({ status: 409, body: { message: `broker ${later} cannot listen on port ${server.ports.get(later)} again: another process took it while the broker was stopped (EADDRINUSE); it stays stopped until the port is free` } });
+    expect(server.cluster.describe().brokers.find((b) => b.id === later)!.up).toBe(false);
+    await new Promise((resolve) => squatter.close(resolve));
+    expect((await http(base, 'POST', `/cluster/brokers/${later}/start`)).status).toBe(200);
+    expect([server.cluster.leaderOf('ht', 0), partition0.leaderEpoch]).toEqual([later, epoch0 + 1]);
+    for (const id of ['01', '-1', '1.0']) {
+      expect(await http(base, 'POST', `/cluster/brokers/${id}/stop`)).toMatchObject({ status: 400, body: { message: `broker id must be a non-negative integer written without leading zeros, got "${id}"` } });
+    }
 
     expect((await http(base, 'POST', '/cluster/move-leader', { topic: 'nope', partition: 0, brokerId: 1 })).status).toBe(404);
     expect((await http(base, 'POST', '/cluster/move-coordinator', { groupId: 'hg', brokerId: 7 })).status).toBe(404);
