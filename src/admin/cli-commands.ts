@@ -324,15 +324,17 @@ export function registerControlCommands(program: Command): void {
     .option('--group <id>', 'only requests naming this group')
     .option('--client-id <id>', 'only this client id')
     .option('--transactional-id <id>', 'only requests naming this transactional id')
+    .option('--broker-id <id>', 'only requests this broker received (--brokers N)')
     .option('--limit <n>', 'the newest N')
     .addOption(adminOption())
-    .action((o: { admin: string; api?: string; group?: string; clientId?: string; transactionalId?: string; limit?: string }) =>
+    .action((o: { admin: string; api?: string; group?: string; clientId?: string; transactionalId?: string; brokerId?: string; limit?: string }) =>
       run(async () => {
         const q = new URLSearchParams();
         if (o.api) q.set('api', o.api);
         if (o.group !== undefined) q.set('group', o.group);
         if (o.clientId !== undefined) q.set('clientId', o.clientId);
         if (o.transactionalId !== undefined) q.set('transactionalId', o.transactionalId);
+        if (o.brokerId !== undefined) q.set('brokerId', String(int(o.brokerId, '--broker-id')));
         if (o.limit !== undefined) q.set('limit', String(int(o.limit, '--limit')));
         print(await call(o.admin, 'GET', `requests${q.size > 0 ? `?${q}` : ''}`));
       }),

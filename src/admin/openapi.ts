@@ -143,6 +143,7 @@ export const OPENAPI_DOCUMENT = {
           { name: 'group', in: 'query', schema: { type: 'string' } },
           { name: 'clientId', in: 'query', schema: { type: 'string' } },
           { name: 'transactionalId', in: 'query', schema: { type: 'string' } },
+          { name: 'brokerId', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The broker that received it (--brokers N)' },
           { name: 'sinceSeq', in: 'query', schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, description: 'Only entries with a greater seq' },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS }, description: 'The newest N' },
         ],
@@ -328,7 +329,7 @@ export const OPENAPI_DOCUMENT = {
       },
       RequestLogEntry: {
         type: 'object',
-        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal', 'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
+        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'brokerId', 'principal', 'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
         properties: {
           seq: { type: 'integer' },
           time: { type: 'string', format: 'date-time' },
@@ -338,6 +339,7 @@ export const OPENAPI_DOCUMENT = {
           correlationId: { type: 'integer' },
           clientId: { type: 'string' },
           connectionId: { type: 'string' },
+          brokerId: { type: 'integer', description: 'The broker (node.id) that received it' },
           principal: { type: 'string' },
           group: nullable({ type: 'string' }),
           groups: { type: 'array', items: { type: 'string' } },

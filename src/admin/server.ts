@@ -188,6 +188,8 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     // A request's seq counts every request the server has logged: past 2^31 on a long run.
     const sinceSeq = queryInt(q['sinceSeq'], 'sinceSeq', 0, Number.MAX_SAFE_INTEGER);
     if (sinceSeq !== undefined) filter.sinceSeq = sinceSeq;
+    const brokerId = queryInt(q['brokerId'], 'brokerId', 0, Number.MAX_SAFE_INTEGER);
+    if (brokerId !== undefined) filter.brokerId = brokerId;
     const limit = queryInt(q['limit'], 'limit', 1, MAX_TIMER_MS);
     if (limit !== undefined) filter.limit = limit;
     return { requests: faults.requests(filter) };

@@ -307,6 +307,7 @@ export class FaultRegistry {
     entry.correlationId = ctx.correlationId;
     entry.clientId = ctx.clientId;
     entry.connectionId = ctx.connectionId;
+    entry.brokerId = brokerIdOf(ctx);
     entry.principal = ctx.principal ? principalString(ctx.principal) : ANONYMOUS;
     // What the log keeps of the names, straight into the entry's own arrays (no object of them per request).
     fillLoggedGroups(entry.groups, names.groups);

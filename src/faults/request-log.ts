@@ -13,6 +13,8 @@ export interface RequestLogEntry {
   correlationId: number;
   clientId: string;
   connectionId: string;
+  /** The broker that received it (its `node.id`; with `--brokers N`, the one whose listener took the connection). */
+  brokerId: number;
   /** Who sent it, as Kafka's `KafkaPrincipal` prints (`User:alice`; `User:ANONYMOUS` without authentication). */
   principal: string;
   /** The first group the request names, or null. */
@@ -42,6 +44,8 @@ export interface RequestLogFilter {
   group?: string;
   clientId?: string;
   transactionalId?: string;
+  /** Only requests this broker received. */
+  brokerId?: number;
   /** Only entries with seq greater than this. */
   sinceSeq?: number;
   /** The newest N entries (default all kept). */
@@ -160,7 +164,7 @@ function reversePairs(stack: unknown[], from: number): void {
 const NONE: readonly string[] = Object.freeze([]);
 
 /** What the fault layer knows of a request when it arrives (`timeMs`: wall-clock ms since the epoch). */
-export type ArrivedRequest = Pick<RequestLogEntry, 'api' | 'apiKey' | 'version' | 'correlationId' | 'clientId' | 'connectionId' | 'principal' | 'groups' | 'memberId' | 'topics' | 'transactionalId'> & {
+export type ArrivedRequest = Pick<RequestLogEntry, 'api' | 'apiKey' | 'version' | 'correlationId' | 'clientId' | 'connectionId' | 'brokerId' | 'principal' | 'groups' | 'memberId' | 'topics' | 'transactionalId'> & {
   timeMs: number;
 };
 
@@ -185,6 +189,7 @@ export class LoggedRequest implements RequestLogEntry {
   correlationId = 0;
   clientId = '';
   connectionId = '';
+  brokerId = 0;
   principal = '';
   readonly groups: string[] = [];
   memberId: string | null = null;
@@ -262,6 +267,7 @@ export class LoggedRequest implements RequestLogEntry {
       correlationId: this.correlationId,
       clientId: this.clientId,
       connectionId: this.connectionId,
+      brokerId: this.brokerId,
       principal: this.principal,
       group: this.group,
       groups: [...this.groups],
@@ -315,6 +321,7 @@ export class RequestLog {
     entry.correlationId = request.correlationId;
     entry.clientId = request.clientId;
     entry.connectionId = request.connectionId;
+    entry.brokerId = request.brokerId;
     entry.principal = request.principal;
     entry.groups.splice(0, entry.groups.length, ...request.groups);
     entry.memberId = request.memberId;
@@ -339,6 +346,7 @@ export class RequestLog {
         (filter.group === undefined || e.groups.includes(filter.group)) &&
         (filter.clientId === undefined || e.clientId === filter.clientId) &&
         (filter.transactionalId === undefined || e.transactionalId === filter.transactionalId) &&
+        (filter.brokerId === undefined || e.brokerId === filter.brokerId) &&
         (filter.sinceSeq === undefined || e.seq > filter.sinceSeq),
     );
     if (filter.limit !== undefined && out.length > filter.limit) out = out.slice(out.length - filter.limit);

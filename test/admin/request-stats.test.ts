@@ -11,7 +11,7 @@ import { RequestLog, type LoggedRequest } from '../../src/faults/request-log.js'
 
 const log = new RequestLog(10);
 function ended(apiKey: number, api: string, outcome: LoggedRequest['outcome'], durationMs: number, error: string | null = null): LoggedRequest {
-  const entry = log.record({ timeMs: 0, api, apiKey, version: 12, correlationId: 1, clientId: 'c', connectionId: 'c1', principal: 'User:ANONYMOUS', groups: [], memberId: null, topics: [], transactionalId: null });
+  const entry = log.record({ timeMs: 0, api, apiKey, version: 12, correlationId: 1, clientId: 'c', connectionId: 'c1', brokerId: 1, principal: 'User:ANONYMOUS', groups: [], memberId: null, topics: [], transactionalId: null });
   entry.outcome = outcome;
   entry.durationMs = durationMs;
   entry.error = error;

@@ -75,7 +75,7 @@ describe('APIs reading their own error codes', () => {
     const codes = [Array.from({ length: ELEMENTS_PER_SLICE }, () => 0), [0, ErrorCode.NOT_COORDINATOR]];
     const big = offsetCommitResponse(codes);
     expect(api.errorCodes!(big)).toBeNull();
-    const entry = new RequestLog(2).record({ timeMs: 0, api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 1, clientId: 'c', connectionId: 'c1', principal: 'User:ANONYMOUS', groups: ['g'], memberId: null, topics: ['t0', 't1'], transactionalId: null });
+    const entry = new RequestLog(2).record({ timeMs: 0, api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 1, clientId: 'c', connectionId: 'c1', brokerId: 1, principal: 'User:ANONYMOUS', groups: ['g'], memberId: null, topics: ['t0', 't1'], transactionalId: null });
     const walking = entry.setResponseInSlices(big, api.errorCodes as (r: unknown) => readonly number[] | null);
     if (walking !== null) await walking;
     expect([entry.error, entry.errors]).toEqual(['NOT_COORDINATOR', ['NOT_COORDINATOR']]);
@@ -83,7 +83,7 @@ describe('APIs reading their own error codes', () => {
 
   it('a request log entry takes the codes the API read', () => {
     const api = API_HANDLERS.get(8)!;
-    const entry = new RequestLog(2).record({ timeMs: 0, api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 1, clientId: 'c', connectionId: 'c1', principal: 'User:ANONYMOUS', groups: ['g'], memberId: null, topics: ['t0'], transactionalId: null });
+    const entry = new RequestLog(2).record({ timeMs: 0, api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 1, clientId: 'c', connectionId: 'c1', brokerId: 1, principal: 'User:ANONYMOUS', groups: ['g'], memberId: null, topics: ['t0'], transactionalId: null });
     expect(entry.setResponseInSlices(offsetCommitResponse([[0, ErrorCode.OFFSET_METADATA_TOO_LARGE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]), api.errorCodes as (r: unknown) => readonly number[] | null)).toBeNull();
     expect([entry.error, entry.errors]).toEqual(['OFFSET_METADATA_TOO_LARGE', ['OFFSET_METADATA_TOO_LARGE', 'UNKNOWN_TOPIC_OR_PARTITION']]);
   });

@@ -55,6 +55,9 @@ describe('cluster control surfaces', () => {
     const old = await RawClient.connect(server.ports.get(from)!);
     cleanups.push(() => void old.socket.destroy());
     expect((await old.send(12, 4, { ...defaultHeartbeatRequest(), groupId: 'hg', generationId: 1, memberId: 'm' })).errorCode).toBe(16);
+    // The request log names the broker that answered it, and filters on it.
+    expect((await http(base, 'GET', `/requests?api=Heartbeat&brokerId=${from}`)).body.requests.map((e: { brokerId: number; error: string }) => [e.brokerId, e.error])).toEqual([[from, 'NOT_COORDINATOR']]);
+    expect((await http(base, 'GET', `/requests?api=Heartbeat&brokerId=${to}`)).body.requests).toEqual([]);
 
     // COORDINATOR_LOAD_IN_PROGRESS on the coordinator: OffsetFetch gets it, a classic Heartbeat gets NONE.
     const load = await http(base, 'POST', '/cluster/coordinator-load', { groupId: 'hg', durationMs: 60_000 });
@@ -128,6 +131,8 @@ describe('cluster control surfaces', () => {
     const to = from === 3 ? 1 : from + 1;
     expect(await cli('cluster', 'move-coordinator', '--group', 'cg', '--broker', String(to))).toEqual({ groupId: 'cg', previous: from, coordinator: to });
     expect(await findCoordinator(ports.get(from)!, 'cg')).toBe(to);
+    // The request log by the broker that received the request (the first FindCoordinator went to broker 1).
+    expect((await cli('requests', '--api', 'FindCoordinator', '--broker-id', String(from))).requests.map((e: { brokerId: number }) => e.brokerId)).toEqual(from === 1 ? [1, 1] : [from]);
     const txFrom = await findCoordinator(server.port, 'ctx', 1);
     const txTo = txFrom === 3 ? 1 : txFrom + 1;
     expect(await cli('cluster', 'move-coordinator', '--transactional-id', 'ctx', '--broker', String(txTo))).toEqual({ transactionalId: 'ctx', previous: txFrom, coordinator: txTo });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_WALK_OBJECTS_PER_SLICE, RequestLog, responseErrors } from '../../src/faults/request-log.js';
 
-const arrived = { timeMs: 0, api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 1, clientId: 'c', connectionId: 'c1', principal: 'User:ANONYMOUS', groups: ['g'], memberId: null, topics: ['t'], transactionalId: null };
+const arrived = { timeMs: 0, api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 1, clientId: 'c', connectionId: 'c1', brokerId: 1, principal: 'User:ANONYMOUS', groups: ['g'], memberId: null, topics: ['t'], transactionalId: null };
 
 /** An OffsetCommit-like response: `topics` topics of `perTopic` partitions; the last partition of the last topic answers 39, partition 3 of the first 27. */
 function response(topics: number, perTopic: number): unknown {

@@ -18,6 +18,7 @@ function request(i: number, overrides: Partial<ArrivedRequest> = {}): ArrivedReq
     correlationId: i,
     clientId: `client-${i % 3}`,
     connectionId: 'c1',
+    brokerId: 1 + (i % 2),
     principal: 'User:ANONYMOUS',
     groups: [`g${i % 2}`],
     memberId: null,
@@ -39,6 +40,7 @@ describe('RequestLog', () => {
     expect(log.list({ group: 'g1', sinceSeq: 8 }).map((e) => e.seq)).toEqual([10]);
     expect(log.list({ clientId: 'client-1' }).map((e) => e.seq)).toEqual([8, 11]);
     expect(log.list({ transactionalId: 'tx-a' }).map((e) => e.seq)).toEqual([10]);
+    expect(log.list({ brokerId: 2 }).map((e) => e.seq)).toEqual([8, 10]);
   });
 
   it('reuses an entry pushed out once its request has its outcome, refilled, never one still in flight', () => {
@@ -99,12 +101,12 @@ describe('RequestLog', () => {
     entry.durationMs = 3;
     const [listed] = log.list();
     expect(Object.keys(listed!)).toEqual([
-      'seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'principal',
+      'seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'brokerId', 'principal',
       'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs',
     ]);
     expect(listed).toEqual({
       seq: 1, time: '2026-12-02T07:00:00.125Z', api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 0, clientId: 'client-0',
-      connectionId: 'c1', principal: 'User:ANONYMOUS', group: 'a', groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'],
+      connectionId: 'c1', brokerId: 1, principal: 'User:ANONYMOUS', group: 'a', groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'],
       transactionalId: 'tx-a', error: 'REBALANCE_IN_PROGRESS', errors: ['REBALANCE_IN_PROGRESS'], faults: ['f1', 'f2'], outcome: 'response', durationMs: 3,
     });
     expect(JSON.parse(JSON.stringify(entry))).toEqual(listed);
