@@ -329,7 +329,7 @@ export const OPENAPI_DOCUMENT = {
       },
       RequestLogEntry: {
         type: 'object',
-        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'brokerId', 'principal', 'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs'],
+        required: ['seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'brokerId', 'principal', 'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'handled', 'outcome', 'durationMs'],
         properties: {
           seq: { type: 'integer' },
           time: { type: 'string', format: 'date-time' },
@@ -349,6 +349,7 @@ export const OPENAPI_DOCUMENT = {
           error: nullable({ type: 'string', description: 'Error returned (top-level first), null for NONE' }),
           errors: { type: 'array', items: { type: 'string' } },
           faults: { type: 'array', items: { type: 'string' }, description: 'Ids of rules that fired on this request' },
+          handled: { type: 'boolean', description: "Whether the request's handler ran (its writes applied, answered or not); false when a rule answered, hung or closed instead" },
           outcome: { type: 'string', enum: ['pending', 'response', 'no-response', 'closed', 'failed'] },
           durationMs: nullable({ type: 'integer' }),
         },

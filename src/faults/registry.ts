@@ -321,6 +321,7 @@ export class FaultRegistry {
     const hit = info === null ? null : this.pick(api, ctx, info, body);
     if (!hit) {
       let result;
+      entry.handled = true;
       try {
         result = api.handle(body, ctx);
       } catch (err) {
@@ -351,7 +352,10 @@ export class FaultRegistry {
         partitions: rule.partitionTarget(api),
         ruleGone: rule.gone,
         ruleExpiresAt: rule.expiresAt,
-        handle: async (b) => api.handle(b, ctx),
+        handle: async (b) => {
+          entry.handled = true;
+          return api.handle(b, ctx);
+        },
       })
       .catch((err: unknown) => outcome.failed(err));
   }

@@ -33,6 +33,13 @@ export interface RequestLogEntry {
   errors: string[];
   /** Ids of the fault rules that fired on this request. */
   faults: string[];
+  /**
+   * Whether the server ran the request's handler, so that what it writes is applied whether or not
+   * its answer reached the client (a `close` after it, a client gone during a `delay`); false while
+   * pending, and when a fault rule answered, hung or closed instead of it, or the request died with
+   * its stopped broker. An error rule on some partitions of a request handles the rest: true.
+   */
+  handled: boolean;
   /** `response` (answered), `no-response` (acks=0 or a hang), `closed` (connection closed by a fault), `failed` (handler error), `pending`. */
   outcome: 'pending' | 'response' | 'no-response' | 'closed' | 'failed';
   /** Real milliseconds from arrival to the outcome. */
@@ -198,6 +205,7 @@ export class LoggedRequest implements RequestLogEntry {
   error: string | null = null;
   errors: string[] = NONE as string[];
   faults: string[] = NONE as string[];
+  handled = false;
   outcome: RequestLogEntry['outcome'] = 'pending';
   durationMs: number | null = null;
 
@@ -208,6 +216,7 @@ export class LoggedRequest implements RequestLogEntry {
     this.error = null;
     this.errors = NONE as string[];
     this.faults = NONE as string[];
+    this.handled = false;
     this.outcome = 'pending';
     this.durationMs = null;
   }
@@ -277,6 +286,7 @@ export class LoggedRequest implements RequestLogEntry {
       error: this.error,
       errors: [...this.errors],
       faults: [...this.faults],
+      handled: this.handled,
       outcome: this.outcome,
       durationMs: this.durationMs,
     };

@@ -45,6 +45,7 @@ describe('requests held by fault rules', () => {
     const held = () => server.faults.requests({ api: 'Produce' }).find((e) => e.faults.includes(rule.id));
     await until(() => held()?.outcome === 'closed', 'the held Produce to end with its broker');
     expect(partition.logEndOffset).toBe(0n);
+    expect(held()?.handled).toBe(false);
     await server.cluster.startBroker(leader);
 
     // A client that hangs up: its request is handled at the end of the delay.
@@ -54,6 +55,9 @@ describe('requests held by fault rules', () => {
     await short.waitFired(1, { timeoutMs: 20_000 });
     leaver.socket.destroy();
     await until(() => partition.logEndOffset === 1n, 'the Produce of the client that hung up to be applied');
+    // The request log says it was handled though its answer went nowhere.
+    await until(() => server.faults.requests({ api: 'Produce' }).some((e) => e.faults.includes(short.id) && e.outcome !== 'pending'), 'its log entry to settle');
+    expect(server.faults.requests({ api: 'Produce' }).filter((e) => e.faults.includes(short.id)).map((e) => [e.handled, e.outcome])).toEqual([[true, 'closed']]);
   });
 
   it('throttled and delayed requests on one long-lived connection leave no listener behind', async () => {

@@ -102,12 +102,12 @@ describe('RequestLog', () => {
     const [listed] = log.list();
     expect(Object.keys(listed!)).toEqual([
       'seq', 'time', 'api', 'apiKey', 'version', 'correlationId', 'clientId', 'connectionId', 'brokerId', 'principal',
-      'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'outcome', 'durationMs',
+      'group', 'groups', 'memberId', 'topics', 'transactionalId', 'error', 'errors', 'faults', 'handled', 'outcome', 'durationMs',
     ]);
     expect(listed).toEqual({
       seq: 1, time: '2026-12-02T07:00:00.125Z', api: 'OffsetCommit', apiKey: 8, version: 8, correlationId: 0, clientId: 'client-0',
       connectionId: 'c1', brokerId: 1, principal: 'User:ANONYMOUS', group: 'a', groups: ['a', 'b'], memberId: 'm-1', topics: ['t1', 't2'],
-      transactionalId: 'tx-a', error: 'REBALANCE_IN_PROGRESS', errors: ['REBALANCE_IN_PROGRESS'], faults: ['f1', 'f2'], outcome: 'response', durationMs: 3,
+      transactionalId: 'tx-a', error: 'REBALANCE_IN_PROGRESS', errors: ['REBALANCE_IN_PROGRESS'], faults: ['f1', 'f2'], handled: false, outcome: 'response', durationMs: 3,
     });
     expect(JSON.parse(JSON.stringify(entry))).toEqual(listed);
     // A copy: changing it changes nothing held.

@@ -120,7 +120,7 @@ describe('fault rules', () => {
     expect(second.info()).toMatchObject({ matched: 2, fired: 1 });
 
     const log = server.faults.requests({ api: 'OffsetCommit', group: 'g' });
-    expect(log.map((e) => [e.error, e.faults])).toEqual([['REBALANCE_IN_PROGRESS', [seq.id]], ['NOT_COORDINATOR', [seq.id]], [null, []]]);
+    expect(log.map((e) => [e.error, e.faults, e.handled])).toEqual([['REBALANCE_IN_PROGRESS', [seq.id], false], ['NOT_COORDINATOR', [seq.id], false], [null, [], true]]);
     expect(log[0]).toMatchObject({ api: 'OffsetCommit', apiKey: 8, version: 8, clientId: 'raw-test', group: 'g', outcome: 'response', topics: ['t'] });
   });
 
@@ -135,7 +135,8 @@ describe('fault rules', () => {
     await expect(c2.send(8, 8, commitRequest('after', [[0, 6n]]))).rejects.toThrow(/closed/);
     const c3 = await connect();
     expect((await committed(c3, 'after'))[0]).toBe(6n);
-    expect(server.faults.requests({ group: 'after', api: 'OffsetCommit' })[0]!.outcome).toBe('closed');
+    // Both end 'closed'; `handled` tells the one applied from the one not.
+    expect(['before', 'after'].map((group) => server.faults.requests({ group, api: 'OffsetCommit' }).map((e) => [e.outcome, e.handled]))).toEqual([[['closed', false]], [['closed', true]]]);
   });
 
   it('hangs (no response, later requests wait) and closes after closeAfterMs; throttles; delays', async () => {
