@@ -28,4 +28,6 @@ it.skipIf(javaClasspath === null)('MockBroker starts the server for a JVM suite,
     values: ['before0', 'before1', 'before2', 'after0', 'after1', 'after2'],
     committed: { '0': 3 },
   });
+  // With --brokers 3, each broker's port by id from the ready line.
+  expect(ev['brokers']).toEqual({ event: 'brokers', ids: [1, 2, 3], firstIsBootstrap: true });
 });

@@ -22,4 +22,6 @@ it.skipIf(python === null)('MockBroker starts the server for a Python suite, whi
   expect(ev['closed']).toEqual({ event: 'closed', exitCode: 0 });
   // restart() on a data directory: the same address, the records kept, the producer carrying on.
   expect(ev['restarted']).toEqual({ event: 'restarted', sameBootstrap: true, unsent: 0, values: ['before0', 'before1', 'before2', 'after0', 'after1', 'after2'] });
+  // With --brokers 3, each broker's port by id from the ready line.
+  expect(ev['brokers']).toEqual({ event: 'brokers', ids: [1, 2, 3], firstIsBootstrap: true });
 });

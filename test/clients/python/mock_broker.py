@@ -23,6 +23,8 @@ class MockBroker:
             ready = json.loads(line) if line.startswith("{") else {}
             if str(ready.get("msg", "")).startswith("kafka-mock-coordinator ready"):
                 self.bootstrap, self.admin = ready["bootstrap"], ready["admin"]
+                # With --brokers N: each broker's port by id (empty with one broker).
+                self.brokers = {int(k): v for k, v in ready.get("brokers", {}).items()}
                 break
         else:
             raise RuntimeError(f"the server exited before it was ready (status {self.process.wait()})")

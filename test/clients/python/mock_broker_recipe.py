@@ -62,3 +62,8 @@ with tempfile.TemporaryDirectory(prefix="kmc-recipe-") as data:
     reader.close()
     kafka.close()
     print(json.dumps({"event": "restarted", "sameBootstrap": kafka.bootstrap == before, "unsent": left, "values": kept}), flush=True)
+
+# With --brokers 3, each broker's port by id from the ready line.
+three = MockBroker(sys.argv[1:], "--brokers", "3")
+print(json.dumps({"event": "brokers", "ids": sorted(three.brokers), "firstIsBootstrap": three.bootstrap.endswith(f":{three.brokers[1]}")}), flush=True)
+three.close()

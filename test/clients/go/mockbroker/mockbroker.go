@@ -25,9 +25,11 @@ import (
 	"strings"
 )
 
-// Broker is a running server: Bootstrap is host:port for bootstrap.servers, Admin the admin API's URL.
+// Broker is a running server: Bootstrap is host:port for bootstrap.servers, Admin the admin API's
+// URL, Brokers each broker's port by id with --brokers N (nil with one broker).
 type Broker struct {
 	Bootstrap, Admin string
+	Brokers          map[string]int
 	argv             []string
 	cmd              *exec.Cmd
 	stdin            io.Closer
@@ -78,10 +80,13 @@ func (b *Broker) start(argv []string) error {
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(make([]byte, 64*1024), 1024*1024)
 	for lines.Scan() {
-		var ready struct{ Msg, Bootstrap, Admin string }
+		var ready struct {
+			Msg, Bootstrap, Admin string
+			Brokers               map[string]int
+		}
 		if json.Unmarshal(lines.Bytes(), &ready) == nil && strings.HasPrefix(ready.Msg, "kafka-mock-coordinator ready") {
 			go io.Copy(io.Discard, stdout)
-			b.Bootstrap, b.Admin, b.cmd, b.stdin = ready.Bootstrap, ready.Admin, cmd, stdin
+			b.Bootstrap, b.Admin, b.Brokers, b.cmd, b.stdin = ready.Bootstrap, ready.Admin, ready.Brokers, cmd, stdin
 			return nil
 		}
 	}

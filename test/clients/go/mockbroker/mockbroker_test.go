@@ -133,3 +133,20 @@ func pollValues(ctx context.Context, t *testing.T, c *kgo.Client, n int) []strin
 	}
 	return values
 }
+
+// With --brokers 3 the ready line gives each broker's port by id.
+func TestBrokersMap(t *testing.T) {
+	command := []string{"npx", "kafka-mock-coordinator"}
+	if server := os.Getenv("KMC_SERVER"); server != "" {
+		command = strings.Fields(server)
+	}
+	three, err := mockbroker.Start(command, "--brokers", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer three.Close()
+	fmt.Printf("brokers %d first=%v\n", len(three.Brokers), strings.HasSuffix(three.Bootstrap, fmt.Sprintf(":%d", three.Brokers["1"])))
+	if len(three.Brokers) != 3 || three.Brokers["2"] == 0 || three.Brokers["3"] == 0 {
+		t.Fatalf("brokers %v", three.Brokers)
+	}
+}

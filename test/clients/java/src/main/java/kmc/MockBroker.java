@@ -5,7 +5,10 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,11 +22,15 @@ import java.util.regex.Pattern;
 public final class MockBroker implements AutoCloseable {
   private static final Pattern FIELD = Pattern.compile("\"(bootstrap|admin)\":\"([^\"]*)\"");
   private static final Pattern PORT = Pattern.compile(":(\\d+)$");
+  private static final Pattern BROKERS = Pattern.compile("\"brokers\":\\{([^}]*)\\}");
+  private static final Pattern BROKER_PORT = Pattern.compile("\"(\\d+)\":(\\d+)");
 
   private final List<String> command;
   private Process process;
   public volatile String bootstrap;
   public volatile String admin;
+  /** With {@code --brokers N}: each broker's port by id (empty with one broker). */
+  public volatile Map<Integer, Integer> brokers = Map.of();
 
   /** {@code command}: how to run the server, e.g. {@code node node_modules/.bin/kafka-mock-coordinator}. */
   public MockBroker(String... command) throws IOException {
@@ -54,6 +61,12 @@ public final class MockBroker implements AutoCloseable {
         if (m.group(1).equals("bootstrap")) bootstrap = m.group(2);
         else admin = m.group(2);
       }
+      Map<Integer, Integer> ports = new TreeMap<>();
+      Matcher listed = BROKERS.matcher(line);
+      if (listed.find()) {
+        for (Matcher m = BROKER_PORT.matcher(listed.group(1)); m.find(); ) ports.put(Integer.valueOf(m.group(1)), Integer.valueOf(m.group(2)));
+      }
+      this.brokers = Collections.unmodifiableMap(ports);
       break;
     }
     if (bootstrap == null) {

@@ -64,6 +64,9 @@ public final class MockBrokerRecipe {
     // close() waited for the server: no child of this JVM is left.
     Common.emit("closed", Map.of("childrenLeft", ProcessHandle.current().children().count()));
     restartOnDataDir(cli);
+    try (MockBroker three = new MockBroker(List.of("node", cli), "--brokers", "3")) {
+      Common.emit("brokers", Map.of("ids", List.copyOf(three.brokers.keySet()), "firstIsBootstrap", three.bootstrap.endsWith(":" + three.brokers.get(1))));
+    }
   }
 
   /**
