@@ -8,6 +8,7 @@ import { principalString } from '../security/principal.js';
 import { fillLoggedGroups, fillLoggedTopics, firstNamed, requestInfo, requestNames, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
 import { anyNameMatches, nameMatches } from './name-match.js';
+import { groupListOf } from '../apis/shapes/group-list.js';
 import { faultActionDefinition, type ConnectionIO, type FaultActionDefinition } from './actions/index.js';
 import { RequestLog, type RequestLogEntry, type RequestLogFilter } from './request-log.js';
 import { RequestOutcome } from './request-outcome.js';
@@ -151,6 +152,13 @@ class Rule {
     if (spec.description !== undefined) out.description = spec.description;
     if (spec.durationMs !== undefined) out.durationMs = spec.durationMs;
     return out;
+  }
+
+  /** The groups an error of this rule targets on a request naming several answered apart, or null (faults/error-response.ts). */
+  groupTarget(api: ApiDefinition, version: number): ((groupId: string) => boolean) | null {
+    const { group } = this.spec.match;
+    if (group === undefined || this.definition.errorCode === undefined || groupListOf(api, version) === null) return null;
+    return (groupId) => nameMatches(group, groupId);
   }
 
   /** The partitions an error of this rule targets, or null when it fails the whole request (or does not answer an error). */
@@ -350,6 +358,7 @@ export class FaultRegistry {
         respond: (response) => outcome.respondWith(response, true),
         finish: (o, response) => outcome.finish(o, response),
         partitions: rule.partitionTarget(api),
+        groups: rule.groupTarget(api, ctx.apiVersion),
         ruleGone: rule.gone,
         ruleExpiresAt: rule.expiresAt,
         handle: async (b) => {
@@ -366,7 +375,10 @@ export class FaultRegistry {
     for (const rule of this.rules.values()) {
       if (rule.state(now) !== 'active' || !rule.matches(api.apiKey, ctx, info)) continue;
       const target = rule.partitionTarget(api);
-      if (target && !targetsAnyPartition(api, ctx.apiVersion, body, target, ctx.broker)) continue;
+      // With a group too, the partitions of the groups it names (the rest of a batch is not its).
+      const groups = target ? rule.groupTarget(api, ctx.apiVersion) : null;
+      const scope = groups ? groupListOf(api, ctx.apiVersion)!.only(body, groups) : body;
+      if (target && !targetsAnyPartition(api, ctx.apiVersion, scope, target, ctx.broker)) continue;
       rule.matched++;
       if (chosen === null && rule.matched >= rule.spec.match.nth) chosen = rule;
     }

@@ -70,6 +70,45 @@ describe('fault rules by id prefix', () => {
     expect([await commit('billing-eu', 'app-7'), await commit('billing-eu', 'cli'), await commit('shipping', 'app-7')]).toEqual([ErrorCode.REBALANCE_IN_PROGRESS, 0, 0]);
   });
 
+  it('on a request naming several groups, only the groups the rule names fail; the others are handled', async () => {
+    const { server, client } = await setup();
+    for (const topic of ['orders', 'audit']) await createTopic(client, topic);
+    const commit = (groupId: string, name: string, offset: bigint) =>
+      client.send(8, 8, { groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name, topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+    for (const g of ['billing-1', 'shipping-1']) {
+      await commit(g, 'orders', 5n);
+      await commit(g, 'audit', 7n);
+    }
+    const fetchBoth = async () => {
+      const res = await client.send(9, 8, {
+        groupId: '', topics: [], requireStable: false,
+        groups: ['billing-1', 'shipping-1'].map((groupId) => ({ groupId, memberId: null, memberEpoch: -1, topics: ['orders', 'audit'].map((name) => ({ name, topicId: ZERO_UUID, partitionIndexes: [0] })) })),
+      });
+      return res.groups.map((g) => [g.groupId, g.errorCode, g.topics.map((t) => [t.name, t.partitions[0]!.errorCode, t.partitions[0]!.committedOffset])]);
+    };
+    // A group and a topic: that topic in the groups named; the other group whole.
+    const both = server.faults.add({ match: { api: 'OffsetFetch', group: { prefix: 'billing-' }, topic: 'orders' }, action: { type: 'error', error: 'UNSTABLE_OFFSET_COMMIT' } });
+    expect(await fetchBoth()).toEqual([
+      ['billing-1', 0, [['orders', ErrorCode.UNSTABLE_OFFSET_COMMIT, -1n], ['audit', 0, 7n]]],
+      ['shipping-1', 0, [['orders', 0, 5n], ['audit', 0, 7n]]],
+    ]);
+    expect(both.info().fired).toBe(1);
+    // A group alone: that group's entry.
+    server.faults.add({ match: { api: 'OffsetFetch', group: { prefix: 'billing-' } }, action: { type: 'error', error: 'COORDINATOR_NOT_AVAILABLE' } });
+    expect(await fetchBoth()).toEqual([
+      ['billing-1', ErrorCode.COORDINATOR_NOT_AVAILABLE, []],
+      ['shipping-1', 0, [['orders', 0, 5n], ['audit', 0, 7n]]],
+    ]);
+    server.faults.add({ match: { api: 'DescribeGroups', group: 'billing-1' }, action: { type: 'error', error: 'COORDINATOR_NOT_AVAILABLE' } });
+    const described = await client.send(15, 5, { groups: ['shipping-1', 'billing-1'], includeAuthorizedOperations: false });
+    expect(described.groups.map((g) => [g.groupId, g.errorCode, g.groupState])).toEqual([['shipping-1', 0, 'Empty'], ['billing-1', ErrorCode.COORDINATOR_NOT_AVAILABLE, '']]);
+    // DeleteGroups deletes the group the rule does not name, and only that one.
+    server.faults.add({ match: { api: 'DeleteGroups', group: { prefix: 'billing-' } }, action: { type: 'error', error: 'COORDINATOR_NOT_AVAILABLE' } });
+    const deleted = await client.send(42, 2, { groupsNames: ['billing-1', 'shipping-1'] });
+    expect(deleted.results.map((r) => [r.groupId, r.errorCode])).toEqual([['billing-1', ErrorCode.COORDINATOR_NOT_AVAILABLE], ['shipping-1', 0]]);
+    expect(['billing-1', 'shipping-1'].map((g) => server.broker.offsets.hasOffsets(g))).toEqual([true, false]);
+  });
+
   it('the rule model refuses an empty prefix, other fields and other types, and the OpenAPI document shows the form', () => {
     const rule = (match: Record<string, unknown>) => () => normalizeRule({ match, action: { type: 'delay', ms: 1 } });
     expect(normalizeRule({ match: { memberId: { prefix: 'consumer-' } }, action: { type: 'delay', ms: 1 } }).match).toEqual({ memberId: { prefix: 'consumer-' }, nth: 1 });

@@ -3,7 +3,7 @@
  * entry (DescribeGroups, DeleteGroups, OffsetFetch v8+, ConsumerGroupDescribe), declared from
  * field names in the API file.
  */
-import type { GroupList } from '../types.js';
+import type { ApiDefinition, GroupList } from '../types.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Obj = Record<string, any>;
@@ -14,6 +14,16 @@ export interface GroupListFields {
   readonly id?: string;
   /** The response's list of per-group entries (each with `groupId`). */
   readonly response: string;
+}
+
+/**
+ * The group list of `api` at `version` when its requests name several groups each answered apart
+ * (routed `group-coordinators`), else null. The simulated cluster answers each group by its own
+ * coordinator from it, and a fault rule on some groups fails only those (faults/error-response.ts).
+ */
+export function groupListOf(api: ApiDefinition, version: number): GroupList | null {
+  const routing = typeof api.routing === 'function' ? api.routing(version) : api.routing;
+  return routing.to === 'group-coordinators' ? routing.groups : null;
 }
 
 /** E.g. DeleteGroups: `groupList({ request: 'groupsNames', response: 'results' })`. */

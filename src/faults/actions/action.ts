@@ -39,6 +39,12 @@ export interface Firing {
   readonly index: number;
   /** For an action that answers errors: the partitions the rule's `topic`/`partitions` select on a per-partition API, else null (the whole request). */
   readonly partitions: PartitionTarget | null;
+  /**
+   * For an action that answers with an error: the groups the rule's `group` selects on a request
+   * naming several groups answered apart (OffsetFetch v8+, DescribeGroups, DeleteGroups, ...), else
+   * null. Only those groups fail (their partitions only, with `partitions`); the others are handled.
+   */
+  readonly groups: ((groupId: string) => boolean) | null;
   /** Resolves when the rule is removed. */
   readonly ruleGone: Promise<void>;
   /** When the rule expires (epoch ms, real time), or null. */

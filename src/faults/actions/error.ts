@@ -24,7 +24,7 @@ export interface ErrorAction {
 /** The effect of the error actions: after `delayMs`, the request answered with `errorCode` (Kafka's `getErrorResponse`, or per partition). */
 export async function answerWithError(errorCode: number, delayMs: number | undefined, f: Firing): Promise<void> {
   if (delayMs) await sleep(delayMs);
-  f.respond(await faultErrorResponse(f.api, f.ctx.apiVersion, f.body, errorCode, f.partitions, f.ctx.broker, f.handle));
+  f.respond(await faultErrorResponse(f.api, f.ctx.apiVersion, f.body, errorCode, f.partitions, f.ctx.broker, f.handle, f.groups));
 }
 
 export const errorAction: FaultActionDefinition<ErrorActionSpec, ErrorAction> = {
