@@ -7,6 +7,16 @@ import { ConnectionQuotas, type ConnectionLimits } from './connection-quotas.js'
 
 const ANY_HOST = new Set(['', '0.0.0.0', '::']);
 
+/** Tries at choosing consecutive free ports for a port-0 listener of several brokers. */
+const FREE_PORT_ATTEMPTS = 20;
+
+/** A port after the first broker's free one was taken (or past 65535): choose again. */
+class PortAfterFreeTaken extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
+}
+
 /** One listener of the first broker, as `server.listeners` reports it. */
 export interface ListenerInfo {
   readonly name: string;
@@ -19,7 +29,7 @@ export interface ListenerInfo {
 
 /**
  * Every listener of every simulated broker (`--brokers N`): broker `i` (0-based) listens on each
- * configured port plus `i` (a port 0 picks a free one per broker), and advertises each listener's
+ * configured port plus `i` (a port 0: a free one for the first broker, plus `i`), and advertises each listener's
  * advertised port plus `i`, or its bound address (`localhost` for every interface). Metadata and
  * FindCoordinator answer a client with the addresses of the listener it connected through.
  */
@@ -41,26 +51,56 @@ export class BrokerListeners {
     private readonly stats: ConnectionStats = { accepted: 0, open: 0 },
   ) {}
 
-  /** Opens every listener of every broker; closes what it opened on failure. */
+  /**
+   * Opens every listener of every broker; closes what it opened on failure. A listener on port 0
+   * gives the first broker a free port and the others the ports after it, as a given port does,
+   * so that a restart with `--port <first>` finds every broker where it was (the recipes'
+   * `restart()`); a port after it that is taken starts the whole choice again on another free one.
+   */
   async openAll(): Promise<void> {
-    try {
-      for (const [i, id] of this.broker.cluster.brokerIds.entries()) {
-        const ports: number[] = [];
-        for (const ctx of this.contexts) {
-          const { spec } = ctx;
-          if (spec.port !== 0 && spec.port + i > 65535) throw new Error(`no port for broker ${id} on listener ${spec.name}: ${spec.port + i} is out of range`);
-          const address = await this.listen(id, ctx, spec.port === 0 ? 0 : spec.port + i);
-          ports.push(address);
-          const endpoint = spec.advertised
-            ? { host: spec.advertised.host, port: spec.advertised.port + i }
-            : { host: ANY_HOST.has(spec.host) ? 'localhost' : spec.host, port: address };
-          this.broker.cluster.setEndpoint(id, endpoint, spec.name, ctx === this.contexts[0]);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.openEach();
+        return;
+      } catch (err) {
+        if (!(err instanceof PortAfterFreeTaken) || attempt === FREE_PORT_ATTEMPTS) {
+          await this.closeAll();
+          throw err instanceof PortAfterFreeTaken ? err.cause : err;
         }
-        this.bound.set(id, ports);
+        // The listeners only: the brokers' connection quotas stay for the next try.
+        const opened = [...this.open.values()].flat();
+        this.open.clear();
+        await Promise.all(opened.map((l) => l.close()));
       }
-    } catch (err) {
-      await this.closeAll();
-      throw err;
+    }
+  }
+
+  private async openEach(): Promise<void> {
+    /** The free port the first broker got, per listener given port 0. */
+    const firstFree = new Map<ListenerContext, number>();
+    for (const [i, id] of this.broker.cluster.brokerIds.entries()) {
+      const ports: number[] = [];
+      for (const ctx of this.contexts) {
+        const { spec } = ctx;
+        if (spec.port !== 0 && spec.port + i > 65535) throw new Error(`no port for broker ${id} on listener ${spec.name}: ${spec.port + i} is out of range`);
+        const free = firstFree.get(ctx);
+        let address: number;
+        if (free === undefined) {
+          address = await this.listen(id, ctx, spec.port === 0 ? 0 : spec.port + i);
+          if (spec.port === 0) firstFree.set(ctx, address);
+        } else {
+          if (free + i > 65535) throw new PortAfterFreeTaken(new Error(`no port for broker ${id} on listener ${spec.name}: ${free + i} is out of range`));
+          address = await this.listen(id, ctx, free + i).catch((err: NodeJS.ErrnoException) => {
+            throw err.code === 'EADDRINUSE' ? new PortAfterFreeTaken(err) : err;
+          });
+        }
+        ports.push(address);
+        const endpoint = spec.advertised
+          ? { host: spec.advertised.host, port: spec.advertised.port + i }
+          : { host: ANY_HOST.has(spec.host) ? 'localhost' : spec.host, port: address };
+        this.broker.cluster.setEndpoint(id, endpoint, spec.name, ctx === this.contexts[0]);
+      }
+      this.bound.set(id, ports);
     }
   }
 

@@ -47,6 +47,8 @@ describe('cluster control surfaces', () => {
     expect(described.status).toBe(200);
     expect(described.body.brokers.map((b: { id: number; up: boolean }) => [b.id, b.up])).toEqual([[1, true], [2, true], [3, true]]);
     expect(described.body.controllerId).toBe(1);
+    // Port 0: a free port for the first broker, the ports after it for the others.
+    expect([...server.ports.values()].map((p) => p - server.port)).toEqual([0, 1, 2]);
 
     const from = server.cluster.coordinatorOf('hg');
     const to = from === 3 ? 1 : from + 1;

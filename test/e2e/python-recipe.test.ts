@@ -23,5 +23,5 @@ it.skipIf(python === null)('MockBroker starts the server for a Python suite, whi
   // restart() on a data directory: the same address, the records kept, the producer carrying on.
   expect(ev['restarted']).toEqual({ event: 'restarted', sameBootstrap: true, unsent: 0, values: ['before0', 'before1', 'before2', 'after0', 'after1', 'after2'] });
   // With --brokers 3, each broker's port by id from the ready line.
-  expect(ev['brokers']).toEqual({ event: 'brokers', ids: [1, 2, 3], firstIsBootstrap: true });
+  expect(ev['brokers']).toEqual({ event: 'brokers', ids: [1, 2, 3], firstIsBootstrap: true, consecutive: [0, 1, 2], samePortsAfterRestart: true });
 });

@@ -64,6 +64,10 @@ with tempfile.TemporaryDirectory(prefix="kmc-recipe-") as data:
     print(json.dumps({"event": "restarted", "sameBootstrap": kafka.bootstrap == before, "unsent": left, "values": kept}), flush=True)
 
 # With --brokers 3, each broker's port by id from the ready line.
+# restart() brings every broker back on its port (free ports are consecutive from the first's).
 three = MockBroker(sys.argv[1:], "--brokers", "3")
-print(json.dumps({"event": "brokers", "ids": sorted(three.brokers), "firstIsBootstrap": three.bootstrap.endswith(f":{three.brokers[1]}")}), flush=True)
+before = dict(three.brokers)
+three.restart()
+print(json.dumps({"event": "brokers", "ids": sorted(three.brokers), "firstIsBootstrap": three.bootstrap.endswith(f":{three.brokers[1]}"),
+                  "consecutive": [before[i] - before[1] for i in (1, 2, 3)], "samePortsAfterRestart": three.brokers == before}), flush=True)
 three.close()
