@@ -262,6 +262,8 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
   const brokerParam = (raw: string): number => {
     // Digits as written: "01" is not a broker id (nor "-1", "1.0").
     if (!/^(0|[1-9]\d*)$/.test(raw)) throw new ClusterError(`broker id must be a non-negative integer written without leading zeros, got "${raw}"`);
+    // Kafka's node ids are int32: a longer one would be rounded before the lookup names it.
+    if (raw.length > 10 || Number(raw) > 2147483647) throw new ClusterError(`broker id must be at most 2147483647, got "${raw}"`);
     return Number(raw);
   };
   const bodyOf = (req: { body?: unknown }): Record<string, unknown> => {

@@ -25,6 +25,7 @@ export function parseNameMatch(value: unknown, what: string): NameMatch {
   if (typeof value === 'string') return value;
   if (!isObject(value)) throw new FaultRuleError(`${what} must be a string or {"prefix": "..."}, got ${given(value)}`);
   checkKeys(value, PREFIX_KEYS, what);
+  if (value['prefix'] === undefined) throw new FaultRuleError(`${what}.prefix is required in {"prefix": "..."}`);
   const prefix = str(value['prefix'], `${what}.prefix`);
   // An empty prefix matches every id, which leaving the field out already says.
   if (prefix === '') throw new FaultRuleError(`${what}.prefix must not be empty (leave ${what} out to match any request)`);

@@ -137,7 +137,7 @@ export function normalizeRule(input: unknown, limits?: FaultRuleLimits): Normali
   }
   // A request's empty group, member or transactional id names nothing (request-info.ts): a rule
   // for "" would be accepted and never fire (new-user trial 24).
-  for (const key of ['group', 'memberId', 'transactionalId'] as const) {
+  for (const key of ['group', 'topic', 'memberId', 'transactionalId'] as const) {
     if (match[key] === '') throw new FaultRuleError(`match.${key} must not be empty: an empty id names nothing, so the rule would never fire (leave match.${key} out to match any request)`);
   }
   if (matchIn['partitions'] !== undefined || matchIn['partition'] !== undefined) {

@@ -111,6 +111,7 @@ describe('cluster control surfaces', () => {
     for (const id of ['01', '-1', '1.0']) {
       expect(await http(base, 'POST', `/cluster/brokers/${id}/stop`)).toMatchObject({ status: 400, body: { message: `broker id must be a non-negative integer written without leading zeros, got "${id}"` } });
     }
+    expect(await http(base, 'POST', '/cluster/brokers/99999999999999999999/stop')).toMatchObject({ status: 400, body: { message: 'broker id must be at most 2147483647, got "99999999999999999999"' } });
 
     expect((await http(base, 'POST', '/cluster/move-leader', { topic: 'nope', partition: 0, brokerId: 1 })).status).toBe(404);
     expect((await http(base, 'POST', '/cluster/move-coordinator', { groupId: 'hg', brokerId: 7 })).status).toBe(404);

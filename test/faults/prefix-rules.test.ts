@@ -113,6 +113,8 @@ describe('fault rules by id prefix', () => {
     const rule = (match: Record<string, unknown>) => () => normalizeRule({ match, action: { type: 'delay', ms: 1 } });
     expect(normalizeRule({ match: { memberId: { prefix: 'consumer-' } }, action: { type: 'delay', ms: 1 } }).match).toEqual({ memberId: { prefix: 'consumer-' }, nth: 1 });
     expect(rule({ group: { prefix: '' } })).toThrow('match.group.prefix must not be empty (leave match.group out to match any request)');
+    expect(rule({ topic: {} })).toThrow('match.topic.prefix is required in {"prefix": "..."}');
+    expect(rule({ topic: '' })).toThrow(/^match.topic must not be empty/);
     expect(rule({ topic: { prefix: 'a', suffix: 'b' } })).toThrow('unknown field "suffix" in match.topic');
     expect(rule({ clientId: { prefix: 7 } })).toThrow('match.clientId.prefix must be a string, got 7');
     expect(rule({ transactionalId: ['a'] })).toThrow(/match.transactionalId must be a string or \{"prefix": "..."\}/);

@@ -13,7 +13,7 @@ class MockBroker:
     there instead of in memory, so restart() finds it again."""
 
     def __init__(self, command=("npx", "kafka-mock-coordinator"), *args):
-        memory = () if "--data-dir" in args else ("--in-memory",)
+        memory = () if any(a == "--data-dir" or a.startswith("--data-dir=") for a in args) else ("--in-memory",)
         self.argv = [*command, *memory, "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes", *args]
         self._start(self.argv)
 

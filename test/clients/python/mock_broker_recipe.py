@@ -41,7 +41,7 @@ print(json.dumps({"event": "closed", "exitCode": kafka.process.returncode}), flu
 
 # A server on a data directory restarted under a live producer: same address, records kept.
 with tempfile.TemporaryDirectory(prefix="kmc-recipe-") as data:
-    kafka = MockBroker(sys.argv[1:], "--data-dir", data)
+    kafka = MockBroker(sys.argv[1:], f"--data-dir={data}")  # the recipe knows either form
     before = kafka.bootstrap
     producer = Producer({"bootstrap.servers": kafka.bootstrap})
     for i in range(3):

@@ -40,7 +40,7 @@ type Broker struct {
 // server keeps its data there instead of in memory, for Restart), and waits for its ready line.
 func Start(command []string, args ...string) (*Broker, error) {
 	argv := append([]string{}, command...)
-	if !slices.Contains(args, "--data-dir") {
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "--data-dir" || strings.HasPrefix(a, "--data-dir=") }) {
 		argv = append(argv, "--in-memory")
 	}
 	argv = append(append(argv, "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes"), args...)

@@ -44,7 +44,7 @@ public final class MockBroker implements AutoCloseable {
    */
   public MockBroker(List<String> command, String... args) throws IOException {
     List<String> all = new ArrayList<>(command);
-    if (!List.of(args).contains("--data-dir")) all.add("--in-memory");
+    if (List.of(args).stream().noneMatch(a -> a.equals("--data-dir") || a.startsWith("--data-dir="))) all.add("--in-memory");
     all.addAll(List.of("--port", "0", "--admin-port", "0", "--stop-when-stdin-closes"));
     all.addAll(List.of(args));
     this.command = all;
