@@ -120,6 +120,19 @@ function actionFromFlags(o: AddOptions): object {
   return definition.flag.action(valueOf(key)!, { delayMs, int });
 }
 
+/**
+ * The match fields that name an id (src/faults/name-match.ts): `--group g1` matches that group,
+ * `--group-prefix shop-` every group whose id starts with `shop-` (ids made at run time, such as
+ * Kafka Streams' transactional ids), as `"group": {"prefix": "shop-"}` in a rule's JSON.
+ */
+const ID_MATCH_FLAGS = [
+  { field: 'group', flag: 'group', value: '<id>', help: 'group id' },
+  { field: 'topic', flag: 'topic', value: '<name>', help: 'topic (per-partition APIs fail only its partitions)' },
+  { field: 'clientId', flag: 'client-id', value: '<id>', help: 'client id' },
+  { field: 'memberId', flag: 'member-id', value: '<id>', help: 'member id' },
+  { field: 'transactionalId', flag: 'transactional-id', value: '<id>', help: 'transactional id' },
+] as const;
+
 /** Builds a rule (the JSON `POST /faults` takes) from `faults add` flags. */
 export function ruleFromFlags(o: AddOptions): Record<string, unknown> {
   if (o.json !== undefined) {
@@ -139,13 +152,15 @@ export function ruleFromFlags(o: AddOptions): Record<string, unknown> {
   if (o.api !== undefined) match['api'] = o.api;
   if (o.minVersion !== undefined) match['minVersion'] = int(o.minVersion, '--min-version');
   if (o.maxVersion !== undefined) match['maxVersion'] = int(o.maxVersion, '--max-version');
-  if (o.group !== undefined) match['group'] = o.group;
-  if (o.topic !== undefined) match['topic'] = o.topic;
+  for (const { field, flag } of ID_MATCH_FLAGS) {
+    const exact = o[field] as string | undefined;
+    const prefix = o[`${field}Prefix`] as string | undefined;
+    if (exact !== undefined && prefix !== undefined) throw new CliError(`give --${flag} or --${flag}-prefix, not both`);
+    if (exact !== undefined) match[field] = exact;
+    if (prefix !== undefined) match[field] = { prefix };
+  }
   const partitions = o.partition.flatMap((p) => p.split(',')).filter((p) => p !== '');
   if (partitions.length > 0) match['partitions'] = partitions.map((p) => int(p, '--partition'));
-  if (o.clientId !== undefined) match['clientId'] = o.clientId;
-  if (o.memberId !== undefined) match['memberId'] = o.memberId;
-  if (o.transactionalId !== undefined) match['transactionalId'] = o.transactionalId;
   if (o.brokerId !== undefined) match['brokerId'] = int(o.brokerId, '--broker-id');
   if (o.nth !== undefined) match['nth'] = int(o.nth, '--nth');
 
@@ -254,13 +269,12 @@ export function registerControlCommands(program: Command): void {
     .option('--description <text>', 'free text')
     .option('--api <name|key>', 'match: API name (OffsetCommit) or key (8)')
     .option('--min-version <v>', 'match: lowest request version')
-    .option('--max-version <v>', 'match: highest request version')
-    .option('--group <id>', 'match: group id')
-    .option('--topic <name>', 'match: topic (per-partition APIs fail only its partitions)')
+    .option('--max-version <v>', 'match: highest request version');
+  for (const { flag, value, help } of ID_MATCH_FLAGS) {
+    add.option(`--${flag} ${value}`, `match: ${help}`).option(`--${flag}-prefix <prefix>`, `match: every ${help.replace(/ \(.*$/, '')} starting with <prefix>`);
+  }
+  add
     .option('--partition <n>', 'match: partition (repeatable or comma-separated; per-partition APIs fail only these)', collect, [] as string[])
-    .option('--client-id <id>', 'match: client id')
-    .option('--member-id <id>', 'match: member id')
-    .option('--transactional-id <id>', 'match: transactional id')
     .option('--broker-id <id>', 'match: broker id')
     .option('--nth <n>', 'match: fire from the Nth matching request on');
   for (const { flag } of FAULT_ACTIONS) add.option(flag.flags, flag.help);

@@ -134,6 +134,16 @@ describe('control surfaces', () => {
     expect((await endTxn('tx-c')).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
     expect((await cli('requests', '--transactional-id', 'tx-c')).requests.map((r: { api: string; error: string; faults: string[] }) => [r.api, r.error, r.faults])).toEqual([['EndTxn', 'CONCURRENT_TRANSACTIONS', ['f2']]]);
     expect(await cli('faults', 'remove', 'f2')).toEqual({ removedId: 'f2' });
+    // By prefix: every transactional id starting with it, none that merely contains it.
+    const prefixRule = await cli('faults', 'add', '--api', 'EndTxn', '--transactional-id-prefix', 'shop-', '--error', 'CONCURRENT_TRANSACTIONS', '--times', 'unlimited');
+    expect(prefixRule).toMatchObject({ id: 'f3', match: { api: 'EndTxn', transactionalId: { prefix: 'shop-' } } });
+    expect((await endTxn('shop-1-0_1')).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
+    expect((await endTxn('my-shop-1')).errorCode).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    expect(await cli('faults', 'remove', 'f3')).toEqual({ removedId: 'f3' });
+    await expect(run(process.execPath, [CLI, 'faults', 'add', '--api', 'EndTxn', '--group', 'g', '--group-prefix', 'g', '--error', '15', '--admin', admin])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('give --group or --group-prefix, not both'),
+    });
 
     const before = await cli('clock', 'now');
     expect(before.mode).toBe('manual');
