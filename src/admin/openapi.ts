@@ -289,7 +289,20 @@ export const OPENAPI_DOCUMENT = {
         summary: 'Make a broker the leader of a partition; the previous leader answers NOT_LEADER_OR_FOLLOWER',
         requestBody: clusterBody(['topic', 'partition', 'brokerId'], { topic: str('Topic'), partition: int('Partition', 0), brokerId: int('New leader', 0) }),
         responses: {
-          '200': json({ type: 'object', required: ['topic', 'partition', 'previous', 'leader'], properties: { topic: { type: 'string' }, partition: { type: 'integer' }, previous: int('Previous leader'), leader: int('Leader now') } }, 'Moved'),
+          '200': json(
+            {
+              type: 'object',
+              required: ['topic', 'partition', 'previous', 'leader', 'pendingLeader'],
+              properties: {
+                topic: { type: 'string' },
+                partition: { type: 'integer' },
+                previous: int('Previous leader'),
+                leader: int('Leader now'),
+                pendingLeader: nullable(int('The broker asked for when it is stopped: it leads once it starts, the leader and its epoch unchanged until then; null when the move took effect')),
+              },
+            },
+            'Moved (or pending: the broker is stopped)',
+          ),
           '400': errorResponse('Invalid request'),
           '404': errorResponse('Unknown broker, topic or partition'),
         },

@@ -304,7 +304,10 @@ function registerClusterRoutes(app: FastifyInstance, cluster: ClusterControl | u
     const body = bodyOf(req);
     const topic = requiredString(body, 'topic');
     const partition = requiredInt(body, 'partition');
-    const previous = control().moveLeader(topic, partition, requiredInt(body, 'brokerId'));
-    return { topic, partition, previous, leader: control().leaderOf(topic, partition) };
+    const brokerId = requiredInt(body, 'brokerId');
+    const previous = control().moveLeader(topic, partition, brokerId);
+    const leader = control().leaderOf(topic, partition);
+    // A stopped broker leads once it starts (src/cluster/control.ts): said here, not only in GET /cluster.
+    return { topic, partition, previous, leader, pendingLeader: leader === brokerId ? null : brokerId };
   });
 }

@@ -88,7 +88,7 @@ describe('cluster control surfaces', () => {
     await admin.createTopics({ topics: [{ topic: 'ht', numPartitions: 2 }] });
     const leader = server.cluster.leaderOf('ht', 1);
     const target = leader === 3 ? 1 : leader + 1;
-    expect(await http(base, 'POST', '/cluster/move-leader', { topic: 'ht', partition: 1, brokerId: target })).toEqual({ status: 200, body: { topic: 'ht', partition: 1, previous: leader, leader: target } });
+    expect(await http(base, 'POST', '/cluster/move-leader', { topic: 'ht', partition: 1, brokerId: target })).toEqual({ status: 200, body: { topic: 'ht', partition: 1, previous: leader, leader: target, pendingLeader: null } });
     expect((await http(base, 'GET', '/cluster')).body.leaderOverrides).toEqual([{ topic: 'ht', partition: 1, brokerId: target }]);
 
     // To a stopped broker: it leads once it starts again; until then the leader and its epoch stay.
@@ -97,7 +97,7 @@ describe('cluster control surfaces', () => {
     const later = leader0 === 3 ? 1 : leader0 + 1;
     await server.cluster.stopBroker(later);
     const epoch0 = partition0.leaderEpoch;
-    expect(await http(base, 'POST', '/cluster/move-leader', { topic: 'ht', partition: 0, brokerId: later })).toEqual({ status: 200, body: { topic: 'ht', partition: 0, previous: leader0, leader: leader0 } });
+    expect(await http(base, 'POST', '/cluster/move-leader', { topic: 'ht', partition: 0, brokerId: later })).toEqual({ status: 200, body: { topic: 'ht', partition: 0, previous: leader0, leader: leader0, pendingLeader: later } });
     expect(partition0.leaderEpoch).toBe(epoch0);
     // Its port taken while it was stopped: 409, and it stays stopped until the port is free.
     const squatter = createServer();
