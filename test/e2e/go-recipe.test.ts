@@ -40,6 +40,8 @@ it.skipIf(!hasGo)('mockbroker.Start starts the server for a Go suite, which cons
   // Restart on a data directory: the same address, the records kept, the producer carrying on.
   expect(run.output).toMatch(/^restarted same=true before0,before1,before2,after0,after1,after2$/m);
   expect(run.output).toMatch(/^--- PASS: TestRestartOnDataDir/m);
+  // AdvanceClock on a manual clock; a removed rule is gone.
+  expect(run.output).toMatch(/^advanced 60000 rules 0$/m);
   // With --brokers 3, each broker's port by id from the ready line.
   expect(run.output).toMatch(/^brokers 3 first=true$/m);
   expect(run.output).toMatch(/^closed <nil>$/m);

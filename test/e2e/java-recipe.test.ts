@@ -18,7 +18,9 @@ it.skipIf(javaClasspath === null)('MockBroker starts the server for a JVM suite,
   const ev = Object.fromEntries(run.events.map((e) => [e['event'] as string, e]));
   expect(ev['started']).toEqual({ event: 'started', bootstrap: expect.stringMatching(/^localhost:\d+$/), admin: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
   // The first OffsetCommit was answered COORDINATOR_NOT_AVAILABLE; commitSync found the coordinator again and committed.
-  expect(ev['consumed']).toEqual({ event: 'consumed', consumed: 3, committed: { '0': 3 }, ruleFired: 1 });
+  expect(ev['consumed']).toEqual({ event: 'consumed', consumed: 3, committed: { '0': 3 }, ruleFired: 1, rulesLeft: false });
+  // advanceClock() moves the manual clock.
+  expect(ev['manual']).toEqual({ event: 'manual', advanced: 60_000 });
   expect(ev['closed']).toEqual({ event: 'closed', childrenLeft: 0 });
   // On a data directory, restart() brings the server back on the same address with its records and
   // offsets, and the producer created before it carries on.

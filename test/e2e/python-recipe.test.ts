@@ -18,7 +18,9 @@ it.skipIf(python === null)('MockBroker starts the server for a Python suite, whi
   const ev = Object.fromEntries(run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).map((e) => [e['event'] as string, e]));
   expect(ev['started']).toEqual({ event: 'started', bootstrap: expect.stringMatching(/^localhost:\d+$/), admin: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
   // The first OffsetCommit was answered COORDINATOR_NOT_AVAILABLE; librdkafka found the coordinator again and committed.
-  expect(ev['consumed']).toEqual({ event: 'consumed', values: ['v0', 'v1', 'v2'], committed: [[0, 3]], ruleFired: 1 });
+  expect(ev['consumed']).toEqual({ event: 'consumed', values: ['v0', 'v1', 'v2'], committed: [[0, 3]], ruleFired: 1, rulesLeft: 0 });
+  // fault() in a with block: the rule is there inside it; advance_clock() moves the manual clock.
+  expect(ev['manual']).toEqual({ event: 'manual', advanced: 60_000, ruleInside: true, exitCode: 0 });
   expect(ev['closed']).toEqual({ event: 'closed', exitCode: 0 });
   // restart() on a data directory: the same address, the records kept, the producer carrying on.
   expect(ev['restarted']).toEqual({ event: 'restarted', sameBootstrap: true, unsent: 0, values: ['before0', 'before1', 'before2', 'after0', 'after1', 'after2'] });

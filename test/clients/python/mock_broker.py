@@ -37,6 +37,17 @@ class MockBroker:
         with urllib.request.urlopen(request) as answer:
             return json.loads(answer.read() or "null")
 
+    def fault(self, rule):
+        """Adds a fault rule (the JSON POST /faults takes, e.g. {"match": {"api": "OffsetCommit"},
+        "action": {"type": "error", "error": "REBALANCE_IN_PROGRESS"}}) and returns it as a Fault;
+        in a with block it is removed when the block ends."""
+        return Fault(self, self.call("POST", "/faults", rule)["id"])
+
+    def advance_clock(self, ms):
+        """Moves the manual clock (a server started with "--clock", "manual") ms forward, firing what
+        falls due (session timeouts, transaction timeouts, acquisition locks); returns its time (ms)."""
+        return self.call("POST", "/clock/advance", {"ms": ms})["now"]
+
     def restart(self):
         """Stops the server (every acknowledged write kept) and starts it again on the same ports, so
         running clients reconnect; on a data directory with its data, in memory empty."""
@@ -49,3 +60,33 @@ class MockBroker:
     def close(self):
         self.process.terminate()
         self.process.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Fault:
+    """A fault rule on the server: fired() counts its firings; wait_fired(n) waits until it fired n
+    times (urllib.error.HTTPError 408 after timeout_ms, 410 as soon as it cannot get there: removed,
+    exhausted or expired); remove() removes it, as the end of its with block does."""
+
+    def __init__(self, broker, rule_id):
+        self.broker, self.id = broker, rule_id
+
+    def fired(self):
+        return self.broker.call("GET", f"/faults/{self.id}")["fired"]
+
+    def wait_fired(self, count, timeout_ms=10000):
+        return self.broker.call("POST", f"/faults/{self.id}/wait", {"count": count, "timeoutMs": timeout_ms})["fired"]
+
+    def remove(self):
+        self.broker.call("DELETE", f"/faults/{self.id}")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()

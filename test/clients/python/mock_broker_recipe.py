@@ -13,7 +13,7 @@ from mock_broker import MockBroker
 
 kafka = MockBroker(sys.argv[1:])
 print(json.dumps({"event": "started", "bootstrap": kafka.bootstrap, "admin": kafka.admin}), flush=True)
-rule = kafka.call("POST", "/faults", {"match": {"api": "OffsetCommit", "group": "billing"}, "action": {"type": "error", "error": "COORDINATOR_NOT_AVAILABLE"}})
+rule = kafka.fault({"match": {"api": "OffsetCommit", "group": "billing"}, "action": {"type": "error", "error": "COORDINATOR_NOT_AVAILABLE"}})
 producer = Producer({"bootstrap.servers": kafka.bootstrap})
 for i in range(3):
     producer.produce("orders", key=f"k{i}", value=f"v{i}")
@@ -34,8 +34,16 @@ for attempt in range(5):
     except Exception as error:  # the rule's COORDINATOR_NOT_AVAILABLE, once
         print(json.dumps({"event": "commit-failed", "error": str(error)}), flush=True)
 consumer.close()
-fired = kafka.call("GET", f"/faults/{rule['id']}")["fired"]
-print(json.dumps({"event": "consumed", "values": values, "committed": committed, "ruleFired": fired}), flush=True)
+fired = rule.wait_fired(1)
+rule.remove()
+print(json.dumps({"event": "consumed", "values": values, "committed": committed, "ruleFired": fired, "rulesLeft": len(kafka.call("GET", "/faults")["faults"])}), flush=True)
+
+# A rule for a with block (removed at its end), and the manual clock.
+with MockBroker(sys.argv[1:], "--clock", "manual") as manual, manual.fault({"match": {"api": "Metadata"}, "action": {"type": "delay", "ms": 1}, "times": "unlimited"}) as delay:
+    before = manual.call("GET", "/clock")["now"]
+    after = manual.advance_clock(60_000)
+    inside = [f["id"] for f in manual.call("GET", "/faults")["faults"]]
+print(json.dumps({"event": "manual", "advanced": after - before, "ruleInside": inside == [delay.id], "exitCode": manual.process.returncode}), flush=True)
 kafka.close()
 print(json.dumps({"event": "closed", "exitCode": kafka.process.returncode}), flush=True)
 

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Broker is a running server: Bootstrap is host:port for bootstrap.servers, Admin the admin API's
@@ -122,6 +123,50 @@ func (b *Broker) Call(method, path string, body, out any) error {
 		return nil
 	}
 	return json.NewDecoder(res.Body).Decode(out)
+}
+
+// Fault is a fault rule on the server (AddFault).
+type Fault struct {
+	ID string
+	b  *Broker
+}
+
+// AddFault adds a fault rule (what POST /faults takes, e.g. map[string]any{"match":
+// map[string]any{"api": "OffsetCommit"}, "action": map[string]any{"type": "error", "error":
+// "REBALANCE_IN_PROGRESS"}}); defer its Remove.
+func (b *Broker) AddFault(rule any) (*Fault, error) {
+	var added struct{ ID string }
+	if err := b.Call("POST", "/faults", rule, &added); err != nil {
+		return nil, err
+	}
+	return &Fault{ID: added.ID, b: b}, nil
+}
+
+// Fired is how many times the rule has fired.
+func (f *Fault) Fired() (int, error) {
+	var rule struct{ Fired int }
+	err := f.b.Call("GET", "/faults/"+f.ID, nil, &rule)
+	return rule.Fired, err
+}
+
+// WaitFired waits until the rule fired count times: an error (408) after timeout, or (410) as soon
+// as it cannot get there (removed, exhausted or expired).
+func (f *Fault) WaitFired(count int, timeout time.Duration) error {
+	return f.b.Call("POST", "/faults/"+f.ID+"/wait", map[string]any{"count": count, "timeoutMs": timeout.Milliseconds()}, nil)
+}
+
+// Remove removes the rule.
+func (f *Fault) Remove() error {
+	return f.b.Call("DELETE", "/faults/"+f.ID, nil, nil)
+}
+
+// AdvanceClock moves the manual clock (a server started with "--clock", "manual") by d, firing
+// what falls due (session timeouts, transaction timeouts, acquisition locks); it returns the
+// clock's time in ms.
+func (b *Broker) AdvanceClock(d time.Duration) (int64, error) {
+	var clock struct{ Now int64 }
+	err := b.Call("POST", "/clock/advance", map[string]any{"ms": d.Milliseconds()}, &clock)
+	return clock.Now, err
 }
 
 // Close stops the server (as on SIGTERM: its stdin closes) and waits for it to exit.

@@ -21,12 +21,8 @@ import (
 var kafka *mockbroker.Broker
 
 func TestMain(m *testing.M) {
-	command := []string{"npx", "kafka-mock-coordinator"}
-	if server := os.Getenv("KMC_SERVER"); server != "" {
-		command = strings.Fields(server)
-	}
 	var err error
-	if kafka, err = mockbroker.Start(command); err != nil {
+	if kafka, err = mockbroker.Start(serverCommand()); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("started %s %s\n", kafka.Bootstrap, kafka.Admin)
@@ -35,14 +31,22 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// serverCommand is the server's command line: KMC_SERVER's words, the package's default otherwise.
+func serverCommand() []string {
+	if server := os.Getenv("KMC_SERVER"); server != "" {
+		return strings.Fields(server)
+	}
+	return []string{"npx", "kafka-mock-coordinator"}
+}
+
 func TestConsumesThroughAFaultRule(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var rule struct{ ID string }
-	fault := map[string]any{"match": map[string]any{"api": "OffsetCommit", "group": "billing"}, "action": map[string]any{"type": "error", "error": "COORDINATOR_NOT_AVAILABLE"}}
-	if err := kafka.Call("POST", "/faults", fault, &rule); err != nil {
+	rule, err := kafka.AddFault(map[string]any{"match": map[string]any{"api": "OffsetCommit", "group": "billing"}, "action": map[string]any{"type": "error", "error": "COORDINATOR_NOT_AVAILABLE"}})
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer rule.Remove()
 
 	producer, err := kgo.NewClient(kgo.SeedBrokers(kafka.Bootstrap), kgo.DefaultProduceTopic("orders"), kgo.AllowAutoTopicCreation())
 	if err != nil {
@@ -66,14 +70,17 @@ func TestConsumesThroughAFaultRule(t *testing.T) {
 	if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var fired struct{ Fired int }
-	if err := kafka.Call("GET", "/faults/"+rule.ID, nil, &fired); err != nil {
+	if err := rule.WaitFired(1, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	fired, err := rule.Fired()
+	if err != nil {
 		t.Fatal(err)
 	}
 	committed := consumer.CommittedOffsets()["orders"][0].Offset
-	fmt.Printf("consumed %s committed %d fired %d\n", strings.Join(values, ","), committed, fired.Fired)
-	if strings.Join(values, ",") != "v0,v1,v2" || committed != 3 || fired.Fired != 1 {
-		t.Fatalf("values %v, committed %d, rule fired %d times", values, committed, fired.Fired)
+	fmt.Printf("consumed %s committed %d fired %d\n", strings.Join(values, ","), committed, fired)
+	if strings.Join(values, ",") != "v0,v1,v2" || committed != 3 || fired != 1 {
+		t.Fatalf("values %v, committed %d, rule fired %d times", values, committed, fired)
 	}
 }
 
@@ -82,11 +89,7 @@ func TestConsumesThroughAFaultRule(t *testing.T) {
 func TestRestartOnDataDir(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	command := []string{"npx", "kafka-mock-coordinator"}
-	if server := os.Getenv("KMC_SERVER"); server != "" {
-		command = strings.Fields(server)
-	}
-	kept, err := mockbroker.Start(command, "--data-dir", t.TempDir())
+	kept, err := mockbroker.Start(serverCommand(), "--data-dir", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,13 +137,41 @@ func pollValues(ctx context.Context, t *testing.T, c *kgo.Client, n int) []strin
 	return values
 }
 
+// AdvanceClock moves a manual clock; Remove takes a rule away.
+func TestManualClockAndRemove(t *testing.T) {
+	manual, err := mockbroker.Start(serverCommand(), "--clock", "manual")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer manual.Close()
+	var clock struct{ Now int64 }
+	if err := manual.Call("GET", "/clock", nil, &clock); err != nil {
+		t.Fatal(err)
+	}
+	now, err := manual.AdvanceClock(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := manual.AddFault(map[string]any{"match": map[string]any{"api": "Metadata"}, "action": map[string]any{"type": "delay", "ms": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rule.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	var rules struct{ Faults []any }
+	if err := manual.Call("GET", "/faults", nil, &rules); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("advanced %d rules %d\n", now-clock.Now, len(rules.Faults))
+	if now-clock.Now != 60000 || len(rules.Faults) != 0 {
+		t.Fatalf("advanced %d ms, %d rules left", now-clock.Now, len(rules.Faults))
+	}
+}
+
 // With --brokers 3 the ready line gives each broker's port by id.
 func TestBrokersMap(t *testing.T) {
-	command := []string{"npx", "kafka-mock-coordinator"}
-	if server := os.Getenv("KMC_SERVER"); server != "" {
-		command = strings.Fields(server)
-	}
-	three, err := mockbroker.Start(command, "--brokers", "3")
+	three, err := mockbroker.Start(serverCommand(), "--brokers", "3")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,10 @@ package kmc;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,6 +28,9 @@ public final class MockBroker implements AutoCloseable {
   private static final Pattern PORT = Pattern.compile(":(\\d+)$");
   private static final Pattern BROKERS = Pattern.compile("\"brokers\":\\{([^}]*)\\}");
   private static final Pattern BROKER_PORT = Pattern.compile("\"(\\d+)\":(\\d+)");
+  private static final Pattern RULE_ID = Pattern.compile("\"id\":\"([^\"]+)\"");
+  private static final Pattern FIRED = Pattern.compile("\"fired\":(\\d+)");
+  private static final Pattern NOW = Pattern.compile("\"now\":(\\d+)");
 
   private final List<String> command;
   private Process process;
@@ -79,6 +86,70 @@ public final class MockBroker implements AutoCloseable {
     Thread drain = new Thread(() -> out.lines().forEach(line -> {}));
     drain.setDaemon(true);
     drain.start();
+  }
+
+  /**
+   * The admin API (fault rules, the manual clock): sends {@code json} (null: no body) and returns
+   * the JSON answer's text; an answer of 300 or more throws an IOException with its status and body.
+   */
+  public String call(String method, String path, String json) throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(admin + path)).header("Content-Type", "application/json");
+    request.method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
+    HttpResponse<String> answer = Http.CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    if (answer.statusCode() >= 300) throw new IOException(method + " " + path + ": " + answer.statusCode() + " " + answer.body());
+    return answer.body();
+  }
+
+  /**
+   * Adds a fault rule (the JSON {@code POST /faults} takes, e.g.
+   * {@code {"match":{"api":"OffsetCommit"},"action":{"type":"error","error":"REBALANCE_IN_PROGRESS"}}});
+   * closing the returned {@link Fault} removes it (try-with-resources).
+   */
+  public Fault fault(String ruleJson) throws IOException, InterruptedException {
+    return new Fault(field(call("POST", "/faults", ruleJson), RULE_ID, "id"));
+  }
+
+  /**
+   * Moves the manual clock (a server started with {@code --clock manual}) {@code ms} forward,
+   * firing what falls due (session timeouts, transaction timeouts, acquisition locks); returns its time (ms).
+   */
+  public long advanceClock(long ms) throws IOException, InterruptedException {
+    return Long.parseLong(field(call("POST", "/clock/advance", "{\"ms\":" + ms + "}"), NOW, "now"));
+  }
+
+  private static String field(String json, Pattern pattern, String name) {
+    Matcher m = pattern.matcher(json);
+    if (!m.find()) throw new IllegalStateException("no " + name + " in " + json);
+    return m.group(1);
+  }
+
+  /** The admin API's client, made on the first call. */
+  private static final class Http {
+    static final HttpClient CLIENT = HttpClient.newHttpClient();
+  }
+
+  /** A fault rule on the server: {@link #close} removes it. */
+  public final class Fault implements AutoCloseable {
+    public final String id;
+
+    private Fault(String id) {
+      this.id = id;
+    }
+
+    /** How many times the rule has fired. */
+    public int fired() throws IOException, InterruptedException {
+      return Integer.parseInt(field(call("GET", "/faults/" + id, null), FIRED, "fired"));
+    }
+
+    /** Waits until the rule fired {@code count} times: IOException 408 after {@code timeoutMs}, 410 as soon as it cannot get there (removed, exhausted, expired). */
+    public void waitFired(int count, long timeoutMs) throws IOException, InterruptedException {
+      call("POST", "/faults/" + id + "/wait", "{\"count\":" + count + ",\"timeoutMs\":" + timeoutMs + "}");
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+      call("DELETE", "/faults/" + id, null);
+    }
   }
 
   /**

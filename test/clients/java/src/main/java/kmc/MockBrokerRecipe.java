@@ -1,9 +1,5 @@
 package kmc;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -12,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -40,30 +34,30 @@ public final class MockBrokerRecipe {
       }
       Common.produce(broker.bootstrap, "recipe-producer", topic, 1, 3);
 
-      HttpClient http = HttpClient.newHttpClient();
       String rule = "{\"match\":{\"api\":\"OffsetCommit\",\"group\":\"recipe-group\"},\"action\":{\"type\":\"error\",\"error\":\"COORDINATOR_NOT_AVAILABLE\"}}";
-      HttpResponse<String> added = http.send(
-          HttpRequest.newBuilder(URI.create(broker.admin + "/faults")).header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(rule)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      Matcher id = Pattern.compile("\"id\":\"([^\"]+)\"").matcher(added.body());
-      if (added.statusCode() != 201 || !id.find()) throw new IllegalStateException("POST /faults: " + added.statusCode() + " " + added.body());
-
       Map<String, Object> result = new LinkedHashMap<>();
-      try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Common.consumerProps(broker.bootstrap, "recipe-consumer", "recipe-group", "consumer"))) {
-        consumer.subscribe(List.of(topic));
-        List<ConsumerRecord<String, String>> records = Common.pollUntil(consumer, 3, 60_000);
-        consumer.commitSync();
-        result.put("consumed", records.size());
-        result.put("committed", Common.committed(consumer, Set.of(new TopicPartition(topic, 0))));
+      try (MockBroker.Fault fault = broker.fault(rule)) {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Common.consumerProps(broker.bootstrap, "recipe-consumer", "recipe-group", "consumer"))) {
+          consumer.subscribe(List.of(topic));
+          List<ConsumerRecord<String, String>> records = Common.pollUntil(consumer, 3, 60_000);
+          consumer.commitSync();
+          result.put("consumed", records.size());
+          result.put("committed", Common.committed(consumer, Set.of(new TopicPartition(topic, 0))));
+        }
+        fault.waitFired(1, 10_000);
+        result.put("ruleFired", fault.fired());
       }
-      String fired = http.send(HttpRequest.newBuilder(URI.create(broker.admin + "/faults/" + id.group(1))).build(), HttpResponse.BodyHandlers.ofString()).body();
-      Matcher count = Pattern.compile("\"fired\":(\\d+)").matcher(fired);
-      result.put("ruleFired", count.find() ? Integer.parseInt(count.group(1)) : -1);
+      // Closing the Fault removed the rule.
+      result.put("rulesLeft", broker.call("GET", "/faults", null).contains("\"id\""));
       Common.emit("consumed", result);
     }
     // close() waited for the server: no child of this JVM is left.
     Common.emit("closed", Map.of("childrenLeft", ProcessHandle.current().children().count()));
     restartOnDataDir(cli);
+    try (MockBroker manual = new MockBroker(List.of("node", cli), "--clock", "manual")) {
+      long before = Long.parseLong(manual.call("GET", "/clock", null).replaceAll(".*\"now\":(\\d+).*", "$1"));
+      Common.emit("manual", Map.of("advanced", manual.advanceClock(60_000) - before));
+    }
     try (MockBroker three = new MockBroker(List.of("node", cli), "--brokers", "3")) {
       Common.emit("brokers", Map.of("ids", List.copyOf(three.brokers.keySet()), "firstIsBootstrap", three.bootstrap.endsWith(":" + three.brokers.get(1))));
     }
