@@ -7,8 +7,15 @@
  * Linux, the process's start time (field 22 of /proc/<pid>/stat), which tells a live holder from
  * a pid reused since a holder was killed; a zombie (killed, not yet reaped) is gone too. A lock
  * whose holder is gone (kill -9, power loss) is taken over. Servers in one process are told apart
- * by the directory's real path. Not covered: two containers with separate pid namespaces sharing
- * one volume.
+ * by the directory's real path.
+ *
+ * A pid means nothing in another pid namespace (a container beside the host, or another container,
+ * on one volume: new-user trial, session 31, where a container took the host server's directory
+ * over and one of two acknowledged records was lost). So the file also names its holder's pid
+ * namespace (/proc/self/ns/pid), and the holder touches the file every LOCK_REFRESH_MS: a server
+ * in another namespace waits for that touch (held) or for the file to be LOCK_STALE_MS old
+ * (stale: its holder is gone, e.g. a container killed and started again, which comes back in a new
+ * namespace), at most LOCK_STALE_MS.
  *
  * Races between servers starting at once (adversarial trial 10 saw two holders): the lock file is
  * written in full under a private name and then hard-linked to `.lock`, so it never exists half
@@ -17,13 +24,29 @@
  * file it judged, so a fresh holder's lock is never removed.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, readdirSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = '.lock';
 const TAKEOVER_FILE = '.lock.takeover';
 /** How long a start waits for another server's takeover of a stale lock to finish (ms). */
 const TAKEOVER_WAIT_MS = 2000;
+
+/** How often a holder touches its lock file (ms), for servers in other pid namespaces. */
+export const LOCK_REFRESH_MS = 1000;
+/** A lock file of another pid namespace untouched this long (ms) is stale. */
+export const LOCK_STALE_MS = 5000;
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** This process's pid namespace (Linux: `pid:[4026531836]`), null where there is none to read. */
+const OWN_NAMESPACE = ((): string | null => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return null;
+  }
+})();
 
 /** Directories (real paths) locked by servers of this process. */
 const lockedHere = new Set<string>();
@@ -37,6 +60,8 @@ interface Holder {
   pid: number;
   /** The holder's start time in clock ticks since boot (Linux), null where unknown. */
   startTime: string | null;
+  /** The holder's pid namespace, null where unknown (another OS, or a lock written by an older build). */
+  namespace: string | null;
 }
 
 /** A lock file as read: its exact text (to tell it from a later one) and the holder it names. */
@@ -67,10 +92,53 @@ function readLockFile(file: string): LockFileContent | null {
     throw new Error(`the data directory lock ${file} cannot be read (${(err as Error).message}); remove it if no server uses the directory`);
   }
   const match = /^pid=(\d+)(?:\nstart=(\d+))?/.exec(text);
-  return { text, holder: match ? { pid: Number(match[1]), startTime: match[2] ?? null } : null };
+  const namespace = /^ns=(.+)$/m.exec(text)?.[1] ?? null;
+  return { text, holder: match ? { pid: Number(match[1]), startTime: match[2] ?? null, namespace } : null };
 }
 
-/** Whether `holder` is a live process other than this one and not a later process that reuses its pid. */
+/** Whether `holder` is of another pid namespace than this process, where its pid cannot be looked up. */
+function elsewhere(holder: Holder): boolean {
+  return holder.namespace !== null && OWN_NAMESPACE !== null && holder.namespace !== OWN_NAMESPACE;
+}
+
+/** The file's modification time (ms), null when it is gone. */
+function modifiedAt(file: string): number | null {
+  try {
+    return statSync(file).mtimeMs;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
+ * Whether the lock file of a holder in another pid namespace is kept by a live holder: waits
+ * (blocking: this is a start) until its holder touches it (true) or it has gone LOCK_STALE_MS
+ * untouched or away (false), at most LOCK_STALE_MS.
+ */
+function touchedByHolder(file: string): boolean {
+  const seen = modifiedAt(file);
+  for (;;) {
+    const now = modifiedAt(file);
+    if (now === null) return false;
+    if (now !== seen) return true;
+    if (Date.now() - now > LOCK_STALE_MS) return false;
+    Atomics.wait(pause, 0, 0, 50);
+  }
+}
+
+/**
+ * Whether the writer of a staged or takeover file (written in the same system calls as it tries
+ * the lock, never touched after) is gone: by its pid in this pid namespace, by the file's age
+ * (LOCK_STALE_MS) in another.
+ */
+function writerGone(holder: Holder, file: string): boolean {
+  if (!elsewhere(holder)) return !alive(holder);
+  const at = modifiedAt(file);
+  return at !== null && Date.now() - at > LOCK_STALE_MS;
+}
+
+/** Whether `holder` is a live process other than this one and not a later process that reuses its pid (of this pid namespace). */
 function alive(holder: Holder): boolean {
   if (holder.pid === process.pid) return false;
   try {
@@ -105,8 +173,6 @@ function unlinkIfPresent(file: string): void {
   }
 }
 
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
 /**
  * Removes the lock file `stale` (judged stale) if it is still that file, under the takeover
  * lock. False when another server is taking over (the caller tries again).
@@ -118,7 +184,7 @@ function removeStaleLock(dir: string, staged: string, stale: LockFileContent): b
     const taker = readLockFile(guard);
     // A takeover whose server died inside it (a few system calls) is stale too. Two servers
     // removing that one at once could both take over: it needs a crash in that window first.
-    if (taker !== null && (taker.holder === null || !alive(taker.holder))) unlinkIfPresent(guard);
+    if (taker !== null && (taker.holder === null || writerGone(taker.holder, guard))) unlinkIfPresent(guard);
     return false;
   }
   try {
@@ -145,11 +211,11 @@ function removeOrphanedStagedFiles(dir: string): void {
     const path = join(dir, name);
     let holder: Holder;
     try {
-      holder = readLockFile(path)?.holder ?? { pid: Number(match[1]), startTime: null };
+      holder = readLockFile(path)?.holder ?? { pid: Number(match[1]), startTime: null, namespace: null };
     } catch {
       continue; // not a readable file: not ours to judge
     }
-    if (!alive(holder)) unlinkIfPresent(path);
+    if (writerGone(holder, path)) unlinkIfPresent(path);
   }
 }
 
@@ -166,7 +232,7 @@ export function lockDataDirectory(dir: string): () => void {
   const staged = join(dir, `${LOCK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
   try {
     try {
-      writeFileSync(staged, `pid=${process.pid}\n${startTime !== undefined ? `start=${startTime}\n` : ''}`, { flag: 'wx' });
+      writeFileSync(staged, `pid=${process.pid}\n${startTime !== undefined ? `start=${startTime}\n` : ''}${OWN_NAMESPACE !== null ? `ns=${OWN_NAMESPACE}\n` : ''}`, { flag: 'wx' });
     } catch (err) {
       // A full disk fails here first (the lock is the first file a start writes): name the file
       // and the operation, as Kafka's LogManager does ("Disk error while locking directory <dir>").
@@ -177,7 +243,11 @@ export function lockDataDirectory(dir: string): () => void {
     while (!linkIfAbsent(staged, file)) {
       const current = readLockFile(file);
       if (current === null) continue; // released meanwhile: try again
-      if (current.holder !== null && alive(current.holder)) throw inUse(`process ${current.holder.pid}`);
+      if (current.holder !== null && elsewhere(current.holder)) {
+        if (touchedByHolder(file)) throw inUse(`process ${current.holder.pid} of another pid namespace (${current.holder.namespace}: a container, or the host beside one)`);
+      } else if (current.holder !== null && alive(current.holder)) {
+        throw inUse(`process ${current.holder.pid}`);
+      }
       // A holder that is gone (or a file that names none: lock files are written whole): stale.
       if (!removeStaleLock(dir, staged, current)) {
         if (Date.now() > deadline) throw inUse('another server taking over its stale lock');
@@ -189,10 +259,21 @@ export function lockDataDirectory(dir: string): () => void {
   }
   removeOrphanedStagedFiles(dir);
   lockedHere.add(real);
+  // Touched for servers of other pid namespaces (touchedByHolder); a failed touch (the directory
+  // removed, a read-only remount) is tried again at the next tick.
+  const refresh = setInterval(() => {
+    try {
+      const now = new Date();
+      utimesSync(file, now, now);
+    } catch {
+      // see above
+    }
+  }, LOCK_REFRESH_MS).unref();
   let released = false;
   return () => {
     if (released) return;
     released = true;
+    clearInterval(refresh);
     lockedHere.delete(real);
     try {
       // Only our own lock: never a file a later holder wrote.
