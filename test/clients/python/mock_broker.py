@@ -12,7 +12,9 @@ class MockBroker:
     """args go to the server (e.g. "--clock", "manual"); with "--data-dir", dir it keeps its data
     there instead of in memory, so restart() finds it again."""
 
-    def __init__(self, command=("npx", "kafka-mock-coordinator"), *args):
+    # npx --no: only a kafka-mock-coordinator installed in the project; without a terminal npx
+    # would otherwise download and run whatever the npm registry has under that name.
+    def __init__(self, command=("npx", "--no", "kafka-mock-coordinator"), *args):
         memory = () if any(a == "--data-dir" or a.startswith("--data-dir=") for a in args) else ("--in-memory",)
         self.argv = [*command, *memory, "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes", *args]
         self._start(self.argv)

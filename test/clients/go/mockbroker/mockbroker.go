@@ -5,7 +5,7 @@
 // binary dies, however (--stop-when-stdin-closes: the pipe on its stdin closes).
 //
 //	func TestMain(m *testing.M) {
-//		kafka, err := mockbroker.Start([]string{"npx", "kafka-mock-coordinator"})
+//		kafka, err := mockbroker.Start([]string{"npx", "--no", "kafka-mock-coordinator"})
 //		if err != nil { log.Fatal(err) }
 //		code := m.Run() // kafka.Bootstrap for kgo.SeedBrokers; kafka.Call for fault rules
 //		kafka.Close()
@@ -36,7 +36,9 @@ type Broker struct {
 	stdin            io.Closer
 }
 
-// Start runs command (e.g. {"npx", "kafka-mock-coordinator"}, or {"node", "dist/cli.cjs"} in a
+// Start runs command (e.g. {"npx", "--no", "kafka-mock-coordinator"}: --no, or npx without a
+// terminal downloads and runs whatever the npm registry has under that name when the project has
+// none installed; {"node", "dist/cli.cjs"} in a
 // clone) with the recipe's flags, then args (e.g. "--clock", "manual"; with "--data-dir", dir the
 // server keeps its data there instead of in memory, for Restart), and waits for its ready line.
 func Start(command []string, args ...string) (*Broker, error) {

@@ -36,7 +36,7 @@ func serverCommand() []string {
 	if server := os.Getenv("KMC_SERVER"); server != "" {
 		return strings.Fields(server)
 	}
-	return []string{"npx", "kafka-mock-coordinator"}
+	return []string{"npx", "--no", "kafka-mock-coordinator"}
 }
 
 func TestConsumesThroughAFaultRule(t *testing.T) {
