@@ -13,6 +13,7 @@ import { CREATE_SLICE_PARTITIONS } from '../topics/topic-store.js';
 import type { Broker } from '../broker.js';
 import type { Topic } from '../topics/topic.js';
 import { TopicError } from '../topics/topic-error.js';
+import { isInternalTopic, isValidTopicName } from '../topics/topic-name.js';
 import { ALL_TOPIC_OPERATIONS, partitionMetadata } from './partition-metadata.js';
 import type { ApiDefinition } from './types.js';
 import { ANY_BROKER } from './shapes/routing.js';
@@ -32,7 +33,8 @@ const ALL_CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bit
  * coordinators' first lookup, as Kafka creates them); names absent are auto-created with `num.partitions` when
  * `auto.create.topics.enable` and (v4+) `allow_auto_topic_creation` (an illegal name then
  * answers INVALID_TOPIC_EXCEPTION; a name another request is creating in slices LEADER_NOT_AVAILABLE,
- * as Kafka answers a creation in flight; many new topics are created in slices), else UNKNOWN_TOPIC_OR_PARTITION; v10+ by topic id
+ * as Kafka answers a creation in flight; many new topics are created in slices), else UNKNOWN_TOPIC_OR_PARTITION
+ * (INVALID_TOPIC_EXCEPTION for an illegal name; `is_internal` by the name); v10+ by topic id
  * (a non-zero id, whatever the name: the Java client sends "" with it) answers UNKNOWN_TOPIC_ID for
  * unknown ids. Topic ids from v10. Before v12 a null name or a non-zero id is refused as a whole
  * (KafkaApis: InvalidRequestException "Topic name can not be null for version N" / "Topic IDs are
@@ -54,14 +56,17 @@ export const api: ApiDefinition<MetadataRequest, MetadataResponse> = {
     const version = ctx.apiVersion;
     const allTopics = req.topics === null || (version === 0 && req.topics.length === 0);
     const allowAutoCreation = version < 4 || req.allowAutoTopicCreation;
-    const withTopicOps = version >= 8 && version <= 10 && req.includeTopicAuthorizedOperations;
+    // Topic operations from v8 on (v11 dropped only the cluster's, which DescribeCluster answers).
+    const withTopicOps = version >= 8 && req.includeTopicAuthorizedOperations;
     const withClusterOps = version >= 8 && version <= 10 && req.includeClusterAuthorizedOperations;
 
     if (!allTopics && version < 12 && req.topics!.some((t) => t.name === null || t.topicId !== ZERO_UUID)) {
       return errorResponse(req, version, ErrorCode.INVALID_REQUEST);
     }
     const answer = (topics: MetadataResponseTopic[]): MetadataResponse => {
-      if (withTopicOps) for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = ALL_TOPIC_OPERATIONS;
+      // On every topic answered by name, errors included (KafkaApis sets them on the whole list;
+      // an unknown id, answered without a name, keeps the sentinel there too).
+      if (withTopicOps) for (const t of topics) if (t.name !== null) t.topicAuthorizedOperations = ALL_TOPIC_OPERATIONS;
       return {
         throttleTimeMs: 0,
         brokers: broker.cluster.liveBrokers(ctx.listener).map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: null })),
@@ -121,9 +126,9 @@ async function lookupInSlices(broker: Broker, requested: readonly MetadataReques
     }
     try {
       const topic = await broker.topics.getOrAutoCreateInSlices(name, allowAutoCreation, slices);
-      out.push(topic ? describeTopic(broker, topic) : { ...defaultMetadataResponseTopic(), name, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+      out.push(topic ? describeTopic(broker, topic) : absentTopic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
     } catch (err) {
-      out.push({ ...defaultMetadataResponseTopic(), name, errorCode: autoCreationError(broker, name, err) });
+      out.push(absentTopic(name, autoCreationError(broker, name, err)));
     }
   }
   return out;
@@ -141,15 +146,19 @@ function lookupTopic(broker: Broker, name: string | null, topicId: string, allow
     res.errorCode = ErrorCode.UNKNOWN_TOPIC_ID;
     return res;
   }
-  res.name = name;
   try {
     const topic = broker.topics.getOrAutoCreate(name, allowAutoCreation);
     if (topic) return describeTopic(broker, topic);
-    res.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    // Not created: a name Kafka's Topic.validate refuses is said so (KafkaApis.getTopicMetadata).
+    return absentTopic(name, isValidTopicName(name) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION);
   } catch (err) {
-    res.errorCode = autoCreationError(broker, name, err);
+    return absentTopic(name, autoCreationError(broker, name, err));
   }
-  return res;
+}
+
+/** A named topic answered without partitions: `is_internal` by its name, as Kafka's `metadataResponseTopic(error, topic, ..., Topic.isInternal(topic), [])`. */
+function absentTopic(name: string, errorCode: number): MetadataResponseTopic {
+  return { ...defaultMetadataResponseTopic(), name, errorCode, isInternal: isInternalTopic(name) };
 }
 
 /**

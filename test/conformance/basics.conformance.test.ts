@@ -57,6 +57,21 @@ describe('Metadata', () => {
     });
   }
 
+  for (const version of [8, 10, 11, 12, 13]) {
+    // Topic operations are answered from v8 on (v11 dropped only the cluster's); an illegal name is
+    // INVALID_TOPIC_EXCEPTION without auto-creation too (adversarial trial, session 31).
+    scenario(`v${version}: topic authorized operations, an illegal and an empty name (no auto-creation)`, async (s) => {
+      const topic = s.name('md-ops');
+      await s.createTopic(topic, 1);
+      const r = await s.send(3, version, { ...metadataBody(version, [topic, s.name('md-ops-missing'), 'bad name!', '']), includeTopicAuthorizedOperations: true });
+      s.record('Metadata with topic operations', r.topics);
+      if (version >= 12) {
+        const byId = await s.send(3, version, { topics: [{ topicId: 'AQIDBAUGBwgJCgsMDQ4PEA', name: null }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true } as never);
+        s.record('Metadata by an unknown id with topic operations', byId.topics);
+      }
+    });
+  }
+
   for (const version of [10, 11]) {
     // KafkaApis refuses both with InvalidRequestException before looking anything up.
     scenario(`v${version}: a topic with a null name, and one by id (neither before v12)`, async (s) => {

@@ -73,6 +73,21 @@ describe('__consumer_offsets', () => {
   });
 });
 
+describe('internal topics not created yet', () => {
+  it('are answered UNKNOWN_TOPIC_OR_PARTITION with is_internal true, as Kafka answers them (adversarial trial, session 31)', async () => {
+    const { server } = await startClosableServer(cleanups, {});
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    for (const allowAutoTopicCreation of [true, false]) {
+      const md = await raw.send(3, 12, { ...allTopics, topics: [{ topicId: ZERO_UUID, name: '__share_group_state' }, { topicId: ZERO_UUID, name: '__transaction_state' }], allowAutoTopicCreation });
+      expect(md.topics.map((t) => [t.name, t.errorCode, t.isInternal, t.partitions.length])).toEqual([
+        ['__share_group_state', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, true, 0],
+        ['__transaction_state', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, true, 0],
+      ]);
+    }
+  });
+});
+
 describe('DescribeConfigs on a simulated cluster', () => {
   it('every broker answers for its own id, with broker.id and node.id; another id is refused as Kafka refuses it', async () => {
     const server = await startTestServer({ brokers: 3 });
