@@ -21,6 +21,7 @@ import { runSoon, Slicer } from '../util/slices.js';
 /** Fetch session epochs that mean "no incremental session" (Kafka's `FetchMetadata`). */
 const INITIAL_EPOCH = 0;
 const FINAL_EPOCH = -1;
+const READ_UNCOMMITTED = 0;
 const READ_COMMITTED = 1;
 
 /** Fetch's topics and partitions: by name, by topic id from v13 (KIP-516). */
@@ -79,6 +80,12 @@ export const api: ApiDefinition<FetchRequest, FetchResponse> = {
     if (ctx.apiVersion >= 7 && req.sessionEpoch !== INITIAL_EPOCH && req.sessionEpoch !== FINAL_EPOCH) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [], nodeEndpoints: [] };
     }
+    // Kafka's IsolationLevel.forId throws for another id: the request fails as a whole, answered
+    // as FetchRequest.getErrorResponse answers (from v13 the top-level error alone, no partitions).
+    if (req.isolationLevel !== READ_UNCOMMITTED && req.isolationLevel !== READ_COMMITTED) {
+      if (ctx.apiVersion < 13) return TOPICS.failAll(req, ctx.apiVersion, ErrorCode.UNKNOWN_SERVER_ERROR);
+      return { ...defaultFetchResponse(), errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
+    }
     const deadline = broker.time.now() + Math.max(0, req.maxWaitMs);
     for (;;) {
       const built = await runSoon(buildResponse(broker, req, ctx.apiVersion));
@@ -90,6 +97,36 @@ export const api: ApiDefinition<FetchRequest, FetchResponse> = {
     }
   },
 };
+
+/**
+ * Response topics built as `FetchResponse.toMessage` builds them from Kafka's ordered partition
+ * map: a partition joins the last entry when it is of the same topic, else opens one. From v13
+ * (topic ids) the partitions Kafka did not know never join an entry of those it read (observed
+ * against Kafka 4.3.1: an unknown partition of a known topic is an entry of its own there).
+ */
+class TopicRuns {
+  readonly topics: FetchableTopicResponse[] = [];
+
+  constructor(private readonly version: number) {}
+
+  add(topic: { topic: string; topicId: string }, partition: PartitionData): void {
+    const last = this.topics.at(-1);
+    if (last !== undefined && last.topic === topic.topic && last.topicId === topic.topicId) last.partitions.push(partition);
+    else this.topics.push({ ...topic, partitions: [partition] });
+  }
+
+  /** These topics, then `later`'s (its first joining this one's last below v13 when of the same topic). */
+  followedBy(later: TopicRuns): FetchableTopicResponse[] {
+    const [first, ...rest] = later.topics;
+    if (first === undefined) return this.topics;
+    const last = this.topics.at(-1);
+    if (this.version < 13 && last !== undefined && last.topic === first.topic) {
+      last.partitions.push(...first.partitions);
+      return [...this.topics, ...rest];
+    }
+    return [...this.topics, ...later.topics];
+  }
+}
 
 interface BuiltResponse {
   response: FetchResponse;
@@ -121,11 +158,13 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
   const logConfig = broker.topics.logConfigs();
   const slicer = new Slicer(FETCH_SLICE_PARTITIONS, FETCH_BUDGET_EVERY);
 
-  const responses: FetchableTopicResponse[] = [];
+  // Kafka answers the partitions it read (in request order), then those it did not know
+  // (KafkaApis' `erroneous`, in request order), each run of one topic in one entry.
+  const read = new TopicRuns(version);
+  const notKnown = new TopicRuns(version);
   for (const t of req.topics) {
     const lookUp = (): Topic | undefined => (byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic));
     let topic = lookUp();
-    const parts: PartitionData[] = [];
     for (const p of t.partitions) {
       if (slicer.due()) {
         yield;
@@ -133,25 +172,34 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
         topic = lookUp();
       }
       const res = defaultPartitionData();
-      parts.push(res);
+      const entry = { topic: byId ? '' : t.topic, topicId: byId ? t.topicId : topic?.id ?? t.topicId };
       res.partitionIndex = p.partition;
       res.preferredReadReplica = -1;
+      // A read that fails (ReplicaManager's) answers at once, as Kafka's `errorReadingData`.
       const fail = (errorCode: number): void => {
         hasError = true;
-        res.errorCode = errorCode;
-        res.highWatermark = -1n;
-        res.lastStableOffset = -1n;
-        res.logStartOffset = -1n;
-        res.abortedTransactions = null;
-        res.records = EMPTY_BYTES;
+        Object.assign(res, TOPICS.spec.errorPartition(p.partition, errorCode), { preferredReadReplica: -1, abortedTransactions: null });
+        read.add(entry, res);
+      };
+      // A topic or partition the broker does not know is answered beside the reads and ends no long
+      // poll (KafkaApis.handleFetchRequest's `erroneous`, FetchResponse.partitionResponse: aborted
+      // transactions []), as Kafka: a consumer still fetching a deleted topic waits out max_wait_ms.
+      const unknown = (errorCode: number): void => {
+        Object.assign(res, TOPICS.spec.errorPartition(p.partition, errorCode), { preferredReadReplica: -1 });
+        notKnown.add(entry, res);
       };
       if (!topic) {
-        fail(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        unknown(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         continue;
       }
       const partition = topic.partition(p.partition);
       if (!partition) {
-        fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        unknown(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        continue;
+      }
+      // ReplicaManager.readFromLog fails a negative limit (UnifiedLog.read's IllegalArgumentException).
+      if (p.partitionMaxBytes < 0) {
+        fail(ErrorCode.UNKNOWN_SERVER_ERROR);
         continue;
       }
       const epochError = version >= 9 ? leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) : ErrorCode.NONE;
@@ -165,6 +213,7 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
         fail(ErrorCode.OFFSET_OUT_OF_RANGE);
         continue;
       }
+      read.add(entry, res);
       res.highWatermark = partition.highWatermark;
       res.lastStableOffset = partition.lastStableOffset;
       res.logStartOffset = logStart;
@@ -183,11 +232,10 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
       bytes += res.records.length;
       remaining -= res.records.length;
     }
-    responses.push({ topic: byId ? '' : t.topic, topicId: byId ? t.topicId : topic?.id ?? t.topicId, partitions: parts });
   }
 
   return {
-    response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: [] },
+    response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: read.followedBy(notKnown), nodeEndpoints: [] },
     bytes,
     hasError,
     partitions,

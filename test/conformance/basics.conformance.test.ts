@@ -63,7 +63,7 @@ describe('Metadata', () => {
     scenario(`v${version}: topic authorized operations, an illegal and an empty name (no auto-creation)`, async (s) => {
       const topic = s.name('md-ops');
       await s.createTopic(topic, 1);
-      const r = await s.send(3, version, { ...metadataBody(version, [topic, s.name('md-ops-missing'), 'bad name!', '']), includeTopicAuthorizedOperations: true });
+      const r = await s.send(3, version, { ...(metadataBody(version, [topic, s.name('md-ops-missing'), 'bad name!', '']) as object), includeTopicAuthorizedOperations: true } as never);
       s.record('Metadata with topic operations', r.topics);
       if (version >= 12) {
         const byId = await s.send(3, version, { topics: [{ topicId: 'AQIDBAUGBwgJCgsMDQ4PEA', name: null }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true } as never);

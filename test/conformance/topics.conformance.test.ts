@@ -164,6 +164,27 @@ describe('OffsetForLeaderEpoch', () => {
   }
 });
 
+describe('Fetch', () => {
+  for (const version of [4, 12, 13, 18]) {
+    // Adversarial trial, session 31: an unknown topic or partition beside a known one (answered
+    // with aborted transactions []; it ends no long poll: test/e2e/fetch-long-poll.test.ts), an
+    // isolation level Kafka does not know, a negative partition limit.
+    scenario(`v${version}: unknown topics and partitions beside a known one, an unknown isolation level, a negative partition limit`, async (s) => {
+      const topic = s.name('fetch-odd');
+      const id = await s.createTopic(topic, 1);
+      await s.produce(topic, 0, [{ value: 'a', timestamp: 1000n }]);
+      const byId = version >= 13;
+      const part = (partition: number, partitionMaxBytes = 1 << 20) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes, replicaDirectoryId: ZERO_UUID, highWatermark: -1n });
+      const known = { topic: byId ? '' : topic, topicId: byId ? id : ZERO_UUID, partitions: [part(0), part(7)] };
+      const missing = { topic: byId ? '' : s.name('fetch-missing'), topicId: byId ? 'AQIDBAUGBwgJCgsMDQ4PEA' : ZERO_UUID, partitions: [part(0)] };
+      const body = { ...fetchBody(topic, 0, 0n), topics: [known, missing] };
+      for (const isolationLevel of [0, 1]) await s.call(`known, unknown partition, unknown topic (isolation ${isolationLevel})`, 1, version, { ...body, isolationLevel });
+      await s.call('isolation level 5', 1, version, { ...body, isolationLevel: 5 });
+      await s.call('partition limit -1', 1, version, { ...body, topics: [{ ...known, partitions: [part(0, -1)] }] });
+    });
+  }
+});
+
 describe('DescribeTopicPartitions', () => {
   scenario('v0: named topics in name order, an unknown one, pages of 2 partitions with cursors', async (s) => {
     const a = s.name('dtp-a');
