@@ -43,6 +43,18 @@ describe('GET /metrics', () => {
   const sumOf = (samples: Map<string, number>, prefix: string, ...labels: string[]): number =>
     [...samples].filter(([k]) => k.startsWith(`${prefix}{`) && labels.every((l) => k.includes(l))).reduce((n, [, v]) => n + v, 0);
 
+  it('counts the process CPU from the start of the process, not from the first admin request', async () => {
+    const seconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+    const before = seconds(process.cpuUsage());
+    const { samples } = await scrape();
+    const after = seconds(process.cpuUsage());
+    // prom-client counts from its registration; the test process had spent its seconds long before.
+    const total = samples.get('process_cpu_seconds_total')!;
+    expect(total).toBeGreaterThanOrEqual(before);
+    expect(total).toBeLessThanOrEqual(after);
+    expect(samples.get('process_cpu_user_seconds_total')! + samples.get('process_cpu_system_seconds_total')!).toBeCloseTo(total, 5);
+  });
+
   it('reports kafka_exporter series with exact values and kmc_ counters that rise with requests', async () => {
     const kafka = kafkaClient(server.bootstrap, 'metrics-admin');
     const admin = kafka.admin();
