@@ -629,7 +629,10 @@ export class TopicStore {
       const topic = m[1]!;
       const index = Number(m[2]);
       // Internal topics belong to their coordinators (GroupLog, TransactionLog, the share-state log).
-      if (isInternalTopic(topic) || !isValidTopicName(topic)) continue;
+      // `__cluster_metadata-0` is a KRaft broker's metadata log (metadata.log.dir defaults to its
+      // first log dir), not a topic: Kafka's LogManager leaves it to the raft manager, and so do we
+      // (a copy of a Kafka 4.3.1 data directory listed it as a topic: new-user trial, session 31).
+      if (isInternalTopic(topic) || topic === CLUSTER_METADATA_TOPIC_NAME || !isValidTopicName(topic)) continue;
       let t = found.get(topic);
       if (!t) found.set(topic, (t = { partitions: new Set(), ids: new Map() }));
       t.partitions.add(index);

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RawClient } from '../support/raw-client.js';
@@ -41,6 +41,28 @@ describe('the data directory’s metadata files at start', () => {
       await close();
       // Rewritten via a temp file and a rename, a file would have a new inode.
       expect(files.map((f) => statSync(f).ino)).toEqual(before);
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('leaves a KRaft metadata log (__cluster_metadata-0, as in a Kafka 4.3.1 data directory) alone: no topic of that name', async () => {
+    const data = await usedDataDir();
+    try {
+      const raft = join(data.dir, '__cluster_metadata-0');
+      mkdirSync(raft);
+      writeFileSync(join(raft, '00000000000000000000.log'), Buffer.alloc(0));
+      writeFileSync(join(raft, 'partition.metadata'), 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n');
+      const cleanups: Array<() => Promise<void> | void> = [];
+      const { server, close } = await startClosableServer(cleanups, { dataDir: data.dir });
+      try {
+        const client = await RawClient.connect(server.port);
+        const md = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+        expect(md.topics.map((t) => t.name).sort()).toEqual(['__consumer_offsets', 'kept']);
+        client.close();
+      } finally {
+        await close();
+      }
     } finally {
       data.remove();
     }
