@@ -220,7 +220,7 @@ export class GroupLog<R = CoordinatorRecord> {
   /**
    * One background pass (as a Kafka cleaner thread's `tryCleanFilthiestLog`, every
    * `log.cleaner.backoff.ms`): cleans, dirtiest first, the partitions whose dirty ratio
-   * is >= `log.cleaner.min.cleanable.ratio` or whose tombstone delete horizon has passed.
+   * is above `log.cleaner.min.cleanable.ratio` (LogCleaner.needsCleaning).
    * Resolves when done; failures are logged (the partition is marked uncleanable).
    */
   async runCleanerPass(): Promise<number> {

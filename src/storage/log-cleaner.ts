@@ -165,8 +165,6 @@ function inflatedRecords(batch: Buffer): DecodedRecord[] {
 
 interface LogCleanState {
   firstDirtyOffset: bigint;
-  /** Earliest delete horizon stamped on a kept tombstone batch (ms), or null. */
-  minDeleteHorizon: bigint | null;
   uncleanable: boolean;
   running: Promise<unknown>;
 }
@@ -219,15 +217,18 @@ export class LogCleaner {
   }
 
   /**
-   * Whether the background cleaner should clean `log` now: it has dirty closed bytes and a
-   * dirty ratio >= min.cleanable.ratio, or a tombstone's delete horizon has passed.
+   * Whether the background cleaner should clean `log` now: its dirty ratio is above
+   * min.cleanable.ratio, as Kafka 4.3.1's `LogCleanerManager.grabFilthiestCompactedLog` picks a log
+   * (`cleanableRatio > minCleanableRatio`; `max.compaction.lag.ms` is not modelled). Nothing else
+   * starts a clean: a tombstone whose delete horizon has passed goes at the next clean the ratio
+   * starts, as on Kafka (a clean here at the horizon dropped tombstones Kafka keeps until more is
+   * written: adversarial trial, session 31).
    */
   needsCleaning(log: PartitionLog): boolean {
     const st = this.state(log);
     if (st.uncleanable || log.isClosed) return false;
     const { clean, dirty } = this.byteCounts(log);
-    if (dirty > 0 && dirty / (clean + dirty) >= this.options.minCleanableRatio) return true;
-    return st.minDeleteHorizon !== null && BigInt(this.options.time.now()) >= st.minDeleteHorizon && clean + dirty > 0;
+    return dirty > 0 && dirty / (clean + dirty) > this.options.minCleanableRatio;
   }
 
   /**
@@ -249,7 +250,7 @@ export class LogCleaner {
   private state(log: PartitionLog): LogCleanState {
     let st = this.states.get(log);
     if (!st) {
-      st = { firstDirtyOffset: log.logStartOffset, minDeleteHorizon: null, uncleanable: false, running: Promise.resolve() };
+      st = { firstDirtyOffset: log.logStartOffset, uncleanable: false, running: Promise.resolve() };
       this.states.set(log, st);
     }
     return st;
@@ -317,15 +318,10 @@ export class LogCleaner {
     const startedMs = Date.now();
     try {
       const map = await this.buildOffsetMap(log, closed, firstDirty, firstUncleanable, aborted);
-      let minHorizon: bigint | null = null;
       // One for the whole pass: a marker stays while its transaction has a batch in any group.
       const pass = new CleanedTransactions(aborted);
-      for (const group of this.groupSegments(closed)) {
-        const horizon = await this.cleanGroup(log, group, map, now, result, pass, firstUncleanable, producersOf());
-        if (horizon !== null && (minHorizon === null || horizon < minHorizon)) minHorizon = horizon;
-      }
+      for (const group of this.groupSegments(closed)) await this.cleanGroup(log, group, map, now, result, pass, firstUncleanable, producersOf());
       st.firstDirtyOffset = firstUncleanable;
-      st.minDeleteHorizon = minHorizon;
     } catch (err) {
       this.failed(log, st, err);
       throw err;
@@ -488,9 +484,8 @@ export class LogCleaner {
   }
 
   /**
-   * Cleans `group` into one segment and swaps it in. Returns the earliest delete horizon of
-   * the tombstone batches kept, or null. The last batch of each of `producers` is kept, empty if
-   * need be (`BatchRetention.RETAIN_EMPTY` in `Cleaner.cleanInto`).
+   * Cleans `group` into one segment and swaps it in. The last batch of each of `producers` is
+   * kept, empty if need be (`BatchRetention.RETAIN_EMPTY` in `Cleaner.cleanInto`).
    */
   private async cleanGroup(
     log: PartitionLog,
@@ -501,17 +496,16 @@ export class LogCleaner {
     txns: CleanedTransactions,
     firstUncleanable: bigint,
     producers: ActiveProducers,
-  ): Promise<bigint | null> {
+  ): Promise<void> {
     // The group's last batch is kept (empty if need be) so the cleaned segment ends where the group did.
     const lastSegment = [...group].reverse().find((s) => !s.isEmpty);
-    if (lastSegment === undefined) return null;
+    if (lastSegment === undefined) return;
     const lastBatchOffset = lastSegment.batches.baseOffsetAt(lastSegment.batches.count - 1);
     const base = group[0]!.baseOffset;
     const dir = log.dir;
     const retentionMs = BigInt(this.options.deleteRetentionMs);
     const entries: Array<{ baseOffset: bigint; lastOffset: bigint; position: number; size: number; maxTimestamp: bigint }> = [];
     const kept: Buffer[] = []; // in-memory logs only
-    let minHorizon: bigint | null = null;
     let position = 0;
     let fd: number | null = null;
     const cleanedPath = dir === null ? null : cleanerFile(dir, base, CLEANED_FILE_SUFFIX);
@@ -586,10 +580,6 @@ export class LogCleaner {
             result.recordsBefore += recordCount;
             result.bytesBefore += batch.length;
             if (cleaned === null) continue;
-            if (needsHorizon && retainedCount > 0) {
-              const h = stampHorizon ? now + retentionMs : horizon!;
-              if (minHorizon === null || h < minHorizon) minHorizon = h;
-            }
             result.recordsAfter += retainedCount;
             result.bytesAfter += cleaned.length;
             const batchLast = batchBase + BigInt(cleaned.readInt32BE(LAST_OFFSET_DELTA_OFFSET));
@@ -654,7 +644,6 @@ export class LogCleaner {
     for (const f of deletedFiles) await fs.promises.rm(f, { force: true });
     result.segmentsCleaned += group.length;
     result.segmentsWritten += 1;
-    return minHorizon;
   }
 
   /** Errors thrown by the onStep hook: simulated crashes, after which files are left as they are. */
