@@ -512,8 +512,11 @@ export class GroupWatch {
     }
     // -1 is a group known only by its offsets (not yet materialised): its first generation is no rebalance.
     if (generation > track.generation && track.generation >= 0) {
-      const cause = causeOf(track.pending, view.type);
-      push({ at: now, kind: 'rebalance', generation, cause, members: members.size, detail: detailOf(track.pending) });
+      // The coordinator's own reason, when one rebalance happened since the last look (a classic
+      // group's: the reason its log gives, with the clients' own).
+      const reason = generation === track.generation + 1 && view.type === 'classic' ? (this.options.broker.classic.existingGroup(groupId)?.generationReason ?? null) : null;
+      const cause = causeOf(track.pending, view.type, reason);
+      push({ at: now, kind: 'rebalance', generation, cause, members: members.size, detail: [detailOf(track.pending), reason === null ? '' : cut(reason)].filter((d) => d !== '').join('; ') });
       const key = `${view.type}\u0000${cause}`;
       this.rebalances.set(key, (this.rebalances.get(key) ?? 0) + 1);
       track.pending = { joined: 0, left: 0, timedOut: 0, subscription: 0, coordinator: 0 };
@@ -618,12 +621,26 @@ function subscriptionOf(m: GroupMemberView): string {
   return `${(m.subscribedTopicNames ?? []).join(',')}|${m.subscribedTopicRegex ?? ''}`;
 }
 
-function causeOf(pending: Track['pending'], type: string): RebalanceCause {
+/**
+ * A classic group's rebalance reasons (src/coordinator/classic: Kafka's `prepareRebalance` reasons)
+ * and the cause each names, for a rebalance whose members the looks did not see change (a member
+ * seen already while it joined the next generation: new-user trial, session 31).
+ */
+const CLASSIC_REASON_CAUSES: ReadonlyArray<[RegExp, RebalanceCause]> = [
+  [/^adding new member /, 'join'],
+  [/ on heartbeat expiration/, 'session timeout'],
+  [/^explicit LeaveGroup request /, 'leave'],
+  [/ changed metadata during Stable| changed the group's protocol|^updating metadata for static member /, 'subscription change'],
+];
+
+function causeOf(pending: Track['pending'], type: string, reason: string | null): RebalanceCause {
   if (pending.coordinator > 0) return 'coordinator move';
   if (pending.joined > 0) return 'join';
   if (pending.timedOut > 0) return 'session timeout';
   if (pending.left > 0) return 'leave';
   if (pending.subscription > 0) return 'subscription change';
+  const named = reason === null ? undefined : CLASSIC_REASON_CAUSES.find(([pattern]) => pattern.test(reason));
+  if (named !== undefined) return named[1];
   // A classic group bumps its generation when members rejoin; consumer and share groups bump their
   // epoch on metadata (regex resolution, partitions added, share partitions initialized).
   return type === 'classic' ? 'rejoin' : 'metadata change';

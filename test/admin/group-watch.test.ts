@@ -6,6 +6,7 @@
  * hour away), so every step is checked at a known point.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { defaultJoinGroupRequest, type JoinGroupRequest } from '../../src/protocol/messages/JoinGroupRequest.js';
 import { defaultSyncGroupRequest } from '../../src/protocol/messages/SyncGroupRequest.js';
@@ -69,7 +70,7 @@ describe('GroupWatch', () => {
     await watch.touched({});
     expect(kinds().slice(2)).toEqual([
       { kind: 'member-joined', memberId: joinedB.memberId, clientId: 'watch-b' },
-      { kind: 'rebalance', generation: 2, cause: 'join', members: 2, detail: '1 joined' },
+      { kind: 'rebalance', generation: 2, cause: 'join', members: 2, detail: `1 joined; adding new member ${joinedB.memberId} with group instance id b; client reason: not provided` },
     ]);
 
     // b leaves with LeaveGroup; a rejoins into generation 3.
@@ -81,7 +82,7 @@ describe('GroupWatch', () => {
     await watch.touched({});
     expect(kinds().slice(4)).toEqual([
       { kind: 'member-left', memberId: joinedB.memberId, clientId: 'watch-b', cause: 'leave' },
-      { kind: 'rebalance', generation: 3, cause: 'leave', members: 1, detail: '1 left' },
+      { kind: 'rebalance', generation: 3, cause: 'leave', members: 1, detail: `1 left; explicit LeaveGroup request for (${joinedB.memberId}) members` },
     ]);
 
     // a stops heartbeating: its session runs out on the manual clock; the group is left empty.
@@ -90,7 +91,7 @@ describe('GroupWatch', () => {
     await watch.touched({ clock: true });
     expect(kinds().slice(6)).toEqual([
       { kind: 'member-left', memberId: joinedA.memberId, clientId: 'watch-a', cause: 'session timeout' },
-      { kind: 'rebalance', generation: 4, cause: 'session timeout', members: 0, detail: '1 timed out' },
+      { kind: 'rebalance', generation: 4, cause: 'session timeout', members: 0, detail: `1 timed out; removing member ${joinedA.memberId} on heartbeat expiration` },
     ]);
     expect(notices.at(-1)).toMatchObject({ groups: [GROUP], clock: true });
     expect(watch.rebalanceCounts().sort((x, y) => x.cause.localeCompare(y.cause))).toEqual([
@@ -135,6 +136,38 @@ describe('GroupWatch', () => {
     }
   });
 
+  it("names a rebalance by the coordinator's reason when the looks saw no member change: a group first seen while a member joins, a client's leave reason", async () => {
+    const group = 'watch-reasons';
+    const sync = (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
+      c.send(14, 3, { ...defaultSyncGroupRequest(), groupId: group, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
+    const fast = await RawClient.connect(server.port);
+    const slow = await RawClient.connect(server.port);
+    const joinedFast = await fast.send(11, 5, { ...join('fast'), groupId: group }, 'fast');
+    await sync(fast, joinedFast.memberId, 'fast', 1, 'fast');
+    // slow joins before the watch first looks at the group (new-user trial, session 31): that look
+    // finds both members at generation 1, so generation 2 comes with no member change to see.
+    const joiningSlow = slow.send(11, 9, { ...join('slow'), groupId: group, reason: 'starting up' }, 'slow');
+    await until(() => (server.broker.classic.existingGroup(group)?.allMembers().length ?? 0) === 2, 'slow to join');
+    await watch.touched({});
+    const rejoined = await fast.send(11, 5, { ...join('fast'), groupId: group, memberId: joinedFast.memberId }, 'fast');
+    const joinedSlow = await joiningSlow;
+    await Promise.all([sync(fast, joinedFast.memberId, 'fast', rejoined.generationId, 'fast'), sync(slow, joinedSlow.memberId, 'slow', joinedSlow.generationId, 'slow')]);
+    await watch.touched({});
+    // slow leaves as a Java consumer past max.poll.interval.ms does; fast rejoins into generation 3.
+    await slow.send(13, 5, { groupId: group, memberId: '', members: [{ memberId: joinedSlow.memberId, groupInstanceId: 'slow', reason: 'consumer poll timeout has expired.' }] }, 'slow');
+    const third = await fast.send(11, 5, { ...join('fast'), groupId: group, memberId: joinedFast.memberId }, 'fast');
+    await sync(fast, joinedFast.memberId, 'fast', third.generationId, 'fast');
+    await watch.touched({});
+    expect(watch.history(group)!.events.filter((e) => e.kind === 'rebalance').map(({ at: _at, ...e }) => e)).toEqual([
+      { kind: 'rebalance', generation: 1, cause: 'join', members: 2, detail: '2 joined' },
+      // Was `rejoin` with no detail.
+      { kind: 'rebalance', generation: 2, cause: 'join', members: 2, detail: `adding new member ${joinedSlow.memberId} with group instance id slow; client reason: starting up` },
+      { kind: 'rebalance', generation: 3, cause: 'leave', members: 1, detail: `1 left; explicit LeaveGroup request for (${joinedSlow.memberId}) members; client reason: consumer poll timeout has expired.` },
+    ]);
+    fast.close();
+    slow.close();
+  });
+
   it('names a leave whose records are still being written as a leave (the periodic look can fall between the two)', async () => {
     const group = 'watch-slow-leave';
     const a = await RawClient.connect(server.port);
@@ -161,7 +194,7 @@ describe('GroupWatch', () => {
       expect(watch.history(group)!.events.filter((e) => e.kind === 'member-left' || e.kind === 'rebalance').map(({ at: _at, ...e }) => e)).toEqual([
         { kind: 'rebalance', generation: 1, cause: 'join', members: 1, detail: '1 joined' },
         { kind: 'member-left', memberId: joinedA.memberId, clientId: 'slow-a', cause: 'leave' },
-        { kind: 'rebalance', generation: 2, cause: 'leave', members: 0, detail: '1 left' },
+        { kind: 'rebalance', generation: 2, cause: 'leave', members: 0, detail: `1 left; explicit LeaveGroup request for (${joinedA.memberId}) members` },
       ]);
       groupLog.append = append;
       release();

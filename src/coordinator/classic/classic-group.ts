@@ -74,6 +74,13 @@ export class ClassicGroup {
   subscribedTopics: Set<string> | null = null;
   /** Set when a member joins during the initial (from Empty) rebalance, which extends the delay. */
   newMemberAdded = false;
+  /**
+   * Why the rebalance under way started (`prepareRebalance`'s reason, with the clients' own), and
+   * why the one that made the current generation did (null: unknown, e.g. loaded at start). For the
+   * web console's timeline only: neither is stored nor reverted.
+   */
+  rebalanceReason: string | null = null;
+  generationReason: string | null = null;
 
   constructor(groupId: string, env: ClassicGroupEnv, snapshot?: ClassicGroupSnapshot) {
     this.groupId = groupId;
@@ -356,6 +363,8 @@ export class ClassicGroup {
    */
   initNextGeneration(): void {
     this.generationId++;
+    this.generationReason = this.rebalanceReason;
+    this.rebalanceReason = null;
     if (this.members.size > 0) {
       this.protocolName = this.selectProtocol();
       this.subscribedTopics = this.computeSubscribedTopics();

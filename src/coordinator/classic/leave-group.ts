@@ -44,6 +44,7 @@ function leaveMembers(ctx: ClassicContext, group: ClassicGroup, members: readonl
   const answer = (m: MemberIdentity, errorCode: number): MemberResponse => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode });
   const responses: MemberResponse[] = [];
   const left: string[] = [];
+  const clientReasons: string[] = [];
   for (const m of members) {
     const reason = m.reason ?? 'not provided';
     if (m.memberId === '') {
@@ -68,12 +69,15 @@ function leaveMembers(ctx: ClassicContext, group: ClassicGroup, members: readonl
     }
     responses.push(answer(m, ErrorCode.NONE));
     left.push(m.memberId);
+    if (m.reason !== null && m.reason !== '') clientReasons.push(m.reason);
   }
 
   if (left.length > 0) {
     const why = `explicit LeaveGroup request for (${left.join(', ')}) members`;
     if (group.isInState(ClassicGroupState.STABLE) || group.isInState(ClassicGroupState.COMPLETING_REBALANCE)) {
-      ctx.rebalancer.maybePrepareRebalanceOrCompleteJoin(group, why);
+      // The console shows why the clients left (a Java consumer says "consumer poll timeout has expired.").
+      const detail = clientReasons.length > 0 ? `${why}; client reason: ${[...new Set(clientReasons)].join(', ')}` : why;
+      ctx.rebalancer.maybePrepareRebalanceOrCompleteJoin(group, why, detail);
     } else if (group.isInState(ClassicGroupState.PREPARING_REBALANCE)) {
       ctx.rebalancer.maybeCompleteJoinPhase(group);
     }

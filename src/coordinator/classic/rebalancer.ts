@@ -86,8 +86,8 @@ export class Rebalancer {
   // ---- join phase -------------------------------------------------------------------------
 
   /** Starts a rebalance when the state allows one, else tries to finish the current join phase. */
-  maybePrepareRebalanceOrCompleteJoin(group: ClassicGroup, reason: string): void {
-    if (group.canRebalance()) this.prepareRebalance(group, reason);
+  maybePrepareRebalanceOrCompleteJoin(group: ClassicGroup, reason: string, detail = reason): void {
+    if (group.canRebalance()) this.prepareRebalance(group, reason, detail);
     else this.maybeCompleteJoinPhase(group);
   }
 
@@ -101,7 +101,9 @@ export class Rebalancer {
    * queued behind the requests already queued, as our timer fires after the requests read in the
    * same event-loop turn; both let those join the first generation.
    */
-  prepareRebalance(group: ClassicGroup, reason: string): void {
+  prepareRebalance(group: ClassicGroup, reason: string, detail = reason): void {
+    // `detail` (the reason, or more: the leaving clients' own reasons) is what the console shows.
+    group.rebalanceReason = detail;
     if (group.isInState(COMPLETING_REBALANCE)) this.resetAndPropagateAssignmentWithError(group, ErrorCode.REBALANCE_IN_PROGRESS);
     this.removeSyncExpiration(group);
     const isInitialRebalance = group.isInState(EMPTY);
