@@ -165,14 +165,17 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
   for (const t of req.topics) {
     const lookUp = (): Topic | undefined => (byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic));
     let topic = lookUp();
+    // How the answer names the topic (one object per topic entry of the request, not per partition).
+    const nameOf = (found: Topic | undefined) => ({ topic: byId ? '' : t.topic, topicId: byId ? t.topicId : found?.id ?? t.topicId });
+    let entry = nameOf(topic);
     for (const p of t.partitions) {
       if (slicer.due()) {
         yield;
         // Deleted (or deleted and created again) between slices: answered as a lookup now finds it.
         topic = lookUp();
+        entry = nameOf(topic);
       }
       const res = defaultPartitionData();
-      const entry = { topic: byId ? '' : t.topic, topicId: byId ? t.topicId : topic?.id ?? t.topicId };
       res.partitionIndex = p.partition;
       res.preferredReadReplica = -1;
       // A read that fails (ReplicaManager's) answers at once, as Kafka's `errorReadingData`.
