@@ -198,7 +198,10 @@ export class PartitionLog {
   private takingLingered = false;
 
   private constructor(private readonly options: PartitionLogOptions, segments: LogSegment[]) {
-    this.options = { ...options };
+    // The recovery listener is for `open` only: kept, its closure held what the opener gathered
+    // (TopicStore.openPartition's copies of every recovered batch header) for the process's life.
+    const { onRecoveredBatch: _recoveryOnly, ...kept } = options;
+    this.options = kept;
     this.segments = segments;
     this.policy = options.flushPolicy === 'interval' && options.flushIntervalMs <= 0 ? 'always' : options.flushPolicy;
     this.syncGate = options.syncGate ?? POOL_ONLY;
