@@ -520,6 +520,11 @@ export class GroupWatch {
       const key = `${view.type}\u0000${cause}`;
       this.rebalances.set(key, (this.rebalances.get(key) ?? 0) + 1);
       track.pending = { joined: 0, left: 0, timedOut: 0, subscription: 0, coordinator: 0 };
+    } else {
+      // A move the group came through without a rebalance (a classic group's members follow the
+      // coordinator, as on Kafka) names no later one: it was counted until the next rebalance, of
+      // whatever cause (new-user trial, session 31: a leader's rejoin 30 s later was a "coordinator move").
+      track.pending.coordinator = 0;
     }
     track.generation = generation;
     const offsets = this.readOffsets(track, groupId);

@@ -168,6 +168,38 @@ describe('GroupWatch', () => {
     slow.close();
   });
 
+  it('names a coordinator move only for the rebalance it came with: one the group came through names no later rebalance', async () => {
+    const group = 'watch-moves';
+    let coordinator = 1;
+    const moves = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0, settleMs: 3_600_000, coordinatorOf: () => coordinator });
+    try {
+      const sync = (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
+        c.send(14, 3, { ...defaultSyncGroupRequest(), groupId: group, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
+      const a = await RawClient.connect(server.port);
+      const b = await RawClient.connect(server.port);
+      const joinedA = await a.send(11, 5, { ...join('a'), groupId: group }, 'moves-a');
+      await sync(a, joinedA.memberId, 'a', 1, 'moves-a');
+      await moves.touched({});
+      coordinator = 2;
+      await moves.touched({});
+      // b joins long after the move: its rebalance is a join.
+      const joiningB = b.send(11, 5, { ...join('b'), groupId: group }, 'moves-b');
+      const rejoinedA = await a.send(11, 5, { ...join('a'), groupId: group, memberId: joinedA.memberId }, 'moves-a');
+      const joinedB = await joiningB;
+      await Promise.all([sync(a, joinedA.memberId, 'a', rejoinedA.generationId, 'moves-a'), sync(b, joinedB.memberId, 'b', joinedB.generationId, 'moves-b')]);
+      await moves.touched({});
+      expect(moves.history(group)!.events.filter((e) => e.kind === 'coordinator' || e.kind === 'rebalance').map((e) => (e.kind === 'rebalance' ? [e.kind, e.generation, e.cause] : [e.kind]))).toEqual([
+        ['rebalance', 1, 'join'],
+        ['coordinator'],
+        ['rebalance', 2, 'join'],
+      ]);
+      a.close();
+      b.close();
+    } finally {
+      moves.close();
+    }
+  });
+
   it('names a leave whose records are still being written as a leave (the periodic look can fall between the two)', async () => {
     const group = 'watch-slow-leave';
     const a = await RawClient.connect(server.port);
