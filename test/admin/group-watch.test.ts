@@ -19,6 +19,10 @@ import { createTopic, initProducer } from '../support/raw-transactions.js';
 
 const GROUP = 'watch-group';
 const SESSION_MS = 10_000;
+/** SyncGroup v3 of `groupId` without assignments, as (client, member id, instance id, generation, client id). */
+const syncIn = (groupId: string) => (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
+  c.send(14, 3, { ...defaultSyncGroupRequest(), groupId, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
+
 const join = (instanceId: string): JoinGroupRequest => ({
   ...defaultJoinGroupRequest(),
   groupId: GROUP, sessionTimeoutMs: SESSION_MS, rebalanceTimeoutMs: 30_000, memberId: '', groupInstanceId: instanceId, protocolType: 'consumer',
@@ -50,8 +54,7 @@ describe('GroupWatch', () => {
     const b = await RawClient.connect(server.port);
     const joinedA = await a.send(11, 5, join('a'), 'watch-a');
     expect(joinedA.errorCode).toBe(ErrorCode.NONE);
-    const sync = (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
-      c.send(14, 3, { ...defaultSyncGroupRequest(), groupId: GROUP, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
+    const sync = syncIn(GROUP);
     await sync(a, joinedA.memberId, 'a', 1, 'watch-a');
     await watch.touched({});
     // Created since the watch started: its first generation is a rebalance too.
@@ -138,8 +141,7 @@ describe('GroupWatch', () => {
 
   it("names a rebalance by the coordinator's reason when the looks saw no member change: a group first seen while a member joins, a client's leave reason", async () => {
     const group = 'watch-reasons';
-    const sync = (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
-      c.send(14, 3, { ...defaultSyncGroupRequest(), groupId: group, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
+    const sync = syncIn(group);
     const fast = await RawClient.connect(server.port);
     const slow = await RawClient.connect(server.port);
     const joinedFast = await fast.send(11, 5, { ...join('fast'), groupId: group }, 'fast');
@@ -173,8 +175,7 @@ describe('GroupWatch', () => {
     let coordinator = 1;
     const moves = new GroupWatch({ broker: server.broker, faults: server.faults, clock: server.clock, sampleIntervalMs: 0, settleMs: 3_600_000, coordinatorOf: () => coordinator });
     try {
-      const sync = (c: RawClient, memberId: string, instanceId: string, generationId: number, clientId: string) =>
-        c.send(14, 3, { ...defaultSyncGroupRequest(), groupId: group, generationId, memberId, groupInstanceId: instanceId, assignments: [] }, clientId);
+      const sync = syncIn(group);
       const a = await RawClient.connect(server.port);
       const b = await RawClient.connect(server.port);
       const joinedA = await a.send(11, 5, { ...join('a'), groupId: group }, 'moves-a');
