@@ -340,8 +340,9 @@ export function registerControlCommands(program: Command): void {
     .option('--transactional-id <id>', 'only requests naming this transactional id')
     .option('--broker-id <id>', 'only requests this broker received (--brokers N)')
     .option('--limit <n>', 'the newest N')
+    .option('--failed', 'only requests that failed: an error answered, a fault rule fired, closed (the last 1000 kept beyond the log)')
     .addOption(adminOption())
-    .action((o: { admin: string; api?: string; group?: string; clientId?: string; transactionalId?: string; brokerId?: string; limit?: string }) =>
+    .action((o: { admin: string; api?: string; group?: string; clientId?: string; transactionalId?: string; brokerId?: string; limit?: string; failed?: boolean }) =>
       run(async () => {
         const q = new URLSearchParams();
         if (o.api) q.set('api', o.api);
@@ -350,6 +351,7 @@ export function registerControlCommands(program: Command): void {
         if (o.transactionalId !== undefined) q.set('transactionalId', o.transactionalId);
         if (o.brokerId !== undefined) q.set('brokerId', String(int(o.brokerId, '--broker-id')));
         if (o.limit !== undefined) q.set('limit', String(int(o.limit, '--limit')));
+        if (o.failed === true) q.set('failed', 'true');
         print(await call(o.admin, 'GET', `requests${q.size > 0 ? `?${q}` : ''}`));
       }),
     );

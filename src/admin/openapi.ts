@@ -146,6 +146,12 @@ export const OPENAPI_DOCUMENT = {
           { name: 'brokerId', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The broker that received it (--brokers N)' },
           { name: 'sinceSeq', in: 'query', schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, description: 'Only entries with a greater seq' },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS }, description: 'The newest N' },
+          {
+            name: 'failed',
+            in: 'query',
+            schema: { type: 'boolean' },
+            description: 'Only requests that failed (answered with an error, a fault rule fired, or closed or failed without an answer); the last 1000 of those are kept beyond the log',
+          },
         ],
         responses: { '200': json({ type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('RequestLogEntry') } } }, 'Requests'), '400': errorResponse('Invalid query') },
       },

@@ -87,6 +87,14 @@ function queryString(value: string | string[] | undefined, name: string): string
   return value;
 }
 
+/** A true/false query parameter, undefined when absent; anything else is a 400 naming it. */
+function queryBool(value: string | string[] | undefined, name: string): boolean | undefined {
+  const text = queryString(value, name);
+  if (text === undefined || text === '') return undefined;
+  if (text !== 'true' && text !== 'false') throw new FaultRuleError(`${name} (a query parameter) must be true or false, got ${JSON.stringify(text)}`);
+  return text === 'true';
+}
+
 /** The HTTP admin API (fastify). Routes are described by `OPENAPI_DOCUMENT` at `/openapi.json`. */
 export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, serving?: AdminAppServing): FastifyInstance {
   const { broker, faults, clock } = options;
@@ -192,6 +200,8 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     if (brokerId !== undefined) filter.brokerId = brokerId;
     const limit = queryInt(q['limit'], 'limit', 1, MAX_TIMER_MS);
     if (limit !== undefined) filter.limit = limit;
+    const failed = queryBool(q['failed'], 'failed');
+    if (failed !== undefined) filter.failed = failed;
     return { requests: faults.requests(filter) };
   });
   app.delete('/requests', async (_req, reply) => {

@@ -322,7 +322,7 @@ export class FaultRegistry {
     entry.memberId = firstNamed(names.members);
     entry.transactionalId = firstNamed(names.transactionalIds);
     fillLoggedTopics(entry.topics, names, ctx.broker);
-    const outcome = new RequestOutcome(entry, io, started, this.doneListeners, api.errorCodes);
+    const outcome = new RequestOutcome(this.requestLog, entry, io, started, this.doneListeners, api.errorCodes);
 
     // Partitions and the full names only when a rule may look at them.
     const info = this.rules.size === 0 ? null : requestInfo(api, ctx.apiVersion, body, ctx.broker, names);

@@ -57,6 +57,17 @@ export interface RequestLogFilter {
   sinceSeq?: number;
   /** The newest N entries (default all kept). */
   limit?: number;
+  /**
+   * Only requests that failed: answered with an error, on which a fault rule fired, or closed or
+   * failed without an answer. The log keeps the last `capacity` of those too, beyond the last
+   * `capacity` requests (consumers' Fetches push an error out of the whole log within seconds).
+   */
+  failed?: boolean;
+}
+
+/** Whether a settled entry is one `RequestLogFilter.failed` lists. */
+function isFailed(e: Readonly<RequestLogEntry>): boolean {
+  return e.error !== null || e.faults.length > 0 || e.outcome === 'closed' || e.outcome === 'failed';
 }
 
 /** Distinct non-zero `errorCode`s (and `partitionErrorCode`s) in a response (top-level first, then depth first), skipping byte buffers. */
@@ -293,7 +304,10 @@ export class LoggedRequest implements RequestLogEntry {
   }
 }
 
-/** A ring buffer of the most recent requests: adding one is O(1) whatever the capacity. */
+/**
+ * A ring buffer of the most recent requests: adding one is O(1) whatever the capacity. Beside it,
+ * copies of the last `capacity` failed ones (`RequestLogFilter.failed`), taken as they settle.
+ */
 export class RequestLog {
   private readonly slots: Array<LoggedRequest | undefined>;
   /** Slot the next entry goes to. */
@@ -301,9 +315,20 @@ export class RequestLog {
   /** Entries held (at most the capacity). */
   private size = 0;
   private seq = 0;
+  /** The last `capacity` failed requests as they settled, oldest first (a ring: `failedNext`). */
+  private readonly failures: Array<RequestLogEntry | undefined>;
+  private failedNext = 0;
 
   constructor(readonly capacity = 1000) {
     this.slots = new Array<LoggedRequest | undefined>(Math.max(0, capacity)).fill(undefined);
+    this.failures = new Array<RequestLogEntry | undefined>(Math.max(0, capacity)).fill(undefined);
+  }
+
+  /** Called as `entry` gets its outcome: a failed request is kept among the failures too (a copy). */
+  settled(entry: LoggedRequest): void {
+    if (this.capacity <= 0 || !isFailed(entry)) return;
+    this.failures[this.failedNext] = entry.toJSON();
+    this.failedNext = this.failedNext + 1 === this.capacity ? 0 : this.failedNext + 1;
   }
 
   /**
@@ -348,24 +373,38 @@ export class RequestLog {
     return out;
   }
 
+  /** The failures kept that the log itself no longer holds (older than its oldest entry), oldest first. */
+  private olderFailures(): RequestLogEntry[] {
+    const oldestHeld = this.size === 0 ? Number.POSITIVE_INFINITY : this.slots[(this.next - this.size + this.capacity) % this.capacity]!.seq;
+    const out: RequestLogEntry[] = [];
+    for (let i = 0; i < this.capacity; i++) {
+      const e = this.failures[(this.failedNext + i) % this.capacity];
+      if (e !== undefined && e.seq < oldestHeld) out.push(e);
+    }
+    return out;
+  }
+
   list(filter: RequestLogFilter = {}): RequestLogEntry[] {
     const api = filter.api === undefined ? undefined : String(filter.api).toLowerCase();
-    let out = this.held().filter(
-      (e) =>
-        (api === undefined || e.api.toLowerCase() === api || String(e.apiKey) === api) &&
-        (filter.group === undefined || e.groups.includes(filter.group)) &&
-        (filter.clientId === undefined || e.clientId === filter.clientId) &&
-        (filter.transactionalId === undefined || e.transactionalId === filter.transactionalId) &&
-        (filter.brokerId === undefined || e.brokerId === filter.brokerId) &&
-        (filter.sinceSeq === undefined || e.seq > filter.sinceSeq),
-    );
+    const matches = (e: Readonly<RequestLogEntry>): boolean =>
+      (api === undefined || e.api.toLowerCase() === api || String(e.apiKey) === api) &&
+      (filter.group === undefined || e.groups.includes(filter.group)) &&
+      (filter.clientId === undefined || e.clientId === filter.clientId) &&
+      (filter.transactionalId === undefined || e.transactionalId === filter.transactionalId) &&
+      (filter.brokerId === undefined || e.brokerId === filter.brokerId) &&
+      (filter.sinceSeq === undefined || e.seq > filter.sinceSeq) &&
+      (filter.failed !== true || (e.outcome !== 'pending' && isFailed(e)));
+    let out = this.held().filter(matches).map((e) => e.toJSON());
+    if (filter.failed === true) out = [...this.olderFailures().filter(matches), ...out];
     if (filter.limit !== undefined && out.length > filter.limit) out = out.slice(out.length - filter.limit);
-    return out.map((e) => e.toJSON());
+    return out;
   }
 
   clear(): void {
     this.slots.fill(undefined);
     this.next = 0;
     this.size = 0;
+    this.failures.fill(undefined);
+    this.failedNext = 0;
   }
 }

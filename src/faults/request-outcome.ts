@@ -1,6 +1,6 @@
 import { NO_RESPONSE, type RequestDone } from '../apis/types.js';
 import type { ConnectionIO } from './actions/index.js';
-import type { LoggedRequest, RequestLogEntry } from './request-log.js';
+import type { LoggedRequest, RequestLog, RequestLogEntry } from './request-log.js';
 import { wallNow } from '../util/time.js';
 
 /**
@@ -10,6 +10,7 @@ import { wallNow } from '../util/time.js';
  */
 export class RequestOutcome {
   constructor(
+    private readonly log: RequestLog,
     private readonly entry: LoggedRequest,
     private readonly io: ConnectionIO,
     /** Wall-clock ms the request arrived (`wallNow()`). */
@@ -33,6 +34,7 @@ export class RequestOutcome {
     entry.outcome = outcome;
     entry.durationMs = wallNow() - this.started;
     if (walk && response !== undefined && response !== NO_RESPONSE) entry.setResponse(response);
+    this.log.settled(entry);
     if (this.doneListeners.size !== 0) for (const listener of this.doneListeners) listener(entry);
   }
 

@@ -77,6 +77,11 @@ describe('control surfaces', () => {
 
     const log = await http(base, 'GET', '/requests?api=OffsetCommit&group=gh');
     expect(log.body.requests.slice(0, 3).map((e: { error: string; faults: string[] }) => [e.error, e.faults])).toEqual(Array(3).fill(['REBALANCE_IN_PROGRESS', ['rip']]));
+    // Only the failed ones: the three the rule answered (with the group's other failed requests, if any).
+    const failed = await http(base, 'GET', '/requests?group=gh&failed=true');
+    expect(failed.body.requests.filter((e: { api: string }) => e.api === 'OffsetCommit').map((e: { error: string; faults: string[] }) => [e.error, e.faults])).toEqual(Array(3).fill(['REBALANCE_IN_PROGRESS', ['rip']]));
+    expect(failed.body.requests.every((e: { error: string | null; faults: string[]; outcome: string }) => e.error !== null || e.faults.length > 0 || e.outcome !== 'response')).toBe(true);
+    expect((await http(base, 'GET', '/requests?failed=yes')).status).toBe(400);
     expect((await http(base, 'DELETE', '/faults/rip')).status).toBe(204);
     expect((await http(base, 'GET', '/faults')).body).toEqual({ faults: [] });
   });

@@ -65,7 +65,7 @@ describe('RequestLog', () => {
     const seen: string[] = [];
     const listeners = new Set([(e: { seq: number; outcome: string }) => seen.push(`${e.seq}:${e.outcome}`)]);
     const io = { send: () => {}, close: () => {}, isClosed: () => false, whenClosed: () => Promise.resolve(), closedWithin: () => Promise.resolve(true), droppedByShutdown: () => false };
-    const hung = new RequestOutcome(log.record(request(0)), io, T0, listeners);
+    const hung = new RequestOutcome(log, log.record(request(0)), io, T0, listeners);
     hung.finish('no-response');
     const next = log.record(request(1));
     expect(next.seq).toBe(2);
@@ -73,6 +73,37 @@ describe('RequestLog', () => {
     expect(() => hung.failed(new Error('late'))).toThrow('late');
     expect([next.outcome, next.durationMs]).toEqual(['pending', null]);
     expect(seen).toEqual(['1:no-response']);
+  });
+
+  it('keeps the last `capacity` failed requests beyond the log: ?failed lists them with the failed ones it holds, oldest first', () => {
+    const log = new RequestLog(3);
+    const io = { send: () => {}, close: () => {}, isClosed: () => false, whenClosed: () => Promise.resolve(), closedWithin: () => Promise.resolve(true), droppedByShutdown: () => false };
+    const settle = (correlationId: number, how: 'ok' | 'error' | 'fault' | 'closed') => {
+      const entry = log.record(request(correlationId));
+      if (how === 'fault') entry.addFault('f1');
+      const outcome = new RequestOutcome(log, entry, io, T0, new Set());
+      if (how === 'closed') outcome.finish('closed');
+      else outcome.respondWith({ errorCode: how === 'error' ? 27 : 0 }, true);
+    };
+    settle(0, 'error'); // seq 1
+    settle(1, 'ok');
+    settle(2, 'fault'); // seq 3
+    settle(3, 'closed'); // seq 4
+    for (let i = 4; i < 10; i++) settle(i, 'ok'); // seq 5-10: the log holds 8-10 only
+    settle(10, 'error'); // seq 11
+    const pending = log.record(request(11)); // seq 12, in flight: not (yet) failed
+    pending.addFault('f2');
+    expect(log.list().map((e) => e.seq)).toEqual([10, 11, 12]);
+    // Of the failures kept (capacity 3: seq 3, 4, 11), those the log no longer holds, then its own.
+    expect(log.list({ failed: true }).map((e) => [e.seq, e.error, e.faults, e.outcome])).toEqual([
+      [3, null, ['f1'], 'response'],
+      [4, null, [], 'closed'],
+      [11, 'REBALANCE_IN_PROGRESS', [], 'response'],
+    ]);
+    expect(log.list({ failed: true, limit: 1 }).map((e) => e.seq)).toEqual([11]);
+    expect(log.list({ failed: true, sinceSeq: 3 }).map((e) => e.seq)).toEqual([4, 11]);
+    log.clear();
+    expect(log.list({ failed: true })).toEqual([]);
   });
 
   it('numbers on after clear, and holds nothing with capacity 0', () => {
