@@ -103,6 +103,8 @@ async function serve(opts: ServeOptions): Promise<void> {
     fail((err as Error).message);
   }
 
+  // Set once the server runs: a data directory lock lost stops it as a signal does, exit status 1.
+  let lost: () => void = () => {};
   try {
     const start = (adminPort: number | undefined) => startServer({
       host: opts.host,
@@ -123,6 +125,8 @@ async function serve(opts: ServeOptions): Promise<void> {
       kafkaVersion: opts.kafkaVersion,
       apiVersions: opts.apiVersions,
       addScram: opts.addScram,
+      // Closed already (index.ts); the process exits 1 once it is.
+      onDataDirectoryLost: () => lost(),
     });
     const adminPort = opts.admin ? Number(opts.adminPort) : undefined;
     let server;
@@ -142,7 +146,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     // This process is the server's own: it may run a collection after a burst (util/idle-collection.ts).
     enableIdleCollection();
     let stopping = false;
-    const stop = (signal: string): void => {
+    const stop = (signal: string, exitCode = 0): void => {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, 'shutting down');
@@ -151,7 +155,7 @@ async function serve(opts: ServeOptions): Promise<void> {
           // After close(): every acknowledged append is on disk, so a supervisor reading this line may
           // remove the process (or container) without losing data.
           log.info({ signal }, 'stopped');
-          process.exit(0);
+          process.exit(exitCode);
         },
         (err) => {
           log.error({ err }, 'shutdown failed');
@@ -159,6 +163,7 @@ async function serve(opts: ServeOptions): Promise<void> {
         },
       );
     };
+    lost = () => stop('data directory lock lost', 1);
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
     // A harness that started us with a pipe on stdin: its end (the harness exited, however it

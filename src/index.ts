@@ -100,6 +100,13 @@ export interface StartServerOptions {
    * AlterUserScramCredentials, which `kafka-configs --alter --entity-type users` sends).
    */
   addScram?: readonly string[];
+  /**
+   * Called when the data directory's lock is no longer this server's (a server in another pid
+   * namespace took it over while this process was frozen for more than 5 s: SIGSTOP, `docker
+   * pause`, a debugger), with the message also logged at error level; the server has begun to
+   * close by then, so it acknowledges nothing more. The command line exits 1.
+   */
+  onDataDirectoryLost?: (message: string) => void;
 }
 
 export interface ServerHandle {
@@ -162,9 +169,9 @@ export interface ServerHandle {
 }
 
 /** `dir`'s lock; a start refused it (another server's, a full disk) removes the levels it created, if still empty. */
-function lockCreated(dir: string, createdLevels: readonly string[]): () => void {
+function lockCreated(dir: string, createdLevels: readonly string[], onLost: (message: string) => void): () => void {
   try {
-    return lockDataDirectory(dir);
+    return lockDataDirectory(dir, onLost);
   } catch (err) {
     removeEmptyLevels(createdLevels);
     throw err;
@@ -228,7 +235,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // Held from here until close: one server per data directory (Kafka's log directory lock).
   // Before meta.properties: two servers starting at once on a fresh directory would each write a
   // cluster id, and the one that then runs could serve an id the directory does not hold.
-  const releaseDataDir = dataDir === null ? () => {} : lockCreated(dataDir, createdLevels);
+  // Lost (taken over while this process was frozen): stop at once, acknowledging nothing more.
+  let closeOnLost: () => void = () => {};
+  const releaseDataDir =
+    dataDir === null
+      ? () => {}
+      : lockCreated(dataDir, createdLevels, (message) => {
+          log.error({ dataDir }, `${message}; stopping`);
+          closeOnLost();
+          options.onDataDirectoryLost?.(message);
+        });
   // A start that fails from here on leaves the data directory as it found it (data-dir-rollback.ts).
   const found = dataDir === null ? null : noteDataDirectory(dataDir, createdLevels);
   const undoStart = () => (found === null ? releaseDataDir() : found.undo(releaseDataDir));
@@ -291,7 +307,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   }
 
   let closing: Promise<void> | null = null;
-  return {
+  const handle: ServerHandle = {
     port: boundPorts.get(broker.nodeId)!,
     ports: boundPorts,
     listeners: listeners.describe(),
@@ -316,4 +332,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       return closing;
     },
   };
+  closeOnLost = () => void handle.close().catch((err: unknown) => log.error({ err }, 'closing after the data directory lock was lost failed'));
+  return handle;
 }

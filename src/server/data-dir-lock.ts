@@ -113,16 +113,19 @@ function modifiedAt(file: string): number | null {
 
 /**
  * Whether the lock file of a holder in another pid namespace is kept by a live holder: waits
- * (blocking: this is a start) until its holder touches it (true) or it has gone LOCK_STALE_MS
- * untouched or away (false), at most LOCK_STALE_MS.
+ * (blocking: this is a start) until its holder touches it (true), or it goes away or stays
+ * untouched for LOCK_STALE_MS of this process's own monotonic time (false). Never the file's age
+ * against this process's clock: a holder whose clock is behind (NTP, another host over NFS) would
+ * look stale at once, one ahead would hold a dead lock for as long (adversarial trial, session 31).
  */
 function touchedByHolder(file: string): boolean {
   const seen = modifiedAt(file);
+  const until = performance.now() + LOCK_STALE_MS;
   for (;;) {
     const now = modifiedAt(file);
     if (now === null) return false;
     if (now !== seen) return true;
-    if (Date.now() - now > LOCK_STALE_MS) return false;
+    if (performance.now() >= until) return false;
     Atomics.wait(pause, 0, 0, 50);
   }
 }
@@ -223,16 +226,19 @@ function removeOrphanedStagedFiles(dir: string): void {
  * Takes `dir`'s lock for this server; throws DataDirectoryInUseError (naming the holder's pid and
  * the lock file) when another live server holds it. Returns the release, which removes the file.
  */
-export function lockDataDirectory(dir: string): () => void {
+export function lockDataDirectory(dir: string, onLost?: (message: string) => void): () => void {
   const real = realpathSync(dir);
   const file = join(dir, LOCK_FILE);
   const inUse = (by: string) => new DataDirectoryInUseError(`the data directory ${dir} is in use by ${by} (${file}); one server per data directory, as Kafka's log directory lock: give this one another (--data-dir, dataDir) or none (--in-memory, inMemory)`);
   if (lockedHere.has(real)) throw inUse('another server of this process');
   const startTime = procStat(process.pid)?.startTime;
   const staged = join(dir, `${LOCK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  // This holder's lock file, word for word: what its touches and its release check is still there
+  // (another namespace's server may have the same pid: 1 in each container).
+  const ownText = `pid=${process.pid}\n${startTime !== undefined ? `start=${startTime}\n` : ''}${OWN_NAMESPACE !== null ? `ns=${OWN_NAMESPACE}\n` : ''}token=${randomBytes(8).toString('hex')}\n`;
   try {
     try {
-      writeFileSync(staged, `pid=${process.pid}\n${startTime !== undefined ? `start=${startTime}\n` : ''}${OWN_NAMESPACE !== null ? `ns=${OWN_NAMESPACE}\n` : ''}`, { flag: 'wx' });
+      writeFileSync(staged, ownText, { flag: 'wx' });
     } catch (err) {
       // A full disk fails here first (the lock is the first file a start writes): name the file
       // and the operation, as Kafka's LogManager does ("Disk error while locking directory <dir>").
@@ -260,8 +266,23 @@ export function lockDataDirectory(dir: string): () => void {
   removeOrphanedStagedFiles(dir);
   lockedHere.add(real);
   // Touched for servers of other pid namespaces (touchedByHolder); a failed touch (the directory
-  // removed, a read-only remount) is tried again at the next tick.
+  // removed, a read-only remount) is tried again at the next tick. A lock file that is no longer
+  // this holder's (a server of another namespace took it over while this one was frozen past
+  // LOCK_STALE_MS: SIGSTOP, `docker pause`, a debugger) is never touched: the holder is told
+  // (`onLost`), and the server stops (adversarial trial, session 31).
   const refresh = setInterval(() => {
+    let current: LockFileContent | null;
+    try {
+      current = readLockFile(file);
+    } catch {
+      return; // unreadable now: see above
+    }
+    if (current?.text !== ownText) {
+      clearInterval(refresh);
+      const by = current?.holder ? `process ${current.holder.pid}${current.holder.namespace !== null ? ` of pid namespace ${current.holder.namespace}` : ''}` : 'no server (the lock file is gone)';
+      onLost?.(`the data directory lock ${file} is now held by ${by}: another server took the data directory over while this one was frozen (for more than ${LOCK_STALE_MS} ms) or the file was removed`);
+      return;
+    }
     try {
       const now = new Date();
       utimesSync(file, now, now);
@@ -277,7 +298,7 @@ export function lockDataDirectory(dir: string): () => void {
     lockedHere.delete(real);
     try {
       // Only our own lock: never a file a later holder wrote.
-      if (readLockFile(file)?.holder?.pid === process.pid) unlinkSync(file);
+      if (readLockFile(file)?.text === ownText) unlinkSync(file);
     } catch {
       // Gone or unreadable (the directory was removed): nothing to release.
     }

@@ -1,13 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataDirectoryInUseError, startServer } from '../../src/index.js';
 import { startCli, kill } from '../support/cli-process.js';
 import { TEST_LOG_LEVEL, tempDataDir } from '../support/server.js';
-import { LOCK_STALE_MS, lockDataDirectory } from '../../src/server/data-dir-lock.js';
+import { lockDataDirectory } from '../../src/server/data-dir-lock.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -54,24 +54,46 @@ describe('one server per data directory (.lock)', () => {
     }
   });
 
-  it('judges a holder of another pid namespace by its touches: stale once untouched for LOCK_STALE_MS, taken over then', () => {
+  it('takes over the lock of a holder of another pid namespace once it goes LOCK_STALE_MS untouched, by its own clock (a file dated ahead too)', () => {
     const data = tempDataDir();
     try {
       const lock = join(data.dir, '.lock');
-      // A container's server that was killed (pid 1 of its namespace) long ago: taken over at once.
+      // A container's server (pid 1 of its namespace) killed under a clock an hour ahead of ours:
+      // judged by no touch for LOCK_STALE_MS while this start waits, never by the file's date.
       writeFileSync(lock, 'pid=1\nstart=5\nns=pid:[1]\n');
-      const old = new Date(Date.now() - 2 * LOCK_STALE_MS);
-      utimesSync(lock, old, old);
-      lockDataDirectory(data.dir)();
-      // One killed just now (its container started again, in a new namespace): taken over once the
-      // file has gone LOCK_STALE_MS untouched (here 200 ms from now).
-      writeFileSync(lock, 'pid=1\nstart=5\nns=pid:[1]\n');
-      const recent = new Date(Date.now() - LOCK_STALE_MS + 200);
-      utimesSync(lock, recent, recent);
+      const ahead = new Date(Date.now() + 3_600_000);
+      utimesSync(lock, ahead, ahead);
       const release = lockDataDirectory(data.dir);
-      expect(readFileSync(lock, 'utf8')).toBe(`pid=${process.pid}\nstart=${readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]}\nns=${readlinkSync('/proc/self/ns/pid')}\n`);
+      expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^pid=${process.pid}\\nstart=\\d+\\nns=${readlinkSync('/proc/self/ns/pid').replace(/[[\]]/g, '\\$&')}\\ntoken=[0-9a-f]{16}\\n$`));
       release();
       expect(existsSync(lock)).toBe(false);
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('tells a holder whose lock another server took over, touches it no more, and leaves it at release', async () => {
+    const data = tempDataDir();
+    try {
+      const lock = join(data.dir, '.lock');
+      let lostWith = '';
+      const told = new Promise<void>((resolve) => {
+        const release = lockDataDirectory(data.dir, (message) => {
+          lostWith = message;
+          release();
+          resolve();
+        });
+      });
+      // What a server of another namespace writes when it takes a frozen holder's lock over.
+      const theirs = 'pid=1\nstart=7\nns=pid:[2]\ntoken=0123456789abcdef\n';
+      writeFileSync(lock, theirs);
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(lock, old, old);
+      await told;
+      expect(lostWith).toBe(`the data directory lock ${lock} is now held by process 1 of pid namespace pid:[2]: another server took the data directory over while this one was frozen (for more than 5000 ms) or the file was removed`);
+      expect(readFileSync(lock, 'utf8')).toBe(theirs);
+      // Untouched since (mtime read back within the file system's sub-millisecond rounding).
+      expect(Math.abs(statSync(lock).mtimeMs - old.getTime())).toBeLessThan(1);
     } finally {
       data.remove();
     }
@@ -102,13 +124,48 @@ describe('one server per data directory (.lock)', () => {
         third!.once('exit', () => resolve(false));
       });
       expect(ready).toBe(true);
-      expect(readFileSync(lock, 'utf8')).toMatch(/^pid=1\nstart=\d+\nns=pid:\[\d+\]\n$/);
+      expect(readFileSync(lock, 'utf8')).toMatch(/^pid=1\nstart=\d+\nns=pid:\[\d+\]\ntoken=[0-9a-f]{16}\n$/);
       expect(readFileSync(lock, 'utf8')).not.toContain(readlinkSync('/proc/self/ns/pid'));
     } finally {
       await kill(first, 'SIGKILL');
       if (third !== null && third.exitCode === null) {
         third.kill('SIGKILL');
         await new Promise((resolve) => third!.once('exit', resolve));
+      }
+      data.remove();
+    }
+  });
+
+  it.skipIf(!hasUnshare)('stops a holder frozen while a server of another pid namespace took its directory over: exit 1, nothing acknowledged after', async () => {
+    const data = tempDataDir();
+    const first = await startCli(['--port', '0', '--data-dir', data.dir]);
+    let second: ReturnType<typeof spawn> | null = null;
+    try {
+      // Frozen (docker pause, SIGSTOP, a debugger): it touches its lock no more.
+      process.kill(first.process.pid!, 'SIGSTOP');
+      second = spawn('unshare', [...unshare, process.execPath, CLI, '--no-admin', '--port', '0', '--data-dir', data.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const ready = await new Promise<boolean>((resolve) => {
+        createInterface({ input: second!.stdout! }).on('line', (line) => line.includes('ready on') && resolve(true));
+        second!.once('exit', () => resolve(false));
+      });
+      expect(ready).toBe(true);
+      const taken = readFileSync(join(data.dir, '.lock'), 'utf8');
+      expect(taken).toMatch(/^pid=1\n/);
+      // Thawed: it finds the lock another's at its next touch and stops, exit 1.
+      const exited = new Promise<number | null>((resolve) => first.process.once('exit', (code) => resolve(code)));
+      process.kill(first.process.pid!, 'SIGCONT');
+      expect(await exited).toBe(1);
+      expect(first.lines.some((l) => l.includes('is now held by process 1 of pid namespace') && l.includes('stopping'))).toBe(true);
+      // Its shutdown left the other's lock in place.
+      expect(readFileSync(join(data.dir, '.lock'), 'utf8')).toBe(taken);
+    } finally {
+      if (first.process.exitCode === null && first.process.signalCode === null) {
+        process.kill(first.process.pid!, 'SIGCONT');
+        await kill(first, 'SIGKILL');
+      }
+      if (second !== null && second.exitCode === null) {
+        second.kill('SIGKILL');
+        await new Promise((resolve) => second!.once('exit', resolve));
       }
       data.remove();
     }
