@@ -87,13 +87,17 @@ export const api: ApiDefinition<FetchRequest, FetchResponse> = {
       return { ...defaultFetchResponse(), errorCode: ErrorCode.UNKNOWN_SERVER_ERROR };
     }
     const deadline = broker.time.now() + Math.max(0, req.maxWaitMs);
+    // What the broker did not know when the request arrived stays so for the whole wait (KafkaApis
+    // sorts the partitions once, before ReplicaManager waits on the rest).
+    let arrival: ArrivalUnknowns | null = null;
     for (;;) {
-      const built = await runSoon(buildResponse(broker, req, ctx.apiVersion));
+      const built: BuiltResponse = await runSoon(buildResponse(broker, req, ctx.apiVersion, arrival));
+      arrival = built.arrival;
       if (built.bytes >= req.minBytes || built.hasError || built.partitions.length === 0) return built.response;
       const remaining = deadline - broker.time.now();
       if (remaining <= 0) return built.response;
       const woken = await broker.topics.waitForAppend(built.partitions, remaining);
-      if (!woken) return (await runSoon(buildResponse(broker, req, ctx.apiVersion))).response;
+      if (!woken) return (await runSoon(buildResponse(broker, req, ctx.apiVersion, arrival))).response;
     }
   },
 };
@@ -128,8 +132,12 @@ class TopicRuns {
   }
 }
 
+/** The request's partitions the broker did not know at its arrival, by `<topic entry>:<partition entry>`, with the error they got. */
+type ArrivalUnknowns = Map<string, number>;
+
 interface BuiltResponse {
   response: FetchResponse;
+  arrival: ArrivalUnknowns;
   /** Record bytes in the response. */
   bytes: number;
   hasError: boolean;
@@ -148,7 +156,8 @@ const FETCH_BUDGET_EVERY = 32;
  * Partitions read in a later slice may have grown meanwhile, as in Kafka, whose fetch reads
  * partition after partition while appends go on.
  */
-function* buildResponse(broker: Broker, req: FetchRequest, version: number): Generator<void, BuiltResponse> {
+function* buildResponse(broker: Broker, req: FetchRequest, version: number, arrived: ArrivalUnknowns | null): Generator<void, BuiltResponse> {
+  const arrival: ArrivalUnknowns = arrived ?? new Map();
   const byId = TOPICS.byId(version);
   const readCommitted = req.isolationLevel === READ_COMMITTED;
   let remaining = req.maxBytes;
@@ -162,13 +171,15 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
   // (KafkaApis' `erroneous`, in request order), each run of one topic in one entry.
   const read = new TopicRuns(version);
   const notKnown = new TopicRuns(version);
-  for (const t of req.topics) {
+  for (let ti = 0; ti < req.topics.length; ti++) {
+    const t = req.topics[ti]!;
     const lookUp = (): Topic | undefined => (byId ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic));
     let topic = lookUp();
     // How the answer names the topic (one object per topic entry of the request, not per partition).
     const nameOf = (found: Topic | undefined) => ({ topic: byId ? '' : t.topic, topicId: byId ? t.topicId : found?.id ?? t.topicId });
     let entry = nameOf(topic);
-    for (const p of t.partitions) {
+    for (let pi = 0; pi < t.partitions.length; pi++) {
+      const p = t.partitions[pi]!;
       if (slicer.due()) {
         yield;
         // Deleted (or deleted and created again) between slices: answered as a lookup now finds it.
@@ -190,19 +201,19 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
       const unknown = (errorCode: number): void => {
         Object.assign(res, TOPICS.spec.errorPartition(p.partition, errorCode), { preferredReadReplica: -1 });
         notKnown.add(entry, res);
+        if (arrived === null) arrival.set(`${ti}:${pi}`, errorCode);
       };
-      if (!topic) {
-        unknown(byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      const unknownAtArrival = arrived?.get(`${ti}:${pi}`);
+      if (unknownAtArrival !== undefined) {
+        // Created since: still unknown to this request, as on Kafka.
+        unknown(unknownAtArrival);
         continue;
       }
-      const partition = topic.partition(p.partition);
+      const partition = topic?.partition(p.partition);
       if (!partition) {
-        unknown(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        continue;
-      }
-      // ReplicaManager.readFromLog fails a negative limit (UnifiedLog.read's IllegalArgumentException).
-      if (p.partitionMaxBytes < 0) {
-        fail(ErrorCode.UNKNOWN_SERVER_ERROR);
+        if (arrived === null) unknown(topic || !byId ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_ID);
+        // Deleted while the request waited: ReplicaManager's read finds no partition.
+        else fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         continue;
       }
       const epochError = version >= 9 ? leaderEpochError(p.currentLeaderEpoch, partition.leaderEpoch) : ErrorCode.NONE;
@@ -216,6 +227,12 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
         fail(ErrorCode.OFFSET_OUT_OF_RANGE);
         continue;
       }
+      // UnifiedLog.read fails a negative limit (IllegalArgumentException) once there is something to
+      // read: at the end of what the isolation level reads it answers nothing first, and waits.
+      if (p.partitionMaxBytes < 0 && p.fetchOffset !== (readCommitted ? partition.lastStableOffset : partition.highWatermark)) {
+        fail(ErrorCode.UNKNOWN_SERVER_ERROR);
+        continue;
+      }
       read.add(entry, res);
       res.highWatermark = partition.highWatermark;
       res.lastStableOffset = partition.lastStableOffset;
@@ -224,7 +241,7 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, remaining));
       let batches: Buffer[];
       if (readCommitted) {
-        const read = partition.readCommitted(p.fetchOffset, limit, bytes === 0, logConfig(topic, p.partition)?.indexIntervalBytes ?? 4096);
+        const read = partition.readCommitted(p.fetchOffset, limit, bytes === 0, logConfig(topic!, p.partition)?.indexIntervalBytes ?? 4096);
         batches = read.batches;
         res.abortedTransactions = read.abortedTransactions;
       } else {
@@ -239,6 +256,7 @@ function* buildResponse(broker: Broker, req: FetchRequest, version: number): Gen
 
   return {
     response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: read.followedBy(notKnown), nodeEndpoints: [] },
+    arrival,
     bytes,
     hasError,
     partitions,

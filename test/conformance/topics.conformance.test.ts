@@ -181,6 +181,8 @@ describe('Fetch', () => {
       for (const isolationLevel of [0, 1]) await s.call(`known, unknown partition, unknown topic (isolation ${isolationLevel})`, 1, version, { ...body, isolationLevel });
       await s.call('isolation level 5', 1, version, { ...body, isolationLevel: 5 });
       await s.call('partition limit -1', 1, version, { ...body, topics: [{ ...known, partitions: [part(0, -1)] }] });
+      // At the end of the log there is nothing to read: no error (UnifiedLog.read answers empty first).
+      await s.call('partition limit -1 at the log end', 1, version, { ...body, topics: [{ ...known, partitions: [{ ...part(0, -1), fetchOffset: 1n }] }] });
     });
   }
 });

@@ -56,4 +56,20 @@ describe('Fetch long poll', () => {
     const outOfRange = await longPoll(client, [['polled', 0, 5n]]);
     expect(outOfRange.responses.flatMap((t) => t.partitions.map((p) => p.errorCode))).toEqual([ErrorCode.OFFSET_OUT_OF_RANGE]);
   });
+
+  it('answers a topic deleted during the wait UNKNOWN_TOPIC_OR_PARTITION (aborted transactions null), and one created during it as unknown still', async () => {
+    const { server } = await startClosableServer(cleanups, {});
+    const client = await RawClient.connectCleaned(server.port, cleanups);
+    const admin = await RawClient.connectCleaned(server.port, cleanups);
+    await createTopic(admin, 'doomed');
+    const fetch = longPoll(client, [['doomed', 0, 0n], ['newborn', 0, 0n]]);
+    await until(() => server.faults.requests({ api: 'Fetch' }).some((e) => e.outcome === 'pending'), 'the Fetch to be read');
+    await createTopic(admin, 'newborn');
+    expect((await admin.send(20, 6, { topics: [{ name: 'doomed', topicId: ZERO_UUID }], topicNames: [], timeoutMs: 30_000 })).responses[0]!.errorCode).toBe(ErrorCode.NONE);
+    const answer = await fetch;
+    expect(answer.responses.map((t) => [t.topic, t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.abortedTransactions])])).toEqual([
+      ['doomed', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null]]],
+      ['newborn', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []]]],
+    ]);
+  });
 });

@@ -15,6 +15,9 @@ class MockBroker:
     # npx --no: only a kafka-mock-coordinator installed in the project; without a terminal npx
     # would otherwise download and run whatever the npm registry has under that name.
     def __init__(self, command=("npx", "--no", "kafka-mock-coordinator"), *args):
+        if isinstance(command, str):
+            raise TypeError(f"command is the server's command line as a tuple, e.g. ('node', '/abs/path/dist/cli.cjs'), "
+                            f"its arguments after it: MockBroker(command, '--clock', 'manual'); got the string {command!r}")
         memory = () if any(a == "--data-dir" or a.startswith("--data-dir=") for a in args) else ("--in-memory",)
         self.argv = [*command, *memory, "--port", "0", "--admin-port", "0", "--stop-when-stdin-closes", *args]
         self._start(self.argv)
