@@ -12,10 +12,12 @@
  * A pid means nothing in another pid namespace (a container beside the host, or another container,
  * on one volume: new-user trial, session 31, where a container took the host server's directory
  * over and one of two acknowledged records was lost). So the file also names its holder's pid
- * namespace (/proc/self/ns/pid), and the holder touches the file every LOCK_REFRESH_MS: a server
- * in another namespace waits for that touch (held) or for the file to be LOCK_STALE_MS old
- * (stale: its holder is gone, e.g. a container killed and started again, which comes back in a new
- * namespace), at most LOCK_STALE_MS.
+ * namespace (/proc/self/ns/pid) and a token, and the holder touches the file every
+ * LOCK_REFRESH_MS: a server in another namespace waits for that touch (held) or for LOCK_STALE_MS
+ * of its own waiting without one (stale: its holder is gone, e.g. a container killed and started
+ * again, which comes back in a new namespace). A holder frozen longer than that can be taken over:
+ * at its next touch it finds the file not its own (the token) and is told (`onLost`), and its
+ * release leaves the other's file.
  *
  * Races between servers starting at once (adversarial trial 10 saw two holders): the lock file is
  * written in full under a private name and then hard-linked to `.lock`, so it never exists half
