@@ -4,7 +4,9 @@
  * after a segment's batches is space written ahead of the appends (prepared-space.ts) and is cut
  * at debug level, in any segment (zeros from its first byte are damage, as any bad batch). A bad
  * tail of the last segment is a write torn by a crash and is truncated with one warning; a bad
- * batch anywhere else means the log is damaged, and opening it fails.
+ * batch anywhere else, or one that a valid batch follows, means the log is damaged, and opening it
+ * fails (Kafka's recovery would truncate there too, dropping every later batch: acknowledged ones
+ * a flipped byte should not cost; a crash leaves the bad bytes at the end).
  */
 import * as fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -13,6 +15,7 @@ import {
   BATCH_LENGTH_OFFSET,
   LAST_OFFSET_DELTA_OFFSET,
   MAX_TIMESTAMP_OFFSET,
+  RECORD_BATCH_OVERHEAD,
   validateBatch,
 } from '../records/record-batch.js';
 import type { LogSegment } from './segment.js';
@@ -145,9 +148,43 @@ export function recoverSegment(
     return false; // not a torn write: the segment holds every batch written to it, and later segments stay
   }
   if (!isLast) throw new CorruptLogError(file, problem.position, problem.reason);
+  const next = validBatchAfter(segment, problem.position, fileBytes, lastOffset);
+  if (next !== null) {
+    throw new CorruptLogError(
+      file,
+      problem.position,
+      `${problem.reason}; a valid batch follows it at byte ${next.position} (offsets ${next.baseOffset}..${next.lastOffset}), so this is damage, ` +
+        `not a write torn by a crash, and nothing was truncated: restore the file, or truncate it to ${problem.position} bytes to drop offset ${lastOffset + 1n} onwards`,
+    );
+  }
   segment.truncateFile(problem.position);
   log.warn(
     { file, position: problem.position, offset: String(lastOffset + 1n), bytesDropped: fileBytes - problem.position, reason: problem.reason },
     `truncated torn tail of log segment ${file}: dropped ${fileBytes - problem.position} bytes from byte ${problem.position} (offset ${lastOffset + 1n})`,
-  );  return true;
+  );
+  return true;
+}
+
+/**
+ * The batch after the bad one at `position`, found through the bad one's own length field, when
+ * it is whole, valid and follows `lastOffset`: a byte flipped inside a batch keeps its length, so
+ * the batches after it are still where they were. Null when there is none (a torn write is the
+ * last thing in the file) or the length itself is damaged.
+ */
+function validBatchAfter(segment: LogSegment, position: number, fileBytes: number, lastOffset: bigint): { position: number; baseOffset: bigint; lastOffset: bigint } | null {
+  const read = (at: number, n: number): Buffer => {
+    const b = Buffer.alloc(n);
+    fs.readSync(segment.fd(), b, 0, n, at);
+    return b;
+  };
+  if (position + LOG_OVERHEAD > fileBytes) return null;
+  const badSize = read(position, LOG_OVERHEAD).readInt32BE(BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+  const next = position + badSize;
+  if (badSize < RECORD_BATCH_OVERHEAD || next + RECORD_BATCH_OVERHEAD > fileBytes) return null;
+  const size = read(next, LOG_OVERHEAD).readInt32BE(BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+  if (size < RECORD_BATCH_OVERHEAD || next + size > fileBytes) return null;
+  const batch = read(next, size);
+  if (!validateBatch(batch).ok) return null;
+  const baseOffset = batch.readBigInt64BE(0);
+  return baseOffset > lastOffset ? { position: next, baseOffset, lastOffset: baseOffset + BigInt(batch.readInt32BE(LAST_OFFSET_DELTA_OFFSET)) } : null;
 }

@@ -337,6 +337,29 @@ describe('PartitionLog recovery', () => {
     expect(captured.warnings()[0]).toMatchObject({ bytesDropped: bytes.length / 2, offset: '1' });
   });
 
+  it('refuses to open, truncating nothing, when a valid batch follows a bad one in the last segment: damage, not a torn write', async () => {
+    const first = openLog();
+    for (let i = 0; i < 3; i++) first.append([batchOf(2)]);
+    await first.close();
+    const file = path.join(first.dir!, '00000000000000000000.log');
+    const bytes = fs.readFileSync(file);
+    const one = bytes.length / 3;
+    bytes[one + 40] = bytes[one + 40]! ^ 0x01; // a bit flipped inside the second batch (offsets 2-3)
+    fs.writeFileSync(file, bytes);
+    const captured = captureLog();
+    expect(() => openLog({ dir: first.dir, log: captured.log })).toThrow(
+      `corrupt log segment ${file} at byte ${one}: `,
+    );
+    expect(() => openLog({ dir: first.dir })).toThrow(
+      `a valid batch follows it at byte ${2 * one} (offsets 4..5), so this is damage, not a write torn by a crash, and nothing was truncated: restore the file, or truncate it to ${one} bytes to drop offset 2 onwards`,
+    );
+    expect(fs.readFileSync(file)).toEqual(bytes);
+    expect(captured.warnings()).toEqual([]);
+    // Truncated as the message says, the log opens with the first batch.
+    fs.truncateSync(file, one);
+    expect(openLog({ dir: first.dir }).logEndOffset).toBe(2n);
+  });
+
   it('refuses to open when an earlier segment is corrupt, naming the file', async () => {
     const one = batchOf(1).length;
     const first = openLog({ segmentBytes: one });
