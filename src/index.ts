@@ -25,6 +25,7 @@ import { authorizedHandlers } from './security/authorization/authorized-handlers
 import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
 import { codecsLoadable } from './protocol/codec-loading.js';
+import { TOPIC_CONFIGS } from './configs/kafka-config-data.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
@@ -169,6 +170,15 @@ export interface ServerHandle {
 }
 
 /** `dir`'s lock; a start refused it (another server's, a full disk) removes the levels it created, if still empty. */
+/**
+ * For an unknown broker config that is a topic config (`segment.bytes`): the broker config that
+ * sets its default, as a hint after Kafka's own warning (a server-wide `--config` is a broker config).
+ */
+function topicConfigHint(key: string): string {
+  const synonym = Object.hasOwn(TOPIC_CONFIGS, key) ? TOPIC_CONFIGS[key]!.brokerSynonym : null;
+  return synonym === null ? '' : ` ${key} is a topic config; the broker config that sets its default for every topic is ${synonym}.`;
+}
+
 function lockCreated(dir: string, createdLevels: readonly string[], onLost: (message: string) => void): () => void {
   try {
     return lockDataDirectory(dir, onLost);
@@ -212,7 +222,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const listenerSpecs = resolveListeners(config);
   const addScram = (options.addScram ?? []).map(parseAddScram);
   const log = options.logger ?? pino({ level: options.logLevel ?? 'warn' });
-  for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.`);
+  for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.${topicConfigHint(key)}`);
   // Kafka's default log.flush.interval.ms (-1) is no interval: 'interval' alone syncs before every answer (storage/partition-log.ts).
   if (config.string('mock.flush.policy') === 'interval' && config.long('log.flush.interval.ms') <= 0n) {
     log.warn(`mock.flush.policy=interval with log.flush.interval.ms=${config.long('log.flush.interval.ms')} syncs before every answer, as 'always' does: set log.flush.interval.ms (e.g. 1000)`);

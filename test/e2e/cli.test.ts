@@ -119,6 +119,19 @@ describe('command line', () => {
     }
   });
 
+  it("warns of an unknown config with Kafka's words, naming the broker config of a topic config given as one", async () => {
+    const server = await startCli(['--in-memory', '--port', '0', '--config', 'segment.bytes=2048', '--config', 'retention.ms=1000', '--config', 'no.such.key=1']);
+    try {
+      expect(server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg).slice(0, 3)).toEqual([
+        "The configuration 'segment.bytes' was supplied but isn't a known config. segment.bytes is a topic config; the broker config that sets its default for every topic is log.segment.bytes.",
+        "The configuration 'retention.ms' was supplied but isn't a known config. retention.ms is a topic config; the broker config that sets its default for every topic is log.retention.ms.",
+        "The configuration 'no.such.key' was supplied but isn't a known config.",
+      ]);
+    } finally {
+      await kill(server, 'SIGKILL');
+    }
+  });
+
   it('writes its log to a pipe with blocking writes, and logs no line for a connection opened and closed (Kafka logs those at debug)', async () => {
     const server = await startCli(['--in-memory', '--port', '0']);
     try {
