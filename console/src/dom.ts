@@ -1,3 +1,5 @@
+import type { RequestEntry } from './types.js';
+
 /** A tiny element builder: text always goes in as text (group ids and client ids are untrusted). */
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
@@ -42,6 +44,15 @@ export function bytes(n: number): string {
 export function time(iso: string): string {
   const d = new Date(iso);
   return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 23)}`;
+}
+
+/**
+ * Request log entries, newest first: the broker that received each (`--brokers N`), the error
+ * answered (`NONE` for an answer without one) and the fault rules that fired on it.
+ */
+export function requestTable(id: string, entries: RequestEntry[], empty = 'no requests'): HTMLElement {
+  return table(id, ['#', 'time', 'broker', 'api', 'version', 'client id', 'group', 'error', 'faults', 'outcome', 'ms'],
+    [...entries].reverse().map((e) => [e.seq, time(e.time), e.brokerId, e.api, e.version, e.clientId, e.group ?? '-', e.error ?? 'NONE', e.faults.join(', ') || '-', e.outcome, e.durationMs ?? '-']), empty);
 }
 
 export function partitions(assignment: Array<{ topic: string; partitions: number[] }> | null): string {

@@ -1,8 +1,11 @@
-/** `#/groups/<id>`: members, partitions (committed offset, log-end offset, lag, last commit), lag chart, timeline. */
+/**
+ * `#/groups/<id>`: members, partitions (committed offset, log-end offset, lag, last commit), lag
+ * chart, timeline, and the group's requests that failed (errors answered, fault rules fired).
+ */
 import { api, ApiError } from './api.js';
-import { fill, h, partitions, table, time } from './dom.js';
+import { fill, h, partitions, requestTable, table, time } from './dom.js';
 import { LagChart } from './lag-chart.js';
-import type { Assignment, Group, GroupHistory, GroupMember, GroupOffsetView, TimelineEvent, UncommittedPartitionView } from './types.js';
+import type { Assignment, Group, GroupHistory, GroupMember, GroupOffsetView, RequestEntry, TimelineEvent, UncommittedPartitionView } from './types.js';
 import type { Page } from './page.js';
 
 /** Partitions in `a` that are not in `b` (a member's partitions still to revoke: owned, not in its target). */
@@ -35,12 +38,16 @@ function describeEvent(e: TimelineEvent): string {
   }
 }
 
+/** Failed requests a group's page lists. */
+const FAILED_SHOWN = 20;
+
 export function groupPage(root: HTMLElement, groupId: string): Page {
   // The query form: a path cannot name the groups `.` and `..` (URL parsing folds dot segments).
   const query = `?groupId=${encodeURIComponent(groupId)}`;
   const body = h('div');
   const chartBox = h('div', { id: 'lag-chart', class: 'chart' });
   const timeline = h('div');
+  const failures = h('div', { class: 'scroll' });
   // Under a stream of commits their events would push the rebalances off the list: they can be hidden.
   let lastHistory: GroupHistory | null = null;
   const showCommits = h('input', { type: 'checkbox', id: 'timeline-commits', checked: true, onchange: () => {
@@ -60,15 +67,24 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
     h('h2', {}, 'Timeline'),
     h('p', { class: 'filters' }, h('label', {}, showCommits, ' commits')),
     timeline,
+    h('h2', {}, `Failed requests (newest ${FAILED_SHOWN})`),
+    h('p', { class: 'meta' }, 'Requests naming this group answered with an error, or on which a fault rule fired, or closed without an answer (the request log keeps the last 1000 failures).'),
+    failures,
   );
   const chart = new LagChart(chartBox);
   return {
-    wants: (notice) => notice.groups.includes(groupId),
+    // A fault rule firing on the group's requests changes no group state: the faults notice too.
+    wants: (notice) => notice.groups.includes(groupId) || notice.faults,
     async refresh() {
       let group: Group;
       let history: GroupHistory | null;
+      let failed: RequestEntry[] | null;
       try {
-        [group, history] = await Promise.all([api.get<Group>(`/group${query}`), api.get<GroupHistory>(`/group/history${query}`).catch(() => null)]);
+        [group, history, failed] = await Promise.all([
+          api.get<Group>(`/group${query}`),
+          api.get<GroupHistory>(`/group/history${query}`).catch(() => null),
+          api.get<{ requests: RequestEntry[] }>(`/requests?${new URLSearchParams({ group: groupId, failed: 'true', limit: String(FAILED_SHOWN) })}`).then((r) => r.requests, () => null),
+        ]);
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) {
           fill(body, h('p', { class: 'empty' }, `No group "${groupId}" (yet).`));
@@ -126,6 +142,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
             group.pendingTransactionalOffsets.map((o) => [o.topic, o.partition, o.offset, o.transactionalId ?? '-', o.producerId]),
           ),
       );
+      fill(failures, failed === null ? h('p', { class: 'empty' }, 'The request log could not be read.') : requestTable('group-failures', failed, 'none'));
       if (history) {
         chart.update(history.lag, share ? 'A share group commits no offsets: its lag is per share partition, above.' : 'No lag sample yet: the chart starts at the group\'s first committed offset.');
         lastHistory = history;

@@ -22,6 +22,7 @@ export interface RequestEntry {
   time: string;
   api: string;
   version: number;
+  brokerId: number;
   clientId: string;
   group: string | null;
   memberId: string | null;

@@ -341,8 +341,9 @@ export function registerControlCommands(program: Command): void {
     .option('--broker-id <id>', 'only requests this broker received (--brokers N)')
     .option('--limit <n>', 'the newest N')
     .option('--failed', 'only requests that failed: an error answered, a fault rule fired, closed (the last 1000 kept beyond the log)')
+    .option('--error <name>', 'only requests answered with this Kafka error (as UNKNOWN_MEMBER_ID), the failures kept beyond the log included')
     .addOption(adminOption())
-    .action((o: { admin: string; api?: string; group?: string; clientId?: string; transactionalId?: string; brokerId?: string; limit?: string; failed?: boolean }) =>
+    .action((o: { admin: string; api?: string; group?: string; clientId?: string; transactionalId?: string; brokerId?: string; limit?: string; failed?: boolean; error?: string }) =>
       run(async () => {
         const q = new URLSearchParams();
         if (o.api) q.set('api', o.api);
@@ -352,6 +353,7 @@ export function registerControlCommands(program: Command): void {
         if (o.brokerId !== undefined) q.set('brokerId', String(int(o.brokerId, '--broker-id')));
         if (o.limit !== undefined) q.set('limit', String(int(o.limit, '--limit')));
         if (o.failed === true) q.set('failed', 'true');
+        if (o.error !== undefined) q.set('error', o.error);
         print(await call(o.admin, 'GET', `requests${q.size > 0 ? `?${q}` : ''}`));
       }),
     );

@@ -152,6 +152,12 @@ export const OPENAPI_DOCUMENT = {
             schema: { type: 'boolean' },
             description: 'Only requests that failed (answered with an error, a fault rule fired, or closed or failed without an answer); the last 1000 of those are kept beyond the log',
           },
+          {
+            name: 'error',
+            in: 'query',
+            schema: { type: 'string' },
+            description: "Only requests answered with this error (Kafka's name, any case, or its code) anywhere in the response; the failures kept beyond the log are searched too",
+          },
         ],
         responses: { '200': json({ type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('RequestLogEntry') } } }, 'Requests'), '400': errorResponse('Invalid query') },
       },

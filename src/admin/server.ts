@@ -202,6 +202,9 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     if (limit !== undefined) filter.limit = limit;
     const failed = queryBool(q['failed'], 'failed');
     if (failed !== undefined) filter.failed = failed;
+    // An error name no Kafka version has is a 400, as an unknown API is (FaultRegistry.requests).
+    const error = queryString(q['error'], 'error');
+    if (error !== undefined) filter.error = error;
     return { requests: faults.requests(filter) };
   });
   app.delete('/requests', async (_req, reply) => {

@@ -3,7 +3,7 @@ import type { Broker } from '../broker.js';
 import { CALLS_BACK, NO_RESPONSE, brokerIdOf, type ApiDefinition, type PartitionTarget, type RequestContext, type RequestDone } from '../apis/types.js';
 import { API_NAMES } from '../protocol/messages/index.js';
 import type { FaultRuleLimits } from './reachable.js';
-import { normalizeRule, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
+import { normalizeRule, knownErrorName, FaultRuleError, MAX_FAULT_RULES, MAX_TIMER_MS, type FaultRuleSpec, type NormalizedAction, type NormalizedMatch, type NormalizedRule } from './types.js';
 import { principalString } from '../security/principal.js';
 import { fillLoggedGroups, fillLoggedTopics, firstNamed, requestInfo, requestNames, type RequestInfo } from './request-info.js';
 import { targetsAnyPartition } from './error-response.js';
@@ -279,9 +279,13 @@ export class FaultRegistry {
     return this.waitOn(rule, n, options);
   }
 
-  /** Recent requests, oldest first (the newest 1000 are kept). */
+  /**
+   * Recent requests, oldest first (the newest 1000 are kept, and the last 1000 failed ones beyond
+   * them for `failed` and `error`); `error` is a Kafka error name in any case or a code
+   * (FaultRuleError naming a close one when no Kafka error has it).
+   */
   requests(filter: RequestLogFilter = {}): RequestLogEntry[] {
-    return this.requestLog.list(filter);
+    return this.requestLog.list(filter.error === undefined ? filter : { ...filter, error: knownErrorName(filter.error) });
   }
 
   clearRequests(): void {

@@ -63,6 +63,12 @@ export interface RequestLogFilter {
    * `capacity` requests (consumers' Fetches push an error out of the whole log within seconds).
    */
   failed?: boolean;
+  /**
+   * Only requests answered with this error (Kafka's name, as `UNKNOWN_MEMBER_ID`; FaultRegistry
+   * also takes a code) anywhere in the response: failed ones, so the failures kept beyond the log
+   * are searched too.
+   */
+  error?: string;
 }
 
 /** Whether a settled entry is one `RequestLogFilter.failed` lists. */
@@ -393,9 +399,10 @@ export class RequestLog {
       (filter.transactionalId === undefined || e.transactionalId === filter.transactionalId) &&
       (filter.brokerId === undefined || e.brokerId === filter.brokerId) &&
       (filter.sinceSeq === undefined || e.seq > filter.sinceSeq) &&
-      (filter.failed !== true || (e.outcome !== 'pending' && isFailed(e)));
+      (filter.failed !== true || (e.outcome !== 'pending' && isFailed(e))) &&
+      (filter.error === undefined || e.errors.includes(filter.error));
     let out = this.held().filter(matches).map((e) => e.toJSON());
-    if (filter.failed === true) out = [...this.olderFailures().filter(matches), ...out];
+    if (filter.failed === true || filter.error !== undefined) out = [...this.olderFailures().filter(matches), ...out];
     if (filter.limit !== undefined && out.length > filter.limit) out = out.slice(out.length - filter.limit);
     return out;
   }

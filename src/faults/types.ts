@@ -5,7 +5,7 @@ import { FAULT_ACTIONS, faultActionDefinition, type FaultAction, type Normalized
 import { checkReachable, type FaultRuleLimits } from './reachable.js';
 import { parseNameMatch, type NameMatch } from './name-match.js';
 
-export { FaultRuleError, MAX_FAULT_HOLD_MS, MAX_TIMER_MS, resolveError, type ErrorRef } from './validate.js';
+export { FaultRuleError, MAX_FAULT_HOLD_MS, MAX_TIMER_MS, resolveError, knownErrorName, type ErrorRef } from './validate.js';
 export type { FaultAction, FaultActionType, NormalizedAction } from './actions/index.js';
 export type { NameMatch } from './name-match.js';
 

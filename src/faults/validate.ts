@@ -27,6 +27,11 @@ export function resolveError(ref: ErrorRef, what: string): { code: number; name:
   return resolved;
 }
 
+/** Kafka's name for an error given by name (any case) or code, for filters; FaultRuleError naming a close one when unknown. */
+export function knownErrorName(ref: ErrorRef): string {
+  return errorOf(ref).name;
+}
+
 function errorOf(ref: ErrorRef): { code: number; name: string } {
   if (typeof ref === 'number' || /^-?\d+$/.test(String(ref).trim())) {
     const code = Number(ref);

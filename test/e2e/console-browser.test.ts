@@ -187,7 +187,24 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     await page.locator('#rules tbody tr').filter({ hasText: rule!.id }).getByText('exhausted').waitFor({ timeout: UI_TIMEOUT });
     expect((await rows(page, 'rules'))[0]!.slice(0, 6)).toEqual([rule!.id, `api=OffsetCommit group=${GROUP} topic=${TOPIC}`, 'error error=COORDINATOR_LOAD_IN_PROGRESS', '1', '1', 'exhausted']);
     await page.locator('#requests').getByText('COORDINATOR_LOAD_IN_PROGRESS').first().waitFor({ timeout: UI_TIMEOUT });
+    // Each row names the broker that received the request; "failed only" asks the server for failures alone.
+    const header = await page.locator('#requests thead th').allInnerTexts();
+    expect(header).toEqual(['#', 'time', 'broker', 'api', 'version', 'client id', 'group', 'error', 'faults', 'outcome', 'ms']);
+    const failedRow = (r: string[]) => r[7] !== 'NONE' || r[8] !== '-' || r[9] !== 'response';
+    await page.check('#filter-failed');
+    await vi.waitFor(async () => expect((await rows(page, 'requests')).every(failedRow)).toBe(true), { timeout: UI_TIMEOUT });
+    const failedRows = await rows(page, 'requests');
+    expect(failedRows.find((r) => r[0] === String(commits[0]!.seq))?.slice(2)).toEqual([String(commits[0]!.brokerId), 'OffsetCommit', String(commits[0]!.version), commits[0]!.clientId, GROUP, 'COORDINATOR_LOAD_IN_PROGRESS', rule!.id, 'response', String(commits[0]!.durationMs)]);
     await page.screenshot({ path: join(SHOTS, 'faults.png'), fullPage: true });
+    await page.uncheck('#filter-failed');
+    // The group's page lists its failed requests, the one the rule answered among them.
+    await page.evaluate((g) => (location.hash = `#/groups/${g}`), GROUP);
+    await page.locator('#group-failures').getByText(rule!.id).waitFor({ timeout: UI_TIMEOUT });
+    const groupFailures = await rows(page, 'group-failures');
+    expect(groupFailures.every(failedRow)).toBe(true);
+    expect(groupFailures.find((r) => r[0] === String(commits[0]!.seq))?.slice(3, 9)).toEqual(['OffsetCommit', String(commits[0]!.version), commits[0]!.clientId, GROUP, 'COORDINATOR_LOAD_IN_PROGRESS', rule!.id]);
+    await page.evaluate(() => (location.hash = '#/faults'));
+    await page.locator('#add-rule').waitFor({ timeout: UI_TIMEOUT });
     // A rule naming ids by prefix shows the prefix with a star.
     const byPrefix = server.faults.add({ match: { api: 'EndTxn', transactionalId: { prefix: 'shop-' } }, action: { type: 'delay', ms: 1 } });
     await page.reload();

@@ -82,6 +82,12 @@ describe('control surfaces', () => {
     expect(failed.body.requests.filter((e: { api: string }) => e.api === 'OffsetCommit').map((e: { error: string; faults: string[] }) => [e.error, e.faults])).toEqual(Array(3).fill(['REBALANCE_IN_PROGRESS', ['rip']]));
     expect(failed.body.requests.every((e: { error: string | null; faults: string[]; outcome: string }) => e.error !== null || e.faults.length > 0 || e.outcome !== 'response')).toBe(true);
     expect((await http(base, 'GET', '/requests?failed=yes')).status).toBe(400);
+    // By error name (any case) or code: the same three; a name no Kafka has is a 400 naming a close one.
+    for (const error of ['REBALANCE_IN_PROGRESS', 'rebalance_in_progress', '27']) {
+      const byError = await http(base, 'GET', `/requests?group=gh&error=${error}`);
+      expect(byError.body.requests.map((e: { api: string; error: string; faults: string[] }) => [e.api, e.error, e.faults])).toEqual(Array(3).fill(['OffsetCommit', 'REBALANCE_IN_PROGRESS', ['rip']]));
+    }
+    expect(await http(base, 'GET', '/requests?error=REBALANCE_IN_PROGRES')).toMatchObject({ status: 400, body: { message: 'unknown error "REBALANCE_IN_PROGRES" (did you mean REBALANCE_IN_PROGRESS?)' } });
     expect((await http(base, 'DELETE', '/faults/rip')).status).toBe(204);
     expect((await http(base, 'GET', '/faults')).body).toEqual({ faults: [] });
   });

@@ -102,6 +102,10 @@ describe('RequestLog', () => {
     ]);
     expect(log.list({ failed: true, limit: 1 }).map((e) => e.seq)).toEqual([11]);
     expect(log.list({ failed: true, sinceSeq: 3 }).map((e) => e.seq)).toEqual([4, 11]);
+    // By error: the failures kept beyond the log are searched too (seq 1 left both); with or without `failed`.
+    expect(log.list({ error: 'REBALANCE_IN_PROGRESS' }).map((e) => e.seq)).toEqual([11]);
+    expect(log.list({ error: 'REBALANCE_IN_PROGRESS', failed: true }).map((e) => e.seq)).toEqual([11]);
+    expect(log.list({ error: 'UNKNOWN_MEMBER_ID' })).toEqual([]);
     log.clear();
     expect(log.list({ failed: true })).toEqual([]);
   });
