@@ -1,6 +1,19 @@
 import type { RequestEntry } from './types.js';
 
-/** A tiny element builder: text always goes in as text (group ids and client ids are untrusted). */
+/**
+ * Characters that change how the text around them reads without being seen: C0 and C1 controls
+ * (but tab and newline), zero-width characters and bidirectional overrides, isolates and marks. A
+ * client id, group id or a client's rebalance reason may carry them (`\u202E` shows a name
+ * backwards).
+ */
+const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+
+/** `text` with each invisible character shown as its escape (`\u202E`). */
+export function visible(text: string): string {
+  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
+/** A tiny element builder: text always goes in as text, invisible characters shown (group ids and client ids are untrusted). */
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
 
@@ -14,7 +27,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
   }
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
-    el.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
+    el.append(typeof child === 'string' ? visible(child) : typeof child === 'number' ? String(child) : child);
   }
   return el;
 }
@@ -32,7 +45,7 @@ export function table(id: string, head: string[], rows: Array<Array<Child | Chil
 
 /** Replaces the children of `el`. */
 export function fill(el: Element, ...children: Array<Child | Child[]>): void {
-  el.replaceChildren(...children.flat().filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (typeof c === 'number' ? String(c) : c)));
+  el.replaceChildren(...children.flat().filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (typeof c === 'number' ? String(c) : typeof c === 'string' ? visible(c) : c)));
 }
 
 export function bytes(n: number): string {

@@ -418,6 +418,46 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     }
   });
 
+  it('shows the invisible characters of client ids and rebalance reasons as escapes (a right-to-left override reads a name backwards)', async () => {
+    const odd = await startTestServer({ adminPort: 0 });
+    const first = await RawClient.connect(odd.port);
+    const second = await RawClient.connect(odd.port);
+    try {
+      await createTopic(first, 'odd-topic', 1);
+      const G = 'console-odd';
+      const CLIENT = 'shop\u202Egnp.exe';
+      const REASON = 'poll\u0007 timeout\u2066x\u2069';
+      const meta = new Writer();
+      meta.int16(0);
+      Sub.encode(meta, 0, { topics: ['odd-topic'], userData: null, ownedPartitions: [], generationId: -1, rackId: null });
+      const join = (raw: RawClient, memberId: string) => raw.send(11, 9, {
+        groupId: G, sessionTimeoutMs: 30000, rebalanceTimeoutMs: 30000, memberId, groupInstanceId: null, protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: meta.finish() }], reason: REASON,
+      }, CLIENT);
+      const id1 = (await join(first, '')).memberId;
+      expect((await join(first, id1)).errorCode).toBe(ErrorCode.NONE);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${odd.admin!.url}/#/groups/${G}`);
+      await page.locator('#members tbody tr').first().waitFor({ timeout: UI_TIMEOUT });
+      expect((await rows(page, 'members'))[0]![2]).toBe('shop\\u202Egnp.exe');
+      // A second member joins with the reason, the first rejoins: generation 2, with the client's reason.
+      const id2 = (await join(second, '')).memberId;
+      const secondJoined = join(second, id2);
+      expect((await join(first, id1)).generationId).toBe(2);
+      expect((await secondJoined).generationId).toBe(2);
+      const rebalance = page.locator('#timeline li.rebalance').filter({ hasText: 'generation/epoch 2' });
+      await rebalance.waitFor({ timeout: UI_TIMEOUT });
+      expect(await rebalance.innerText()).toContain(`adding new member ${id2.replace('\u202E', '\\u202E')} with group instance id none; client reason: poll\\u0007 timeout\\u2066x\\u2069`);
+      // No character of the page's text is one of them.
+      expect(await page.evaluate(() => /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2066-\u2069]/.test(document.body.innerText))).toBe(false);
+      await page.close();
+    } finally {
+      first.socket.destroy();
+      second.socket.destroy();
+      await odd.stop();
+    }
+  });
+
   it('under a stream of commits, refreshes a group page at most once a second, and keeps following them', async () => {
     const watched = await startTestServer({ adminPort: 0 });
     const raw = await RawClient.connect(watched.port);
