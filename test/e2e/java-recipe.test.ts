@@ -21,7 +21,10 @@ it.skipIf(javaClasspath === null)('MockBroker starts the server for a JVM suite,
   expect(ev['consumed']).toEqual({ event: 'consumed', consumed: 3, committed: { '0': 3 }, ruleFired: 1, rulesLeft: false });
   // advanceClock() moves the manual clock.
   expect(ev['manual']).toEqual({ event: 'manual', advanced: 60_000 });
+  expect(ev['log']).toEqual({ event: 'log', createdTopic: true });
   expect(ev['closed']).toEqual({ event: 'closed', childrenLeft: 0 });
+  // Its closes printed nothing: the thread reading the server's log ends quietly when the process does.
+  expect(run.stderr).not.toMatch(/Exception in thread|Stream closed/);
   // On a data directory, restart() brings the server back on the same address with its records and
   // offsets, and the producer created before it carries on.
   expect(ev['restarted']).toEqual({
@@ -31,5 +34,5 @@ it.skipIf(javaClasspath === null)('MockBroker starts the server for a JVM suite,
     committed: { '0': 3 },
   });
   // With --brokers 3, each broker's port by id from the ready line.
-  expect(ev['brokers']).toEqual({ event: 'brokers', ids: [1, 2, 3], firstIsBootstrap: true });
+  expect(ev['brokers']).toEqual({ event: 'brokers', ids: [1, 2, 3], firstIsBootstrap: true, bootstrapServers: true });
 });

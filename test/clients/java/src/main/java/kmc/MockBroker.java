@@ -3,11 +3,13 @@ package kmc;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -32,14 +34,21 @@ public final class MockBroker implements AutoCloseable {
   private static final Pattern FIRED = Pattern.compile("\"fired\":(\\d+)");
   private static final Pattern NOW = Pattern.compile("\"now\":(\\d+)");
 
+  /** Log lines {@link #recentLog} keeps. */
+  private static final int RECENT_LINES = 1000;
+
   private final List<String> command;
+  private final ArrayDeque<String> recent = new ArrayDeque<>();
   private Process process;
   public volatile String bootstrap;
   public volatile String admin;
   /** With {@code --brokers N}: each broker's port by id (empty with one broker). */
   public volatile Map<Integer, Integer> brokers = Map.of();
 
-  /** {@code command}: how to run the server, e.g. {@code node node_modules/.bin/kafka-mock-coordinator}. */
+  /**
+   * {@code command}: how to run the server, e.g. {@code npx --no kafka-mock-coordinator}, or
+   * {@code node /abs/path/dist/cli.cjs} in a clone (an absolute path: Maven forks run elsewhere).
+   */
   public MockBroker(String... command) throws IOException {
     this(List.of(command));
   }
@@ -82,10 +91,40 @@ public final class MockBroker implements AutoCloseable {
     }
     this.bootstrap = bootstrap;
     this.admin = admin;
-    // The rest of its log is read and dropped, so a full pipe never blocks the server.
-    Thread drain = new Thread(() -> out.lines().forEach(line -> {}));
+    // The rest of its log is read (a full pipe would block the server) and its last lines kept.
+    Thread drain = new Thread(() -> {
+      try {
+        out.lines().forEach(this::keep);
+      } catch (UncheckedIOException closed) {
+        // close() or restart() ended the process while this read: nothing more to keep.
+      }
+    });
     drain.setDaemon(true);
     drain.start();
+  }
+
+  private void keep(String line) {
+    synchronized (recent) {
+      if (recent.size() == RECENT_LINES) recent.removeFirst();
+      recent.addLast(line);
+    }
+  }
+
+  /**
+   * The server's last log lines after its ready line (JSON, one per line, at most 1000), oldest
+   * first: print them when a test fails, e.g. from a JUnit {@code TestWatcher}.
+   */
+  public List<String> recentLog() {
+    synchronized (recent) {
+      return List.copyOf(recent);
+    }
+  }
+
+  /** Every broker's address for {@code bootstrap.servers} ({@code --brokers N}: all N; else {@link #bootstrap}). */
+  public String bootstrapServers() {
+    if (brokers.isEmpty()) return bootstrap;
+    String host = bootstrap.substring(0, bootstrap.lastIndexOf(':'));
+    return String.join(",", brokers.values().stream().map(port -> host + ":" + port).toList());
   }
 
   /**

@@ -50,6 +50,8 @@ public final class MockBrokerRecipe {
       // Closing the Fault removed the rule.
       result.put("rulesLeft", broker.call("GET", "/faults", null).contains("\"id\""));
       Common.emit("consumed", result);
+      // The server's log after its ready line: the topic created above is in it.
+      Common.emit("log", Map.of("createdTopic", broker.recentLog().stream().anyMatch(l -> l.contains("\"msg\":\"created topic\"") && l.contains("\"topic\":\"" + topic + "\""))));
     }
     // close() waited for the server: no child of this JVM is left.
     Common.emit("closed", Map.of("childrenLeft", ProcessHandle.current().children().count()));
@@ -59,7 +61,11 @@ public final class MockBrokerRecipe {
       Common.emit("manual", Map.of("advanced", manual.advanceClock(60_000) - before));
     }
     try (MockBroker three = new MockBroker(List.of("node", cli), "--brokers", "3")) {
-      Common.emit("brokers", Map.of("ids", List.copyOf(three.brokers.keySet()), "firstIsBootstrap", three.bootstrap.endsWith(":" + three.brokers.get(1))));
+      String host = three.bootstrap.substring(0, three.bootstrap.lastIndexOf(':'));
+      Common.emit("brokers", Map.of(
+          "ids", List.copyOf(three.brokers.keySet()),
+          "firstIsBootstrap", three.bootstrap.endsWith(":" + three.brokers.get(1)),
+          "bootstrapServers", three.bootstrapServers().equals(host + ":" + three.brokers.get(1) + "," + host + ":" + three.brokers.get(2) + "," + host + ":" + three.brokers.get(3))));
     }
   }
 
