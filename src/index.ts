@@ -26,6 +26,7 @@ import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
 import { codecsLoadable } from './protocol/codec-loading.js';
 import { TOPIC_CONFIGS } from './configs/kafka-config-data.js';
+import { noteCleanShutdown, removeCleanShutdown, writeCleanShutdown } from './storage/clean-shutdown.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
@@ -247,10 +248,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // cluster id, and the one that then runs could serve an id the directory does not hold.
   // Lost (taken over while this process was frozen): stop at once, acknowledging nothing more.
   let closeOnLost: () => void = () => {};
+  let lockLost = false;
   const releaseDataDir =
     dataDir === null
       ? () => {}
       : lockCreated(dataDir, createdLevels, (message) => {
+          lockLost = true;
           log.error({ dataDir }, `${message}; stopping`);
           closeOnLost();
           options.onDataDirectoryLost?.(message);
@@ -262,7 +265,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   let clusterId: string;
   try {
     clusterId = config.string('mock.cluster.id') || (dataDir === null ? randomKafkaUuid() : loadOrCreateClusterId(dataDir, config.int('node.id')));
+    // Recovery reads whether the last server stopped cleanly; once the logs are open, a crash is not a clean stop.
+    if (dataDir !== null) noteCleanShutdown(config, dataDir);
     broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
+    if (dataDir !== null) removeCleanShutdown(dataDir);
   } catch (err) {
     undoStart();
     throw dataDir === null ? err : storageStartError(err, dataDir);
@@ -337,6 +343,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         await admin?.close();
         await closeListeners();
         await broker.close();
+        // Every log closed (synced, cut to its batches): the next start knows no write was torn.
+        // Not into a directory another server took over meanwhile.
+        if (dataDir !== null && !lockLost) writeCleanShutdown(dataDir);
         releaseDataDir();
       })();
       return closing;

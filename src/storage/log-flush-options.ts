@@ -2,15 +2,17 @@
  * The durability settings every log of a server (`__consumer_offsets`, `__transaction_state`,
  * `__share_group_state`, topics) takes from its broker config, in one place so they cannot drift:
  * `mock.flush.policy`, Kafka's `log.flush.interval.ms` / `log.flush.interval.messages`,
- * the server's inline-sync gate (`mock.flush.inline.sync.max.ms`) and its descriptor cache
- * (`mock.max.open.files`).
+ * the server's inline-sync gate (`mock.flush.inline.sync.max.ms`), its descriptor cache
+ * (`mock.max.open.files`), and whether its logs were closed cleanly last time (recovery's rule for
+ * a bad last batch: clean-shutdown.ts).
  */
 import type { BrokerConfig } from '../config.js';
 import { fileCacheFor } from './fd-cache.js';
 import { syncGateFor } from './inline-sync-gate.js';
+import { stoppedCleanlyBefore } from './clean-shutdown.js';
 import type { FlushPolicy, PartitionLogOptions } from './partition-log.js';
 
-export type LogFlushOptions = Pick<PartitionLogOptions, 'flushPolicy' | 'flushIntervalMs' | 'flushIntervalMessages' | 'syncGate' | 'files'>;
+export type LogFlushOptions = Pick<PartitionLogOptions, 'flushPolicy' | 'flushIntervalMs' | 'flushIntervalMessages' | 'syncGate' | 'files' | 'stoppedCleanly'>;
 
 export function logFlushOptions(config: BrokerConfig): LogFlushOptions {
   return {
@@ -19,5 +21,6 @@ export function logFlushOptions(config: BrokerConfig): LogFlushOptions {
     flushIntervalMessages: config.long('log.flush.interval.messages'),
     syncGate: syncGateFor(config),
     files: fileCacheFor(config),
+    stoppedCleanly: stoppedCleanlyBefore(config),
   };
 }

@@ -95,6 +95,11 @@ export interface PartitionLogOptions {
    * topics, whose live segment files tools such as kafka-dump-log read as Kafka writes them.
    */
   prepareSpace?: boolean;
+  /**
+   * The server stopped cleanly last time (Kafka's `.kafka_cleanshutdown`): no write can be torn,
+   * so a bad batch at the end of the last segment is damage that stops the open (recovery.ts).
+   */
+  stoppedCleanly?: boolean;
 }
 
 /** Result of an append: the first offset given, and when the bytes are durable. */
@@ -223,7 +228,8 @@ export class PartitionLog {
 
   /**
    * Opens (creating `dir` if needed) and recovers the log. Throws CorruptLogError when a
-   * segment other than the last holds a bad batch; a bad tail of the last is truncated.
+   * segment other than the last holds a bad batch, or the last one that a valid batch follows or
+   * after a clean shutdown; a bad tail of the last is truncated.
    */
   static open(options: PartitionLogOptions): PartitionLog {
     const now = options.time.now();
@@ -248,7 +254,7 @@ export class PartitionLog {
       for (let i = 0; i < paths.length; i++) {
         const segment = LogSegment.openExisting(paths[i]!, bases[i]!, now, files);
         segments.push(segment);
-        const truncated = recoverSegment(segment, afterOffset, i >= tail, options.log, options.onRecoveredBatch);
+        const truncated = recoverSegment(segment, afterOffset, i >= tail, options.log, options.onRecoveredBatch, options.stoppedCleanly ?? false);
         afterOffset = segment.nextOffset !== null ? segment.nextOffset - 1n : afterOffset;
         if (truncated && i < paths.length - 1) {
           // Empty segments after a truncated tail start past the new log end: drop them, as

@@ -4,8 +4,8 @@
  * after a segment's batches is space written ahead of the appends (prepared-space.ts) and is cut
  * at debug level, in any segment (zeros from its first byte are damage, as any bad batch). A bad
  * tail of the last segment is a write torn by a crash and is truncated with one warning; a bad
- * batch anywhere else, or one that a valid batch follows, means the log is damaged, and opening it
- * fails (Kafka's recovery would truncate there too, dropping every later batch: acknowledged ones
+ * batch anywhere else, or one that a valid batch follows, or any after a clean shutdown
+ * (clean-shutdown.ts), means the log is damaged, and opening it fails (Kafka's recovery would truncate there too, dropping every later batch: acknowledged ones
  * a flipped byte should not cost; a crash leaves the bad bytes at the end).
  */
 import * as fs from 'node:fs';
@@ -21,6 +21,7 @@ import {
 import type { LogSegment } from './segment.js';
 import { MAX_RELATIVE_OFFSET } from './batch-index.js';
 import { allZero } from './prepared-space.js';
+import { CLEAN_SHUTDOWN_FILE } from './clean-shutdown.js';
 
 /** Reads segment files in chunks of this many bytes (a larger batch gets its own read). */
 const CHUNK_BYTES = 1 << 20;
@@ -70,8 +71,8 @@ function zeroTail(segment: LogSegment, from: number, to: number): boolean {
  * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
  * previous segment (-1 for the first): batches must start after it and after the
  * segment's base offset. A tail of zeros after batches is cut quietly. On a bad batch: `isLast`
- * (the tail: no later segment holds batches) -> truncate the file there and warn; otherwise throw
- * CorruptLogError naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
+ * (the tail: no later segment holds batches), no valid batch after it and not `stoppedCleanly` ->
+ * truncate the file there and warn; otherwise throw CorruptLogError naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
  */
 export function recoverSegment(
   segment: LogSegment,
@@ -79,6 +80,7 @@ export function recoverSegment(
   isLast: boolean,
   log: Logger,
   onBatch?: RecoveredBatchListener,
+  stoppedCleanly = false,
 ): boolean {
   const file = segment.file!;
   const fileBytes = fs.fstatSync(segment.fd()).size;
@@ -149,12 +151,15 @@ export function recoverSegment(
   }
   if (!isLast) throw new CorruptLogError(file, problem.position, problem.reason);
   const next = validBatchAfter(segment, problem.position, fileBytes, lastOffset);
-  if (next !== null) {
+  if (next !== null || stoppedCleanly) {
+    const why = next !== null
+      ? `a valid batch follows it at byte ${next.position} (offsets ${next.baseOffset}..${next.lastOffset})`
+      : `the server stopped cleanly last time (${CLEAN_SHUTDOWN_FILE})`;
     throw new CorruptLogError(
       file,
       problem.position,
-      `${problem.reason}; a valid batch follows it at byte ${next.position} (offsets ${next.baseOffset}..${next.lastOffset}), so this is damage, ` +
-        `not a write torn by a crash, and nothing was truncated: restore the file, or truncate it to ${problem.position} bytes to drop offset ${lastOffset + 1n} onwards`,
+      `${problem.reason}; ${why}, so this is damage, not a write torn by a crash, and nothing was truncated: ` +
+        `restore the file, or truncate it to ${problem.position} bytes to drop offset ${lastOffset + 1n} onwards`,
     );
   }
   segment.truncateFile(problem.position);

@@ -5,12 +5,14 @@
  *     line naming the file, offset and bytes dropped; every commit before it is kept, and the
  *     log takes new commits that survive another restart;
  *   - a corrupt byte inside a closed (non-last) segment stops the start with a non-zero exit
- *     and an error naming the file (committed data is never dropped silently).
+ *     and an error naming the file (committed data is never dropped silently);
+ *   - a clean stop leaves Kafka's `.kafka_cleanshutdown`, after which no write can be torn: a bad
+ *     last batch then stops the start too (the marker is removed at each start, so a crash leaves none).
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCli, kill, type CliServer } from '../support/cli-process.js';
@@ -104,6 +106,21 @@ async function fetchCommitted(port: number, groupId: string, partitions: number[
   }
 }
 
+/** Starts the command line on `args` expecting it to fail: its exit code and output. */
+async function failedStart(args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  expect(output).not.toMatch(/ready on/);
+  return { code, output };
+}
+
+const CLEAN_SHUTDOWN = '.kafka_cleanshutdown';
+
 describe('offsets log recovery on start', () => {
   const dirs: Array<{ dir: string; remove: () => void }> = [];
   const servers: CliServer[] = [];
@@ -136,7 +153,10 @@ describe('offsets log recovery on start', () => {
     await commit(client, groupId, [[0, 11n], [1, 100n]]);
     client.close();
     expect(await fetchCommitted(first.port, groupId, [0, 1, 2])).toEqual([11n, 100n, -1n]);
+    expect(existsSync(join(dir, CLEAN_SHUTDOWN)), 'no marker while the server runs').toBe(false);
     expect(await kill(first, 'SIGTERM')).toBe(0);
+    // Kafka's marker and content (CleanShutdownFileHandler), written once every log closed.
+    expect(readFileSync(join(dir, CLEAN_SHUTDOWN), 'utf8')).toBe('{"version":0,"brokerEpoch":-1}');
 
     const segments = segmentsOf(dir, partition);
     const active = segments[segments.length - 1]!;
@@ -149,7 +169,17 @@ describe('offsets log recovery on start', () => {
     truncateSync(active, cutTo);
     const dropped = cutTo - last.position;
 
+    // After a clean stop no write was torn: the cut batch is damage, and the start stops on it.
+    const refused = await failedStart(args);
+    expect(refused.code, refused.output).toBe(2);
+    expect(refused.output).toContain(`corrupt log segment ${active} at byte ${last.position}`);
+    expect(refused.output).toContain(`the server stopped cleanly last time (${CLEAN_SHUTDOWN}), so this is damage, not a write torn by a crash, and nothing was truncated`);
+    expect(statSync(active).size).toBe(cutTo);
+    // A crash leaves no marker: as after one, the cut batch is a torn write.
+    rmSync(join(dir, CLEAN_SHUTDOWN));
+
     const second = await start(args);
+    expect(existsSync(join(dir, CLEAN_SHUTDOWN))).toBe(false);
     const warned = warnings(second);
     expect(warned, JSON.stringify(warned)).toHaveLength(1);
     const warning = warned[0]!;
@@ -204,16 +234,8 @@ describe('offsets log recovery on start', () => {
     corrupted[at] = corrupted[at]! ^ 0xff;
     writeFileSync(closed, corrupted);
 
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    const [code] = (await once(child, 'exit')) as [number | null];
-    clearTimeout(timer);
-    expect(output).not.toMatch(/ready on/);
-    expect(code, output).not.toBe(0);
-    expect(code, output).not.toBe(null);
+    const { code, output } = await failedStart(args);
+    expect(code, output).toBe(2);
     expect(output).toContain(closed);
     // the damaged file was left alone: nothing truncated or rewritten
     expect(readFileSync(closed).equals(corrupted)).toBe(true);

@@ -285,15 +285,21 @@ describe('PartitionLog log.flush.interval.messages', () => {
 });
 
 describe('PartitionLog recovery', () => {
-  it('truncates a torn tail of the last segment with one warning', async () => {
+  /** A closed log of two batches (offsets 0-4) whose segment then got the first 30 bytes of a third: `good` bytes before them. */
+  async function logWithTornTail(): Promise<{ dir: string; file: string; good: number }> {
     const first = openLog();
     first.append([batchOf(2)]);
     first.append([batchOf(3)]);
     await first.close();
     const file = path.join(first.dir!, '00000000000000000000.log');
     const good = fs.statSync(file).size;
-    const torn = batchOf(4).subarray(0, 30);
-    fs.appendFileSync(file, torn);
+    fs.appendFileSync(file, batchOf(4).subarray(0, 30));
+    return { dir: first.dir!, file, good };
+  }
+
+  it('truncates a torn tail of the last segment with one warning', async () => {
+    const first = await logWithTornTail();
+    const { file, good } = first;
     const captured = captureLog();
     const log = openLog({ dir: first.dir, log: captured.log });
     expect(log.logEndOffset).toBe(5n);
@@ -358,6 +364,18 @@ describe('PartitionLog recovery', () => {
     // Truncated as the message says, the log opens with the first batch.
     fs.truncateSync(file, one);
     expect(openLog({ dir: first.dir }).logEndOffset).toBe(2n);
+  });
+
+  it('after a clean shutdown a bad last batch is damage: refuses to open, truncating nothing', async () => {
+    const first = await logWithTornTail();
+    const { file, good } = first;
+    expect(() => openLog({ dir: first.dir, stoppedCleanly: true })).toThrow(
+      `corrupt log segment ${file} at byte ${good}: batch of 129 bytes runs past the end of the file (30 bytes left); the server stopped cleanly last time (.kafka_cleanshutdown), so this is damage`,
+    );
+    expect(fs.statSync(file).size).toBe(good + 30);
+    // Without the marker (a crash) the same bytes are a torn write, cut.
+    expect(openLog({ dir: first.dir }).logEndOffset).toBe(5n);
+    expect(fs.statSync(file).size).toBe(good);
   });
 
   it('refuses to open when an earlier segment is corrupt, naming the file', async () => {
