@@ -180,6 +180,16 @@ function topicConfigHint(key: string): string {
   return synonym === null ? '' : ` ${key} is a topic config; the broker config that sets its default for every topic is ${synonym}.`;
 }
 
+/**
+ * The server's logger: under a manual (or custom) clock each line also carries `serverTime`, the
+ * server clock's time (ISO 8601), beside pino's wall-clock `time`, so that a timeout's or an
+ * expiry's line can be read against the clock that fired it.
+ */
+function withServerTime(log: Logger, clock: ServerClock): Logger {
+  if (clock.mode === 'system') return log;
+  return log.child({}, { formatters: { log: (fields: object) => ({ ...fields, serverTime: new Date(clock.now()).toISOString() }) } });
+}
+
 function lockCreated(dir: string, createdLevels: readonly string[], onLost: (message: string) => void): () => void {
   try {
     return lockDataDirectory(dir, onLost);
@@ -222,7 +232,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // Checked before anything opens: a listener Kafka would refuse is a startup error.
   const listenerSpecs = resolveListeners(config);
   const addScram = (options.addScram ?? []).map(parseAddScram);
-  const log = options.logger ?? pino({ level: options.logLevel ?? 'warn' });
+  if (options.clock !== undefined && options.clock !== 'system' && options.clock !== 'manual') throw new Error(`clock must be "system" or "manual", got "${String(options.clock)}"`);
+  const time: Time = options.clock === 'manual' ? new ManualTime(options.clockStartMs ?? Date.now()) : options.time ?? systemTime;
+  const clock = serverClock(time, time instanceof ManualTime ? 'manual' : options.time !== undefined ? 'custom' : 'system');
+  const log = withServerTime(options.logger ?? pino({ level: options.logLevel ?? 'warn' }), clock);
   for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.${topicConfigHint(key)}`);
   // Kafka's default log.flush.interval.ms (-1) is no interval: 'interval' alone syncs before every answer (storage/partition-log.ts).
   if (config.string('mock.flush.policy') === 'interval' && config.long('log.flush.interval.ms') <= 0n) {
@@ -233,9 +246,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const dataDir = options.inMemory ? null : options.dataDir ?? singleLogDir(config.string('log.dirs'));
   const createdLevels = dataDir === null ? [] : prepareDataDirectory(dataDir, options.dataDir !== undefined ? '--data-dir' : 'log.dirs');
   if (options.clock !== undefined && options.time !== undefined) throw new Error('give either `time` or `clock`, not both');
-  if (options.clock !== undefined && options.clock !== 'system' && options.clock !== 'manual') throw new Error(`clock must be "system" or "manual", got "${String(options.clock)}"`);
-  const time: Time = options.clock === 'manual' ? new ManualTime(options.clockStartMs ?? Date.now()) : options.time ?? systemTime;
-  const clock = serverClock(time, time instanceof ManualTime ? 'manual' : options.time !== undefined ? 'custom' : 'system');
   const brokerCount = options.brokers ?? 1;
   if (!Number.isInteger(brokerCount) || brokerCount < 1 || brokerCount > 64) throw new Error(`brokers must be an integer from 1 to 64, got ${String(options.brokers)}`);
   // Validated before anything opens: an unknown release or a bad override is a startup error.
