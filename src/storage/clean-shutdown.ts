@@ -35,9 +35,11 @@ function syncDirectory(dir: string): void {
   }
 }
 
-/** Removes the marker once the logs are open: a crash from here on is an unclean shutdown. */
+/** Removes the marker, if any, once the logs are open: a crash from here on is an unclean shutdown. */
 export function removeCleanShutdown(dataDir: string): void {
-  fs.rmSync(join(dataDir, CLEAN_SHUTDOWN_FILE), { force: true });
+  const file = join(dataDir, CLEAN_SHUTDOWN_FILE);
+  if (!fs.existsSync(file)) return;
+  fs.rmSync(file, { force: true });
   syncDirectory(dataDir);
 }
 
