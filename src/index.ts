@@ -273,16 +273,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const undoStart = () => (found === null ? releaseDataDir() : found.undo(releaseDataDir));
   let broker: Broker;
   let clusterId: string;
+  let stoppedCleanly = false;
   try {
     clusterId = config.string('mock.cluster.id') || (dataDir === null ? randomKafkaUuid() : loadOrCreateClusterId(dataDir, config.int('node.id')));
     // Recovery reads whether the last server stopped cleanly; once the logs are open, a crash is not a clean stop.
-    if (dataDir !== null) noteCleanShutdown(config, dataDir);
+    stoppedCleanly = dataDir !== null && noteCleanShutdown(config, dataDir);
     broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
     if (dataDir !== null) removeCleanShutdown(dataDir);
   } catch (err) {
     undoStart();
     throw dataDir === null ? err : storageStartError(err, dataDir);
   }
+  // A start that fails once the logs are open closes them (cleanly) and leaves the directory as it
+  // found it: the clean-shutdown marker back if it was there.
+  const closeFailedStart = async (opened: Broker): Promise<void> => {
+    await opened.close();
+    if (dataDir !== null && stoppedCleanly) writeCleanShutdown(dataDir);
+    undoStart();
+  };
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
   if (addScram.length > 0) broker.scram.apply({ upsert: addScram });
   const routed = clusterHandlers(servedApis);
@@ -294,8 +302,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     listeners = new BrokerListeners(broker, handlers, faults, listenerSpecs.map((spec) => listenerContext(spec, config, broker.scram)), connectionStats);
     await listeners.openAll();
   } catch (err) {
-    await broker.close();
-    undoStart();
+    await closeFailedStart(broker);
     throw err;
   }
   const closeListeners = () => listeners.closeAll();
@@ -326,8 +333,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       });
     } catch (err) {
       await closeListeners();
-      await broker.close();
-      undoStart();
+      await closeFailedStart(broker);
       throw err;
     }
   }
