@@ -170,7 +170,6 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-/** `dir`'s lock; a start refused it (another server's, a full disk) removes the levels it created, if still empty. */
 /**
  * For an unknown broker config that is a topic config (`segment.bytes`): the broker config that
  * sets its default, as a hint after Kafka's own warning (a server-wide `--config` is a broker config).
@@ -190,6 +189,19 @@ function withServerTime(log: Logger, clock: ServerClock): Logger {
   return log.child({}, { formatters: { log: (fields: object) => ({ ...fields, serverTime: new Date(clock.now()).toISOString() }) } });
 }
 
+/**
+ * Writes the clean-shutdown marker; a directory that takes no write now (full, read-only) gets a
+ * warning instead, and the next start treats this stop as a crash (torn tails cut).
+ */
+function markCleanShutdown(dataDir: string, log: Logger): void {
+  try {
+    writeCleanShutdown(dataDir);
+  } catch (err) {
+    log.warn({ err: (err as Error).message, dataDir }, 'could not write the clean-shutdown marker: the next start recovers the logs as after a crash');
+  }
+}
+
+/** `dir`'s lock; a start refused it (another server's, a full disk) removes the levels it created, if still empty. */
 function lockCreated(dir: string, createdLevels: readonly string[], onLost: (message: string) => void): () => void {
   try {
     return lockDataDirectory(dir, onLost);
@@ -279,7 +291,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     // Recovery reads whether the last server stopped cleanly; once the logs are open, a crash is not a clean stop.
     stoppedCleanly = dataDir !== null && noteCleanShutdown(config, dataDir);
     broker = Broker.open({ config, log, time, pollTime: time instanceof ManualTime ? systemTime : undefined, dataDir, clusterId, brokers: brokerCount });
-    if (dataDir !== null) removeCleanShutdown(dataDir);
   } catch (err) {
     undoStart();
     throw dataDir === null ? err : storageStartError(err, dataDir);
@@ -288,9 +299,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   // found it: the clean-shutdown marker back if it was there.
   const closeFailedStart = async (opened: Broker): Promise<void> => {
     await opened.close();
-    if (dataDir !== null && stoppedCleanly) writeCleanShutdown(dataDir);
+    if (dataDir !== null && stoppedCleanly) markCleanShutdown(dataDir, log);
     undoStart();
   };
+  if (dataDir !== null) {
+    try {
+      removeCleanShutdown(dataDir);
+    } catch (err) {
+      await closeFailedStart(broker);
+      throw storageStartError(err, dataDir);
+    }
+  }
   broker.advertisedApiKeys = advertisedApiKeys(servedApis);
   if (addScram.length > 0) broker.scram.apply({ upsert: addScram });
   const routed = clusterHandlers(servedApis);
@@ -361,7 +380,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
         await broker.close();
         // Every log closed (synced, cut to its batches): the next start knows no write was torn.
         // Not into a directory another server took over meanwhile.
-        if (dataDir !== null && !lockLost) writeCleanShutdown(dataDir);
+        if (dataDir !== null && !lockLost) markCleanShutdown(dataDir, log);
         releaseDataDir();
       })();
       return closing;
