@@ -73,8 +73,9 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
   );
   const chart = new LagChart(chartBox);
   return {
-    // A fault rule firing on the group's requests changes no group state: the faults notice too.
-    wants: (notice) => notice.groups.includes(groupId) || notice.faults,
+    // A fault rule firing on the group's requests changes no group state: the faults notice too; an
+    // advance of a manual clock moves every member's time to session expiry.
+    wants: (notice) => notice.groups.includes(groupId) || notice.faults || notice.clock,
     async refresh() {
       let group: Group;
       let history: GroupHistory | null;
@@ -111,12 +112,12 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
           : table(
               'members',
               consumer
-                ? ['member id', 'instance id', 'client id', 'host', 'protocol', 'epoch', 'assigned', 'pending revocation', 'target']
-                : ['member id', 'instance id', 'client id', 'host', 'generation', 'assigned'],
+                ? ['member id', 'instance id', 'client id', 'host', 'protocol', 'epoch', 'session expires in', 'assigned', 'pending revocation', 'target']
+                : ['member id', 'instance id', 'client id', 'host', 'generation', 'session expires in', 'assigned'],
               group.members.map((m) =>
                 consumer
-                  ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, protocolOf(m), m.memberEpoch ?? '-', partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
-                  : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, partitions(m.assignment)],
+                  ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, protocolOf(m), m.memberEpoch ?? '-', expiresIn(m), partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
+                  : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, expiresIn(m), partitions(m.assignment)],
               ),
               'no members',
             ),
@@ -154,6 +155,14 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
 }
 
 /**
+ * How long until the member's session expires unless it heartbeats, as of the page's last look
+ * (server clock: a manual clock's stands still until advanced); `-` without a session timer.
+ */
+function expiresIn(m: GroupMember): string {
+  return m.sessionExpiresInMs === null ? '-' : `${(m.sessionExpiresInMs / 1000).toFixed(1)} s`;
+}
+
+/**
  * A consumer group member's protocol: `consumer` (KIP-848 heartbeats) or `classic` (a member still
  * joining with JoinGroup/SyncGroup inside the group, KIP-848's upgrade path; Kafka's
  * `MemberDescription.upgraded()` false, the CLI's UPGRADED column).
@@ -166,8 +175,8 @@ function protocolOf(m: GroupMember): string {
 function shareMembersTable(group: Group): HTMLElement {
   return table(
     'members',
-    ['member id', 'client id', 'host', 'epoch', 'subscribed', 'assigned'],
-    group.members.map((m) => [m.memberId, m.clientId, m.clientHost, m.memberEpoch ?? '-', (m.subscribedTopicNames ?? []).join(', ') || '-', partitions(m.assignment)]),
+    ['member id', 'client id', 'host', 'epoch', 'session expires in', 'subscribed', 'assigned'],
+    group.members.map((m) => [m.memberId, m.clientId, m.clientHost, m.memberEpoch ?? '-', expiresIn(m), (m.subscribedTopicNames ?? []).join(', ') || '-', partitions(m.assignment)]),
     'no members',
   );
 }

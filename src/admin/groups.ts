@@ -4,7 +4,7 @@ import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 
-import type { GroupDescription, GroupHeader, GroupMemberView, GroupOffsetView, GroupSummary, UncommittedPartitionView } from './views.js';
+import { expiresIn, type GroupDescription, type GroupHeader, type GroupMemberView, type GroupOffsetView, type GroupSummary, type UncommittedPartitionView } from './views.js';
 import { pendingOffsetsOfGroup } from './transactions.js';
 import { describeShareGroup, shareGroupHeader, shareGroupSummary } from './share-groups.js';
 import { nextTurn, Slicer } from '../util/slices.js';
@@ -137,6 +137,7 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
         clientId: m.clientId,
         clientHost: m.clientHost,
         sessionTimeoutMs: stored?.classicMemberMetadata?.sessionTimeoutMs ?? null,
+        sessionExpiresInMs: expiresIn(broker, broker.consumer.sessionDueAt(group.groupId, m.memberId)),
         upgraded: stored ? stored.classicMemberMetadata === null : null,
         rebalanceTimeoutMs: stored?.rebalanceTimeoutMs ?? -1,
         assignment: namedAssignment(m.assignment),
@@ -176,6 +177,7 @@ export function describeGroupHeader(broker: Broker, groupId: string): GroupHeade
     clientId: m.clientId,
     clientHost: m.clientHost,
     sessionTimeoutMs: m.sessionTimeoutMs,
+    sessionExpiresInMs: expiresIn(broker, broker.classic.sessionDueAt(groupId, m.memberId)),
     upgraded: null,
     rebalanceTimeoutMs: m.rebalanceTimeoutMs,
     assignment: assignmentOf(m.assignment, g?.protocolType ?? null),

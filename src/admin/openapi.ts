@@ -394,7 +394,7 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupMember: {
         type: 'object',
-        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'upgraded', 'rebalanceTimeoutMs', 'assignment', 'memberEpoch', 'memberState', 'rackId', 'subscribedTopicNames', 'subscribedTopicRegex', 'targetAssignment'],
+        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'sessionExpiresInMs', 'upgraded', 'rebalanceTimeoutMs', 'assignment', 'memberEpoch', 'memberState', 'rackId', 'subscribedTopicNames', 'subscribedTopicRegex', 'targetAssignment'],
         description: 'A classic or consumer-group member; the consumer-group fields are null for classic members.',
         properties: {
           memberId: { type: 'string' },
@@ -402,6 +402,7 @@ export const OPENAPI_DOCUMENT = {
           clientId: { type: 'string' },
           clientHost: { type: 'string' },
           sessionTimeoutMs: nullable({ type: 'integer', description: 'Classic members (also inside a consumer group); null for consumer-protocol members' }),
+          sessionExpiresInMs: nullable({ type: 'integer', minimum: 0, description: 'Until the member\'s session expires unless it heartbeats, on the server clock (a manual clock stands still until advanced); null without a session timer' }),
           upgraded: nullable({ type: 'boolean', description: 'Consumer groups: true for a consumer-protocol (KIP-848) member, false for a classic member inside the group; null in classic groups' }),
           rebalanceTimeoutMs: { type: 'integer' },
           assignment: nullable({ ...topicPartitions, description: 'Classic: the decoded ConsumerProtocol assignment (null when not readable). Consumer group: the owned partitions, including those pending revocation.' }),

@@ -9,7 +9,7 @@
 import type { Broker } from '../broker.js';
 import type { ShareGroup } from '../coordinator/share/share-group.js';
 import { RecordState } from '../share/state/state-batches.js';
-import type { GroupDescription, GroupHeader, GroupSummary, SharePartitionView } from './views.js';
+import { expiresIn, type GroupDescription, type GroupHeader, type GroupSummary, type SharePartitionView } from './views.js';
 
 /** A share group's `GET /groups` entry. */
 export function shareGroupSummary(group: ShareGroup): GroupSummary {
@@ -43,6 +43,7 @@ export function shareGroupHeader(broker: Broker, groupId: string): GroupHeader |
       clientId: m.clientId,
       clientHost: m.clientHost,
       sessionTimeoutMs: null,
+      sessionExpiresInMs: expiresIn(broker, broker.share.sessionDueAt(groupId, m.memberId)),
       upgraded: null,
       rebalanceTimeoutMs: -1,
       assignment: m.assignment.topicPartitions

@@ -18,6 +18,11 @@ export interface GroupSummary {
   groupEpoch: number | null;
 }
 
+/** Ms from the server clock's now until `dueAt` (0 once due), null without one. */
+export function expiresIn(broker: { time: { now(): number } }, dueAt: number | undefined): number | null {
+  return dueAt === undefined ? null : Math.max(0, dueAt - broker.time.now());
+}
+
 export interface GroupMemberView {
   memberId: string;
   groupInstanceId: string | null;
@@ -28,6 +33,11 @@ export interface GroupMemberView {
    * for consumer-protocol members (the session timeout is the group's).
    */
   sessionTimeoutMs: number | null;
+  /**
+   * How long until the member's session expires unless it heartbeats, on the server clock (ms; a
+   * manual clock stands still until advanced); null when no session timer runs for it.
+   */
+  sessionExpiresInMs: number | null;
   /**
    * Consumer-group members: true when the member uses the consumer protocol (KIP-848), false for a
    * classic member inside a consumer group (Kafka's `MemberDescription.upgraded()`); null in

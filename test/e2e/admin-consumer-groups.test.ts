@@ -52,6 +52,8 @@ describe('admin API: KIP-848 consumer groups', () => {
 
     const described = await get(base, '/groups/cg-views');
     const host = described.body.members[0].clientHost;
+    // Each session runs: at most the group's session timeout (45 s) to go.
+    for (const m of described.body.members) expect(m.sessionExpiresInMs > 0 && m.sessionExpiresInMs <= 45_000, String(m.sessionExpiresInMs)).toBe(true);
     expect(host).toMatch(/^\/(::ffff:)?127\.0\.0\.1$/);
     const member = (memberId: string, clientId: string, partitions: number[]) => ({
       memberId,
@@ -59,6 +61,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       clientId,
       clientHost: host,
       sessionTimeoutMs: null,
+      sessionExpiresInMs: expect.any(Number),
       upgraded: true,
       rebalanceTimeoutMs: 30000,
       assignment: [{ topic: 'views', partitions }],

@@ -116,7 +116,9 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     const members = await rows(page, 'members');
     expect(members.map((r) => r[2]).sort()).toEqual(['console-member-a', 'console-member-b']);
     // Each member owns one of the two partitions.
-    expect(members.map((r) => r[5]).sort()).toEqual([`${TOPIC} [0]`, `${TOPIC} [1]`]);
+    expect(members.map((r) => r[6]).sort()).toEqual([`${TOPIC} [0]`, `${TOPIC} [1]`]);
+    // Each session runs: at most kafkajs' sessionTimeout (10 s) to go.
+    for (const r of members) expect(Number(/^(\d+\.\d) s$/.exec(r[5]!)?.[1])).toBeLessThanOrEqual(10);
     const partitions = await rows(page, 'partitions');
     expect(partitions.map((r) => r.slice(0, 5))).toEqual([
       [TOPIC, '0', '5', '7', '2'],
@@ -128,7 +130,7 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     expect([0, 1].map((p) => [metrics.get(`kafka_consumergroup_current_offset${labels(p)}`), metrics.get(`kafka_consumergroup_lag${labels(p)}`)])).toEqual([[5, 2], [3, 1]]);
     expect(metrics.get(`kafka_consumergroup_members{consumergroup="${GROUP}"}`)).toBe(2);
     // The committing member is the owner of the partition, named by its client id.
-    const owner = (p: number) => members.find((r) => r[5] === `${TOPIC} [${p}]`)![2]!;
+    const owner = (p: number) => members.find((r) => r[6] === `${TOPIC} [${p}]`)![2]!;
     expect(partitions[0]![6]).toContain(owner(0));
     expect(partitions[1]![6]).toContain(owner(1));
     // How the members appear (at first sight, or each joining) depends on when the watch looked.
@@ -275,7 +277,7 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       await page.locator('#group-meta').getByText('share group · state Stable').waitFor({ timeout: UI_TIMEOUT });
       // "console-share".hashCode() is -1731941399: 1731941399 % 50 (offsets.topic.num.partitions) = 49.
       expect(await page.locator('#group-meta').textContent()).toMatch(/ · records in __consumer_offsets-49$/);
-      expect((await rows(page, 'members')).map((r) => [r[0], r[3], r[4], r[5]])).toEqual([[member, '3', 'console-share-topic', expect.stringContaining('console-share-topic')]]);
+      expect((await rows(page, 'members')).map((r) => [r[0], r[3], r[5], r[6]])).toEqual([[member, '3', 'console-share-topic', expect.stringContaining('console-share-topic')]]);
       expect(await rows(page, 'partitions')).toEqual([0, 1].map((p) => ['console-share-topic', String(p), '0', '4', '5', '5', '5', '0', '0', '0']));
       // No lag samples (a share group commits no offsets): a sentence, not an empty chart from 1970.
       expect(await page.locator('#lag-chart').innerText()).toBe('A share group commits no offsets: its lag is per share partition, above.');
@@ -411,6 +413,13 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
         ['console-consumer-member', '-', 'consumer'],
         [join.memberId, 'console-classic', 'classic'],
       ].sort());
+      // Both run a session timer: the KIP-848 member's the group's (45 s), the classic member's its JoinGroup's (30 s).
+      const described = (await (await fetch(`${mixed.admin!.url}/groups/${G}`)).json()) as { members: Array<{ memberId: string; sessionExpiresInMs: number }> };
+      const expiry = new Map(described.members.map((m) => [m.memberId, m.sessionExpiresInMs]));
+      expect(expiry.get('console-consumer-member')).toBeGreaterThan(30_000);
+      expect(expiry.get('console-consumer-member')).toBeLessThanOrEqual(45_000);
+      expect(expiry.get(join.memberId)).toBeGreaterThan(0);
+      expect(expiry.get(join.memberId)).toBeLessThanOrEqual(30_000);
       await page.close();
     } finally {
       raw.socket.destroy();
@@ -455,6 +464,37 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
       first.socket.destroy();
       second.socket.destroy();
       await odd.stop();
+    }
+  });
+
+  it("shows each member's time to session expiry on the server clock, and follows a manual clock's advance", async () => {
+    const manual = await startTestServer({ adminPort: 0, clock: 'manual', config: { 'group.initial.rebalance.delay.ms': 0 } });
+    const raw = await RawClient.connect(manual.port);
+    try {
+      await createTopic(raw, 'expiry-topic', 1);
+      const G = 'console-expiry';
+      const meta = new Writer();
+      meta.int16(0);
+      Sub.encode(meta, 0, { topics: ['expiry-topic'], userData: null, ownedPartitions: [], generationId: -1, rackId: null });
+      const join = (memberId: string) => raw.send(11, 9, {
+        groupId: G, sessionTimeoutMs: 30000, rebalanceTimeoutMs: 30000, memberId, groupInstanceId: null, protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: meta.finish() }], reason: null,
+      });
+      const joined = await join((await join('')).memberId);
+      expect(joined.errorCode).toBe(ErrorCode.NONE);
+      const sync = await raw.send(14, 5, { groupId: G, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] });
+      expect(sync.errorCode).toBe(ErrorCode.NONE);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${manual.admin!.url}/#/groups/${G}`);
+      await page.locator('#members tbody tr').first().waitFor({ timeout: UI_TIMEOUT });
+      expect((await rows(page, 'members'))[0]![5]).toBe('30.0 s');
+      expect((await (await fetch(`${manual.admin!.url}/groups/${G}`)).json()).members[0].sessionExpiresInMs).toBe(30000);
+      await manual.clock.advance(12_500);
+      await page.locator('#members').getByText('17.5 s', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+      await page.close();
+    } finally {
+      raw.socket.destroy();
+      await manual.stop();
     }
   });
 

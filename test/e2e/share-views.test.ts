@@ -99,11 +99,14 @@ describe('share groups in the views', () => {
     expect(d).toMatchObject({ groupId: 'vg', type: 'share', state: 'Stable', protocolType: 'share', groupEpoch: 3, assignmentEpoch: 3, assignor: 'simple', offsets: [], totalLag: 7 });
     expect(d['members']).toEqual([
       {
-        memberId: member, groupInstanceId: null, clientId: expect.any(String), clientHost: expect.any(String), sessionTimeoutMs: null, upgraded: null,
-        rebalanceTimeoutMs: -1, assignment: [{ topic: 'vw', partitions: [0, 1] }], memberEpoch: 3, memberState: null, rackId: null,
+        memberId: member, groupInstanceId: null, clientId: expect.any(String), clientHost: expect.any(String), sessionTimeoutMs: null, sessionExpiresInMs: expect.any(Number),
+        upgraded: null, rebalanceTimeoutMs: -1, assignment: [{ topic: 'vw', partitions: [0, 1] }], memberEpoch: 3, memberState: null, rackId: null,
         subscribedTopicNames: ['vw'], subscribedTopicRegex: null, targetAssignment: null,
       },
     ]);
+    // Its session runs: at most share.session.timeout.ms (45 s) to go.
+    expect(d['members'][0].sessionExpiresInMs).toBeGreaterThan(0);
+    expect(d['members'][0].sessionExpiresInMs).toBeLessThanOrEqual(45_000);
     expect(d['sharePartitions']).toEqual([
       { topic: 'vw', partition: 0, startOffset: 2, endOffset: 4, logEndOffset: 5, lag: 2, inFlight: { acquired: 1, available: 1, acknowledged: 0, archived: 1 } },
       { topic: 'vw', partition: 1, startOffset: 0, endOffset: 4, logEndOffset: 5, lag: 5, inFlight: { acquired: 5, available: 0, acknowledged: 0, archived: 0 } },
@@ -113,7 +116,8 @@ describe('share groups in the views', () => {
     const overview = (await (await fetch(`${base}/overview`)).json()) as { groups: Array<Record<string, unknown>> };
     expect(overview.groups).toEqual([expect.objectContaining({ groupId: 'vg', type: 'share', totalLag: 7 })]);
     const { offsets, uncommittedPartitions, pendingTransactionalOffsets, totalLag, sharePartitions, ...header } = d;
-    expect(describeGroupHeader(server.broker, 'vg')).toEqual({ ...header, sharePartitions: null });
+    // The same header, but for the time left of the member's session, which runs on meanwhile.
+    expect(describeGroupHeader(server.broker, 'vg')).toEqual({ ...header, members: [{ ...header['members'][0], sessionExpiresInMs: expect.any(Number) }], sharePartitions: null });
   });
 
   it('fault rules answer ShareGroupHeartbeat, ShareFetch and ShareAcknowledge with errors (nothing applied), delays, closed connections and lost answers', async () => {

@@ -22,7 +22,7 @@ import type { ClassicContext, ClassicSettings } from './context.js';
 import { ClassicGroupState } from './group-state.js';
 import { groupTombstoneRecord, membersFromValue, snapshotFromValue } from './group-metadata.js';
 import { buildFromConsumerGroup, type ClassicDowngradePlan, type PreparedDowngrade } from './from-consumer-group.js';
-import { KeyedTimers, groupTimersPrefix } from './keyed-timers.js';
+import { KeyedTimers, groupTimersPrefix, heartbeatKey } from './keyed-timers.js';
 import { Rebalancer } from './rebalancer.js';
 import { joinClassicGroup } from './join-group.js';
 import { syncClassicGroup } from './sync-group.js';
@@ -290,6 +290,11 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
   }
 
   // ---- for OffsetCommit / OffsetFetch -----------------------------------------------------
+
+  /** When a member's session expires unless it heartbeats (server clock, ms); undefined without a session timer. */
+  sessionDueAt(groupId: string, memberId: string): number | undefined {
+    return this.ctx.timers.dueAt(this.ctx.groups.get(groupId)?.member(memberId)?.sessionTimer?.key ?? heartbeatKey(groupId, memberId));
+  }
 
   /** The group held under the id, without materialising an offsets-only group. */
   existingGroup(groupId: string): ClassicGroup | undefined {

@@ -16,7 +16,7 @@ export interface KeyedTimersOptions {
  * a session is one call and a stale timer can never fire next to its replacement.
  */
 export class KeyedTimers {
-  private readonly timers = new Map<string, Timer>();
+  private readonly timers = new Map<string, KeyedTimer>();
   private readonly behindReceivedRequests: boolean;
 
   constructor(
@@ -28,32 +28,38 @@ export class KeyedTimers {
 
   schedule(key: string, delayMs: number, fn: () => void): void {
     // One lookup for the replaced timer; `set` below overwrites its entry.
-    this.timers.get(key)?.cancel();
-    const timer = this.time.schedule(
+    this.timers.get(key)?.timer.cancel();
+    const entry: KeyedTimer = { timer: NOT_ARMED, dueAt: this.time.now() + delayMs };
+    entry.timer = this.time.schedule(
       delayMs,
       this.behindReceivedRequests
         ? () =>
             afterReceivedRequests(() => {
               // Kafka skips the operation of a timer cancelled or replaced while it waited.
-              if (this.timers.get(key) !== timer) return;
+              if (this.timers.get(key) !== entry) return;
               this.timers.delete(key);
               fn();
             })
         : () => {
             // Only forget the key if it still maps to this timer (fn may have rescheduled it).
-            if (this.timers.get(key) === timer) this.timers.delete(key);
+            if (this.timers.get(key) === entry) this.timers.delete(key);
             fn();
           },
     );
-    this.timers.set(key, timer);
+    this.timers.set(key, entry);
   }
 
   cancel(key: string): void {
-    const timer = this.timers.get(key);
-    if (timer) {
-      timer.cancel();
+    const entry = this.timers.get(key);
+    if (entry) {
+      entry.timer.cancel();
       this.timers.delete(key);
     }
+  }
+
+  /** When `key`'s timer is due (ms on the server clock), undefined when none is armed. */
+  dueAt(key: string): number | undefined {
+    return this.timers.get(key)?.dueAt;
   }
 
   has(key: string): boolean {
@@ -66,10 +72,19 @@ export class KeyedTimers {
   }
 
   cancelAll(): void {
-    for (const timer of this.timers.values()) timer.cancel();
+    for (const entry of this.timers.values()) entry.timer.cancel();
     this.timers.clear();
   }
 }
+
+/** A key's timer and when it is due (server clock, ms). */
+interface KeyedTimer {
+  timer: Timer;
+  readonly dueAt: number;
+}
+
+/** The placeholder of an entry whose timer is being armed (`schedule` returns it). */
+const NOT_ARMED: Timer = { cancel: () => {} };
 
 // A key starts with the group id's length, then the group id and a NUL: group ids are any
 // non-empty string (Kafka accepts NUL in them), so a bare `${groupId}\u0000` prefix of group "a"

@@ -121,6 +121,11 @@ export class ConsumerGroupCoordinator {
     return this.ctx.store.committed(groupId);
   }
 
+  /** When a member's session expires unless it heartbeats (server clock, ms); undefined without a session timer. */
+  sessionDueAt(groupId: string, memberId: string): number | undefined {
+    return this.ctx.timers.sessionDueAt(groupId, memberId);
+  }
+
   /** Whether a consumer group holds the id (the latest view: for routing a request). */
   hasGroup(groupId: string): boolean {
     return this.ctx.store.has(groupId);

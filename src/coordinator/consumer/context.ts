@@ -80,6 +80,8 @@ export type { Emit } from './group-store.js';
  */
 export interface ConsumerTimers {
   scheduleSession(groupId: string, memberId: string, timeoutMs?: number): void;
+  /** When the member's session timer is due (server clock, ms); undefined when none is armed. */
+  sessionDueAt(groupId: string, memberId: string): number | undefined;
   scheduleRebalance(groupId: string, memberId: string, memberEpoch: number, rebalanceTimeoutMs: number): void;
   scheduleJoinIfAbsent(groupId: string, memberId: string, rebalanceTimeoutMs: number): void;
   cancelJoin(groupId: string, memberId: string): void;

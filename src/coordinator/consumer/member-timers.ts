@@ -34,6 +34,10 @@ export class MemberTimers implements ConsumerTimers {
     });
   }
 
+  sessionDueAt(groupId: string, memberId: string): number | undefined {
+    return this.timers.dueAt(sessionKey(groupId, memberId));
+  }
+
   scheduleRebalance(groupId: string, memberId: string, memberEpoch: number, rebalanceTimeoutMs: number): void {
     this.timers.schedule(rebalanceKey(groupId, memberId), Math.max(0, rebalanceTimeoutMs), () => {
       this.fenceOnExpiry(

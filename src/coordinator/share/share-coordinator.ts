@@ -96,6 +96,11 @@ export class ShareGroupCoordinator {
     return this.ctx.store;
   }
 
+  /** When a member's session expires unless it heartbeats (server clock, ms); undefined without a session timer. */
+  sessionDueAt(groupId: string, memberId: string): number | undefined {
+    return this.timers.dueAt(sessionKey(groupId, memberId));
+  }
+
   hasGroup(groupId: string): boolean {
     return this.ctx.store.has(groupId);
   }
