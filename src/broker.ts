@@ -355,6 +355,19 @@ export class Broker {
     return this.retention.sweep();
   }
 
+  /**
+   * Expires one member's session now, as if it had stopped heartbeating for its session timeout
+   * (what the coordinator does then: a classic member removed and its group rebalanced unless it
+   * waits in a JoinGroup or SyncGroup, a KIP-848 or share member fenced), leaving the other members
+   * alone, which a clock advance cannot. Returns the group's type, or null when the member has
+   * no session timer (no such group or member).
+   */
+  expireMemberSession(groupId: string, memberId: string): 'classic' | 'consumer' | 'share' | null {
+    if (this.share.hasGroup(groupId)) return this.share.expireSessionNow(groupId, memberId) ? 'share' : null;
+    if (this.consumer.hasGroup(groupId)) return this.consumer.expireSessionNow(groupId, memberId) ? 'consumer' : null;
+    return this.classic.expireSessionNow(groupId, memberId) ? 'classic' : null;
+  }
+
   /** After a topic's configs changed (AlterConfigs): its partitions follow the new segment limits. */
   refreshTopicConfigs(topicName: string): void {
     const topic = this.topics.get(topicName);

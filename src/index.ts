@@ -161,6 +161,15 @@ export interface ServerHandle {
    */
   sweepExpiredOffsets(): Promise<SweepResult>;
   /**
+   * Expires one member's session now, as if it had stopped heartbeating for its session timeout:
+   * a classic member is removed and its group rebalances (unless it waits in a JoinGroup or
+   * SyncGroup), a KIP-848 or share member is fenced; the other members keep their sessions (a
+   * clock advance past the timeout would expire them all). The member's next heartbeat gets
+   * UNKNOWN_MEMBER_ID (FENCED_MEMBER_EPOCH for a KIP-848 member) and it rejoins. Returns the group's type, or null
+   * when the member has no session timer. Also `POST /group/expire-session` and the command line's `expire-session`.
+   */
+  expireMemberSession(groupId: string, memberId: string): 'classic' | 'consumer' | 'share' | null;
+  /**
    * Compacts every `__consumer_offsets` partition now, whatever `log.cleaner.min.cleanable.ratio`
    * says (the cleaner also runs every `log.cleaner.backoff.ms`): closed segments keep the latest
    * record per key, as Kafka's log cleaner. Resolves with what was cleaned once the swap is durable.
@@ -370,6 +379,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     connections: connectionStats,
     admin: admin ? { url: admin.url, port: admin.port } : null,
     sweepExpiredOffsets: () => broker.sweepExpiredOffsets(),
+    expireMemberSession: (groupId, memberId) => broker.expireMemberSession(groupId, memberId),
     compactOffsetsLog: () => broker.groupLog.compact(),
     close() {
       closing ??= (async () => {

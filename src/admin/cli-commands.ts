@@ -395,4 +395,14 @@ export function registerControlCommands(program: Command): void {
     .description('compact __consumer_offsets now (admin API), whatever the dirty ratio; prints what was cleaned')
     .addOption(adminOption())
     .action((o: { admin: string }) => run(async () => print(await call(o.admin, 'POST', 'offsets/compact'))));
+
+  program
+    .command('expire-session')
+    .description("expire one member's session now, as if it stopped heartbeating (the others keep theirs); prints the group's type")
+    .requiredOption('--group <id>', 'the group')
+    .requiredOption('--member-id <id>', 'the member')
+    .addOption(adminOption())
+    .action((o: { admin: string; group: string; memberId: string }) =>
+      run(async () => print(await call(o.admin, 'POST', 'group/expire-session', { groupId: o.group, memberId: o.memberId }))),
+    );
 }

@@ -188,6 +188,18 @@ export const OPENAPI_DOCUMENT = {
     '/group/offsets': { parameters: [groupQueryParam], get: { operationId: 'groupOffsetsByQuery', ...groupOffsetsOperation } },
     '/groups/{groupId}/history': { parameters: [groupParam], get: { operationId: 'groupHistory', ...groupHistoryOperation } },
     '/group/history': { parameters: [groupQueryParam], get: { operationId: 'groupHistoryByQuery', ...groupHistoryOperation } },
+    '/group/expire-session': {
+      post: {
+        operationId: 'expireMemberSession',
+        summary: "Expire one member's session now, as if it stopped heartbeating for its session timeout (a classic member removed and its group rebalanced, a KIP-848 or share member fenced); the other members keep theirs",
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['groupId', 'memberId'], additionalProperties: false, properties: { groupId: { type: 'string', minLength: 1 }, memberId: { type: 'string', minLength: 1 } } } } } },
+        responses: {
+          '200': json({ type: 'object', required: ['groupId', 'memberId', 'groupType'], properties: { groupId: { type: 'string' }, memberId: { type: 'string' }, groupType: { type: 'string', enum: ['classic', 'consumer', 'share'] } } }, 'Expired (its operation runs behind the requests already read)'),
+          '400': errorResponse('Invalid request'),
+          '404': errorResponse('No session timer for that member of that group'),
+        },
+      },
+    },
     '/overview': {
       get: {
         operationId: 'overview',

@@ -226,6 +226,17 @@ export function buildAdminApp(options: AdminServerOptions & AdminGuardOptions, s
     return group ? sendJsonInSlices(reply, { groupId: group.groupId, offsets: group.offsets, totalLag: group.totalLag }) : sendError(reply, 404, `unknown group "${groupId}"`);
   });
 
+  // A test's action: one member's session runs out now (Broker.expireMemberSession).
+  app.post('/group/expire-session', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body !== 'object' || Array.isArray(body)) return sendError(reply, 400, 'the body must be a JSON object');
+    const groupId = requiredString(body, 'groupId');
+    const memberId = requiredString(body, 'memberId');
+    const groupType = broker.expireMemberSession(groupId, memberId);
+    if (groupType === null) return sendError(reply, 404, `no session of member "${memberId}" in group "${groupId}"`);
+    return { groupId, memberId, groupType };
+  });
+
   const clockView = () => ({ mode: clock.mode, now: clock.now(), nowIso: new Date(clock.now()).toISOString(), pendingTimers: clock.pendingTimers() });
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>('/transactions', async (req, reply) => {
     const limit = queryInt(req.query['limit'], 'limit', 1, Number.MAX_SAFE_INTEGER);

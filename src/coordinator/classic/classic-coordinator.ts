@@ -296,6 +296,11 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     return this.ctx.timers.dueAt(this.ctx.groups.get(groupId)?.member(memberId)?.sessionTimer?.key ?? heartbeatKey(groupId, memberId));
   }
 
+  /** Expires the member's session now, as if its timeout had passed (a test's action); false when it has no session timer. */
+  expireSessionNow(groupId: string, memberId: string): boolean {
+    return this.ctx.timers.fireNow(this.ctx.groups.get(groupId)?.member(memberId)?.sessionTimer?.key ?? heartbeatKey(groupId, memberId));
+  }
+
   /** The group held under the id, without materialising an offsets-only group. */
   existingGroup(groupId: string): ClassicGroup | undefined {
     return this.ctx.groups.get(groupId);

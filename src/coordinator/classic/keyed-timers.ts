@@ -29,23 +29,21 @@ export class KeyedTimers {
   schedule(key: string, delayMs: number, fn: () => void): void {
     // One lookup for the replaced timer; `set` below overwrites its entry.
     this.timers.get(key)?.timer.cancel();
-    const entry: KeyedTimer = { timer: NOT_ARMED, dueAt: this.time.now() + delayMs };
-    entry.timer = this.time.schedule(
-      delayMs,
-      this.behindReceivedRequests
-        ? () =>
-            afterReceivedRequests(() => {
-              // Kafka skips the operation of a timer cancelled or replaced while it waited.
-              if (this.timers.get(key) !== entry) return;
-              this.timers.delete(key);
-              fn();
-            })
-        : () => {
-            // Only forget the key if it still maps to this timer (fn may have rescheduled it).
-            if (this.timers.get(key) === entry) this.timers.delete(key);
+    const expire = this.behindReceivedRequests
+      ? () =>
+          afterReceivedRequests(() => {
+            // Kafka skips the operation of a timer cancelled or replaced while it waited.
+            if (this.timers.get(key) !== entry) return;
+            this.timers.delete(key);
             fn();
-          },
-    );
+          })
+      : () => {
+          // Only forget the key if it still maps to this timer (fn may have rescheduled it).
+          if (this.timers.get(key) === entry) this.timers.delete(key);
+          fn();
+        };
+    const entry: KeyedTimer = { timer: NOT_ARMED, dueAt: this.time.now() + delayMs, expire };
+    entry.timer = this.time.schedule(delayMs, expire);
     this.timers.set(key, entry);
   }
 
@@ -55,6 +53,18 @@ export class KeyedTimers {
       entry.timer.cancel();
       this.timers.delete(key);
     }
+  }
+
+  /**
+   * Fires `key`'s timer now, as if it had fallen due (its operation behind the requests already
+   * read, when the timers are so made); false when none is armed.
+   */
+  fireNow(key: string): boolean {
+    const entry = this.timers.get(key);
+    if (entry === undefined) return false;
+    entry.timer.cancel();
+    entry.expire();
+    return true;
   }
 
   /** When `key`'s timer is due (ms on the server clock), undefined when none is armed. */
@@ -77,10 +87,11 @@ export class KeyedTimers {
   }
 }
 
-/** A key's timer and when it is due (server clock, ms). */
+/** A key's timer, when it is due (server clock, ms) and what it runs then. */
 interface KeyedTimer {
   timer: Timer;
   readonly dueAt: number;
+  readonly expire: () => void;
 }
 
 /** The placeholder of an entry whose timer is being armed (`schedule` returns it). */

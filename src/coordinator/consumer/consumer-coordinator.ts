@@ -126,6 +126,11 @@ export class ConsumerGroupCoordinator {
     return this.ctx.timers.sessionDueAt(groupId, memberId);
   }
 
+  /** Expires the member's session now, as if its timeout had passed (a test's action); false when it has no session timer. */
+  expireSessionNow(groupId: string, memberId: string): boolean {
+    return this.ctx.timers.expireSessionNow(groupId, memberId);
+  }
+
   /** Whether a consumer group holds the id (the latest view: for routing a request). */
   hasGroup(groupId: string): boolean {
     return this.ctx.store.has(groupId);

@@ -82,6 +82,8 @@ export interface ConsumerTimers {
   scheduleSession(groupId: string, memberId: string, timeoutMs?: number): void;
   /** When the member's session timer is due (server clock, ms); undefined when none is armed. */
   sessionDueAt(groupId: string, memberId: string): number | undefined;
+  /** Expires the member's session now, as if its timeout had passed; false when none runs. */
+  expireSessionNow(groupId: string, memberId: string): boolean;
   scheduleRebalance(groupId: string, memberId: string, memberEpoch: number, rebalanceTimeoutMs: number): void;
   scheduleJoinIfAbsent(groupId: string, memberId: string, rebalanceTimeoutMs: number): void;
   cancelJoin(groupId: string, memberId: string): void;

@@ -38,6 +38,10 @@ export class MemberTimers implements ConsumerTimers {
     return this.timers.dueAt(sessionKey(groupId, memberId));
   }
 
+  expireSessionNow(groupId: string, memberId: string): boolean {
+    return this.timers.fireNow(sessionKey(groupId, memberId));
+  }
+
   scheduleRebalance(groupId: string, memberId: string, memberEpoch: number, rebalanceTimeoutMs: number): void {
     this.timers.schedule(rebalanceKey(groupId, memberId), Math.max(0, rebalanceTimeoutMs), () => {
       this.fenceOnExpiry(

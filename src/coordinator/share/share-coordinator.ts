@@ -101,6 +101,11 @@ export class ShareGroupCoordinator {
     return this.timers.dueAt(sessionKey(groupId, memberId));
   }
 
+  /** Expires the member's session now, as if its timeout had passed (a test's action); false when it has no session timer. */
+  expireSessionNow(groupId: string, memberId: string): boolean {
+    return this.timers.fireNow(sessionKey(groupId, memberId));
+  }
+
   hasGroup(groupId: string): boolean {
     return this.ctx.store.has(groupId);
   }
