@@ -27,6 +27,7 @@ import { capApiVersions } from './protocol/kafka-versions.js';
 import { codecsLoadable } from './protocol/codec-loading.js';
 import { TOPIC_CONFIGS } from './configs/kafka-config-data.js';
 import { noteCleanShutdown, removeCleanShutdown, writeCleanShutdown } from './storage/clean-shutdown.js';
+import { markDirectoryTakenOver } from './storage/directory-taken-over.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
@@ -285,6 +286,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
       ? () => {}
       : lockCreated(dataDir, createdLevels, (message) => {
           lockLost = true;
+          markDirectoryTakenOver(config);
           log.error({ dataDir }, `${message}; stopping`);
           closeOnLost();
           options.onDataDirectoryLost?.(message);

@@ -3,16 +3,17 @@
  * `__share_group_state`, topics) takes from its broker config, in one place so they cannot drift:
  * `mock.flush.policy`, Kafka's `log.flush.interval.ms` / `log.flush.interval.messages`,
  * the server's inline-sync gate (`mock.flush.inline.sync.max.ms`), its descriptor cache
- * (`mock.max.open.files`), and whether its logs were closed cleanly last time (recovery's rule for
- * a bad last batch: clean-shutdown.ts).
+ * (`mock.max.open.files`), whether its logs were closed cleanly last time (recovery's rule for
+ * a bad last batch: clean-shutdown.ts) and whether another server took its directory over.
  */
 import type { BrokerConfig } from '../config.js';
 import { fileCacheFor } from './fd-cache.js';
 import { syncGateFor } from './inline-sync-gate.js';
 import { stoppedCleanlyBefore } from './clean-shutdown.js';
+import { directoryTakenOverCheck } from './directory-taken-over.js';
 import type { FlushPolicy, PartitionLogOptions } from './partition-log.js';
 
-export type LogFlushOptions = Pick<PartitionLogOptions, 'flushPolicy' | 'flushIntervalMs' | 'flushIntervalMessages' | 'syncGate' | 'files' | 'stoppedCleanly'>;
+export type LogFlushOptions = Pick<PartitionLogOptions, 'flushPolicy' | 'flushIntervalMs' | 'flushIntervalMessages' | 'syncGate' | 'files' | 'stoppedCleanly' | 'directoryTakenOver'>;
 
 export function logFlushOptions(config: BrokerConfig): LogFlushOptions {
   return {
@@ -22,5 +23,6 @@ export function logFlushOptions(config: BrokerConfig): LogFlushOptions {
     syncGate: syncGateFor(config),
     files: fileCacheFor(config),
     stoppedCleanly: stoppedCleanlyBefore(config),
+    directoryTakenOver: directoryTakenOverCheck(config),
   };
 }

@@ -100,6 +100,8 @@ export interface PartitionLogOptions {
    * so a bad batch at the end of the last segment is damage that stops the open (recovery.ts).
    */
   stoppedCleanly?: boolean;
+  /** True once another server took the data directory over: `close` then leaves the files as they are (directory-taken-over.ts). */
+  directoryTakenOver?: () => boolean;
 }
 
 /** Result of an append: the first offset given, and when the bytes are durable. */
@@ -254,7 +256,7 @@ export class PartitionLog {
       for (let i = 0; i < paths.length; i++) {
         const segment = LogSegment.openExisting(paths[i]!, bases[i]!, now, files);
         segments.push(segment);
-        const truncated = recoverSegment(segment, afterOffset, i >= tail, options.log, options.onRecoveredBatch, options.stoppedCleanly ?? false);
+        const truncated = recoverSegment(segment, afterOffset, i >= tail, options.log, options.onRecoveredBatch, options.stoppedCleanly ?? false, options.prepareSpace === true);
         afterOffset = segment.nextOffset !== null ? segment.nextOffset - 1n : afterOffset;
         if (truncated && i < paths.length - 1) {
           // Empty segments after a truncated tail start past the new log end: drop them, as
@@ -621,6 +623,8 @@ export class PartitionLog {
     this.closing = this.chain(async () => {
       await this.pipeline.idle();
       this.trimSealed();
+      // Another server writes these files now: a cut here would truncate its batches.
+      if (this.options.directoryTakenOver?.() === true) return;
       this.cutZeros(this.active);
       await this.syncDirty();
     }, null).then(() => {

@@ -1,8 +1,9 @@
 /**
  * Recovery of segment files on open (Kafka's `LogLoader` / `LogSegment.recover`): every
- * batch is checked (size, magic 2, CRC-32C, offsets increasing) and indexed. A tail of zeros
- * after a segment's batches is space written ahead of the appends (prepared-space.ts) and is cut
- * at debug level, in any segment (zeros from its first byte are damage, as any bad batch). A bad
+ * batch is checked (size, magic 2, CRC-32C, offsets increasing) and indexed. In a log that writes
+ * zeros ahead of its appends (the coordinators' logs: prepared-space.ts), a tail of zeros after a
+ * segment's batches is that space and is cut at debug level, in any segment (zeros from its first
+ * byte are damage, as any bad batch); in a topic's log such zeros are writes a crash lost. A bad
  * tail of the last segment is a write torn by a crash and is truncated with one warning; a bad
  * batch anywhere else, or one that a valid batch follows, or any after a clean shutdown
  * (clean-shutdown.ts), means the log is damaged, and opening it fails (Kafka's recovery would truncate there too, dropping every later batch: acknowledged ones
@@ -70,7 +71,8 @@ function zeroTail(segment: LogSegment, from: number, to: number): boolean {
 /**
  * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
  * previous segment (-1 for the first): batches must start after it and after the
- * segment's base offset. A tail of zeros after batches is cut quietly. On a bad batch: `isLast`
+ * segment's base offset. A tail of zeros after batches is cut quietly when `zerosAhead` (the log
+ * writes zeros ahead of its appends). On a bad batch: `isLast`
  * (the tail: no later segment holds batches), no valid batch after it and not `stoppedCleanly` ->
  * truncate the file there and warn; otherwise throw CorruptLogError naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
  */
@@ -81,6 +83,7 @@ export function recoverSegment(
   log: Logger,
   onBatch?: RecoveredBatchListener,
   stoppedCleanly = false,
+  zerosAhead = true,
 ): boolean {
   const file = segment.file!;
   const fileBytes = fs.fstatSync(segment.fd()).size;
@@ -144,7 +147,7 @@ export function recoverSegment(
 
   segment.fileEnd = fileBytes;
   if (problem === null) return false;
-  if (problem.position > 0 && zeroTail(segment, problem.position, fileBytes)) {
+  if (zerosAhead && problem.position > 0 && zeroTail(segment, problem.position, fileBytes)) {
     segment.truncateFile(problem.position);
     log.debug({ file, position: problem.position, bytes: fileBytes - problem.position }, 'cut the zeros written ahead of a log segment\'s batches');
     return false; // not a torn write: the segment holds every batch written to it, and later segments stay

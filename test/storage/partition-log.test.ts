@@ -378,6 +378,22 @@ describe('PartitionLog recovery', () => {
     expect(fs.statSync(file).size).toBe(good);
   });
 
+  it("a topic's log (no zeros written ahead) whose tail lost its bytes to zeros: cut with a warning after a crash, damage after a clean stop", async () => {
+    const first = openLog();
+    for (let i = 0; i < 3; i++) first.append([batchOf(2)]);
+    await first.close();
+    const file = path.join(first.dir!, '00000000000000000000.log');
+    const bytes = fs.readFileSync(file);
+    const one = bytes.length / 3;
+    fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, 2 * one), Buffer.alloc(one)])); // the last batch's page never reached the disk
+    expect(() => openLog({ dir: first.dir, stoppedCleanly: true })).toThrow(`corrupt log segment ${file} at byte ${2 * one}`);
+    expect(fs.statSync(file).size).toBe(3 * one);
+    const captured = captureLog();
+    const log = openLog({ dir: first.dir, log: captured.log });
+    expect(log.logEndOffset).toBe(4n);
+    expect(captured.warnings()).toEqual([expect.objectContaining({ file, position: 2 * one, offset: '4', bytesDropped: one })]);
+  });
+
   it('refuses to open when an earlier segment is corrupt, naming the file', async () => {
     const one = batchOf(1).length;
     const first = openLog({ segmentBytes: one });

@@ -81,6 +81,24 @@ describe('zeros written ahead of the batches (prepared-space.ts)', () => {
     expect(fs.statSync(segmentFile(dir, 0n)).size).toBe(bytes);
   });
 
+  it('a close after another server took the directory over leaves the file as it is: no cut, which would truncate the new owner\'s batches', async () => {
+    const dir = tempDir();
+    let takenOver = false;
+    const log = PartitionLog.open({ dir, segmentBytes: 1 << 20, rollMs: 1e12, flushPolicy: 'always', flushIntervalMs: 3_600_000, prepareSpace: true, log: captureLog().log, time: new ManualTime(), directoryTakenOver: () => takenOver });
+    const a = batchOf(3);
+    await log.append([a]).durable;
+    expect(fs.statSync(segmentFile(dir, 0n)).size).toBe(8192);
+    // The new owner appended past this server's end (within the zeros, as its own batches).
+    const theirs = batchOf(5);
+    const fd = fs.openSync(segmentFile(dir, 0n), 'r+');
+    fs.writeSync(fd, theirs, 0, theirs.length, a.length);
+    fs.closeSync(fd);
+    takenOver = true;
+    await log.close();
+    const file = fs.readFileSync(segmentFile(dir, 0n));
+    expect([file.length, file.subarray(a.length, a.length + theirs.length).equals(theirs)]).toEqual([8192, true]);
+  });
+
   it.each(['never', 'interval'] as const)('under %s nothing is written ahead', async (policy) => {
     const dir = tempDir();
     const log = openLog(dir, policy);
