@@ -21,6 +21,7 @@ import { turnBatchedLines } from './util/turn-batched-lines.js';
 import { fdLogOutput, noticeOnStderr } from './util/fd-log-output.js';
 import { codecsLoadable } from './protocol/codec-loading.js';
 import { lazyModule } from './util/lazy-module.js';
+import { withServerTime } from './util/server-time-log.js';
 
 const loadPinoPretty = lazyModule<typeof import('pino-pretty')>('pino-pretty', 'the log on a terminal');
 
@@ -145,20 +146,22 @@ async function serve(opts: ServeOptions): Promise<void> {
     }
     // This process is the server's own: it may run a collection after a burst (util/idle-collection.ts).
     enableIdleCollection();
+    // Its own lines carry the server clock's time too (util/server-time-log.ts).
+    const serverLog = withServerTime(log, server.clock);
     let stopping = false;
     const stop = (signal: string, exitCode = 0): void => {
       if (stopping) return;
       stopping = true;
-      log.info({ signal }, 'shutting down');
+      serverLog.info({ signal }, 'shutting down');
       server.close().then(
         () => {
           // After close(): every acknowledged append is on disk, so a supervisor reading this line may
           // remove the process (or container) without losing data.
-          log.info({ signal }, 'stopped');
+          serverLog.info({ signal }, 'stopped');
           process.exit(exitCode);
         },
         (err) => {
-          log.error({ err }, 'shutdown failed');
+          serverLog.error({ err }, 'shutdown failed');
           process.exit(1);
         },
       );
@@ -183,7 +186,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     const [first, ...others] = server.listeners;
     const listenersNote = others.length === 0 ? '' : ` (${first!.name}; also ${others.map((l) => `${l.name} on ${l.bootstrap}`).join(', ')})`;
     const listenerFields = others.length === 0 ? {} : { listeners: Object.fromEntries(server.listeners.map((l) => [l.name, l.bootstrap])) };
-    log.info({ bootstrap: server.bootstrap, ...listenerFields, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode, ...brokerPorts }, `kafka-mock-coordinator ready on ${server.bootstrap}${listenersNote}${adminNote}`);
+    serverLog.info({ bootstrap: server.bootstrap, ...listenerFields, dataDir: server.broker.dataDir, admin: server.admin?.url ?? null, clock: server.clock.mode, ...brokerPorts }, `kafka-mock-coordinator ready on ${server.bootstrap}${listenersNote}${adminNote}`);
   } catch (err) {
     if (err instanceof ConfigError) {
       // In a container the user wrote the variable, not the key: name both.

@@ -25,9 +25,10 @@ import { authorizedHandlers } from './security/authorization/authorized-handlers
 import { clusterControl, type ClusterControl } from './cluster/control.js';
 import { capApiVersions } from './protocol/kafka-versions.js';
 import { codecsLoadable } from './protocol/codec-loading.js';
-import { TOPIC_CONFIGS } from './configs/kafka-config-data.js';
+import { KAFKA_BROKER_CONFIGS, TOPIC_CONFIGS } from './configs/kafka-config-data.js';
 import { noteCleanShutdown, removeCleanShutdown, writeCleanShutdown } from './storage/clean-shutdown.js';
 import { markDirectoryTakenOver } from './storage/directory-taken-over.js';
+import { withServerTime } from './util/server-time-log.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
@@ -181,22 +182,15 @@ export interface ServerHandle {
 }
 
 /**
- * For an unknown broker config that is a topic config (`segment.bytes`): the broker config that
- * sets its default, as a hint after Kafka's own warning (a server-wide `--config` is a broker config).
+ * The warning for a config this server does not take: a Kafka broker config it does not use says
+ * so; otherwise Kafka's own words (`AbstractConfig.logUnused`), and for a topic config given as a
+ * server-wide one (`segment.bytes`) the broker config that sets its default for every topic.
  */
-function topicConfigHint(key: string): string {
+function unknownConfigWarning(key: string): string {
+  if (Object.hasOwn(KAFKA_BROKER_CONFIGS, key)) return `The configuration '${key}' is a Kafka broker config this server does not use: it has no effect here.`;
   const synonym = Object.hasOwn(TOPIC_CONFIGS, key) ? TOPIC_CONFIGS[key]!.brokerSynonym : null;
-  return synonym === null ? '' : ` ${key} is a topic config; the broker config that sets its default for every topic is ${synonym}.`;
-}
-
-/**
- * The server's logger: under a manual (or custom) clock each line also carries `serverTime`, the
- * server clock's time (ISO 8601), beside pino's wall-clock `time`, so that a timeout's or an
- * expiry's line can be read against the clock that fired it.
- */
-function withServerTime(log: Logger, clock: ServerClock): Logger {
-  if (clock.mode === 'system') return log;
-  return log.child({}, { formatters: { log: (fields: object) => ({ ...fields, serverTime: new Date(clock.now()).toISOString() }) } });
+  const hint = synonym === null ? '' : ` ${key} is a topic config; the broker config that sets its default for every topic is ${synonym}.`;
+  return `The configuration '${key}' was supplied but isn't a known config.${hint}`;
 }
 
 /**
@@ -258,7 +252,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
   const time: Time = options.clock === 'manual' ? new ManualTime(options.clockStartMs ?? Date.now()) : options.time ?? systemTime;
   const clock = serverClock(time, time instanceof ManualTime ? 'manual' : options.time !== undefined ? 'custom' : 'system');
   const log = withServerTime(options.logger ?? pino({ level: options.logLevel ?? 'warn' }), clock);
-  for (const key of config.unknownKeys) log.warn({ key }, `The configuration '${key}' was supplied but isn't a known config.${topicConfigHint(key)}`);
+  for (const key of config.unknownKeys) log.warn({ key }, unknownConfigWarning(key));
   // Kafka's default log.flush.interval.ms (-1) is no interval: 'interval' alone syncs before every answer (storage/partition-log.ts).
   if (config.string('mock.flush.policy') === 'interval' && config.long('log.flush.interval.ms') <= 0n) {
     log.warn(`mock.flush.policy=interval with log.flush.interval.ms=${config.long('log.flush.interval.ms')} syncs before every answer, as 'always' does: set log.flush.interval.ms (e.g. 1000)`);

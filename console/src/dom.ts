@@ -1,16 +1,21 @@
 import type { RequestEntry } from './types.js';
 
 /**
- * Characters that change how the text around them reads without being seen: C0 and C1 controls
- * (but tab and newline), zero-width characters and bidirectional overrides, isolates and marks. A
- * client id, group id or a client's rebalance reason may carry them (`\u202E` shows a name
- * backwards).
+ * Characters that change how the text around them reads without being seen: controls (but tab
+ * and newline), format characters (zero-width ones, soft hyphens, bidirectional overrides, isolates
+ * and marks, tag characters), line and paragraph separators, and the Hangul fillers that render
+ * blank. A client id, group id or a client's rebalance reason may carry them (`\u202E` shows a
+ * name backwards; tag characters hide text).
  */
-const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/gu;
 
-/** `text` with each invisible character shown as its escape (`\u202E`). */
+/** `text` with each invisible character shown as its escape (`\u202E`, `\u{E0041}`). */
 export function visible(text: string): string {
-  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  return text.replace(INVISIBLE, (c) => {
+    if (c === '\t' || c === '\n') return c;
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16).toUpperCase()}}` : `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  });
 }
 
 /** A tiny element builder: text always goes in as text, invisible characters shown (group ids and client ids are untrusted). */

@@ -66,7 +66,7 @@ export interface RequestLogFilter {
   /**
    * Only requests answered with this error (Kafka's name, as `UNKNOWN_MEMBER_ID`; FaultRegistry
    * also takes a code) anywhere in the response: failed ones, so the failures kept beyond the log
-   * are searched too.
+   * are searched too. `NONE`: those answered without an error (as the console shows them).
    */
   error?: string;
 }
@@ -400,9 +400,9 @@ export class RequestLog {
       (filter.brokerId === undefined || e.brokerId === filter.brokerId) &&
       (filter.sinceSeq === undefined || e.seq > filter.sinceSeq) &&
       (filter.failed !== true || (e.outcome !== 'pending' && isFailed(e))) &&
-      (filter.error === undefined || e.errors.includes(filter.error));
+      (filter.error === undefined || (filter.error === 'NONE' ? e.error === null && e.outcome === 'response' : e.errors.includes(filter.error)));
     let out = this.held().filter(matches).map((e) => e.toJSON());
-    if (filter.failed === true || filter.error !== undefined) out = [...this.olderFailures().filter(matches), ...out];
+    if (filter.failed === true || (filter.error !== undefined && filter.error !== 'NONE')) out = [...this.olderFailures().filter(matches), ...out];
     if (filter.limit !== undefined && out.length > filter.limit) out = out.slice(out.length - filter.limit);
     return out;
   }

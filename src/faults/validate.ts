@@ -45,7 +45,8 @@ function errorOf(ref: ErrorRef): { code: number; name: string } {
     // Not NONE, which no rule may answer with.
     const close = closestNames(name, Object.keys(ErrorCode).filter((known) => known !== 'NONE'));
     const hint = close.length > 0 ? `did you mean ${orList(close)}?` : 'use a Kafka error name such as REBALANCE_IN_PROGRESS, or a number';
-    throw new FaultRuleError(`unknown error "${ref}" (${hint})`);
+    const shown = String(ref).length > 100 ? `${String(ref).slice(0, 100)}...` : String(ref);
+    throw new FaultRuleError(`unknown error "${shown}" (${hint})`);
   }
   return { code, name };
 }

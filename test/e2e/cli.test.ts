@@ -120,12 +120,14 @@ describe('command line', () => {
   });
 
   it("warns of an unknown config with Kafka's words, naming the broker config of a topic config given as one", async () => {
-    const server = await startCli(['--in-memory', '--port', '0', '--config', 'segment.bytes=2048', '--config', 'retention.ms=1000', '--config', 'no.such.key=1']);
+    const server = await startCli(['--in-memory', '--port', '0', '--config', 'segment.bytes=2048', '--config', 'retention.ms=1000', '--config', 'no.such.key=1', '--config', 'unclean.leader.election.enable=true']);
     try {
-      expect(server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg).slice(0, 3)).toEqual([
+      expect(server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg).slice(0, 4)).toEqual([
         "The configuration 'segment.bytes' was supplied but isn't a known config. segment.bytes is a topic config; the broker config that sets its default for every topic is log.segment.bytes.",
         "The configuration 'retention.ms' was supplied but isn't a known config. retention.ms is a topic config; the broker config that sets its default for every topic is log.retention.ms.",
         "The configuration 'no.such.key' was supplied but isn't a known config.",
+        // A Kafka broker config (also a topic config of the same name) this server has no use for.
+        "The configuration 'unclean.leader.election.enable' is a Kafka broker config this server does not use: it has no effect here.",
       ]);
     } finally {
       await kill(server, 'SIGKILL');

@@ -87,6 +87,9 @@ describe('control surfaces', () => {
       const byError = await http(base, 'GET', `/requests?group=gh&error=${error}`);
       expect(byError.body.requests.map((e: { api: string; error: string; faults: string[] }) => [e.api, e.error, e.faults])).toEqual(Array(3).fill(['OffsetCommit', 'REBALANCE_IN_PROGRESS', ['rip']]));
     }
+    // A long unknown name is not echoed whole.
+    const long = await http(base, 'GET', `/requests?error=${'X'.repeat(5000)}`);
+    expect([long.status, long.body.message.length < 300]).toEqual([400, true]);
     expect(await http(base, 'GET', '/requests?error=REBALANCE_IN_PROGRES')).toMatchObject({ status: 400, body: { message: 'unknown error "REBALANCE_IN_PROGRES" (did you mean REBALANCE_IN_PROGRESS?)' } });
     expect((await http(base, 'DELETE', '/faults/rip')).status).toBe(204);
     expect((await http(base, 'GET', '/faults')).body).toEqual({ faults: [] });

@@ -106,6 +106,8 @@ describe('RequestLog', () => {
     expect(log.list({ error: 'REBALANCE_IN_PROGRESS' }).map((e) => e.seq)).toEqual([11]);
     expect(log.list({ error: 'REBALANCE_IN_PROGRESS', failed: true }).map((e) => e.seq)).toEqual([11]);
     expect(log.list({ error: 'UNKNOWN_MEMBER_ID' })).toEqual([]);
+    // NONE: the answers without an error the log holds (seq 10: ok; 11 failed, 12 in flight).
+    expect(log.list({ error: 'NONE' }).map((e) => e.seq)).toEqual([10]);
     log.clear();
     expect(log.list({ failed: true })).toEqual([]);
   });

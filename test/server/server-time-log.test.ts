@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/index.js';
 import { RawClient } from '../support/raw-client.js';
 import { createTopic } from '../support/raw-transactions.js';
+import { kill, startCli } from '../support/cli-process.js';
 
 /** A logger at info whose lines are collected, parsed. */
 function collectingLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -43,6 +44,17 @@ describe('the server clock in the log', () => {
       raw.close();
       await server.close();
     }
+  });
+
+  it('the command line: its own lines (ready, shutting down, stopped) carry serverTime too', async () => {
+    const server = await startCli(['--in-memory', '--port', '0', '--no-admin', '--clock', 'manual']);
+    expect(await kill(server, 'SIGTERM')).toBe(0);
+    const lines = server.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [String(l['msg']).replace(/:\d+$/, ':PORT'), typeof l['serverTime']])).toEqual([
+      ['kafka-mock-coordinator ready on localhost:PORT', 'string'],
+      ['shutting down', 'string'],
+      ['stopped', 'string'],
+    ]);
   });
 
   it('the system clock: no serverTime', async () => {
