@@ -42,6 +42,11 @@ export { ClusterError } from './cluster/cluster-state.js';
 export { DataDirectoryInUseError } from './server/data-dir-lock.js';
 export type { ClusterBrokerInfo, ClusterView } from './cluster/cluster-state.js';
 export type { ClusterControl } from './cluster/control.js';
+// What the admin API answers (GET /groups, /groups/{id}, /groups/{id}/history, /overview, /transactions), for typed tests.
+export type {
+  GroupSummary, GroupDescription, GroupMemberView, GroupOffsetView, PendingOffsetView, UncommittedPartitionView, SharePartitionView,
+  GroupHistory, TimelineEvent, RebalanceCause, Overview, OverviewTopic, OverviewGroup, TransactionSummary, TransactionDescription,
+} from './admin/views.js';
 export { KAFKA_API_VERSIONS, KAFKA_RELEASES, ApiVersionsError } from './protocol/kafka-versions.js';
 export type { KafkaRelease } from './protocol/kafka-versions.js';
 
