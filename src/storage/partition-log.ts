@@ -256,7 +256,8 @@ export class PartitionLog {
       for (let i = 0; i < paths.length; i++) {
         const segment = LogSegment.openExisting(paths[i]!, bases[i]!, now, files);
         segments.push(segment);
-        const truncated = recoverSegment(segment, afterOffset, i >= tail, options.log, options.onRecoveredBatch, options.stoppedCleanly ?? false, options.prepareSpace === true);
+        const rules = { isLast: i >= tail, stoppedCleanly: options.stoppedCleanly === true, zerosAhead: options.prepareSpace === true };
+        const truncated = recoverSegment(segment, afterOffset, rules, options.log, options.onRecoveredBatch);
         afterOffset = segment.nextOffset !== null ? segment.nextOffset - 1n : afterOffset;
         if (truncated && i < paths.length - 1) {
           // Empty segments after a truncated tail start past the new log end: drop them, as

@@ -6,8 +6,9 @@
  * byte are damage, as any bad batch); in a topic's log such zeros are writes a crash lost. A bad
  * tail of the last segment is a write torn by a crash and is truncated with one warning; a bad
  * batch anywhere else, or one that a valid batch follows, or any after a clean shutdown
- * (clean-shutdown.ts), means the log is damaged, and opening it fails (Kafka's recovery would truncate there too, dropping every later batch: acknowledged ones
- * a flipped byte should not cost; a crash leaves the bad bytes at the end).
+ * (clean-shutdown.ts), means the log is damaged, and opening it fails (Kafka's recovery would
+ * truncate there, dropping every later batch: acknowledged ones a flipped byte should not cost; a
+ * crash leaves the bad bytes at the end).
  */
 import * as fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -68,23 +69,26 @@ function zeroTail(segment: LogSegment, from: number, to: number): boolean {
   return true;
 }
 
+/** What recovery may take a bad batch of a segment for. */
+export interface RecoveryRules {
+  /** The segment is the log's tail (no later segment holds batches): a crash may have torn its end. */
+  isLast: boolean;
+  /** The server stopped cleanly last time (clean-shutdown.ts): no write can be torn. */
+  stoppedCleanly: boolean;
+  /** The log writes zeros ahead of its appends (prepared-space.ts): zeros after its batches are that space. */
+  zerosAhead: boolean;
+}
+
 /**
  * Indexes the batches of `segment`'s file into it. `afterOffset` is the last offset of the
- * previous segment (-1 for the first): batches must start after it and after the
- * segment's base offset. A tail of zeros after batches is cut quietly when `zerosAhead` (the log
- * writes zeros ahead of its appends). On a bad batch: `isLast`
- * (the tail: no later segment holds batches), no valid batch after it and not `stoppedCleanly` ->
- * truncate the file there and warn; otherwise throw CorruptLogError naming the file. Returns whether a torn tail was truncated (not a tail of zeros).
+ * previous segment (-1 for the first): batches must start after it and after the segment's base
+ * offset. A tail of zeros after batches is cut quietly when `rules.zerosAhead`. On a bad batch
+ * of the last segment that no valid batch follows, unless the server stopped cleanly: truncate
+ * the file there and warn; otherwise throw CorruptLogError naming the file. Returns whether a torn
+ * tail was truncated (not a tail of zeros).
  */
-export function recoverSegment(
-  segment: LogSegment,
-  afterOffset: bigint,
-  isLast: boolean,
-  log: Logger,
-  onBatch?: RecoveredBatchListener,
-  stoppedCleanly = false,
-  zerosAhead = true,
-): boolean {
+export function recoverSegment(segment: LogSegment, afterOffset: bigint, rules: RecoveryRules, log: Logger, onBatch?: RecoveredBatchListener): boolean {
+  const { isLast, stoppedCleanly, zerosAhead } = rules;
   const file = segment.file!;
   const fileBytes = fs.fstatSync(segment.fd()).size;
   let lastOffset = afterOffset < segment.baseOffset - 1n ? segment.baseOffset - 1n : afterOffset;
