@@ -113,7 +113,7 @@ async function failedStart(args: string[]): Promise<{ code: number | null; outpu
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  const [code] = (await once(child, 'exit')) as [number | null];
+  const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
   expect(output).not.toMatch(/ready on/);
   return { code, output };

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
@@ -11,6 +10,11 @@ export interface CliServer {
   port: number;
   /** Every stdout line so far. */
   lines: string[];
+  /**
+   * Resolves with the exit code once the process exited and its output was read to the end
+   * ('close'): its 'exit' can come before the last lines are read, which a test then misses.
+   */
+  ended: Promise<number | null>;
 }
 
 /** Starts the built command line (`dist/cli.cjs`, the bin) and resolves at its ready line. */
@@ -20,6 +24,7 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, stdi
   // API pass --admin-port 0.
   if (!args.some((a) => a === '--admin-port' || a === '--no-admin')) args = [...args, '--no-admin'];
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: [stdin, 'pipe', 'pipe'] });
+  const ended = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
@@ -32,15 +37,14 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, stdi
       const match = /ready on ([^"\s]+):(\d+)/.exec(line);
       if (match) {
         clearTimeout(timer);
-        resolve({ process: child, bootstrap: `${match[1]}:${match[2]}`, port: Number(match[2]), lines });
+        resolve({ process: child, bootstrap: `${match[1]}:${match[2]}`, port: Number(match[2]), lines, ended });
       }
     });
   });
 }
 
+/** Sends `signal` (unless it exited already) and resolves with the exit code once its output was read to the end. */
 export async function kill(server: CliServer, signal: NodeJS.Signals): Promise<number | null> {
-  if (server.process.exitCode !== null || server.process.signalCode !== null) return server.process.exitCode;
-  server.process.kill(signal);
-  const [code] = await once(server.process, 'exit');
-  return code as number | null;
+  if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill(signal);
+  return server.ended;
 }

@@ -244,7 +244,7 @@ describe('dump-log', () => {
     child.stderr.on('data', (d) => (stderr += d));
     const [first] = (await once(child.stdout, 'data')) as [Buffer];
     child.stdout.destroy();
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(first.toString().split('\n')[0]).toBe(`Dumping ${file}`);
     expect(stderr).toBe('');
     expect(code).toBe(0);
