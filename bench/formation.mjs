@@ -150,8 +150,10 @@ export async function formGroups(label, options, form) {
         for (const w of warmupTopics) await form(started.port, w, warmupMembers || n, { server, leave: true, partitions: topicPartitions });
         const pid = started.child.pid;
         const cpu0 = pid ? processCpuMs(pid) : null;
+        const clientCpu0 = process.cpuUsage();
         const row = { server, version: started.version, partitions: topicPartitions, ...(await form(started.port, topic, n, { server, leave: false, partitions: topicPartitions })) };
         row.serverCpuMs = pid ? processCpuMs(pid) - cpu0 : null;
+        row.clientCpuMs = clientCpuMsSince(clientCpu0);
         rows.push(row);
         current.set(server, row);
         console.error(`${label} ${JSON.stringify(row)}`);
@@ -168,6 +170,15 @@ export async function formGroups(label, options, form) {
     previous = current;
   }
   return rows;
+}
+
+/**
+ * This process's CPU (the members' client) in ms since `start` (a `process.cpuUsage()`): the server and
+ * its client share the machine's cores, so a server that makes its client work harder is slower too.
+ */
+function clientCpuMsSince(start) {
+  const { user, system } = process.cpuUsage(start);
+  return Math.round((user + system) / 1000);
 }
 
 /** A peer slower than this many times ours at one member count is not run at the next. */
@@ -220,8 +231,10 @@ async function echoFloor(n, warmups, warmupMembers, options) {
     };
     for (let w = 0; w < warmups; w++) await round(warmupMembers || n);
     const cpu0 = processCpuMs(echo.child.pid);
+    const clientCpu0 = process.cpuUsage();
     const ms = await round(n);
-    const row = { server: 'echo', members: n, ms, requestsPerMember: roundTrips, maxRequests: roundTrips, generation: null, serverCpuMs: processCpuMs(echo.child.pid) - cpu0 };
+    const clientCpuMs = clientCpuMsSince(clientCpu0);
+    const row = { server: 'echo', members: n, ms, requestsPerMember: roundTrips, maxRequests: roundTrips, generation: null, serverCpuMs: processCpuMs(echo.child.pid) - cpu0, clientCpuMs };
     console.error(`formation floor ${JSON.stringify(row)}`);
     return row;
   } finally {
