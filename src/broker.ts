@@ -132,6 +132,15 @@ export class Broker {
     this.shareStateLog.stampLeaderEpochsFrom((p) => topic.stampEpochOf(p));
   }
 
+  /**
+   * Creates `__consumer_offsets` (`offsets.topic.num.partitions` partitions, internal, listed from
+   * now on) unless it exists: Kafka's `KafkaApis.getCoordinator` creates it at the first group
+   * coordinator lookup. Throws when its directories cannot be made (a full disk).
+   */
+  ensureOffsetsTopic(): void {
+    this.groupLog.ensureOpen();
+  }
+
   private constructor(options: BrokerOptions) {
     this.config = options.config;
     this.log = options.log;
@@ -157,11 +166,16 @@ export class Broker {
       pollTime: options.pollTime,
     });
     this.txnMarkers = new TransactionMarkers(this.topics, options.time);
-    this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time });
-    // `__consumer_offsets` as clients see it: listed by Metadata (internal), readable, not writable.
-    const offsetsTopic = this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, this.groupLog.partitionLogs());
-    // Its batches carry the partition's leader epoch, which the cluster simulation bumps (a coordinator move).
-    this.groupLog.stampLeaderEpochsFrom((p) => offsetsTopic.stampEpochOf(p));
+    // `__consumer_offsets` is created (its directories made, the topic listed) at the first group
+    // coordinator lookup or write, as Kafka creates it at the first FindCoordinator; a data
+    // directory that has it opens it now.
+    this.groupLog = GroupLog.open({ dataDir: options.dataDir, config: options.config, log: options.log, time: options.time, createOnFirstUse: true });
+    this.groupLog.onOpened((logs) => {
+      // As clients see it: listed by Metadata (internal), readable, not writable.
+      const offsetsTopic = this.topics.registerInternal(GROUP_METADATA_TOPIC_NAME, logs);
+      // Its batches carry the partition's leader epoch, which the cluster simulation bumps (a coordinator move).
+      this.groupLog.stampLeaderEpochsFrom((p) => offsetsTopic.stampEpochOf(p));
+    });
     this.cluster = new ClusterState({
       firstId: this.nodeId,
       count: options.brokers ?? 1,
@@ -290,7 +304,7 @@ export class Broker {
     // `__consumer_offsets` markers complete the group coordinator's pending transactional offsets;
     // the Produce path verifies transactional batches with the coordinator (KIP-890).
     this.txnMarkers.setOffsetsCompletion((partition, marker) =>
-      this.runtime.completeTransaction(partition, marker, marker.commit, marker.coordinatorEpoch).then(
+      partition < 0 || partition >= this.groupLog.partitionCount ? Promise.resolve(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) : this.runtime.completeTransaction(partition, marker, marker.commit, marker.coordinatorEpoch).then(
         () => ErrorCode.NONE,
         (err: unknown) => (err as { errorCode?: number }).errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR,
       ),

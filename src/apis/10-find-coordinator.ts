@@ -25,6 +25,9 @@ const BATCHED_FROM = 4;
  * From v6 a share-partition key (type 2, `groupId:topicId:partition`, KIP-932) maps to its
  * `__share_group_state` partition (`ShareCoordinatorService.partitionFor`); a key that is not in
  * that form (`SharePartitionKey.validate`) answers INVALID_REQUEST.
+ * The first lookup of a group creates `__consumer_offsets`, of a transactional id
+ * `__transaction_state`, as Kafka's `KafkaApis.getCoordinator` (which answers
+ * COORDINATOR_NOT_AVAILABLE until the new topic is ready: ours is ready at once).
  * An empty key (group or transactional id) has a coordinator too; key types other than 0-2 answer
  * INVALID_REQUEST, as Kafka's `KafkaApis.handleFindCoordinatorRequest`.
  */
@@ -81,11 +84,11 @@ function lookup(broker: Broker, key: string, keyType: number, listener: string |
   if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) {
     return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null };
   }
-  // Kafka creates `__transaction_state` on the first lookup of a transactional id.
-  if (keyType === KEY_TYPE_TRANSACTION) {
-    const unavailable = createdOrUnavailable(broker, key, () => broker.transactionLog.ensureCreated());
-    if (unavailable) return unavailable;
-  }
+  // Kafka creates `__consumer_offsets` on the first lookup of a group, `__transaction_state` on the
+  // first lookup of a transactional id.
+  const create = keyType === KEY_TYPE_GROUP ? () => broker.ensureOffsetsTopic() : () => broker.transactionLog.ensureCreated();
+  const unavailable = createdOrUnavailable(broker, key, create);
+  if (unavailable) return unavailable;
   const nodeId = keyType === KEY_TYPE_GROUP ? broker.cluster.coordinatorOf(key) : broker.cluster.transactionCoordinatorOf(key);
   return found(broker, key, nodeId, listener);
 }

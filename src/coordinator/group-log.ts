@@ -75,7 +75,7 @@ export interface GroupLogOptions<R = CoordinatorRecord> {
   onCleanerStep?: (step: CleanerStep, file: string) => void;
   /**
    * Opens the partitions (creating their directories) at the first append or `ensureOpen()`, not at
-   * start, unless partition 0's directory already exists: for a topic Kafka creates on first use.
+   * start, unless a partition's directory already exists: for a topic Kafka creates on first use.
    */
   createOnFirstUse?: boolean;
 }
@@ -107,6 +107,8 @@ export class GroupLog<R = CoordinatorRecord> {
   readonly layout: CoordinatorLogLayout<R>;
   private partitions: PartitionLog[] = [];
   private opened = false;
+  /** Called once the partitions are open (`onOpened`): the broker lists the topic from then on. */
+  private openedListeners: Array<(logs: readonly PartitionLog[]) => void> = [];
   private readonly options: GroupLogOptions<R>;
   private readonly time: Time;
   private readonly log: Logger;
@@ -155,8 +157,13 @@ export class GroupLog<R = CoordinatorRecord> {
     this.maxBatchBytes = config.int('message.max.bytes');
     this.partitionCount = this.layout.partitionCount;
     this.options = options;
-    const found = dataDir !== null && existsSync(join(dataDir, `${this.layout.topic}-0`));
-    if (!options.createOnFirstUse || found) this.ensureOpen();
+    if (!options.createOnFirstUse || (dataDir !== null && this.anyPartitionDirectoryIn(dataDir))) this.ensureOpen();
+  }
+
+  /** Whether `dataDir` holds a directory of one of the partitions (the topic was created before; one may be missing). */
+  private anyPartitionDirectoryIn(dataDir: string): boolean {
+    for (let p = 0; p < this.partitionCount; p++) if (existsSync(join(dataDir, `${this.layout.topic}-${p}`))) return true;
+    return false;
   }
 
   /** A new largest batch (bytes) for the writes from now on (a dynamic `message.max.bytes`). */
@@ -185,7 +192,19 @@ export class GroupLog<R = CoordinatorRecord> {
     this.partitions = partitions;
     partitions.forEach((partition, p) => partition.setLingering(() => this.closeOpenBatch(p)));
     this.opened = true;
+    const listeners = this.openedListeners;
+    this.openedListeners = [];
+    for (const listener of listeners) listener(partitions);
     return partitions;
+  }
+
+  /**
+   * Runs `listener` with the partition logs once they are open: now when they are, else at the
+   * first append or `ensureOpen()` (with `createOnFirstUse`), before that call goes on.
+   */
+  onOpened(listener: (logs: readonly PartitionLog[]) => void): void {
+    if (this.opened) listener(this.partitions);
+    else this.openedListeners.push(listener);
   }
 
   /** Opens the partitions; with `log.cleaner.enable` the background cleaner is scheduled. */

@@ -151,9 +151,8 @@ export class TransactionMarkers {
   }
 
   private async writeOne(marker: TxnMarkerSpec, tp: TopicPartitionRef): Promise<number> {
-    const topic = this.topics.get(tp.topic);
-    const partition = topic?.partition(tp.partition);
-    if (partition === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    // The group coordinator writes `__consumer_offsets` markers itself (creating the topic if no
+    // group used it yet: AddOffsetsToTxn adds its partition without a group lookup).
     if (tp.topic === GROUP_METADATA_TOPIC_NAME && this.offsetsCompletion !== null) {
       try {
         const error = await this.offsetsCompletion(tp.partition, marker);
@@ -162,6 +161,8 @@ export class TransactionMarkers {
         return ErrorCode.UNKNOWN_SERVER_ERROR;
       }
     }
+    const partition = this.topics.get(tp.topic)?.partition(tp.partition);
+    if (partition === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     try {
       const outcome = partition.appendEndTxnMarker(marker, BigInt(this.time.now()));
       if (!('durable' in outcome)) return outcome.errorCode;

@@ -15,7 +15,7 @@ import { API_CODECS, type ApiKeyWithCodec } from '../../src/protocol/messages/in
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
 import { encodeRecordBatch } from '../../src/records/record-batch.js';
 import { errorName } from '../../src/protocol/errors.js';
-import { adminLogin, SECURE_CONFIG, SECURE_SCRAM, SHARED_CONFIG, type Login } from './oracle.js';
+import { adminLogin, SECURE_CONFIG, SECURE_SCRAM, SHARED_CONFIG, waitForCoordinator, type Login } from './oracle.js';
 
 export type TargetName = 'kafka' | 'ours';
 export type Req<K extends ApiKeyWithCodec> = Parameters<(typeof API_CODECS)[K]['request']['encode']>[2];
@@ -323,6 +323,9 @@ export function useTargets(options: { secure?: boolean } = {}): void {
       config: { ...SHARED_CONFIG, 'offsets.topic.num.partitions': 1, ...(secure ? { ...SECURE_CONFIG, listeners: 'SASL_PLAINTEXT://127.0.0.1:0' } : {}) },
       addScram: secure ? SECURE_SCRAM : undefined,
     });
+    // The oracle's `__consumer_offsets` was created by the global setup's group lookup (both
+    // brokers create it at the first one): the same lookup here, so both targets have it.
+    await waitForCoordinator(ours.port, 30_000, secure ? adminLogin : null);
   });
   afterAll(async () => {
     await ours?.stop();

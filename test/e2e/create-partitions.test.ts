@@ -37,6 +37,8 @@ describe('CreatePartitions', () => {
     cleanups.push(() => raw.close());
     await raw.send(19, 5, { topics: [{ name: 'cp-a', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
     const topicId = first.server.broker.topics.get('cp-a')!.id;
+    // A group lookup creates `__consumer_offsets`, which cannot grow.
+    expect((await raw.send(10, 4, { key: '', keyType: 0, coordinatorKeys: ['cp-group'] })).coordinators[0]!.errorCode).toBe(ErrorCode.NONE);
 
     for (const version of [0, 3]) {
       const r = await raw.send(37, version, create([

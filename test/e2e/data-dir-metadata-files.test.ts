@@ -58,7 +58,7 @@ describe('the data directory’s metadata files at start', () => {
       try {
         const client = await RawClient.connect(server.port);
         const md = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-        expect(md.topics.map((t) => t.name).sort()).toEqual(['__consumer_offsets', 'kept']);
+        expect(md.topics.map((t) => t.name).sort()).toEqual(['kept']);
         client.close();
       } finally {
         await close();

@@ -62,6 +62,7 @@ describe('a start that fails on the data directory', () => {
     const data = tempDataDir();
     try {
       const first = await startServer({ port: 0, dataDir: data.dir, logLevel: 'silent' });
+      first.broker.ensureOffsetsTopic(); // as the first group lookup does
       await first.close();
       const broken = join(data.dir, path);
       breakIt(broken);
@@ -119,6 +120,7 @@ describe('a start that fails once the storage is open (a port in use) leaves the
       expect(readdirSync(data.dir)).toEqual([]);
       // The lock went with the failed start: a start on the same directory runs.
       const server = await startServer({ port: 0, dataDir: data.dir, logLevel: 'silent' });
+      server.broker.ensureOffsetsTopic(); // as the first group lookup does
       await server.close();
       expect(readdirSync(data.dir).filter((name) => name.startsWith('__consumer_offsets-'))).toHaveLength(50);
     } finally {
@@ -132,6 +134,7 @@ describe('a start that fails once the storage is open (a port in use) leaves the
     const taken = await takenPort();
     try {
       const first = await startServer({ port: 0, dataDir: data.dir, logLevel: 'silent' });
+      first.broker.ensureOffsetsTopic(); // as the first group lookup does
       await first.close();
       // A partition missing from the directory: the failed start recreates it, then removes it again.
       rmSync(join(data.dir, '__consumer_offsets-7'), { recursive: true });

@@ -1,15 +1,17 @@
 /**
- * `__consumer_offsets` as clients see it (issue 15): listed in Metadata for all topics with
+ * `__consumer_offsets` as clients see it (issue 15): created at the first group coordinator lookup
+ * or group write (as Kafka creates it at the first FindCoordinator), then listed in Metadata for all topics with
  * `is_internal` true and a topic id kept in its partitions' `partition.metadata` across restarts,
  * readable (ListOffsets, Fetch), not writable (INVALID_TOPIC_EXCEPTION); and DescribeConfigs
  * answered by every simulated broker for its own id, with `broker.id` and `node.id`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
 import { startClosableServer, startTestServer } from '../support/server.js';
-import { kafkaClient } from '../support/kafkajs.js';
+import { kafkaClient, waitFor } from '../support/kafkajs.js';
+import { TxnState } from '../../src/transactions/transaction-state.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
@@ -30,10 +32,15 @@ describe('__consumer_offsets', () => {
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: 'it-data', numPartitions: 1 }] });
-    expect((await admin.listTopics()).sort()).toEqual(['__consumer_offsets', 'it-data']);
-    await admin.disconnect();
+    // Not there before a group needs it, as on a fresh Kafka broker.
+    expect((await admin.listTopics()).sort()).toEqual(['it-data']);
+    expect(existsSync(join(first.dataDir, '__consumer_offsets-0'))).toBe(false);
 
     const raw = await RawClient.connect(first.server.port);
+    const lookup = await raw.send(10, 4, { key: '', keyType: 0, coordinatorKeys: ['it-group'] });
+    expect(lookup.coordinators.map((c) => [c.key, c.errorCode, c.nodeId])).toEqual([['it-group', 0, 1]]);
+    expect((await admin.listTopics()).sort()).toEqual(['__consumer_offsets', 'it-data']);
+    await admin.disconnect();
     // A standalone commit (generation -1): one OffsetCommit record in the group's partition.
     const commit = await raw.send(8, 8, { groupId: 'it-group', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'it-data', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
     expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(0);
@@ -78,13 +85,69 @@ describe('internal topics not created yet', () => {
     const { server } = await startClosableServer(cleanups, {});
     const raw = await RawClient.connect(server.port);
     cleanups.push(() => raw.close());
+    const internalTopics = ['__consumer_offsets', '__share_group_state', '__transaction_state'];
     for (const allowAutoTopicCreation of [true, false]) {
-      const md = await raw.send(3, 12, { ...allTopics, topics: [{ topicId: ZERO_UUID, name: '__share_group_state' }, { topicId: ZERO_UUID, name: '__transaction_state' }], allowAutoTopicCreation });
-      expect(md.topics.map((t) => [t.name, t.errorCode, t.isInternal, t.partitions.length])).toEqual([
-        ['__share_group_state', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, true, 0],
-        ['__transaction_state', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, true, 0],
-      ]);
+      const md = await raw.send(3, 12, { ...allTopics, topics: internalTopics.map((name) => ({ topicId: ZERO_UUID, name })), allowAutoTopicCreation });
+      expect(md.topics.map((t) => [t.name, t.errorCode, t.isInternal, t.partitions.length])).toEqual(
+        internalTopics.map((name) => [name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, true, 0]),
+      );
     }
+    expect((await raw.send(3, 12, allTopics)).topics).toEqual([]);
+  });
+
+  it('__consumer_offsets: a group write without a lookup creates it too; a transaction adding offsets to a group no one looked up commits them', async () => {
+    const { server } = await startClosableServer(cleanups, { config: { 'offsets.topic.num.partitions': 3 } });
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    await raw.send(19, 7, { topics: [{ name: 'w', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    const listed = async () => (await raw.send(3, 12, allTopics)).topics.map((t) => [t.name, t.partitions.length]).sort();
+    expect(await listed()).toEqual([['w', 1]]);
+
+    // AddOffsetsToTxn adds the group's partition before anyone looked the group up; the EndTxn's marker creates the topic.
+    const txnId = 'it-txn';
+    expect((await raw.send(10, 4, { key: '', keyType: 1, coordinatorKeys: [txnId] })).coordinators[0]!.errorCode).toBe(0);
+    const init = await raw.send(22, 5, { transactionalId: txnId, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
+    expect(init.errorCode).toBe(0);
+    const added = await raw.send(25, 3, { transactionalId: txnId, producerId: init.producerId, producerEpoch: init.producerEpoch, groupId: 'never-looked-up' });
+    expect(added.errorCode).toBe(0);
+    expect(await listed()).toEqual([['__transaction_state', 50], ['w', 1]]);
+    const ended = await raw.send(26, 4, { transactionalId: txnId, producerId: init.producerId, producerEpoch: init.producerEpoch, committed: true });
+    expect(ended.errorCode).toBe(0);
+    await waitFor(() => server.broker.transactions.get(txnId)?.state === TxnState.COMPLETE_COMMIT, 10000, 'transaction complete');
+    expect(await listed()).toEqual([['__consumer_offsets', 3], ['__transaction_state', 50], ['w', 1]]);
+
+    // A standalone commit (no lookup) on a server where no group was used yet creates it as well.
+    const other = await startClosableServer(cleanups, { config: { 'offsets.topic.num.partitions': 2 } });
+    const raw2 = await RawClient.connect(other.server.port);
+    cleanups.push(() => raw2.close());
+    await raw2.send(19, 7, { topics: [{ name: 'w', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    const commit = await raw2.send(8, 8, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'w', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(0);
+    expect((await raw2.send(3, 12, allTopics)).topics.map((t) => [t.name, t.isInternal, t.partitions.length]).sort()).toEqual([['__consumer_offsets', true, 2], ['w', false, 1]]);
+  });
+});
+
+describe('__consumer_offsets in a data directory', () => {
+  it('is opened at start when any of its partition directories is there: the commits of a group in another partition than a missing 0 are loaded', async () => {
+    const config = { 'offsets.topic.num.partitions': 3 };
+    const first = await startClosableServer(cleanups, { config });
+    const groupId = ['g0', 'g1', 'g2', 'g3', 'g4'].find((g) => first.server.broker.cluster.offsetsPartitionOf(g) !== 0)!;
+    const raw = await RawClient.connect(first.server.port);
+    await raw.send(19, 7, { topics: [{ name: 'kept', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    const commit = await raw.send(8, 8, { groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'kept', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(0);
+    raw.close();
+    await first.close();
+    rmSync(join(first.dataDir, '__consumer_offsets-0'), { recursive: true });
+
+    const second = await startClosableServer(cleanups, { dataDir: first.dataDir, config });
+    const again = await RawClient.connect(second.server.port);
+    const fetched = await again.send(9, 8, { groupId: '', topics: null, groups: [{ groupId, memberId: null, memberEpoch: -1, topics: null }], requireStable: false });
+    expect(fetched.groups[0]!.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.committedOffset])])).toEqual([['kept', [[0, 42n]]]]);
+    // Listed from the start, the missing partition made again.
+    expect((await again.send(3, 12, allTopics)).topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([['__consumer_offsets', 3], ['kept', 1]]);
+    expect(existsSync(join(first.dataDir, '__consumer_offsets-0'))).toBe(true);
+    again.close();
   });
 });
 

@@ -40,7 +40,7 @@ describe('share groups in the views', () => {
     const first = await startClosableServer(cleanups, { config }, 'kmc-share-views-');
     const topic = first.server.broker.topics.create('sv', 2);
     let c = await client(first.server);
-    expect(await allTopics(c)).toEqual([['__consumer_offsets', true, 50], ['sv', false, 2]]);
+    expect(await allTopics(c)).toEqual([['sv', false, 2]]);
     // Nor its directories: Kafka has none before the topic is created.
     const stateDirs = () => readdirSync(first.dataDir).filter((d) => d.startsWith('__share_group_state-')).sort();
     expect(stateDirs()).toEqual([]);
@@ -50,7 +50,7 @@ describe('share groups in the views', () => {
 
     const found = await c.send(10, 6, { key: '', keyType: 2, coordinatorKeys: [`g:${topic.id}:0`] });
     expect(found.coordinators[0]!.errorCode).toBe(ErrorCode.NONE);
-    const listed: Array<[string, boolean, number]> = [['__consumer_offsets', true, 50], ['__share_group_state', true, 3], ['sv', false, 2]];
+    const listed: Array<[string, boolean, number]> = [['__share_group_state', true, 3], ['sv', false, 2]];
     expect(await allTopics(c)).toEqual(listed);
     expect(stateDirs()).toEqual(['__share_group_state-0', '__share_group_state-1', '__share_group_state-2']);
     // Internal: not deletable, not writable.
@@ -68,11 +68,11 @@ describe('share groups in the views', () => {
     const { server, dataDir } = await startClosableServer(cleanups, {}, 'kmc-share-views-');
     const topic = server.broker.topics.create('sv2', 1);
     const c = await client(server);
-    expect((await allTopics(c)).map(([name]) => name)).toEqual(['__consumer_offsets', 'sv2']);
+    expect((await allTopics(c)).map(([name]) => name)).toEqual(['sv2']);
     expect(readdirSync(dataDir).filter((d) => d.startsWith('__share_group_state-'))).toEqual([]);
     // What the share group coordinator does once a member is assigned the partition.
     await server.broker.sharePersister.initializeState('g', [{ topicId: topic.id, partition: 0, stateEpoch: 0, startOffset: 0n }]);
-    expect(await allTopics(c)).toEqual([['__consumer_offsets', true, 50], ['__share_group_state', true, 50], ['sv2', false, 1]]);
+    expect(await allTopics(c)).toEqual([['__share_group_state', true, 50], ['sv2', false, 1]]);
     expect(readdirSync(dataDir).filter((d) => d.startsWith('__share_group_state-'))).toHaveLength(50);
   });
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer } from '../support/server.js';
 import { RawClient } from '../support/raw-client.js';
-import { KAFKA_LIBS, SHARED_CONFIG } from '../conformance/oracle.js';
+import { KAFKA_LIBS, SHARED_CONFIG, waitForCoordinator } from '../conformance/oracle.js';
 import type { ServerHandle } from '../../src/index.js';
 
 /** The tools and the classes that `bin/<tool>.sh` runs. */
@@ -233,6 +233,8 @@ let ours: (ServerHandle & { dataDir: string; stop: () => Promise<void> }) | null
 export function useToolTargets(): void {
   beforeAll(async () => {
     ours = await startTestServer({ host: '127.0.0.1', config: { ...SHARED_CONFIG, 'offsets.topic.num.partitions': 1 } });
+    // Kafka's `__consumer_offsets` was created by the global setup's group lookup: the same here.
+    await waitForCoordinator(ours.port, 30_000);
   });
   afterAll(async () => {
     await ours?.stop();

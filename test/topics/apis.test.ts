@@ -109,6 +109,9 @@ describe('Produce and Fetch', () => {
     expect(await codes('nope', 0, records('z'))).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(await codes('t', 5, records('z'))).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(await codes('t', 0, records('z'), 2)).toBe(ErrorCode.INVALID_REQUIRED_ACKS);
+    // Before a group created it, `__consumer_offsets` is a topic that does not exist.
+    expect(await codes('__consumer_offsets', 0, records('z'))).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    broker.ensureOffsetsTopic();
     // ReplicaManager.appendToLocalLog: "Cannot append to internal topic", without a message on the wire.
     const internal = ((await produceTo(broker, '__consumer_offsets', 0, records('z'))) as any).responses[0].partitionResponses[0];
     expect(internal).toMatchObject({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, errorMessage: null, baseOffset: -1n });
@@ -245,6 +248,7 @@ describe('Metadata', () => {
   it('describes this node, all topics, auto-creates, and answers topic ids from v10', async () => {
     const broker = newBroker({ 'num.partitions': '2', 'node.id': '3', 'offsets.topic.num.partitions': '1' });
     const t = broker.topics.create('m', 1);
+    broker.ensureOffsetsTopic(); // as the first group coordinator lookup does
     const offsetsTopic = broker.topics.get('__consumer_offsets')!;
     const all = (await call(metadata, broker, 12, { topics: null, allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })) as any;
     expect(all.brokers).toEqual([{ nodeId: 3, host: broker.advertised.host, port: broker.advertised.port, rack: null }]);
@@ -298,6 +302,7 @@ describe('CreateTopics and DeleteTopics', () => {
 
   it('deletes by name and (v6) by id', async () => {
     const broker = newBroker();
+    broker.ensureOffsetsTopic(); // as the first group coordinator lookup does
     broker.topics.create('x', 1);
     const y = broker.topics.create('y', 1);
     const byName = (await call(deleteTopics, broker, 4, { topics: [], topicNames: ['x', 'missing'], timeoutMs: 1000 })) as any;
