@@ -29,6 +29,9 @@ import { KAFKA_BROKER_CONFIGS, TOPIC_CONFIGS } from './configs/kafka-config-data
 import { noteCleanShutdown, removeCleanShutdown, writeCleanShutdown } from './storage/clean-shutdown.js';
 import { markDirectoryTakenOver } from './storage/directory-taken-over.js';
 import { withServerTime } from './util/server-time-log.js';
+import { describeGroupInSlices } from './admin/groups.js';
+import { describeTransaction } from './admin/transactions.js';
+import type { GroupDescription, TransactionDescription } from './admin/views.js';
 
 export { BrokerConfig, ConfigError, CONFIG_SPECS } from './config.js';
 export type { Broker } from './broker.js';
@@ -182,6 +185,19 @@ export interface ServerHandle {
    * record per key, as Kafka's log cleaner. Resolves with what was cleaned once the swap is durable.
    */
   compactOffsetsLog(): Promise<CompactionSummary>;
+  /**
+   * A group as `GET /groups/{id}` describes it, without the admin API: type, state, generation or
+   * group epoch, members (member id, epoch, assignment, `sessionExpiresInMs`), committed offsets
+   * with log-end offsets and lag, pending transactional offsets; share groups their share
+   * partitions. Null when no group has that id. A large group's offsets are formatted a slice per
+   * turn of the event loop, as the admin API does.
+   */
+  describeGroup(groupId: string): Promise<GroupDescription | null>;
+  /**
+   * A transactional id as `GET /transactions/{id}` describes it: state (Kafka's names, as
+   * `Ongoing`), producer id and epoch, timeout, the open transaction's partitions; null when unknown.
+   */
+  describeTransaction(transactionalId: string): TransactionDescription | null;
   /** Stops listening, drops connections, and waits until every acknowledged append is durable. */
   close(): Promise<void>;
 }
@@ -382,6 +398,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     sweepExpiredOffsets: () => broker.sweepExpiredOffsets(),
     expireMemberSession: (groupId, memberId) => broker.expireMemberSession(groupId, memberId),
     compactOffsetsLog: () => broker.groupLog.compact(),
+    describeGroup: (groupId) => describeGroupInSlices(broker, groupId),
+    describeTransaction: (transactionalId) => describeTransaction(broker, transactionalId),
     close() {
       closing ??= (async () => {
         // Pending waitFired calls (HTTP /faults/{id}/wait included) end now, not at their timeout.
