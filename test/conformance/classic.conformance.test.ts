@@ -142,6 +142,20 @@ describe('OffsetFetch', () => {
     await s.call('v5 unknown topic', 9, 5, { groupId: g, topics: [{ name: s.name('of-missing'), partitionIndexes: [0] }], groups: [], requireStable: false });
   });
 
+  // Kafka fetches offsets of the empty group id as of any other (an old client's simple consumer);
+  // INVALID_GROUP_ID is for no id (adversarial trial, session 33).
+  scenario('the empty group id, every version from v1, all topics and named ones', async (s) => {
+    const topic = s.name('of-empty-t');
+    await s.createTopic(topic, 1);
+    for (const version of [1, 5, 7]) {
+      await s.call(`v${version}`, 9, version, { groupId: '', topics: version >= 2 ? null : [{ name: topic, partitionIndexes: [0] }], groups: [], requireStable: false });
+    }
+    for (const version of [8, 9, 10]) {
+      await s.call(`v${version} all topics`, 9, version, fetchGroups([{ groupId: '', topics: null }]));
+    }
+    await s.call('v8 a named topic', 9, 8, fetchGroups([{ groupId: '', topics: [{ name: topic, partitionIndexes: [0] }] }]));
+  });
+
   for (const version of [8, 9]) {
     scenario(`v${version}: several groups in one request (committed, empty, all topics, unknown group)`, async (s) => {
       const g1 = s.name('of-multi-1');

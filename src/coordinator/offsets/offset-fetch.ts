@@ -51,11 +51,8 @@ function* fetchOffsetsInSlices(c: OffsetFetchContext, req: OffsetFetchRequest, a
   const budget = { sinceYield: 0 };
   if (apiVersion >= OFFSET_FETCH_GROUPS_VERSION) {
     const groups: OffsetFetchResponse['groups'] = [];
+    // The empty group id is fetched as any other, at every version (Kafka 4.3.1, conformance: classic).
     for (const g of req.groups) {
-      if (g.groupId === '') {
-        groups.push({ groupId: g.groupId, topics: [], errorCode: ErrorCode.INVALID_GROUP_ID });
-        continue;
-      }
       if (apiVersion >= OFFSET_FETCH_MEMBER_CHECK_VERSION) {
         const errorCode = c.validateMember(g.groupId, g.memberId, g.memberEpoch);
         if (errorCode !== null && errorCode !== ErrorCode.NONE) {
