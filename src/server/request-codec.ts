@@ -15,8 +15,8 @@ export interface RequestHeader {
 
 export type DecodedRequest =
   | { kind: 'request'; header: RequestHeader; body: unknown; api: ApiDefinition; flexible: boolean }
-  /** ApiVersions at a version newer than ours: answered with the v0 body and UNSUPPORTED_VERSION. */
-  | { kind: 'api-versions-too-new'; header: RequestHeader }
+  /** ApiVersions at a version we do not serve (newer, or negative): answered with the v0 body and UNSUPPORTED_VERSION, as Kafka's `RequestContext.isUnsupportedApiVersionsRequest`. */
+  | { kind: 'api-versions-unsupported'; header: RequestHeader }
   | { kind: 'refused'; header: RequestHeader | null; reason: string };
 
 /**
@@ -76,7 +76,7 @@ function decodeHeader(frame: Buffer, handlers: ReadonlyMap<number, ApiDefinition
   const header: RequestHeader = { apiKey, apiVersion, correlationId, clientId };
   const api = handlers.get(apiKey);
   if (!api) return { kind: 'refused', header, reason: `unknown API key ${apiKey}` };
-  if (apiKey === API_VERSIONS_KEY && apiVersion > api.maxVersion) return { kind: 'api-versions-too-new', header };
+  if (apiKey === API_VERSIONS_KEY && (apiVersion > api.maxVersion || apiVersion < api.minVersion)) return { kind: 'api-versions-unsupported', header };
   if (apiVersion < api.minVersion || apiVersion > api.maxVersion) {
     return { kind: 'refused', header, reason: `unsupported version ${apiVersion} of ${api.name} (serving ${api.minVersion}-${api.maxVersion})` };
   }
@@ -222,7 +222,7 @@ function startResponse(w: Writer, header: RequestHeader): void {
   if (header.apiKey !== API_VERSIONS_KEY && isFlexible(header.apiKey, header.apiVersion)) w.uvarint(0);
 }
 
-/** The v0 ApiVersions body Kafka sends to a too-new ApiVersions request: UNSUPPORTED_VERSION plus our range for key 18. */
+/** The v0 ApiVersions body Kafka sends to an ApiVersions request of a version it does not serve: UNSUPPORTED_VERSION plus our range for key 18. */
 export function encodeApiVersionsFallback(header: RequestHeader, api: ApiDefinition): Buffer {
   const w = new Writer(32);
   w.int32(0);

@@ -39,6 +39,16 @@ describe('protocol edge cases (test 5)', () => {
     client.close();
   });
 
+  it('answers ApiVersions of a negative version as one too new, as Kafka 4.3.1 (adversarial trial, session 33: it closed the connection)', async () => {
+    const client = await RawClient.connect(server.port);
+    for (const version of [-1, -32768]) {
+      const res = ApiVersionsResponse.decode(new Reader(await client.sendRawRequest(18, version, Buffer.alloc(0))), 0);
+      expect([res.errorCode, res.apiKeys]).toEqual([ErrorCode.UNSUPPORTED_VERSION, [{ apiKey: 18, minVersion: 0, maxVersion: 4 }]]);
+    }
+    expect((await client.send(18, 3, { clientSoftwareName: 'raw-test', clientSoftwareVersion: '1.0' })).errorCode).toBe(ErrorCode.NONE);
+    client.close();
+  });
+
   it('answers INVALID_REQUEST to ApiVersions v3 with an invalid client software name', async () => {
     const client = await RawClient.connect(server.port);
     const res = await client.send(18, 3, { clientSoftwareName: '-bad name-', clientSoftwareVersion: '1.0' });
