@@ -161,8 +161,14 @@ export class Reader {
     return (result >> 1n) ^ -(result & 1n);
   }
 
+  /**
+   * A compact length as Kafka's generated readers take it: the unsigned varint read into a Java
+   * int, minus one, in int arithmetic. So 0 and every varint of 0x80000001 and up (a negative int)
+   * are null (an error where the field is not nullable), and 0x80000000 wraps to 2^31 - 1, far past
+   * the frame (adversarial trial, session 33: Kafka answered where we closed).
+   */
   private length(compact: boolean): number {
-    return compact ? this.uvarint() - 1 : -1;
+    return compact ? ((this.uvarint() | 0) - 1) | 0 : -1;
   }
 
   nullableString(compact: boolean): string | null {
@@ -432,11 +438,11 @@ export class Writer {
     }
     if (v.length <= ASCII_LOOP_MAX_CHARS && this.asciiString(v, compact)) return;
     const n = Buffer.byteLength(v, 'utf8');
+    // Kafka's generated serializers refuse a string over 32,767 bytes whatever its length's encoding
+    // ("'errorMessage' field is too long to be serialized"), compact ones too.
+    if (n > 0x7fff) throw new RangeError(`string of ${n} bytes is too long to be serialized (over 32,767)`);
     if (compact) this.uvarint(n + 1);
-    else {
-      if (n > 0x7fff) throw new RangeError(`string of ${n} bytes is too long for an int16 length`);
-      this.int16(n);
-    }
+    else this.int16(n);
     const at = this.room(n);
     this.buf.write(v, at, n, 'utf8');
   }

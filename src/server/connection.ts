@@ -6,7 +6,7 @@ import { FILL_IN_PLACE_BYTES, FrameReader } from './frame-reader.js';
 import { CLOSED_CONNECTION_BYTES, noteReleased } from '../util/idle-collection.js';
 import { DECODE_IN_SLICES_BYTES, decodeRequest, decodeRequestInSlices, encodeApiVersionsFallback, encodeResponseParts, encodeResponseInSlices, type DecodedRequest, type RequestHeader } from './request-codec.js';
 import { runInSlices, runSoon } from '../util/slices.js';
-import { errorName } from '../protocol/errors.js';
+import { ErrorCode, errorName } from '../protocol/errors.js';
 import type { ConnectionIO, FaultRegistry } from '../faults/registry.js';
 import type { ListenerContext } from './listener-context.js';
 import { SaslGate, type GateIO } from './sasl-gate.js';
@@ -436,8 +436,8 @@ export class Connection implements IdleClosable, RequestDone {
       return null;
     }
     const { header } = decoded;
-    if (decoded.kind === 'api-versions-too-new') {
-      this.log.debug({ api: 'ApiVersions', version: header.apiVersion, clientId: header.clientId }, 'too-new ApiVersions: answering UNSUPPORTED_VERSION');
+    if (decoded.kind === 'api-versions-unsupported') {
+      this.log.debug({ api: 'ApiVersions', version: header.apiVersion, clientId: header.clientId }, 'ApiVersions of a version we do not serve: answering UNSUPPORTED_VERSION');
       this.write(encodeApiVersionsFallback(header, this.handlers.get(18)!));
       return null;
     }
@@ -457,7 +457,7 @@ export class Connection implements IdleClosable, RequestDone {
     // An answer that may be large is encoded in slices too, and the connection stays muted until
     // it is written (`largeAnswers`); a request decoded in slices has its caller wait for that.
     const ownWrites = inSlices === undefined && decoded.api.largeAnswers ? [] : undefined;
-    const io = new RequestIO(this, decoded.api.name, header, inSlices ?? ownWrites);
+    const io = new RequestIO(this, decoded.api, decoded.body, header, inSlices ?? ownWrites);
     // A handler or encoder that throws (a value the response version cannot carry, a failed
     // append) costs this connection only, never the process.
     // Appends the handler makes before its first await are this connection's (util/returning-clients.ts).
@@ -487,19 +487,60 @@ export class Connection implements IdleClosable, RequestDone {
     return null;
   }
 
-  /** Sends a request's response (see `RequestIO.send`); `inSlices`: encoded in slices, the promise of its writing added there. */
-  answer(apiName: string, header: RequestHeader, response: unknown, inSlices: Array<Promise<void>> | undefined): void {
+  /**
+   * Sends a request's response (see `RequestIO.send`); `inSlices`: encoded in slices, the promise of
+   * its writing added there. A response its version cannot carry (a string over 32,767 bytes built
+   * from a request's name, as an error message naming it) is replaced by `fallback`'s answer,
+   * as Kafka's `KafkaApis.handle` answers the request's error response with UNKNOWN_SERVER_ERROR when
+   * serializing fails (adversarial trial, session 33).
+   */
+  answer(apiName: string, header: RequestHeader, response: unknown, inSlices: Array<Promise<void>> | undefined, fallback?: UnencodableFallback): void {
     if (response === NO_RESPONSE || this.closed) return;
     if (this.log.isLevelEnabled('debug')) {
       this.log.debug({ api: apiName, version: header.apiVersion, clientId: header.clientId, correlationId: header.correlationId, error: topError(response) }, 'request');
     }
     if (inSlices) {
-      const bytes = runSoon(encodeResponseInSlices(header, response));
-      if (bytes instanceof Promise) inSlices.push(bytes.then(this.sendEncoded));
+      let bytes: Buffer[] | Promise<Buffer[]>;
+      try {
+        bytes = runSoon(encodeResponseInSlices(header, response));
+      } catch (err) {
+        this.answerUnencodable(apiName, header, err, fallback);
+        return;
+      }
+      if (bytes instanceof Promise) inSlices.push(bytes.then(this.sendEncoded, (err: unknown) => this.answerUnencodable(apiName, header, err, fallback)));
       else this.sendEncoded(bytes);
       return;
     }
-    this.write(encodeResponseParts(header, response));
+    let bytes: Buffer | Buffer[];
+    try {
+      bytes = encodeResponseParts(header, response);
+    } catch (err) {
+      this.answerUnencodable(apiName, header, err, fallback);
+      return;
+    }
+    this.write(bytes);
+    this.idle?.touch(this);
+  }
+
+  /**
+   * Answers `fallback`'s response instead of one that could not be encoded (`err`; rethrown without
+   * a fallback). When that one cannot be encoded either (it echoes the name that made the answer too
+   * long), the connection is closed: Kafka then leaves the request unanswered.
+   */
+  private answerUnencodable(apiName: string, header: RequestHeader, err: unknown, fallback: UnencodableFallback | undefined): void {
+    if (fallback === undefined) throw err;
+    if (this.closed) return;
+    const where = { err, api: apiName, version: header.apiVersion, clientId: header.clientId };
+    let bytes: Buffer | Buffer[];
+    try {
+      bytes = encodeResponseParts(header, fallback.unencodableResponse());
+    } catch {
+      this.log.warn(where, 'neither the response nor its error response could be encoded; closing the connection');
+      this.closeNow();
+      return;
+    }
+    this.log.warn(where, 'the response could not be encoded; answering UNKNOWN_SERVER_ERROR');
+    this.write(bytes);
     this.idle?.touch(this);
   }
 
@@ -584,6 +625,11 @@ function undecodable(err: unknown): string {
   return typeof (err as { syscall?: unknown }).syscall === 'string' ? `could not decode the request: ${message}` : `malformed request: ${message}`;
 }
 
+/** What answers a request whose response could not be encoded (`Connection.answer`). */
+interface UnencodableFallback {
+  unencodableResponse(): unknown;
+}
+
 /**
  * The way back for one request (what fault actions answer through): one object per request
  * instead of a set of closures, as every request makes one.
@@ -591,13 +637,19 @@ function undecodable(err: unknown): string {
 class RequestIO implements ConnectionIO {
   constructor(
     private readonly connection: Connection,
-    private readonly apiName: string,
+    private readonly api: ApiDefinition,
+    private readonly body: unknown,
     private readonly header: RequestHeader,
     private readonly inSlices: Array<Promise<void>> | undefined,
   ) {}
 
   send(response: unknown): void {
-    this.connection.answer(this.apiName, this.header, response, this.inSlices);
+    this.connection.answer(this.api.name, this.header, response, this.inSlices, this);
+  }
+
+  /** The request's error response with UNKNOWN_SERVER_ERROR, for an answer that could not be encoded. */
+  unencodableResponse(): unknown {
+    return this.api.errorResponse(this.body, this.header.apiVersion, ErrorCode.UNKNOWN_SERVER_ERROR);
   }
 
   close(): void {

@@ -65,7 +65,22 @@ describe('inputs found by adversarial testing', () => {
     expect(fetched.topics[0]!.partitions[0]!.committedOffset).toBe(77n);
   });
 
-  it('closes only the connection whose response cannot be encoded (an echoed name over 32767 bytes)', async () => {
+  it("answers UNKNOWN_SERVER_ERROR where the answer would carry a string over 32,767 bytes (ElectLeaders' \"No such topic as <name>\"), compact strings too, as Kafka 4.3.1 (adversarial trial, session 33)", async () => {
+    const topic = 'e'.repeat(32_760);
+    const c = await RawClient.connect(server.port);
+    for (const version of [0, 1, 2]) {
+      const res = await c.send(43, version, { electionType: 0, topicPartitions: [{ topic, partitions: [0] }], timeoutMs: 1000 });
+      expect([res.errorCode, res.replicaElectionResults.map((r) => [r.topic.length, r.partitionResult.map((p) => [p.partitionId, p.errorCode, p.errorMessage])])]).toEqual([
+        version >= 1 ? ErrorCode.UNKNOWN_SERVER_ERROR : ErrorCode.NONE,
+        [[32_760, [[0, ErrorCode.UNKNOWN_SERVER_ERROR, null]]]],
+      ]);
+    }
+    // The same connection goes on.
+    expect((await c.send(18, 2, { clientSoftwareName: '', clientSoftwareVersion: '' })).errorCode).toBe(ErrorCode.NONE);
+    c.close();
+  });
+
+  it('closes only the connection whose response cannot be encoded, nor its error response (an echoed name over 32767 bytes)', async () => {
     const bad = await RawClient.connect(server.port);
     // Metadata v1 with a topic name of invalid UTF-8: decoded as U+FFFD, three bytes each on the way back.
     const name = Buffer.alloc(20000, 0xff);

@@ -89,6 +89,40 @@ describe('strings', () => {
     expect(r.string(compact)).toBe(v);
     expect(r.int8()).toBe(7);
   });
+
+  it('refuses to write one over 32,767 bytes, compact too, as Kafka\'s serializers ("field is too long to be serialized")', () => {
+    for (const compact of [false, true]) {
+      expect(() => new Writer(8).string('x'.repeat(32_768), compact)).toThrow(/too long to be serialized/);
+      expect(() => new Writer(8).string('\u00e9'.repeat(16_384), compact)).toThrow(/too long to be serialized/);
+      const w = new Writer(8);
+      w.string('x'.repeat(32_767), compact);
+      expect(new Reader(w.finish()).string(compact)).toHaveLength(32_767);
+    }
+  });
+});
+
+describe('compact lengths', () => {
+  /** A compact nullable string whose length varint is `varint` (bytes), then `tail`. */
+  const frame = (varint: number[], tail = 'ab') => Buffer.concat([Buffer.from(varint), Buffer.from(tail)]);
+  // Kafka reads the varint into a Java int and subtracts one: every value of 2^31 + 1 and up is negative, so null.
+  it.each([
+    ['0', [0x00], null],
+    ['0xffffffff', [0xff, 0xff, 0xff, 0xff, 0x0f], null],
+    ['0xfffffffe', [0xfe, 0xff, 0xff, 0xff, 0x0f], null],
+    ['0x80000001', [0x81, 0x80, 0x80, 0x80, 0x08], null],
+  ] as const)('a length varint of %s is null, as Kafka reads it', (_label, varint, expected) => {
+    const r = new Reader(frame([...varint]));
+    expect(r.nullableString(true)).toBe(expected);
+    expect(new Reader(frame([...varint])).nullableBytes(true)).toBe(expected);
+    expect(new Reader(frame([...varint])).nullableArray(true, () => 1)).toBe(expected);
+    expect(() => new Reader(frame([...varint])).string(true)).toThrow(/non-nullable string is null/);
+  });
+
+  it('a length varint of 0x80000000 wraps to 2^31 - 1: past the frame, as in Kafka', () => {
+    const varint = [0x80, 0x80, 0x80, 0x80, 0x08];
+    expect(() => new Reader(frame(varint)).nullableString(true)).toThrow(/runs past|longer than/);
+    expect(() => new Reader(frame(varint)).nullableArray(true, () => 1)).toThrow(/exceeds the frame/);
+  });
 });
 
 describe('taggedFields', () => {
