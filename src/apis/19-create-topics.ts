@@ -48,11 +48,14 @@ export const api: ApiDefinition<CreateTopicsRequest, CreateTopicsResponse> = {
   // CreateTopicsRequest.getErrorResponse: one result per topic.
   errorResponse: (req, _version, errorCode) => ({
     ...defaultCreateTopicsResponse(),
-    topics: req.topics.map((t) => ({ ...defaultCreatableTopicResult(), name: t.name, errorCode, numPartitions: -1, replicationFactor: -1, configs: null })),
+    topics: req.topics.map((t) => ({ ...defaultCreatableTopicResult(), name: t.name, errorCode, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: [] })),
   }),
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
   routing: ANY_BROKER,
   async handle(req, ctx) {
+    // The controller's deadline (now + timeoutMs) has passed before it starts: the whole request
+    // times out, nothing done (`QuorumController` appendWriteEvent; conformance: admin-edge-cases).
+    if (req.timeoutMs <= 0) return api.errorResponse(req, ctx.apiVersion, ErrorCode.REQUEST_TIMED_OUT);
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     // Kafka's `ReplicationControlManager.validateTotalNumberOfPartitions`, before anything else: the

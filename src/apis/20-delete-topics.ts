@@ -39,6 +39,9 @@ export const api: ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse> = {
   names: (req) => ({ topics: named(req).map((t) => ({ name: t.name, ...(t.name ? {} : { topicId: t.topicId }), partitions: null })) }),
   routing: ANY_BROKER,
   async handle(req, ctx) {
+    // The controller's deadline (now + timeoutMs) has passed before it starts: the whole request
+    // times out, nothing done (`QuorumController` appendWriteEvent; conformance: admin-edge-cases).
+    if (req.timeoutMs <= 0) return api.errorResponse(req, ctx.apiVersion, ErrorCode.REQUEST_TIMED_OUT);
     const v = ctx.apiVersion;
     const entries = v >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const keys = entries.map((e) => (e.name !== null ? `name:${e.name}` : `id:${e.topicId}`));

@@ -25,7 +25,8 @@ import { ANY_BROKER } from './shapes/routing.js';
  * get UNKNOWN_SERVER_ERROR (no message) and are not grown (Kafka keeps the partitions added before
  * the crossing: see DIFFERENCES.md). Classic group members notice the new partition
  * count in Metadata and rejoin, as with Kafka. `timeoutMs` is not waited on: the change is complete
- * when answered. Not served: the controller mutation quota (THROTTLING_QUOTA_EXCEEDED).
+ * when answered; a `timeoutMs` of 0 or less answers REQUEST_TIMED_OUT for every topic, nothing grown
+ * (the controller's deadline passed). Not served: the controller mutation quota (THROTTLING_QUOTA_EXCEEDED).
  */
 export const api: ApiDefinition<CreatePartitionsRequest, CreatePartitionsResponse> = {
   apiKey: 37,
@@ -40,6 +41,9 @@ export const api: ApiDefinition<CreatePartitionsRequest, CreatePartitionsRespons
   names: (req) => ({ topics: req.topics.map((t) => ({ name: t.name, partitions: null })) }),
   routing: ANY_BROKER,
   async handle(req, ctx) {
+    // The controller's deadline (now + timeoutMs) has passed before it starts: the whole request
+    // times out, nothing done (`QuorumController` appendWriteEvent; conformance: admin-edge-cases).
+    if (req.timeoutMs <= 0) return api.errorResponse(req, ctx.apiVersion, ErrorCode.REQUEST_TIMED_OUT);
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results: CreatePartitionsTopicResult[] = [];

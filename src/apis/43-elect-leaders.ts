@@ -34,6 +34,9 @@ export const api: ApiDefinition<ElectLeadersRequest, ElectLeadersResponse> = {
   names: (req) => ({ topics: (req.topicPartitions ?? []).map((t) => ({ name: t.topic, partitions: t.partitions })) }),
   routing: ANY_BROKER,
   handle(req, ctx) {
+    // The controller's deadline (now + timeoutMs) has passed before it starts: the whole request
+    // times out, nothing done (`QuorumController` appendWriteEvent; conformance: admin-edge-cases).
+    if (req.timeoutMs <= 0) return api.errorResponse(req, ctx.apiVersion, ErrorCode.REQUEST_TIMED_OUT);
     const { broker } = ctx;
     const type = ctx.apiVersion >= 1 ? req.electionType : PREFERRED;
     if (type !== PREFERRED && type !== UNCLEAN) {

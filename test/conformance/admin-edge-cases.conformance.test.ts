@@ -86,3 +86,18 @@ describe('CreateTopics manual assignments', () => {
     }, { exactMessages: true });
   }
 });
+
+describe('timeouts of zero and below', () => {
+  scenario('CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders with timeoutMs 0 and -1', async (s) => {
+    for (const timeoutMs of [0, -1]) {
+      const created = s.name(`tmo-create${-timeoutMs}`);
+      await s.call(`CreateTopics, timeout ${timeoutMs}`, 19, 7, { topics: [{ name: created, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs, validateOnly: false });
+      const topic = s.name(`tmo${-timeoutMs}`);
+      await s.createTopic(topic, 2);
+      await s.call(`CreatePartitions, timeout ${timeoutMs}`, 37, 3, { topics: [{ name: topic, count: 3, assignments: null }], timeoutMs, validateOnly: false });
+      await s.call(`ElectLeaders, timeout ${timeoutMs}`, 43, 2, { electionType: 0, topicPartitions: [{ topic, partitions: [0] }], timeoutMs });
+      await s.call(`DeleteTopics, timeout ${timeoutMs}`, 20, 6, { topics: [{ name: topic, topicId: ZERO_UUID }], topicNames: [], timeoutMs });
+      await s.call(`Metadata after, timeout ${timeoutMs}`, 3, 12, { topics: [{ topicId: ZERO_UUID, name: topic }, { topicId: ZERO_UUID, name: created }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    }
+  }, { exactMessages: true });
+});
