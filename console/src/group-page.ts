@@ -25,7 +25,7 @@ function describeEvent(e: TimelineEvent): string {
     case 'member-left':
       return `member left (${e.cause}): ${e.clientId} (${e.memberId})`;
     case 'state':
-      return `state ${e.from} -> ${e.to}`;
+      return `state ${e.from} -> ${e.to}${e.implied ? ' (between two looks: not seen, implied by the next)' : ''}`;
     case 'coordinator':
       return `coordinator moved from broker ${e.from} to broker ${e.to}`;
     case 'type':

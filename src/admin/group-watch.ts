@@ -27,6 +27,7 @@ import type { ServerClock } from '../util/manual-time.js';
 import { performance } from 'node:perf_hooks';
 import { Slicer } from '../util/slices.js';
 import { describeGroupHeader, eachGroupInSlices, partitionOwners } from './groups.js';
+import { classicStatePath } from './classic-state-path.js';
 import { GroupLag, LagBudget, TopicMoves, type CommittedEntry } from './group-lag.js';
 import type { GroupHeader } from './groups.js';
 import type { GroupMemberView } from './views.js';
@@ -507,7 +508,14 @@ export class GroupWatch {
     }
     track.members = members;
     if (view.state !== track.state) {
-      push({ at: now, kind: 'state', from: track.state, to: view.state });
+      // A classic group's states between the two looks, when they were not seen, are implied.
+      const path = view.type === 'classic' && track.type === 'classic' ? classicStatePath(track.state, view.state) : [view.state];
+      let from = track.state;
+      for (let i = 0; i < path.length; i++) {
+        const to = path[i]!;
+        push(i === path.length - 1 ? { at: now, kind: 'state', from, to } : { at: now, kind: 'state', from, to, implied: true });
+        from = to;
+      }
       track.state = view.state;
     }
     // -1 is a group known only by its offsets (not yet materialised): its first generation is no rebalance.

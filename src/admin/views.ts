@@ -224,7 +224,8 @@ export type TimelineEvent =
   | { at: string; kind: 'rebalance'; generation: number; cause: RebalanceCause; members: number; detail: string }
   | { at: string; kind: 'member-joined'; memberId: string; clientId: string }
   | { at: string; kind: 'member-left'; memberId: string; clientId: string; cause: 'leave' | 'session timeout' }
-  | { at: string; kind: 'state'; from: string; to: string }
+  /** `implied`: a classic group's state between two looks that neither saw, which Kafka's transitions require (`from` -> it -> the next). */
+  | { at: string; kind: 'state'; from: string; to: string; implied?: true }
   | { at: string; kind: 'coordinator'; from: number; to: number }
   /** The group changed type: a classic group upgraded to a consumer group by a KIP-848 member's join, or back when the last one left (KIP-848's online migration). */
   | { at: string; kind: 'type'; from: string; to: string }
