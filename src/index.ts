@@ -48,7 +48,7 @@ export type { ClusterControl } from './cluster/control.js';
 // What the admin API answers (GET /groups, /groups/{id}, /groups/{id}/history, /overview, /transactions), for typed tests.
 export type {
   GroupSummary, GroupDescription, GroupMemberView, GroupOffsetView, PendingOffsetView, UncommittedPartitionView, SharePartitionView,
-  GroupHistory, TimelineEvent, RebalanceCause, Overview, OverviewTopic, OverviewGroup, TransactionSummary, TransactionDescription,
+  GroupHistory, TimelineEvent, RebalanceCause, Overview, OverviewTopic, OverviewGroup, TransactionSummary, TransactionDescription, ConnectAssignmentView, ConnectTasksView,
 } from './admin/views.js';
 export { KAFKA_API_VERSIONS, KAFKA_RELEASES, ApiVersionsError } from './protocol/kafka-versions.js';
 export type { KafkaRelease } from './protocol/kafka-versions.js';

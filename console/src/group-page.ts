@@ -5,7 +5,7 @@
 import { api, ApiError } from './api.js';
 import { fill, h, partitions, requestTable, table, time } from './dom.js';
 import { LagChart } from './lag-chart.js';
-import type { Assignment, Group, GroupHistory, GroupMember, GroupOffsetView, RequestEntry, TimelineEvent, UncommittedPartitionView } from './types.js';
+import type { Assignment, ConnectAssignmentView, ConnectTasksView, Group, GroupHistory, GroupMember, GroupOffsetView, RequestEntry, TimelineEvent, UncommittedPartitionView } from './types.js';
 import type { Page } from './page.js';
 
 /** Partitions in `a` that are not in `b` (a member's partitions still to revoke: owned, not in its target). */
@@ -36,6 +36,13 @@ function describeEvent(e: TimelineEvent): string {
     case 'deleted':
       return 'group deleted';
   }
+}
+
+/** A Kafka Connect worker's assignment: `conn (connector, tasks 0, 1)`, then what it must revoke. */
+function connectWork(a: ConnectAssignmentView): string {
+  const list = (entries: ConnectTasksView[]): string =>
+    entries.map((e) => `${e.connector} (${[...(e.runsConnector ? ['connector'] : []), ...(e.tasks.length ? [`tasks ${e.tasks.join(', ')}`] : [])].join(', ') || 'nothing'})`).join('; ') || 'nothing';
+  return `${list(a.assigned)}${a.revoked && a.revoked.length > 0 ? ` · revoked: ${list(a.revoked)}` : ''}`;
 }
 
 /** Failed requests a group's page lists. */
@@ -117,7 +124,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
               group.members.map((m) =>
                 consumer
                   ? [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, protocolOf(m), m.memberEpoch ?? '-', expiresIn(m), partitions(m.assignment), partitions(minus(m.assignment, m.targetAssignment)), partitions(m.targetAssignment)]
-                  : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, expiresIn(m), partitions(m.assignment)],
+                  : [m.memberId, m.groupInstanceId ?? '-', m.clientId, m.clientHost, group.generationId, expiresIn(m), m.connectAssignment ? connectWork(m.connectAssignment) : partitions(m.assignment)],
               ),
               'no members',
             ),

@@ -1,5 +1,5 @@
 /** The shapes of the admin API answers the page reads (see /openapi.json); the group views are the server's own. */
-export type { Overview, GroupDescription as Group, GroupHistory, GroupMemberView as GroupMember, GroupOffsetView, UncommittedPartitionView, TimelineEvent, ChangeNotice, TransactionSummary, TransactionDescription } from '../../src/admin/views.js';
+export type { Overview, GroupDescription as Group, GroupHistory, GroupMemberView as GroupMember, GroupOffsetView, UncommittedPartitionView, TimelineEvent, ChangeNotice, TransactionSummary, TransactionDescription, ConnectAssignmentView, ConnectTasksView } from '../../src/admin/views.js';
 
 /** A member's partitions, as the group views list them. */
 export type Assignment = Array<{ topic: string; partitions: number[] }>;

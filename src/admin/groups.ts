@@ -1,5 +1,6 @@
 import type { Broker } from '../broker.js';
 import { decodeAssignment } from '../coordinator/classic/consumer-protocol.js';
+import { decodeConnectAssignment } from './connect-protocol.js';
 import type { ConsumerGroup } from '../coordinator/consumer/consumer-group.js';
 import type { CommittedOffset } from '../coordinator/offsets/offset-store.js';
 import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
@@ -147,6 +148,7 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
         subscribedTopicNames: [...m.subscribedTopicNames],
         subscribedTopicRegex: m.subscribedTopicRegex === null || m.subscribedTopicRegex === '' ? null : m.subscribedTopicRegex,
         targetAssignment: namedAssignment(m.targetAssignment),
+        connectAssignment: null,
       };
     }),
   };
@@ -181,6 +183,7 @@ export function describeGroupHeader(broker: Broker, groupId: string): GroupHeade
     upgraded: null,
     rebalanceTimeoutMs: m.rebalanceTimeoutMs,
     assignment: assignmentOf(m.assignment, g?.protocolType ?? null),
+    connectAssignment: g?.protocolType === 'connect' ? decodeConnectAssignment(m.assignment) : null,
     memberEpoch: null,
     memberState: null,
     rackId: null,

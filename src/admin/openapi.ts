@@ -406,7 +406,7 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupMember: {
         type: 'object',
-        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'sessionExpiresInMs', 'upgraded', 'rebalanceTimeoutMs', 'assignment', 'memberEpoch', 'memberState', 'rackId', 'subscribedTopicNames', 'subscribedTopicRegex', 'targetAssignment'],
+        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'sessionExpiresInMs', 'upgraded', 'rebalanceTimeoutMs', 'assignment', 'memberEpoch', 'memberState', 'rackId', 'subscribedTopicNames', 'subscribedTopicRegex', 'targetAssignment', 'connectAssignment'],
         description: 'A classic or consumer-group member; the consumer-group fields are null for classic members.',
         properties: {
           memberId: { type: 'string' },
@@ -424,7 +424,27 @@ export const OPENAPI_DOCUMENT = {
           subscribedTopicNames: nullable({ type: 'array', items: { type: 'string' } }),
           subscribedTopicRegex: nullable({ type: 'string' }),
           targetAssignment: nullable({ ...topicPartitions, description: 'Consumer group: the target assignment the member reconciles towards' }),
+          connectAssignment: nullable({
+            type: 'object',
+            description: 'Classic members of protocol type `connect` (Kafka Connect workers) only: the connectors and tasks their leader assigned them (ConnectProtocol V0, incremental cooperative V1/V2); null before their SyncGroup',
+            required: ['version', 'error', 'leader', 'leaderUrl', 'configOffset', 'assigned', 'revoked', 'delayMs'],
+            properties: {
+              version: { type: 'integer' },
+              error: { type: 'integer', description: "Connect's assignment error: 0 none, 1 the leader's config is behind" },
+              leader: { type: 'string' },
+              leaderUrl: { type: 'string' },
+              configOffset: { type: 'integer' },
+              assigned: { type: 'array', items: ref('ConnectTasks') },
+              revoked: nullable({ type: 'array', items: ref('ConnectTasks'), description: 'From version 1: what the worker must stop' }),
+              delayMs: nullable({ type: 'integer', description: 'From version 1: the delay before the leader rebalances again to place lost work' }),
+            },
+          }),
         },
+      },
+      ConnectTasks: {
+        type: 'object',
+        required: ['connector', 'runsConnector', 'tasks'],
+        properties: { connector: { type: 'string' }, runsConnector: { type: 'boolean', description: 'The worker runs the connector itself (task id -1 on the wire)' }, tasks: { type: 'array', items: { type: 'integer' } } },
       },
       GroupOffset: {
         type: 'object',

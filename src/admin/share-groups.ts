@@ -55,6 +55,7 @@ export function shareGroupHeader(broker: Broker, groupId: string): GroupHeader |
       subscribedTopicNames: [...m.subscribedTopicNames].sort(),
       subscribedTopicRegex: null,
       targetAssignment: null,
+      connectAssignment: null,
     })),
     sharePartitions: null,
     offsetsTopicPartition: broker.groupLog.partitionFor(groupId),

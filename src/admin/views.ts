@@ -51,6 +51,12 @@ export interface GroupMemberView {
    * pending revocation (as ConsumerGroupDescribe reports them).
    */
   assignment: Array<{ topic: string; partitions: number[] }> | null;
+  /**
+   * Classic members of protocol type `connect` (Kafka Connect workers): the connectors and tasks
+   * their leader assigned them, and (incremental cooperative) revoked; null otherwise or before
+   * the member's SyncGroup.
+   */
+  connectAssignment: ConnectAssignmentView | null;
   /** Consumer-group members (null for classic members): the member epoch. */
   memberEpoch: number | null;
   /** Consumer-group members: `stable`, `unrevoked_partitions`, `unreleased_partitions`, `unknown`. */
@@ -219,6 +225,28 @@ export type RebalanceCause = 'join' | 'leave' | 'session timeout' | 'subscriptio
  * than 256 characters are cut (ending in `…`); `clientIds` and `partitions` list the first 50,
  * then `+N more`.
  */
+/** A connector and the tasks of it a worker holds; `runsConnector`: whether it runs the connector itself (task id -1 on the wire). */
+export interface ConnectTasksView {
+  connector: string;
+  runsConnector: boolean;
+  tasks: number[];
+}
+
+/** A Connect worker's assignment as `GET /groups/{id}` shows it. */
+export interface ConnectAssignmentView {
+  version: number;
+  /** Connect's assignment error: 0 none, 1 the leader's config is behind (`CONFIG_MISMATCH`). */
+  error: number;
+  leader: string;
+  leaderUrl: string;
+  configOffset: number;
+  assigned: ConnectTasksView[];
+  /** From version 1 (incremental cooperative): what the worker must stop; null before. */
+  revoked: ConnectTasksView[] | null;
+  /** From version 1: the delay (ms) before the leader rebalances again to place lost work; null before. */
+  delayMs: number | null;
+}
+
 export type TimelineEvent =
   | { at: string; kind: 'seen'; state: string; generation: number; members: number; clientIds: string[] }
   | { at: string; kind: 'rebalance'; generation: number; cause: RebalanceCause; members: number; detail: string }

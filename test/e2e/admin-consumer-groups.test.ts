@@ -40,6 +40,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       memberState: 'stable',
       assignment: [{ topic: 'views', partitions: [0, 1, 2] }],
       targetAssignment: [{ topic: 'views', partitions: [0, 1] }],
+      connectAssignment: null,
     });
 
     await group.settle();
@@ -71,6 +72,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       subscribedTopicNames: ['views'],
       subscribedTopicRegex: null,
       targetAssignment: [{ topic: 'views', partitions }],
+      connectAssignment: null,
     });
     const offset = (partition: number, committedOffset: number, memberId: string) => ({
       topic: 'views',
