@@ -108,7 +108,7 @@ export class GroupLog<R = CoordinatorRecord> {
   private partitions: PartitionLog[] = [];
   private opened = false;
   /** Called once the partitions are open (`onOpened`): the broker lists the topic from then on. */
-  private openedListeners: Array<(logs: readonly PartitionLog[]) => void> = [];
+  private readonly openedListeners: Array<(logs: readonly PartitionLog[]) => void> = [];
   private readonly options: GroupLogOptions<R>;
   private readonly time: Time;
   private readonly log: Logger;
@@ -171,9 +171,16 @@ export class GroupLog<R = CoordinatorRecord> {
     this.maxBatchBytes = bytes;
   }
 
-  /** Opens (creating when missing) every partition; a no-op once open. Returns the partition logs. */
+  /**
+   * Opens (creating when missing) every partition; a no-op once open, but for `onOpened` listeners
+   * that threw (a full disk while the broker listed the topic), which run again. Returns the
+   * partition logs.
+   */
   ensureOpen(): readonly PartitionLog[] {
-    if (this.opened) return this.partitions;
+    if (this.opened) {
+      if (this.openedListeners.length > 0) this.runOpenedListeners();
+      return this.partitions;
+    }
     const { config, dataDir } = this.options;
     const partitions: PartitionLog[] = [];
     for (let p = 0; p < this.partitionCount; p++) {
@@ -192,10 +199,16 @@ export class GroupLog<R = CoordinatorRecord> {
     this.partitions = partitions;
     partitions.forEach((partition, p) => partition.setLingering(() => this.closeOpenBatch(p)));
     this.opened = true;
-    const listeners = this.openedListeners;
-    this.openedListeners = [];
-    for (const listener of listeners) listener(partitions);
+    this.runOpenedListeners();
     return partitions;
+  }
+
+  /** Runs the `onOpened` listeners in turn; one that throws stays (with those after it) for the next `ensureOpen`. */
+  private runOpenedListeners(): void {
+    while (this.openedListeners.length > 0) {
+      this.openedListeners[0]!(this.partitions);
+      this.openedListeners.shift();
+    }
   }
 
   /**

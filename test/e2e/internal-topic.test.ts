@@ -12,6 +12,7 @@ import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
 import { startClosableServer, startTestServer } from '../support/server.js';
 import { kafkaClient, waitFor } from '../support/kafkajs.js';
 import { TxnState } from '../../src/transactions/transaction-state.js';
+import { canMountTmpfs, mountTmpfs } from '../support/tmpfs.js';
 import { RawClient } from '../support/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/primitives.js';
@@ -148,6 +149,26 @@ describe('__consumer_offsets in a data directory', () => {
     expect((await again.send(3, 12, allTopics)).topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([['__consumer_offsets', 3], ['kept', 1]]);
     expect(existsSync(join(first.dataDir, '__consumer_offsets-0'))).toBe(true);
     again.close();
+  });
+});
+
+describe.skipIf(!canMountTmpfs)('__consumer_offsets created on a full disk', () => {
+  it('the lookup answers COORDINATOR_NOT_AVAILABLE; once there is room the next lookup creates and lists it (adversarial trial, session 33: it stayed unlisted until a restart)', async () => {
+    const fs = mountTmpfs(1 << 20)!;
+    cleanups.push(() => fs.unmount());
+    const { server } = await startClosableServer(cleanups, { dataDir: join(fs.dir, 'data') });
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    const lookup = async () => (await raw.send(10, 4, { key: '', keyType: 0, coordinatorKeys: ['full-disk-group'] })).coordinators[0]!.errorCode;
+    const listed = async () => (await raw.send(3, 12, allTopics)).topics.map((t) => [t.name, t.partitions.length]);
+    fs.fill();
+    expect(await lookup()).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    expect(await listed()).toEqual([]);
+    fs.free();
+    expect(await lookup()).toBe(ErrorCode.NONE);
+    expect(await listed()).toEqual([['__consumer_offsets', 50]]);
+    const id = server.broker.topics.get('__consumer_offsets')!.id;
+    for (const p of [0, 49]) expect(readFileSync(join(fs.dir, 'data', `__consumer_offsets-${p}`, 'partition.metadata'), 'utf8')).toBe(`version: 0\ntopic_id: ${id}\n`);
   });
 });
 
