@@ -156,6 +156,18 @@ describe('OffsetFetch', () => {
     await s.call('v8 a named topic', 9, 8, fetchGroups([{ groupId: '', topics: [{ name: topic, partitionIndexes: [0] }] }]));
   });
 
+  scenario('the empty group id: commits at v2, v5, v8, v9, fetched back; OffsetDelete; DeleteGroups', async (s) => {
+    const topic = s.name('oc-empty-t');
+    await s.createTopic(topic, 4);
+    for (const [i, version] of [2, 5, 8, 9].entries()) {
+      await s.call(`OffsetCommit v${version}`, 8, version, commit('', -1, '', topic, [[i, BigInt(10 + i)]]));
+    }
+    await s.call('OffsetFetch v9', 9, 9, fetchGroups([{ groupId: '', topics: [{ name: topic, partitionIndexes: [0, 1, 2, 3] }] }]));
+    await s.call('OffsetDelete', 47, 0, { groupId: '', topics: [{ name: topic, partitions: [{ partitionIndex: 0 }] }] });
+    await s.call('DeleteGroups', 42, 2, { groupsNames: [''] });
+    await s.call('OffsetFetch v9 after', 9, 9, fetchGroups([{ groupId: '', topics: [{ name: topic, partitionIndexes: [0, 1, 2, 3] }] }]));
+  });
+
   for (const version of [8, 9]) {
     scenario(`v${version}: several groups in one request (committed, empty, all topics, unknown group)`, async (s) => {
       const g1 = s.name('of-multi-1');

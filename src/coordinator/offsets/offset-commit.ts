@@ -1,7 +1,6 @@
 /**
  * OffsetCommit for either group type: Kafka 4.3's `KafkaApis.handleOffsetCommitRequest` topic
- * checks, then `OffsetMetadataManager.commitOffset`. Order: group id "" (INVALID_GROUP_ID), per
- * partition topic existence (UNKNOWN_TOPIC_OR_PARTITION; from v10 topics are named by id:
+ * checks, then `OffsetMetadataManager.commitOffset`. Order: per partition topic existence (UNKNOWN_TOPIC_OR_PARTITION; from v10 topics are named by id:
  * UNKNOWN_TOPIC_ID), then the group's validation (`validateOffsetCommit`) whose error goes on every
  * remaining partition, then per partition OFFSET_METADATA_TOO_LARGE when the metadata is longer
  * than `offset.metadata.max.bytes` in UTF-16 code units (Java's `String.length()`).
@@ -178,7 +177,8 @@ function commitChecked(
   const response: OffsetCommitResponse = { throttleTimeMs: 0, topics };
   // From here on one synchronous step, as Kafka's coordinator runs the operation: the group's
   // validation and the records it writes see the same state.
-  const validation = req.groupId === '' ? { errorCode: ErrorCode.INVALID_GROUP_ID as number } : validateOffsetCommit(c.groups, req, apiVersion);
+  // The empty group id commits as any other (a simple group), as Kafka 4.3.1 (conformance: classic).
+  const validation = validateOffsetCommit(c.groups, req, apiVersion);
   const groupError = validation.errorCode;
   const toCommit: OffsetToCommit[] = sized(candidates.length);
   /** The partitions the group coordinator handled (past the topic checks KafkaApis makes first). */

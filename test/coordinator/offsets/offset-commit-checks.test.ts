@@ -2,8 +2,8 @@
  * OffsetCommit's topic checks (coordinator/offsets/offset-commit.ts `TopicChecks`): a small request
  * is checked at once, a large one `ELEMENTS_PER_SLICE` partitions per turn; either way each topic
  * answers once, its partitions in request order, whether a slice ends inside a topic or at a
- * topic's first partition. Group id "" keeps the group coordinator out (INVALID_GROUP_ID on every
- * partition past the topic checks, nothing written).
+ * topic's first partition. A group that refuses the commit (a stale member epoch here) answers its
+ * error on every partition past the topic checks, nothing written.
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -20,11 +20,11 @@ const TOPICS = new Map([
 
 function context(): OffsetCommitContext {
   return {
-    groups: {} as GroupCoordinators,
+    groups: { consumer: { hasGroup: () => true, validateOffsetCommit: () => ({ errorCode: ErrorCode.STALE_MEMBER_EPOCH }) }, classic: { group: () => undefined } } as unknown as GroupCoordinators,
     topics: { get: (name) => TOPICS.get(name), getById: () => undefined },
     offsets: {
       commit: () => {
-        throw new Error('nothing is written for group ""');
+        throw new Error('nothing is written for a commit the group refused');
       },
     },
     maxMetadataSize: 4096,
@@ -36,8 +36,8 @@ function context(): OffsetCommitContext {
 
 function request(topics: Array<[string, number]>): OffsetCommitRequest {
   return {
-    groupId: '',
-    generationIdOrMemberEpoch: -1,
+    groupId: 'checks',
+    generationIdOrMemberEpoch: 3,
     memberId: '',
     groupInstanceId: null,
     retentionTimeMs: -1n,
@@ -59,12 +59,12 @@ function summary(topics: Array<{ name: string; partitions: Array<{ partitionInde
 }
 
 describe('OffsetCommit topic checks', () => {
-  it('a small request: known partitions reach the group (INVALID_GROUP_ID), unknown topics and partitions are refused', async () => {
+  it('a small request: known partitions reach the group (its STALE_MEMBER_EPOCH), unknown topics and partitions are refused', async () => {
     const response = await commitOffsets(context(), request([['small', 3], ['missing', 1]]), 8);
     expect(response.topics.map((t) => [t.name, t.partitions])).toEqual([
       ['small', [
-        { partitionIndex: 0, errorCode: ErrorCode.INVALID_GROUP_ID },
-        { partitionIndex: 1, errorCode: ErrorCode.INVALID_GROUP_ID },
+        { partitionIndex: 0, errorCode: ErrorCode.STALE_MEMBER_EPOCH },
+        { partitionIndex: 1, errorCode: ErrorCode.STALE_MEMBER_EPOCH },
         { partitionIndex: 2, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
       ]],
       ['missing', [{ partitionIndex: 0, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }]],
@@ -73,14 +73,14 @@ describe('OffsetCommit topic checks', () => {
 
   it('a request of exactly one slice and one of more, with slices ending at a topic start and inside a topic: each topic answers once, in order', async () => {
     const exact = await commitOffsets(context(), request([['orders', ELEMENTS_PER_SLICE]]), 8);
-    expect(summary(exact.topics)).toEqual([{ name: 'orders', indexesInOrder: true, partitions: ELEMENTS_PER_SLICE, codes: [[ErrorCode.INVALID_GROUP_ID, ELEMENTS_PER_SLICE]] }]);
+    expect(summary(exact.topics)).toEqual([{ name: 'orders', indexesInOrder: true, partitions: ELEMENTS_PER_SLICE, codes: [[ErrorCode.STALE_MEMBER_EPOCH, ELEMENTS_PER_SLICE]] }]);
 
     // Slices end after 'orders' (the next one starts at 'missing''s first partition) and inside 'missing'.
     const sliced = await commitOffsets(context(), request([['orders', ELEMENTS_PER_SLICE], ['missing', ELEMENTS_PER_SLICE + 2], ['small', 2]]), 8);
     expect(summary(sliced.topics)).toEqual([
-      { name: 'orders', indexesInOrder: true, partitions: ELEMENTS_PER_SLICE, codes: [[ErrorCode.INVALID_GROUP_ID, ELEMENTS_PER_SLICE]] },
+      { name: 'orders', indexesInOrder: true, partitions: ELEMENTS_PER_SLICE, codes: [[ErrorCode.STALE_MEMBER_EPOCH, ELEMENTS_PER_SLICE]] },
       { name: 'missing', indexesInOrder: true, partitions: ELEMENTS_PER_SLICE + 2, codes: [[ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ELEMENTS_PER_SLICE + 2]] },
-      { name: 'small', indexesInOrder: true, partitions: 2, codes: [[ErrorCode.INVALID_GROUP_ID, 2]] },
+      { name: 'small', indexesInOrder: true, partitions: 2, codes: [[ErrorCode.STALE_MEMBER_EPOCH, 2]] },
     ]);
   });
 });
