@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config.js';
@@ -43,8 +43,25 @@ export interface CoordinatorLogLayout<R> {
   decodeSpan?(buf: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): R | null;
 }
 
-function offsetsLayout(config: BrokerConfig): CoordinatorLogLayout<CoordinatorRecord> {
-  const partitionCount = config.int('offsets.topic.num.partitions');
+/**
+ * The partitions of `topic` a data directory already holds (the highest `<topic>-<p>` directory
+ * plus one), or null for none: an existing topic keeps its partition count whatever the config
+ * says now, as Kafka's group coordinator takes `__consumer_offsets`' count from the topic once it
+ * exists (`offsets.topic.num.partitions` only creates it).
+ */
+export function existingPartitionCount(dataDir: string | null, topic: string): number | null {
+  if (dataDir === null || !existsSync(dataDir)) return null;
+  let highest = -1;
+  const prefix = `${topic}-`;
+  for (const name of readdirSync(dataDir)) {
+    if (!name.startsWith(prefix)) continue;
+    const p = name.slice(prefix.length);
+    if (/^(0|[1-9]\d{0,8})$/.test(p)) highest = Math.max(highest, Number(p));
+  }
+  return highest < 0 ? null : highest + 1;
+}
+
+function offsetsLayout(config: BrokerConfig, partitionCount: number): CoordinatorLogLayout<CoordinatorRecord> {
   const offsetCommits = new OffsetCommitSpanDecoder();
   const decode = (key: Buffer, value: Buffer | null): CoordinatorRecord | null => {
     const record = decodeRecord(key, value);
@@ -141,7 +158,7 @@ export class GroupLog<R = CoordinatorRecord> {
 
   private constructor(options: GroupLogOptions<R>) {
     const { config, dataDir } = options;
-    this.layout = options.layout ?? (offsetsLayout(config) as unknown as CoordinatorLogLayout<R>);
+    this.layout = options.layout ?? (this.offsetsLayoutFor(config, dataDir, options.log) as unknown as CoordinatorLogLayout<R>);
     this.time = options.time;
     this.log = options.log;
     this.cleaner = new LogCleaner({
@@ -158,6 +175,16 @@ export class GroupLog<R = CoordinatorRecord> {
     this.partitionCount = this.layout.partitionCount;
     this.options = options;
     if (!options.createOnFirstUse || (dataDir !== null && this.anyPartitionDirectoryIn(dataDir))) this.ensureOpen();
+  }
+
+  /** `__consumer_offsets`' layout: the partitions it has in `dataDir`, else `offsets.topic.num.partitions`. */
+  private offsetsLayoutFor(config: BrokerConfig, dataDir: string | null, log: Logger): CoordinatorLogLayout<CoordinatorRecord> {
+    const configured = config.int('offsets.topic.num.partitions');
+    const existing = existingPartitionCount(dataDir, OFFSETS_TOPIC);
+    if (existing !== null && existing !== configured) {
+      log.warn({ partitions: existing, configured }, `${OFFSETS_TOPIC} keeps the ${existing} partitions it has in the data directory: offsets.topic.num.partitions (${configured}) only sets the count of a new one, as in Kafka`);
+    }
+    return offsetsLayout(config, existing ?? configured);
   }
 
   /** Whether `dataDir` holds a directory of one of the partitions (the topic was created before; one may be missing). */

@@ -6,7 +6,8 @@
  * answered by every simulated broker for its own id, with `broker.id` and `node.id`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import pino from 'pino';
 import { join } from 'node:path';
 import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
 import { startClosableServer, startTestServer } from '../support/server.js';
@@ -149,6 +150,41 @@ describe('__consumer_offsets in a data directory', () => {
     expect((await again.send(3, 12, allTopics)).topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([['__consumer_offsets', 3], ['kept', 1]]);
     expect(existsSync(join(first.dataDir, '__consumer_offsets-0'))).toBe(true);
     again.close();
+  });
+});
+
+describe('__consumer_offsets across a change of offsets.topic.num.partitions', () => {
+  it('keeps the partitions it has (as Kafka takes the count from the existing topic): the commits stay where they are (adversarial trial, session 33: they went back)', async () => {
+    const commitAndRead = async (port: number, offset: bigint | null) => {
+      const raw = await RawClient.connect(port);
+      try {
+        if (offset !== null) {
+          const commit = await raw.send(8, 8, { groupId: 'moved', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'kept', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+          expect(commit.topics[0]!.partitions[0]!.errorCode).toBe(0);
+        }
+        const fetched = await raw.send(9, 8, { groupId: '', topics: null, groups: [{ groupId: 'moved', memberId: null, memberEpoch: -1, topics: null }], requireStable: false });
+        const md = await raw.send(3, 12, allTopics);
+        return { offsets: fetched.groups[0]!.topics.flatMap((t) => t.partitions.map((p) => p.committedOffset)), partitions: md.topics.find((t) => t.name === '__consumer_offsets')?.partitions.length };
+      } finally {
+        raw.close();
+      }
+    };
+    const first = await startClosableServer(cleanups, { config: { 'offsets.topic.num.partitions': 10 } });
+    const raw = await RawClient.connect(first.server.port);
+    await raw.send(19, 7, { topics: [{ name: 'kept', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    raw.close();
+    expect(await commitAndRead(first.server.port, 11n)).toEqual({ offsets: [11n], partitions: 10 });
+    await first.close();
+
+    const lines: string[] = [];
+    const second = await startClosableServer(cleanups, { dataDir: first.dataDir, config: { 'offsets.topic.num.partitions': 50 }, logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }) });
+    expect(await commitAndRead(second.server.port, 22n)).toEqual({ offsets: [22n], partitions: 10 });
+    expect(lines.map((l) => JSON.parse(l).msg)).toContain('__consumer_offsets keeps the 10 partitions it has in the data directory: offsets.topic.num.partitions (50) only sets the count of a new one, as in Kafka');
+    expect(readdirSync(first.dataDir).filter((d) => d.startsWith('__consumer_offsets-'))).toHaveLength(10);
+    await second.close();
+
+    const third = await startClosableServer(cleanups, { dataDir: first.dataDir, config: { 'offsets.topic.num.partitions': 10 } });
+    expect(await commitAndRead(third.server.port, null)).toEqual({ offsets: [22n], partitions: 10 });
   });
 });
 
