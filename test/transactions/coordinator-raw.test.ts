@@ -453,4 +453,23 @@ describe('transaction coordinator (raw protocol)', () => {
     await server.broker.transactions.flush();
     expect((await describeTxn(c, `txn-many-${OPEN - 1}`)).transactionState).toBe('CompleteAbort');
   }, 60_000);
+
+  it('a check called while a pass runs is not lost: a transaction the pass looked at before the clock passed its timeout is aborted by the pass that follows (a CI run, session 33)', async () => {
+    const { server } = await startClosableServer(cleanups, { clock: 'manual' });
+    const c = await client(server);
+    await createTopic(c, 'tx-late', 1);
+    // The late transaction first (the pass looks at it first), then enough ids for the pass to take two slices.
+    const late = await init(c, 'txn-late', 15_000);
+    expect(partitionCodes(await addPartitions(c, 3, 'txn-late', late.producerId, late.producerEpoch, [{ name: 'tx-late', partitions: [0] }]))).toEqual([['tx-late', 0, 0]]);
+    for (let i = 0; i < 250; i++) await init(c, `txn-idle-${i}`, 15_000);
+    server.clock.advance(10_000);
+    await server.broker.transactions.flush();
+    // A pass at 10 s: the late transaction (15 s) is not due. Before its second slice the clock moves
+    // to 20 s, whose timer's check finds the pass running.
+    const pass = server.broker.transactions.abortTimedOutTransactions();
+    setImmediate(() => server.clock.advance(10_000));
+    expect(await pass).toEqual([]);
+    await server.broker.transactions.flush();
+    expect((await describeTxn(c, 'txn-late')).transactionState).toBe('CompleteAbort');
+  }, 60_000);
 });
