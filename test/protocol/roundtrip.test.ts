@@ -96,11 +96,11 @@ const totalPairs = schemas.reduce((n, s) => n + s.versions.length, 0);
 describe('schema coverage', () => {
   it('loads every schema file and has a generated module for each', () => {
     const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.json'));
-    expect(files.length).toBe(176);
+    expect(files.length).toBe(180);
     expect(schemas.length).toBe(files.length);
     expect(codecs.size).toBe(files.length);
     // (schema, version) pairs exercised by the round-trip suite below.
-    expect(totalPairs).toBe(567);
+    expect(totalPairs).toBe(571);
   });
 });
 
