@@ -15,6 +15,10 @@ import { classicGroupsOf } from './coordinator/classic/classic-coordinator.js';
 import { consumerGroupsOf } from './coordinator/consumer/group-store.js';
 import { ShareGroupCoordinator } from './coordinator/share/share-coordinator.js';
 import { shareGroupsOf } from './coordinator/share/share-group-store.js';
+import { StreamsGroupCoordinator } from './coordinator/streams/streams-coordinator.js';
+import { streamsGroupsOf } from './coordinator/streams/streams-group-store.js';
+import { InternalTopicCreation } from './topics/internal-topic-creation.js';
+import { defaultErrorMessage } from './protocol/error-messages.js';
 import { OffsetRetention, classicRetentionSource, type SweepResult } from './coordinator/offsets/retention.js';
 import { ClusterState } from './cluster/cluster-state.js';
 import { ScramCredentialStore } from './security/scram-store.js';
@@ -96,6 +100,10 @@ export class Broker {
   readonly consumer: ConsumerGroupCoordinator;
   /** Share groups (KIP-932: ShareGroupHeartbeat, ShareGroupDescribe). */
   readonly share: ShareGroupCoordinator;
+  /** Streams groups (KIP-1071). */
+  readonly streams: StreamsGroupCoordinator;
+  /** The group coordinator's requests to create streams groups' internal topics (`AutoTopicCreationManager`). */
+  readonly internalTopicCreation: InternalTopicCreation;
   /** Every group API and the offset APIs, routed by group type (group-coordinator.ts). */
   readonly groups: GroupCoordinator;
   /** The offsets retention sweep (`offsets.retention.minutes`, `offsets.retention.check.interval.ms`). */
@@ -229,6 +237,22 @@ export class Broker {
       // generation -1 creates an Empty one in its group map): not a share group's to take.
       groupTaken: (groupId) => groupMap.get(groupId) !== undefined || this.offsets.hasOffsets(groupId),
     });
+    const consumerGroups = consumerGroupsOf(groupMap);
+    const shareGroups = shareGroupsOf(groupMap);
+    this.streams = new StreamsGroupCoordinator({
+      config: options.config,
+      groupConfig: (groupId, name) => this.configs.groupConfig(groupId, name, this.nodeId).value ?? '',
+      log: options.log,
+      time: options.time,
+      writer: this.runtime,
+      topics: this.topics,
+      groups: streamsGroupsOf(groupMap),
+      classic: this.classic,
+      otherTypeHolds: (groupId) => consumerGroups.has(groupId) || shareGroups.has(groupId),
+      offsets: this.offsets,
+    });
+    this.internalTopicCreation = new InternalTopicCreation(options.time, (code) => defaultErrorMessage(code) ?? String(code));
+    for (const on of ['onTopicCreated', 'onTopicDeleted', 'onPartitionsAdded'] as const) this.topics[on]((topic) => this.streams.onTopicChanged(topic.name));
     // Kafka 4.x deletes the committed offsets of a deleted topic (GroupCoordinator.onPartitionsDeleted).
     this.topics.onTopicDeleted((topic) => {
       void this.offsets.deleteTopicOffsets(topic.name).catch((err: unknown) => this.log.error({ err, topic: topic.name }, 'could not delete offsets of a deleted topic'));
@@ -245,6 +269,7 @@ export class Broker {
       classic: this.classic,
       consumer: this.consumer,
       share: this.share,
+      streams: this.streams,
       offsets: this.offsets,
       topics: this.topics,
       offsetsPartitions: this.groupLog.partitionCount,
@@ -258,18 +283,20 @@ export class Broker {
     this.runtime.register(this.consumer.shard);
     this.runtime.registerTransactional(this.offsets);
     this.runtime.register(this.share.shard);
+    this.runtime.register(this.streams.shard);
     this.groupLog.replay((record) => this.runtime.load(record), {
       transactional: (record, producerId) => this.runtime.loadTransactional(record, producerId),
       endTransaction: (partition, producerId, commit) => this.runtime.loadEndTransaction(partition, producerId, commit),
     });
     this.consumer.onLoaded();
     this.share.onLoaded();
+    this.streams.onLoaded();
     this.retention = new OffsetRetention({
       config: options.config,
       log: options.log,
       time: options.time,
       offsets: this.offsets,
-      sources: [classicRetentionSource(this.classic), this.consumer.retentionSource()],
+      sources: [classicRetentionSource(this.classic), this.consumer.retentionSource(), this.streams.retentionSource()],
     });
     // Kafka schedules the first cleanup when a coordinator partition is loaded.
     this.retention.start();
@@ -405,6 +432,7 @@ export class Broker {
     this.classic.shutdown();
     this.consumer.shutdown();
     this.share.shutdown();
+    this.streams.shutdown();
     this.shares.shutdown();
     await this.groupLog.close();
     await this.transactionLog.close();

@@ -145,6 +145,20 @@ export const CONFIG_SPECS = {
   'group.consumer.migration.policy': { kind: 'enum', default: 'bidirectional', values: ['bidirectional', 'upgrade', 'downgrade', 'disabled'] },
   // Kafka internal config (`GroupCoordinatorConfig.CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_CONFIG`, atLeast 10000).
   'group.consumer.regex.refresh.interval.ms': { kind: 'int', default: '600000', min: 10000 },
+  // Streams groups (KIP-1071): Kafka 4.3's `GroupCoordinatorConfig` group.streams.* keys (ranges as Kafka's).
+  'group.streams.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },
+  'group.streams.min.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },
+  'group.streams.max.session.timeout.ms': { kind: 'int', default: '60000', min: 1 },
+  'group.streams.heartbeat.interval.ms': { kind: 'int', default: '5000', min: 1 },
+  'group.streams.min.heartbeat.interval.ms': { kind: 'int', default: '5000', min: 1 },
+  'group.streams.max.heartbeat.interval.ms': { kind: 'int', default: '15000', min: 1 },
+  'group.streams.max.size': { kind: 'int', default: '2147483647', min: 1 },
+  'group.streams.num.standby.replicas': { kind: 'int', default: '0', min: 0 },
+  'group.streams.max.standby.replicas': { kind: 'int', default: '2', min: 0 },
+  'group.streams.initial.rebalance.delay.ms': { kind: 'int', default: '3000', min: 0 },
+  'group.streams.assignment.interval.ms': { kind: 'int', default: '1000', min: 0 },
+  'group.streams.min.assignment.interval.ms': { kind: 'int', default: '0', min: 0 },
+  'group.streams.max.assignment.interval.ms': { kind: 'int', default: '15000', min: 0 },
   // Share groups (KIP-932): Kafka 4.3's `GroupCoordinatorConfig` group.share.* keys and `ShareGroupConfig` (ranges as Kafka's).
   'group.share.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },
   'group.share.min.session.timeout.ms': { kind: 'int', default: '45000', min: 1 },

@@ -147,7 +147,12 @@ function recordsOf(broker: Broker, topics: readonly CreatableTopic[]): number {
   return records;
 }
 
-async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number, slices: Slicer): Promise<CreatableTopicResult> {
+/**
+ * One topic created as the controller creates it for a CreateTopics request (checks, configs,
+ * partitions opened in slices): also what the group coordinator's internal topic creation sends
+ * (`AutoTopicCreationManager`, streams groups' repartition and changelog topics).
+ */
+export async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, version: number, slices: Slicer): Promise<CreatableTopicResult> {
   try {
     const { partitions, configs } = checkTopic(broker, t);
     const res = result(t.name, ErrorCode.NONE, null);

@@ -49,6 +49,8 @@ import { api as listConfigResources } from './74-list-config-resources.js';
 import { api as describeTopicPartitions } from './75-describe-topic-partitions.js';
 import { api as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
 import { api as shareGroupDescribe } from './77-share-group-describe.js';
+import { api as streamsGroupHeartbeat } from './88-streams-group-heartbeat.js';
+import { api as streamsGroupDescribe } from './89-streams-group-describe.js';
 import { api as describeShareGroupOffsets } from './90-describe-share-group-offsets.js';
 import { api as alterShareGroupOffsets } from './91-alter-share-group-offsets.js';
 import { api as deleteShareGroupOffsets } from './92-delete-share-group-offsets.js';
@@ -66,7 +68,7 @@ const ALL: ApiDefinition[] = [
   createTopics, deleteTopics, deleteRecords, initProducerId, offsetForLeaderEpoch, deleteGroups, electLeaders,
   describeConfigs, alterConfigs, describeLogDirs, createPartitions, incrementalAlterConfigs, offsetDelete, describeCluster,
   consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources, describeTopicPartitions,
-  shareGroupHeartbeat, shareGroupDescribe, describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
+  shareGroupHeartbeat, shareGroupDescribe, streamsGroupHeartbeat, streamsGroupDescribe, describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
   saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
   describeAcls, createAcls, deleteAcls, describeClientQuotas,
   addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeTransactions, listTransactions,

@@ -42,6 +42,9 @@ import type { ShareGroupHeartbeatRequest } from '../protocol/messages/ShareGroup
 import type { ShareGroupHeartbeatResponse } from '../protocol/messages/ShareGroupHeartbeatResponse.js';
 import type { DescribedGroup as ShareDescribedGroup } from '../protocol/messages/ShareGroupDescribeResponse.js';
 import { describedGroupError as shareDescribedGroupError } from './share/share-coordinator.js';
+import type { StreamsGroupCoordinator, StreamsHeartbeatAnswer } from './streams/streams-coordinator.js';
+import type { StreamsGroupHeartbeatRequest } from '../protocol/messages/StreamsGroupHeartbeatRequest.js';
+import type { DescribedGroup as StreamsDescribedGroup } from '../protocol/messages/StreamsGroupDescribeResponse.js';
 import { describedGroupError } from './consumer/describe.js';
 import type { OffsetStore } from './offsets/offset-store.js';
 import { commitOffsets, type OffsetCommitContext, type OffsetTopics } from './offsets/offset-commit.js';
@@ -59,12 +62,13 @@ import type { AlterShareGroupOffsetsResponse } from '../protocol/messages/AlterS
 import type { DeleteShareGroupOffsetsResponse } from '../protocol/messages/DeleteShareGroupOffsetsResponse.js';
 
 /** The group types ListGroups and DescribeGroups name (`GroupType`). */
-export type GroupType = 'classic' | 'consumer' | 'share';
+export type GroupType = 'classic' | 'consumer' | 'share' | 'streams';
 
 export interface GroupCoordinatorOptions {
   classic: ClassicGroupCoordinator;
   consumer: ConsumerGroupCoordinator;
   share: ShareGroupCoordinator;
+  streams: StreamsGroupCoordinator;
   offsets: OffsetStore;
   topics: OffsetTopics;
   /** `offsets.topic.num.partitions` (OffsetDelete knows `__consumer_offsets` as a topic). */
@@ -81,6 +85,7 @@ export class GroupCoordinator {
   readonly classic: ClassicGroupCoordinator;
   readonly consumer: ConsumerGroupCoordinator;
   readonly share: ShareGroupCoordinator;
+  readonly streams: StreamsGroupCoordinator;
   private readonly offsets: OffsetStore;
   private readonly topics: OffsetTopics;
   private readonly offsetsPartitions: number;
@@ -93,6 +98,7 @@ export class GroupCoordinator {
     this.classic = options.classic;
     this.consumer = options.consumer;
     this.share = options.share;
+    this.streams = options.streams;
     this.offsets = options.offsets;
     this.topics = options.topics;
     this.offsetsPartitions = options.offsetsPartitions;
@@ -115,6 +121,7 @@ export class GroupCoordinator {
     this.classic.restartTimers(groupId, loadingMs);
     this.consumer.restartTimers(groupId, loadingMs);
     this.share.restartTimers(groupId, loadingMs);
+    this.streams.restartTimers(groupId, loadingMs);
   }
 
   /** A new `message.max.bytes` (a dynamic change) for the OffsetCommits and OffsetDeletes from now on. */
@@ -126,6 +133,7 @@ export class GroupCoordinator {
   typeOf(groupId: string): GroupType | null {
     if (this.consumer.hasGroup(groupId)) return 'consumer';
     if (this.share.hasGroup(groupId)) return 'share';
+    if (this.streams.hasGroup(groupId)) return 'streams';
     return this.classic.group(groupId) ? 'classic' : null;
   }
 
@@ -142,6 +150,11 @@ export class GroupCoordinator {
     if (invalid) return invalid;
     // `classicGroupJoin`: a share group's id answers INCONSISTENT_GROUP_PROTOCOL with no member id.
     if (this.share.hasGroup(req.groupId)) return errorJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, '');
+    // A streams group: INCONSISTENT_GROUP_PROTOCOL while it has members; an empty one becomes a classic group.
+    if (this.streams.hasGroup(req.groupId)) {
+      const converted = this.streams.takeEmptyGroupForClassicJoin(req.groupId);
+      return converted === null ? errorJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, '') : this.classic.joinGroup(req, ctx, converted);
+    }
     if (this.consumer.servesClassicJoin(req.groupId)) return this.consumer.classicJoin(req, ctx);
     if (!this.consumer.hasGroup(req.groupId)) return this.classic.joinGroup(req, ctx);
     // An empty consumer group becomes a classic group in the same operation as the join, as in
@@ -183,14 +196,14 @@ export class GroupCoordinator {
   describeGroups(groupIds: readonly string[], apiVersion: number): Promise<DescribedGroup[]> {
     return mapInSlices(groupIds, ELEMENTS_PER_SLICE, (groupId) => {
       const g = this.classic.describeGroup(groupId, apiVersion);
-      if (apiVersion >= 6 && (this.consumer.hasGroup(groupId) || this.share.hasGroup(groupId))) g.errorMessage = `Group ${groupId} is not a classic group.`;
+      if (apiVersion >= 6 && (this.consumer.hasGroup(groupId) || this.share.hasGroup(groupId) || this.streams.hasGroup(groupId))) g.errorMessage = `Group ${groupId} is not a classic group.`;
       return g;
     });
   }
 
   /** ListGroups: every group of every type passing the state and type filters, in slices. */
   async listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): Promise<ListedGroup[]> {
-    return [...(await this.classic.listGroups(statesFilter, typesFilter)), ...(await this.consumer.listGroups(statesFilter, typesFilter)), ...(await this.share.listGroups(statesFilter, typesFilter))];
+    return [...(await this.classic.listGroups(statesFilter, typesFilter)), ...(await this.consumer.listGroups(statesFilter, typesFilter)), ...(await this.share.listGroups(statesFilter, typesFilter)), ...(await this.streams.listGroups(statesFilter, typesFilter))];
   }
 
   /**
@@ -204,6 +217,7 @@ export class GroupCoordinator {
     for (const id of groupIds) {
       if (this.consumer.hasGroup(id)) modern.set(id, () => this.consumer.deleteGroup(id));
       else if (this.share.hasGroup(id)) modern.set(id, () => this.share.deleteGroup(id, () => this.offsets.tombstoneGroup(id)));
+      else if (this.streams.hasGroup(id)) modern.set(id, () => this.streams.deleteGroup(id));
     }
     const classicResults = await this.classic.deleteGroups(groupIds.filter((id) => !modern.has(id)));
     const modernResults = new Map(await Promise.all([...modern].map(async ([id, del]) => [id, await del()] as const)));
@@ -215,7 +229,7 @@ export class GroupCoordinator {
 
   consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, ctx: ConsumerRequestContext): Promise<ConsumerGroupHeartbeatResponse> {
     // `getOrMaybeCreateConsumerGroup`: an id held by a share group is no consumer group.
-    if (req.groupId !== '' && this.share.hasGroup(req.groupId)) {
+    if (req.groupId !== '' && (this.share.hasGroup(req.groupId) || this.streams.hasGroup(req.groupId))) {
       return Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${req.groupId} is not a consumer group.`, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
     }
     return this.consumer.heartbeat(req, ctx);
@@ -225,7 +239,7 @@ export class GroupCoordinator {
   consumerGroupDescribe(groupIds: readonly string[], includeAuthorizedOperations: boolean, authorizedOperations: number): ConsumerDescribedGroup[] {
     return groupIds.map((groupId) => {
       if (groupId === '') return describedGroupError(groupId, ErrorCode.INVALID_GROUP_ID, null);
-      if (this.share.committedGroup(groupId)) return describedGroupError(groupId, ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+      if (this.share.committedGroup(groupId) || this.streams.committedGroup(groupId)) return describedGroupError(groupId, ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
       return this.consumer.describe(groupId, includeAuthorizedOperations, authorizedOperations);
     });
   }
@@ -262,6 +276,20 @@ export class GroupCoordinator {
     return this.share.deleteOffsets(groupId, topicNames);
   }
 
+  // ---- streams groups (KIP-1071) -------------------------------------------------------------
+
+  /** StreamsGroupHeartbeat: the answer and the internal topics the API layer is to create. */
+  streamsGroupHeartbeat(req: StreamsGroupHeartbeatRequest, ctx: { clientId: string; clientHost: string }): Promise<StreamsHeartbeatAnswer> {
+    return this.streams.heartbeat(req, ctx);
+  }
+
+  /** StreamsGroupDescribe, in the order `GroupCoordinatorService` answers (INVALID_GROUP_ID first, then by `__consumer_offsets` partition). */
+  streamsGroupDescribe(groupIds: readonly string[], includeAuthorizedOperations: boolean, authorizedOperations: number): StreamsDescribedGroup[] {
+    const invalid = groupIds.filter((id) => id === '');
+    const byPartition = groupsByOffsetsPartition(groupIds.filter((id) => id !== ''), this.offsetsPartitions);
+    return [...invalid, ...byPartition].map((groupId) => this.streams.describe(groupId, includeAuthorizedOperations, authorizedOperations));
+  }
+
   // ---- offsets -------------------------------------------------------------------------------
 
   commitOffsets(req: OffsetCommitRequest, apiVersion: number): Promise<OffsetCommitResponse> {
@@ -287,6 +315,10 @@ export class GroupCoordinator {
    * generation for a transactional commit.
    */
   private validateTransactionalCommit(req: TxnOffsetCommitRequest): number {
+    if (this.streams.hasGroup(req.groupId)) {
+      const { errorCode } = this.streams.validateOffsetCommit(req.groupId, req.memberId, req.generationId, Number.MAX_SAFE_INTEGER, true, req.groupInstanceId);
+      return errorCode === ErrorCode.STALE_MEMBER_EPOCH ? ErrorCode.ILLEGAL_GENERATION : errorCode;
+    }
     if (this.consumer.hasGroup(req.groupId)) {
       // The transactional path has no version floor for KIP-848 members (isTransactional).
       const { errorCode } = this.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationId, Number.MAX_SAFE_INTEGER);
@@ -305,6 +337,7 @@ export class GroupCoordinator {
       // `OffsetMetadataManager.fetchOffsets` answers as a group without offsets (error 0; named
       // partitions -1, none listed for all): a share group commits none, so its (empty) offsets do.
       if (this.share.hasGroup(groupId)) return null;
+      if (this.streams.hasGroup(groupId)) return this.streams.validateOffsetFetch(groupId, memberId, memberEpoch);
       return this.classic.existingGroup(groupId)?.validateOffsetFetch(memberId, memberEpoch) ?? null;
     };
     return fetchOffsets({ topics: this.topics, offsets: this.offsets, validateMember }, req, apiVersion);
@@ -330,6 +363,8 @@ export class GroupCoordinator {
   private subscriptionOf(groupId: string): number | ((topic: string) => boolean) {
     // `ShareGroup.validateOffsetDelete`: "Group g is not a consumer group."
     if (this.share.hasGroup(groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
+    // `StreamsGroup.validateOffsetDelete` accepts any state.
+    if (this.streams.hasGroup(groupId)) return (topic) => this.streams.isSubscribedToTopic(groupId, topic);
     if (this.consumer.hasGroup(groupId)) {
       // ConsumerGroup.validateOffsetDelete accepts any state; ModernGroup.isSubscribedToTopic.
       const view = this.consumer.retentionSource().group(groupId);

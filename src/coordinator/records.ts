@@ -6,10 +6,11 @@
  * value versions are written.
  * Written: OffsetCommitValue v4 (flexible, tagged TopicId when known) or v1 when the commit
  * carries an explicit expire timestamp; GroupMetadataValue v3; every other value at its newest
- * version. Share groups (KIP-932): types 10-15. KIP-848 consumer groups: types 3, 5, 6, 7, 8 and 16; type 4 is read (so replay can
+ * version. Share groups (KIP-932): types 10-15. Streams groups (KIP-1071): types 17 and 19-23.
+ * KIP-848 consumer groups: types 3, 5, 6, 7, 8 and 16; type 4 is read (so replay can
  * note it and the group tombstones it) but never written with a value, as Kafka 4.1+.
- * Read: the types of the replayed families, type 0 (legacy offset commits) as type 1; the others
- * (streams groups) are returned as `unknown` so replay skips them.
+ * Read: the types of the replayed families, type 0 (legacy offset commits) as type 1; any other
+ * type is returned as `unknown` so replay skips it.
  */
 import { defaultOffsetCommitValue } from '../records/schemas/OffsetCommitValue.js';
 import type { OffsetCommitValue } from '../records/schemas/OffsetCommitValue.js';
@@ -36,6 +37,7 @@ export type {
   ConsumerGroupTargetAssignmentMetadataRecord,
   ConsumerGroupTargetAssignmentMemberRecord,
   ShareGroupRecord,
+  StreamsGroupRecord,
 } from '../records/schemas/record-types.js';
 /** Type 8 (the registry's `ConsumerGroupCurrentMemberAssignmentRecord`). */
 export type ConsumerGroupCurrentAssignmentRecord = ConsumerGroupCurrentMemberAssignmentRecord;
@@ -45,10 +47,10 @@ export type OffsetCommitValueData = OffsetCommitValue;
 export type GroupMetadataValueData = GroupMetadataValue;
 
 /**
- * The record families whose records are replayed; the records of other families (streams
- * groups) decode as `unknown`, and replay skips them as Kafka skips what it does not know.
+ * The record families whose records are replayed; records of any other type decode as `unknown`,
+ * and replay skips them as Kafka skips what it does not know.
  */
-const REPLAYED_FAMILIES = ['offsets', 'classic-group', 'consumer-group', 'share-group'] as const;
+const REPLAYED_FAMILIES = ['offsets', 'classic-group', 'consumer-group', 'share-group', 'streams-group'] as const;
 const replayed: ReadonlySet<string> = new Set(REPLAYED_FAMILIES);
 
 /** A record of a replayed family (type 0 records are read as type 1 ones). */

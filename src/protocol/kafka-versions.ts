@@ -14,7 +14,8 @@ import { API_NAMES } from './messages/index.js';
  * `ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION`). Runtime filters of a real broker (a
  * disabled feature, a missing authorizer) are not modelled: 3.9's ConsumerGroupHeartbeat v0 is
  * listed, as its JSON is. The share-group APIs (76-79, 83-87, 90-92) are `latestVersionUnstable` in
- * 3.9 and 4.0 (KIP-932 early access): those releases do not advertise them.
+ * 3.9 and 4.0 (KIP-932 early access): those releases do not advertise them; the streams-group APIs
+ * (88, 89; KIP-1071) are in 4.1, and are advertised from 4.2.
  */
 export const KAFKA_API_VERSIONS = {
   '3.9': {
@@ -237,6 +238,8 @@ export const KAFKA_API_VERSIONS = {
     85: [0, 1], // WriteShareGroupState
     86: [0, 0], // DeleteShareGroupState
     87: [0, 1], // ReadShareGroupStateSummary
+    88: [0, 0], // StreamsGroupHeartbeat
+    89: [0, 0], // StreamsGroupDescribe
     90: [0, 1], // DescribeShareGroupOffsets
     91: [0, 0], // AlterShareGroupOffsets
     92: [0, 0], // DeleteShareGroupOffsets
@@ -299,6 +302,8 @@ export const KAFKA_API_VERSIONS = {
     85: [0, 1], // WriteShareGroupState
     86: [0, 0], // DeleteShareGroupState
     87: [0, 1], // ReadShareGroupStateSummary
+    88: [0, 0], // StreamsGroupHeartbeat
+    89: [0, 0], // StreamsGroupDescribe
     90: [0, 1], // DescribeShareGroupOffsets
     91: [0, 0], // AlterShareGroupOffsets
     92: [0, 0], // DeleteShareGroupOffsets

@@ -8,6 +8,11 @@ export interface GroupCoordinators {
   readonly classic: Pick<ClassicGroupCoordinator, 'group'>;
   /** Share groups (KIP-932) take no commits (`ShareGroup.validateOffsetCommit`: GROUP_ID_NOT_FOUND). */
   readonly share?: { hasGroup(groupId: string): boolean };
+  /** Streams groups (KIP-1071): `StreamsGroup.validateOffsetCommit`. */
+  readonly streams?: {
+    hasGroup(groupId: string): boolean;
+    validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number, apiVersion: number, transactional: boolean, instanceId: string | null): ReturnType<ConsumerGroupCoordinator['validateOffsetCommit']>;
+  };
 }
 
 export interface OffsetCommitIdentity {
@@ -34,6 +39,9 @@ export function validateOffsetCommit(
   apiVersion: number,
 ): { errorCode: number; partitionError?: (topicId: string, partition: number) => number } {
   if (groups.share?.hasGroup(req.groupId)) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
+  if (groups.streams?.hasGroup(req.groupId)) {
+    return groups.streams.validateOffsetCommit(req.groupId, req.memberId, req.generationIdOrMemberEpoch, apiVersion, false, req.groupInstanceId);
+  }
   if (groups.consumer.hasGroup(req.groupId)) {
     return groups.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationIdOrMemberEpoch, apiVersion);
   }

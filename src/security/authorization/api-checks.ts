@@ -1,5 +1,6 @@
 import { defaultDescribedGroup as defaultConsumerGroup } from '../../protocol/messages/ConsumerGroupDescribeResponse.js';
 import { defaultDescribedGroup as defaultShareGroup } from '../../protocol/messages/ShareGroupDescribeResponse.js';
+import { defaultDescribedGroup as defaultStreamsGroup } from '../../protocol/messages/StreamsGroupDescribeResponse.js';
 import { defaultMetadataResponseTopic } from '../../protocol/messages/MetadataResponse.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { OffsetDeleteRequest } from '../../protocol/messages/OffsetDeleteRequest.js';
@@ -405,6 +406,32 @@ const shareGroupDescribe: ApiCheck = (req, ctx, auth, next, api) => describeEach
   return res;
 }), api);
 
+/**
+ * StreamsGroupHeartbeat (`KafkaApis.handleStreamsGroupHeartbeat`): READ on the group, and with a
+ * topology DESCRIBE on every topic it names (source, repartition and changelog topics).
+ */
+const streamsGroupHeartbeat: ApiCheck = groupOperation(Op.READ, (req, ctx, auth, next, api) => {
+  const subtopologies: Obj[] = req.topology?.subtopologies ?? [];
+  const topics = subtopologies.flatMap((s) => [...s.sourceTopics, ...s.repartitionSinkTopics, ...s.repartitionSourceTopics.map((t: Obj) => t.name), ...s.stateChangelogTopics.map((t: Obj) => t.name)] as string[]);
+  if (topics.every((t) => auth.allowed(Op.DESCRIBE, TOPIC, t))) return next(req);
+  return refuse(api, ctx, req, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+});
+
+/** StreamsGroupDescribe: DESCRIBE on each group, its authorized operations, and DESCRIBE on every topic of its topology. */
+const streamsGroupDescribe: ApiCheck = (req, ctx, auth, next, api) => describeEachGroup(
+  'groupIds',
+  (groupId) => ({ ...defaultStreamsGroup(), groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null }),
+)(req, ctx, auth, (b) => mapResult(next(b), (res: Obj) => {
+  withGroupOperations(res, req.includeAuthorizedOperations, auth);
+  res['groups'] = (res['groups'] as Obj[]).map((g) => {
+    const subtopologies: Obj[] = g.topology?.subtopologies ?? [];
+    const topics = subtopologies.flatMap((s) => [...s.sourceTopics, ...s.repartitionSinkTopics, ...s.repartitionSourceTopics.map((t: Obj) => t.name), ...s.stateChangelogTopics.map((t: Obj) => t.name)] as string[]);
+    if (topics.every((t) => auth.allowed(Op.DESCRIBE, TOPIC, t))) return g;
+    return { ...defaultStreamsGroup(), groupId: g.groupId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'The described group uses topics that the client is not authorized to describe.', members: [], topology: null };
+  });
+  return res;
+}), api);
+
 /** DescribeGroups: DESCRIBE on each group (refused ones first, as Kafka), and their authorized operations (v3+). */
 const describeGroups: ApiCheck = (req, ctx, auth, next, api) => describeEachGroup(
   'groups',
@@ -524,6 +551,8 @@ export const API_CHECKS: Readonly<Record<number, ApiCheck>> = {
   ...TXN_API_CHECKS,
   76: consumerGroupHeartbeat, // ShareGroupHeartbeat: READ on the group, DESCRIBE on the subscribed topics
   77: shareGroupDescribe,
+  88: streamsGroupHeartbeat,
+  89: streamsGroupDescribe,
   90: describeShareGroupOffsets,
   91: alterShareGroupOffsets,
   92: deleteShareGroupOffsets,
