@@ -8,6 +8,7 @@ import { MEMBER_STATE_NAMES } from '../coordinator/consumer/member.js';
 import { expiresIn, type GroupDescription, type GroupHeader, type GroupMemberView, type GroupOffsetView, type GroupSummary, type UncommittedPartitionView } from './views.js';
 import { pendingOffsetsOfGroup } from './transactions.js';
 import { describeShareGroup, shareGroupHeader, shareGroupSummary } from './share-groups.js';
+import { streamsGroupHeader, streamsGroupSummary } from './streams-groups.js';
 import { nextTurn, Slicer } from '../util/slices.js';
 
 export type { GroupDescription, GroupMemberView, GroupOffsetView, GroupSummary } from './views.js';
@@ -51,7 +52,7 @@ const gates = new WeakMap<Broker, { running: number; waiting: Array<() => void> 
 async function gatherGroupIds(broker: Broker, gone: () => boolean): Promise<readonly string[]> {
   const ids = new Set<string>();
   const slicer = new Slicer(IDS_PER_SLICE, IDS_PER_BUDGET_LOOK);
-  for (const source of [broker.consumer.groupIds(), broker.classic.groupIds(), broker.share.groupIds(), broker.offsets.groupIds()]) {
+  for (const source of [broker.consumer.groupIds(), broker.classic.groupIds(), broker.share.groupIds(), broker.streams.groupIds(), broker.offsets.groupIds()]) {
     for (const groupId of source) {
       if (slicer.due()) {
         await nextTurn();
@@ -69,6 +70,8 @@ async function gatherGroupIds(broker: Broker, gone: () => boolean): Promise<read
 function summarize(broker: Broker, groupId: string): GroupSummary | null {
   const sg = broker.share.committedGroup(groupId);
   if (sg) return shareGroupSummary(sg);
+  const streamsGroup = broker.streams.committedGroup(groupId);
+  if (streamsGroup) return streamsGroupSummary(streamsGroup, broker.offsets.committedCount(groupId));
   // A count, not a read of the offsets: GET /metrics summarizes every group and reads its offsets once, elsewhere.
   const committedPartitions = broker.offsets.committedCount(groupId);
   const cg = broker.consumer.committedGroup(groupId);
@@ -149,6 +152,7 @@ function consumerGroupView(broker: Broker, group: ConsumerGroup): Pick<GroupDesc
         subscribedTopicRegex: m.subscribedTopicRegex === null || m.subscribedTopicRegex === '' ? null : m.subscribedTopicRegex,
         targetAssignment: namedAssignment(m.targetAssignment),
         connectAssignment: null,
+        streamsTasks: null,
       };
     }),
   };
@@ -163,7 +167,7 @@ export type { GroupHeader } from './views.js';
  * `describeGroup` would be.
  */
 export function describeGroupHeader(broker: Broker, groupId: string): GroupHeader | null {
-  const shareGroup = shareGroupHeader(broker, groupId);
+  const shareGroup = shareGroupHeader(broker, groupId) ?? streamsGroupHeader(broker, groupId);
   if (shareGroup) return shareGroup;
   const cg = broker.consumer.committedGroup(groupId);
   const g = cg ? undefined : broker.classic.existingGroup(groupId);
@@ -184,6 +188,7 @@ export function describeGroupHeader(broker: Broker, groupId: string): GroupHeade
     rebalanceTimeoutMs: m.rebalanceTimeoutMs,
     assignment: assignmentOf(m.assignment, g?.protocolType ?? null),
     connectAssignment: g?.protocolType === 'connect' ? decodeConnectAssignment(m.assignment) : null,
+    streamsTasks: null,
     memberEpoch: null,
     memberState: null,
     rackId: null,

@@ -194,7 +194,7 @@ export const OPENAPI_DOCUMENT = {
         summary: "Expire one member's session now, as if it stopped heartbeating for its session timeout (a classic member removed and its group rebalanced, a KIP-848 or share member fenced); the other members keep theirs",
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['groupId', 'memberId'], additionalProperties: false, properties: { groupId: { type: 'string', minLength: 1 }, memberId: { type: 'string', minLength: 1 } } } } } },
         responses: {
-          '200': json({ type: 'object', required: ['groupId', 'memberId', 'groupType'], properties: { groupId: { type: 'string' }, memberId: { type: 'string' }, groupType: { type: 'string', enum: ['classic', 'consumer', 'share'] } } }, 'Expired (its operation runs behind the requests already read)'),
+          '200': json({ type: 'object', required: ['groupId', 'memberId', 'groupType'], properties: { groupId: { type: 'string' }, memberId: { type: 'string' }, groupType: { type: 'string', enum: ['classic', 'consumer', 'share', 'streams'] } } }, 'Expired (its operation runs behind the requests already read)'),
           '400': errorResponse('Invalid request'),
           '404': errorResponse('No session timer for that member of that group'),
         },
@@ -396,7 +396,7 @@ export const OPENAPI_DOCUMENT = {
         required: ['groupId', 'type', 'state', 'protocolType', 'members', 'committedPartitions', 'groupEpoch'],
         properties: {
           groupId: { type: 'string' },
-          type: { type: 'string', enum: ['classic', 'consumer', 'share'], description: 'classic (JoinGroup/SyncGroup groups, standalone committers), consumer (KIP-848) or share (KIP-932)' },
+          type: { type: 'string', enum: ['classic', 'consumer', 'share', 'streams'], description: 'classic (JoinGroup/SyncGroup groups, standalone committers), consumer (KIP-848), share (KIP-932) or streams (KIP-1071)' },
           state: { type: 'string' },
           protocolType: { type: 'string' },
           members: { type: 'integer' },
@@ -406,7 +406,7 @@ export const OPENAPI_DOCUMENT = {
       },
       GroupMember: {
         type: 'object',
-        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'sessionExpiresInMs', 'upgraded', 'rebalanceTimeoutMs', 'assignment', 'memberEpoch', 'memberState', 'rackId', 'subscribedTopicNames', 'subscribedTopicRegex', 'targetAssignment', 'connectAssignment'],
+        required: ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'sessionExpiresInMs', 'upgraded', 'rebalanceTimeoutMs', 'assignment', 'memberEpoch', 'memberState', 'rackId', 'subscribedTopicNames', 'subscribedTopicRegex', 'targetAssignment', 'connectAssignment', 'streamsTasks'],
         description: 'A classic or consumer-group member; the consumer-group fields are null for classic members.',
         properties: {
           memberId: { type: 'string' },
@@ -424,6 +424,12 @@ export const OPENAPI_DOCUMENT = {
           subscribedTopicNames: nullable({ type: 'array', items: { type: 'string' } }),
           subscribedTopicRegex: nullable({ type: 'string' }),
           targetAssignment: nullable({ ...topicPartitions, description: 'Consumer group: the target assignment the member reconciles towards' }),
+          streamsTasks: nullable({
+            type: 'object',
+            description: 'Streams-group members (KIP-1071) only: the process and the active and standby tasks (`<subtopology>_<partition>`) the member owns',
+            required: ['processId', 'active', 'standby'],
+            properties: { processId: { type: 'string' }, active: { type: 'array', items: { type: 'string' } }, standby: { type: 'array', items: { type: 'string' } } },
+          }),
           connectAssignment: nullable({
             type: 'object',
             description: 'Classic members of protocol type `connect` (Kafka Connect workers) only: the connectors and tasks their leader assigned them (ConnectProtocol V0, incremental cooperative V1/V2); null before their SyncGroup',
@@ -499,7 +505,7 @@ export const OPENAPI_DOCUMENT = {
         required: ['groupId', 'type', 'state', 'protocolType', 'protocol', 'generationId', 'leaderId', 'groupEpoch', 'assignmentEpoch', 'assignor', 'members', 'offsets', 'uncommittedPartitions', 'pendingTransactionalOffsets', 'totalLag', 'sharePartitions', 'offsetsTopicPartition', 'coordinatorId'],
         properties: {
           groupId: { type: 'string' },
-          type: { type: 'string', enum: ['classic', 'consumer', 'share'] },
+          type: { type: 'string', enum: ['classic', 'consumer', 'share', 'streams'] },
           state: { type: 'string' },
           protocolType: { type: 'string' },
           protocol: nullable({ type: 'string', description: 'Classic groups: the selected protocol' }),

@@ -56,6 +56,7 @@ export function shareGroupHeader(broker: Broker, groupId: string): GroupHeader |
       subscribedTopicRegex: null,
       targetAssignment: null,
       connectAssignment: null,
+        streamsTasks: null,
     })),
     sharePartitions: null,
     offsetsTopicPartition: broker.groupLog.partitionFor(groupId),

@@ -57,6 +57,8 @@ export interface GroupMemberView {
    * the member's SyncGroup.
    */
   connectAssignment: ConnectAssignmentView | null;
+  /** Streams-group members only (KIP-1071): their process and active and standby tasks (`<subtopology>_<partition>`); null otherwise. */
+  streamsTasks: { processId: string; active: string[]; standby: string[] } | null;
   /** Consumer-group members (null for classic members): the member epoch. */
   memberEpoch: number | null;
   /** Consumer-group members: `stable`, `unrevoked_partitions`, `unreleased_partitions`, `unknown`. */

@@ -192,6 +192,17 @@ describe('streams groups (raw protocol)', () => {
       ['1', [['app-counts-repartition', 2]], [['app-counts-changelog', 2]]],
     ]);
     expect(described.find((g) => g.groupId === 'nope')).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group nope not found.' });
+    // The admin API's view (in-process describeGroup): a streams group with its members' tasks.
+    const view = (await server.describeGroup('app'))!;
+    expect([view.type, view.state, view.groupEpoch, view.members.map((m) => [m.memberId, m.memberEpoch, m.streamsTasks!.active.length])]).toEqual([
+      'streams',
+      'Stable',
+      4,
+      [
+        ['m1', 4, 2],
+        ['m2', 4, 2],
+      ],
+    ]);
 
     // Other group APIs on a streams group id.
     const listed = await c.send(16, 5, { statesFilter: ['stable'], typesFilter: ['streams'] });

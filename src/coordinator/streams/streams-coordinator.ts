@@ -135,6 +135,11 @@ export class StreamsGroupCoordinator {
     return this.ctx.store.allCommitted();
   }
 
+  /** The ids of `allGroups`, live (reads that go through them in slices: the admin API). */
+  groupIds(): IterableIterator<string> {
+    return this.ctx.store.committedIds();
+  }
+
   /** The group's heartbeat interval (ms): its `streams.heartbeat.interval.ms`, else the broker's. */
   heartbeatIntervalMs(groupId: string): number {
     return this.ctx.settings.heartbeatIntervalMs(groupId);
