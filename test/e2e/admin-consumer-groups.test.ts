@@ -41,6 +41,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       assignment: [{ topic: 'views', partitions: [0, 1, 2] }],
       targetAssignment: [{ topic: 'views', partitions: [0, 1] }],
       connectAssignment: null,
+      streamsTasks: null,
     });
 
     await group.settle();
@@ -73,6 +74,7 @@ describe('admin API: KIP-848 consumer groups', () => {
       subscribedTopicRegex: null,
       targetAssignment: [{ topic: 'views', partitions }],
       connectAssignment: null,
+      streamsTasks: null,
     });
     const offset = (partition: number, committedOffset: number, memberId: string) => ({
       topic: 'views',

@@ -101,7 +101,7 @@ describe('share groups in the views', () => {
       {
         memberId: member, groupInstanceId: null, clientId: expect.any(String), clientHost: expect.any(String), sessionTimeoutMs: null, sessionExpiresInMs: expect.any(Number),
         upgraded: null, rebalanceTimeoutMs: -1, assignment: [{ topic: 'vw', partitions: [0, 1] }], memberEpoch: 3, memberState: null, rackId: null,
-        subscribedTopicNames: ['vw'], subscribedTopicRegex: null, targetAssignment: null, connectAssignment: null,
+        subscribedTopicNames: ['vw'], subscribedTopicRegex: null, targetAssignment: null, connectAssignment: null, streamsTasks: null,
       },
     ]);
     // Its session runs: at most share.session.timeout.ms (45 s) to go.

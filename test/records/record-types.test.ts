@@ -138,11 +138,12 @@ describe('reading records', () => {
 
 describe('records.ts through the registry', () => {
   it('decodes every record type of the replayed families as the registry does, and the others as unknown', () => {
-    // The families replayed today: offsets (type 0 is read as type 1, below), classic, consumer and share groups.
-    const replayedFamilies = new Set(['offsets', 'classic-group', 'consumer-group', 'share-group']);
+    // The families replayed today: offsets (type 0 is read as type 1, below), classic, consumer, share and streams groups.
+    const replayedFamilies = new Set(['offsets', 'classic-group', 'consumer-group', 'share-group', 'streams-group']);
     const replayed = new Set(COORDINATOR_RECORD_TYPES['__consumer_offsets'].filter((e) => replayedFamilies.has(e.family) && e.type !== RecordType.LEGACY_OFFSET_COMMIT).map((e) => e.kind));
     expect(replayed).toContain('cg-regex');
     expect(replayed).toContain('share-group-state-partition-metadata');
+    expect(replayed).toContain('streams-group-topology');
     const seen = new Set<string>();
     for (const s of recordSamples('__consumer_offsets')) {
       const decoded = decodeRecord(encodeRecordKey(s.input), encodeRecordValue(s.input, s.valueVersion ?? undefined));

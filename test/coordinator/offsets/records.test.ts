@@ -47,6 +47,7 @@ describe('__consumer_offsets records', () => {
     expect(bytes.readInt16BE(0)).toBe(3);
     const back = decodeRecord(encodeKey({ kind: 'group-metadata', groupId: 'g', value: null }), bytes);
     expect(back).toEqual({ kind: 'group-metadata', groupId: 'g', value });
-    expect(decodeRecord(Buffer.from([0, 17, 0, 1, 0x67]), null)).toEqual({ kind: 'unknown', type: 17 });
+    // No 4.3.1 coordinator-record schema has type 18.
+    expect(decodeRecord(Buffer.from([0, 18, 0, 1, 0x67]), null)).toEqual({ kind: 'unknown', type: 18 });
   });
 });
