@@ -142,6 +142,35 @@ describe('streams groups (raw protocol)', () => {
     expect(server.broker.streams.group('g')).toBeUndefined();
   });
 
+  it('answers topologies Kafka cannot take as Kafka 4.3.1 does, and the connection stays open', async () => {
+    const { server } = await start();
+    const c = await client(server);
+    await createInput(c, 2);
+    const sub = (id: string, extra: Partial<Topology['subtopologies'][number]> = {}): Topology['subtopologies'][number] => ({
+      subtopologyId: id, sourceTopics: [], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [], ...extra,
+    });
+    const repartition = (name: string) => ({ name, partitions: 0, replicationFactor: -1, topicConfigs: [] });
+    const cases: Array<[string, Topology, number, string | null]> = [
+      ['a copartition index out of range', { epoch: 0, subtopologies: [sub('0', { sourceTopics: ['in'], copartitionGroups: [{ sourceTopics: [7], sourceTopicRegex: [], repartitionSourceTopics: [] }] })] }, ErrorCode.UNKNOWN_SERVER_ERROR, null],
+      ['two subtopologies with one id', { epoch: 0, subtopologies: [sub('0', { sourceTopics: ['in'] }), sub('0', { sourceTopics: ['in'] })] }, ErrorCode.UNKNOWN_SERVER_ERROR, null],
+      ['a negative topology epoch', { epoch: -5, subtopologies: [sub('0', { sourceTopics: ['in'] })] }, ErrorCode.UNKNOWN_SERVER_ERROR, null],
+      ['a subtopology reading nothing', { epoch: 0, subtopologies: [sub('0')] }, ErrorCode.STREAMS_INVALID_TOPOLOGY, 'No source topics found for subtopology 0'],
+      [
+        'repartition topics feeding each other',
+        { epoch: 0, subtopologies: [sub('0', { sourceTopics: ['in'] }), sub('1', { repartitionSourceTopics: [repartition('r1')], repartitionSinkTopics: ['r2'] }), sub('2', { repartitionSourceTopics: [repartition('r2')], repartitionSinkTopics: ['r1'] })] },
+        ErrorCode.STREAMS_INVALID_TOPOLOGY,
+        'Failed to compute number of partitions for all repartition topics. There may be loops in the topology that cannot be resolved.',
+      ],
+    ];
+    for (const [what, topology, errorCode, message] of cases) {
+      const res = await c.send(88, 0, { ...join(`bad-${what.length}`, 'm1', 'p1'), topology });
+      expect([res.errorCode, res.errorMessage], what).toEqual([errorCode, message]);
+    }
+    // Nothing was kept, and the connection still answers.
+    expect(server.broker.streams.allGroups()).toEqual([]);
+    expect((await c.send(88, 0, join('good', 'm1', 'p1'))).errorCode).toBe(0);
+  });
+
   it('creates the internal topics, assigns tasks, moves them only once revoked, and fences on leave and session expiry', async () => {
     const time = new FakeTime(Date.now());
     const { server } = await start({ time });

@@ -28,6 +28,7 @@ import { StickyTaskAssignor } from './assignor/sticky-task-assignor.js';
 import type { StreamsClassicBridge, StreamsContext, StreamsSettings, StreamsTimers, StreamsTopicSource } from './context.js';
 import { describeStreamsGroup, describedGroupError } from './describe.js';
 import { StreamsGroupError } from './errors.js';
+import { StreamsInvalidTopologyError } from './topics/topic-errors.js';
 import { throwIfStreamsGroupHeartbeatRequestIsInvalid } from './heartbeat-validation.js';
 import { StreamsGroupStore } from './streams-group-store.js';
 import { STREAMS_GROUP_TYPE, STREAMS_PROTOCOL_TYPE, StreamsGroupState, streamsStateFilterName, type StreamsGroup } from './streams-group.js';
@@ -176,7 +177,12 @@ export class StreamsGroupCoordinator {
     } catch (err) {
       this.ctx.writer.abandon(records);
       if (err instanceof StreamsGroupError) return { response: errorResponse(err.errorCode, err.message), internalTopicsToCreate: new Map() };
-      throw err;
+      if (err instanceof StreamsInvalidTopologyError) return { response: errorResponse(ErrorCode.STREAMS_INVALID_TOPOLOGY, err.message), internalTopicsToCreate: new Map() };
+      // Anything else (a topology Kafka's classes cannot take: a duplicate subtopology id, a bad
+      // copartition index, a negative epoch) is answered as Kafka's `handleOperationException`
+      // answers an unexpected exception: UNKNOWN_SERVER_ERROR without a message, and an error line.
+      this.ctx.log.error({ err, groupId: req.groupId, memberId: req.memberId }, 'streams group heartbeat hit an unexpected exception');
+      return { response: errorResponse(ErrorCode.UNKNOWN_SERVER_ERROR, null), internalTopicsToCreate: new Map() };
     }
     try {
       await this.ctx.writer.append(records);

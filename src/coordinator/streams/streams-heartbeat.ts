@@ -23,6 +23,7 @@ import { configureTopics } from './topics/configure-topics.js';
 import { StreamsStatus, type ConfiguredTopology, type CreatableTopic } from './topics/types.js';
 import type { StreamsGroupTopologyValue } from '../../records/schemas/StreamsGroupTopologyValue.js';
 import { TaskAssignorError } from './assignor/types.js';
+import { IllegalTopologyStateError } from './topics/topic-errors.js';
 
 export interface StreamsHeartbeatResult {
   response: StreamsGroupHeartbeatResponse;
@@ -203,6 +204,14 @@ function sameConfigs(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, stri
  */
 function maybeUpdateTopology(group: StreamsGroup, req: StreamsGroupHeartbeatRequest, emit: (r: StreamsGroupRecord) => void): StreamsGroupTopologyValue {
   if (req.topology !== null) {
+    // `StreamsTopology.fromHeartbeatRequest` (subtopologies collected by id, the epoch checked) throws
+    // for any topology it cannot hold, joined first or not: an unexpected exception to Kafka.
+    if (req.topology.epoch < 0) throw new IllegalTopologyStateError('IllegalArgumentException', 'Topology epoch must be non-negative.');
+    const ids = new Set<string>();
+    for (const s of req.topology.subtopologies) {
+      if (ids.has(s.subtopologyId)) throw new IllegalTopologyStateError('IllegalStateException', `Duplicate key ${s.subtopologyId}`);
+      ids.add(s.subtopologyId);
+    }
     const fromRequest: StreamsGroupTopologyValue = {
       epoch: req.topology.epoch,
       subtopologies: req.topology.subtopologies.map((s) => ({
