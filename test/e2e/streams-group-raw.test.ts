@@ -251,6 +251,24 @@ describe('streams groups (raw protocol)', () => {
     expect(server.broker.streams.group('app')!.state).toBe('Empty');
   });
 
+  it('says in MISSING_INTERNAL_TOPICS why an internal topic could not be created, and creates the others', async () => {
+    const { server } = await start();
+    const c = await client(server);
+    await createInput(c, 2);
+    const bad: Topology = JSON.parse(JSON.stringify(TOPOLOGY)) as Topology;
+    bad.subtopologies[1]!.stateChangelogTopics[0]!.topicConfigs = [{ key: 'cleanup.policy', value: 'bogus' }];
+    const first = await c.send(88, 0, { ...join('app', 'm1', 'p1'), topology: bad });
+    expect(first.status!.map((s) => s.statusDetail)).toEqual(['Internal topics are missing: app-counts-repartition, app-counts-changelog']);
+    // Both creations over: the repartition topic made, the changelog refused.
+    while (server.broker.internalTopicCreation.errorsOf(['app-counts-changelog']).length === 0 || !server.broker.topics.get('app-counts-repartition')) await new Promise((r) => setTimeout(r, 5));
+    const again = await c.send(88, 0, beat('app', 'm1', first.memberEpoch, {}));
+    expect(again.status!.map((s) => [s.statusCode, s.statusDetail])).toEqual([
+      [3, "Internal topics are missing: app-counts-changelog; Creation failed: app-counts-changelog (Invalid value bogus for configuration cleanup.policy: String must be one of: compact, delete)."],
+    ]);
+    expect(server.broker.topics.get('app-counts-changelog')).toBeUndefined();
+    expect(server.broker.topics.get('app-counts-repartition')?.partitionCount).toBe(2);
+  });
+
   it('keeps the group across a restart: members, tasks and epochs from its records', async () => {
     const time = new FakeTime(Date.now());
     const { server, close, dataDir } = await start({ time });
