@@ -37,6 +37,7 @@ import { ClassicGroupState } from './classic/group-state.js';
 import { errorJoin, errorSync } from './classic/classic-group.js';
 import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator.js';
 import type { ConsumerRequestContext } from './consumer/context.js';
+import type { OffsetCommitValidation } from './consumer/offset-validation.js';
 import type { ShareGroupCoordinator } from './share/share-coordinator.js';
 import type { ShareGroupHeartbeatRequest } from '../protocol/messages/ShareGroupHeartbeatRequest.js';
 import type { ShareGroupHeartbeatResponse } from '../protocol/messages/ShareGroupHeartbeatResponse.js';
@@ -314,19 +315,24 @@ export class GroupCoordinator {
    * member (a stale epoch is ILLEGAL_GENERATION); a classic group checks member, instance and
    * generation for a transactional commit.
    */
-  private validateTransactionalCommit(req: TxnOffsetCommitRequest): number {
+  private validateTransactionalCommit(req: TxnOffsetCommitRequest): OffsetCommitValidation {
+    // A stale member epoch is ILLEGAL_GENERATION to a transactional commit, the group's and each
+    // partition's (`OffsetMetadataManager.validateTransactionalOffsetCommit`).
+    const illegal = (code: number) => (code === ErrorCode.STALE_MEMBER_EPOCH ? ErrorCode.ILLEGAL_GENERATION : code);
+    const transactional = (v: OffsetCommitValidation): OffsetCommitValidation => {
+      const partitionError = v.partitionError;
+      return partitionError ? { errorCode: illegal(v.errorCode), partitionError: (topicId, p) => illegal(partitionError(topicId, p)) } : { errorCode: illegal(v.errorCode) };
+    };
     if (this.streams.hasGroup(req.groupId)) {
-      const { errorCode } = this.streams.validateOffsetCommit(req.groupId, req.memberId, req.generationId, Number.MAX_SAFE_INTEGER, true, req.groupInstanceId);
-      return errorCode === ErrorCode.STALE_MEMBER_EPOCH ? ErrorCode.ILLEGAL_GENERATION : errorCode;
+      return transactional(this.streams.validateOffsetCommit(req.groupId, req.memberId, req.generationId, Number.MAX_SAFE_INTEGER, true, req.groupInstanceId));
     }
     if (this.consumer.hasGroup(req.groupId)) {
       // The transactional path has no version floor for KIP-848 members (isTransactional).
-      const { errorCode } = this.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationId, Number.MAX_SAFE_INTEGER);
-      return errorCode === ErrorCode.STALE_MEMBER_EPOCH ? ErrorCode.ILLEGAL_GENERATION : errorCode;
+      return transactional(this.consumer.validateOffsetCommit(req.groupId, req.memberId, req.generationId, Number.MAX_SAFE_INTEGER));
     }
     const group = this.classic.group(req.groupId);
-    if (!group) return req.generationId < 0 ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
-    return group.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationId, true, Number.MAX_SAFE_INTEGER);
+    if (!group) return { errorCode: req.generationId < 0 ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION };
+    return { errorCode: group.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationId, true, Number.MAX_SAFE_INTEGER) };
   }
 
   fetchOffsets(req: OffsetFetchRequest, apiVersion: number): Promise<OffsetFetchResponse> {

@@ -80,6 +80,48 @@ describe('ConsumerGroupHeartbeat', () => {
   });
 });
 
+describe('OffsetCommit with an older member epoch', () => {
+  // The member owns partition 0 from epoch E and partition 1 (added by CreatePartitions) from a
+  // later epoch: a commit of both at epoch E shows whether the whole request or one partition fails.
+  scenario('a partition assigned at that epoch and one assigned later', async (s) => {
+    const g = s.name('cgold');
+    const topic = s.name('cgold-t');
+    await s.createTopic(topic, 1);
+    const m1 = s.name('member-1');
+    const first = await joinStable(s, g, m1, topic, 'M1');
+    const cp = await s.send(37, 3, { topics: [{ name: topic, count: 2, assignments: null }], timeoutMs: 30_000, validateOnly: false });
+    if (cp.results[0]!.errorCode !== 0) throw new Error(`${s.target}: CreatePartitions ${cp.results[0]!.errorCode}`);
+    let owned = (await s.send(69, 1, { groupIds: [g], includeAuthorizedOperations: false } as never)).groups[0]!.members[0]!.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: t.partitions }));
+    let epoch = first;
+    // Heartbeats (not recorded, timing differs) until the new partition is assigned; the final answer is recorded.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const r = await s.send(68, 1, hb(g, m1, epoch, { topicPartitions: owned }));
+      if (r.errorCode === 0) epoch = r.memberEpoch;
+      if (r.assignment) owned = r.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: t.partitions }));
+      if (r.errorCode !== 0 || owned.reduce((n, t) => n + t.partitions.length, 0) === 2 || Date.now() > deadline) {
+        s.record('M1 heartbeat once the topic has 2 partitions', r);
+        break;
+      }
+      await sleep(100);
+    }
+    await s.call('M1 heartbeat with both partitions', 68, 1, hb(g, m1, epoch, { topicPartitions: owned }));
+    s.record('epochs (first partition, second partition)', [first, epoch]);
+    await s.call('OffsetCommit v9 current epoch', 8, 9, commit(g, epoch, m1, topic, [[0, 5n], [1, 5n]]));
+    await s.call('OffsetCommit v9 older epoch: partition 0 assigned then, 1 later', 8, 9, commit(g, first, m1, topic, [[0, 6n], [1, 6n]]));
+    const split = commit(g, first, m1, topic, [[0, 6n]]);
+    split.topics.push(commit(g, first, m1, topic, [[1, 6n]]).topics[0]!);
+    await s.call('OffsetCommit v9 older epoch: the two partitions as two topic entries', 8, 9, split);
+    await s.call('OffsetCommit v9 older epoch: only partition 0', 8, 9, commit(g, first, m1, topic, [[0, 7n]]));
+    await s.call('OffsetCommit v9 older epoch: only partition 1', 8, 9, commit(g, first, m1, topic, [[1, 7n]]));
+    await s.call('OffsetCommit v9 epoch before the first', 8, 9, commit(g, first - 1, m1, topic, [[0, 8n]]));
+    await s.call('OffsetFetch v9 of both partitions', 9, 9, {
+      groupId: '', topics: [], requireStable: false,
+      groups: [{ groupId: g, memberId: m1, memberEpoch: epoch, topics: [{ name: topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionIndexes: [0, 1] }] }],
+    });
+  });
+});
+
 describe('KIP-848 group formation', () => {
   // The order of test/support/kip848-formation.ts (all joins, acknowledgements, heartbeat rounds);
   // test/e2e/consumer-group-formation.test.ts pins the same figures on the manual clock. Recorded:

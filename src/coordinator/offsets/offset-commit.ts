@@ -166,6 +166,21 @@ export function commitOffsets(c: OffsetCommitContext, req: OffsetCommitRequest, 
   return commitChecked(c, req, apiVersion, topics, checks);
 }
 
+/**
+ * A commit of an older member epoch (KIP-1251): Kafka's validator checks each partition in turn
+ * (those whose metadata is too large are answered first and never checked) and throws at the first
+ * one the member was given after that epoch, which fails the whole request: every partition the
+ * coordinator handled answers that error (conformance: consumer and streams groups).
+ */
+function partitionsError(candidates: TopicChecks['candidates'], partitionError: (topicId: string, partition: number) => number): number {
+  for (const { topic, partition, metadataTooLarge } of candidates) {
+    if (metadataTooLarge) continue;
+    const errorCode = partitionError(topic.topicId, partition.partitionIndex);
+    if (errorCode !== ErrorCode.NONE) return errorCode;
+  }
+  return ErrorCode.NONE;
+}
+
 /** The group's validation and the write of the partitions past the topic checks: one synchronous step, then the write. */
 function commitChecked(
   c: OffsetCommitContext,
@@ -179,11 +194,11 @@ function commitChecked(
   // validation and the records it writes see the same state.
   // The empty group id commits as any other (a simple group), as Kafka 4.3.1 (conformance: classic).
   const validation = validateOffsetCommit(c.groups, req, apiVersion);
-  const groupError = validation.errorCode;
+  const groupError = validation.partitionError ? partitionsError(candidates, validation.partitionError) : validation.errorCode;
   const toCommit: OffsetToCommit[] = sized(candidates.length);
   /** The partitions the group coordinator handled (past the topic checks KafkaApis makes first). */
   const coordinated: Array<{ errorCode: number }> = sized(candidates.length);
-  if (groupError === ErrorCode.NONE && !validation.partitionError && bytesAtLeast > c.maxBatchBytes) {
+  if (groupError === ErrorCode.NONE && bytesAtLeast > c.maxBatchBytes) {
     // Kafka's runtime refuses an atomic write larger than a batch before building it
     // (RecordTooLargeException): every partition the coordinator handled answers that error, as
     // when a write fails.
@@ -198,9 +213,7 @@ function commitChecked(
   let handled = 0;
   for (const { topic, partition: p, result, metadataTooLarge } of candidates) {
     if (groupError !== ErrorCode.NONE) result.errorCode = groupError;
-    else if (validation.partitionError && validation.partitionError(topic.topicId, p.partitionIndex) !== ErrorCode.NONE) {
-      result.errorCode = validation.partitionError(topic.topicId, p.partitionIndex);
-    } else if (metadataTooLarge) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    else if (metadataTooLarge) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
     else toCommit[committing++] = offsetToCommit(topic, p, expireTimestamp);
     if (result.errorCode === ErrorCode.NONE || result.errorCode === ErrorCode.OFFSET_METADATA_TOO_LARGE) coordinated[handled++] = result;
   }

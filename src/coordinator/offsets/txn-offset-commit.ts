@@ -27,8 +27,11 @@ import { ZERO_UUID } from '../../protocol/primitives.js';
 export interface TxnOffsetCommitContext {
   readonly topics: OffsetTopics;
   readonly offsets: Pick<OffsetStore, 'commitTransactional'>;
-  /** The group's transactional commit check (`validateTransactionalOffsetCommit`): an error code. */
-  validateGroup(req: TxnOffsetCommitRequest, apiVersion: number): number;
+  /**
+   * The group's transactional commit check (`validateTransactionalOffsetCommit`): an error code, or
+   * NONE with a check of each partition (a member committing with an older epoch, KIP-1251).
+   */
+  validateGroup(req: TxnOffsetCommitRequest, apiVersion: number): { errorCode: number; partitionError?: (topicId: string, partition: number) => number };
   /**
    * The transaction coordinator's check of the group's `__consumer_offsets` partition (added to
    * the transaction when `implicitAdd`): NONE or the coordinator's error.
@@ -58,6 +61,8 @@ interface Checked {
   topics: TxnOffsetCommitResponse['topics'];
   validated: TxnOffsetCommitResponsePartition[];
   toCommit: OffsetToCommit[];
+  /** The topic id of each `toCommit` entry (those carry none, as Kafka's records of TxnOffsetCommit). */
+  topicIds: string[];
 }
 
 /**
@@ -67,7 +72,7 @@ interface Checked {
  */
 function* checkTopics(c: TxnOffsetCommitContext, req: TxnOffsetCommitRequest): Generator<void, Checked> {
   const groupError = req.groupId === '' ? ErrorCode.INVALID_GROUP_ID : null;
-  const checked: Checked = { topics: [], validated: [], toCommit: [] };
+  const checked: Checked = { topics: [], validated: [], toCommit: [], topicIds: [] };
   let sinceYield = 0;
   for (const t of req.topics) {
     const topic = c.topics.get(t.name);
@@ -84,7 +89,10 @@ function* checkTopics(c: TxnOffsetCommitContext, req: TxnOffsetCommitRequest): G
         if ((p.committedMetadata?.length ?? 0) > c.maxMetadataSize) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
         // Kafka's `OffsetAndMetadata.fromRequest` for a TxnOffsetCommit: no expiry and no topic id
         // (ZERO_UUID), so the record is value v4 without the tagged TopicId, live and stored.
-        else checked.toCommit.push({ ...offsetToCommit(topic, p, -1n), topicId: ZERO_UUID });
+        else {
+          checked.toCommit.push({ ...offsetToCommit(topic, p, -1n), topicId: ZERO_UUID });
+          checked.topicIds.push(topic.topicId);
+        }
       }
       if (++sinceYield === ELEMENTS_PER_SLICE) {
         sinceYield = 0;
@@ -99,14 +107,22 @@ export async function commitTransactionalOffsets(c: TxnOffsetCommitContext, req:
   let partitionCount = 0;
   for (const t of req.topics) partitionCount += t.partitions.length;
   const checks = checkTopics(c, req);
-  const { topics, validated, toCommit } = partitionCount >= ELEMENTS_PER_SLICE ? await runInSlices(checks) : runNow(checks);
+  const { topics, validated, toCommit, topicIds } = partitionCount >= ELEMENTS_PER_SLICE ? await runInSlices(checks) : runNow(checks);
   const fail = (errorCode: number): TxnOffsetCommitResponse => {
     for (const p of validated) p.errorCode = errorCode;
     return { throttleTimeMs: 0, topics };
   };
   if (validated.length === 0) return { throttleTimeMs: 0, topics };
-  const invalid = c.validateGroup(req, apiVersion);
-  if (invalid !== ErrorCode.NONE) return fail(invalid);
+  const validation = c.validateGroup(req, apiVersion);
+  if (validation.errorCode !== ErrorCode.NONE) return fail(validation.errorCode);
+  // An older member epoch: the first partition the member was given after it fails the whole
+  // request, as Kafka's validator throws in its loop (conformance: streams groups).
+  if (validation.partitionError) {
+    for (let i = 0; i < toCommit.length; i++) {
+      const errorCode = validation.partitionError(topicIds[i]!, toCommit[i]!.partition);
+      if (errorCode !== ErrorCode.NONE) return fail(errorCode);
+    }
+  }
   if (toCommit.length === 0) return { throttleTimeMs: 0, topics };
   const verified = await c.verify(req, apiVersion >= TXN_OFFSET_COMMIT_IMPLICIT_ADD_VERSION);
   if (verified !== ErrorCode.NONE) return fail(verificationError(verified, apiVersion));
