@@ -102,6 +102,7 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
       }
       const consumer = group.type === 'consumer';
       const share = group.type === 'share';
+      const streams = group.type === 'streams';
       const clientOf = new Map(group.members.map((m) => [m.memberId, m.clientId]));
       const committer = (key: string, owner: string | null): string => {
         const id = history?.lastCommitBy[key] ?? owner;
@@ -111,11 +112,13 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
         body,
         h('p', { class: 'meta', id: 'group-meta' },
           `${group.type} group · state ${group.state} · `,
-          consumer || share ? `group epoch ${group.groupEpoch} · assignment epoch ${group.assignmentEpoch} · assignor ${group.assignor ?? '-'}` : `generation ${group.generationId} · protocol type ${group.protocolType || '-'} · protocol ${group.protocol ?? '-'} · leader ${group.leaderId ?? '-'}`,
+          consumer || share || streams ? `group epoch ${group.groupEpoch} · assignment epoch ${group.assignmentEpoch} · assignor ${group.assignor ?? '-'}` : `generation ${group.generationId} · protocol type ${group.protocolType || '-'} · protocol ${group.protocol ?? '-'} · leader ${group.leaderId ?? '-'}`,
           ` · total lag ${group.totalLag} · records in __consumer_offsets-${group.offsetsTopicPartition}`),
         h('h2', {}, `Members (${group.members.length})`),
         share
           ? shareMembersTable(group)
+          : streams
+          ? streamsMembersTable(group)
           : table(
               'members',
               consumer
@@ -159,6 +162,26 @@ export function groupPage(root: HTMLElement, groupId: string): Page {
     },
     dispose: () => chart.dispose(),
   };
+}
+
+/** A streams group's members (KIP-1071): process, epoch and state, active and standby tasks (`<subtopology>_<partition>`). */
+function streamsMembersTable(group: Group): HTMLElement {
+  return table(
+    'members',
+    ['member id', 'client id', 'host', 'process', 'epoch', 'state', 'session expires in', 'active tasks', 'standby tasks'],
+    group.members.map((m) => [
+      m.memberId,
+      m.clientId,
+      m.clientHost,
+      m.streamsTasks?.processId ?? '-',
+      m.memberEpoch ?? '-',
+      m.memberState ?? '-',
+      expiresIn(m),
+      m.streamsTasks?.active.join(' ') || '-',
+      m.streamsTasks?.standby.join(' ') || '-',
+    ]),
+    'no members',
+  );
 }
 
 /**

@@ -23,6 +23,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { Writer, ZERO_UUID } from '../../src/protocol/primitives.js';
 import { shareGroupHolding, SHARE_TEST_CONFIG } from '../support/share-group.js';
 import { KIP848_CONFIG, hb } from '../support/kip848-group.js';
+import { STREAMS_TEST_CONFIG, activeOf, beat as streamsBeat, internalTopicsCreated, join as streamsJoin } from '../support/streams-group.js';
 import * as Sub from '../../src/records/schemas/ConsumerProtocolSubscription.js';
 
 const chromiumBin = clients().chromium;
@@ -287,6 +288,29 @@ describe.skipIf(chromiumBin === null)('web console (Chromium)', () => {
     } finally {
       raw.socket.destroy();
       await shared.stop();
+    }
+  });
+
+  it("shows a streams group (KIP-1071): its epochs, and each member's process, epoch, state and tasks", async () => {
+    const streams = await startTestServer({ adminPort: 0, clock: 'manual', config: STREAMS_TEST_CONFIG });
+    const raw = await RawClient.connect(streams.port);
+    try {
+      const created = await raw.send(19, 5, { topics: [{ name: 'in', numPartitions: 2, replicationFactor: -1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+      expect(created.topics[0]!.errorCode).toBe(0);
+      const joined = await raw.send(88, 0, streamsJoin('console-streams', 'm1', 'p1'));
+      await internalTopicsCreated(streams);
+      expect(activeOf(await raw.send(88, 0, streamsBeat('console-streams', 'm1', joined.memberEpoch, {})))).toEqual({ '0': [0, 1], '1': [0, 1] });
+      await streams.broker.runtime.flush();
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${streams.admin!.url}/#/groups/console-streams`);
+      await page.locator('#group-meta').getByText('streams group · state Stable').waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.locator('#group-meta').textContent()).toMatch(/^streams group · state Stable · group epoch 3 · assignment epoch 3 · assignor sticky · /);
+      expect((await rows(page, 'members')).map((r) => [r[0], r[3], r[4], r[5], r[7], r[8]])).toEqual([['m1', 'p1', '3', 'stable', '0_0 0_1 1_0 1_1', '-']]);
+      await page.screenshot({ path: join(SHOTS, 'streams-group.png'), fullPage: true });
+      await page.close();
+    } finally {
+      raw.socket.destroy();
+      await streams.stop();
     }
   });
 

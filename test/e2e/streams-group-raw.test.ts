@@ -13,74 +13,7 @@ import { startClosableServer } from '../support/server.js';
 import { FakeTime } from '../support/fake-time.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { StreamsGroupHeartbeatRequest, Topology } from '../../src/protocol/messages/StreamsGroupHeartbeatRequest.js';
-import type { StreamsGroupHeartbeatResponse } from '../../src/protocol/messages/StreamsGroupHeartbeatResponse.js';
-
-const CONFIG = {
-  'group.streams.initial.rebalance.delay.ms': 0,
-  'group.streams.assignment.interval.ms': 0,
-  'group.streams.session.timeout.ms': 45000,
-};
-
-/** A word count as Kafka Streams 4.3.1 describes it: subtopology 0 reads `in` and writes a repartition topic; 1 counts into a changelogged store. */
-const TOPOLOGY: Topology = {
-  epoch: 0,
-  subtopologies: [
-    { subtopologyId: '0', sourceTopics: ['in'], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: ['app-counts-repartition'], repartitionSourceTopics: [], copartitionGroups: [] },
-    {
-      subtopologyId: '1',
-      sourceTopics: [],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [{ name: 'app-counts-changelog', partitions: 0, replicationFactor: 0, topicConfigs: [{ key: 'cleanup.policy', value: 'compact' }] }],
-      repartitionSinkTopics: [],
-      repartitionSourceTopics: [{ name: 'app-counts-repartition', partitions: 0, replicationFactor: 0, topicConfigs: [{ key: 'cleanup.policy', value: 'delete' }] }],
-      copartitionGroups: [],
-    },
-  ],
-};
-
-function join(groupId: string, memberId: string, processId: string): StreamsGroupHeartbeatRequest {
-  return {
-    groupId,
-    memberId,
-    memberEpoch: 0,
-    endpointInformationEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: 300000,
-    topology: TOPOLOGY,
-    activeTasks: [],
-    standbyTasks: [],
-    warmupTasks: [],
-    processId,
-    userEndpoint: null,
-    clientTags: [],
-    taskOffsets: null,
-    taskEndOffsets: null,
-    shutdownApplication: false,
-  };
-}
-
-function beat(groupId: string, memberId: string, memberEpoch: number, active: Record<string, number[]> | null = null): StreamsGroupHeartbeatRequest {
-  const tasks = active === null ? null : Object.entries(active).map(([subtopologyId, partitions]) => ({ subtopologyId, partitions }));
-  return {
-    ...join(groupId, memberId, ''),
-    memberEpoch,
-    rebalanceTimeoutMs: -1,
-    topology: null,
-    processId: null,
-    clientTags: null,
-    activeTasks: tasks,
-    standbyTasks: tasks === null ? null : [],
-    warmupTasks: tasks === null ? null : [],
-  };
-}
-
-/** Waits (for the event, not a time) until the background creation of both internal topics has finished. */
-async function internalTopicsCreated(server: ServerHandle): Promise<void> {
-  while (!(server.broker.topics.get('app-counts-changelog') && server.broker.topics.get('app-counts-repartition'))) await new Promise((r) => setTimeout(r, 5));
-}
-
-const activeOf = (r: StreamsGroupHeartbeatResponse): Record<string, number[]> | null => (r.activeTasks === null ? null : Object.fromEntries(r.activeTasks.map((t) => [t.subtopologyId, t.partitions])));
+import { STREAMS_TEST_CONFIG as CONFIG, TOPOLOGY, activeOf, beat, internalTopicsCreated, join } from '../support/streams-group.js';
 
 describe('streams groups (raw protocol)', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
