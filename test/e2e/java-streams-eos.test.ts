@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { describeJava } from '../support/java.js';
 import { startTestServer } from '../support/server.js';
-import { kafkaClient, waitFor } from '../support/kafkajs.js';
-import { startWordCount, type WordCountRun } from '../support/word-count.js';
+import { kafkaClient } from '../support/kafkajs.js';
+import { startWordCount, type WordCountRun, until } from '../support/word-count.js';
 import { TxnState, txnStateName } from '../../src/transactions/transaction-state.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -21,14 +21,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** waitFor, with what the programs said when it times out. */
-async function until(predicate: () => boolean, what: string, context: () => string): Promise<void> {
-  try {
-    await waitFor(predicate, 120_000, what);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${context()}`);
-  }
-}
 
 const TOPICS = { input: 'wc-input', output: 'wc-output' };
 const CHANGELOG = 'kmc-wordcount-counts-changelog';

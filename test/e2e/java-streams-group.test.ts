@@ -10,21 +10,14 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { describeJava } from '../support/java.js';
 import { startTestServer } from '../support/server.js';
-import { kafkaClient, waitFor } from '../support/kafkajs.js';
-import { startWordCount } from '../support/word-count.js';
+import { kafkaClient } from '../support/kafkajs.js';
+import { startWordCount, until } from '../support/word-count.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function until(predicate: () => boolean, what: string, context: () => string): Promise<void> {
-  try {
-    await waitFor(predicate, 120_000, what);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${context()}`);
-  }
-}
 
 describeJava('Kafka Streams with the streams rebalance protocol', () => {
   it('two instances share the tasks of a word count, and one takes all of them over when the other stops', async () => {

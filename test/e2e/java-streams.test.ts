@@ -11,19 +11,11 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { describeJava } from '../support/java.js';
 import { startTestServer } from '../support/server.js';
-import { kafkaClient, waitFor } from '../support/kafkajs.js';
-import { startWordCount } from '../support/word-count.js';
+import { kafkaClient } from '../support/kafkajs.js';
+import { startWordCount, until } from '../support/word-count.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 
-/** waitFor, with what the programs said when it times out. */
-async function until(predicate: () => boolean, what: string, context: () => string): Promise<void> {
-  try {
-    await waitFor(predicate, 120_000, what);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${context()}`);
-  }
-}
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { javaClasspath } from './java.js';
+import { waitFor } from './kafkajs.js';
 
 export interface WordCountRun {
   /** The `{"event": ...}` lines printed so far, in order. */
@@ -56,4 +57,13 @@ export function startWordCount(
   };
   cleanups.push(stop);
   return { events, stop, kill, output: () => `events: ${JSON.stringify(events)}\nstderr: ${stderr.slice(-4000)}` };
+}
+
+/** `waitFor` (120 s), with what the programs said (`context`) when it times out. */
+export async function until(predicate: () => boolean, what: string, context: () => string): Promise<void> {
+  try {
+    await waitFor(predicate, 120_000, what);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${context()}`);
+  }
 }
