@@ -399,12 +399,13 @@ export class Broker {
   /**
    * Expires one member's session now, as if it had stopped heartbeating for its session timeout
    * (what the coordinator does then: a classic member removed and its group rebalanced unless it
-   * waits in a JoinGroup or SyncGroup, a KIP-848 or share member fenced), leaving the other members
+   * waits in a JoinGroup or SyncGroup, a KIP-848, share or streams member fenced), leaving the other members
    * alone, which a clock advance cannot. Returns the group's type, or null when the member has
    * no session timer (no such group or member).
    */
-  expireMemberSession(groupId: string, memberId: string): 'classic' | 'consumer' | 'share' | null {
+  expireMemberSession(groupId: string, memberId: string): 'classic' | 'consumer' | 'share' | 'streams' | null {
     if (this.share.hasGroup(groupId)) return this.share.expireSessionNow(groupId, memberId) ? 'share' : null;
+    if (this.streams.hasGroup(groupId)) return this.streams.expireSessionNow(groupId, memberId) ? 'streams' : null;
     if (this.consumer.hasGroup(groupId)) return this.consumer.expireSessionNow(groupId, memberId) ? 'consumer' : null;
     return this.classic.expireSessionNow(groupId, memberId) ? 'classic' : null;
   }

@@ -173,12 +173,12 @@ export interface ServerHandle {
   /**
    * Expires one member's session now, as if it had stopped heartbeating for its session timeout:
    * a classic member is removed and its group rebalances (unless it waits in a JoinGroup or
-   * SyncGroup), a KIP-848 or share member is fenced; the other members keep their sessions (a
+   * SyncGroup), a KIP-848, share or streams member is fenced; the other members keep their sessions (a
    * clock advance past the timeout would expire them all). The member's next heartbeat gets
    * UNKNOWN_MEMBER_ID (FENCED_MEMBER_EPOCH for a KIP-848 member) and it rejoins. Returns the group's type, or null
    * when the member has no session timer. Also `POST /group/expire-session` and the command line's `expire-session`.
    */
-  expireMemberSession(groupId: string, memberId: string): 'classic' | 'consumer' | 'share' | null;
+  expireMemberSession(groupId: string, memberId: string): 'classic' | 'consumer' | 'share' | 'streams' | null;
   /**
    * Compacts every `__consumer_offsets` partition now, whatever `log.cleaner.min.cleanable.ratio`
    * says (the cleaner also runs every `log.cleaner.backoff.ms`): closed segments keep the latest

@@ -426,9 +426,15 @@ export const OPENAPI_DOCUMENT = {
           targetAssignment: nullable({ ...topicPartitions, description: 'Consumer group: the target assignment the member reconciles towards' }),
           streamsTasks: nullable({
             type: 'object',
-            description: 'Streams-group members (KIP-1071) only: the process and the active and standby tasks (`<subtopology>_<partition>`) the member owns',
-            required: ['processId', 'active', 'standby'],
-            properties: { processId: { type: 'string' }, active: { type: 'array', items: { type: 'string' } }, standby: { type: 'array', items: { type: 'string' } } },
+            description: 'Streams-group members (KIP-1071) only: the process, the active and standby tasks (`<subtopology>_<partition>`) the member owns, and those of its target assignment',
+            required: ['processId', 'active', 'standby', 'targetActive', 'targetStandby'],
+            properties: {
+              processId: { type: 'string' },
+              active: { type: 'array', items: { type: 'string' } },
+              standby: { type: 'array', items: { type: 'string' } },
+              targetActive: { type: 'array', items: { type: 'string' } },
+              targetStandby: { type: 'array', items: { type: 'string' } },
+            },
           }),
           connectAssignment: nullable({
             type: 'object',

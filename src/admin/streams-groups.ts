@@ -1,8 +1,8 @@
 /**
  * Streams groups (KIP-1071) as the admin API shows them: StreamsGroupDescribe's view (state, epochs,
- * members with their epochs and states). A member's `assignment` lists its active tasks as
- * `<subtopology>_<partition>` under the pseudo-topic `tasks:active`, and standby tasks under
- * `tasks:standby`, since tasks are not topic partitions.
+ * members with their epochs and states). Tasks are not topic partitions: a member's
+ * `assignment` and `targetAssignment` are null and its `streamsTasks` lists its process and its
+ * owned and target tasks as `<subtopology>_<partition>`.
  */
 import type { Broker } from '../broker.js';
 import type { StreamsGroup } from '../coordinator/streams/streams-group.js';
@@ -18,7 +18,7 @@ export function streamsGroupSummary(group: StreamsGroup, committedPartitions: nu
 export function streamsGroupHeader(broker: Broker, groupId: string): GroupHeader | null {
   const group = broker.streams.committedGroup(groupId);
   if (!group) return null;
-  const tasks = (m: Map<string, { keys(): Iterable<number> }>) =>
+  const tasks = (m: ReadonlyMap<string, { keys(): Iterable<number> }>) =>
     [...m].flatMap(([id, parts]) => [...parts.keys()].sort((a, b) => a - b).map((p) => `${id}_${p}`)).sort();
   return {
     groupId,
@@ -48,7 +48,13 @@ export function streamsGroupHeader(broker: Broker, groupId: string): GroupHeader
       subscribedTopicRegex: null,
       targetAssignment: null,
       connectAssignment: null,
-      streamsTasks: { active: tasks(m.assigned.active), standby: tasks(m.assigned.standby), processId: m.processId },
+      streamsTasks: {
+        processId: m.processId,
+        active: tasks(m.assigned.active),
+        standby: tasks(m.assigned.standby),
+        targetActive: tasks(group.targetOf(m.memberId).active),
+        targetStandby: tasks(group.targetOf(m.memberId).standby),
+      },
     })),
     sharePartitions: null,
     offsetsTopicPartition: broker.groupLog.partitionFor(groupId),

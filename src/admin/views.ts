@@ -57,8 +57,11 @@ export interface GroupMemberView {
    * the member's SyncGroup.
    */
   connectAssignment: ConnectAssignmentView | null;
-  /** Streams-group members only (KIP-1071): their process and active and standby tasks (`<subtopology>_<partition>`); null otherwise. */
-  streamsTasks: { processId: string; active: string[]; standby: string[] } | null;
+  /**
+   * Streams-group members only (KIP-1071): their process, the active and standby tasks they own and
+   * those of their target assignment (`<subtopology>_<partition>`); null otherwise.
+   */
+  streamsTasks: { processId: string; active: string[]; standby: string[]; targetActive: string[]; targetStandby: string[] } | null;
   /** Consumer-group members (null for classic members): the member epoch. */
   memberEpoch: number | null;
   /** Consumer-group members: `stable`, `unrevoked_partitions`, `unreleased_partitions`, `unknown`. */

@@ -202,6 +202,28 @@ describe('streams groups (raw protocol)', () => {
     expect(server.broker.topics.get('app-counts-repartition')?.partitionCount).toBe(2);
   });
 
+  it("expires one member's session on request (expireMemberSession), leaving the other; the admin view shows owned and target tasks", async () => {
+    const { server } = await start();
+    const c = await client(server);
+    await createInput(c, 2);
+    const first = await c.send(88, 0, join('app', 'm1', 'p1'));
+    await internalTopicsCreated(server);
+    await c.send(88, 0, beat('app', 'm1', first.memberEpoch, {}));
+    const m2 = await c.send(88, 0, join('app', 'm2', 'p2'));
+    expect(m2.memberEpoch).toBe(4);
+    // m1 still owns the four tasks; its target is two of them.
+    const view = (await server.describeGroup('app'))!;
+    const m1View = view.members.find((m) => m.memberId === 'm1')!.streamsTasks!;
+    expect([m1View.active, m1View.targetActive.length, m1View.processId]).toEqual([['0_0', '0_1', '1_0', '1_1'], 2, 'p1']);
+    expect(server.expireMemberSession('app', 'm2')).toBe('streams');
+    await server.broker.runtime.flush();
+    expect([...server.broker.streams.group('app')!.members.keys()]).toEqual(['m1']);
+    expect(server.broker.streams.group('app')!.groupEpoch).toBe(5);
+    const gone = await c.send(88, 0, beat('app', 'm2', 4, {}));
+    expect([gone.errorCode, gone.errorMessage]).toEqual([ErrorCode.UNKNOWN_MEMBER_ID, 'Member m2 is not a member of group app.']);
+    expect(server.expireMemberSession('app', 'm2')).toBeNull();
+  });
+
   it('keeps the group across a restart: members, tasks and epochs from its records', async () => {
     const time = new FakeTime(Date.now());
     const { server, close, dataDir } = await start({ time });

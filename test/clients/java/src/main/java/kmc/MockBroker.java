@@ -40,6 +40,8 @@ public final class MockBroker implements AutoCloseable {
   private final List<String> command;
   private final ArrayDeque<String> recent = new ArrayDeque<>();
   private Process process;
+  /** How many times the server was started: a fault rule belongs to the process it was added to. */
+  private volatile int starts;
   public volatile String bootstrap;
   public volatile String admin;
   /** With {@code --brokers N}: each broker's port by id (empty with one broker). */
@@ -68,6 +70,7 @@ public final class MockBroker implements AutoCloseable {
   }
 
   private void start(List<String> argv) throws IOException {
+    starts++;
     process = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     String bootstrap = null, admin = null;
@@ -167,27 +170,39 @@ public final class MockBroker implements AutoCloseable {
     static final HttpClient CLIENT = HttpClient.newHttpClient();
   }
 
-  /** A fault rule on the server: {@link #close} removes it. */
+  /**
+   * A fault rule on the server: {@link #close} removes it. Rules live in the server's memory, so a
+   * {@link #restart} ends them, and the new process numbers its rules from f1 again: after a
+   * restart {@link #close} does nothing and the other methods throw IllegalStateException, rather
+   * than act on a newer rule that took the same id.
+   */
   public final class Fault implements AutoCloseable {
     public final String id;
+    private final int start;
 
     private Fault(String id) {
       this.id = id;
+      this.start = starts;
     }
 
     /** How many times the rule has fired. */
     public int fired() throws IOException, InterruptedException {
-      return Integer.parseInt(field(call("GET", "/faults/" + id, null), FIRED, "fired"));
+      return Integer.parseInt(field(call("GET", "/faults/" + live(), null), FIRED, "fired"));
     }
 
     /** Waits until the rule fired {@code count} times: IOException 408 after {@code timeoutMs}, 410 as soon as it cannot get there (removed, exhausted, expired). */
     public void waitFired(int count, long timeoutMs) throws IOException, InterruptedException {
-      call("POST", "/faults/" + id + "/wait", "{\"count\":" + count + ",\"timeoutMs\":" + timeoutMs + "}");
+      call("POST", "/faults/" + live() + "/wait", "{\"count\":" + count + ",\"timeoutMs\":" + timeoutMs + "}");
     }
 
     @Override
     public void close() throws IOException, InterruptedException {
-      call("DELETE", "/faults/" + id, null);
+      if (start == starts) call("DELETE", "/faults/" + id, null);
+    }
+
+    private String live() {
+      if (start != starts) throw new IllegalStateException("fault rule " + id + " ended with the server's restart (rules are kept in memory)");
+      return id;
     }
   }
 

@@ -79,6 +79,7 @@ public final class MockBrokerRecipe {
     TopicPartition tp = new TopicPartition(topic, 0);
     try (MockBroker broker = new MockBroker(List.of("node", cli), "--data-dir", dir.toString())) {
       String before = broker.bootstrap;
+      String ruleIds;
       try (Admin admin = Common.admin(broker.bootstrap, "recipe-admin")) {
         Common.createTopic(admin, topic, 1);
       }
@@ -93,10 +94,22 @@ public final class MockBrokerRecipe {
           Common.pollUntil(consumer, 3, 60_000);
           consumer.commitSync();
         }
+        MockBroker.Fault oldRule = broker.fault("{\"match\":{\"api\":\"Heartbeat\"},\"action\":{\"type\":\"delay\",\"ms\":1}}");
         broker.restart();
         for (int i = 0; i < 3; i++) producer.send(new ProducerRecord<>(topic, 0, null, "after" + i)).get();
+        // The restarted server numbers its rules from f1 again: the old handle leaves the new rule alone.
+        MockBroker.Fault newRule = broker.fault("{\"match\":{\"api\":\"Heartbeat\"},\"action\":{\"type\":\"delay\",\"ms\":1}}");
+        ruleIds = oldRule.id + " " + newRule.id;
+        oldRule.close();
+        try {
+          oldRule.fired();
+        } catch (IllegalStateException e) {
+          ruleIds += " ended";
+        }
+        ruleIds += broker.call("GET", "/faults", null).contains("\"id\":\"" + newRule.id + "\"") ? " kept" : " deleted";
       }
       Map<String, Object> result = new LinkedHashMap<>();
+      result.put("rules", ruleIds);
       result.put("sameBootstrap", before.equals(broker.bootstrap));
       result.put("values", Common.readToEnd(broker.bootstrap, topic, 1, "read_uncommitted"));
       try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Common.consumerProps(broker.bootstrap, "recipe-consumer", "kept-group", "consumer"))) {
