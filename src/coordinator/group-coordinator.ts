@@ -114,8 +114,10 @@ export class GroupCoordinator {
    * (`ClusterControl.coordinatorLoadInProgress`); `loadingMs(group)` is how long each group is
    * still loading under every load window (0: loaded). A coordinator loading its partition holds
    * no timers, and once loaded Kafka 4.3's `GroupMetadataManager.onLoaded` starts every member's
-   * timers (classic heartbeats, consumer group session and rebalance timeouts, share sessions)
-   * again: so each member's timers start again whole once its group's load ends (new-user trial
+   * timers (classic heartbeats, consumer and streams group session and rebalance timeouts, share
+   * sessions) again: so a loading group's member timers are held (cancelled: a manual clock
+   * advanced during the load fires none of them; adversarial trial, session 34) and start again
+   * whole once its load ends (new-user trial
    * 25: a Connect worker lost its membership to a session timeout during an 8 s load).
    */
   loadChanged(groupId: string | null, loadingMs: (groupId: string) => number): void {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../support/raw-client.js';
 import { startTestServer } from '../support/server.js';
 import { hb } from '../support/kip848-group.js';
+import { STREAMS_TEST_CONFIG, join as streamsJoin } from '../support/streams-group.js';
 import { createTopic } from '../support/raw-transactions.js';
 import { defaultJoinGroupRequest } from '../../src/protocol/messages/JoinGroupRequest.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -64,6 +65,41 @@ describe('coordinator load in progress and member sessions', () => {
     expect(await members()).toEqual({ classic: 0, consumer: 1 });
     server.clock.advance(35_000);
     await until(async () => (await members()).consumer === 0);
+  });
+
+  it('a manual clock advanced far past a short load fires no member timer while the load lasts (classic, KIP-848, streams)', async () => {
+    const server = await startTestServer({ clock: 'manual', config: { 'group.initial.rebalance.delay.ms': 0, 'group.consumer.assignment.interval.ms': 0, ...STREAMS_TEST_CONFIG } });
+    cleanups.push(() => server.stop());
+    const raw = await RawClient.connect(server.port);
+    cleanups.push(() => raw.close());
+    await createTopic(raw, 'load-t');
+    await createTopic(raw, 'in');
+    const joinBody = { ...defaultJoinGroupRequest(), groupId: 'short-classic', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] };
+    const required = await raw.send(11, 5, joinBody);
+    const joined = await raw.send(11, 5, { ...joinBody, memberId: required.memberId });
+    await raw.send(14, 3, { groupId: 'short-classic', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [{ memberId: joined.memberId, assignment: Buffer.alloc(0) }] });
+    expect((await raw.send(68, 1, hb('short-848', 'member-848-bbbbbbbbbbbb', 0, { rebalanceTimeoutMs: 10_000, subscribedTopicNames: ['load-t'], topicPartitions: [] }))).errorCode).toBe(ErrorCode.NONE);
+    expect((await raw.send(88, 0, streamsJoin('short-streams', 'streams-m1', 'p1'))).errorCode).toBe(ErrorCode.NONE);
+    await server.broker.runtime.flush();
+    const members = () => [
+      server.broker.classic.group('short-classic')?.allMembers().length ?? 0,
+      server.broker.consumer.group('short-848')?.members.size ?? 0,
+      server.broker.streams.group('short-streams')?.members.size ?? 0,
+    ];
+    expect(members()).toEqual([1, 1, 1]);
+    // A 5 s load (real time), and the manual clock moved 100 s at once: no timer of a loading
+    // coordinator fires (they were pushed back 5 s on the server clock, and fired).
+    server.cluster.coordinatorLoadInProgress(null, 5_000);
+    server.clock.advance(100_000);
+    await server.broker.runtime.flush();
+    expect(members()).toEqual([1, 1, 1]);
+    server.cluster.coordinatorLoadInProgress(null, 0);
+    // Loaded: each session runs whole from now (classic 10 s, the others 45 s).
+    server.clock.advance(11_000);
+    await until(async () => members()[0] === 0);
+    expect(members()).toEqual([0, 1, 1]);
+    server.clock.advance(35_000);
+    await until(async () => members()[1] === 0 && members()[2] === 0);
   });
 
   it("a load of every group does not cut short a group's own longer load (adversarial trial 25b)", async () => {

@@ -465,12 +465,16 @@ export class ClassicGroupCoordinator implements CoordinatorShard<'group-metadata
     }
   }
 
-  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMsOf(group)` later (`GroupCoordinator.loadChanged`). */
+  /** Holds the member timers of the groups still loading (`extraMsOf(group)` > 0: the load's ms left) and starts them again, whole, in the others (`GroupCoordinator.loadChanged`); `groupId` null: every group. */
   restartTimers(groupId: string | null, extraMsOf: (groupId: string) => number): void {
     const groups = groupId === null ? [...this.ctx.groups.values()] : [this.ctx.groups.get(groupId)].filter((g) => g !== undefined);
     for (const group of groups) {
-      const extraMs = extraMsOf(group.groupId);
-      for (const member of group.allMembers()) this.ctx.rebalancer.rescheduleHeartbeat(group, member, extraMs + member.sessionTimeoutMs);
+      // Still loading: the heartbeat timers are held; loaded: each starts again, whole.
+      const loading = extraMsOf(group.groupId) > 0;
+      for (const member of group.allMembers()) {
+        if (loading) this.ctx.rebalancer.cancelHeartbeat(group, member.memberId);
+        else this.ctx.rebalancer.rescheduleHeartbeat(group, member, member.sessionTimeoutMs);
+      }
     }
   }
 

@@ -95,6 +95,7 @@ export interface ConsumerTimers {
   cancelAll(): void;
   onLoaded(): void;
   restartGroup(group: ConsumerGroup, extraMs?: number): void;
+  holdGroup(group: ConsumerGroup): void;
 }
 
 /** Regex subscriptions (regex-refresh.ts), as the handlers use them. */

@@ -108,6 +108,14 @@ export class MemberTimers implements ConsumerTimers {
     for (const group of this.ctx.store.all()) this.restartGroup(group);
   }
 
+  /** A loading coordinator holds no timers: every member's session and rebalance timers are cancelled until `restartGroup`. */
+  holdGroup(group: ConsumerGroup): void {
+    for (const memberId of group.members.keys()) {
+      this.timers.cancel(sessionKey(group.groupId, memberId));
+      this.timers.cancel(rebalanceKey(group.groupId, memberId));
+    }
+  }
+
   /**
    * Every member's session timer starts now, and members still revoking get their rebalance
    * timer: after the log is loaded, and for a group a failed write put back (the operation may

@@ -137,10 +137,14 @@ export class ShareGroupCoordinator {
     this.timers.cancelAll();
   }
 
-  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMsOf(group)` later (`GroupCoordinator.loadChanged`). */
+  /** Holds the member timers of the groups still loading (`extraMsOf(group)` > 0: the load's ms left) and starts them again, whole, in the others (`GroupCoordinator.loadChanged`); `groupId` null: every group. */
   restartTimers(groupId: string | null, extraMsOf: (groupId: string) => number): void {
     const groups = groupId === null ? this.ctx.store.all() : [this.ctx.store.get(groupId)].filter((g) => g !== undefined);
-    for (const group of groups) this.restartGroup(group, extraMsOf(group.groupId));
+    // Still loading: the session timers are held; loaded: they start again, whole.
+    for (const group of groups) {
+      if (extraMsOf(group.groupId) > 0) for (const memberId of group.members.keys()) this.ctx.timers.cancelSession(group.groupId, memberId);
+      else this.restartGroup(group);
+    }
   }
 
   private restartGroup(group: ShareGroup, extraMs = 0): void {

@@ -33,7 +33,7 @@ import { throwIfStreamsGroupHeartbeatRequestIsInvalid } from './heartbeat-valida
 import { StreamsGroupStore } from './streams-group-store.js';
 import { STREAMS_GROUP_TYPE, STREAMS_PROTOCOL_TYPE, StreamsGroupState, streamsStateFilterName, type StreamsGroup } from './streams-group.js';
 import { maybeUpdateTargetAssignment, requiredTopics, streamsGroupHeartbeatJoin, type StreamsClient } from './streams-heartbeat.js';
-import { LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, type StreamsGroupMember } from './streams-member.js';
+import { LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, StreamsMemberState, type StreamsGroupMember } from './streams-member.js';
 import type { CreatableTopic } from './topics/types.js';
 
 export interface StreamsGroupCoordinatorOptions {
@@ -262,14 +262,22 @@ export class StreamsGroupCoordinator {
     for (const group of this.ctx.store.all()) this.restartGroup(group);
   }
 
-  /** Restarts the session timers of `groupId`'s members (every group's when null), `extraMsOf(group)` later. */
+  /** Holds the member timers of the groups still loading (`extraMsOf(group)` > 0: the load's ms left) and starts them again, whole, in the others (`GroupCoordinator.loadChanged`); `groupId` null: every group. */
   restartTimers(groupId: string | null, extraMsOf: (groupId: string) => number): void {
     const groups = groupId === null ? this.ctx.store.all() : [this.ctx.store.get(groupId)].filter((g) => g !== undefined);
-    for (const group of groups) this.restartGroup(group, extraMsOf(group.groupId));
+    // Still loading: the session and rebalance timers are held; loaded: the sessions start again, whole.
+    for (const group of groups) {
+      if (extraMsOf(group.groupId) > 0) for (const memberId of group.members.keys()) this.ctx.timers.cancelMember(group.groupId, memberId);
+      else this.restartGroup(group);
+    }
   }
 
-  private restartGroup(group: StreamsGroup, extraMs = 0): void {
-    for (const memberId of group.members.keys()) this.ctx.timers.scheduleSession(group.groupId, memberId, extraMs);
+  /** Every member's session timer starts now, and members still revoking get their rebalance timer (`GroupMetadataManager.onLoaded`). */
+  private restartGroup(group: StreamsGroup): void {
+    for (const m of group.members.values()) {
+      this.ctx.timers.scheduleSession(group.groupId, m.memberId);
+      if (m.state === StreamsMemberState.UNREVOKED_TASKS) this.ctx.timers.scheduleRebalance(group.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
+    }
   }
 
   shutdown(): void {
