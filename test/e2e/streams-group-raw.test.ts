@@ -215,6 +215,11 @@ describe('streams groups (raw protocol)', () => {
     const view = (await server.describeGroup('app'))!;
     const m1View = view.members.find((m) => m.memberId === 'm1')!.streamsTasks!;
     expect([m1View.active, m1View.targetActive.length, m1View.processId]).toEqual([['0_0', '0_1', '1_0', '1_1'], 2, 'p1']);
+    // The partitions its active tasks read: `in` (subtopology 0) and the repartition topic (1).
+    expect(view.members.find((m) => m.memberId === 'm1')!.assignment).toEqual([
+      { topic: 'app-counts-repartition', partitions: [0, 1] },
+      { topic: 'in', partitions: [0, 1] },
+    ]);
     expect(server.expireMemberSession('app', 'm2')).toBe('streams');
     await server.broker.runtime.flush();
     expect([...server.broker.streams.group('app')!.members.keys()]).toEqual(['m1']);
