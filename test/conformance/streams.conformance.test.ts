@@ -14,56 +14,16 @@ import { scenario, sleep, useTargets, type Session } from './runner.js';
 import { commit, join as classicJoin } from './groups.js';
 import { hb as consumerHeartbeat } from '../support/kip848-group.js';
 import type { StreamsGroupHeartbeatRequest, Topology, TaskIds } from '../../src/protocol/messages/StreamsGroupHeartbeatRequest.js';
+import { join as joinReq, wordCountTopology as wordCount } from '../support/streams-group.js';
 import type { StreamsGroupHeartbeatResponse } from '../../src/protocol/messages/StreamsGroupHeartbeatResponse.js';
 
 useTargets();
 
 const MISSING_INTERNAL_TOPICS = 3;
 
-/** A word count as Kafka Streams 4.3.1 describes it (replication factor -1: the broker's default). */
-function wordCount(app: string, input: string): Topology {
-  return {
-    epoch: 0,
-    subtopologies: [
-      { subtopologyId: '0', sourceTopics: [input], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [`${app}-counts-repartition`], repartitionSourceTopics: [], copartitionGroups: [] },
-      {
-        subtopologyId: '1',
-        sourceTopics: [],
-        sourceTopicRegex: [],
-        stateChangelogTopics: [{ name: `${app}-counts-changelog`, partitions: 0, replicationFactor: -1, topicConfigs: [{ key: 'cleanup.policy', value: 'compact' }] }],
-        repartitionSinkTopics: [],
-        repartitionSourceTopics: [{ name: `${app}-counts-repartition`, partitions: 0, replicationFactor: -1, topicConfigs: [{ key: 'cleanup.policy', value: 'delete' }] }],
-        copartitionGroups: [],
-      },
-    ],
-  };
-}
-
 /** A stateless topology: one subtopology reading `input`, no internal topics. */
 function passThrough(input: string): Topology {
   return { epoch: 0, subtopologies: [{ subtopologyId: '0', sourceTopics: [input], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [] }] };
-}
-
-function joinReq(groupId: string, memberId: string, processId: string, topology: Topology): StreamsGroupHeartbeatRequest {
-  return {
-    groupId,
-    memberId,
-    memberEpoch: 0,
-    endpointInformationEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: 300000,
-    topology,
-    activeTasks: [],
-    standbyTasks: [],
-    warmupTasks: [],
-    processId,
-    userEndpoint: null,
-    clientTags: [],
-    taskOffsets: null,
-    taskEndOffsets: null,
-    shutdownApplication: false,
-  };
 }
 
 /** A heartbeat after the join: owned active tasks (null: unchanged since the last heartbeat). */

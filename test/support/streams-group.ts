@@ -12,24 +12,33 @@ export const STREAMS_TEST_CONFIG = {
   'group.streams.session.timeout.ms': 45000,
 };
 
-/** A word count as Kafka Streams 4.3.1 describes it: subtopology 0 reads `in` and writes a repartition topic; 1 counts into a changelogged store. */
-export const TOPOLOGY: Topology = {
-  epoch: 0,
-  subtopologies: [
-    { subtopologyId: '0', sourceTopics: ['in'], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: ['app-counts-repartition'], repartitionSourceTopics: [], copartitionGroups: [] },
-    {
-      subtopologyId: '1',
-      sourceTopics: [],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [{ name: 'app-counts-changelog', partitions: 0, replicationFactor: 0, topicConfigs: [{ key: 'cleanup.policy', value: 'compact' }] }],
-      repartitionSinkTopics: [],
-      repartitionSourceTopics: [{ name: 'app-counts-repartition', partitions: 0, replicationFactor: 0, topicConfigs: [{ key: 'cleanup.policy', value: 'delete' }] }],
-      copartitionGroups: [],
-    },
-  ],
-};
+/**
+ * A word count as Kafka Streams 4.3.1 describes it: subtopology 0 reads `input` and writes a
+ * repartition topic; 1 counts into a changelogged store (replication factor -1: the broker's default).
+ */
+export function wordCountTopology(app: string, input: string): Topology {
+  return {
+    epoch: 0,
+    subtopologies: [
+      { subtopologyId: '0', sourceTopics: [input], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [`${app}-counts-repartition`], repartitionSourceTopics: [], copartitionGroups: [] },
+      {
+        subtopologyId: '1',
+        sourceTopics: [],
+        sourceTopicRegex: [],
+        stateChangelogTopics: [{ name: `${app}-counts-changelog`, partitions: 0, replicationFactor: -1, topicConfigs: [{ key: 'cleanup.policy', value: 'compact' }] }],
+        repartitionSinkTopics: [],
+        repartitionSourceTopics: [{ name: `${app}-counts-repartition`, partitions: 0, replicationFactor: -1, topicConfigs: [{ key: 'cleanup.policy', value: 'delete' }] }],
+        copartitionGroups: [],
+      },
+    ],
+  };
+}
 
-export function join(groupId: string, memberId: string, processId: string): StreamsGroupHeartbeatRequest {
+/** The word count of application `app` reading `in`. */
+export const TOPOLOGY: Topology = wordCountTopology('app', 'in');
+
+/** A first heartbeat (epoch 0) with `topology`. */
+export function join(groupId: string, memberId: string, processId: string, topology: Topology = TOPOLOGY): StreamsGroupHeartbeatRequest {
   return {
     groupId,
     memberId,
@@ -38,7 +47,7 @@ export function join(groupId: string, memberId: string, processId: string): Stre
     instanceId: null,
     rackId: null,
     rebalanceTimeoutMs: 300000,
-    topology: TOPOLOGY,
+    topology,
     activeTasks: [],
     standbyTasks: [],
     warmupTasks: [],
